@@ -1,0 +1,93 @@
+//! The one error type every public operation returns.
+//!
+//! A `SteplineError` names *what kind* of problem it is (`code`), *where* in the
+//! input it was found (`path`, a JSON pointer such as `/steps/0/toolExecutions/1`)
+//! and says in `message` what was expected and what was found. In JavaScript it
+//! becomes an instance of the exported `SteplineError` class (an `Error` subclass).
+
+use std::fmt;
+
+/// Machine-readable class of a [`SteplineError`]. The string form (`as_str`) is
+/// what JavaScript sees in `error.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The text is not JSON (syntax error, trailing characters, bad escape).
+    InvalidJson,
+    /// The input is larger than the configured byte limit.
+    TooLarge,
+    /// Arrays/objects are nested deeper than the configured limit.
+    TooDeep,
+    /// A value has the wrong JSON type (e.g. a number where a string belongs).
+    InvalidType,
+    /// A required field is absent.
+    MissingField,
+    /// A value has the right type but is not one of the allowed values.
+    InvalidValue,
+    /// A date/time string the reference producer could not have parsed either.
+    InvalidTimestamp,
+    /// A number is out of the allowed range (e.g. unrealistic token counts).
+    OutOfRange,
+}
+
+impl ErrorCode {
+    /// The stable string form used on the wire and in JavaScript.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::TooDeep => "too_deep",
+            ErrorCode::InvalidType => "invalid_type",
+            ErrorCode::MissingField => "missing_field",
+            ErrorCode::InvalidValue => "invalid_value",
+            ErrorCode::InvalidTimestamp => "invalid_timestamp",
+            ErrorCode::OutOfRange => "out_of_range",
+        }
+    }
+
+    /// Every code, for documentation and the TypeScript union.
+    pub const ALL: [ErrorCode; 8] = [
+        ErrorCode::InvalidJson,
+        ErrorCode::TooLarge,
+        ErrorCode::TooDeep,
+        ErrorCode::InvalidType,
+        ErrorCode::MissingField,
+        ErrorCode::InvalidValue,
+        ErrorCode::InvalidTimestamp,
+        ErrorCode::OutOfRange,
+    ];
+}
+
+/// A typed failure with a JSON-pointer path into the input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SteplineError {
+    pub code: ErrorCode,
+    /// JSON pointer (RFC 6901) to the offending value, `None` when the problem
+    /// is the input as a whole (e.g. it is not JSON).
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl SteplineError {
+    pub fn new(code: ErrorCode, path: impl Into<Option<String>>, message: impl Into<String>) -> Self {
+        SteplineError { code, path: path.into(), message: message.into() }
+    }
+
+    /// Builds an error located at `path`.
+    pub fn at(code: ErrorCode, path: &str, message: impl Into<String>) -> Self {
+        SteplineError::new(code, Some(path.to_string()), message)
+    }
+}
+
+impl fmt::Display for SteplineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{} at {}: {}", self.code.as_str(), if p.is_empty() { "/" } else { p }, self.message),
+            None => write!(f, "{}: {}", self.code.as_str(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for SteplineError {}
+
+/// Shorthand used throughout the core.
+pub type Result<T, E = SteplineError> = std::result::Result<T, E>;
