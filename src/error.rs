@@ -68,8 +68,16 @@ pub struct SteplineError {
 }
 
 impl SteplineError {
-    pub fn new(code: ErrorCode, path: impl Into<Option<String>>, message: impl Into<String>) -> Self {
-        SteplineError { code, path: path.into(), message: message.into() }
+    pub fn new(
+        code: ErrorCode,
+        path: impl Into<Option<String>>,
+        message: impl Into<String>,
+    ) -> Self {
+        SteplineError {
+            code,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// Builds an error located at `path`.
@@ -81,7 +89,13 @@ impl SteplineError {
 impl fmt::Display for SteplineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.path {
-            Some(p) => write!(f, "{} at {}: {}", self.code.as_str(), if p.is_empty() { "/" } else { p }, self.message),
+            Some(p) => write!(
+                f,
+                "{} at {}: {}",
+                self.code.as_str(),
+                if p.is_empty() { "/" } else { p },
+                self.message
+            ),
             None => write!(f, "{}: {}", self.code.as_str(), self.message),
         }
     }

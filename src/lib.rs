@@ -1,5 +1,14 @@
-//! stepline core.
+//! stepline: one Rust core for an AI agent's `agent.*` events and persisted
+//! state, shared by browsers, Node backends and devtools through WebAssembly.
+//!
+//! The core is plain Rust and testable natively; `src/wasm/` is the only module
+//! that knows about JavaScript.
+
+pub mod continuation;
 pub mod error;
+pub mod json;
+pub mod model;
+pub mod php;
 
 pub use error::{ErrorCode, SteplineError};
 

@@ -28,7 +28,10 @@ pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> 
         return Err(SteplineError::new(
             crate::ErrorCode::InvalidType,
             None,
-            format!("expected {what} as a JSON string or an object, found {}", if input.is_null() { "null" } else { "undefined" }),
+            format!(
+                "expected {what} as a JSON string or an object, found {}",
+                if input.is_null() { "null" } else { "undefined" }
+            ),
         ));
     }
     match js_sys::JSON::stringify(input) {

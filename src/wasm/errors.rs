@@ -25,7 +25,11 @@ pub fn register_error_class(class: Function) {
 /// Builds the JavaScript error value for a core error.
 pub fn to_js_error(err: SteplineError) -> JsValue {
     let code = JsValue::from_str(err.code.as_str());
-    let path = err.path.as_deref().map(JsValue::from_str).unwrap_or(JsValue::NULL);
+    let path = err
+        .path
+        .as_deref()
+        .map(JsValue::from_str)
+        .unwrap_or(JsValue::NULL);
     let message = JsValue::from_str(&err.message);
     let registered = ERROR_CLASS.with(|slot| slot.borrow().clone());
     if let Some(class) = registered {

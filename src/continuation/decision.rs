@@ -1,0 +1,53 @@
+//! One criterion's vote.
+
+use crate::error::{ErrorCode, Result};
+use crate::model::read;
+
+/// `forbid`, `allow`, `request` or `stop` (the reference's `ContinuationDecision`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Decision {
+    ForbidContinuation,
+    AllowContinuation,
+    RequestContinuation,
+    AllowStop,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::ForbidContinuation => "forbid",
+            Decision::AllowContinuation => "allow",
+            Decision::RequestContinuation => "request",
+            Decision::AllowStop => "stop",
+        }
+    }
+
+    pub fn parse(s: &str, path: &str) -> Result<Decision> {
+        match s {
+            "forbid" => Ok(Decision::ForbidContinuation),
+            "allow" => Ok(Decision::AllowContinuation),
+            "request" => Ok(Decision::RequestContinuation),
+            "stop" => Ok(Decision::AllowStop),
+            other => Err(read::invalid(
+                ErrorCode::InvalidValue,
+                path,
+                format!("expected a decision (\"forbid\", \"allow\", \"request\" or \"stop\"), found {other:?}"),
+            )),
+        }
+    }
+
+    /// The resolution rule: any forbid → stop; else any request → continue;
+    /// else any stop → stop; else any allow → continue; none → stop.
+    pub fn can_continue_with(decisions: &[Decision]) -> bool {
+        if decisions.contains(&Decision::ForbidContinuation) {
+            return false;
+        }
+        if decisions.contains(&Decision::RequestContinuation) {
+            return true;
+        }
+        if decisions.contains(&Decision::AllowStop) {
+            return false;
+        }
+        decisions.contains(&Decision::AllowContinuation)
+    }
+}

@@ -1,0 +1,59 @@
+//! One criterion's explained vote.
+
+use serde_json::{json, Value};
+
+use crate::continuation::decision::Decision;
+use crate::error::Result;
+use crate::json::child;
+use crate::model::read;
+
+/// The reference's `ContinuationEvaluation`: which criterion, its decision, why,
+/// an optional stop reason, and context values (e.g. `{currentSteps, maxSteps}`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Full PHP class name, e.g. `Cognesy\Addons\StepByStep\Continuation\Criteria\StepsLimit`.
+    pub criterion: String,
+    pub decision: Decision,
+    pub reason: String,
+    pub stop_reason: Option<String>,
+    pub context: Value,
+}
+
+impl Evaluation {
+    /// `fromArray`: criterion defaults to `unknown`, reason to `""`, context to `[]`.
+    /// A missing decision is an error (the reference's default is not a valid value).
+    pub fn from_value(v: &Value, path: &str) -> Result<Evaluation> {
+        let m = read::object(v, path, "an evaluation")?;
+        let decision_path = child(path, "decision");
+        let decision = match read::opt_str(m, "decision", path)? {
+            Some(d) => Decision::parse(d, &decision_path)?,
+            None => Decision::parse("allow_continuation", &decision_path)?,
+        };
+        Ok(Evaluation {
+            criterion: read::opt_scalar_string(m, "criterion", path)?
+                .unwrap_or_else(|| "unknown".into()),
+            decision,
+            reason: read::opt_scalar_string(m, "reason", path)?.unwrap_or_default(),
+            stop_reason: read::opt_scalar_string(m, "stopReason", path)?,
+            context: crate::php::get(m, "context").cloned().unwrap_or(json!([])),
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({
+            "criterion": self.criterion,
+            "decision": self.decision.as_str(),
+            "reason": self.reason,
+            "stopReason": self.stop_reason,
+            "context": self.context,
+        })
+    }
+
+    /// The class name without its namespace (`StepsLimit`), as the broadcast trace shows it.
+    pub fn short_criterion(&self) -> &str {
+        self.criterion
+            .rsplit('\\')
+            .next()
+            .unwrap_or(&self.criterion)
+    }
+}

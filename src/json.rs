@@ -1,0 +1,175 @@
+//! Bounded JSON parsing and JSON-pointer helpers shared by every decoder.
+//!
+//! All untrusted text enters the core through [`parse`], which rejects input over
+//! a byte limit or nested deeper than a depth limit *before* building any value,
+//! so a hostile payload costs at most one linear scan.
+
+use serde_json::Value;
+
+use crate::error::{ErrorCode, Result, SteplineError};
+
+/// Size and nesting limits applied to untrusted JSON.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest accepted input, in bytes of UTF-8.
+    pub max_bytes: usize,
+    /// Deepest accepted nesting of arrays and objects.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        // 64 MiB holds a 10k-message state with room to spare; 64 levels is far
+        // beyond any agent state the reference writes (it nests about 12 deep).
+        Limits {
+            max_bytes: 64 * 1024 * 1024,
+            max_depth: 64,
+        }
+    }
+}
+
+/// Parses untrusted JSON text under `limits`.
+pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
+    if text.len() > limits.max_bytes {
+        return Err(SteplineError::new(
+            ErrorCode::TooLarge,
+            None,
+            format!(
+                "expected at most {} bytes of JSON, found {}",
+                limits.max_bytes,
+                text.len()
+            ),
+        ));
+    }
+    check_depth(text.as_bytes(), limits.max_depth)?;
+    serde_json::from_str(text).map_err(|e| {
+        SteplineError::new(
+            ErrorCode::InvalidJson,
+            None,
+            format!("expected valid JSON: {e}"),
+        )
+    })
+}
+
+/// Parses untrusted bytes: they must be UTF-8 and then JSON.
+pub fn parse_bytes(bytes: &[u8], limits: &Limits) -> Result<Value> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        SteplineError::new(
+            ErrorCode::InvalidJson,
+            None,
+            format!(
+                "expected UTF-8 text, found an invalid byte sequence at byte {}",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    parse(text, limits)
+}
+
+/// One pass over the bytes counting bracket depth outside strings.
+fn check_depth(bytes: &[u8], max_depth: usize) -> Result<()> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (offset, &b) in bytes.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max_depth {
+                    return Err(SteplineError::new(
+                        ErrorCode::TooDeep,
+                        None,
+                        format!("expected JSON nested at most {max_depth} levels deep, found deeper nesting at byte {offset}"),
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
+pub fn child(path: &str, key: &str) -> String {
+    let mut out = String::with_capacity(path.len() + key.len() + 1);
+    out.push_str(path);
+    out.push('/');
+    for ch in key.chars() {
+        match ch {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Appends an array index to a JSON pointer.
+pub fn index(path: &str, i: usize) -> String {
+    format!("{path}/{i}")
+}
+
+/// Names a JSON value's type for error messages ("a string", "an object", ...).
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_rejected_before_parsing() {
+        let text = "[".repeat(100) + &"]".repeat(100);
+        let err = parse(&text, &Limits::default()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::TooDeep);
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_count_as_nesting() {
+        let text = format!("{{\"a\": \"{}\"}}", "[".repeat(500));
+        assert!(parse(&text, &Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn oversized_input_is_rejected() {
+        let limits = Limits {
+            max_bytes: 10,
+            max_depth: 8,
+        };
+        let err = parse("[1,2,3,4,5,6]", &limits).unwrap_err();
+        assert_eq!(err.code, ErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn invalid_utf8_bytes_are_rejected() {
+        let err = parse_bytes(b"\"\xff\"", &Limits::default()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidJson);
+        assert!(err.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn pointer_tokens_are_escaped() {
+        assert_eq!(child("/a", "b/c~d"), "/a/b~1c~0d");
+        assert_eq!(index("/steps", 3), "/steps/3");
+    }
+}

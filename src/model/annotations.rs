@@ -1,0 +1,142 @@
+//! Step annotations (seed 003): safety verdicts, citations and free-form extras.
+//!
+//! The reference state format has no annotations; stepline reads them from an
+//! optional `annotations` key on a step and writes the key only when there is
+//! something in it, so reference round trips are unaffected.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{ErrorCode, Result};
+use crate::json::{child, index};
+use crate::model::read;
+
+/// `allow`, `review` or `block`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SafetyVerdict {
+    Allow,
+    Review,
+    Block,
+}
+
+impl SafetyVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SafetyVerdict::Allow => "allow",
+            SafetyVerdict::Review => "review",
+            SafetyVerdict::Block => "block",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SafetyNote {
+    pub verdict: SafetyVerdict,
+    pub category: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Citation {
+    pub label: String,
+    pub url: Option<String>,
+    /// Provider-specific reference data, kept verbatim.
+    pub provider_ref: Option<Value>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Annotations {
+    pub safety: Vec<SafetyNote>,
+    pub citations: Vec<Citation>,
+    pub extra: Map<String, Value>,
+}
+
+impl Annotations {
+    pub fn is_empty(&self) -> bool {
+        self.safety.is_empty() && self.citations.is_empty() && self.extra.is_empty()
+    }
+
+    pub fn from_value(v: &Value, path: &str) -> Result<Annotations> {
+        let m = read::object(v, path, "annotations")?;
+        let mut out = Annotations::default();
+        if let Some(list) = crate::php::get(m, "safety") {
+            let p = child(path, "safety");
+            for (i, (_, item)) in read::entries(list, &p, "safety notes")?
+                .into_iter()
+                .enumerate()
+            {
+                let ip = index(&p, i);
+                let note = read::object(item, &ip, "a safety note")?;
+                let verdict = match read::opt_str(note, "verdict", &ip)?.unwrap_or("allow") {
+                    "allow" => SafetyVerdict::Allow,
+                    "review" => SafetyVerdict::Review,
+                    "block" => SafetyVerdict::Block,
+                    other => {
+                        return Err(read::invalid(
+                            ErrorCode::InvalidValue,
+                            &child(&ip, "verdict"),
+                            format!("expected \"allow\", \"review\" or \"block\", found {other:?}"),
+                        ))
+                    }
+                };
+                let category = read::opt_str(note, "category", &ip)?.ok_or_else(|| {
+                    read::invalid(
+                        ErrorCode::MissingField,
+                        &child(&ip, "category"),
+                        "expected a safety category",
+                    )
+                })?;
+                out.safety.push(SafetyNote {
+                    verdict,
+                    category: category.into(),
+                });
+            }
+        }
+        if let Some(list) = crate::php::get(m, "citations") {
+            let p = child(path, "citations");
+            for (i, (_, item)) in read::entries(list, &p, "citations")?
+                .into_iter()
+                .enumerate()
+            {
+                let ip = index(&p, i);
+                let c = read::object(item, &ip, "a citation")?;
+                let label = read::opt_str(c, "label", &ip)?.ok_or_else(|| {
+                    read::invalid(
+                        ErrorCode::MissingField,
+                        &child(&ip, "label"),
+                        "expected a citation label",
+                    )
+                })?;
+                out.citations.push(Citation {
+                    label: label.into(),
+                    url: read::opt_str(c, "url", &ip)?.map(String::from),
+                    provider_ref: crate::php::get(c, "provider_ref").cloned(),
+                });
+            }
+        }
+        if let Some(extra) = crate::php::get(m, "extra") {
+            out.extra = read::object(extra, &child(path, "extra"), "extra annotations")?.clone();
+        }
+        Ok(out)
+    }
+
+    pub fn to_value(&self) -> Value {
+        let safety: Vec<Value> = self
+            .safety
+            .iter()
+            .map(|s| json!({"verdict": s.verdict.as_str(), "category": s.category}))
+            .collect();
+        let citations: Vec<Value> = self
+            .citations
+            .iter()
+            .map(|c| {
+                let mut m = Map::new();
+                m.insert("label".into(), json!(c.label));
+                m.insert("url".into(), json!(c.url));
+                if let Some(r) = &c.provider_ref {
+                    m.insert("provider_ref".into(), r.clone());
+                }
+                Value::Object(m)
+            })
+            .collect();
+        json!({"safety": safety, "citations": citations, "extra": self.extra})
+    }
+}

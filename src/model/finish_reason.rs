@@ -1,0 +1,62 @@
+//! Why an inference stopped, normalised across providers.
+
+/// The reference's `InferenceFinishReason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FinishReason {
+    Stop,
+    Length,
+    ToolCalls,
+    ContentFilter,
+    Error,
+    Other,
+}
+
+impl FinishReason {
+    /// The reference's `fromText`: lower-cased, then an exact match against the
+    /// provider spellings it knows. Quirk kept on purpose (vectors): at v1.22
+    /// `content_filter`, `end_turn`, `function_call`, `incomplete`, `failed`,
+    /// `completed` and `''` are not in the table and read as `other`.
+    pub fn from_text(text: &str) -> FinishReason {
+        match text.to_lowercase().as_str() {
+            "stop" | "complete" | "stop_sequence" => FinishReason::Stop,
+            "length" | "max_tokens" | "model_length" => FinishReason::Length,
+            "tool_calls" | "tool_call" | "tool_use" => FinishReason::ToolCalls,
+            "blocklist" | "language" | "safety" | "spii" | "prohibited_content" | "recitation" => {
+                FinishReason::ContentFilter
+            }
+            "error" | "malformed_function_call" => FinishReason::Error,
+            _ => FinishReason::Other,
+        }
+    }
+
+    /// The enum's wire value (`stop`, `length`, `tool_calls`, `content_filter`, `error`, `other`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::Length => "length",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Error => "error",
+            FinishReason::Other => "other",
+        }
+    }
+
+    /// Parses an exact wire value (no provider aliases).
+    pub fn from_wire(value: &str) -> Option<FinishReason> {
+        [
+            FinishReason::Stop,
+            FinishReason::Length,
+            FinishReason::ToolCalls,
+            FinishReason::ContentFilter,
+            FinishReason::Error,
+            FinishReason::Other,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == value)
+    }
+
+    /// The reference's `equals(string)`: exact, case-sensitive comparison with the wire value.
+    pub fn equals(self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}

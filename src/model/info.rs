@@ -1,0 +1,90 @@
+//! `StateInfo` (session identity and timing) and `StepInfo` (step id and time).
+
+use serde_json::{json, Value};
+
+use crate::error::Result;
+use crate::json::child;
+use crate::model::ids::new_id;
+use crate::model::read;
+use crate::model::time::{self, format_atom, Timestamp};
+use crate::php;
+
+/// Session identity and timing. `cumulative_execution_seconds` survives storage
+/// (seed 004, issue 3); `started_at` is the *session* start, not the execution's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateInfo {
+    pub id: String,
+    pub started_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub cumulative_execution_seconds: f64,
+}
+
+impl StateInfo {
+    pub fn new(now: &Timestamp) -> StateInfo {
+        StateInfo {
+            id: new_id(),
+            started_at: *now,
+            updated_at: *now,
+            cumulative_execution_seconds: 0.0,
+        }
+    }
+
+    pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StateInfo> {
+        let m = read::object(v, path, "stateInfo")?;
+        Ok(StateInfo {
+            id: read::opt_scalar_string(m, "id", path)?.unwrap_or_else(new_id),
+            started_at: time::read_or_now(m.get("startedAt"), now, &child(path, "startedAt"))?,
+            updated_at: time::read_or_now(m.get("updatedAt"), now, &child(path, "updatedAt"))?,
+            cumulative_execution_seconds: m
+                .get("cumulativeExecutionSeconds")
+                .map(php::float_cast)
+                .unwrap_or(0.0),
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({
+            "id": self.id,
+            "startedAt": format_atom(&self.started_at),
+            "updatedAt": format_atom(&self.updated_at),
+            "cumulativeExecutionSeconds": self.cumulative_execution_seconds,
+        })
+    }
+
+    /// Adds one step's execution time (plain IEEE-754 addition, as the reference).
+    pub fn add_execution_time(&self, seconds: f64, now: &Timestamp) -> StateInfo {
+        StateInfo {
+            updated_at: *now,
+            cumulative_execution_seconds: self.cumulative_execution_seconds + seconds,
+            ..self.clone()
+        }
+    }
+}
+
+/// A step's id and creation time (seed 003's `step_id` and `timestamp`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepInfo {
+    pub id: String,
+    pub created_at: Timestamp,
+}
+
+impl StepInfo {
+    pub fn new(now: &Timestamp) -> StepInfo {
+        StepInfo {
+            id: new_id(),
+            created_at: *now,
+        }
+    }
+
+    pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StepInfo> {
+        let m = read::object(v, path, "stepInfo")?;
+        Ok(StepInfo {
+            id: read::opt_scalar_string(m, "id", path)?.unwrap_or_else(new_id),
+            created_at: time::read_or_now(m.get("createdAt"), now, &child(path, "createdAt"))?,
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({"id": self.id, "createdAt": format_atom(&self.created_at)})
+    }
+}

@@ -1,0 +1,313 @@
+//! Chat messages in the reference's array form.
+//!
+//! `toArray` is `array_filter([role, name, content, _metadata])`: PHP-falsy
+//! values ("", "0", [] and null) are dropped, which is why an assistant message
+//! whose content is `"0"` serializes without `content` (vectors pin this).
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, Result};
+use crate::json::{child, index, type_name};
+use crate::model::read;
+use crate::model::role::Role;
+use crate::php;
+
+/// One content part (`{type: "text", text}`, `{type: "image_url", image_url: {url}}`, ...).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentPart {
+    pub kind: String,
+    /// Every field except `type`, in input order.
+    pub fields: Map<String, Value>,
+}
+
+impl ContentPart {
+    pub fn text(text: &str) -> ContentPart {
+        let mut fields = Map::new();
+        fields.insert("text".into(), Value::String(text.into()));
+        ContentPart {
+            kind: "text".into(),
+            fields,
+        }
+    }
+
+    fn from_value(v: &Value, path: &str) -> Result<ContentPart> {
+        match v {
+            Value::String(s) => Ok(ContentPart::text(s)),
+            Value::Object(m) => {
+                let kind = read::opt_str(m, "type", path)?
+                    .unwrap_or("text")
+                    .to_string();
+                let mut fields = Map::new();
+                for (k, val) in m {
+                    if k != "type" {
+                        fields.insert(k.clone(), val.clone());
+                    }
+                }
+                if kind == "image_url" {
+                    // Both `{url}` and `{image_url: "..."}` become `{image_url: {url}}`.
+                    let url = match (fields.remove("url"), fields.get("image_url")) {
+                        (Some(u), _) => Some(u),
+                        (None, Some(Value::String(s))) => Some(Value::String(s.clone())),
+                        _ => None,
+                    };
+                    if let Some(url) = url {
+                        let mut inner = Map::new();
+                        inner.insert("url".into(), url);
+                        fields.insert("image_url".into(), Value::Object(inner));
+                    }
+                }
+                Ok(ContentPart { kind, fields })
+            }
+            other => Err(read::invalid(
+                ErrorCode::InvalidType,
+                path,
+                format!(
+                    "expected a content part (string or object), found {}",
+                    type_name(other)
+                ),
+            )),
+        }
+    }
+
+    /// Fields that `toArray` exports: not null/""/[] and not `_private`.
+    fn exported_fields(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.fields.iter().filter(|(k, v)| {
+            !k.starts_with('_')
+                && !matches!(v, Value::Null)
+                && !matches!(v, Value::String(s) if s.is_empty())
+                && !php::is_empty_array(v)
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("type".into(), Value::String(self.kind.clone()));
+        for (k, v) in self.exported_fields() {
+            m.insert(k.clone(), v.clone());
+        }
+        Value::Object(m)
+    }
+
+    fn text_value(&self) -> Option<&str> {
+        self.fields.get("text").and_then(Value::as_str)
+    }
+
+    /// A text part carrying nothing but its text.
+    fn is_simple_text(&self) -> bool {
+        self.kind == "text" && self.exported_fields().all(|(k, _)| k == "text")
+    }
+
+    fn is_empty(&self) -> bool {
+        if self.kind == "text" {
+            return self.text_value().is_none_or(str::is_empty)
+                && self.exported_fields().all(|(k, _)| k == "text");
+        }
+        self.exported_fields().next().is_none()
+    }
+}
+
+/// Message content: a list of parts (a plain string is one text part).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Content {
+    pub parts: Vec<ContentPart>,
+}
+
+impl Content {
+    pub fn from_text(s: &str) -> Content {
+        Content {
+            parts: vec![ContentPart::text(s)],
+        }
+    }
+
+    pub fn from_value(v: Option<&Value>, path: &str) -> Result<Content> {
+        let path = child(path, "content");
+        match v {
+            None | Some(Value::Null) => Ok(Content::default()),
+            Some(Value::String(s)) => Ok(Content::from_text(s)),
+            Some(Value::Array(items)) => {
+                let parts = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| ContentPart::from_value(item, &index(&path, i)))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Content { parts })
+            }
+            Some(part @ Value::Object(_)) => Ok(Content {
+                parts: vec![ContentPart::from_value(part, &path)?],
+            }),
+            Some(Value::Number(n)) => Ok(Content::from_text(&n.to_string())),
+            Some(other) => Err(read::invalid(
+                ErrorCode::InvalidType,
+                &path,
+                format!(
+                    "expected message content as a string or a list of parts, found {}",
+                    type_name(other)
+                ),
+            )),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.parts.iter().all(ContentPart::is_empty)
+    }
+
+    /// More than one part, or one part that is not plain text.
+    pub fn is_composite(&self) -> bool {
+        self.parts.len() > 1 || self.parts.first().is_some_and(|p| !p.is_simple_text())
+    }
+
+    /// The text of all text parts joined with newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .parts
+            .iter()
+            .filter_map(ContentPart::text_value)
+            .collect();
+        texts.join("\n")
+    }
+
+    /// The form `toArray` writes: `''` when empty, a part list when composite, else the text.
+    pub fn to_value(&self) -> Value {
+        if self.is_empty() {
+            Value::String(String::new())
+        } else if self.is_composite() {
+            Value::Array(self.parts.iter().map(ContentPart::to_value).collect())
+        } else {
+            Value::String(self.text())
+        }
+    }
+}
+
+/// A chat message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// The role string as written (unknown roles are kept verbatim; `""` becomes `user`).
+    pub role: String,
+    pub name: String,
+    pub content: Content,
+    /// `_metadata` (or its `metadata` alias): tool calls, tool results, app data.
+    pub metadata: Map<String, Value>,
+}
+
+impl Message {
+    pub fn new(role: Role, text: &str) -> Message {
+        Message {
+            role: role.as_str().into(),
+            name: String::new(),
+            content: Content::from_text(text),
+            metadata: Map::new(),
+        }
+    }
+
+    /// Reads one message: a string (a user message) or an object that has a
+    /// `role` and either `content` or `_metadata` (the reference's `isMessage`).
+    pub fn from_value(v: &Value, path: &str) -> Result<Message> {
+        let m = match v {
+            Value::String(s) => return Ok(Message::new(Role::User, s)),
+            Value::Object(m) => m,
+            other => {
+                return Err(read::invalid(
+                    ErrorCode::InvalidType,
+                    path,
+                    format!(
+                        "expected a message object or string, found {}",
+                        type_name(other)
+                    ),
+                ))
+            }
+        };
+        if php::get(m, "role").is_none()
+            || (php::get(m, "content").is_none() && php::get(m, "_metadata").is_none())
+        {
+            let missing = if php::get(m, "role").is_none() {
+                "role"
+            } else {
+                "content"
+            };
+            return Err(read::invalid(
+                ErrorCode::MissingField,
+                &child(path, missing),
+                "Invalid message array - missing role or content keys: expected `role` and either `content` or `_metadata`",
+            ));
+        }
+        let role = match read::opt_str(m, "role", path)? {
+            None | Some("") => Role::User.as_str().to_string(),
+            Some(r) => r.to_string(),
+        };
+        let name = read::opt_scalar_string(m, "name", path)?.unwrap_or_default();
+        let content = Content::from_value(m.get("content"), path)?;
+        let (meta_key, meta) = match (php::get(m, "_metadata"), php::get(m, "metadata")) {
+            (Some(meta), _) => ("_metadata", Some(meta)),
+            (None, Some(meta)) => ("metadata", Some(meta)),
+            _ => ("_metadata", None),
+        };
+        let metadata = match meta {
+            None => Map::new(),
+            Some(meta) => read::object(meta, &child(path, meta_key), "message metadata")?.clone(),
+        };
+        Ok(Message {
+            role,
+            name,
+            content,
+            metadata,
+        })
+    }
+
+    /// The role as the reference reads it (unknown strings are `user`).
+    pub fn role(&self) -> Role {
+        Role::from_str_or_user(&self.role)
+    }
+
+    /// Empty content and empty metadata: such messages are dropped on write.
+    pub fn is_empty(&self) -> bool {
+        self.content.is_empty() && self.metadata.is_empty()
+    }
+
+    pub fn to_value(&self) -> Value {
+        let mut out = Map::new();
+        let mut put = |key: &str, v: Value| {
+            if !php::is_falsy(&v) {
+                out.insert(key.to_string(), v);
+            }
+        };
+        put("role", Value::String(self.role.clone()));
+        put("name", Value::String(self.name.clone()));
+        put("content", self.content.to_value());
+        put("_metadata", Value::Object(self.metadata.clone()));
+        Value::Object(out)
+    }
+}
+
+/// An ordered list of messages.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Messages(pub Vec<Message>);
+
+impl Messages {
+    pub fn from_value(v: &Value, path: &str) -> Result<Messages> {
+        let items = read::entries(v, path, "messages")?;
+        items
+            .into_iter()
+            .map(|(key, item)| Message::from_value(item, &child(path, &key)))
+            .collect::<Result<Vec<_>>>()
+            .map(Messages)
+    }
+
+    /// Writes the list, dropping empty messages as `Messages::toArray` does.
+    pub fn to_value(&self) -> Value {
+        Value::Array(
+            self.0
+                .iter()
+                .filter(|m| !m.is_empty())
+                .map(Message::to_value)
+                .collect(),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

@@ -1,0 +1,74 @@
+//! The conversation store: named sections of messages plus free parameters.
+
+use serde_json::{json, Map, Value};
+
+use crate::error::Result;
+use crate::json::child;
+use crate::model::message::Messages;
+use crate::model::read;
+
+/// One named section (`summary`, `messages`, ...).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Section {
+    pub name: String,
+    pub messages: Messages,
+}
+
+/// The reference's `MessageStore`: `{sections: [{name, messages}], parameters}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MessageStore {
+    pub sections: Vec<Section>,
+    pub parameters: Map<String, Value>,
+}
+
+/// The section the agent appends the conversation to.
+pub const DEFAULT_SECTION: &str = "messages";
+
+impl MessageStore {
+    pub fn from_value(v: &Value, path: &str) -> Result<MessageStore> {
+        let m = read::object(v, path, "messageStore")?;
+        let mut sections = Vec::new();
+        if let Some(list) = crate::php::get(m, "sections") {
+            let sections_path = child(path, "sections");
+            for (key, item) in read::entries(list, &sections_path, "sections")? {
+                let item_path = child(&sections_path, &key);
+                let s = read::object(item, &item_path, "a section")?;
+                let name = read::opt_scalar_string(s, "name", &item_path)?
+                    .unwrap_or_else(|| DEFAULT_SECTION.into());
+                let messages = match crate::php::get(s, "messages") {
+                    Some(list) => Messages::from_value(list, &child(&item_path, "messages"))?,
+                    None => Messages::default(),
+                };
+                sections.push(Section { name, messages });
+            }
+        }
+        let parameters = match crate::php::get(m, "parameters") {
+            Some(p) => read::object(p, &child(path, "parameters"), "parameters")?.clone(),
+            None => Map::new(),
+        };
+        Ok(MessageStore {
+            sections,
+            parameters,
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        let sections: Vec<Value> = self
+            .sections
+            .iter()
+            .map(|s| json!({"name": s.name, "messages": s.messages.to_value()}))
+            .collect();
+        json!({"sections": sections, "parameters": self.parameters})
+    }
+
+    /// Messages of every section in order (what the reference's `messages()` returns
+    /// for the default section is `section("messages")`).
+    pub fn section(&self, name: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// Total number of stored messages across sections.
+    pub fn message_count(&self) -> usize {
+        self.sections.iter().map(|s| s.messages.len()).sum()
+    }
+}

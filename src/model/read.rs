@@ -1,0 +1,92 @@
+//! Reading PHP-shaped JSON: maps that may arrive as `[]`, lists that may arrive
+//! as objects with index keys, and every failure located by a JSON pointer.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::type_name;
+
+fn empty_map() -> &'static Map<String, Value> {
+    static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
+    EMPTY.get_or_init(Map::new)
+}
+
+/// A PHP array used as a map: a JSON object, or `[]` (PHP's empty array).
+pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
+    match v {
+        Value::Object(m) => Ok(m),
+        Value::Array(a) if a.is_empty() => Ok(empty_map()),
+        other => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            path,
+            format!("expected {what} as an object, found {}", type_name(other)),
+        )),
+    }
+}
+
+/// A PHP array used as a list: a JSON array, or an object whose values are read
+/// in key order (PHP does not distinguish them). Yields `(key, value)`.
+pub fn entries<'a>(v: &'a Value, path: &str, what: &str) -> Result<Vec<(String, &'a Value)>> {
+    match v {
+        Value::Array(a) => Ok(a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect()),
+        Value::Object(m) => Ok(m.iter().map(|(k, v)| (k.clone(), v)).collect()),
+        other => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            path,
+            format!("expected {what} as an array, found {}", type_name(other)),
+        )),
+    }
+}
+
+/// An optional string field; null or absent gives `None`.
+pub fn opt_str<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a str>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &crate::json::child(path, key),
+            format!(
+                "expected `{key}` to be a string, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// A string field PHP would coerce: numbers and booleans become their string form.
+pub fn opt_scalar_string(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Bool(b)) => Ok(Some(if *b { "1".into() } else { String::new() })),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &crate::json::child(path, key),
+            format!(
+                "expected `{key}` to be a string, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// An optional boolean field with PHP truthiness for non-booleans.
+pub fn bool_or(m: &Map<String, Value>, key: &str, default: bool) -> bool {
+    match m.get(key) {
+        None | Some(Value::Null) => default,
+        Some(v) => !crate::php::is_falsy(v),
+    }
+}
+
+/// Shorthand for a typed error at a path.
+pub fn invalid(code: ErrorCode, path: &str, message: impl Into<String>) -> SteplineError {
+    SteplineError::at(code, path, message)
+}

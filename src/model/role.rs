@@ -1,0 +1,67 @@
+//! Message roles and the helpers seed 004 asked for.
+
+/// A chat role. The reference reads role strings exactly (case-sensitive);
+/// anything unknown reads as `user`, while the message keeps the raw string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    /// Exact match, or `None` (the reference's `tryFrom`).
+    pub fn try_from_str(s: &str) -> Option<Role> {
+        match s {
+            "system" => Some(Role::System),
+            "developer" => Some(Role::Developer),
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "tool" => Some(Role::Tool),
+            _ => None,
+        }
+    }
+
+    /// Exact match, unknown strings read as `user` (the reference's `fromString`).
+    pub fn from_str_or_user(s: &str) -> Role {
+        Role::try_from_str(s).unwrap_or(Role::User)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    /// True for `system` and `developer`: both instruct the model.
+    pub fn is_system(self) -> bool {
+        matches!(self, Role::System | Role::Developer)
+    }
+
+    pub fn is_user(self) -> bool {
+        self == Role::User
+    }
+
+    pub fn is_assistant(self) -> bool {
+        self == Role::Assistant
+    }
+
+    pub fn is_tool(self) -> bool {
+        self == Role::Tool
+    }
+
+    pub fn is_developer(self) -> bool {
+        self == Role::Developer
+    }
+
+    /// True when the role is any of `roles`.
+    pub fn has_role(self, roles: &[Role]) -> bool {
+        roles.contains(&self)
+    }
+}

@@ -1,0 +1,255 @@
+//! The whole persisted agent state (the reference's `AgentState::toArray` form).
+
+use serde_json::{Map, Value};
+
+use crate::continuation::Outcome;
+use crate::error::{ErrorCode, Result};
+use crate::json::{child, type_name};
+use crate::model::cached_context::CachedContext;
+use crate::model::ids::new_id;
+use crate::model::info::StateInfo;
+use crate::model::message_store::MessageStore;
+use crate::model::read;
+use crate::model::step::AgentStep;
+use crate::model::time::{self, format_atom, Timestamp};
+use crate::model::tool_execution::millis_between;
+use crate::model::usage::Usage;
+use crate::php;
+
+/// `in_progress`, `completed` or `failed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentStatus {
+    InProgress,
+    Completed,
+    Failed,
+}
+
+impl AgentStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::InProgress => "in_progress",
+            AgentStatus::Completed => "completed",
+            AgentStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(v: &Value, path: &str) -> Result<AgentStatus> {
+        match v {
+            Value::String(s) if s == "in_progress" => Ok(AgentStatus::InProgress),
+            Value::String(s) if s == "completed" => Ok(AgentStatus::Completed),
+            Value::String(s) if s == "failed" => Ok(AgentStatus::Failed),
+            Value::String(s) => Err(read::invalid(
+                ErrorCode::InvalidValue,
+                path,
+                format!(
+                    "expected a status (\"in_progress\", \"completed\" or \"failed\"), found {s:?}"
+                ),
+            )),
+            other => Err(read::invalid(
+                ErrorCode::InvalidType,
+                path,
+                format!(
+                    "expected the status as a string, found {}",
+                    type_name(other)
+                ),
+            )),
+        }
+    }
+}
+
+/// A step with the continuation outcome that followed it (seed 001's aggregate).
+/// `started_at`/`completed_at` are read when present (seed 001 format); the
+/// v1.22 reference does not store them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepResult {
+    pub step: AgentStep,
+    pub outcome: Outcome,
+    pub started_at: Option<Timestamp>,
+    pub completed_at: Option<Timestamp>,
+}
+
+impl StepResult {
+    fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StepResult> {
+        let m = read::object(v, path, "a step result")?;
+        let step = php::get(m, "step").ok_or_else(|| {
+            read::invalid(
+                ErrorCode::MissingField,
+                &child(path, "step"),
+                "expected the step of this step result",
+            )
+        })?;
+        let empty = Value::Array(Vec::new());
+        let opt_time = |k: &str| -> Result<Option<Timestamp>> {
+            php::get(m, k)
+                .map(|v| time::read(v, now, &child(path, k)))
+                .transpose()
+        };
+        Ok(StepResult {
+            step: AgentStep::from_value(step, &child(path, "step"), now)?,
+            outcome: Outcome::from_value(
+                php::get(m, "outcome").unwrap_or(&empty),
+                &child(path, "outcome"),
+            )?,
+            started_at: opt_time("startedAt")?,
+            completed_at: opt_time("completedAt")?,
+        })
+    }
+
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("step".into(), self.step.to_value());
+        m.insert("outcome".into(), self.outcome.to_value());
+        if let Some(t) = &self.started_at {
+            m.insert("startedAt".into(), Value::String(format_atom(t)));
+        }
+        if let Some(t) = &self.completed_at {
+            m.insert("completedAt".into(), Value::String(format_atom(t)));
+        }
+        Value::Object(m)
+    }
+
+    /// The step's real duration (DESIGN fix 4: minutes, hours and sign kept),
+    /// when both ends are known.
+    pub fn duration_ms(&self) -> Option<f64> {
+        Some(millis_between(
+            self.started_at.as_ref()?,
+            self.completed_at.as_ref()?,
+        ))
+    }
+}
+
+/// The persisted agent state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentState {
+    pub agent_id: String,
+    pub parent_agent_id: Option<String>,
+    pub current_step_started_at: Option<Timestamp>,
+    /// When the current user query began. Never restored from storage (seed 004):
+    /// always `None` after [`AgentState::from_value`].
+    pub execution_started_at: Option<Timestamp>,
+    pub metadata: Value,
+    pub cached_context: CachedContext,
+    pub usage: Usage,
+    pub message_store: MessageStore,
+    pub state_info: StateInfo,
+    pub current_step: Option<AgentStep>,
+    pub status: AgentStatus,
+    pub steps: Vec<AgentStep>,
+    pub step_results: Vec<StepResult>,
+}
+
+impl AgentState {
+    /// Reads the reference's full state. Missing parts take the reference's
+    /// defaults (generated ids, `now` for dates, empty collections).
+    pub fn from_value(v: &Value, now: &Timestamp) -> Result<AgentState> {
+        let path = "";
+        let m = read::object(v, path, "the agent state")?;
+        let p = |k: &str| child(path, k);
+        let field = |k: &str| php::get(m, k);
+        let steps = match field("steps") {
+            Some(list) => read::entries(list, &p("steps"), "steps")?
+                .into_iter()
+                .map(|(k, s)| AgentStep::from_value(s, &child(&p("steps"), &k), now))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        let step_results = match field("stepResults") {
+            Some(list) => read::entries(list, &p("stepResults"), "stepResults")?
+                .into_iter()
+                .map(|(k, s)| StepResult::from_value(s, &child(&p("stepResults"), &k), now))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        Ok(AgentState {
+            agent_id: read::opt_scalar_string(m, "agentId", path)?.unwrap_or_else(new_id),
+            parent_agent_id: read::opt_scalar_string(m, "parentAgentId", path)?,
+            current_step_started_at: field("currentStepStartedAt")
+                .map(|v| time::read(v, now, &p("currentStepStartedAt")))
+                .transpose()?,
+            execution_started_at: None,
+            metadata: match field("metadata") {
+                Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
+                Some(other) => {
+                    return Err(read::invalid(
+                        ErrorCode::InvalidType,
+                        &p("metadata"),
+                        format!("expected metadata as an object, found {}", type_name(other)),
+                    ))
+                }
+                None => Value::Array(Vec::new()),
+            },
+            cached_context: CachedContext::from_state(m, path)?,
+            usage: match field("usage") {
+                Some(u) => Usage::from_value(u, &p("usage"))?,
+                None => Usage::default(),
+            },
+            message_store: match field("messageStore") {
+                Some(s) => MessageStore::from_value(s, &p("messageStore"))?,
+                None => MessageStore::default(),
+            },
+            state_info: match field("stateInfo") {
+                Some(s) => StateInfo::from_value(s, &p("stateInfo"), now)?,
+                None => StateInfo::new(now),
+            },
+            current_step: field("currentStep")
+                .map(|s| AgentStep::from_value(s, &p("currentStep"), now))
+                .transpose()?,
+            status: match field("status") {
+                Some(s) => AgentStatus::parse(s, &p("status"))?,
+                None => AgentStatus::InProgress,
+            },
+            steps,
+            step_results,
+        })
+    }
+
+    /// The reference's `toArray`.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("agentId".into(), Value::String(self.agent_id.clone()));
+        m.insert(
+            "parentAgentId".into(),
+            self.parent_agent_id
+                .clone()
+                .map_or(Value::Null, Value::String),
+        );
+        m.insert(
+            "currentStepStartedAt".into(),
+            atom_or_null(self.current_step_started_at.as_ref()),
+        );
+        m.insert(
+            "executionStartedAt".into(),
+            atom_or_null(self.execution_started_at.as_ref()),
+        );
+        m.insert("metadata".into(), self.metadata.clone());
+        m.insert("cachedContext".into(), self.cached_context.to_value());
+        m.insert("usage".into(), self.usage.to_value());
+        m.insert("messageStore".into(), self.message_store.to_value());
+        m.insert("stateInfo".into(), self.state_info.to_value());
+        m.insert(
+            "currentStep".into(),
+            self.current_step
+                .as_ref()
+                .map_or(Value::Null, AgentStep::to_value),
+        );
+        m.insert("status".into(), Value::String(self.status.as_str().into()));
+        m.insert(
+            "steps".into(),
+            Value::Array(self.steps.iter().map(AgentStep::to_value).collect()),
+        );
+        m.insert(
+            "stepResults".into(),
+            Value::Array(self.step_results.iter().map(StepResult::to_value).collect()),
+        );
+        Value::Object(m)
+    }
+
+    /// The last continuation outcome, if any step has one.
+    pub fn last_outcome(&self) -> Option<&Outcome> {
+        self.step_results.last().map(|r| &r.outcome)
+    }
+}
+
+fn atom_or_null(t: Option<&Timestamp>) -> Value {
+    t.map_or(Value::Null, |t| Value::String(format_atom(t)))
+}

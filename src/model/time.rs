@@ -1,0 +1,255 @@
+//! Timestamps as the reference producer reads and writes them.
+//!
+//! The reference parses with `new DateTimeImmutable($value)` (so relative words
+//! such as `tomorrow` and `@epoch` work, and a missing value means "now") and
+//! writes `DATE_ATOM` (`Y-m-d\TH:i:sP`): whole seconds, keeping the offset of the
+//! parsed value. The core never reads a clock itself: callers pass `now`.
+
+use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+use serde_json::Value;
+
+use crate::error::{ErrorCode, Result, SteplineError};
+
+/// An instant with the UTC offset it was written in.
+pub type Timestamp = DateTime<FixedOffset>;
+
+/// `DATE_ATOM`: `2026-01-20T12:00:00+00:00` (sub-seconds dropped, offset kept).
+pub fn format_atom(t: &Timestamp) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+}
+
+/// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
+pub fn format_utc_millis(t: &Timestamp) -> String {
+    t.with_timezone(&chrono::Utc)
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
+}
+
+/// Builds a UTC timestamp from Unix epoch milliseconds (what `Date.now()` gives).
+pub fn from_epoch_millis(ms: f64) -> Option<Timestamp> {
+    if !ms.is_finite() {
+        return None;
+    }
+    let secs = (ms / 1000.0).floor();
+    let nanos = ((ms - secs * 1000.0) * 1_000_000.0)
+        .round()
+        .clamp(0.0, 999_999_999.0) as u32;
+    let utc = DateTime::from_timestamp(secs as i64, nanos)?;
+    Some(utc.fixed_offset())
+}
+
+/// The current time from the operating system. Not available in WebAssembly,
+/// where the boundary passes `Date.now()` instead.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn system_now() -> Timestamp {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    from_epoch_millis(ms).unwrap_or_default()
+}
+
+/// Reads an optional timestamp field: absent or null means `now`, as in the reference.
+pub fn read_or_now(v: Option<&Value>, now: &Timestamp, path: &str) -> Result<Timestamp> {
+    match v {
+        None | Some(Value::Null) => Ok(*now),
+        Some(value) => read(value, now, path),
+    }
+}
+
+/// Reads a timestamp string the way `new DateTimeImmutable($value)` does.
+pub fn read(v: &Value, now: &Timestamp, path: &str) -> Result<Timestamp> {
+    match v {
+        Value::String(s) => parse(s, now).ok_or_else(|| {
+            SteplineError::at(
+                ErrorCode::InvalidTimestamp,
+                path,
+                format!("expected a date/time such as \"2026-01-20T12:00:00+00:00\", found {s:?}"),
+            )
+        }),
+        other => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            path,
+            format!(
+                "expected a date/time string, found {}",
+                crate::json::type_name(other)
+            ),
+        )),
+    }
+}
+
+/// Parses the subset of PHP's date formats that agent states contain: ISO 8601
+/// with or without `T`, fractional seconds and offset (`Z`, `+02:00`, `+0200`),
+/// a bare date, `@<epoch>`, and the words `now`, `today`, `midnight`,
+/// `tomorrow`, `yesterday`. Values without an offset are read in `now`'s offset
+/// (the producer's default timezone). Anything else is `None`.
+pub fn parse(input: &str, now: &Timestamp) -> Option<Timestamp> {
+    let s = input.trim();
+    let lower = s.to_ascii_lowercase();
+    let midnight = |days: i64| {
+        let date = now.date_naive() + Duration::days(days);
+        now.offset()
+            .from_local_datetime(&date.and_time(NaiveTime::MIN))
+            .single()
+    };
+    match lower.as_str() {
+        "" | "now" => return Some(*now),
+        "today" | "midnight" => return midnight(0),
+        "tomorrow" => return midnight(1),
+        "yesterday" => return midnight(-1),
+        _ => {}
+    }
+    if let Some(epoch) = s.strip_prefix('@') {
+        let secs: f64 = epoch.parse().ok()?;
+        return from_epoch_millis(secs * 1000.0);
+    }
+    parse_iso(s, now.offset())
+}
+
+fn parse_iso(s: &str, default_offset: &FixedOffset) -> Option<Timestamp> {
+    let b = s.as_bytes();
+    if b.len() < 10 {
+        return None;
+    }
+    let date = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
+    let mut rest = &s[10..];
+    let mut time = NaiveTime::MIN;
+    if let Some(r) = rest.strip_prefix(['T', 't', ' ']) {
+        let (t, after) = split_time(r)?;
+        time = t;
+        rest = after;
+    }
+    let offset = parse_offset(rest.trim_start(), default_offset)?;
+    offset
+        .from_local_datetime(&NaiveDateTime::new(date, time))
+        .single()
+}
+
+/// Splits `HH:MM[:SS[.frac]]` off the front of `s`.
+fn split_time(s: &str) -> Option<(NaiveTime, &str)> {
+    let b = s.as_bytes();
+    let digits = |from: usize, n: usize| -> Option<u32> {
+        let part = s.get(from..from + n)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse().ok()
+        } else {
+            None
+        }
+    };
+    let hour = digits(0, 2)?;
+    if b.get(2) != Some(&b':') {
+        return None;
+    }
+    let minute = digits(3, 2)?;
+    let mut i = 5;
+    let mut second = 0;
+    let mut nanos = 0u32;
+    if b.get(i) == Some(&b':') {
+        second = digits(6, 2)?;
+        i = 8;
+        if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
+            let start = i + 1;
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end == start {
+                return None;
+            }
+            let frac = &s[start..end.min(start + 9)];
+            let scale = 10u32.pow(9 - frac.len() as u32);
+            nanos = frac.parse::<u32>().ok()? * scale;
+            i = end;
+        }
+    }
+    let time = NaiveTime::from_hms_nano_opt(hour, minute, second, nanos)?;
+    Some((time, &s[i..]))
+}
+
+fn parse_offset(s: &str, default_offset: &FixedOffset) -> Option<FixedOffset> {
+    match s {
+        "" => return Some(*default_offset),
+        "Z" | "z" | "UTC" | "GMT" | "utc" | "gmt" => return FixedOffset::east_opt(0),
+        _ => {}
+    }
+    let sign = match s.as_bytes()[0] {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let body: String = s[1..].chars().filter(|c| *c != ':').collect();
+    if !body.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let (h, m) = match body.len() {
+        1 | 2 => (body.parse::<i32>().ok()?, 0),
+        4 => (
+            body[..2].parse::<i32>().ok()?,
+            body[2..].parse::<i32>().ok()?,
+        ),
+        _ => return None,
+    };
+    if h > 23 || m > 59 {
+        return None;
+    }
+    FixedOffset::east_opt(sign * (h * 3600 + m * 60))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Timestamp {
+        DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
+    }
+
+    fn atom(s: &str) -> String {
+        format_atom(&parse(s, &now()).unwrap_or_else(|| panic!("{s} should parse")))
+    }
+
+    #[test]
+    fn reads_the_formats_found_in_agent_states() {
+        assert_eq!(
+            atom("2026-01-20T11:59:55+00:00"),
+            "2026-01-20T11:59:55+00:00"
+        );
+        assert_eq!(
+            atom("2026-01-20 10:00:00.987654"),
+            "2026-01-20T10:00:00+00:00"
+        );
+        assert_eq!(atom("@1768903200"), "2026-01-20T10:00:00+00:00");
+        assert_eq!(
+            atom("2026-01-20T13:30:00.5+02:00"),
+            "2026-01-20T13:30:00+02:00"
+        );
+        assert_eq!(
+            atom("2026-01-20T10:00:00.123Z"),
+            "2026-01-20T10:00:00+00:00"
+        );
+        assert_eq!(
+            atom("2026-01-20T12:00:00-03:00"),
+            "2026-01-20T12:00:00-03:00"
+        );
+        assert_eq!(atom("2026-01-20"), "2026-01-20T00:00:00+00:00");
+        assert_eq!(atom("tomorrow"), "2026-01-21T00:00:00+00:00");
+        assert_eq!(atom("now"), "2026-01-20T12:00:00+00:00");
+    }
+
+    #[test]
+    fn rejects_what_php_would_reject() {
+        for bad in [
+            "not a date",
+            "2026-13-01",
+            "2026-01-20T25:00:00",
+            "2026-01-20T10:00:00+99:00",
+            "@x",
+        ] {
+            assert!(parse(bad, &now()).is_none(), "{bad} should not parse");
+        }
+    }
+
+    #[test]
+    fn utc_millis_format_is_true_utc() {
+        let t = parse("2026-01-20T13:30:00.5+02:00", &now()).unwrap();
+        assert_eq!(format_utc_millis(&t), "2026-01-20T11:30:00.500Z");
+    }
+}

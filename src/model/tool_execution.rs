@@ -1,0 +1,147 @@
+//! The execution of one tool call, with its result or error and its timing.
+
+use serde_json::{json, Value};
+
+use crate::error::{ErrorCode, Result};
+use crate::json::child;
+use crate::model::ids::new_id;
+use crate::model::read;
+use crate::model::time::{self, format_atom, Timestamp};
+use crate::model::tool_call::{decode_arguments, ToolCall};
+use crate::php;
+
+/// One executed tool call (the reference's `ToolExecution`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolExecution {
+    /// Execution id. The reference's `toArray` does not write it, so it never round-trips.
+    pub id: String,
+    pub tool_call: ToolCall,
+    pub result: Value,
+    pub error: Option<String>,
+    pub started_at: Timestamp,
+    pub ended_at: Timestamp,
+}
+
+impl ToolExecution {
+    /// Reads the canonical shape (`toolCall: {id, name, arguments}`) or the legacy
+    /// flat one (`toolCallId`, `tool`, `args`). Missing dates mean `now`.
+    pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ToolExecution> {
+        let m = read::object(v, path, "a tool execution")?;
+        let nested = match m.get("toolCall") {
+            Some(Value::Object(tc)) if !tc.is_empty() => Some(tc),
+            _ => None,
+        };
+        let (id, name, args, args_path) = match nested {
+            Some(tc) => {
+                let tc_path = child(path, "toolCall");
+                let args_key = if tc.contains_key("arguments") {
+                    "arguments"
+                } else {
+                    "args"
+                };
+                (
+                    read::opt_scalar_string(tc, "id", &tc_path)?,
+                    read::opt_scalar_string(tc, "name", &tc_path)?,
+                    tc.get(args_key),
+                    child(&tc_path, args_key),
+                )
+            }
+            None => {
+                let args_key = if m.contains_key("args") {
+                    "args"
+                } else {
+                    "arguments"
+                };
+                (
+                    read::opt_scalar_string(m, "toolCallId", path)?,
+                    read::opt_scalar_string(m, "tool", path)?,
+                    m.get(args_key),
+                    child(path, args_key),
+                )
+            }
+        };
+        let name = match name.filter(|n| !php::is_falsy(&Value::String(n.clone()))) {
+            Some(n) => n,
+            None => {
+                return Err(read::invalid(
+                    ErrorCode::MissingField,
+                    &child(path, if nested.is_some() { "toolCall" } else { "tool" }),
+                    "Tool execution payload is missing tool call information: expected `toolCall.name` or `tool`",
+                ))
+            }
+        };
+        let arguments = decode_arguments(args, &args_path)?;
+        let error = match m.get("error") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => Some(php::json_encode(other)),
+        };
+        Ok(ToolExecution {
+            id: read::opt_scalar_string(m, "id", path)?.unwrap_or_else(new_id),
+            tool_call: ToolCall {
+                id: id.unwrap_or_default(),
+                name,
+                arguments,
+            },
+            result: m.get("result").cloned().unwrap_or(Value::Null),
+            error,
+            started_at: time::read_or_now(m.get("startedAt"), now, &child(path, "startedAt"))?,
+            ended_at: time::read_or_now(m.get("endedAt"), now, &child(path, "endedAt"))?,
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({
+            "toolCall": {"id": self.tool_call.id, "name": self.tool_call.name, "arguments": self.tool_call.arguments},
+            "tool": self.tool_call.name,
+            "args": self.tool_call.arguments,
+            "result": self.result,
+            "error": self.error,
+            "startedAt": format_atom(&self.started_at),
+            "endedAt": format_atom(&self.ended_at),
+        })
+    }
+
+    pub fn has_error(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The real interval in milliseconds (negative when the dates are inverted).
+    pub fn duration_ms(&self) -> f64 {
+        millis_between(&self.started_at, &self.ended_at)
+    }
+}
+
+/// Milliseconds from `a` to `b`, with microsecond precision.
+pub fn millis_between(a: &Timestamp, b: &Timestamp) -> f64 {
+    let d = b.signed_duration_since(*a);
+    d.num_microseconds()
+        .map_or(d.num_milliseconds() as f64, |us| us as f64 / 1000.0)
+}
+
+/// An ordered list of executions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolExecutions(pub Vec<ToolExecution>);
+
+impl ToolExecutions {
+    pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ToolExecutions> {
+        read::entries(v, path, "tool executions")?
+            .into_iter()
+            .map(|(key, item)| ToolExecution::from_value(item, &child(path, &key), now))
+            .collect::<Result<Vec<_>>>()
+            .map(ToolExecutions)
+    }
+
+    pub fn to_value(&self) -> Value {
+        Value::Array(self.0.iter().map(ToolExecution::to_value).collect())
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(ToolExecution::has_error)
+    }
+
+    /// The calls that were actually executed (seed 001: executed tool calls).
+    pub fn tool_calls(&self) -> Vec<&ToolCall> {
+        self.0.iter().map(|e| &e.tool_call).collect()
+    }
+}

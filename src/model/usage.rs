@@ -1,0 +1,106 @@
+//! Token usage as the reference counts it.
+
+use serde_json::{json, Value};
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::model::read;
+use crate::php;
+
+/// Token counts of one inference (or a sum of them).
+///
+/// Wire form (`toArray`): `{input, output, cacheWrite, cacheRead, reasoning}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: i64,
+    pub output: i64,
+    pub cache_write: i64,
+    pub cache_read: i64,
+    pub reasoning: i64,
+}
+
+/// The reference refuses to accumulate a field over this many tokens.
+const UNREALISTIC_TOKENS: i64 = 1_000_000;
+
+impl Usage {
+    /// Reads `{input, output, cacheWrite, cacheRead, reasoning}` with PHP `(int)`
+    /// casts; other keys (including snake_case ones) are ignored, as in the reference.
+    pub fn from_value(v: &Value, path: &str) -> Result<Usage> {
+        let m = read::object(v, path, "usage")?;
+        let field = |k: &str| m.get(k).map(php::int_cast).unwrap_or(0);
+        Ok(Usage {
+            input: field("input"),
+            output: field("output"),
+            cache_write: field("cacheWrite"),
+            cache_read: field("cacheRead"),
+            reasoning: field("reasoning"),
+        })
+    }
+
+    pub fn to_value(&self) -> Value {
+        json!({
+            "input": self.input,
+            "output": self.output,
+            "cacheWrite": self.cache_write,
+            "cacheRead": self.cache_read,
+            "reasoning": self.reasoning,
+        })
+    }
+
+    /// All tokens: input + output + cacheWrite + cacheRead + reasoning.
+    pub fn total(&self) -> i64 {
+        self.input + self.output + self.cache_write + self.cache_read + self.reasoning
+    }
+
+    /// Output including reasoning tokens (the reference's `output()`).
+    pub fn output_total(&self) -> i64 {
+        self.output + self.reasoning
+    }
+
+    /// Cache tokens written and read (the reference's `cache()`).
+    pub fn cache_total(&self) -> i64 {
+        self.cache_write + self.cache_read
+    }
+
+    /// `Tokens: 135 (i:100 o:20 c:12 r:3)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "Tokens: {} (i:{} o:{} c:{} r:{})",
+            self.total(),
+            self.input,
+            self.output,
+            self.cache_total(),
+            self.reasoning
+        )
+    }
+
+    /// Field-wise sum. Like the reference, refuses operands over 1,000,000 tokens
+    /// in any field (checked in the order input, output, cacheWrite, cacheRead,
+    /// reasoning), since such counts indicate an accumulation bug upstream.
+    pub fn with_accumulated(&self, other: &Usage) -> Result<Usage> {
+        let pairs = [
+            ("inputTokens", self.input, other.input),
+            ("outputTokens", self.output, other.output),
+            ("cacheWriteTokens", self.cache_write, other.cache_write),
+            ("cacheReadTokens", self.cache_read, other.cache_read),
+            ("reasoningTokens", self.reasoning, other.reasoning),
+        ];
+        for (name, a, b) in pairs {
+            if a > UNREALISTIC_TOKENS || b > UNREALISTIC_TOKENS {
+                return Err(SteplineError::new(
+                    ErrorCode::OutOfRange,
+                    None,
+                    format!(
+                        "Unrealistic token count detected in {name}: {a} + {b}. This indicates a bug in token accumulation logic. Token counts should not exceed {UNREALISTIC_TOKENS}."
+                    ),
+                ));
+            }
+        }
+        Ok(Usage {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cache_write: self.cache_write.saturating_add(other.cache_write),
+            cache_read: self.cache_read.saturating_add(other.cache_read),
+            reasoning: self.reasoning.saturating_add(other.reasoning),
+        })
+    }
+}

@@ -1,0 +1,122 @@
+//! Conformance runner: checks every case of every vector file this build covers.
+//!
+//! Vectors come from `$STEPLINE_VECTORS` (default `tests/vectors/cognesy-v1.22`),
+//! so the same runner checks any folder of vectors in this format. It prints
+//! `<file>: N passed, M failed` per file and the names of failing cases, and
+//! exits non-zero when any case fails.
+
+mod compare;
+mod state_model;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+/// What a case handler returns: the computed value, or the error the core raised.
+pub type Outcome = Result<Value, stepline::SteplineError>;
+
+/// A file the runner covers and the function that computes each case.
+struct Suite {
+    file: &'static str,
+    run: fn(name: &str, input: &Value) -> Option<Outcome>,
+}
+
+const SUITES: &[Suite] = &[Suite {
+    file: "state-model.json",
+    run: state_model::run,
+}];
+
+fn main() -> ExitCode {
+    let dir = std::env::var("STEPLINE_VECTORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/cognesy-v1.22")
+        });
+    let mut total_passed = 0;
+    let mut total_failed = 0;
+    for suite in SUITES {
+        let path = dir.join(suite.file);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                println!("{}: cannot read {}: {e}", suite.file, path.display());
+                total_failed += 1;
+                continue;
+            }
+        };
+        let cases: Vec<Value> = match serde_json::from_str(&text) {
+            Ok(Value::Array(cases)) => cases,
+            _ => {
+                println!("{}: not a JSON array of cases", suite.file);
+                total_failed += 1;
+                continue;
+            }
+        };
+        let mut failures = Vec::new();
+        let mut passed = 0;
+        for case in &cases {
+            let name = case["name"].as_str().unwrap_or("<unnamed>");
+            match check(suite, name, case) {
+                Ok(()) => passed += 1,
+                Err(why) => failures.push(format!("  FAIL {name}\n       {why}")),
+            }
+        }
+        println!(
+            "{}: {} passed, {} failed",
+            suite.file,
+            passed,
+            failures.len()
+        );
+        for f in &failures {
+            println!("{f}");
+        }
+        total_passed += passed;
+        total_failed += failures.len();
+    }
+    // Same shape as libtest's summary so scripts can add conformance to their counts.
+    let status = if total_failed == 0 { "ok" } else { "FAILED" };
+    println!("test result: {status}. {total_passed} passed; {total_failed} failed; 0 ignored; 0 measured; 0 filtered out");
+    if total_failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn check(suite: &Suite, name: &str, case: &Value) -> Result<(), String> {
+    let outcome = (suite.run)(name, &case["input"]).ok_or("no handler for this case")?;
+    let expected = &case["expected"];
+    match (
+        expected
+            .get("throws")
+            .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1)),
+        outcome,
+    ) {
+        (Some(t), Err(e)) => same_situation(t["class"].as_str().unwrap_or(""), &e),
+        (Some(t), Ok(v)) => Err(format!("expected an error ({}), got {}", t["message"], v)),
+        (None, Err(e)) => Err(format!("unexpected error: {e}")),
+        (None, Ok(actual)) => compare::matches(expected, &actual),
+    }
+}
+
+/// The reference's exception class and our error code must describe the same
+/// situation (the class itself need not match).
+fn same_situation(class: &str, err: &stepline::SteplineError) -> Result<(), String> {
+    use stepline::ErrorCode::*;
+    let allowed: &[stepline::ErrorCode] = match class.rsplit('\\').next().unwrap_or(class) {
+        "ValueError" => &[InvalidValue],
+        "TypeError" => &[MissingField, InvalidType],
+        "ToolExecutionException" => &[MissingField],
+        "InvalidArgumentException" => &[InvalidType, InvalidValue, MissingField, OutOfRange],
+        "Exception" => &[InvalidTimestamp, InvalidValue],
+        _ => return Ok(()),
+    };
+    if allowed.contains(&err.code) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the reference threw {class}; expected one of {allowed:?}, got {err}"
+        ))
+    }
+}
