@@ -1,0 +1,289 @@
+// Builds the npm package `stepline` into pkg/:
+//
+//   cargo build (release, wasm32)  ->  wasm-bindgen --target nodejs  ->  pkg/node/
+//                                  ->  wasm-bindgen --target web     ->  pkg/web/
+//   wasm-opt -Oz on both .wasm files, then the entry files from pkg-template/.
+//
+// Every step that fails stops the build with a non-zero exit. The sizes of what
+// ships are printed every time (DESIGN.md section 11: wasm + glue <= 120 KB gzipped).
+//
+// Usage: node scripts/build.mjs   (npm run build)
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TARGET = 'wasm32-unknown-unknown';
+const SIZE_BUDGET = 120 * 1024; // gzipped wasm + JS, DESIGN.md section 11
+const EXPORTS_MARKER = /^\/\/ @stepline-exports.*$/m;
+
+class BuildError extends Error {}
+
+function log(message) {
+  console.log(`build: ${message}`);
+}
+
+// Tools installed by `cargo install` (wasm-bindgen) live here; scripts/setup.sh does the same.
+const cargoBin = join(process.env.CARGO_HOME ?? join(process.env.HOME ?? '', '.cargo'), 'bin');
+const env = { ...process.env, PATH: `${cargoBin}${delimiter}${process.env.PATH ?? ''}` };
+
+/** Runs a command, streaming its output; throws BuildError naming the step if it fails. */
+function run(step, command, args, { capture = false } = {}) {
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env,
+    stdio: capture ? ['ignore', 'pipe', 'inherit'] : 'inherit',
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.error) throw new BuildError(`${step}: could not run ${command}: ${result.error.message}`);
+  if (result.status !== 0) {
+    const how = result.signal ? `was killed by ${result.signal}` : `exited with status ${result.status}`;
+    throw new BuildError(`${step}: \`${[command, ...args].join(' ')}\` ${how}`);
+  }
+  return result.stdout;
+}
+
+function buildId() {
+  if (process.env.STEPLINE_BUILD_ID) return process.env.STEPLINE_BUILD_ID;
+  const git = spawnSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  return git.status === 0 ? git.stdout.trim() : 'dev';
+}
+
+function crateMetadata() {
+  const out = run('cargo metadata', 'cargo', ['metadata', '--no-deps', '--format-version', '1'], { capture: true });
+  const meta = JSON.parse(out);
+  const pkg = meta.packages.find((p) => p.name === 'stepline');
+  if (!pkg) throw new BuildError('cargo metadata: no package named stepline');
+  return { version: pkg.version, description: pkg.description, license: pkg.license, targetDir: meta.target_directory };
+}
+
+function checkWasmBindgen() {
+  const wanted = run('read wasm-bindgen pin', 'bash', ['scripts/wasm-bindgen-version.sh'], { capture: true }).trim();
+  const probe = spawnSync('wasm-bindgen', ['--version'], { env, encoding: 'utf8' });
+  const found = probe.status === 0 ? probe.stdout.trim().split(/\s+/)[1] : null;
+  if (found !== wanted) {
+    throw new BuildError(
+      `wasm-bindgen ${wanted} is required (the crate pins it) but found ${found ?? 'none'}; run: bash scripts/setup.sh`,
+    );
+  }
+  return wanted;
+}
+
+/** cargo build; returns the path of the cdylib .wasm cargo reports. */
+function cargoBuild() {
+  const out = run('cargo build', 'cargo', [
+    'build', '--release', '--target', TARGET, '--lib', '--message-format=json-render-diagnostics',
+  ], { capture: true });
+  let wasm = null;
+  for (const line of out.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const msg = JSON.parse(line);
+    if (msg.reason === 'compiler-artifact' && msg.target?.name === 'stepline') {
+      wasm = msg.filenames.find((f) => f.endsWith('.wasm')) ?? wasm;
+    }
+  }
+  if (!wasm) throw new BuildError('cargo build: no .wasm artifact reported for stepline (is crate-type cdylib?)');
+  return wasm;
+}
+
+/**
+ * wasm-opt needs to be told which wasm features the module uses. Ask rustc which
+ * ones it enables for the target (with the same RUSTFLAGS), so a new default in a
+ * later Rust release shows up here as a clear error instead of a validation failure.
+ */
+function wasmOptFeatureFlags() {
+  const flags = { 'bulk-memory': ['--enable-bulk-memory', '--enable-bulk-memory-opt'],
+    'multivalue': ['--enable-multivalue'],
+    'mutable-globals': ['--enable-mutable-globals'],
+    'nontrapping-fptoint': ['--enable-nontrapping-float-to-int'],
+    'reference-types': ['--enable-reference-types', '--enable-call-indirect-overlong'],
+    'sign-ext': ['--enable-sign-ext'],
+    'simd128': ['--enable-simd'],
+    'relaxed-simd': ['--enable-relaxed-simd'],
+    'tail-call': ['--enable-tail-call'],
+    'extended-const': ['--enable-extended-const'],
+    'exception-handling': ['--enable-exception-handling'],
+    'atomics': ['--enable-threads'],
+    'multimemory': ['--enable-multimemory'],
+    'wide-arithmetic': ['--enable-wide-arithmetic'],
+    'gc': ['--enable-gc'],
+  };
+  const rustflags = (process.env.RUSTFLAGS ?? '').split(/\s+/).filter(Boolean);
+  const cfg = run('rustc --print cfg', 'rustc', ['--print', 'cfg', '--target', TARGET, ...rustflags], { capture: true });
+  const enabled = [...cfg.matchAll(/^target_feature="([^"]+)"$/gm)].map((m) => m[1]);
+  const unknown = enabled.filter((f) => !(f in flags));
+  if (unknown.length) {
+    throw new BuildError(`wasm-opt: rustc enables wasm features this script does not map to wasm-opt flags: ${unknown.join(', ')} (add them to wasmOptFeatureFlags in scripts/build.mjs)`);
+  }
+  return { enabled, args: enabled.flatMap((f) => flags[f]) };
+}
+
+function wasmOpt(file, featureArgs) {
+  const bin = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
+  if (!existsSync(bin)) throw new BuildError('wasm-opt: node_modules/binaryen is missing; run: bash scripts/setup.sh');
+  run(`wasm-opt ${relative(root, file)}`, process.execPath, [
+    bin, '-Oz', '--strip-debug', '--strip-producers', ...featureArgs, file, '-o', file,
+  ]);
+}
+
+/** Replaces the marker line in an entry template with generated export statements. */
+function fillExports(file, statements) {
+  const text = readFileSync(file, 'utf8');
+  if (!EXPORTS_MARKER.test(text)) throw new BuildError(`assemble: ${relative(root, file)} has no "// @stepline-exports" line`);
+  writeFileSync(file, text.replace(EXPORTS_MARKER, `// Generated by scripts/build.mjs from the wasm-bindgen exports.\n${statements}`));
+}
+
+/**
+ * The public names are whatever wasm-bindgen generated, minus internal ones
+ * (leading `__`, e.g. `__registerErrorClass`), plus SteplineError. Reading them from
+ * the glue keeps the entry files free of a hand-maintained list.
+ */
+async function publicNames(staging) {
+  const nodeGlue = createRequire(import.meta.url)(join(staging, 'node', 'stepline.js'));
+  const webGlue = await import(pathToFileURL(join(staging, 'web', 'stepline.js')).href);
+  const isPublic = (name) => !name.startsWith('__') && name !== 'default';
+  const nodeNames = Object.keys(nodeGlue).filter(isPublic).sort();
+  const webNames = Object.keys(webGlue).filter((n) => isPublic(n) && n !== 'initSync').sort();
+  if (nodeNames.join() !== webNames.join()) {
+    throw new BuildError(`assemble: the nodejs and web glue export different names:\n  node: ${nodeNames}\n  web:  ${webNames}`);
+  }
+  if (nodeNames.includes('SteplineError')) throw new BuildError('assemble: the wasm itself exports SteplineError; the entry files define that class');
+  for (const dir of ['node', 'web']) {
+    const dts = readFileSync(join(staging, dir, 'stepline.d.ts'), 'utf8');
+    if (!/export class SteplineError extends Error/.test(dts)) {
+      throw new BuildError(`assemble: ${dir}/stepline.d.ts does not declare SteplineError (the typescript_custom_section in src/wasm/ is missing)`);
+    }
+    const leaked = Object.keys(nodeGlue).filter((n) => n.startsWith('__') && new RegExp(`^export (?:declare )?(?:function|class|const|let) ${n}\\b`, 'm').test(dts));
+    if (leaked.length) throw new BuildError(`assemble: ${dir}/stepline.d.ts declares internal ${leaked.join(', ')} (add skip_typescript)`);
+  }
+  return nodeNames;
+}
+
+async function assemble(staging, crate) {
+  cpSync(join(root, 'pkg-template'), staging, { recursive: true });
+  // wasm-bindgen's nodejs glue is CommonJS and its web glue an ES module, both as .js.
+  writeFileSync(join(staging, 'node', 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(join(staging, 'web', 'package.json'), '{ "type": "module" }\n');
+
+  const manifestPath = join(staging, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  Object.assign(manifest, { version: crate.version, description: crate.description, license: crate.license });
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+
+  const names = await publicNames(staging);
+  fillExports(join(staging, 'index.cjs'), names.map((n) => `exports.${n} = glue.${n};`).join('\n'));
+  fillExports(join(staging, 'index.mjs'), `export const {\n${['SteplineError', ...names].map((n) => `  ${n},`).join('\n')}\n} = stepline;`);
+  fillExports(join(staging, 'web.js'), `export {\n${names.map((n) => `  ${n},`).join('\n')}\n} from './web/stepline.js';`);
+  return names;
+}
+
+function fmt(bytes) {
+  return `${bytes.toLocaleString('en-US')} B`;
+}
+
+function kb(bytes) {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function reportSizes(pkgDir) {
+  const groups = {
+    node: ['node/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
+    web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js'],
+  };
+  const rows = [];
+  const totals = {};
+  for (const [group, files] of Object.entries(groups)) {
+    totals[group] = { raw: 0, gz: 0 };
+    for (const file of files) {
+      const data = readFileSync(join(pkgDir, file));
+      const gz = gzipSync(data, { level: 9 }).length;
+      rows.push([file, data.length, gz]);
+      totals[group].raw += data.length;
+      totals[group].gz += gz;
+    }
+  }
+  const width = Math.max(...rows.map((r) => r[0].length), 28);
+  console.log(`\n  ${'file'.padEnd(width)}  ${'raw'.padStart(10)}  ${'gzip'.padStart(10)}`);
+  for (const [file, raw, gz] of rows) {
+    console.log(`  ${file.padEnd(width)}  ${fmt(raw).padStart(10)}  ${fmt(gz).padStart(10)}`);
+  }
+  for (const [group, t] of Object.entries(totals)) {
+    const label = `total ${group} (wasm + glue)`;
+    console.log(`  ${label.padEnd(width)}  ${fmt(t.raw).padStart(10)}  ${fmt(t.gz).padStart(10)}`);
+  }
+  const worst = Math.max(totals.node.gz, totals.web.gz);
+  const verdict = worst <= SIZE_BUDGET ? 'within' : 'OVER';
+  console.log(`\n  total gzipped (wasm + glue): node ${kb(totals.node.gz)}, web ${kb(totals.web.gz)}; ${verdict} the ${kb(SIZE_BUDGET)} budget (DESIGN.md section 11)\n`);
+  if (worst > SIZE_BUDGET) console.warn('build: warning: the package is over its size budget');
+}
+
+/** node_modules/stepline -> ../pkg, so tests and tools resolve `stepline` through its exports map. */
+function linkPackage() {
+  const nodeModules = join(root, 'node_modules');
+  if (!existsSync(nodeModules)) return;
+  const link = join(nodeModules, 'stepline');
+  try {
+    if (lstatSync(link)) rmSync(link, { recursive: true, force: true });
+  } catch { /* not there */ }
+  symlinkSync(join('..', 'pkg'), link, 'dir');
+}
+
+async function main() {
+  const started = Date.now();
+  env.STEPLINE_BUILD_ID = buildId();
+  const crate = crateMetadata();
+  const wbVersion = checkWasmBindgen();
+  log(`stepline ${crate.version}+${env.STEPLINE_BUILD_ID}, wasm-bindgen ${wbVersion}`);
+
+  log(`cargo build --release --target ${TARGET}`);
+  const wasm = cargoBuild();
+
+  const staging = join(crate.targetDir, 'stepline-pkg');
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  for (const [dir, target] of [['node', 'nodejs'], ['web', 'web']]) {
+    log(`wasm-bindgen --target ${target} --weak-refs -> pkg/${dir}/`);
+    run(`wasm-bindgen --target ${target}`, 'wasm-bindgen', [
+      '--target', target, '--weak-refs', '--out-dir', join(staging, dir), '--out-name', 'stepline', wasm,
+    ]);
+  }
+
+  const features = wasmOptFeatureFlags();
+  log(`wasm-opt -Oz (features: ${features.enabled.join(', ')})`);
+  for (const dir of ['node', 'web']) wasmOpt(join(staging, dir, 'stepline_bg.wasm'), features.args);
+
+  log('assembling pkg/ from pkg-template/');
+  const names = await assemble(staging, crate);
+  log(`exports: ${['SteplineError', ...names].join(', ')}`);
+
+  const pkgDir = join(root, 'pkg');
+  rmSync(pkgDir, { recursive: true, force: true });
+  try {
+    renameSync(staging, pkgDir);
+  } catch {
+    cpSync(staging, pkgDir, { recursive: true }); // target dir on another filesystem
+    rmSync(staging, { recursive: true, force: true });
+  }
+  linkPackage();
+
+  // Smoke check in a fresh process: the package loads and names its build.
+  const smoke = run('smoke check', process.execPath, ['-p', "require('./pkg/index.cjs').version()"], { capture: true }).trim();
+  log(`pkg/ loads in Node: version() = ${smoke}`);
+
+  reportSizes(pkgDir);
+  log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${readdirSync(pkgDir).length} entries in pkg/`);
+}
+
+main().catch((error) => {
+  if (error instanceof BuildError) {
+    console.error(`build: FAILED: ${error.message}`);
+  } else {
+    console.error('build: FAILED with an unexpected error:');
+    console.error(error);
+  }
+  process.exit(1);
+});
