@@ -1,0 +1,151 @@
+// The one test command (`npm test`, also what .ci/run runs):
+//
+//   scripts/setup.sh, npm run build, then four layers, each ending in its own
+//   "<layer>: N passed, M failed" line:
+//     native  cargo test --all-targets                     the Rust core
+//     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
+//     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`
+//     types   tsc --noEmit -p tests/types/...              the emitted declarations
+//
+// Every layer runs even when an earlier one failed; the exit code is non-zero if
+// any did. The last line is the total.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cargoBin = join(process.env.CARGO_HOME ?? join(process.env.HOME ?? '', '.cargo'), 'bin');
+const env = { ...process.env, PATH: `${cargoBin}${delimiter}${process.env.PATH ?? ''}` };
+
+/** Runs a command with its output passed through, and also returns that output. */
+function run(command, args, extraEnv = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => { output += chunk; process.stdout.write(chunk); });
+    child.stderr.on('data', (chunk) => { output += chunk; process.stderr.write(chunk); });
+    child.on('error', (error) => resolve({ code: 127, output: `${output}\ncould not run ${command}: ${error.message}` }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+  });
+}
+
+function banner(text) {
+  console.log(`\n=== ${text} ${'='.repeat(Math.max(0, 72 - text.length))}`);
+}
+
+/** Sums libtest's (and wasm-bindgen-test-runner's) "test result: ..." lines. */
+function cargoCounts(output) {
+  let passed = 0;
+  let failed = 0;
+  for (const match of output.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {
+    passed += Number(match[1]);
+    failed += Number(match[2]);
+  }
+  return { passed, failed };
+}
+
+const results = [];
+
+/** Records a layer's counts and prints its one-line summary. */
+function report(name, { passed, failed, exitCode, note = '' }) {
+  // A runner that failed without a failing test (a compile error, a crash) still fails the layer.
+  const broken = exitCode !== 0 && failed === 0;
+  if (broken) failed = 1;
+  const extra = broken ? ` (${note || `exited with status ${exitCode} before any test failed`})` : note ? ` (${note})` : '';
+  const line = `${name}: ${passed} passed, ${failed} failed${extra}`;
+  results.push({ name, passed, failed, line });
+  console.log(`\n${line}`);
+}
+
+async function nativeLayer() {
+  banner('native: cargo test --all-targets');
+  const { code, output } = await run('cargo', ['test', '--all-targets', '--no-fail-fast']);
+  const { passed, failed } = cargoCounts(output);
+  report('native', { passed, failed, exitCode: code, note: code !== 0 && failed === 0 ? 'cargo test failed before running tests: see the output above' : '' });
+}
+
+async function wasmLayer() {
+  banner('wasm: cargo test --target wasm32-unknown-unknown (wasm-bindgen-test-runner, Node)');
+  const { code, output } = await run('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--no-fail-fast'], {
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: 'wasm-bindgen-test-runner',
+  });
+  const { passed, failed } = cargoCounts(output);
+  const note = code !== 0 && failed === 0
+    ? 'cargo test failed before running tests: see the output above'
+    : passed + failed === 0 ? 'no #[wasm_bindgen_test] tests yet' : '';
+  report('wasm', { passed, failed, exitCode: code, note });
+}
+
+async function jsLayer(built) {
+  banner('js: node --test tests/js (against the built pkg/)');
+  if (!built) return report('js', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  if (!existsSync(join(root, 'node_modules', 'stepline', 'package.json'))) {
+    return report('js', { passed: 0, failed: 1, exitCode: 1, note: 'node_modules/stepline does not link to pkg/ (the build creates it)' });
+  }
+  const dir = join(root, 'tests', 'js');
+  const files = readdirSync(dir).filter((f) => /\.test\.(mjs|cjs)$/.test(f)).sort().map((f) => join('tests', 'js', f));
+  if (files.length === 0) return report('js', { passed: 0, failed: 1, exitCode: 1, note: 'no tests/js/*.test.mjs or *.test.cjs files' });
+  const tmp = mkdtempSync(join(tmpdir(), 'stepline-test-'));
+  const tap = join(tmp, 'js.tap');
+  try {
+    const { code } = await run(process.execPath, [
+      '--test',
+      '--test-reporter=spec', '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+      ...files,
+    ]);
+    const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+    const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+    report('js', { passed: count('pass'), failed: count('fail') + count('cancelled'), exitCode: code });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function typesLayer(built) {
+  banner('types: tsc --noEmit over pkg/ declarations and tests/types');
+  if (!built) return report('types', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  let passed = 0;
+  let failed = 0;
+  for (const project of ['tests/types/tsconfig.json', 'tests/types/tsconfig.browser.json']) {
+    console.log(`tsc --noEmit -p ${project}`);
+    const { code } = await run(process.execPath, [tsc, '--noEmit', '-p', project]);
+    if (code === 0) passed += 1;
+    else failed += 1;
+  }
+  report('types', { passed, failed, exitCode: failed ? 1 : 0 });
+}
+
+async function main() {
+  const started = Date.now();
+  banner('setup');
+  const setup = await run('bash', ['scripts/setup.sh']);
+  if (setup.code !== 0) {
+    console.error('\ntest: scripts/setup.sh failed; nothing can be tested without the toolchain');
+    console.log('total: 0 passed, 1 failed');
+    process.exit(1);
+  }
+
+  banner('build: npm run build');
+  const build = await run('npm', ['run', 'build']);
+  const built = build.code === 0;
+  if (!built) console.error('\ntest: the build failed; the js and types layers will not run');
+
+  await nativeLayer();
+  await wasmLayer();
+  await jsLayer(built);
+  await typesLayer(built);
+
+  banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  if (!built) console.log('build: FAILED');
+  for (const { line } of results) console.log(line);
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0) + (built ? 0 : 1);
+  console.log(`total: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main();
