@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# npm run lint: rustfmt and clippy (warnings are errors), natively and for the wasm
+# target, where src/wasm/ is compiled. Runs every check and reports each one.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+failed=()
+check() {
+  local name="$1"; shift
+  printf '\n=== lint: %s\n' "$*"
+  if "$@"; then printf 'lint: %s ok\n' "$name"; else failed+=("$name"); printf 'lint: %s FAILED\n' "$name"; fi
+}
+
+check fmt cargo fmt --check
+check clippy-native cargo clippy --all-targets -- -D warnings
+check clippy-wasm cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf '\nlint: failed: %s\n' "${failed[*]}"
+  exit 1
+fi
+printf '\nlint: all checks passed\n'
