@@ -10,6 +10,7 @@ pub mod inference;
 pub mod info;
 pub mod message;
 pub mod message_store;
+pub mod provider;
 pub mod read;
 pub mod role;
 pub mod state;
