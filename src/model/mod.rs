@@ -20,6 +20,7 @@ pub mod time;
 pub mod tool_call;
 pub mod tool_execution;
 pub mod usage;
+pub mod view;
 
 pub use finish_reason::FinishReason;
 pub use inference::InferenceResponse;

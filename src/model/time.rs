@@ -253,3 +253,26 @@ mod tests {
         assert_eq!(format_utc_millis(&t), "2026-01-20T11:30:00.500Z");
     }
 }
+
+/// How a caller names "now": a date/time string or Unix epoch milliseconds.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum NowSpec {
+    EpochMillis(f64),
+    Text(String),
+}
+
+/// Resolves an optional caller-supplied `now` (relative words are read against `clock`).
+pub fn resolve_now(spec: Option<&NowSpec>, clock: Timestamp, path: &str) -> Result<Timestamp> {
+    match spec {
+        None => Ok(clock),
+        Some(NowSpec::EpochMillis(ms)) => from_epoch_millis(*ms).ok_or_else(|| {
+            SteplineError::at(
+                ErrorCode::InvalidTimestamp,
+                path,
+                format!("expected epoch milliseconds, found {ms}"),
+            )
+        }),
+        Some(NowSpec::Text(s)) => read(&Value::String(s.clone()), &clock, path),
+    }
+}

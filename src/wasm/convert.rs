@@ -1,47 +1,85 @@
-//! Conversions between JavaScript values and the core's JSON values.
+//! Crossing the boundary.
+//!
+//! Values go out as JSON text through `JSON.parse`: V8 builds the objects
+//! natively (faster than one boundary call per field), maps are always plain
+//! objects, and a `"__proto__"` key becomes an own data property instead of
+//! replacing the object's prototype. Values come in as JSON text too (strings are
+//! taken as is, objects go through `JSON.stringify`), so one bounded parser
+//! checks everything untrusted.
 
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::SteplineError;
+use crate::error::{ErrorCode, SteplineError};
+use crate::json::Limits;
+use crate::model::time::{self, Timestamp};
 
-/// The one serializer for values crossing into JavaScript: maps become plain
-/// objects (never `Map`s) and missing values become `null`.
-const SERIALIZER: serde_wasm_bindgen::Serializer =
-    serde_wasm_bindgen::Serializer::json_compatible();
+use super::errors::to_js_error;
 
 /// Serializes a core value into a plain JavaScript value.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&SERIALIZER)
-        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))
+pub fn to_js(value: &Value) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(value).map_err(|e| {
+        to_js_error(SteplineError::new(
+            ErrorCode::InvalidValue,
+            None,
+            e.to_string(),
+        ))
+    })?;
+    js_sys::JSON::parse(&text)
 }
 
-/// Accepts either a JSON string or a plain JavaScript value and returns JSON text
-/// for the core to parse. Objects go through `JSON.stringify`, which is faster
-/// than walking them field by field and drops `__proto__` tricks on the way.
-pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
+/// Reads `input` (a JSON string or a JSON-compatible object) as a bounded JSON value.
+pub fn from_js(input: &JsValue, what: &str) -> Result<Value, SteplineError> {
+    let text = input_text(input, what)?;
+    crate::json::parse(&text, &Limits::default())
+}
+
+fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
     if let Some(text) = input.as_string() {
         return Ok(text);
     }
     if input.is_undefined() || input.is_null() {
+        let found = if input.is_null() { "null" } else { "undefined" };
         return Err(SteplineError::new(
-            crate::ErrorCode::InvalidType,
+            ErrorCode::InvalidType,
             None,
-            format!(
-                "expected {what} as a JSON string or an object, found {}",
-                if input.is_null() { "null" } else { "undefined" }
-            ),
+            format!("expected {what} as a JSON string or an object, found {found}"),
         ));
     }
     match js_sys::JSON::stringify(input) {
         Ok(s) => s.as_string().ok_or_else(|| {
-            SteplineError::new(crate::ErrorCode::InvalidType, None, format!("expected {what} as a JSON string or an object, found a value JSON cannot represent"))
+            SteplineError::new(ErrorCode::InvalidType, None, format!("expected {what} as a JSON string or an object, found a value JSON cannot represent"))
         }),
         Err(_) => Err(SteplineError::new(
-            crate::ErrorCode::InvalidJson,
+            ErrorCode::InvalidJson,
             None,
-            format!("{what} could not be converted to JSON (cyclic or contains a BigInt)"),
+            format!("expected {what} to be JSON-serialisable (it is cyclic or contains a BigInt)"),
         )),
     }
+}
+
+/// Reads an options object (`undefined`/`null` give the defaults). Unknown keys
+/// are an error so a misspelt option is never silently ignored.
+pub fn options<T: DeserializeOwned + Default>(input: &JsValue) -> Result<T, SteplineError> {
+    if input.is_undefined() || input.is_null() {
+        return Ok(T::default());
+    }
+    serde_wasm_bindgen::from_value(input.clone()).map_err(|e| {
+        SteplineError::new(
+            ErrorCode::InvalidValue,
+            None,
+            format!("invalid options: {e}"),
+        )
+    })
+}
+
+/// The current time from `Date.now()`.
+pub fn clock() -> Timestamp {
+    time::from_epoch_millis(js_sys::Date::now()).unwrap_or_default()
+}
+
+/// Maps a core result into what a wasm-bindgen export returns.
+pub fn out(result: Result<Value, SteplineError>) -> Result<JsValue, JsValue> {
+    result.map_err(to_js_error).and_then(|v| to_js(&v))
 }

@@ -1,8 +1,13 @@
 //! The JavaScript boundary: the only module that imports wasm-bindgen.
-//! Everything here converts, delegates to the core, and converts back.
+//! Every function here converts its arguments, calls the core, and converts
+//! the result back; the logic lives in the core where it is tested natively.
 
 mod convert;
 mod errors;
+mod inference;
+mod roles;
+mod state;
+mod types;
 
 use wasm_bindgen::prelude::*;
 
@@ -12,12 +17,12 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// The crate version and the build that produced this module, e.g. `"0.1.0+3f2c1ab"`.
+/// The crate version and the build that produced this module.
 ///
 /// @example
 /// ```js
 /// import { version } from 'stepline';
-/// console.log(version()); // "0.1.0+3f2c1ab"
+/// version(); // "0.1.0+3f2c1ab"
 /// ```
 #[wasm_bindgen]
 pub fn version() -> String {

@@ -1,0 +1,116 @@
+//! Role helpers on message objects (seed 004, issue 4).
+//!
+//! A message's role is read exactly as the producer does: case-sensitive, and
+//! any unknown role string counts as `user`.
+
+use js_sys::Reflect;
+use wasm_bindgen::prelude::*;
+
+use crate::error::{ErrorCode, SteplineError};
+use crate::model::Role;
+
+use super::errors::to_js_error;
+
+fn role_of(message: &JsValue) -> Role {
+    let raw = if message.is_object() {
+        Reflect::get(message, &JsValue::from_str("role"))
+            .ok()
+            .and_then(|r| r.as_string())
+    } else {
+        None
+    };
+    Role::from_str_or_user(raw.as_deref().unwrap_or(""))
+}
+
+/// True for a `user` message (and, as in the producer, for unknown roles).
+///
+/// @example
+/// ```js
+/// isUser({ role: 'user', content: 'hi' }); // true
+/// ```
+#[wasm_bindgen(js_name = isUser)]
+pub fn is_user(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
+    role_of(&message).is_user()
+}
+
+/// True for an `assistant` message.
+///
+/// @example
+/// ```js
+/// state.messageStore.sections[0].messages.filter(isAssistant);
+/// ```
+#[wasm_bindgen(js_name = isAssistant)]
+pub fn is_assistant(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+) -> bool {
+    role_of(&message).is_assistant()
+}
+
+/// True for a `tool` (tool result) message.
+///
+/// @example
+/// ```js
+/// isTool({ role: 'tool', content: '{"temp":21}' }); // true
+/// ```
+#[wasm_bindgen(js_name = isTool)]
+pub fn is_tool(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
+    role_of(&message).is_tool()
+}
+
+/// True for `system` **and** `developer` messages (both instruct the model).
+///
+/// @example
+/// ```js
+/// isSystem({ role: 'developer', content: 'Be terse.' }); // true
+/// ```
+#[wasm_bindgen(js_name = isSystem)]
+pub fn is_system(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
+    role_of(&message).is_system()
+}
+
+/// True for a `developer` message only.
+///
+/// @example
+/// ```js
+/// isDeveloper({ role: 'system', content: '…' }); // false
+/// ```
+#[wasm_bindgen(js_name = isDeveloper)]
+pub fn is_developer(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+) -> bool {
+    role_of(&message).is_developer()
+}
+
+/// True when the message has any of `roles` (one role or a list).
+/// Throws {@link SteplineError} (`invalid_value`) for a string that is not a role.
+///
+/// @example
+/// ```js
+/// hasRole(message, ['user', 'assistant']);
+/// ```
+#[wasm_bindgen(js_name = hasRole)]
+pub fn has_role(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Role | Role[]")] roles: JsValue,
+) -> Result<bool, JsValue> {
+    let list: Vec<JsValue> = if js_sys::Array::is_array(&roles) {
+        js_sys::Array::from(&roles).iter().collect()
+    } else {
+        vec![roles]
+    };
+    let mut parsed = Vec::with_capacity(list.len());
+    for (i, r) in list.iter().enumerate() {
+        let name = r.as_string().unwrap_or_default();
+        let role = Role::try_from_str(&name).ok_or_else(|| {
+            to_js_error(SteplineError::at(
+                ErrorCode::InvalidValue,
+                &format!("/roles/{i}"),
+                format!(
+                    "expected a role (system, developer, user, assistant, tool), found {name:?}"
+                ),
+            ))
+        })?;
+        parsed.push(role);
+    }
+    Ok(role_of(&message).has_role(&parsed))
+}

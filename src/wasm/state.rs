@@ -1,0 +1,48 @@
+//! `parseAgentState`.
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use crate::model::time::{resolve_now, NowSpec};
+use crate::model::view::agent_state_view;
+use crate::model::AgentState;
+
+use super::convert::{clock, from_js, options, out};
+
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ParseOptions {
+    now: Option<NowSpec>,
+}
+
+/// Reads an agent state in the reference producer's full format
+/// (`AgentState::toArray()` of instructor-php) and returns it as plain objects,
+/// with derived values on every step: `stepType`, `requestedToolCalls`,
+/// `executedToolCalls`, `finishReason`, `usage.total` and `durationMs` (when the
+/// step's start and end are stored). Missing parts take the producer's defaults;
+/// `options.now` (ISO string or epoch ms) is the time used for missing dates.
+/// `executionStartedAt` is never restored from storage: it is always `null`.
+///
+/// Throws {@link SteplineError} with a JSON-pointer `path` on bad input.
+///
+/// @example
+/// ```js
+/// const state = parseAgentState(row.state_json);
+/// for (const step of state.steps) {
+///   console.log(step.stepType, step.finishReason, step.usage.total,
+///               step.requestedToolCalls.map(c => c.name));
+/// }
+/// ```
+#[wasm_bindgen(js_name = parseAgentState, unchecked_return_type = "AgentState")]
+pub fn parse_agent_state(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ParseAgentStateOptions | undefined")] opts: JsValue,
+) -> Result<JsValue, JsValue> {
+    out((|| {
+        let opts: ParseOptions = options(&opts)?;
+        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
+        let value = from_js(&input, "the agent state")?;
+        let state = AgentState::from_value(&value, &now)?;
+        Ok(agent_state_view(&state))
+    })())
+}

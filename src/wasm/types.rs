@@ -1,0 +1,184 @@
+//! TypeScript declarations for the data stepline returns. They describe the
+//! producer's wire format (field names exactly as on the wire) and are emitted
+//! into the generated `.d.ts` by wasm-bindgen, so they ship with the code.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const DATA_TYPES: &'static str = r#"
+/** A chat role. Unknown role strings are kept on the message but read as `user`. */
+export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+/** Normalised finish reason (`fromText` of the provider's value). */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
+/** Derived kind of a step. */
+export type StepType = "error" | "tool_execution" | "final_response";
+/** The producer's agent status. */
+export type AgentStatus = "in_progress" | "completed" | "failed";
+/** A continuation decision. */
+export type ContinuationDecision = "forbid" | "allow" | "request" | "stop";
+/** PHP writes an empty map as `[]`. */
+export type PhpMap<T = unknown> = Record<string, T> | [];
+
+/** Anything with a `role`, e.g. a message from a state or your own UI model. */
+export interface MessageLike { role?: string }
+
+/** One content part of a composite message. */
+export interface ContentPart { type: string; text?: string; image_url?: { url: string }; [field: string]: unknown }
+
+/** A message as the producer writes it: PHP-falsy fields ("", "0", [], null) are omitted. */
+export interface Message {
+  role?: string;
+  name?: string;
+  content?: string | ContentPart[];
+  _metadata?: Record<string, unknown>;
+}
+
+/** Token usage. `total` is added by stepline (input+output+cacheWrite+cacheRead+reasoning). */
+export interface Usage { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
+export interface UsageWithTotal extends Usage { total: number }
+
+/** A requested tool call. `arguments` is `[]` when empty (PHP). */
+export interface ToolCall { name: string; arguments: Record<string, unknown> | unknown[]; id: string }
+
+/** One executed tool call; `durationMs` (stepline) is the real interval. */
+export interface ToolExecution {
+  toolCall: { id: string; name: string; arguments: Record<string, unknown> | unknown[] };
+  tool: string;
+  args: Record<string, unknown> | unknown[];
+  result: unknown;
+  error: string | null;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+}
+
+/** The HTTP response an inference came from. */
+export interface ResponseData { statusCode: number; body: string; headers: unknown; isStreamed: boolean }
+
+/** The producer's `InferenceResponse`; `finishReason` is the provider's raw string. */
+export interface InferenceResponseData {
+  content: string;
+  finishReason: string;
+  toolCalls: ToolCall[];
+  reasoningContent: string;
+  usage: Usage;
+  responseData: ResponseData;
+  isPartial: boolean;
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Seed-003 annotations (present only when a step has any). */
+export interface StepAnnotations {
+  safety: { verdict: "allow" | "review" | "block"; category: string }[];
+  citations: { label: string; url: string | null; provider_ref?: unknown }[];
+  extra: PhpMap;
+}
+
+/** One agent step with stepline's derived values. */
+export interface AgentStep {
+  stepInfo: { id: string; createdAt: string };
+  inputMessages: Message[];
+  outputMessages: Message[];
+  /** The step's stored tool calls (the producer's `hasToolCalls()` reads these). */
+  toolCalls: ToolCall[];
+  toolExecutions: ToolExecution[];
+  errors: { message: string; class: string }[];
+  usage: UsageWithTotal;
+  inferenceResponse: InferenceResponseData;
+  stepType: StepType;
+  annotations?: StepAnnotations;
+  /** Tool calls the model asked for (from the inference response). */
+  requestedToolCalls: ToolCall[];
+  /** Tool calls that were executed (from the executions). */
+  executedToolCalls: ToolCall[];
+  finishReason: FinishReason;
+  /** Real duration when the step's start and end are stored, else `null`. */
+  durationMs: number | null;
+}
+
+/** One criterion's explained vote. `criterion` is a full PHP class name. */
+export interface ContinuationEvaluation {
+  criterion: string;
+  decision: ContinuationDecision;
+  reason: string;
+  stopReason: string | null;
+  context: PhpMap;
+}
+
+/** A resolved continuation decision. */
+export interface ContinuationOutcome {
+  decision: Exclude<ContinuationDecision, "allow">;
+  shouldContinue: boolean;
+  resolvedBy: string;
+  stopReason: string;
+  evaluations: ContinuationEvaluation[];
+}
+
+/** A step and the continuation outcome that followed it. */
+export interface StepResult {
+  step: AgentStep;
+  outcome: ContinuationOutcome;
+  startedAt?: string;
+  completedAt?: string;
+  durationMs: number | null;
+}
+
+/** The whole agent state (the producer's `AgentState::toArray()` plus derived values). */
+export interface AgentState {
+  agentId: string;
+  parentAgentId: string | null;
+  currentStepStartedAt: string | null;
+  /** Never restored from storage: always `null` after parsing. */
+  executionStartedAt: string | null;
+  metadata: PhpMap | unknown[];
+  cachedContext: {
+    messages: Message[];
+    tools: unknown;
+    toolChoice: unknown;
+    responseFormat: { type: string; schema: unknown; name: string; strict: boolean } | [];
+  };
+  usage: UsageWithTotal;
+  messageStore: { sections: { name: string; messages: Message[] }[]; parameters: PhpMap };
+  stateInfo: { id: string; startedAt: string; updatedAt: string; cumulativeExecutionSeconds: number };
+  currentStep: AgentStep | null;
+  status: AgentStatus;
+  steps: AgentStep[];
+  stepResults: StepResult[];
+}
+
+/** Options for {@link parseAgentState}. */
+export interface ParseAgentStateOptions {
+  /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
+  now?: string | number;
+}
+
+/** Options for {@link normalizeInferenceResponse} and {@link InferenceStreamAccumulator}. */
+export interface NormalizeInferenceOptions {
+  /** Only `"openai"` (chat completions) for now. */
+  provider?: "openai";
+  now?: string | number;
+  compat?: {
+    /** Reproduce the reference bug: empty content falls back to the first tool call's arguments. */
+    toolArgsAsContent?: boolean;
+  };
+}
+
+/** A normalised provider response. */
+export interface NormalizedInference {
+  response: InferenceResponseData;
+  finishReason: FinishReason;
+  /** The assistant message to append, or `null` when there is no real text. */
+  assistantMessage: Message | null;
+}
+
+/** What one streamed chunk added. */
+export interface StreamDelta {
+  content: string;
+  reasoning: string;
+  toolCalls: { index: number; id: string | null; name: string | null; arguments: string }[];
+  finishReason: string | null;
+  done: boolean;
+}
+"#;
