@@ -12,8 +12,10 @@ pub mod php;
 
 pub use error::{ErrorCode, SteplineError};
 
+/// The JavaScript boundary (public only so the wasm-bindgen tests can call it).
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+#[doc(hidden)]
+pub mod wasm;
 
 /// Crate version plus the build id (git commit, or `dev`) baked in at build time.
 pub fn version() -> &'static str {

@@ -203,6 +203,14 @@ impl AgentState {
         })
     }
 
+    /// Parses untrusted JSON text (bounded by [`crate::json::Limits::default`]) and reads it.
+    pub fn parse(text: &str, now: &Timestamp) -> Result<AgentState> {
+        AgentState::from_value(
+            &crate::json::parse(text, &crate::json::Limits::default())?,
+            now,
+        )
+    }
+
     /// The reference's `toArray`.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();

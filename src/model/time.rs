@@ -171,9 +171,9 @@ fn parse_offset(s: &str, default_offset: &FixedOffset) -> Option<FixedOffset> {
         "Z" | "z" | "UTC" | "GMT" | "utc" | "gmt" => return FixedOffset::east_opt(0),
         _ => {}
     }
-    let sign = match s.as_bytes()[0] {
-        b'+' => 1,
-        b'-' => -1,
+    let sign = match s.as_bytes().first() {
+        Some(b'+') => 1,
+        Some(b'-') => -1,
         _ => return None,
     };
     let body: String = s[1..].chars().filter(|c| *c != ':').collect();

@@ -48,17 +48,21 @@ impl Usage {
 
     /// All tokens: input + output + cacheWrite + cacheRead + reasoning.
     pub fn total(&self) -> i64 {
-        self.input + self.output + self.cache_write + self.cache_read + self.reasoning
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_write)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.reasoning)
     }
 
     /// Output including reasoning tokens (the reference's `output()`).
     pub fn output_total(&self) -> i64 {
-        self.output + self.reasoning
+        self.output.saturating_add(self.reasoning)
     }
 
     /// Cache tokens written and read (the reference's `cache()`).
     pub fn cache_total(&self) -> i64 {
-        self.cache_write + self.cache_read
+        self.cache_write.saturating_add(self.cache_read)
     }
 
     /// `Tokens: 135 (i:100 o:20 c:12 r:3)`.
@@ -102,5 +106,23 @@ impl Usage {
             cache_read: self.cache_read.saturating_add(other.cache_read),
             reasoning: self.reasoning.saturating_add(other.reasoning),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_saturate_instead_of_overflowing() {
+        let u = Usage {
+            input: i64::MAX,
+            output: i64::MAX,
+            cache_write: 1,
+            cache_read: 1,
+            reasoning: i64::MAX,
+        };
+        assert_eq!(u.total(), i64::MAX);
+        assert_eq!(u.output_total(), i64::MAX);
     }
 }

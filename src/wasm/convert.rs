@@ -65,10 +65,13 @@ pub fn options<T: DeserializeOwned + Default>(input: &JsValue) -> Result<T, Step
     if input.is_undefined() || input.is_null() {
         return Ok(T::default());
     }
-    serde_wasm_bindgen::from_value(input.clone()).map_err(|e| {
-        SteplineError::new(
+    // Through JSON rather than serde-wasm-bindgen: its struct reader only looks up
+    // declared fields, so `deny_unknown_fields` would never fire there.
+    let value = from_js(input, "options")?;
+    serde_json::from_value(value).map_err(|e| {
+        SteplineError::at(
             ErrorCode::InvalidValue,
-            None,
+            "/options",
             format!("invalid options: {e}"),
         )
     })

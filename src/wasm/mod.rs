@@ -2,11 +2,11 @@
 //! Every function here converts its arguments, calls the core, and converts
 //! the result back; the logic lives in the core where it is tested natively.
 
-mod convert;
-mod errors;
-mod inference;
-mod roles;
-mod state;
+pub mod convert;
+pub mod errors;
+pub mod inference;
+pub mod roles;
+pub mod state;
 mod types;
 
 use wasm_bindgen::prelude::*;
