@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::continuation::Outcome;
-use crate::error::{ErrorCode, Result};
+use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name};
 use crate::model::cached_context::CachedContext;
 use crate::model::ids::new_id;
@@ -69,6 +69,34 @@ pub struct StepResult {
 }
 
 impl StepResult {
+    /// A step result measured by the loop. `started_at` is when the loop began
+    /// the step (not when the step object was created); it may not be after
+    /// `completed_at`.
+    pub fn new(
+        step: AgentStep,
+        outcome: Outcome,
+        started_at: Timestamp,
+        completed_at: Timestamp,
+    ) -> Result<StepResult> {
+        if started_at > completed_at {
+            return Err(SteplineError::new(
+                ErrorCode::InvalidValue,
+                None,
+                format!(
+                    "expected a step to start no later than it completes, found start {} after completion {}",
+                    format_atom(&started_at),
+                    format_atom(&completed_at)
+                ),
+            ));
+        }
+        Ok(StepResult {
+            step,
+            outcome,
+            started_at: Some(started_at),
+            completed_at: Some(completed_at),
+        })
+    }
+
     fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StepResult> {
         let m = read::object(v, path, "a step result")?;
         let step = php::get(m, "step").ok_or_else(|| {
@@ -100,10 +128,10 @@ impl StepResult {
         m.insert("step".into(), self.step.to_value());
         m.insert("outcome".into(), self.outcome.to_value());
         if let Some(t) = &self.started_at {
-            m.insert("startedAt".into(), Value::String(format_atom(t)));
+            m.insert("startedAt".into(), Value::String(time::format_precise(t)));
         }
         if let Some(t) = &self.completed_at {
-            m.insert("completedAt".into(), Value::String(format_atom(t)));
+            m.insert("completedAt".into(), Value::String(time::format_precise(t)));
         }
         Value::Object(m)
     }
@@ -250,6 +278,25 @@ impl AgentState {
             Value::Array(self.step_results.iter().map(StepResult::to_value).collect()),
         );
         Value::Object(m)
+    }
+
+    /// Marks the start of a new user query (seed 004): `ExecutionTimeLimit`
+    /// measures from here, never from the session's `startedAt`.
+    pub fn mark_execution_started(&mut self, now: &Timestamp) {
+        self.execution_started_at = Some(*now);
+    }
+
+    /// Records a finished step: appends it and its result, makes it current,
+    /// adds its duration to `cumulativeExecutionSeconds` and sums its usage.
+    pub fn record_step(&mut self, result: StepResult, now: &Timestamp) -> Result<()> {
+        let seconds = result.duration_ms().unwrap_or(0.0) / 1000.0;
+        self.usage = self.usage.with_accumulated(&result.step.usage)?;
+        self.state_info = self.state_info.add_execution_time(seconds, now);
+        self.current_step_started_at = result.started_at;
+        self.current_step = Some(result.step.clone());
+        self.steps.push(result.step.clone());
+        self.step_results.push(result);
+        Ok(())
     }
 
     /// The last continuation outcome, if any step has one.

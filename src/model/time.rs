@@ -18,6 +18,12 @@ pub fn format_atom(t: &Timestamp) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
 }
 
+/// RFC 3339 with microseconds, offset kept. Used for stepline's own step timing
+/// fields, where whole seconds would lose the durations they exist for.
+pub fn format_precise(t: &Timestamp) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6f%:z").to_string()
+}
+
 /// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
 pub fn format_utc_millis(t: &Timestamp) -> String {
     t.with_timezone(&chrono::Utc)

@@ -58,13 +58,13 @@ pub fn agent_state_view(state: &AgentState) -> Value {
             if let Some(t) = &r.started_at {
                 m.insert(
                     "startedAt".into(),
-                    json!(crate::model::time::format_atom(t)),
+                    json!(crate::model::time::format_precise(t)),
                 );
             }
             if let Some(t) = &r.completed_at {
                 m.insert(
                     "completedAt".into(),
-                    json!(crate::model::time::format_atom(t)),
+                    json!(crate::model::time::format_precise(t)),
                 );
             }
             m.insert(
