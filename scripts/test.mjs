@@ -1,11 +1,12 @@
 // The one test command (`npm test`, also what .ci/run runs):
 //
-//   scripts/setup.sh, npm run build, then four layers, each ending in its own
+//   scripts/setup.sh, npm run build, then five layers, each ending in its own
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
 //     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`
 //     types   tsc --noEmit -p tests/types/...              the emitted declarations
+//     lint    scripts/lint.sh                              rustfmt + clippy, native and wasm32
 //
 // Every layer runs even when an earlier one failed; the exit code is non-zero if
 // any did. The last line is the total.
@@ -67,8 +68,8 @@ async function nativeLayer() {
 }
 
 async function wasmLayer() {
-  banner('wasm: cargo test --target wasm32-unknown-unknown (wasm-bindgen-test-runner, Node)');
-  const { code, output } = await run('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--no-fail-fast'], {
+  banner('wasm: cargo test --target wasm32-unknown-unknown --test wasm_boundary (wasm-bindgen-test-runner, Node)');
+  const { code, output } = await run('cargo', ['test', '--target', 'wasm32-unknown-unknown', '--test', 'wasm_boundary', '--no-fail-fast'], {
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: 'wasm-bindgen-test-runner',
   });
   const { passed, failed } = cargoCounts(output);
@@ -102,6 +103,15 @@ async function jsLayer(built) {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** rustfmt and clippy (native and wasm32), warnings as errors: scripts/lint.sh. */
+async function lintLayer() {
+  banner('lint: scripts/lint.sh (cargo fmt --check, clippy -D warnings native + wasm32)');
+  const { code, output } = await run('bash', ['scripts/lint.sh']);
+  const passed = (output.match(/^lint: \S+ ok$/gm) ?? []).length;
+  const failed = (output.match(/^lint: \S+ FAILED$/gm) ?? []).length;
+  report('lint', { passed, failed, exitCode: code });
 }
 
 async function typesLayer(built) {
@@ -138,6 +148,7 @@ async function main() {
   await wasmLayer();
   await jsLayer(built);
   await typesLayer(built);
+  await lintLayer();
 
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   if (!built) console.log('build: FAILED');

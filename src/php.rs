@@ -208,35 +208,42 @@ pub fn format_php_float(f: f64) -> String {
         return "0".to_string();
     }
     if f == f.trunc() && f.abs() < 1e15 {
-        return format!("{f:.1}");
+        // Integral: PHP keeps ".0". (Avoids `{:.1}`, whose exact-float formatter is large in wasm.)
+        return format!("{}.0", f as i64);
     }
-    let s = format!("{f}");
-    if s.contains('e') || s.contains('E') {
-        return s;
-    }
-    // Rust prints very large/small values without exponent; PHP switches to
-    // exponent form at 1e15 / below 1e-4 — use Rust's LowerExp there.
-    if f.abs() >= 1e15 || (f != 0.0 && f.abs() < 1e-4) {
-        let e = format!("{f:e}");
-        return php_exponent(&e);
-    }
-    s
-}
-
-fn php_exponent(rust_exp: &str) -> String {
-    // Rust: "1.5e15" / "1e-5"; PHP: "1.5e+15" / "1.0e-5".
-    let (mantissa, exp) = rust_exp.split_once('e').unwrap_or((rust_exp, "0"));
-    let mantissa = if mantissa.contains('.') {
-        mantissa.to_string()
-    } else {
-        format!("{mantissa}.0")
+    // Shortest round-trip digits from serde_json's formatter (ryu), re-laid out the
+    // way PHP prints them: plain below 1e15 and from 1e-4, else `1.5e+15` / `1.0e-5`.
+    let shortest =
+        serde_json::Number::from_f64(f.abs()).map_or_else(|| "0".to_string(), |n| n.to_string());
+    let (mantissa, exp) = match shortest.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (shortest.as_str(), 0),
     };
-    let exp = if exp.starts_with('-') {
-        exp.to_string()
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all: String = format!("{int_part}{frac_part}");
+    let lead = all.find(|c| c != '0').unwrap_or(0);
+    let digits = all[lead..].trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    // Value = 0.d1d2d3... × 10^point
+    let point = int_part.len() as i32 - lead as i32 + exp;
+    let sign = if f < 0.0 { "-" } else { "" };
+    let abs = f.abs();
+    if abs >= 1e15 || abs < 1e-4 {
+        let (head, tail) = digits.split_at(1);
+        let tail = if tail.is_empty() { "0" } else { tail };
+        let e = point - 1;
+        let esign = if e < 0 { "-" } else { "+" };
+        return format!("{sign}{head}.{tail}e{esign}{}", e.unsigned_abs());
+    }
+    let text = if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
     } else {
-        format!("+{exp}")
+        let (a, b) = digits.split_at(point as usize);
+        format!("{a}.{b}")
     };
-    format!("{mantissa}e{exp}")
+    format!("{sign}{text}")
 }
 
 fn encode_string(s: &str, out: &mut String) {
@@ -301,6 +308,12 @@ mod tests {
         assert_eq!(json_encode(&json!({"0": "a", "1": "b"})), r#"["a","b"]"#);
         assert_eq!(json_encode(&json!(1500.0)), "1500.0");
         assert_eq!(json_encode(&json!(0.1)), "0.1");
+        assert_eq!(json_encode(&json!(1.5e16)), "1.5e+16");
+        assert_eq!(json_encode(&json!(0.00001234)), "1.234e-5");
+        assert_eq!(json_encode(&json!(-2.5)), "-2.5");
+        assert_eq!(json_encode(&json!(123456.789)), "123456.789");
+        assert_eq!(json_encode(&json!(0.00012)), "0.00012");
+        assert_eq!(json_encode(&json!(-0.3)), "-0.3");
     }
 
     #[test]

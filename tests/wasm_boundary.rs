@@ -73,7 +73,7 @@ fn objects_and_strings_are_both_accepted_and_give_plain_objects() {
 fn null_fields_are_null_and_absent_optional_fields_are_absent() {
     let state = parse_agent_state(
         JsValue::from_str(r#"{"agentId": "a"}"#),
-        JsValue::from(parse(r#"{"now": "2026-01-20T12:00:00Z"}"#)),
+        parse(r#"{"now": "2026-01-20T12:00:00Z"}"#),
     )
     .unwrap();
     assert!(get(&state, "parentAgentId").is_null());

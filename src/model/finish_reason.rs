@@ -17,7 +17,8 @@ impl FinishReason {
     /// `content_filter`, `end_turn`, `function_call`, `incomplete`, `failed`,
     /// `completed` and `''` are not in the table and read as `other`.
     pub fn from_text(text: &str) -> FinishReason {
-        match text.to_lowercase().as_str() {
+        // PHP 8's strtolower is ASCII-only, and so is this.
+        match text.to_ascii_lowercase().as_str() {
             "stop" | "complete" | "stop_sequence" => FinishReason::Stop,
             "length" | "max_tokens" | "model_length" => FinishReason::Length,
             "tool_calls" | "tool_call" | "tool_use" => FinishReason::ToolCalls,

@@ -90,3 +90,18 @@ pub fn bool_or(m: &Map<String, Value>, key: &str, default: bool) -> bool {
 pub fn invalid(code: ErrorCode, path: &str, message: impl Into<String>) -> SteplineError {
     SteplineError::at(code, path, message)
 }
+
+/// Rejects keys outside `allowed`, so a misspelt option is never silently ignored.
+pub fn only_keys(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<()> {
+    match m.keys().find(|k| !allowed.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) => Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            &crate::json::child(path, k),
+            format!(
+                "unknown option `{k}`, expected one of: {}",
+                allowed.join(", ")
+            ),
+        )),
+    }
+}

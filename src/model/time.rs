@@ -5,7 +5,10 @@
 //! writes `DATE_ATOM` (`Y-m-d\TH:i:sP`): whole seconds, keeping the offset of the
 //! parsed value. The core never reads a clock itself: callers pass `now`.
 
-use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone};
+use chrono::{
+    DateTime, Datelike, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone,
+    Timelike,
+};
 use serde_json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -15,13 +18,40 @@ pub type Timestamp = DateTime<FixedOffset>;
 
 /// `DATE_ATOM`: `2026-01-20T12:00:00+00:00` (sub-seconds dropped, offset kept).
 pub fn format_atom(t: &Timestamp) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    let mut out = date_time(&t.naive_local());
+    push_offset(&mut out, t.offset().local_minus_utc());
+    out
+}
+
+// Hand-written formatting: chrono's strftime engine costs ~20 KB of wasm.
+fn date_time(n: &NaiveDateTime) -> String {
+    let year = n.year();
+    let sign = if year < 0 { "-" } else { "" };
+    format!(
+        "{sign}{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        year.unsigned_abs(),
+        n.month(),
+        n.day(),
+        n.hour(),
+        n.minute(),
+        n.second()
+    )
+}
+
+fn push_offset(out: &mut String, seconds: i32) {
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let abs = seconds.unsigned_abs();
+    out.push_str(&format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60));
 }
 
 /// RFC 3339 with microseconds, offset kept. Used for stepline's own step timing
 /// fields, where whole seconds would lose the durations they exist for.
 pub fn format_precise(t: &Timestamp) -> String {
-    t.format("%Y-%m-%dT%H:%M:%S%.6f%:z").to_string()
+    let n = t.naive_local();
+    let mut out = date_time(&n);
+    out.push_str(&format!(".{:06}", n.nanosecond() % 1_000_000_000 / 1000));
+    push_offset(&mut out, t.offset().local_minus_utc());
+    out
 }
 
 /// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
@@ -116,7 +146,7 @@ fn parse_iso(s: &str, default_offset: &FixedOffset) -> Option<Timestamp> {
     if b.len() < 10 {
         return None;
     }
-    let date = NaiveDate::parse_from_str(s.get(..10)?, "%Y-%m-%d").ok()?;
+    let date = parse_date(s.get(..10)?)?;
     let mut rest = &s[10..];
     let mut time = NaiveTime::MIN;
     if let Some(r) = rest.strip_prefix(['T', 't', ' ']) {
@@ -128,6 +158,21 @@ fn parse_iso(s: &str, default_offset: &FixedOffset) -> Option<Timestamp> {
     offset
         .from_local_datetime(&NaiveDateTime::new(date, time))
         .single()
+}
+
+/// `YYYY-MM-DD`.
+fn parse_date(s: &str) -> Option<NaiveDate> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = s.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    NaiveDate::from_ymd_opt(num(0..4)? as i32, num(5..7)?, num(8..10)?)
 }
 
 /// Splits `HH:MM[:SS[.frac]]` off the front of `s`.
@@ -261,11 +306,28 @@ mod tests {
 }
 
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum NowSpec {
     EpochMillis(f64),
     Text(String),
+}
+
+impl NowSpec {
+    /// Reads a `now` option: a number (epoch ms) or a string.
+    pub fn from_value(v: &Value, path: &str) -> Result<NowSpec> {
+        match v {
+            Value::Number(n) => Ok(NowSpec::EpochMillis(n.as_f64().unwrap_or(f64::NAN))),
+            Value::String(s) => Ok(NowSpec::Text(s.clone())),
+            other => Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                path,
+                format!(
+                    "expected `now` as an ISO date string or epoch milliseconds, found {}",
+                    crate::json::type_name(other)
+                ),
+            )),
+        }
+    }
 }
 
 /// Resolves an optional caller-supplied `now` (relative words are read against `clock`).
@@ -276,7 +338,10 @@ pub fn resolve_now(spec: Option<&NowSpec>, clock: Timestamp, path: &str) -> Resu
             SteplineError::at(
                 ErrorCode::InvalidTimestamp,
                 path,
-                format!("expected epoch milliseconds, found {ms}"),
+                format!(
+                    "expected epoch milliseconds within chrono's range, found {}",
+                    crate::php::format_php_float(*ms)
+                ),
             )
         }),
         Some(NowSpec::Text(s)) => read(&Value::String(s.clone()), &clock, path),

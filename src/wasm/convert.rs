@@ -7,13 +7,13 @@
 //! taken as is, objects go through `JSON.stringify`), so one bounded parser
 //! checks everything untrusted.
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
 use crate::json::Limits;
-use crate::model::time::{self, Timestamp};
+use crate::model::read;
+use crate::model::time::{self, NowSpec, Timestamp};
 
 use super::errors::to_js_error;
 
@@ -59,22 +59,24 @@ fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
     }
 }
 
-/// Reads an options object (`undefined`/`null` give the defaults). Unknown keys
-/// are an error so a misspelt option is never silently ignored.
-pub fn options<T: DeserializeOwned + Default>(input: &JsValue) -> Result<T, SteplineError> {
+/// Reads an options object (`undefined`/`null` give an empty one). Keys outside
+/// `allowed` are an error so a misspelt option is never silently ignored.
+pub fn options(input: &JsValue, allowed: &[&str]) -> Result<Map<String, Value>, SteplineError> {
     if input.is_undefined() || input.is_null() {
-        return Ok(T::default());
+        return Ok(Map::new());
     }
-    // Through JSON rather than serde-wasm-bindgen: its struct reader only looks up
-    // declared fields, so `deny_unknown_fields` would never fire there.
     let value = from_js(input, "options")?;
-    serde_json::from_value(value).map_err(|e| {
-        SteplineError::at(
-            ErrorCode::InvalidValue,
-            "/options",
-            format!("invalid options: {e}"),
-        )
-    })
+    let map = read::object(&value, "/options", "options")?.clone();
+    read::only_keys(&map, allowed, "/options")?;
+    Ok(map)
+}
+
+/// The `now` option resolved against `Date.now()`.
+pub fn now_option(opts: &Map<String, Value>) -> Result<Option<NowSpec>, SteplineError> {
+    opts.get("now")
+        .filter(|v| !v.is_null())
+        .map(|v| NowSpec::from_value(v, "/options/now"))
+        .transpose()
 }
 
 /// The current time from `Date.now()`.

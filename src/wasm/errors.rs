@@ -19,6 +19,9 @@ thread_local! {
 /// Internal: called by the package entry files with the `SteplineError` class.
 #[wasm_bindgen(js_name = "__registerErrorClass", skip_typescript)]
 pub fn register_error_class(class: Function) {
+    // Also the moment to install the panic hook: the entry files call this once on
+    // load, and a `start` function would show up as a public export.
+    console_error_panic_hook::set_once();
     ERROR_CLASS.with(|slot| *slot.borrow_mut() = Some(class));
 }
 

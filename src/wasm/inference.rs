@@ -1,35 +1,26 @@
 //! `normalizeInferenceResponse` and `InferenceStreamAccumulator`.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
 use crate::model::provider::openai::{normalize_response, StreamAccumulator, StreamDelta};
 use crate::model::provider::{NormalizeOptions, Normalized};
+use crate::model::read;
 use crate::model::time::{resolve_now, NowSpec};
 
-use super::convert::{clock, from_js, options, out};
+use super::convert::{clock, from_js, now_option, options, out};
 
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct CompatOptions {
-    #[serde(default)]
-    tool_args_as_content: bool,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// Options shared by `normalizeInferenceResponse` and the accumulator.
 struct InferenceOptions {
-    provider: Option<String>,
+    core: NormalizeOptions,
     now: Option<NowSpec>,
-    #[serde(default)]
-    compat: CompatOptions,
 }
 
 impl InferenceOptions {
-    fn core(&self) -> Result<NormalizeOptions, SteplineError> {
-        match self.provider.as_deref() {
+    fn read(input: &JsValue) -> Result<InferenceOptions, SteplineError> {
+        let opts = options(input, &["provider", "now", "compat"])?;
+        match read::opt_str(&opts, "provider", "/options")? {
             None | Some("openai") => {}
             Some(other) => {
                 return Err(SteplineError::at(
@@ -39,8 +30,15 @@ impl InferenceOptions {
                 ))
             }
         }
-        Ok(NormalizeOptions {
-            compat_tool_args_as_content: self.compat.tool_args_as_content,
+        let mut core = NormalizeOptions::default();
+        if let Some(compat) = opts.get("compat").filter(|v| !v.is_null()) {
+            let compat = read::object(compat, "/options/compat", "compat options")?;
+            read::only_keys(compat, &["toolArgsAsContent"], "/options/compat")?;
+            core.compat_tool_args_as_content = read::bool_or(compat, "toolArgsAsContent", false);
+        }
+        Ok(InferenceOptions {
+            core,
+            now: now_option(&opts)?,
         })
     }
 }
@@ -88,13 +86,11 @@ pub fn normalize_inference_response(
     #[wasm_bindgen(unchecked_param_type = "NormalizeInferenceOptions | undefined")] opts: JsValue,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts: InferenceOptions = options(&opts)?;
+        let opts = InferenceOptions::read(&opts)?;
         let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
         let value = from_js(&payload, "the provider response")?;
         Ok(normalized_json(&normalize_response(
-            &value,
-            &opts.core()?,
-            &now,
+            &value, &opts.core, &now,
         )?))
     })())
 }
@@ -127,10 +123,9 @@ impl InferenceStreamAccumulator {
         #[wasm_bindgen(unchecked_param_type = "NormalizeInferenceOptions | undefined")]
         opts: JsValue,
     ) -> Result<InferenceStreamAccumulator, JsValue> {
-        let opts: InferenceOptions = options(&opts).map_err(super::errors::to_js_error)?;
-        let core = opts.core().map_err(super::errors::to_js_error)?;
+        let opts = InferenceOptions::read(&opts).map_err(super::errors::to_js_error)?;
         Ok(InferenceStreamAccumulator {
-            inner: StreamAccumulator::new(core),
+            inner: StreamAccumulator::new(opts.core),
             now: opts.now,
         })
     }

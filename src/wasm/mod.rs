@@ -11,12 +11,6 @@ mod types;
 
 use wasm_bindgen::prelude::*;
 
-/// Installs the panic hook once, when the module is instantiated.
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
 /// The crate version and the build that produced this module.
 ///
 /// @example

@@ -1,19 +1,12 @@
 //! `parseAgentState`.
 
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::model::time::{resolve_now, NowSpec};
+use crate::model::time::resolve_now;
 use crate::model::view::agent_state_view;
 use crate::model::AgentState;
 
-use super::convert::{clock, from_js, options, out};
-
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ParseOptions {
-    now: Option<NowSpec>,
-}
+use super::convert::{clock, from_js, now_option, options, out};
 
 /// Reads an agent state in the reference producer's full format
 /// (`AgentState::toArray()` of instructor-php) and returns it as plain objects,
@@ -39,8 +32,8 @@ pub fn parse_agent_state(
     #[wasm_bindgen(unchecked_param_type = "ParseAgentStateOptions | undefined")] opts: JsValue,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts: ParseOptions = options(&opts)?;
-        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
+        let opts = options(&opts, &["now"])?;
+        let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
         let value = from_js(&input, "the agent state")?;
         let state = AgentState::from_value(&value, &now)?;
         Ok(agent_state_view(&state))
