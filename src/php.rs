@@ -228,7 +228,7 @@ pub fn format_php_float(f: f64) -> String {
     let point = int_part.len() as i32 - lead as i32 + exp;
     let sign = if f < 0.0 { "-" } else { "" };
     let abs = f.abs();
-    if abs >= 1e15 || abs < 1e-4 {
+    if !(1e-4..1e15).contains(&abs) {
         let (head, tail) = digits.split_at(1);
         let tail = if tail.is_empty() { "0" } else { tail };
         let e = point - 1;

@@ -23,3 +23,46 @@ const bogus: SteplineErrorCode = 'no_such_code';
 import { __registerErrorClass } from 'stepline';
 
 export { v, describe, bogus, __registerErrorClass };
+
+// The data API: returned values are typed by the emitted declarations.
+import {
+  parseAgentState, normalizeInferenceResponse, InferenceStreamAccumulator,
+  isUser, isSystem, hasRole,
+} from 'stepline';
+import type { AgentState, AgentStep, StepType, FinishReason, NormalizedInference, StreamDelta, Message } from 'stepline';
+
+const state: AgentState = parseAgentState('{}', { now: '2026-01-20T12:00:00Z' });
+const firstStep: AgentStep | undefined = state.steps[0];
+const kind: StepType | undefined = firstStep?.stepType;
+const reason: FinishReason | undefined = firstStep?.finishReason;
+const total: number = state.usage.total;
+const duration: number | null = firstStep?.durationMs ?? null;
+const requested: string[] = (firstStep?.requestedToolCalls ?? []).map((c) => c.name);
+
+switch (kind) {
+  case 'error':
+  case 'tool_execution':
+  case 'final_response':
+  case undefined:
+    break;
+  default: {
+    const never: never = kind;
+    void never;
+  }
+}
+
+const normalized: NormalizedInference = normalizeInferenceResponse({ choices: [] }, { compat: { toolArgsAsContent: false } });
+const appended: Message | null = normalized.assistantMessage;
+const acc = new InferenceStreamAccumulator({ provider: 'openai' });
+const delta: StreamDelta = acc.push('data: [DONE]');
+const count: number = acc.chunkCount;
+acc.free();
+
+const flags: boolean[] = [isUser({ role: 'user' }), isSystem({ role: 'developer' }), hasRole({ role: 'tool' }, ['tool', 'user'])];
+
+// @ts-expect-error: options are checked
+parseAgentState('{}', { nwo: 1 });
+// @ts-expect-error: roles are a closed union
+hasRole({ role: 'tool' }, 'robot');
+
+export { state, reason, total, duration, requested, appended, delta, count, flags };
