@@ -49,6 +49,30 @@ impl Evaluation {
         })
     }
 
+    /// `ContinuationEvaluation::fromDecision`: the default reason for a bare decision
+    /// ("StepsLimit forbade continuation", "… permits continuation", "… requested
+    /// continuation", "… allows stop") and an empty context.
+    pub fn from_decision(
+        criterion: &str,
+        decision: Decision,
+        stop_reason: Option<String>,
+    ) -> Evaluation {
+        let name = crate::continuation::format::reason_class_name(criterion);
+        let verb = match decision {
+            Decision::ForbidContinuation => "forbade continuation",
+            Decision::AllowContinuation => "permits continuation",
+            Decision::RequestContinuation => "requested continuation",
+            Decision::AllowStop => "allows stop",
+        };
+        Evaluation {
+            criterion: criterion.to_string(),
+            decision,
+            reason: format!("{name} {verb}"),
+            stop_reason,
+            context: json!([]),
+        }
+    }
+
     /// The class name without its namespace (`StepsLimit`), as the broadcast trace shows it.
     pub fn short_criterion(&self) -> &str {
         self.criterion

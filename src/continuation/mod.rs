@@ -1,9 +1,18 @@
-//! Continuation: whether the agent loop goes on after a step, and why.
+//! Continuation: whether the agent loop goes on after a step, and why — the
+//! producer's criteria and resolution, as data, with an explicit `now`.
 
+pub mod classes;
+pub mod criteria;
 pub mod decision;
+pub mod error_policy;
 pub mod evaluation;
+pub mod format;
+pub mod observe;
 pub mod outcome;
+pub mod spec;
 
+pub use criteria::{evaluate_all, Criterion};
 pub use decision::Decision;
 pub use evaluation::Evaluation;
+pub use observe::Observation;
 pub use outcome::Outcome;

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::continuation::classes::CONTINUATION_CRITERIA;
 use crate::continuation::decision::Decision;
 use crate::continuation::evaluation::Evaluation;
 use crate::error::Result;
@@ -25,6 +26,73 @@ impl Outcome {
         Outcome {
             should_continue: Decision::can_continue_with(&decisions),
             evaluations,
+        }
+    }
+
+    /// The outcome the producer records when evaluating the criteria itself failed
+    /// (`fromEvaluationError`): a forbid by the criteria collection, stop reason `error`.
+    pub fn from_evaluation_error(exception_class: &str, message: &str) -> Outcome {
+        let shown = if message.is_empty() {
+            exception_class
+        } else {
+            message
+        };
+        let evaluation = Evaluation {
+            criterion: CONTINUATION_CRITERIA.to_string(),
+            decision: Decision::ForbidContinuation,
+            reason: format!("Continuation evaluation failed: {shown}"),
+            stop_reason: Some("error".into()),
+            context: json!({"exception": exception_class, "message": message}),
+        };
+        Outcome {
+            should_continue: false,
+            evaluations: vec![evaluation],
+        }
+    }
+
+    /// One sentence naming the deciding criterion and its reason, for UIs.
+    pub fn explanation(&self) -> String {
+        let short = |e: &Evaluation| e.short_criterion().to_string();
+        match self.decision() {
+            Decision::ForbidContinuation => match self.first(Decision::ForbidContinuation) {
+                Some(e) => format!(
+                    "Stopped ({}) by {}: {}.",
+                    self.stop_reason(),
+                    short(e),
+                    e.reason
+                ),
+                None => "Stopped.".into(),
+            },
+            Decision::RequestContinuation => match self.first(Decision::RequestContinuation) {
+                Some(e) => format!("Continues because {} requested it: {}.", short(e), e.reason),
+                None if self.first(Decision::ForbidContinuation).is_some() => {
+                    "Continues: the stored outcome says so although a criterion forbade it.".into()
+                }
+                None if self
+                    .evaluations
+                    .iter()
+                    .any(|e| e.decision == Decision::AllowStop) =>
+                {
+                    "Continues: the stored outcome says so although no criterion requested it."
+                        .into()
+                }
+                None if self.evaluations.is_empty() => {
+                    "Continues: the stored outcome says so.".into()
+                }
+                None => "Continues: every criterion allowed continuation.".into(),
+            },
+            _ => match self.first(Decision::AllowStop) {
+                Some(e) => format!(
+                    "Stopped ({}): nothing requested continuation and {} allows stop: {}.",
+                    self.stop_reason(),
+                    short(e),
+                    e.reason
+                ),
+                None => format!(
+                    "Stopped ({}): no criterion requested continuation.",
+                    self.stop_reason()
+                ),
+            },
         }
     }
 
@@ -77,6 +145,15 @@ impl Outcome {
                 .unwrap_or("guard"),
             _ => "completed",
         }
+    }
+
+    /// `toArray` plus the human `explanation`.
+    pub fn to_explained_value(&self) -> Value {
+        let mut v = self.to_value();
+        if let Value::Object(m) = &mut v {
+            m.insert("explanation".into(), Value::String(self.explanation()));
+        }
+        v
     }
 
     pub fn to_value(&self) -> Value {

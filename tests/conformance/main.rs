@@ -6,6 +6,7 @@
 //! exits non-zero when any case fails.
 
 mod compare;
+mod continuation;
 mod state_model;
 
 use std::path::PathBuf;
@@ -22,10 +23,16 @@ struct Suite {
     run: fn(name: &str, input: &Value) -> Option<Outcome>,
 }
 
-const SUITES: &[Suite] = &[Suite {
-    file: "state-model.json",
-    run: state_model::run,
-}];
+const SUITES: &[Suite] = &[
+    Suite {
+        file: "state-model.json",
+        run: state_model::run,
+    },
+    Suite {
+        file: "continuation.json",
+        run: continuation::run,
+    },
+];
 
 fn main() -> ExitCode {
     let dir = std::env::var("STEPLINE_VECTORS")

@@ -1,0 +1,463 @@
+//! Every continuation criterion, evaluated exactly as the producer does:
+//! same decisions, reason strings, context keys and number formatting.
+
+use std::fmt;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use crate::continuation::classes as class;
+use crate::continuation::decision::Decision;
+use crate::continuation::error_policy::{apply, ErrorPolicy};
+use crate::continuation::evaluation::Evaluation;
+use crate::continuation::format::one_decimal;
+use crate::continuation::observe::Observation;
+use crate::continuation::outcome::Outcome;
+use crate::error::{ErrorCode, Result, SteplineError};
+
+/// Decides whether a response asks for more work (ResponseContentCheck).
+#[derive(Clone)]
+pub enum ResponsePredicate {
+    /// Always the same answer.
+    Constant(bool),
+    /// Continue when the response contains the text.
+    Contains(String),
+    /// Continue when the response does not contain the text.
+    NotContains(String),
+    /// Continue when the response is exactly the text.
+    Equals(String),
+    /// Continue when the response's blankness (empty or whitespace) equals the flag.
+    IsBlank(bool),
+    /// A host-supplied function (a JavaScript callback); an `Err` makes the whole
+    /// evaluation fail as the producer's `fromEvaluationError` does.
+    Callback(Rc<dyn Fn(&str) -> std::result::Result<bool, String>>),
+}
+
+impl fmt::Debug for ResponsePredicate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResponsePredicate::Constant(b) => write!(f, "Constant({b})"),
+            ResponsePredicate::Contains(s) => write!(f, "Contains({s:?})"),
+            ResponsePredicate::NotContains(s) => write!(f, "NotContains({s:?})"),
+            ResponsePredicate::Equals(s) => write!(f, "Equals({s:?})"),
+            ResponsePredicate::IsBlank(b) => write!(f, "IsBlank({b})"),
+            ResponsePredicate::Callback(_) => write!(f, "Callback(..)"),
+        }
+    }
+}
+
+impl ResponsePredicate {
+    fn test(&self, response: &str) -> std::result::Result<bool, String> {
+        Ok(match self {
+            ResponsePredicate::Constant(b) => *b,
+            ResponsePredicate::Contains(s) => response.contains(s.as_str()),
+            ResponsePredicate::NotContains(s) => !response.contains(s.as_str()),
+            ResponsePredicate::Equals(s) => response == s,
+            ResponsePredicate::IsBlank(b) => response.trim().is_empty() == *b,
+            ResponsePredicate::Callback(f) => return f(response),
+        })
+    }
+}
+
+/// One criterion. Limits are checked when built from a spec
+/// ([`crate::continuation::spec`]); the variants themselves evaluate any value the
+/// producer would.
+#[derive(Clone, Debug)]
+pub enum Criterion {
+    StepsLimit {
+        max: i64,
+    },
+    TokenUsageLimit {
+        max: i64,
+    },
+    ExecutionTimeLimit {
+        max_seconds: i64,
+    },
+    CumulativeExecutionTimeLimit {
+        max_seconds: i64,
+    },
+    ErrorPresenceCheck,
+    /// Stop reasons as configured (strings, numbers, or null which is dropped).
+    FinishReasonCheck {
+        stop_reasons: Vec<Value>,
+    },
+    RetryLimit {
+        max: i64,
+    },
+    ResponseContentCheck {
+        predicate: ResponsePredicate,
+    },
+    ErrorPolicy {
+        policy: ErrorPolicy,
+    },
+    ToolCallPresenceCheck,
+    /// A criterion that always returns one decision (the producer's `CallableCriterion`).
+    Fixed {
+        decision: Decision,
+    },
+    /// A nested `ContinuationCriteria` collection, contributing one evaluation.
+    All(Vec<Criterion>),
+    /// Reports another class name in its evaluation (e.g. the ToolUse ToolCallPresenceCheck).
+    Renamed {
+        class: String,
+        inner: Box<Criterion>,
+    },
+}
+
+/// Time limits must be positive (the producer's constructors throw otherwise).
+pub fn check_max_seconds(max_seconds: i64, path: &str) -> Result<i64> {
+    if max_seconds <= 0 {
+        return Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            path,
+            "Max seconds must be greater than zero.",
+        ));
+    }
+    Ok(max_seconds)
+}
+
+impl Criterion {
+    /// Explains this criterion's vote on `obs`. `Err` carries a failing callback's message.
+    pub fn evaluate(&self, obs: &Observation) -> std::result::Result<Evaluation, String> {
+        let eval = |criterion: &str,
+                    decision: Decision,
+                    reason: String,
+                    context: Value,
+                    stop: Option<&str>| Evaluation {
+            criterion: criterion.to_string(),
+            decision,
+            reason,
+            stop_reason: stop.map(String::from),
+            context,
+        };
+        use Decision::*;
+        Ok(match self {
+            Criterion::StepsLimit { max } => {
+                let n = obs.step_count;
+                let ctx = json!({"currentSteps": n, "maxSteps": max});
+                if n >= *max {
+                    eval(
+                        class::STEPS_LIMIT,
+                        ForbidContinuation,
+                        format!("Step limit reached: {n}/{max}"),
+                        ctx,
+                        Some("steps_limit"),
+                    )
+                } else {
+                    eval(
+                        class::STEPS_LIMIT,
+                        AllowContinuation,
+                        format!("Steps under limit: {n}/{max}"),
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::TokenUsageLimit { max } => {
+                let u = obs.usage_total;
+                let ctx = json!({"currentUsage": u, "maxTokens": max});
+                if u >= *max {
+                    eval(
+                        class::TOKEN_USAGE_LIMIT,
+                        ForbidContinuation,
+                        format!("Token limit reached: {u}/{max}"),
+                        ctx,
+                        Some("token_limit"),
+                    )
+                } else {
+                    eval(
+                        class::TOKEN_USAGE_LIMIT,
+                        AllowContinuation,
+                        format!("Tokens under limit: {u}/{max}"),
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::ExecutionTimeLimit { max_seconds: max } => {
+                // Whole epoch seconds, fractions dropped before subtracting (reference quirk:
+                // 299.5 s of real time can count as 300).
+                let elapsed = obs.now.timestamp() - obs.time_origin.timestamp();
+                let ctx = json!({"elapsedSeconds": elapsed, "maxSeconds": max});
+                if elapsed >= *max {
+                    eval(
+                        class::EXECUTION_TIME_LIMIT,
+                        ForbidContinuation,
+                        format!("Execution time limit reached: {elapsed}s/{max}s"),
+                        ctx,
+                        Some("time_limit"),
+                    )
+                } else {
+                    eval(
+                        class::EXECUTION_TIME_LIMIT,
+                        AllowContinuation,
+                        format!("Execution time under limit: {elapsed}s/{max}s"),
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::CumulativeExecutionTimeLimit { max_seconds: max } => {
+                let secs = obs.cumulative_seconds;
+                let ctx = json!({"cumulativeSeconds": secs, "maxSeconds": max});
+                if secs >= *max as f64 {
+                    let reason = format!(
+                        "Cumulative execution time {}s exceeded limit {max}s",
+                        one_decimal(secs)
+                    );
+                    eval(
+                        class::CUMULATIVE_EXECUTION_TIME_LIMIT,
+                        ForbidContinuation,
+                        reason,
+                        ctx,
+                        Some("time_limit"),
+                    )
+                } else {
+                    let reason = format!(
+                        "Cumulative execution time {}s under limit {max}s",
+                        one_decimal(secs)
+                    );
+                    eval(
+                        class::CUMULATIVE_EXECUTION_TIME_LIMIT,
+                        AllowContinuation,
+                        reason,
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::ErrorPresenceCheck => {
+                let has = obs.current_step_has_errors;
+                let ctx = json!({"hasErrors": has});
+                if has {
+                    eval(
+                        class::ERROR_PRESENCE_CHECK,
+                        ForbidContinuation,
+                        "Errors present, forbidding continuation".into(),
+                        ctx,
+                        Some("error"),
+                    )
+                } else {
+                    eval(
+                        class::ERROR_PRESENCE_CHECK,
+                        AllowContinuation,
+                        "No errors, allowing continuation".into(),
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::FinishReasonCheck { stop_reasons } => finish_reason_check(stop_reasons, obs),
+            Criterion::RetryLimit { max } => retry_limit(*max, &obs.steps_have_errors),
+            Criterion::ResponseContentCheck { predicate } => match &obs.response {
+                None => eval(
+                    class::RESPONSE_CONTENT_CHECK,
+                    AllowContinuation,
+                    "No response yet, allowing bootstrap".into(),
+                    json!({"hasResponse": false}),
+                    None,
+                ),
+                Some(response) => {
+                    let go_on = predicate.test(response)?;
+                    let ctx = json!({"hasResponse": true, "shouldContinue": go_on});
+                    if go_on {
+                        eval(
+                            class::RESPONSE_CONTENT_CHECK,
+                            RequestContinuation,
+                            "Response content check requests continuation".into(),
+                            ctx,
+                            None,
+                        )
+                    } else {
+                        eval(
+                            class::RESPONSE_CONTENT_CHECK,
+                            AllowStop,
+                            "Response content check allows stop".into(),
+                            ctx,
+                            None,
+                        )
+                    }
+                }
+            },
+            Criterion::ErrorPolicy { policy } => {
+                let ctx = &obs.error_context;
+                let verdict = apply(policy, ctx);
+                let context = json!({
+                    "errorType": ctx.error_type.as_str(),
+                    "consecutiveFailures": ctx.consecutive_failures,
+                    "totalFailures": ctx.total_failures,
+                    "maxRetries": policy.max_retries,
+                    "handling": verdict.handling.as_str(),
+                    "toolName": ctx.tool_name,
+                });
+                if verdict.continue_allowed {
+                    eval(
+                        class::ERROR_POLICY_CRITERION,
+                        AllowContinuation,
+                        verdict.reason,
+                        context,
+                        None,
+                    )
+                } else {
+                    eval(
+                        class::ERROR_POLICY_CRITERION,
+                        ForbidContinuation,
+                        verdict.reason,
+                        context,
+                        Some("error"),
+                    )
+                }
+            }
+            Criterion::ToolCallPresenceCheck => {
+                let has = obs.has_tool_calls;
+                let ctx = json!({"hasToolCalls": has});
+                if has {
+                    eval(
+                        class::TOOL_CALL_PRESENCE_CHECK,
+                        RequestContinuation,
+                        "Tool calls present, requesting continuation".into(),
+                        ctx,
+                        None,
+                    )
+                } else {
+                    eval(
+                        class::TOOL_CALL_PRESENCE_CHECK,
+                        AllowStop,
+                        "No tool calls, allowing stop".into(),
+                        ctx,
+                        None,
+                    )
+                }
+            }
+            Criterion::Fixed { decision } => {
+                Evaluation::from_decision(class::CALLABLE_CRITERION, *decision, None)
+            }
+            Criterion::All(list) => {
+                let outcome = evaluate_all(list, obs);
+                eval(
+                    class::CONTINUATION_CRITERIA,
+                    outcome.decision(),
+                    format!("Aggregate of {} criteria", list.len()),
+                    json!({"criteriaCount": list.len()}),
+                    Some(outcome.stop_reason()),
+                )
+            }
+            Criterion::Renamed { class, inner } => {
+                let mut e = inner.evaluate(obs)?;
+                e.criterion = class.clone();
+                e
+            }
+        })
+    }
+}
+
+/// Evaluates every criterion in order and resolves the outcome; a failing
+/// callback turns the whole evaluation into the producer's error outcome.
+pub fn evaluate_all(criteria: &[Criterion], obs: &Observation) -> Outcome {
+    let mut evaluations = Vec::with_capacity(criteria.len());
+    for c in criteria {
+        match c.evaluate(obs) {
+            Ok(e) => evaluations.push(e),
+            Err(message) => return Outcome::from_evaluation_error("Error", &message),
+        }
+    }
+    Outcome::resolve(evaluations)
+}
+
+fn finish_reason_check(stop_reasons: &[Value], obs: &Observation) -> Evaluation {
+    // Stop reasons are normalised with (string) casts and nulls dropped; the
+    // comparison is strict, so an integer finish reason never matches.
+    let normalized: Vec<String> = stop_reasons
+        .iter()
+        .filter_map(|v| match v {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            Value::Bool(b) => Some(if *b { "1".into() } else { String::new() }),
+            other => Some(other.to_string()),
+        })
+        .collect();
+    let e = |decision, reason: String, finish: Value, stop: Option<&str>| Evaluation {
+        criterion: class::FINISH_REASON_CHECK.into(),
+        decision,
+        reason,
+        stop_reason: stop.map(String::from),
+        context: json!({"finishReason": finish, "stopReasons": normalized}),
+    };
+    if normalized.is_empty() {
+        return e(
+            Decision::AllowContinuation,
+            "No stop reasons configured".into(),
+            Value::Null,
+            None,
+        );
+    }
+    let Some(reason) = obs.finish_reason.as_ref().filter(|v| !v.is_null()) else {
+        return e(
+            Decision::AllowContinuation,
+            "No finish reason available".into(),
+            Value::Null,
+            None,
+        );
+    };
+    let shown = match reason {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let matched = matches!(reason, Value::String(s) if normalized.contains(s));
+    if matched {
+        e(
+            Decision::ForbidContinuation,
+            format!("Finish reason \"{shown}\" matched stop condition"),
+            reason.clone(),
+            Some("finish_reason"),
+        )
+    } else {
+        e(
+            Decision::AllowContinuation,
+            format!("Finish reason \"{shown}\" does not match stop conditions"),
+            reason.clone(),
+            None,
+        )
+    }
+}
+
+fn retry_limit(max: i64, steps_have_errors: &[bool]) -> Evaluation {
+    let e = |decision, reason: String, failures: i64, stop: Option<&str>| Evaluation {
+        criterion: class::RETRY_LIMIT.into(),
+        decision,
+        reason,
+        stop_reason: stop.map(String::from),
+        context: json!({"consecutiveFailures": failures, "maxConsecutiveFailures": max}),
+    };
+    if steps_have_errors.is_empty() {
+        return e(
+            Decision::AllowContinuation,
+            "No steps yet, allowing continuation".into(),
+            0,
+            None,
+        );
+    }
+    // Counted from the end; the producer stops counting once it exceeds the limit.
+    let mut failures = 0i64;
+    for has_error in steps_have_errors.iter().rev() {
+        if !has_error || failures > max {
+            break;
+        }
+        failures += 1;
+    }
+    if failures >= max {
+        e(
+            Decision::ForbidContinuation,
+            format!("Retry limit reached: {failures}/{max} consecutive failures"),
+            failures,
+            Some("retry_limit"),
+        )
+    } else {
+        e(
+            Decision::AllowContinuation,
+            format!("Consecutive failures under limit: {failures}/{max}"),
+            failures,
+            None,
+        )
+    }
+}
