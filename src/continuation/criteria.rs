@@ -15,6 +15,9 @@ use crate::continuation::observe::Observation;
 use crate::continuation::outcome::Outcome;
 use crate::error::{ErrorCode, Result, SteplineError};
 
+/// A host-supplied response test; `Err` carries the failure message.
+pub type ResponseCallback = Rc<dyn Fn(&str) -> std::result::Result<bool, String>>;
+
 /// Decides whether a response asks for more work (ResponseContentCheck).
 #[derive(Clone)]
 pub enum ResponsePredicate {
@@ -30,7 +33,7 @@ pub enum ResponsePredicate {
     IsBlank(bool),
     /// A host-supplied function (a JavaScript callback); an `Err` makes the whole
     /// evaluation fail as the producer's `fromEvaluationError` does.
-    Callback(Rc<dyn Fn(&str) -> std::result::Result<bool, String>>),
+    Callback(ResponseCallback),
 }
 
 impl fmt::Debug for ResponsePredicate {
