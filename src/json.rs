@@ -121,6 +121,29 @@ pub fn index(path: &str, i: usize) -> String {
     format!("{path}/{i}")
 }
 
+/// Builds a JSON object from key/value pairs, in order. Used instead of
+/// `serde_json::json!`, which routes every interpolated value through a generic
+/// serializer and costs several KB of wasm per call site.
+pub fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    let mut m = serde_json::Map::with_capacity(N);
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v);
+    }
+    Value::Object(m)
+}
+
+/// A number's JSON text, through serde_json's serializer. (`Number`'s `Display`
+/// goes through core's float formatting, which costs ~15 KB of wasm.)
+pub fn number_text(n: &serde_json::Number) -> String {
+    serde_json::to_string(n).unwrap_or_default()
+}
+
+/// A string as a JSON string literal, for error messages. (`{:?}` would pull
+/// core's Unicode printability tables into the wasm.)
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
 /// Names a JSON value's type for error messages ("a string", "an object", ...).
 pub fn type_name(v: &Value) -> &'static str {
     match v {

@@ -149,7 +149,7 @@ fn encode_into(v: &Value, out: &mut String) {
             if n.is_f64() {
                 out.push_str(&format_php_float(n.as_f64().unwrap_or(0.0)));
             } else {
-                out.push_str(&n.to_string());
+                out.push_str(&crate::json::number_text(n));
             }
         }
         Value::String(s) => encode_string(s, out),
@@ -213,8 +213,8 @@ pub fn format_php_float(f: f64) -> String {
     }
     // Shortest round-trip digits from serde_json's formatter (ryu), re-laid out the
     // way PHP prints them: plain below 1e15 and from 1e-4, else `1.5e+15` / `1.0e-5`.
-    let shortest =
-        serde_json::Number::from_f64(f.abs()).map_or_else(|| "0".to_string(), |n| n.to_string());
+    let shortest = serde_json::Number::from_f64(f.abs())
+        .map_or_else(|| "0".to_string(), |n| crate::json::number_text(&n));
     let (mantissa, exp) = match shortest.split_once(['e', 'E']) {
         Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
         None => (shortest.as_str(), 0),

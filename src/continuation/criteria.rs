@@ -4,7 +4,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::continuation::classes as class;
 use crate::continuation::decision::Decision;
@@ -137,7 +137,10 @@ impl Criterion {
         Ok(match self {
             Criterion::StepsLimit { max } => {
                 let n = obs.step_count;
-                let ctx = json!({"currentSteps": n, "maxSteps": max});
+                let ctx = crate::json::obj([
+                    ("currentSteps", Value::from(n)),
+                    ("maxSteps", Value::from(*max)),
+                ]);
                 if n >= *max {
                     eval(
                         class::STEPS_LIMIT,
@@ -158,7 +161,10 @@ impl Criterion {
             }
             Criterion::TokenUsageLimit { max } => {
                 let u = obs.usage_total;
-                let ctx = json!({"currentUsage": u, "maxTokens": max});
+                let ctx = crate::json::obj([
+                    ("currentUsage", Value::from(u)),
+                    ("maxTokens", Value::from(*max)),
+                ]);
                 if u >= *max {
                     eval(
                         class::TOKEN_USAGE_LIMIT,
@@ -181,7 +187,10 @@ impl Criterion {
                 // Whole epoch seconds, fractions dropped before subtracting (reference quirk:
                 // 299.5 s of real time can count as 300).
                 let elapsed = obs.now.timestamp() - obs.time_origin.timestamp();
-                let ctx = json!({"elapsedSeconds": elapsed, "maxSeconds": max});
+                let ctx = crate::json::obj([
+                    ("elapsedSeconds", Value::from(elapsed)),
+                    ("maxSeconds", Value::from(*max)),
+                ]);
                 if elapsed >= *max {
                     eval(
                         class::EXECUTION_TIME_LIMIT,
@@ -202,7 +211,10 @@ impl Criterion {
             }
             Criterion::CumulativeExecutionTimeLimit { max_seconds: max } => {
                 let secs = obs.cumulative_seconds;
-                let ctx = json!({"cumulativeSeconds": secs, "maxSeconds": max});
+                let ctx = crate::json::obj([
+                    ("cumulativeSeconds", Value::from(secs)),
+                    ("maxSeconds", Value::from(*max)),
+                ]);
                 if secs >= *max as f64 {
                     let reason = format!(
                         "Cumulative execution time {}s exceeded limit {max}s",
@@ -231,7 +243,7 @@ impl Criterion {
             }
             Criterion::ErrorPresenceCheck => {
                 let has = obs.current_step_has_errors;
-                let ctx = json!({"hasErrors": has});
+                let ctx = crate::json::obj([("hasErrors", Value::from(has))]);
                 if has {
                     eval(
                         class::ERROR_PRESENCE_CHECK,
@@ -257,12 +269,15 @@ impl Criterion {
                     class::RESPONSE_CONTENT_CHECK,
                     AllowContinuation,
                     "No response yet, allowing bootstrap".into(),
-                    json!({"hasResponse": false}),
+                    crate::json::obj([("hasResponse", Value::from(false))]),
                     None,
                 ),
                 Some(response) => {
                     let go_on = predicate.test(response)?;
-                    let ctx = json!({"hasResponse": true, "shouldContinue": go_on});
+                    let ctx = crate::json::obj([
+                        ("hasResponse", Value::from(true)),
+                        ("shouldContinue", Value::from(go_on)),
+                    ]);
                     if go_on {
                         eval(
                             class::RESPONSE_CONTENT_CHECK,
@@ -285,14 +300,14 @@ impl Criterion {
             Criterion::ErrorPolicy { policy } => {
                 let ctx = &obs.error_context;
                 let verdict = apply(policy, ctx);
-                let context = json!({
-                    "errorType": ctx.error_type.as_str(),
-                    "consecutiveFailures": ctx.consecutive_failures,
-                    "totalFailures": ctx.total_failures,
-                    "maxRetries": policy.max_retries,
-                    "handling": verdict.handling.as_str(),
-                    "toolName": ctx.tool_name,
-                });
+                let context = crate::json::obj([
+                    ("errorType", Value::from(ctx.error_type.as_str())),
+                    ("consecutiveFailures", Value::from(ctx.consecutive_failures)),
+                    ("totalFailures", Value::from(ctx.total_failures)),
+                    ("maxRetries", Value::from(policy.max_retries)),
+                    ("handling", Value::from(verdict.handling.as_str())),
+                    ("toolName", Value::from(ctx.tool_name.clone())),
+                ]);
                 if verdict.continue_allowed {
                     eval(
                         class::ERROR_POLICY_CRITERION,
@@ -313,7 +328,7 @@ impl Criterion {
             }
             Criterion::ToolCallPresenceCheck => {
                 let has = obs.has_tool_calls;
-                let ctx = json!({"hasToolCalls": has});
+                let ctx = crate::json::obj([("hasToolCalls", Value::from(has))]);
                 if has {
                     eval(
                         class::TOOL_CALL_PRESENCE_CHECK,
@@ -341,7 +356,7 @@ impl Criterion {
                     class::CONTINUATION_CRITERIA,
                     outcome.decision(),
                     format!("Aggregate of {} criteria", list.len()),
-                    json!({"criteriaCount": list.len()}),
+                    crate::json::obj([("criteriaCount", Value::from(list.len()))]),
                     Some(outcome.stop_reason()),
                 )
             }
@@ -376,6 +391,7 @@ fn finish_reason_check(stop_reasons: &[Value], obs: &Observation) -> Evaluation 
             Value::Null => None,
             Value::String(s) => Some(s.clone()),
             Value::Bool(b) => Some(if *b { "1".into() } else { String::new() }),
+            Value::Number(n) => Some(crate::json::number_text(n)),
             other => Some(other.to_string()),
         })
         .collect();
@@ -384,7 +400,10 @@ fn finish_reason_check(stop_reasons: &[Value], obs: &Observation) -> Evaluation 
         decision,
         reason,
         stop_reason: stop.map(String::from),
-        context: json!({"finishReason": finish, "stopReasons": normalized}),
+        context: crate::json::obj([
+            ("finishReason", finish),
+            ("stopReasons", Value::from(normalized.clone())),
+        ]),
     };
     if normalized.is_empty() {
         return e(
@@ -430,7 +449,10 @@ fn retry_limit(max: i64, steps_have_errors: &[bool]) -> Evaluation {
         decision,
         reason,
         stop_reason: stop.map(String::from),
-        context: json!({"consecutiveFailures": failures, "maxConsecutiveFailures": max}),
+        context: crate::json::obj([
+            ("consecutiveFailures", Value::from(failures)),
+            ("maxConsecutiveFailures", Value::from(max)),
+        ]),
     };
     if steps_have_errors.is_empty() {
         return e(

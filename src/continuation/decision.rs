@@ -31,7 +31,7 @@ impl Decision {
             other => Err(read::invalid(
                 ErrorCode::InvalidValue,
                 path,
-                format!("expected a decision (\"forbid\", \"allow\", \"request\" or \"stop\"), found {other:?}"),
+                format!("expected a decision (\"forbid\", \"allow\", \"request\" or \"stop\"), found {}", crate::json::quote(other)),
             )),
         }
     }

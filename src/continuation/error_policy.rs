@@ -1,12 +1,13 @@
 //! The producer's error policy: how each kind of error is handled (stop, retry
 //! up to a limit, ignore), and the error context it is applied to.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::continuation::classes::{PROVIDER_RATE_LIMIT_EXCEPTION, TIMEOUT_EXCEPTION};
 use crate::continuation::format::ucfirst;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::model::state::AgentState;
+use crate::model::step::AgentStep;
 
 /// The kinds of error the producer distinguishes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,7 +71,10 @@ impl Handling {
             other => Err(SteplineError::at(
                 ErrorCode::InvalidValue,
                 path,
-                format!("expected \"stop\", \"retry\" or \"ignore\", found {other:?}"),
+                format!(
+                    "expected \"stop\", \"retry\" or \"ignore\", found {}",
+                    crate::json::quote(other)
+                ),
             )),
         }
     }
@@ -153,15 +157,27 @@ impl ErrorPolicy {
 
     /// The `{onToolError, …, maxRetries}` form.
     pub fn to_value(&self) -> Value {
-        json!({
-            "onToolError": self.on_tool_error.as_str(),
-            "onModelError": self.on_model_error.as_str(),
-            "onValidationError": self.on_validation_error.as_str(),
-            "onRateLimitError": self.on_rate_limit_error.as_str(),
-            "onTimeoutError": self.on_timeout_error.as_str(),
-            "onUnknownError": self.on_unknown_error.as_str(),
-            "maxRetries": self.max_retries,
-        })
+        crate::json::obj([
+            ("onToolError", Value::from(self.on_tool_error.as_str())),
+            ("onModelError", Value::from(self.on_model_error.as_str())),
+            (
+                "onValidationError",
+                Value::from(self.on_validation_error.as_str()),
+            ),
+            (
+                "onRateLimitError",
+                Value::from(self.on_rate_limit_error.as_str()),
+            ),
+            (
+                "onTimeoutError",
+                Value::from(self.on_timeout_error.as_str()),
+            ),
+            (
+                "onUnknownError",
+                Value::from(self.on_unknown_error.as_str()),
+            ),
+            ("maxRetries", Value::from(self.max_retries)),
+        ])
     }
 }
 
@@ -190,7 +206,12 @@ impl ErrorContext {
     /// (a failed tool execution first), classified by exception class; failures
     /// counted over the recorded steps (consecutive from the end, and in total).
     pub fn from_state(state: &AgentState) -> ErrorContext {
-        let Some(current) = state.current_step.as_ref().filter(|s| s.has_errors()) else {
+        ErrorContext::from_steps(&state.steps, state.current_step.as_ref())
+    }
+
+    /// As [`ErrorContext::from_state`], for a run given as its recorded steps and current step.
+    pub fn from_steps(steps: &[AgentStep], current: Option<&AgentStep>) -> ErrorContext {
+        let Some(current) = current.filter(|s| s.has_errors()) else {
             return ErrorContext::none();
         };
         let failed_execution = current.tool_executions.0.iter().find(|e| e.has_error());
@@ -215,13 +236,8 @@ impl ErrorContext {
         } else {
             ErrorType::Unknown
         };
-        let consecutive = state
-            .steps
-            .iter()
-            .rev()
-            .take_while(|s| s.has_errors())
-            .count();
-        let total = state.steps.iter().filter(|s| s.has_errors()).count();
+        let consecutive = steps.iter().rev().take_while(|s| s.has_errors()).count();
+        let total = steps.iter().filter(|s| s.has_errors()).count();
         ErrorContext {
             error_type,
             consecutive_failures: consecutive as i64,

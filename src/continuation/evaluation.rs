@@ -1,6 +1,6 @@
 //! One criterion's explained vote.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::continuation::decision::Decision;
 use crate::error::Result;
@@ -35,18 +35,20 @@ impl Evaluation {
             decision,
             reason: read::opt_scalar_string(m, "reason", path)?.unwrap_or_default(),
             stop_reason: read::opt_scalar_string(m, "stopReason", path)?,
-            context: crate::php::get(m, "context").cloned().unwrap_or(json!([])),
+            context: crate::php::get(m, "context")
+                .cloned()
+                .unwrap_or(Value::Array(Vec::new())),
         })
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "criterion": self.criterion,
-            "decision": self.decision.as_str(),
-            "reason": self.reason,
-            "stopReason": self.stop_reason,
-            "context": self.context,
-        })
+        crate::json::obj([
+            ("criterion", Value::from(self.criterion.clone())),
+            ("decision", Value::from(self.decision.as_str())),
+            ("reason", Value::from(self.reason.clone())),
+            ("stopReason", Value::from(self.stop_reason.clone())),
+            ("context", self.context.clone()),
+        ])
     }
 
     /// `ContinuationEvaluation::fromDecision`: the default reason for a bare decision
@@ -69,7 +71,7 @@ impl Evaluation {
             decision,
             reason: format!("{name} {verb}"),
             stop_reason,
-            context: json!([]),
+            context: Value::Array(Vec::new()),
         }
     }
 

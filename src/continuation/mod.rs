@@ -5,10 +5,12 @@ pub mod classes;
 pub mod criteria;
 pub mod decision;
 pub mod error_policy;
+pub mod evaluate;
 pub mod evaluation;
 pub mod format;
 pub mod observe;
 pub mod outcome;
+pub mod replay;
 pub mod spec;
 
 pub use criteria::{evaluate_all, Criterion};

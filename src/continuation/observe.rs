@@ -4,7 +4,18 @@ use serde_json::Value;
 
 use crate::continuation::error_policy::ErrorContext;
 use crate::model::state::AgentState;
+use crate::model::step::AgentStep;
 use crate::model::time::Timestamp;
+
+/// A run in parts: the recorded steps, the current step, and the totals so far.
+pub struct RunFacts<'a> {
+    pub steps: &'a [AgentStep],
+    pub current: Option<&'a AgentStep>,
+    pub usage_total: i64,
+    pub cumulative_seconds: f64,
+    /// `executionStartedAt`, or the session start when it is unknown.
+    pub time_origin: Timestamp,
+}
 
 /// The facts criteria decide on. Built from a state by [`Observation::from_state`],
 /// or directly (tests, what-if tools) when only some facts matter.
@@ -56,21 +67,36 @@ impl Observation {
         now: Timestamp,
         execution_started_at: Option<Timestamp>,
     ) -> Observation {
-        let current = state.current_step.as_ref();
+        Observation::from_run(
+            RunFacts {
+                steps: &state.steps,
+                current: state.current_step.as_ref(),
+                usage_total: state.usage.total(),
+                cumulative_seconds: state.state_info.cumulative_execution_seconds,
+                time_origin: execution_started_at
+                    .or(state.execution_started_at)
+                    .unwrap_or(state.state_info.started_at),
+            },
+            now,
+        )
+    }
+
+    /// Reads the facts from a run given in parts (used to replay a prefix of a
+    /// recorded run without copying the state).
+    pub fn from_run(run: RunFacts<'_>, now: Timestamp) -> Observation {
+        let current = run.current;
         Observation {
             now,
-            step_count: state.steps.len() as i64,
-            usage_total: state.usage.total(),
-            time_origin: execution_started_at
-                .or(state.execution_started_at)
-                .unwrap_or(state.state_info.started_at),
-            cumulative_seconds: state.state_info.cumulative_execution_seconds,
+            step_count: run.steps.len() as i64,
+            usage_total: run.usage_total,
+            time_origin: run.time_origin,
+            cumulative_seconds: run.cumulative_seconds,
             current_step_has_errors: current.is_some_and(|s| s.has_errors()),
             finish_reason: current.map(|s| Value::String(s.finish_reason().as_str().into())),
-            steps_have_errors: state.steps.iter().map(|s| s.has_errors()).collect(),
+            steps_have_errors: run.steps.iter().map(|s| s.has_errors()).collect(),
             response: current.map(|s| s.inference_response.content.clone()),
-            has_tool_calls: state.steps.is_empty() || current.is_some_and(|s| s.has_tool_calls()),
-            error_context: ErrorContext::from_state(state),
+            has_tool_calls: run.steps.is_empty() || current.is_some_and(|s| s.has_tool_calls()),
+            error_context: ErrorContext::from_steps(run.steps, current),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The resolved continuation decision for a step.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::continuation::classes::CONTINUATION_CRITERIA;
 use crate::continuation::decision::Decision;
@@ -42,7 +42,10 @@ impl Outcome {
             decision: Decision::ForbidContinuation,
             reason: format!("Continuation evaluation failed: {shown}"),
             stop_reason: Some("error".into()),
-            context: json!({"exception": exception_class, "message": message}),
+            context: crate::json::obj([
+                ("exception", Value::from(exception_class)),
+                ("message", Value::from(message)),
+            ]),
         };
         Outcome {
             should_continue: false,
@@ -157,12 +160,20 @@ impl Outcome {
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "decision": self.decision().as_str(),
-            "shouldContinue": self.should_continue,
-            "resolvedBy": self.resolved_by(),
-            "stopReason": self.stop_reason(),
-            "evaluations": self.evaluations.iter().map(Evaluation::to_value).collect::<Vec<_>>(),
-        })
+        crate::json::obj([
+            ("decision", Value::from(self.decision().as_str())),
+            ("shouldContinue", Value::from(self.should_continue)),
+            ("resolvedBy", Value::from(self.resolved_by())),
+            ("stopReason", Value::from(self.stop_reason())),
+            (
+                "evaluations",
+                Value::from(
+                    self.evaluations
+                        .iter()
+                        .map(Evaluation::to_value)
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+        ])
     }
 }

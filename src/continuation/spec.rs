@@ -14,7 +14,7 @@
 //! | `error_presence_check` | — |
 //! | `finish_reason_check` | `stopReasons` (array of finish reasons) |
 //! | `retry_limit` | `max` (consecutive failures, ≥ 1) |
-//! | `response_content_check` | `continueWhen`: `{contains}`, `{notContains}`, `{equals}`, `{isBlank: bool}` or `{always: bool}` |
+//! | `response_content_check` | `continueWhen`: `{contains}`, `{notContains}`, `{equals}`, `{isBlank: bool}`, `{always: bool}` (or, from JavaScript, a function) |
 //! | `error_policy` | `policy` (see [`parse_error_policy`]) |
 //! | `tool_call_presence_check` | — |
 //! | `fixed` | `decision` (`forbid`, `allow`, `request`, `stop`): the producer's `CallableCriterion` |
@@ -24,7 +24,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::continuation::criteria::{check_max_seconds, Criterion, ResponsePredicate};
+use crate::continuation::criteria::{
+    check_max_seconds, Criterion, ResponseCallback, ResponsePredicate,
+};
 use crate::continuation::decision::Decision;
 use crate::continuation::error_policy::{ErrorPolicy, Handling};
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -82,11 +84,20 @@ pub fn default_criteria(d: &Defaults) -> Vec<Criterion> {
 
 /// Reads `[spec, …]` or `{"defaults": {…}}`.
 pub fn parse_criteria(v: &Value, path: &str) -> Result<Vec<Criterion>> {
+    parse_criteria_with(v, path, &[])
+}
+
+/// As [`parse_criteria`], with host callbacks that `continueWhen: {"callback": n}` refers to.
+pub fn parse_criteria_with(
+    v: &Value,
+    path: &str,
+    callbacks: &[ResponseCallback],
+) -> Result<Vec<Criterion>> {
     match v {
         Value::Array(list) => list
             .iter()
             .enumerate()
-            .map(|(i, s)| parse_spec(s, &index(path, i)))
+            .map(|(i, s)| parse_spec(s, &index(path, i), callbacks))
             .collect(),
         Value::Object(m) => {
             read::only_keys(m, &["defaults"], path)?;
@@ -229,12 +240,12 @@ fn bad_policy(name: &str, path: &str) -> SteplineError {
     SteplineError::at(
         ErrorCode::InvalidValue,
         path,
-        format!("expected stopOnAnyError, ignoreToolErrors, retryToolErrors(n) or retryAll(n), found {name:?}"),
+        format!("expected stopOnAnyError, ignoreToolErrors, retryToolErrors(n) or retryAll(n), found {}", crate::json::quote(name)),
     )
 }
 
 /// Reads one criterion spec.
-pub fn parse_spec(v: &Value, path: &str) -> Result<Criterion> {
+pub fn parse_spec(v: &Value, path: &str, callbacks: &[ResponseCallback]) -> Result<Criterion> {
     let m = read::object(v, path, "a criterion spec")?;
     let kind = read::opt_str(m, "kind", path)?.ok_or_else(|| {
         SteplineError::at(
@@ -259,7 +270,7 @@ pub fn parse_spec(v: &Value, path: &str) -> Result<Criterion> {
             return Err(SteplineError::at(
                 ErrorCode::InvalidValue,
                 &child(path, "kind"),
-                format!("unknown criterion kind {other:?}"),
+                format!("unknown criterion kind {}", crate::json::quote(other)),
             ))
         }
     };
@@ -292,7 +303,11 @@ pub fn parse_spec(v: &Value, path: &str) -> Result<Criterion> {
             },
         },
         "response_content_check" => Criterion::ResponseContentCheck {
-            predicate: predicate(m.get("continueWhen"), &child(path, "continueWhen"))?,
+            predicate: predicate(
+                m.get("continueWhen"),
+                &child(path, "continueWhen"),
+                callbacks,
+            )?,
         },
         "error_policy" => Criterion::ErrorPolicy {
             policy: match m.get("policy") {
@@ -320,7 +335,11 @@ pub fn parse_spec(v: &Value, path: &str) -> Result<Criterion> {
                     "expected nested `criteria`",
                 )
             })?;
-            Criterion::All(parse_criteria(list, &child(path, "criteria"))?)
+            Criterion::All(parse_criteria_with(
+                list,
+                &child(path, "criteria"),
+                callbacks,
+            )?)
         }
     };
     Ok(match read::opt_str(m, "criterion", path)? {
@@ -332,7 +351,11 @@ pub fn parse_spec(v: &Value, path: &str) -> Result<Criterion> {
     })
 }
 
-fn predicate(v: Option<&Value>, path: &str) -> Result<ResponsePredicate> {
+fn predicate(
+    v: Option<&Value>,
+    path: &str,
+    callbacks: &[ResponseCallback],
+) -> Result<ResponsePredicate> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Err(SteplineError::at(
             ErrorCode::MissingField,
@@ -371,13 +394,33 @@ fn predicate(v: Option<&Value>, path: &str) -> Result<ResponsePredicate> {
         Some("notContains") => Ok(ResponsePredicate::NotContains(text("notContains")?)),
         Some("equals") => Ok(ResponsePredicate::Equals(text("equals")?)),
         Some("isBlank") => Ok(ResponsePredicate::IsBlank(flag("isBlank")?)),
+        Some("callback") => {
+            let n = m
+                .get("callback")
+                .and_then(Value::as_u64)
+                .and_then(|n| callbacks.get(n as usize));
+            n.cloned().map(ResponsePredicate::Callback).ok_or_else(|| {
+                SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    &child(path, "callback"),
+                    "expected a callback supplied by the host",
+                )
+            })
+        }
         Some("always") => Ok(ResponsePredicate::Constant(flag("always")?)),
         Some(other) => Err(SteplineError::at(
             ErrorCode::InvalidValue,
             &child(path, other),
-            format!("unknown predicate {other:?}, expected contains, notContains, equals, isBlank or always"),
+            format!(
+                "unknown predicate {}, expected contains, notContains, equals, isBlank or always",
+                crate::json::quote(other)
+            ),
         )),
-        None => Err(SteplineError::at(ErrorCode::MissingField, path, "expected a predicate")),
+        None => Err(SteplineError::at(
+            ErrorCode::MissingField,
+            path,
+            "expected a predicate",
+        )),
     }
 }
 
@@ -414,7 +457,10 @@ fn integer(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>>
             None => Err(SteplineError::at(
                 ErrorCode::InvalidType,
                 &child(path, key),
-                format!("expected `{key}` to be a whole number, found {n}"),
+                format!(
+                    "expected `{key}` to be a whole number, found {}",
+                    crate::json::number_text(n)
+                ),
             )),
         },
         Some(other) => Err(SteplineError::at(

@@ -4,7 +4,7 @@
 //! optional `annotations` key on a step and writes the key only when there is
 //! something in it, so reference round trips are unaffected.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, index};
@@ -73,7 +73,10 @@ impl Annotations {
                         return Err(read::invalid(
                             ErrorCode::InvalidValue,
                             &child(&ip, "verdict"),
-                            format!("expected \"allow\", \"review\" or \"block\", found {other:?}"),
+                            format!(
+                                "expected \"allow\", \"review\" or \"block\", found {}",
+                                crate::json::quote(other)
+                            ),
                         ))
                     }
                 };
@@ -122,21 +125,30 @@ impl Annotations {
         let safety: Vec<Value> = self
             .safety
             .iter()
-            .map(|s| json!({"verdict": s.verdict.as_str(), "category": s.category}))
+            .map(|s| {
+                crate::json::obj([
+                    ("verdict", Value::from(s.verdict.as_str())),
+                    ("category", Value::from(s.category.clone())),
+                ])
+            })
             .collect();
         let citations: Vec<Value> = self
             .citations
             .iter()
             .map(|c| {
                 let mut m = Map::new();
-                m.insert("label".into(), json!(c.label));
-                m.insert("url".into(), json!(c.url));
+                m.insert("label".into(), Value::from(c.label.clone()));
+                m.insert("url".into(), Value::from(c.url.clone()));
                 if let Some(r) = &c.provider_ref {
                     m.insert("provider_ref".into(), r.clone());
                 }
                 Value::Object(m)
             })
             .collect();
-        json!({"safety": safety, "citations": citations, "extra": self.extra})
+        crate::json::obj([
+            ("safety", Value::from(safety)),
+            ("citations", Value::from(citations)),
+            ("extra", Value::from(self.extra.clone())),
+        ])
     }
 }

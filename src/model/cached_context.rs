@@ -1,7 +1,7 @@
 //! The inference context cached across steps (system messages, tools, tool
 //! choice, response format), read from `cachedContext` or the legacy `cache` key.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::json::child;
@@ -44,11 +44,13 @@ impl CachedContext {
             Some(v) => Messages::from_value(v, &child(&path, "messages"))?,
             None => Messages::default(),
         };
-        let tools = php::get(m, "tools").cloned().unwrap_or(json!([]));
+        let tools = php::get(m, "tools")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()));
         let tool_choice = php::get(m, "toolChoice")
             .or_else(|| php::get(m, "tool_choice"))
             .cloned()
-            .unwrap_or(json!([]));
+            .unwrap_or(Value::Array(Vec::new()));
         let rf_key = if php::get(m, "responseFormat").is_some() {
             "responseFormat"
         } else {
@@ -71,19 +73,24 @@ impl CachedContext {
     pub fn empty() -> CachedContext {
         CachedContext {
             messages: Messages::default(),
-            tools: json!([]),
-            tool_choice: json!([]),
+            tools: Value::Array(Vec::new()),
+            tool_choice: Value::Array(Vec::new()),
             response_format: None,
         }
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "messages": self.messages.to_value(),
-            "tools": self.tools,
-            "toolChoice": self.tool_choice,
-            "responseFormat": self.response_format.as_ref().map_or(json!([]), ResponseFormat::to_value),
-        })
+        crate::json::obj([
+            ("messages", self.messages.to_value()),
+            ("tools", self.tools.clone()),
+            ("toolChoice", self.tool_choice.clone()),
+            (
+                "responseFormat",
+                self.response_format
+                    .as_ref()
+                    .map_or(Value::Array(Vec::new()), ResponseFormat::to_value),
+            ),
+        ])
     }
 }
 
@@ -92,13 +99,20 @@ impl ResponseFormat {
     fn from_map(m: &Map<String, Value>, path: &str) -> Result<ResponseFormat> {
         Ok(ResponseFormat {
             kind: read::opt_scalar_string(m, "type", path)?.unwrap_or_default(),
-            schema: php::get(m, "schema").cloned().unwrap_or(json!([])),
+            schema: php::get(m, "schema")
+                .cloned()
+                .unwrap_or(Value::Array(Vec::new())),
             name: read::opt_scalar_string(m, "name", path)?.unwrap_or_else(|| "schema".into()),
             strict: read::bool_or(m, "strict", true),
         })
     }
 
     fn to_value(&self) -> Value {
-        json!({"type": self.kind, "schema": self.schema, "name": self.name, "strict": self.strict})
+        crate::json::obj([
+            ("type", Value::from(self.kind.clone())),
+            ("schema", self.schema.clone()),
+            ("name", Value::from(self.name.clone())),
+            ("strict", Value::from(self.strict)),
+        ])
     }
 }

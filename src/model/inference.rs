@@ -1,6 +1,6 @@
 //! The model's answer for one step (the reference's `InferenceResponse`).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, type_name};
@@ -26,7 +26,7 @@ impl ResponseData {
         ResponseData {
             status_code: 0,
             body: String::new(),
-            headers: json!([]),
+            headers: Value::Array(Vec::new()),
             is_streamed: false,
         }
     }
@@ -67,7 +67,12 @@ impl ResponseData {
     }
 
     fn to_value(&self) -> Value {
-        json!({"statusCode": self.status_code, "body": self.body, "headers": self.headers, "isStreamed": self.is_streamed})
+        crate::json::obj([
+            ("statusCode", Value::from(self.status_code)),
+            ("body", Value::from(self.body.clone())),
+            ("headers", self.headers.clone()),
+            ("isStreamed", Value::from(self.is_streamed)),
+        ])
     }
 }
 
@@ -140,16 +145,28 @@ impl InferenceResponse {
 
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("content".into(), json!(self.content));
-        m.insert("finishReason".into(), json!(self.finish_reason_raw));
+        m.insert("content".into(), Value::from(self.content.clone()));
+        m.insert(
+            "finishReason".into(),
+            Value::from(self.finish_reason_raw.clone()),
+        );
         m.insert("toolCalls".into(), self.tool_calls.to_value());
-        m.insert("reasoningContent".into(), json!(self.reasoning_content));
+        m.insert(
+            "reasoningContent".into(),
+            Value::from(self.reasoning_content.clone()),
+        );
         m.insert("usage".into(), self.usage.to_value());
         m.insert("responseData".into(), self.response_data.to_value());
-        m.insert("isPartial".into(), json!(self.is_partial));
-        m.insert("id".into(), json!(self.id));
-        m.insert("createdAt".into(), json!(format_atom(&self.created_at)));
-        m.insert("updatedAt".into(), json!(format_atom(&self.updated_at)));
+        m.insert("isPartial".into(), Value::from(self.is_partial));
+        m.insert("id".into(), Value::from(self.id.clone()));
+        m.insert(
+            "createdAt".into(),
+            Value::from(format_atom(&self.created_at)),
+        );
+        m.insert(
+            "updatedAt".into(),
+            Value::from(format_atom(&self.updated_at)),
+        );
         Value::Object(m)
     }
 

@@ -1,6 +1,6 @@
 //! `StateInfo` (session identity and timing) and `StepInfo` (step id and time).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::Result;
 use crate::json::child;
@@ -43,12 +43,15 @@ impl StateInfo {
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "id": self.id,
-            "startedAt": format_atom(&self.started_at),
-            "updatedAt": format_atom(&self.updated_at),
-            "cumulativeExecutionSeconds": self.cumulative_execution_seconds,
-        })
+        crate::json::obj([
+            ("id", Value::from(self.id.clone())),
+            ("startedAt", Value::from(format_atom(&self.started_at))),
+            ("updatedAt", Value::from(format_atom(&self.updated_at))),
+            (
+                "cumulativeExecutionSeconds",
+                Value::from(self.cumulative_execution_seconds),
+            ),
+        ])
     }
 
     /// Adds one step's execution time (plain IEEE-754 addition, as the reference).
@@ -85,6 +88,9 @@ impl StepInfo {
     }
 
     pub fn to_value(&self) -> Value {
-        json!({"id": self.id, "createdAt": format_atom(&self.created_at)})
+        crate::json::obj([
+            ("id", Value::from(self.id.clone())),
+            ("createdAt", Value::from(format_atom(&self.created_at))),
+        ])
     }
 }

@@ -135,7 +135,7 @@ impl Content {
             Some(part @ Value::Object(_)) => Ok(Content {
                 parts: vec![ContentPart::from_value(part, &path)?],
             }),
-            Some(Value::Number(n)) => Ok(Content::from_text(&n.to_string())),
+            Some(Value::Number(n)) => Ok(Content::from_text(&crate::json::number_text(n))),
             Some(other) => Err(read::invalid(
                 ErrorCode::InvalidType,
                 &path,

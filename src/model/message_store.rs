@@ -1,6 +1,6 @@
 //! The conversation store: named sections of messages plus free parameters.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::json::child;
@@ -56,9 +56,17 @@ impl MessageStore {
         let sections: Vec<Value> = self
             .sections
             .iter()
-            .map(|s| json!({"name": s.name, "messages": s.messages.to_value()}))
+            .map(|s| {
+                crate::json::obj([
+                    ("name", Value::from(s.name.clone())),
+                    ("messages", s.messages.to_value()),
+                ])
+            })
             .collect();
-        json!({"sections": sections, "parameters": self.parameters})
+        crate::json::obj([
+            ("sections", Value::from(sections)),
+            ("parameters", Value::from(self.parameters.clone())),
+        ])
     }
 
     /// Messages of every section in order (what the reference's `messages()` returns

@@ -65,7 +65,7 @@ pub fn opt_scalar_string(m: &Map<String, Value>, key: &str, path: &str) -> Resul
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        Some(Value::Number(n)) => Ok(Some(crate::json::number_text(n))),
         Some(Value::Bool(b)) => Ok(Some(if *b { "1".into() } else { String::new() })),
         Some(other) => Err(SteplineError::at(
             ErrorCode::InvalidType,

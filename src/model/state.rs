@@ -42,7 +42,8 @@ impl AgentStatus {
                 ErrorCode::InvalidValue,
                 path,
                 format!(
-                    "expected a status (\"in_progress\", \"completed\" or \"failed\"), found {s:?}"
+                    "expected a status (\"in_progress\", \"completed\" or \"failed\"), found {}",
+                    crate::json::quote(s)
                 ),
             )),
             other => Err(read::invalid(

@@ -142,7 +142,12 @@ impl AgentStep {
             Value::Array(
                 self.errors
                     .iter()
-                    .map(|e| serde_json::json!({"message": e.message, "class": e.class}))
+                    .map(|e| {
+                        crate::json::obj([
+                            ("message", Value::from(e.message.clone())),
+                            ("class", Value::from(e.class.clone())),
+                        ])
+                    })
                     .collect(),
             ),
         );

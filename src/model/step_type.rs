@@ -29,7 +29,7 @@ impl StepType {
             other => Err(read::invalid(
                 ErrorCode::InvalidValue,
                 path,
-                format!("expected a step type (\"error\", \"tool_execution\" or \"final_response\"), found {other:?}"),
+                format!("expected a step type (\"error\", \"tool_execution\" or \"final_response\"), found {}", crate::json::quote(other)),
             )),
         }
     }

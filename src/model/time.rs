@@ -99,7 +99,10 @@ pub fn read(v: &Value, now: &Timestamp, path: &str) -> Result<Timestamp> {
             SteplineError::at(
                 ErrorCode::InvalidTimestamp,
                 path,
-                format!("expected a date/time such as \"2026-01-20T12:00:00+00:00\", found {s:?}"),
+                format!(
+                    "expected a date/time such as \"2026-01-20T12:00:00+00:00\", found {}",
+                    crate::json::quote(s)
+                ),
             )
         }),
         other => Err(SteplineError::at(

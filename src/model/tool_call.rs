@@ -1,6 +1,6 @@
 //! Tool calls requested by the model.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, type_name};
@@ -49,17 +49,27 @@ impl ToolCall {
 
     /// `{name, arguments, id}` (the reference's `toArray` order).
     pub fn to_value(&self) -> Value {
-        json!({"name": self.name, "arguments": self.arguments, "id": self.id})
+        crate::json::obj([
+            ("name", Value::from(self.name.clone())),
+            ("arguments", self.arguments.clone()),
+            ("id", Value::from(self.id.clone())),
+        ])
     }
 
     /// The OpenAI message form: `{id, type: "function", function: {name, arguments}}`
     /// with arguments encoded by PHP's `json_encode` (escaped slashes and unicode).
     pub fn to_tool_call_array(&self) -> Value {
-        json!({
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": php::json_encode(&self.arguments)},
-        })
+        crate::json::obj([
+            ("id", Value::from(self.id.clone())),
+            ("type", Value::from("function")),
+            (
+                "function",
+                crate::json::obj([
+                    ("name", Value::from(self.name.clone())),
+                    ("arguments", Value::from(php::json_encode(&self.arguments))),
+                ]),
+            ),
+        ])
     }
 
     /// `search(q=x, path=/a/b)`.
@@ -82,11 +92,11 @@ impl ToolCall {
 /// JSON (empty or `null` gives `[]`), an array/object is taken as is.
 pub fn decode_arguments(raw: Option<&Value>, path: &str) -> Result<Value> {
     match raw {
-        None | Some(Value::Null) => Ok(json!([])),
-        Some(Value::String(s)) if s.trim().is_empty() => Ok(json!([])),
+        None | Some(Value::Null) => Ok(Value::Array(Vec::new())),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Array(Vec::new())),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(v @ (Value::Object(_) | Value::Array(_))) => Ok(v),
-            Ok(Value::Null) => Ok(json!([])),
+            Ok(Value::Null) => Ok(Value::Array(Vec::new())),
             Ok(other) => Err(read::invalid(
                 ErrorCode::InvalidType,
                 path,

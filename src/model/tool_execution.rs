@@ -1,6 +1,6 @@
 //! The execution of one tool call, with its result or error and its timing.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, Result};
 use crate::json::child;
@@ -91,15 +91,22 @@ impl ToolExecution {
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "toolCall": {"id": self.tool_call.id, "name": self.tool_call.name, "arguments": self.tool_call.arguments},
-            "tool": self.tool_call.name,
-            "args": self.tool_call.arguments,
-            "result": self.result,
-            "error": self.error,
-            "startedAt": format_atom(&self.started_at),
-            "endedAt": format_atom(&self.ended_at),
-        })
+        crate::json::obj([
+            (
+                "toolCall",
+                crate::json::obj([
+                    ("id", Value::from(self.tool_call.id.clone())),
+                    ("name", Value::from(self.tool_call.name.clone())),
+                    ("arguments", self.tool_call.arguments.clone()),
+                ]),
+            ),
+            ("tool", Value::from(self.tool_call.name.clone())),
+            ("args", self.tool_call.arguments.clone()),
+            ("result", self.result.clone()),
+            ("error", Value::from(self.error.clone())),
+            ("startedAt", Value::from(format_atom(&self.started_at))),
+            ("endedAt", Value::from(format_atom(&self.ended_at))),
+        ])
     }
 
     pub fn has_error(&self) -> bool {

@@ -1,6 +1,6 @@
 //! Token usage as the reference counts it.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::model::read;
@@ -37,13 +37,13 @@ impl Usage {
     }
 
     pub fn to_value(&self) -> Value {
-        json!({
-            "input": self.input,
-            "output": self.output,
-            "cacheWrite": self.cache_write,
-            "cacheRead": self.cache_read,
-            "reasoning": self.reasoning,
-        })
+        crate::json::obj([
+            ("input", Value::from(self.input)),
+            ("output", Value::from(self.output)),
+            ("cacheWrite", Value::from(self.cache_write)),
+            ("cacheRead", Value::from(self.cache_read)),
+            ("reasoning", Value::from(self.reasoning)),
+        ])
     }
 
     /// All tokens: input + output + cacheWrite + cacheRead + reasoning.

@@ -9,9 +9,7 @@
 //! else is exactly the reference's `toArray` output, so a view can be stored and
 //! read back (the extra keys are ignored on read).
 
-use std::collections::HashMap;
-
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
@@ -21,55 +19,45 @@ use crate::model::usage::Usage;
 
 /// Builds the JavaScript-facing view of a state.
 pub fn agent_state_view(state: &AgentState) -> Value {
-    let durations: HashMap<&str, f64> = state
-        .step_results
-        .iter()
-        .filter_map(|r| Some((r.step.info.id.as_str(), r.duration_ms()?)))
-        .collect();
     let mut out = match state.to_value() {
         Value::Object(m) => m,
         _ => Map::new(),
     };
+    let duration_of = |step: &AgentStep, hint: usize| step_duration(state, step, hint);
     out.insert("usage".into(), usage_view(&state.usage));
-    out.insert(
-        "steps".into(),
-        Value::Array(
-            state
-                .steps
-                .iter()
-                .map(|s| step_view(s, &durations))
-                .collect(),
-        ),
-    );
-    out.insert(
-        "currentStep".into(),
-        state
-            .current_step
-            .as_ref()
-            .map_or(Value::Null, |s| step_view(s, &durations)),
-    );
+    let steps: Vec<Value> = state
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| step_view(s, duration_of(s, i)))
+        .collect();
+    out.insert("steps".into(), Value::Array(steps));
+    let current = state.current_step.as_ref().map_or(Value::Null, |s| {
+        step_view(s, duration_of(s, state.steps.len().saturating_sub(1)))
+    });
+    out.insert("currentStep".into(), current);
     let results: Vec<Value> = state
         .step_results
         .iter()
         .map(|r| {
             let mut m = Map::new();
-            m.insert("step".into(), step_view(&r.step, &durations));
+            m.insert("step".into(), step_view(&r.step, r.duration_ms()));
             m.insert("outcome".into(), r.outcome.to_value());
             if let Some(t) = &r.started_at {
                 m.insert(
                     "startedAt".into(),
-                    json!(crate::model::time::format_precise(t)),
+                    Value::from(crate::model::time::format_precise(t)),
                 );
             }
             if let Some(t) = &r.completed_at {
                 m.insert(
                     "completedAt".into(),
-                    json!(crate::model::time::format_precise(t)),
+                    Value::from(crate::model::time::format_precise(t)),
                 );
             }
             m.insert(
                 "durationMs".into(),
-                r.duration_ms().map_or(Value::Null, |d| json!(d)),
+                r.duration_ms().map_or(Value::Null, Value::from),
             );
             Value::Object(m)
         })
@@ -78,15 +66,28 @@ pub fn agent_state_view(state: &AgentState) -> Value {
     Value::Object(out)
 }
 
+/// The duration of `step` from its step result. Results usually line up with
+/// steps, so the one at `hint` is tried first. (A linear fallback rather than a
+/// HashMap: std's hasher tables cost ~8 KB of wasm.)
+fn step_duration(state: &AgentState, step: &AgentStep, hint: usize) -> Option<f64> {
+    let same = |r: &&crate::model::state::StepResult| r.step.info.id == step.info.id;
+    state
+        .step_results
+        .get(hint)
+        .filter(same)
+        .or_else(|| state.step_results.iter().find(same))?
+        .duration_ms()
+}
+
 fn usage_view(u: &Usage) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
-        m.insert("total".into(), json!(u.total()));
+        m.insert("total".into(), Value::from(u.total()));
     }
     v
 }
 
-fn step_view(step: &AgentStep, durations: &HashMap<&str, f64>) -> Value {
+fn step_view(step: &AgentStep, duration_ms: Option<f64>) -> Value {
     let mut m = match step.to_value() {
         Value::Object(m) => m,
         _ => Map::new(),
@@ -104,12 +105,13 @@ fn step_view(step: &AgentStep, durations: &HashMap<&str, f64>) -> Value {
         "executedToolCalls".into(),
         calls(step.executed_tool_calls().into_iter()),
     );
-    m.insert("finishReason".into(), json!(step.finish_reason().as_str()));
+    m.insert(
+        "finishReason".into(),
+        Value::from(step.finish_reason().as_str()),
+    );
     m.insert(
         "durationMs".into(),
-        durations
-            .get(step.info.id.as_str())
-            .map_or(Value::Null, |d| json!(d)),
+        duration_ms.map_or(Value::Null, Value::from),
     );
     Value::Object(m)
 }
@@ -117,7 +119,7 @@ fn step_view(step: &AgentStep, durations: &HashMap<&str, f64>) -> Value {
 fn execution_view(e: &ToolExecution) -> Value {
     let mut v = e.to_value();
     if let Value::Object(m) = &mut v {
-        m.insert("durationMs".into(), json!(e.duration_ms()));
+        m.insert("durationMs".into(), Value::from(e.duration_ms()));
     }
     v
 }
@@ -129,6 +131,7 @@ fn calls<'a>(calls: impl Iterator<Item = &'a ToolCall>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn now() -> crate::model::Timestamp {
         chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()

@@ -1,6 +1,6 @@
 //! `normalizeInferenceResponse` and `InferenceStreamAccumulator`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
@@ -26,7 +26,10 @@ impl InferenceOptions {
                 return Err(SteplineError::at(
                     ErrorCode::InvalidValue,
                     "/options/provider",
-                    format!("expected provider \"openai\", found {other:?}"),
+                    format!(
+                        "expected provider \"openai\", found {}",
+                        crate::json::quote(other)
+                    ),
                 ))
             }
         }
@@ -44,26 +47,41 @@ impl InferenceOptions {
 }
 
 fn normalized_json(n: &Normalized) -> Value {
-    json!({
-        "response": n.response.to_value(),
-        "finishReason": n.response.finish_reason().as_str(),
-        "assistantMessage": n.assistant_message.as_ref().map_or(Value::Null, |m| m.to_value()),
-    })
+    crate::json::obj([
+        ("response", n.response.to_value()),
+        (
+            "finishReason",
+            Value::from(n.response.finish_reason().as_str()),
+        ),
+        (
+            "assistantMessage",
+            n.assistant_message
+                .as_ref()
+                .map_or(Value::Null, |m| m.to_value()),
+        ),
+    ])
 }
 
 fn delta_json(d: &StreamDelta) -> Value {
     let calls: Vec<Value> = d
         .tool_calls
         .iter()
-        .map(|c| json!({"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments}))
+        .map(|c| {
+            crate::json::obj([
+                ("index", Value::from(c.index)),
+                ("id", Value::from(c.id.clone())),
+                ("name", Value::from(c.name.clone())),
+                ("arguments", Value::from(c.arguments.clone())),
+            ])
+        })
         .collect();
-    json!({
-        "content": d.content,
-        "reasoning": d.reasoning,
-        "toolCalls": calls,
-        "finishReason": d.finish_reason,
-        "done": d.done,
-    })
+    crate::json::obj([
+        ("content", Value::from(d.content.clone())),
+        ("reasoning", Value::from(d.reasoning.clone())),
+        ("toolCalls", Value::from(calls)),
+        ("finishReason", Value::from(d.finish_reason.clone())),
+        ("done", Value::from(d.done)),
+    ])
 }
 
 /// Turns a provider's response body (OpenAI chat completions) into the

@@ -2,6 +2,7 @@
 //! Every function here converts its arguments, calls the core, and converts
 //! the result back; the logic lives in the core where it is tested natively.
 
+pub mod continuation;
 pub mod convert;
 pub mod errors;
 pub mod inference;

@@ -106,7 +106,8 @@ pub fn has_role(
                 ErrorCode::InvalidValue,
                 &format!("/roles/{i}"),
                 format!(
-                    "expected a role (system, developer, user, assistant, tool), found {name:?}"
+                    "expected a role (system, developer, user, assistant, tool), found {}",
+                    crate::json::quote(&name)
                 ),
             ))
         })?;

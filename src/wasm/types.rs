@@ -182,3 +182,94 @@ export interface StreamDelta {
   done: boolean;
 }
 "#;
+
+#[wasm_bindgen(typescript_custom_section)]
+const CONTINUATION_TYPES: &'static str = r#"
+/** A continuation outcome plus one human sentence naming the deciding criterion. */
+export interface ExplainedOutcome extends ContinuationOutcome { explanation: string }
+
+/** An evaluation to resolve; missing fields take the producer's defaults. */
+export interface ContinuationEvaluationInput {
+  criterion?: string;
+  decision: ContinuationDecision;
+  reason?: string;
+  stopReason?: string | null;
+  context?: unknown;
+}
+
+/** An error policy preset (optionally with its retry budget, e.g. `"retryToolErrors(3)"`) or explicit handling. */
+export type ErrorPolicySpec =
+  | "stopOnAnyError" | "ignoreToolErrors" | "retryToolErrors" | "retryAll" | `retryToolErrors(${number})` | `retryAll(${number})`
+  | {
+      preset?: "stopOnAnyError" | "ignoreToolErrors" | "retryToolErrors" | "retryAll";
+      maxRetries?: number;
+      onToolError?: "stop" | "retry" | "ignore";
+      onModelError?: "stop" | "retry" | "ignore";
+      onValidationError?: "stop" | "retry" | "ignore";
+      onRateLimitError?: "stop" | "retry" | "ignore";
+      onTimeoutError?: "stop" | "retry" | "ignore";
+      onUnknownError?: "stop" | "retry" | "ignore";
+    };
+
+/** Decides from the current response text whether to ask for another step. */
+export type ResponsePredicateSpec =
+  | { contains: string } | { notContains: string } | { equals: string } | { isBlank: boolean } | { always: boolean }
+  | ((response: string) => boolean);
+
+/** One criterion as data. `criterion` overrides the class name its evaluation reports. */
+export type CriterionSpec = { criterion?: string } & (
+  | { kind: "steps_limit"; max: number }
+  | { kind: "token_usage_limit"; max: number }
+  | { kind: "execution_time_limit"; max: number }
+  | { kind: "cumulative_execution_time_limit"; max: number }
+  | { kind: "retry_limit"; max: number }
+  | { kind: "error_presence_check" }
+  | { kind: "tool_call_presence_check" }
+  | { kind: "finish_reason_check"; stopReasons: (string | number | null)[] }
+  | { kind: "response_content_check"; continueWhen: ResponsePredicateSpec }
+  | { kind: "error_policy"; policy?: ErrorPolicySpec }
+  | { kind: "fixed"; decision: ContinuationDecision }
+  | { kind: "all"; criteria: CriterionSpec[] }
+);
+
+/** The producer's default agent criteria, with options. */
+export interface DefaultCriteria {
+  defaults: {
+    maxSteps?: number;
+    maxTokens?: number;
+    /** Seconds; measured from `executionStartedAt` (or the session start). */
+    maxExecutionTime?: number;
+    /** Seconds of accumulated step time; replaces `maxExecutionTime` when set. */
+    cumulativeTimeout?: number;
+    errorPolicy?: ErrorPolicySpec;
+    finishReasons?: (string | number | null)[];
+  };
+}
+
+export type CriteriaInput = CriterionSpec[] | DefaultCriteria;
+
+/** Options for continuation evaluation: ISO strings or epoch milliseconds. */
+export interface EvaluateOptions {
+  now?: string | number;
+  executionStartedAt?: string | number;
+}
+
+/** One replayed step. */
+export interface ReplayedStep {
+  stepNumber: number;
+  stepId: string;
+  outcome: ExplainedOutcome;
+  wouldStop: boolean;
+  recorded: ContinuationOutcome | null;
+  /** The new criteria decide differently from the recorded outcome. */
+  changed: boolean;
+}
+
+/** A recorded run re-evaluated under other criteria. */
+export interface ContinuationReplay {
+  steps: ReplayedStep[];
+  /** The first step after which the run would have stopped, or `null`. */
+  stopsAtStep: number | null;
+  recordedSteps: number;
+}
+"#;

@@ -66,3 +66,22 @@ parseAgentState('{}', { nwo: 1 });
 hasRole({ role: 'tool' }, 'robot');
 
 export { state, reason, total, duration, requested, appended, delta, count, flags };
+
+// Continuation: outcomes, specs as data, replays.
+import { evaluateContinuation, resolveOutcome, replayContinuation } from 'stepline';
+import type { ExplainedOutcome, ContinuationReplay, CriterionSpec } from 'stepline';
+
+const specs: CriterionSpec[] = [
+  { kind: 'steps_limit', max: 5 },
+  { kind: 'response_content_check', continueWhen: (r: string) => r.includes('TODO') },
+  { kind: 'error_policy', policy: 'retryToolErrors(3)' },
+];
+const outcome: ExplainedOutcome = evaluateContinuation(state, specs, { now: Date.now() });
+const why: string = outcome.explanation;
+const resolved: boolean = resolveOutcome([{ criterion: 'A\\B', decision: 'allow' }]).shouldContinue;
+const replayed: ContinuationReplay = replayContinuation(state, { defaults: { maxSteps: 5 } });
+const stopsAt: number | null = replayed.stopsAtStep;
+// @ts-expect-error: unknown criterion kinds are rejected by the types too
+evaluateContinuation(state, [{ kind: 'steps', max: 5 }]);
+
+export { why, resolved, stopsAt };
