@@ -20,11 +20,7 @@ fn parse(text: &str) -> JsValue {
 
 #[wasm_bindgen_test]
 fn errors_are_js_errors_with_code_and_path() {
-    let err = parse_agent_state(
-        JsValue::from_str(r#"{"status": "idle"}"#),
-        JsValue::UNDEFINED,
-    )
-    .unwrap_err();
+    let err = parse_agent_state(JsValue::from_str(r#"{"status": "idle"}"#), None).unwrap_err();
     assert!(err.is_instance_of::<js_sys::Error>());
     assert_eq!(get(&err, "name"), "SteplineError");
     assert_eq!(get(&err, "code"), "invalid_value");
@@ -37,10 +33,10 @@ fn errors_are_js_errors_with_code_and_path() {
 
 #[wasm_bindgen_test]
 fn whole_input_errors_have_a_null_path_not_undefined() {
-    let err = parse_agent_state(JsValue::from_str("{"), JsValue::UNDEFINED).unwrap_err();
+    let err = parse_agent_state(JsValue::from_str("{"), None).unwrap_err();
     assert_eq!(get(&err, "code"), "invalid_json");
     assert!(get(&err, "path").is_null());
-    let err = parse_agent_state(JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap_err();
+    let err = parse_agent_state(JsValue::UNDEFINED, None).unwrap_err();
     assert_eq!(get(&err, "code"), "invalid_type");
 }
 
@@ -48,14 +44,11 @@ fn whole_input_errors_have_a_null_path_not_undefined() {
 fn objects_and_strings_are_both_accepted_and_give_plain_objects() {
     let from_text = parse_agent_state(
         JsValue::from_str(r#"{"agentId": "a1", "metadata": {"k": 1}}"#),
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap();
-    let from_object = parse_agent_state(
-        parse(r#"{"agentId": "a1", "metadata": {"k": 1}}"#),
-        JsValue::UNDEFINED,
-    )
-    .unwrap();
+    let from_object =
+        parse_agent_state(parse(r#"{"agentId": "a1", "metadata": {"k": 1}}"#), None).unwrap();
     for state in [&from_text, &from_object] {
         assert_eq!(get(state, "agentId"), "a1");
         let metadata = get(state, "metadata");
@@ -73,7 +66,7 @@ fn objects_and_strings_are_both_accepted_and_give_plain_objects() {
 fn null_fields_are_null_and_absent_optional_fields_are_absent() {
     let state = parse_agent_state(
         JsValue::from_str(r#"{"agentId": "a"}"#),
-        parse(r#"{"now": "2026-01-20T12:00:00Z"}"#),
+        Some(parse(r#"{"now": "2026-01-20T12:00:00Z"}"#).unchecked_into()),
     )
     .unwrap();
     assert!(get(&state, "parentAgentId").is_null());
@@ -90,7 +83,7 @@ fn null_fields_are_null_and_absent_optional_fields_are_absent() {
 fn proto_keys_in_payloads_stay_own_properties() {
     let state = parse_agent_state(
         JsValue::from_str(r#"{"metadata": {"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}}}"#),
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap();
     let metadata = get(&state, "metadata");
@@ -108,7 +101,11 @@ fn proto_keys_in_payloads_stay_own_properties() {
 
 #[wasm_bindgen_test]
 fn unknown_options_are_rejected() {
-    let err = parse_agent_state(JsValue::from_str("{}"), parse(r#"{"nwo": 1}"#)).unwrap_err();
+    let err = parse_agent_state(
+        JsValue::from_str("{}"),
+        Some(parse(r#"{"nwo": 1}"#).unchecked_into()),
+    )
+    .unwrap_err();
     assert_eq!(get(&err, "code"), "invalid_value");
 }
 
@@ -119,7 +116,7 @@ fn steps_carry_derived_values() {
             r#"{"steps": [{"inferenceResponse": {"finishReason": "tool_use", "toolCalls": [{"id": "c", "name": "f", "arguments": "{}"}],
                  "responseData": {"statusCode": 200, "body": "", "headers": [], "isStreamed": false}}, "usage": {"input": 3, "output": 4}}]}"#,
         ),
-        JsValue::UNDEFINED,
+        None,
     )
     .unwrap();
     let step = Array::from(&get(&state, "steps")).get(0);
@@ -134,12 +131,12 @@ fn steps_carry_derived_values() {
 fn normalize_keeps_tool_arguments_out_of_content() {
     let payload = r#"{"choices": [{"message": {"content": null, "tool_calls": [{"id": "c1", "type": "function",
         "function": {"name": "search", "arguments": "{\"q\":\"x\"}"}}]}, "finish_reason": "tool_calls"}]}"#;
-    let n = normalize_inference_response(JsValue::from_str(payload), JsValue::UNDEFINED).unwrap();
+    let n = normalize_inference_response(JsValue::from_str(payload), None).unwrap();
     assert_eq!(get(&get(&n, "response"), "content"), "");
     assert!(get(&n, "assistantMessage").is_null());
     let compat = normalize_inference_response(
         JsValue::from_str(payload),
-        parse(r#"{"compat": {"toolArgsAsContent": true}}"#),
+        Some(parse(r#"{"compat": {"toolArgsAsContent": true}}"#).unchecked_into()),
     )
     .unwrap();
     assert_eq!(get(&get(&compat, "response"), "content"), r#"{"q":"x"}"#);
@@ -147,7 +144,7 @@ fn normalize_keeps_tool_arguments_out_of_content() {
 
 #[wasm_bindgen_test]
 fn stream_accumulator_accepts_sse_lines_and_objects() {
-    let mut acc = InferenceStreamAccumulator::new(JsValue::UNDEFINED).unwrap();
+    let mut acc = InferenceStreamAccumulator::new(None).unwrap();
     let d = acc
         .push(JsValue::from_str(
             r#"data: {"choices": [{"delta": {"content": "Hi"}}]}"#,

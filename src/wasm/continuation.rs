@@ -18,7 +18,7 @@ use super::convert::{clock, from_js, now_option, options, out};
 
 /// Reads `criteria`, swapping JavaScript `continueWhen` functions for
 /// `{callback: n}` markers the core resolves to the collected functions.
-fn criteria(input: &JsValue) -> Result<Vec<Criterion>, SteplineError> {
+fn read_criteria(input: &JsValue) -> Result<Vec<Criterion>, SteplineError> {
     let mut functions = Vec::new();
     let swapped = swap_functions(input, &mut functions);
     let value = from_js(&swapped, "criteria")?;
@@ -81,7 +81,9 @@ fn callback(f: Function) -> ResponseCallback {
     )
 }
 
-fn time_options(opts: &JsValue) -> Result<(Timestamp, Option<Timestamp>, bool), SteplineError> {
+fn time_options(
+    opts: &Option<JsValue>,
+) -> Result<(Timestamp, Option<Timestamp>, bool), SteplineError> {
     let opts = options(opts, &["now", "executionStartedAt"])?;
     let clock = clock();
     let spec = now_option(&opts)?;
@@ -116,12 +118,12 @@ fn time_options(opts: &JsValue) -> Result<(Timestamp, Option<Timestamp>, bool), 
 #[wasm_bindgen(js_name = evaluateContinuation, unchecked_return_type = "ExplainedOutcome")]
 pub fn evaluate_continuation(
     #[wasm_bindgen(unchecked_param_type = "string | object")] state: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria_input: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "EvaluateOptions | undefined")] opts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria: JsValue,
+    opts: Option<super::types::EvaluateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let list = criteria(&criteria_input)?;
-        let (now, started, _) = time_options(&opts)?;
+        let list = read_criteria(&criteria)?;
+        let (now, started, _) = time_options(&opts.map(JsValue::from))?;
         let value = from_js(&state, "the agent state")?;
         Ok(evaluate_state(&value, &list, now, started)?.to_explained_value())
     })())
@@ -158,12 +160,12 @@ pub fn resolve_outcome(
 #[wasm_bindgen(js_name = replayContinuation, unchecked_return_type = "ContinuationReplay")]
 pub fn replay_continuation(
     #[wasm_bindgen(unchecked_param_type = "string | object")] state: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria_input: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "EvaluateOptions | undefined")] opts: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria: JsValue,
+    opts: Option<super::types::EvaluateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let list = criteria(&criteria_input)?;
-        let (now, started, fixed_now) = time_options(&opts)?;
+        let list = read_criteria(&criteria)?;
+        let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
         let value: Value = from_js(&state, "the agent state")?;
         let options = ReplayOptions {
             now: fixed_now.then_some(now),

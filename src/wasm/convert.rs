@@ -61,10 +61,13 @@ fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
 
 /// Reads an options object (`undefined`/`null` give an empty one). Keys outside
 /// `allowed` are an error so a misspelt option is never silently ignored.
-pub fn options(input: &JsValue, allowed: &[&str]) -> Result<Map<String, Value>, SteplineError> {
-    if input.is_undefined() || input.is_null() {
+pub fn options(
+    input: &Option<JsValue>,
+    allowed: &[&str],
+) -> Result<Map<String, Value>, SteplineError> {
+    let Some(input) = input.as_ref().filter(|v| !v.is_undefined() && !v.is_null()) else {
         return Ok(Map::new());
-    }
+    };
     let value = from_js(input, "options")?;
     let map = read::object(&value, "/options", "options")?.clone();
     read::only_keys(&map, allowed, "/options")?;

@@ -18,7 +18,7 @@ struct InferenceOptions {
 }
 
 impl InferenceOptions {
-    fn read(input: &JsValue) -> Result<InferenceOptions, SteplineError> {
+    fn read(input: &Option<JsValue>) -> Result<InferenceOptions, SteplineError> {
         let opts = options(input, &["provider", "now", "compat"])?;
         match read::opt_str(&opts, "provider", "/options")? {
             None | Some("openai") => {}
@@ -101,10 +101,10 @@ fn delta_json(d: &StreamDelta) -> Value {
 #[wasm_bindgen(js_name = normalizeInferenceResponse, unchecked_return_type = "NormalizedInference")]
 pub fn normalize_inference_response(
     #[wasm_bindgen(unchecked_param_type = "string | object")] payload: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "NormalizeInferenceOptions | undefined")] opts: JsValue,
+    opts: Option<super::types::NormalizeInferenceOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts = InferenceOptions::read(&opts)?;
+        let opts = InferenceOptions::read(&opts.map(JsValue::from))?;
         let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
         let value = from_js(&payload, "the provider response")?;
         Ok(normalized_json(&normalize_response(
@@ -138,10 +138,10 @@ impl InferenceStreamAccumulator {
     /// Starts an empty accumulator. Options as for `normalizeInferenceResponse`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "NormalizeInferenceOptions | undefined")]
-        opts: JsValue,
+        opts: Option<super::types::NormalizeInferenceOptionsArg>,
     ) -> Result<InferenceStreamAccumulator, JsValue> {
-        let opts = InferenceOptions::read(&opts).map_err(super::errors::to_js_error)?;
+        let opts =
+            InferenceOptions::read(&opts.map(JsValue::from)).map_err(super::errors::to_js_error)?;
         Ok(InferenceStreamAccumulator {
             inner: StreamAccumulator::new(opts.core),
             now: opts.now,

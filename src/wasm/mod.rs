@@ -8,7 +8,7 @@ pub mod errors;
 pub mod inference;
 pub mod roles;
 pub mod state;
-mod types;
+pub mod types;
 
 use wasm_bindgen::prelude::*;
 

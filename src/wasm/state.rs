@@ -29,10 +29,10 @@ use super::convert::{clock, from_js, now_option, options, out};
 #[wasm_bindgen(js_name = parseAgentState, unchecked_return_type = "AgentState")]
 pub fn parse_agent_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ParseAgentStateOptions | undefined")] opts: JsValue,
+    opts: Option<super::types::ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts = options(&opts, &["now"])?;
+        let opts = options(&opts.map(JsValue::from), &["now"])?;
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
         let value = from_js(&input, "the agent state")?;
         let state = AgentState::from_value(&value, &now)?;

@@ -273,3 +273,15 @@ export interface ContinuationReplay {
   recordedSteps: number;
 }
 "#;
+
+// Options parameters as TypeScript types, so `Option<…>` parameters are emitted
+// as optional (`opts?: EvaluateOptions | null`).
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "ParseAgentStateOptions")]
+    pub type ParseAgentStateOptionsArg;
+    #[wasm_bindgen(typescript_type = "NormalizeInferenceOptions")]
+    pub type NormalizeInferenceOptionsArg;
+    #[wasm_bindgen(typescript_type = "EvaluateOptions")]
+    pub type EvaluateOptionsArg;
+}

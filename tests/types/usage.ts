@@ -32,6 +32,7 @@ import {
 import type { AgentState, AgentStep, StepType, FinishReason, NormalizedInference, StreamDelta, Message } from 'stepline';
 
 const state: AgentState = parseAgentState('{}', { now: '2026-01-20T12:00:00Z' });
+const bare: AgentState = parseAgentState('{}'); // options are optional
 const firstStep: AgentStep | undefined = state.steps[0];
 const kind: StepType | undefined = firstStep?.stepType;
 const reason: FinishReason | undefined = firstStep?.finishReason;
@@ -65,7 +66,7 @@ parseAgentState('{}', { nwo: 1 });
 // @ts-expect-error: roles are a closed union
 hasRole({ role: 'tool' }, 'robot');
 
-export { state, reason, total, duration, requested, appended, delta, count, flags };
+export { bare, state, reason, total, duration, requested, appended, delta, count, flags };
 
 // Continuation: outcomes, specs as data, replays.
 import { evaluateContinuation, resolveOutcome, replayContinuation } from 'stepline';
