@@ -9,6 +9,7 @@ pub mod error;
 pub mod json;
 pub mod model;
 pub mod php;
+pub mod snapshot;
 
 pub use error::{ErrorCode, SteplineError};
 

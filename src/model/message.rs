@@ -187,6 +187,10 @@ pub struct Message {
     pub content: Content,
     /// `_metadata` (or its `metadata` alias): tool calls, tool results, app data.
     pub metadata: Map<String, Value>,
+    /// Read from an array that was not a message shape but held only strings
+    /// (e.g. `{"role": "assistant"}`). The reference keeps such a message even
+    /// though it shows no content (slim-serializer vectors), so it is never "empty".
+    pub from_string_array: bool,
 }
 
 impl Message {
@@ -196,6 +200,7 @@ impl Message {
             name: String::new(),
             content: Content::from_text(text),
             metadata: Map::new(),
+            from_string_array: false,
         }
     }
 
@@ -216,9 +221,12 @@ impl Message {
                 ))
             }
         };
-        if php::get(m, "role").is_none()
-            || (php::get(m, "content").is_none() && php::get(m, "_metadata").is_none())
-        {
+        let is_message = php::get(m, "role").is_some()
+            && (php::get(m, "content").is_some() || php::get(m, "_metadata").is_some());
+        // Reference quirk: an array that is not a message but holds only strings
+        // (e.g. `{"role": "assistant"}`) is still accepted, with empty content;
+        // anything else (e.g. `{"role": …, "metadata": {…}}`) is rejected.
+        if !is_message && !m.values().all(Value::is_string) {
             let missing = if php::get(m, "role").is_none() {
                 "role"
             } else {
@@ -250,6 +258,7 @@ impl Message {
             name,
             content,
             metadata,
+            from_string_array: !is_message,
         })
     }
 
@@ -260,7 +269,7 @@ impl Message {
 
     /// Empty content and empty metadata: such messages are dropped on write.
     pub fn is_empty(&self) -> bool {
-        self.content.is_empty() && self.metadata.is_empty()
+        self.content.is_empty() && self.metadata.is_empty() && !self.from_string_array
     }
 
     pub fn to_value(&self) -> Value {

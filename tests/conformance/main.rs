@@ -7,6 +7,7 @@
 
 mod compare;
 mod continuation;
+mod slim;
 mod state_model;
 
 use std::path::PathBuf;
@@ -14,23 +15,30 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-/// What a case handler returns: the computed value, or the error the core raised.
+/// What a case handler computes: the value, or the error the core raised.
 pub type Outcome = Result<Value, stepline::SteplineError>;
 
-/// A file the runner covers and the function that computes each case.
+/// How one file's cases are checked: `Some(Ok(()))` pass, `Some(Err(why))`
+/// fail, `None` no handler for the case (a failure too).
+type Check = fn(name: &str, case: &Value) -> Option<Result<(), String>>;
+
 struct Suite {
     file: &'static str,
-    run: fn(name: &str, input: &Value) -> Option<Outcome>,
+    check: Check,
 }
 
 const SUITES: &[Suite] = &[
     Suite {
         file: "state-model.json",
-        run: state_model::run,
+        check: |n, c| by_value(state_model::run, n, c),
     },
     Suite {
         file: "continuation.json",
-        run: continuation::run,
+        check: |n, c| by_value(continuation::run, n, c),
+    },
+    Suite {
+        file: "slim-serializer.json",
+        check: slim::check,
     },
 ];
 
@@ -64,7 +72,9 @@ fn main() -> ExitCode {
         let mut passed = 0;
         for case in &cases {
             let name = case["name"].as_str().unwrap_or("<unnamed>");
-            match check(suite, name, case) {
+            match (suite.check)(name, case)
+                .unwrap_or_else(|| Err("no handler for this case".into()))
+            {
                 Ok(()) => passed += 1,
                 Err(why) => failures.push(format!("  FAIL {name}\n       {why}")),
             }
@@ -91,20 +101,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn check(suite: &Suite, name: &str, case: &Value) -> Result<(), String> {
-    let outcome = (suite.run)(name, &case["input"]).ok_or("no handler for this case")?;
+/// Compares a handler's computed value with `expected`, or, when the reference
+/// threw, checks that the core failed in the same situation.
+fn by_value(
+    run: fn(&str, &Value) -> Option<Outcome>,
+    name: &str,
+    case: &Value,
+) -> Option<Result<(), String>> {
+    let outcome = run(name, &case["input"])?;
     let expected = &case["expected"];
-    match (
-        expected
-            .get("throws")
-            .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1)),
-        outcome,
-    ) {
+    let throws = expected
+        .get("throws")
+        .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1));
+    Some(match (throws, outcome) {
         (Some(t), Err(e)) => same_situation(t["class"].as_str().unwrap_or(""), &e),
         (Some(t), Ok(v)) => Err(format!("expected an error ({}), got {}", t["message"], v)),
         (None, Err(e)) => Err(format!("unexpected error: {e}")),
         (None, Ok(actual)) => compare::matches(expected, &actual),
-    }
+    })
 }
 
 /// The reference's exception class and our error code must describe the same

@@ -84,6 +84,7 @@ pub fn run(name: &str, input: &Value) -> Option<Outcome> {
             name: String::new(),
             content: Content::from_value(Some(&input["content"]), "").ok()?,
             metadata: input["metadata"].as_object().cloned().unwrap_or_default(),
+            from_string_array: false,
         };
         Ok(json!({"toArray": message.to_value(), "isEmpty": message.is_empty()}))
     } else if name.starts_with("Messages::fromArray->toArray") {

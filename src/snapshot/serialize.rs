@@ -1,0 +1,236 @@
+//! State → slim snapshot, exactly as the reference's `SlimAgentStateSerializer`
+//! (with the two deliberate fixes unless `compat`).
+
+use serde_json::{Map, Value};
+
+use crate::json::obj;
+use crate::model::message_store::DEFAULT_SECTION;
+use crate::model::state::AgentState;
+use crate::model::step::AgentStep;
+use crate::model::time::format_atom;
+use crate::snapshot::config::SlimConfig;
+use crate::snapshot::truncate::truncate;
+
+/// What the tool result placeholder says.
+pub const TOOL_RESULT_OMITTED: &str = "[tool result omitted]";
+
+/// The slim snapshot of `state`.
+pub fn slim(state: &AgentState, config: &SlimConfig) -> Value {
+    let messages = slim_messages(state, config);
+    let steps = if config.include_steps {
+        slim_steps(&state.steps, config.max_steps)
+    } else {
+        Vec::new()
+    };
+    let last_continuation = match (config.include_continuation_trace, state.last_outcome()) {
+        (true, Some(o)) => obj([
+            ("should_continue", Value::Bool(o.should_continue)),
+            ("stop_reason", Value::from(o.stop_reason())),
+            ("resolved_by", Value::from(o.resolved_by())),
+        ]),
+        _ => Value::Null,
+    };
+    obj([
+        ("agent_id", Value::from(state.agent_id.as_str())),
+        (
+            "parent_agent_id",
+            Value::from(state.parent_agent_id.clone()),
+        ),
+        ("status", Value::from(state.status.as_str())),
+        ("step_count", Value::from(state.steps.len())),
+        ("usage", state.usage.to_value()),
+        (
+            "execution",
+            obj([
+                (
+                    "started_at",
+                    Value::from(format_atom(&state.state_info.started_at)),
+                ),
+                (
+                    "updated_at",
+                    Value::from(format_atom(&state.state_info.updated_at)),
+                ),
+                (
+                    "cumulative_seconds",
+                    Value::from(state.state_info.cumulative_execution_seconds),
+                ),
+            ]),
+        ),
+        ("messages", Value::Array(messages)),
+        ("steps", Value::Array(steps)),
+        ("last_continuation", last_continuation),
+        ("metadata", state.metadata.clone()),
+    ])
+}
+
+/// The last `max` items (none when `max` ≤ 0), as the reference slices.
+pub fn last<T>(items: &[T], max: i64) -> &[T] {
+    let keep = usize::try_from(max).unwrap_or(0).min(items.len());
+    &items[items.len() - keep..]
+}
+
+fn slim_messages(state: &AgentState, config: &SlimConfig) -> Vec<Value> {
+    // Only the conversation section, after `Messages::toArray()` (empty messages dropped).
+    let written = match state.message_store.section(DEFAULT_SECTION) {
+        Some(section) => section.messages.to_value(),
+        None => Value::Array(Vec::new()),
+    };
+    let list = match &written {
+        Value::Array(list) => list.as_slice(),
+        _ => &[],
+    };
+    last(list, config.max_messages)
+        .iter()
+        .map(|m| {
+            let (role, content, metadata) = slim_message_parts(m, config);
+            obj([
+                ("role", Value::from(role)),
+                ("content", content),
+                ("_metadata", metadata),
+            ])
+        })
+        .collect()
+}
+
+/// Role, content and metadata of one written message under `config`: content
+/// truncated, tool results omitted, tool-call arguments redacted.
+pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Value, Value) {
+    let role = message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("user")
+        .to_string();
+    let mut content = message
+        .get("content")
+        .cloned()
+        .unwrap_or_else(|| Value::from(""));
+    if let Value::String(s) = &content {
+        if let Some(cut) = truncate(s, config.max_content_length, config.compat) {
+            content = Value::String(cut);
+        }
+    }
+    let mut metadata = match message.get("_metadata") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    if config.redact_tool_args {
+        if let Some(Value::Array(calls)) = metadata.get("tool_calls") {
+            let redacted = calls.iter().map(redact_call).collect();
+            metadata.insert("tool_calls".into(), Value::Array(redacted));
+        }
+    }
+    if !config.include_tool_results && role == "tool" {
+        content = Value::from(TOOL_RESULT_OMITTED);
+        if !config.compat {
+            // DESIGN fix 2: the reference leaks the whole result here.
+            metadata.remove("result");
+        }
+    }
+    let metadata = if metadata.is_empty() {
+        Value::Array(Vec::new())
+    } else {
+        Value::Object(metadata)
+    };
+    (role, content, metadata)
+}
+
+/// `{id, name}` only: the name from `name`, else `function.name`, else `unknown`.
+fn redact_call(call: &Value) -> Value {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(String::from);
+    let name = text(call.get("name"))
+        .or_else(|| text(call.get("function").and_then(|f| f.get("name"))))
+        .unwrap_or_else(|| "unknown".into());
+    obj([
+        ("id", call.get("id").cloned().unwrap_or(Value::Null)),
+        ("name", Value::from(name)),
+    ])
+}
+
+fn slim_steps(steps: &[AgentStep], max: i64) -> Vec<Value> {
+    last(steps, max)
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let calls: Vec<Value> = step
+                .tool_calls
+                .0
+                .iter()
+                .map(|c| {
+                    obj([
+                        ("id", Value::from(c.id.as_str())),
+                        ("name", Value::from(c.name.as_str())),
+                    ])
+                })
+                .collect();
+            obj([
+                ("step_number", Value::from(i + 1)),
+                ("type", Value::from(step.step_type.as_str())),
+                ("has_tool_calls", Value::Bool(step.has_tool_calls())),
+                ("finish_reason", Value::from(step.finish_reason().as_str())),
+                ("errors", Value::from(step.errors.len())),
+                ("usage", obj([("total", Value::from(step.usage.total()))])),
+                ("tool_calls", Value::Array(calls)),
+            ])
+        })
+        .collect()
+}
+
+/// The reference's sibling `ContinuationAgentStateSerializer`: every section
+/// kept (its last `max_messages` each), `name` and `_metadata` only when non-empty.
+pub fn continuation_form(state: &AgentState, config: &SlimConfig) -> Value {
+    let sections: Vec<Value> = state
+        .message_store
+        .sections
+        .iter()
+        .map(|section| {
+            let written = section.messages.to_value();
+            let list = match &written {
+                Value::Array(list) => list.as_slice(),
+                _ => &[],
+            };
+            let messages: Vec<Value> = last(list, config.max_messages)
+                .iter()
+                .map(|m| {
+                    let (role, content, metadata) = slim_message_parts(m, config);
+                    let mut out = Map::new();
+                    out.insert("role".into(), Value::from(role));
+                    if let Some(name) = m
+                        .get("name")
+                        .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+                    {
+                        out.insert("name".into(), name.clone());
+                    }
+                    out.insert("content".into(), content);
+                    if matches!(&metadata, Value::Object(m) if !m.is_empty()) {
+                        out.insert("_metadata".into(), metadata);
+                    }
+                    Value::Object(out)
+                })
+                .collect();
+            obj([
+                ("name", Value::from(section.name.as_str())),
+                ("messages", Value::Array(messages)),
+            ])
+        })
+        .collect();
+    obj([
+        ("version", Value::from(1)),
+        ("agent_id", Value::from(state.agent_id.as_str())),
+        (
+            "parent_agent_id",
+            Value::from(state.parent_agent_id.clone()),
+        ),
+        ("status", Value::from(state.status.as_str())),
+        ("metadata", state.metadata.clone()),
+        (
+            "messageStore",
+            obj([
+                ("sections", Value::Array(sections)),
+                (
+                    "parameters",
+                    Value::Object(state.message_store.parameters.clone()),
+                ),
+            ]),
+        ),
+    ])
+}
