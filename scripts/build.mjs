@@ -2,14 +2,16 @@
 //
 //   cargo build (release, wasm32)  ->  wasm-bindgen --target nodejs  ->  pkg/node/
 //                                  ->  wasm-bindgen --target web     ->  pkg/web/
-//   wasm-opt -Oz on both .wasm files, then the entry files from pkg-template/.
+//   wasm-opt -Oz on both .wasm files, then the entry files from pkg-template/,
+//   the CLI (bin/stepline.mjs, mode 755) and the JSON Schemas in schemas/, which
+//   are written by the built package itself (snapshotSchema()).
 //
 // Every step that fails stops the build with a non-zero exit. The sizes of what
 // ships are printed every time (DESIGN.md section 11: wasm + glue <= 120 KB gzipped).
 //
 // Usage: node scripts/build.mjs   (npm run build)
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -178,7 +180,46 @@ async function assemble(staging, crate) {
   fillExports(join(staging, 'index.cjs'), names.map((n) => `exports.${n} = glue.${n};`).join('\n'));
   fillExports(join(staging, 'index.mjs'), `export const {\n${['SteplineError', ...names].map((n) => `  ${n},`).join('\n')}\n} = stepline;`);
   fillExports(join(staging, 'web.js'), `export {\n${names.map((n) => `  ${n},`).join('\n')}\n} from './web/stepline.js';`);
+  // npm sets the mode of `bin` files on install, but pkg/ is also used straight from the
+  // repo (node_modules/stepline links to it): make the CLI executable here as well.
+  chmodSync(join(staging, 'bin', 'stepline.mjs'), 0o755);
   return names;
+}
+
+/**
+ * schemas/snapshot.schema.json, the slim snapshot JSON Schema (DESIGN.md section 5), is what
+ * the built package's own snapshotSchema() returns, so the published file cannot drift from
+ * what validateSnapshot checks. Asked in a fresh Node process, like the smoke check.
+ */
+function writeSchemas(staging) {
+  const entry = join(staging, 'index.cjs');
+  const script = [
+    `const stepline = require(${JSON.stringify(entry)});`,
+    "if (typeof stepline.snapshotSchema !== 'function') process.exit(3);",
+    'process.stdout.write(JSON.stringify(stepline.snapshotSchema()));',
+  ].join('\n');
+  const result = spawnSync(process.execPath, ['-e', script], {
+    cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.error) throw new BuildError(`schemas: could not run node: ${result.error.message}`);
+  if (result.status === 3) {
+    console.warn('build: warning: the package does not export snapshotSchema() yet; pkg/schemas/snapshot.schema.json is not written');
+    return [];
+  }
+  if (result.status !== 0) throw new BuildError(`schemas: snapshotSchema() failed in pkg/index.cjs (exit status ${result.status})`);
+  let schema;
+  try {
+    schema = JSON.parse(result.stdout);
+  } catch (error) {
+    throw new BuildError(`schemas: snapshotSchema() did not return JSON-serialisable data: ${error.message}`);
+  }
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw new BuildError('schemas: snapshotSchema() did not return an object');
+  if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
+    throw new BuildError(`schemas: snapshotSchema().$schema is ${JSON.stringify(schema.$schema)}, expected the draft 2020-12 URI`);
+  }
+  mkdirSync(join(staging, 'schemas'), { recursive: true });
+  writeFileSync(join(staging, 'schemas', 'snapshot.schema.json'), `${JSON.stringify(schema, null, 2)}\n`);
+  return ['schemas/snapshot.schema.json'];
 }
 
 function fmt(bytes) {
@@ -221,15 +262,24 @@ function reportSizes(pkgDir) {
   if (worst > SIZE_BUDGET) console.warn('build: warning: the package is over its size budget');
 }
 
-/** node_modules/stepline -> ../pkg, so tests and tools resolve `stepline` through its exports map. */
-function linkPackage() {
-  const nodeModules = join(root, 'node_modules');
-  if (!existsSync(nodeModules)) return;
-  const link = join(nodeModules, 'stepline');
+/** Replaces whatever is at `link` with a symlink to `target`. */
+function replaceWithSymlink(target, link, type) {
   try {
     if (lstatSync(link)) rmSync(link, { recursive: true, force: true });
   } catch { /* not there */ }
-  symlinkSync(join('..', 'pkg'), link, 'dir');
+  symlinkSync(target, link, type);
+}
+
+/**
+ * node_modules/stepline -> ../pkg, so tests and tools resolve `stepline` through its exports map,
+ * and node_modules/.bin/stepline -> the CLI, the link npm would make from the manifest's `bin`.
+ */
+function linkPackage() {
+  const nodeModules = join(root, 'node_modules');
+  if (!existsSync(nodeModules)) return;
+  replaceWithSymlink(join('..', 'pkg'), join(nodeModules, 'stepline'), 'dir');
+  mkdirSync(join(nodeModules, '.bin'), { recursive: true });
+  replaceWithSymlink(join('..', 'stepline', 'bin', 'stepline.mjs'), join(nodeModules, '.bin', 'stepline'), 'file');
 }
 
 async function main() {
@@ -259,6 +309,8 @@ async function main() {
   log('assembling pkg/ from pkg-template/');
   const names = await assemble(staging, crate);
   log(`exports: ${['SteplineError', ...names].join(', ')}`);
+  const schemas = writeSchemas(staging);
+  if (schemas.length) log(`wrote ${schemas.map((f) => `pkg/${f}`).join(', ')}`);
 
   const pkgDir = join(root, 'pkg');
   rmSync(pkgDir, { recursive: true, force: true });
