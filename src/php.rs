@@ -26,6 +26,15 @@ pub fn is_empty_array(v: &Value) -> bool {
     matches!(v, Value::Array(a) if a.is_empty()) || matches!(v, Value::Object(o) if o.is_empty())
 }
 
+/// A map as PHP writes it: an empty one is `[]`.
+pub fn map_value(m: &Map<String, Value>) -> Value {
+    if m.is_empty() {
+        Value::Array(Vec::new())
+    } else {
+        Value::Object(m.clone())
+    }
+}
+
 /// PHP `(int)` cast (PHP 8 rules: numeric prefix of strings, truncation of floats).
 pub fn int_cast(v: &Value) -> i64 {
     match v {

@@ -65,7 +65,7 @@ impl MessageStore {
             .collect();
         crate::json::obj([
             ("sections", Value::from(sections)),
-            ("parameters", Value::from(self.parameters.clone())),
+            ("parameters", crate::php::map_value(&self.parameters)),
         ])
     }
 

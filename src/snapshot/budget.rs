@@ -1,1 +1,148 @@
+//! `maxBytes`: a slim snapshot that fits a byte budget, tightened
+//! deterministically, saying what it dropped.
 
+use serde_json::Value;
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::obj;
+use crate::model::state::AgentState;
+use crate::snapshot::config::SlimConfig;
+use crate::snapshot::serialize::slim;
+
+/// What was given up to fit the budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    /// Messages the config would have kept but the budget did not.
+    pub messages_dropped: usize,
+    pub steps_dropped: usize,
+    /// The content length limit finally used.
+    pub content_limit: i64,
+}
+
+impl Truncation {
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("messagesDropped", Value::from(self.messages_dropped)),
+            ("stepsDropped", Value::from(self.steps_dropped)),
+            ("contentLimit", Value::from(self.content_limit)),
+        ])
+    }
+}
+
+/// A snapshot with its encoded size and what, if anything, was dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    pub snapshot: Value,
+    /// Bytes of the compact JSON encoding (UTF-8), what a database or socket sees.
+    pub bytes: usize,
+    pub truncation: Option<Truncation>,
+}
+
+/// The smallest content limit tried before dropping whole messages.
+const CONTENT_FLOOR: i64 = 16;
+
+/// Serializes `state` and, when `max_bytes` is set, tightens until it fits:
+/// first the content limit (halving down to 16 bytes), then the number of
+/// messages kept (dropping the oldest), then the number of steps. The same
+/// input always gives the same result. Fails with `too_large` when even a
+/// snapshot without messages and steps is over budget.
+pub fn slim_within(
+    state: &AgentState,
+    config: &SlimConfig,
+    max_bytes: Option<usize>,
+) -> Result<Fitted> {
+    let size = |c: &SlimConfig| -> (Value, usize) {
+        let s = slim(state, c);
+        let bytes = serde_json::to_string(&s).map_or(usize::MAX, |t| t.len());
+        (s, bytes)
+    };
+    let (snapshot, bytes) = size(config);
+    let Some(budget) = max_bytes else {
+        return Ok(Fitted {
+            snapshot,
+            bytes,
+            truncation: None,
+        });
+    };
+    if bytes <= budget {
+        return Ok(Fitted {
+            snapshot,
+            bytes,
+            truncation: None,
+        });
+    }
+    let full_messages = count(&snapshot, "messages");
+    let full_steps = count(&snapshot, "steps");
+    let fitted = |c: &SlimConfig, (snapshot, bytes): (Value, usize)| Fitted {
+        truncation: Some(Truncation {
+            messages_dropped: full_messages - count(&snapshot, "messages"),
+            steps_dropped: full_steps - count(&snapshot, "steps"),
+            content_limit: c.max_content_length,
+        }),
+        snapshot,
+        bytes,
+    };
+
+    let mut c = *config;
+    while c.max_content_length > CONTENT_FLOOR {
+        c.max_content_length = (c.max_content_length / 2).max(CONTENT_FLOOR);
+        let probe = size(&c);
+        if probe.1 <= budget {
+            return Ok(fitted(&c, probe));
+        }
+    }
+    // Keep as many of the newest messages as fit (size grows with the count).
+    if let Some(k) = largest_fitting(full_messages, |k| {
+        size(&SlimConfig {
+            max_messages: k as i64,
+            ..c
+        })
+        .1 <= budget
+    }) {
+        c.max_messages = k as i64;
+        return Ok(fitted(&c, size(&c)));
+    }
+    c.max_messages = 0;
+    if let Some(k) = largest_fitting(full_steps, |k| {
+        size(&SlimConfig {
+            max_steps: k as i64,
+            ..c
+        })
+        .1 <= budget
+    }) {
+        c.max_steps = k as i64;
+        return Ok(fitted(&c, size(&c)));
+    }
+    c.max_steps = 0;
+    let (_, smallest) = size(&c);
+    Err(SteplineError::new(
+        ErrorCode::TooLarge,
+        None,
+        format!("expected a snapshot within maxBytes {budget}, but even one without messages and steps takes {smallest} bytes"),
+    ))
+}
+
+fn count(snapshot: &Value, key: &str) -> usize {
+    snapshot
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
+/// The largest `k` in `0..=max` with `fits(k)`, assuming `fits` is monotone
+/// (true up to some point, then false); `None` when even 0 does not fit.
+fn largest_fitting(max: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
+    if !fits(0) {
+        return None;
+    }
+    let (mut lo, mut hi) = (0usize, max);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
+}

@@ -4,6 +4,7 @@
 pub mod budget;
 pub mod config;
 pub mod restore;
+pub mod rules;
 pub mod schema;
 pub mod serialize;
 pub mod truncate;

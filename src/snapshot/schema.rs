@@ -1,1 +1,111 @@
+//! The published JSON Schema (draft 2020-12) of a slim snapshot, generated from
+//! the same rules the validator uses.
 
+use serde_json::{Map, Value};
+
+use crate::json::obj;
+use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
+
+/// RFC 3339 date-time, as a pattern so validators assert it without format plugins.
+pub const DATE_TIME_PATTERN: &str =
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$";
+
+/// The schema document.
+pub fn snapshot_schema() -> Value {
+    let mut root = match object(SNAPSHOT) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let mut head = Map::new();
+    head.insert(
+        "$schema".into(),
+        Value::from("https://json-schema.org/draft/2020-12/schema"),
+    );
+    head.insert(
+        "$id".into(),
+        Value::from("https://stepline.dev/schemas/snapshot.schema.json"),
+    );
+    head.insert(
+        "title".into(),
+        Value::from("stepline slim agent-state snapshot"),
+    );
+    head.insert(
+        "description".into(),
+        Value::from("The bounded form of an instructor-php AgentState (SlimAgentStateSerializer, seed 000). Unknown properties are allowed."),
+    );
+    head.append(&mut root);
+    Value::Object(head)
+}
+
+fn object(fields: &[Field]) -> Value {
+    let mut properties = Map::new();
+    for f in fields {
+        let mut s = match kind(&f.kind) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        s.insert("description".into(), Value::from(f.description));
+        let s = if f.nullable {
+            obj([(
+                "anyOf",
+                Value::Array(vec![Value::Object(s), obj([("type", Value::from("null"))])]),
+            )])
+        } else {
+            Value::Object(s)
+        };
+        properties.insert(f.name.into(), s);
+    }
+    let required: Vec<Value> = fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| Value::from(f.name))
+        .collect();
+    obj([
+        ("type", Value::from("object")),
+        ("properties", Value::Object(properties)),
+        ("required", Value::Array(required)),
+    ])
+}
+
+fn kind(k: &Kind) -> Value {
+    match k {
+        Kind::String => obj([("type", Value::from("string"))]),
+        Kind::Boolean => obj([("type", Value::from("boolean"))]),
+        Kind::Integer { min } => obj([
+            ("type", Value::from("integer")),
+            ("minimum", Value::from(*min)),
+        ]),
+        Kind::Number { min } => obj([
+            ("type", Value::from("number")),
+            ("minimum", Value::from(*min)),
+        ]),
+        Kind::Enum(values) => obj([(
+            "enum",
+            Value::Array(values.iter().map(|v| Value::from(*v)).collect()),
+        )]),
+        Kind::Timestamp => obj([
+            ("type", Value::from("string")),
+            ("format", Value::from("date-time")),
+            ("pattern", Value::from(DATE_TIME_PATTERN)),
+        ]),
+        Kind::Map => obj([(
+            "anyOf",
+            Value::Array(vec![
+                obj([("type", Value::from("object"))]),
+                obj([("type", Value::from("array")), ("maxItems", Value::from(0))]),
+            ]),
+        )]),
+        Kind::Content => obj([(
+            "anyOf",
+            Value::Array(vec![
+                obj([("type", Value::from("string"))]),
+                obj([
+                    ("type", Value::from("array")),
+                    ("items", obj([("type", Value::from("object"))])),
+                ]),
+            ]),
+        )]),
+        Kind::Object(fields) => object(fields),
+        Kind::Array(item) => obj([("type", Value::from("array")), ("items", kind(item))]),
+    }
+}

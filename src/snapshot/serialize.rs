@@ -228,7 +228,7 @@ pub fn continuation_form(state: &AgentState, config: &SlimConfig) -> Value {
                 ("sections", Value::Array(sections)),
                 (
                     "parameters",
-                    Value::Object(state.message_store.parameters.clone()),
+                    crate::php::map_value(&state.message_store.parameters),
                 ),
             ]),
         ),

@@ -1,1 +1,250 @@
+//! Validation of untrusted snapshots: every problem, each with a JSON pointer,
+//! a code and a message; unknown properties are warnings, not errors.
 
+use serde_json::Value;
+
+use crate::json::{child, index, obj, type_name};
+use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Issue {
+    pub path: String,
+    /// `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
+    /// `out_of_range`, `inconsistent` (errors) or `unknown_field` (warning).
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Issue {
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("path", Value::from(self.path.as_str())),
+            ("code", Value::from(self.code)),
+            ("message", Value::from(self.message.as_str())),
+        ])
+    }
+}
+
+/// The verdict on one snapshot.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    pub errors: Vec<Issue>,
+    pub warnings: Vec<Issue>,
+}
+
+impl Report {
+    pub fn valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("valid", Value::Bool(self.valid())),
+            (
+                "errors",
+                Value::Array(self.errors.iter().map(Issue::to_value).collect()),
+            ),
+            (
+                "warnings",
+                Value::Array(self.warnings.iter().map(Issue::to_value).collect()),
+            ),
+        ])
+    }
+
+    fn error(&mut self, path: &str, code: &'static str, message: String) {
+        self.errors.push(Issue {
+            path: path.to_string(),
+            code,
+            message,
+        });
+    }
+}
+
+/// Checks a snapshot against the slim schema and its internal consistency.
+pub fn validate(snapshot: &Value) -> Report {
+    let mut report = Report::default();
+    check(snapshot, &Kind::Object(SNAPSHOT), "", &mut report);
+    if report
+        .errors
+        .iter()
+        .all(|e| e.path != "/steps" && e.path != "/step_count")
+    {
+        consistency(snapshot, &mut report);
+    }
+    report
+}
+
+fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
+    let wrong = |r: &mut Report, expected: &str| {
+        r.error(
+            path,
+            "wrong_type",
+            format!("expected {expected}, found {}", type_name(v)),
+        )
+    };
+    match kind {
+        Kind::String => {
+            if !v.is_string() {
+                wrong(r, "a string");
+            }
+        }
+        Kind::Boolean => {
+            if !v.is_boolean() {
+                wrong(r, "a boolean");
+            }
+        }
+        Kind::Integer { min } => match v.as_i64() {
+            Some(n) if n < *min => r.error(path, "out_of_range", format!("expected an integer of at least {min}, found {n}")),
+            Some(_) => {}
+            None if v.is_u64() => {}
+            None => wrong(r, "an integer"),
+        },
+        Kind::Number { min } => match v.as_f64() {
+            Some(n) if n < *min => r.error(path, "out_of_range", format!("expected a number of at least {}, found {}", crate::php::format_php_float(*min), crate::php::format_php_float(n))),
+            Some(_) => {}
+            None => wrong(r, "a number"),
+        },
+        Kind::Enum(values) => match v.as_str() {
+            Some(s) if values.contains(&s) => {}
+            Some(s) => r.error(path, "invalid_enum", format!("expected one of {}, found {}", values.join(", "), crate::json::quote(s))),
+            None => wrong(r, &format!("one of {}", values.join(", "))),
+        },
+        Kind::Timestamp => match v.as_str() {
+            Some(s) if is_rfc3339(s) => {}
+            Some(s) => r.error(path, "invalid_timestamp", format!("expected an RFC 3339 date-time such as \"2026-01-20T12:00:00+00:00\", found {}", crate::json::quote(s))),
+            None => wrong(r, "a date-time string"),
+        },
+        Kind::Map => {
+            if !(v.is_object() || matches!(v, Value::Array(a) if a.is_empty())) {
+                wrong(r, "an object");
+            }
+        }
+        Kind::Content => match v {
+            Value::String(_) => {}
+            Value::Array(parts) => {
+                for (i, p) in parts.iter().enumerate() {
+                    if !p.is_object() {
+                        r.error(&index(path, i), "wrong_type", format!("expected a content part object, found {}", type_name(p)));
+                    }
+                }
+            }
+            _ => wrong(r, "a string or a list of content parts"),
+        },
+        Kind::Object(fields) => match v.as_object() {
+            Some(m) => {
+                for f in fields.iter() {
+                    field(m.get(f.name), f, &child(path, f.name), r);
+                }
+                for key in m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
+                    r.warnings.push(Issue {
+                        path: child(path, key),
+                        code: "unknown_field",
+                        message: format!("unknown property {} (kept, not validated)", crate::json::quote(key)),
+                    });
+                }
+            }
+            None => wrong(r, "an object"),
+        },
+        Kind::Array(item) => match v.as_array() {
+            Some(list) => {
+                for (i, x) in list.iter().enumerate() {
+                    check(x, item, &index(path, i), r);
+                }
+            }
+            None => wrong(r, "an array"),
+        },
+    }
+}
+
+fn field(v: Option<&Value>, f: &Field, path: &str, r: &mut Report) {
+    match v {
+        None if f.required => r.error(path, "missing_field", format!("expected `{}`", f.name)),
+        None => {}
+        Some(Value::Null) if f.nullable => {}
+        Some(Value::Null) if f.required => r.error(
+            path,
+            "wrong_type",
+            format!("expected `{}` to be set, found null", f.name),
+        ),
+        Some(Value::Null) => {}
+        Some(v) => check(v, &f.kind, path, r),
+    }
+}
+
+/// Cross-field checks the schema cannot express.
+fn consistency(snapshot: &Value, r: &mut Report) {
+    let steps = snapshot.get("steps").and_then(Value::as_array);
+    if let (Some(count), Some(steps)) = (snapshot.get("step_count").and_then(Value::as_u64), steps)
+    {
+        if (count as usize) < steps.len() {
+            r.error(
+                "/step_count",
+                "inconsistent",
+                format!(
+                    "expected step_count of at least the {} steps listed, found {count}",
+                    steps.len()
+                ),
+            );
+        }
+    }
+    if let Some(steps) = steps {
+        for (i, s) in steps.iter().enumerate() {
+            if let Some(n) = s.get("step_number").and_then(Value::as_u64) {
+                if n != i as u64 + 1 {
+                    r.error(
+                        &format!("/steps/{i}/step_number"),
+                        "inconsistent",
+                        format!(
+                            "expected step numbers 1..N within the kept steps (here {}), found {n}",
+                            i + 1
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` with a real calendar date and time.
+fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[10] != b'T' {
+        return false;
+    }
+    let tail = &s[19..];
+    let tail = match tail.strip_prefix('.') {
+        Some(rest) => {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return false;
+            }
+            &rest[digits..]
+        }
+        None => tail,
+    };
+    let offset_ok = tail == "Z"
+        || (tail.len() == 6
+            && matches!(tail.as_bytes()[0], b'+' | b'-')
+            && tail.as_bytes()[3] == b':'
+            && tail[1..3]
+                .bytes()
+                .chain(tail[4..6].bytes())
+                .all(|c| c.is_ascii_digit()));
+    offset_ok && crate::model::time::parse(s, &chrono::DateTime::default()).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_needs_a_t_a_real_date_and_an_offset() {
+        assert!(is_rfc3339("2026-01-20T12:00:00+00:00"));
+        assert!(is_rfc3339("2026-01-20T12:00:00.250Z"));
+        assert!(!is_rfc3339("2026-01-20 12:00:00+00:00"));
+        assert!(!is_rfc3339("2026-13-20T12:00:00+00:00"));
+        assert!(!is_rfc3339("2026-01-20T12:00:00"));
+        assert!(!is_rfc3339("yesterday"));
+    }
+}

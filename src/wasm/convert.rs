@@ -65,13 +65,18 @@ pub fn options(
     input: &Option<JsValue>,
     allowed: &[&str],
 ) -> Result<Map<String, Value>, SteplineError> {
+    let map = options_map(input)?;
+    read::only_keys(&map, allowed, "/options")?;
+    Ok(map)
+}
+
+/// Reads an options object without checking its keys (the caller does).
+pub fn options_map(input: &Option<JsValue>) -> Result<Map<String, Value>, SteplineError> {
     let Some(input) = input.as_ref().filter(|v| !v.is_undefined() && !v.is_null()) else {
         return Ok(Map::new());
     };
     let value = from_js(input, "options")?;
-    let map = read::object(&value, "/options", "options")?.clone();
-    read::only_keys(&map, allowed, "/options")?;
-    Ok(map)
+    Ok(read::object(&value, "/options", "options")?.clone())
 }
 
 /// The `now` option resolved against `Date.now()`.

@@ -7,6 +7,7 @@ pub mod convert;
 pub mod errors;
 pub mod inference;
 pub mod roles;
+pub mod snapshot;
 pub mod state;
 pub mod types;
 

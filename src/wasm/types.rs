@@ -284,4 +284,65 @@ extern "C" {
     pub type NormalizeInferenceOptionsArg;
     #[wasm_bindgen(typescript_type = "EvaluateOptions")]
     pub type EvaluateOptionsArg;
+    #[wasm_bindgen(typescript_type = "SlimOptions")]
+    pub type SlimOptionsArg;
 }
+
+#[wasm_bindgen(typescript_custom_section)]
+const SNAPSHOT_TYPES: &'static str = r#"
+/** A slim snapshot (the producer's `SlimAgentStateSerializer` output). */
+export interface SlimSnapshot {
+  agent_id: string;
+  parent_agent_id: string | null;
+  status: AgentStatus;
+  step_count: number;
+  usage: Usage;
+  execution: { started_at: string; updated_at: string; cumulative_seconds: number };
+  messages: { role: string; content: string | ContentPart[]; _metadata: PhpMap }[];
+  steps: {
+    step_number: number;
+    type: StepType;
+    has_tool_calls: boolean;
+    finish_reason: FinishReason | null;
+    errors: number;
+    usage: { total: number };
+    tool_calls: { id: string | null; name: string }[];
+  }[];
+  last_continuation: { should_continue: boolean; stop_reason: string; resolved_by: string } | null;
+  metadata: PhpMap | unknown[];
+}
+
+/** What a slim snapshot keeps; fields override the preset (default `standard`). */
+export interface SlimOptions {
+  preset?: "minimal" | "standard" | "full";
+  maxMessages?: number;
+  maxSteps?: number;
+  /** Longer string contents are cut to this many bytes plus `...`. */
+  maxContentLength?: number;
+  includeToolResults?: boolean;
+  includeSteps?: boolean;
+  includeContinuationTrace?: boolean;
+  redactToolArgs?: boolean;
+  /** Tighten until the compact JSON encoding fits this many bytes. */
+  maxBytes?: number;
+  /** Reproduce the producer's byte-cut truncation and `_metadata.result` leak. */
+  compat?: boolean;
+}
+
+/** What `maxBytes` gave up. */
+export interface SlimTruncation { messagesDropped: number; stepsDropped: number; contentLimit: number }
+
+/** A slim snapshot with its encoded size. */
+export interface SlimResult { snapshot: SlimSnapshot; bytes: number; truncation: SlimTruncation | null }
+
+/** One validation finding. */
+export interface SnapshotIssue {
+  path: string;
+  code: "missing_field" | "wrong_type" | "invalid_enum" | "invalid_timestamp" | "out_of_range" | "inconsistent"
+    | "unknown_field" | SteplineErrorCode;
+  message: string;
+}
+
+/** The verdict on an untrusted snapshot. */
+export interface SnapshotValidation { valid: boolean; errors: SnapshotIssue[]; warnings: SnapshotIssue[] }
+"#;

@@ -1,0 +1,297 @@
+//! The slim snapshot's shape, declared once: [`crate::snapshot::validate`]
+//! checks untrusted snapshots against it and [`crate::snapshot::schema`] turns
+//! it into the published JSON Schema, so the two cannot drift apart.
+
+/// What a value may be.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    String,
+    Boolean,
+    Integer {
+        min: i64,
+    },
+    Number {
+        min: f64,
+    },
+    /// One of the listed strings.
+    Enum(&'static [&'static str]),
+    /// An RFC 3339 date-time (what `DATE_ATOM` writes).
+    Timestamp,
+    /// Any map; PHP writes an empty one as `[]`.
+    Map,
+    /// A string, or a list of content-part objects.
+    Content,
+    Object(&'static [Field]),
+    Array(&'static Kind),
+}
+
+/// One property of an object.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+    pub nullable: bool,
+    pub description: &'static str,
+}
+
+const fn field(
+    name: &'static str,
+    kind: Kind,
+    required: bool,
+    nullable: bool,
+    description: &'static str,
+) -> Field {
+    Field {
+        name,
+        kind,
+        required,
+        nullable,
+        description,
+    }
+}
+
+pub const STATUSES: &[&str] = &["in_progress", "completed", "failed"];
+pub const STEP_TYPES: &[&str] = &["tool_execution", "final_response", "error"];
+pub const FINISH_REASONS: &[&str] = &[
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "error",
+    "other",
+];
+
+const COUNT: Kind = Kind::Integer { min: 0 };
+
+pub const USAGE: &[Field] = &[
+    field("input", COUNT, false, false, "Input (prompt) tokens."),
+    field(
+        "output",
+        COUNT,
+        false,
+        false,
+        "Output tokens, reasoning excluded.",
+    ),
+    field(
+        "cacheWrite",
+        COUNT,
+        false,
+        false,
+        "Tokens written to the provider cache.",
+    ),
+    field(
+        "cacheRead",
+        COUNT,
+        false,
+        false,
+        "Tokens read from the provider cache.",
+    ),
+    field("reasoning", COUNT, false, false, "Reasoning tokens."),
+    field(
+        "prompt",
+        COUNT,
+        false,
+        false,
+        "Seed-000 form: prompt tokens.",
+    ),
+    field(
+        "completion",
+        COUNT,
+        false,
+        false,
+        "Seed-000 form: completion tokens.",
+    ),
+    field("total", COUNT, false, false, "Seed-000 form: all tokens."),
+];
+
+pub const EXECUTION: &[Field] = &[
+    field(
+        "started_at",
+        Kind::Timestamp,
+        true,
+        false,
+        "When the session started.",
+    ),
+    field(
+        "updated_at",
+        Kind::Timestamp,
+        true,
+        false,
+        "When the state last changed.",
+    ),
+    field(
+        "cumulative_seconds",
+        Kind::Number { min: 0.0 },
+        true,
+        false,
+        "Execution time accumulated over all steps, surviving pause/resume.",
+    ),
+];
+
+pub const MESSAGE: &[Field] = &[
+    field(
+        "role",
+        Kind::String,
+        true,
+        false,
+        "system, developer, user, assistant, tool (other strings are kept).",
+    ),
+    field(
+        "content",
+        Kind::Content,
+        true,
+        false,
+        "Text (possibly truncated, ending in \"...\") or content parts.",
+    ),
+    field(
+        "_metadata",
+        Kind::Map,
+        false,
+        false,
+        "Tool calls, tool call ids, results; [] when empty.",
+    ),
+    field(
+        "metadata",
+        Kind::Map,
+        false,
+        false,
+        "Seed-000 alias of _metadata.",
+    ),
+];
+const MESSAGE_KIND: Kind = Kind::Object(MESSAGE);
+
+pub const TOOL_CALL: &[Field] = &[
+    field("id", Kind::String, true, true, "Tool call id."),
+    field("name", Kind::String, true, false, "Tool name."),
+];
+const TOOL_CALL_KIND: Kind = Kind::Object(TOOL_CALL);
+
+pub const STEP_USAGE: &[Field] = &[field(
+    "total",
+    COUNT,
+    true,
+    false,
+    "All tokens of the step.",
+)];
+
+pub const STEP: &[Field] = &[
+    field(
+        "step_number",
+        Kind::Integer { min: 1 },
+        true,
+        false,
+        "1..N within the kept steps.",
+    ),
+    field(
+        "type",
+        Kind::Enum(STEP_TYPES),
+        true,
+        false,
+        "Derived step type.",
+    ),
+    field(
+        "has_tool_calls",
+        Kind::Boolean,
+        true,
+        false,
+        "The step requested tool calls.",
+    ),
+    field(
+        "finish_reason",
+        Kind::Enum(FINISH_REASONS),
+        true,
+        true,
+        "Normalised finish reason.",
+    ),
+    field(
+        "errors",
+        COUNT,
+        true,
+        false,
+        "Number of errors in the step.",
+    ),
+    field(
+        "usage",
+        Kind::Object(STEP_USAGE),
+        true,
+        false,
+        "Token usage of the step.",
+    ),
+    field(
+        "tool_calls",
+        Kind::Array(&TOOL_CALL_KIND),
+        true,
+        false,
+        "Requested tool calls, id and name only.",
+    ),
+];
+const STEP_KIND: Kind = Kind::Object(STEP);
+
+pub const CONTINUATION: &[Field] = &[
+    field("should_continue", Kind::Boolean, true, false, "Whether the loop went on."),
+    field("stop_reason", Kind::String, true, false, "completed, steps_limit, token_limit, time_limit, retry_limit, error, finish_reason, guard, user_requested."),
+    field("resolved_by", Kind::String, true, false, "The deciding criterion's class, or aggregate."),
+];
+
+/// The snapshot itself.
+pub const SNAPSHOT: &[Field] = &[
+    field("agent_id", Kind::String, true, false, "The agent instance."),
+    field(
+        "parent_agent_id",
+        Kind::String,
+        false,
+        true,
+        "The parent agent, for sub-agents.",
+    ),
+    field(
+        "status",
+        Kind::Enum(STATUSES),
+        true,
+        false,
+        "The agent's status.",
+    ),
+    field(
+        "step_count",
+        COUNT,
+        true,
+        false,
+        "Steps taken in this execution (can exceed the steps kept).",
+    ),
+    field(
+        "usage",
+        Kind::Object(USAGE),
+        true,
+        false,
+        "Accumulated token usage.",
+    ),
+    field("execution", Kind::Object(EXECUTION), true, false, "Timing."),
+    field(
+        "messages",
+        Kind::Array(&MESSAGE_KIND),
+        true,
+        false,
+        "The most recent messages.",
+    ),
+    field(
+        "steps",
+        Kind::Array(&STEP_KIND),
+        false,
+        false,
+        "Summaries of the most recent steps.",
+    ),
+    field(
+        "last_continuation",
+        Kind::Object(CONTINUATION),
+        false,
+        true,
+        "The last continuation decision, when traced.",
+    ),
+    field(
+        "metadata",
+        Kind::Map,
+        false,
+        false,
+        "Application metadata; [] when empty.",
+    ),
+];

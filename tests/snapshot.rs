@@ -1,0 +1,231 @@
+//! Slim snapshots beyond the vectors: byte budgets, validation of untrusted
+//! snapshots, and the schema agreeing with the validator.
+
+use serde_json::{json, Value};
+use stepline::model::time::Timestamp;
+use stepline::model::AgentState;
+use stepline::snapshot::budget::slim_within;
+use stepline::snapshot::schema::snapshot_schema;
+use stepline::snapshot::serialize::slim;
+use stepline::snapshot::validate::validate;
+use stepline::snapshot::SlimConfig;
+use stepline::ErrorCode;
+
+fn now() -> Timestamp {
+    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
+}
+
+fn vectors() -> Vec<Value> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/vectors/cognesy-v1.22/slim-serializer.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn state_of(name: &str) -> AgentState {
+    let case = vectors().into_iter().find(|c| c["name"] == name).unwrap();
+    AgentState::from_value(&case["input"]["state"], &now()).unwrap()
+}
+
+#[test]
+fn every_reference_snapshot_validates_without_errors() {
+    let mut checked = 0;
+    for case in vectors() {
+        let name = case["name"].as_str().unwrap();
+        let snapshot = if name.starts_with("serialize") {
+            case["expected"].clone()
+        } else if name.starts_with("roundtrip") {
+            case["expected"]["slim"].clone()
+        } else {
+            continue;
+        };
+        let report = validate(&snapshot);
+        assert!(report.valid(), "{name}: {:?}", report.errors);
+        assert!(report.warnings.is_empty(), "{name}: {:?}", report.warnings);
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+}
+
+#[test]
+fn every_problem_is_reported_with_its_path_not_only_the_first() {
+    let broken = json!({
+        "agent_id": 7,
+        "status": "idle",
+        "step_count": -1,
+        "usage": {"input": "many"},
+        "execution": {"started_at": "yesterday", "cumulative_seconds": -2.5},
+        "messages": [{"content": "hi", "_metadata": "x"}, "text"],
+        "steps": [{"step_number": 2, "type": "final", "has_tool_calls": "no", "finish_reason": null, "errors": 0, "usage": {"total": 1}, "tool_calls": []}],
+        "last_continuation": {"should_continue": "yes"},
+        "extra_field": true
+    });
+    let report = validate(&broken);
+    let found: Vec<(&str, &str)> = report
+        .errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.code))
+        .collect();
+    let expected = [
+        ("/agent_id", "wrong_type"),
+        ("/status", "invalid_enum"),
+        ("/step_count", "out_of_range"),
+        ("/usage/input", "wrong_type"),
+        ("/execution/started_at", "invalid_timestamp"),
+        ("/execution/updated_at", "missing_field"),
+        ("/execution/cumulative_seconds", "out_of_range"),
+        ("/messages/0/role", "missing_field"),
+        ("/messages/0/_metadata", "wrong_type"),
+        ("/messages/1", "wrong_type"),
+        ("/steps/0/type", "invalid_enum"),
+        ("/steps/0/has_tool_calls", "wrong_type"),
+        ("/last_continuation/should_continue", "wrong_type"),
+        ("/last_continuation/stop_reason", "missing_field"),
+        ("/last_continuation/resolved_by", "missing_field"),
+    ];
+    for e in expected {
+        assert!(found.contains(&e), "missing {e:?} in {found:?}");
+    }
+    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(
+        (report.warnings[0].path.as_str(), report.warnings[0].code),
+        ("/extra_field", "unknown_field")
+    );
+}
+
+#[test]
+fn inconsistent_counts_and_numbering_are_reported() {
+    let mut snapshot = vectors()
+        .into_iter()
+        .find(|c| {
+            c["name"] == "serialize [default] tool calls conversation with 3 steps (completed)"
+        })
+        .unwrap()["expected"]
+        .clone();
+    snapshot["step_count"] = json!(2);
+    snapshot["steps"][1]["step_number"] = json!(5);
+    let found: Vec<(String, &str)> = validate(&snapshot)
+        .errors
+        .into_iter()
+        .map(|e| (e.path, e.code))
+        .collect();
+    assert!(found.contains(&("/step_count".into(), "inconsistent")));
+    assert!(found.contains(&("/steps/1/step_number".into(), "inconsistent")));
+}
+
+#[test]
+fn a_snapshot_that_is_not_an_object_is_one_error() {
+    let report = validate(&json!([1, 2]));
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!(
+        (report.errors[0].path.as_str(), report.errors[0].code),
+        ("", "wrong_type")
+    );
+}
+
+#[test]
+fn the_schema_lists_what_the_validator_requires() {
+    let schema = snapshot_schema();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        required,
+        [
+            "agent_id",
+            "status",
+            "step_count",
+            "usage",
+            "execution",
+            "messages"
+        ]
+    );
+    assert_eq!(
+        schema["properties"]["status"]["enum"],
+        json!(["in_progress", "completed", "failed"])
+    );
+    assert_eq!(
+        schema["properties"]["steps"]["items"]["properties"]["step_number"]["minimum"],
+        1
+    );
+    assert_eq!(
+        schema["properties"]["parent_agent_id"]["anyOf"][1]["type"],
+        "null"
+    );
+}
+
+#[test]
+fn a_budget_tightens_content_then_messages_then_steps_and_says_so() {
+    let state = state_of("serialize [default] 65 messages");
+    let config = SlimConfig::default();
+    let unlimited = slim_within(&state, &config, None).unwrap();
+    assert!(unlimited.truncation.is_none());
+    assert_eq!(
+        unlimited.bytes,
+        serde_json::to_string(&unlimited.snapshot).unwrap().len()
+    );
+
+    let fitted = slim_within(&state, &config, Some(unlimited.bytes / 3)).unwrap();
+    assert!(fitted.bytes <= unlimited.bytes / 3);
+    let t = fitted.truncation.unwrap();
+    assert_eq!(
+        t.messages_dropped,
+        50 - fitted.snapshot["messages"].as_array().unwrap().len()
+    );
+    // Deterministic: the same budget gives the same snapshot.
+    assert_eq!(
+        slim_within(&state, &config, Some(unlimited.bytes / 3)).unwrap(),
+        fitted
+    );
+    // The newest messages are the ones kept.
+    let last_kept = fitted.snapshot["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let last_all = unlimited.snapshot["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last_kept["role"], last_all["role"]);
+}
+
+#[test]
+fn a_budget_smaller_than_an_empty_history_is_a_typed_error() {
+    let state = state_of("serialize [default] tool calls conversation with 3 steps (completed)");
+    let err = slim_within(&state, &SlimConfig::default(), Some(50)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge);
+    assert!(err.message.contains("maxBytes 50"));
+}
+
+#[test]
+fn steps_are_dropped_when_messages_alone_cannot_make_it_fit() {
+    let state = state_of("serialize [default] 25 steps");
+    let full = slim_within(&state, &SlimConfig::default(), None).unwrap();
+    let without_messages = slim(
+        &state,
+        &SlimConfig {
+            max_messages: 0,
+            ..SlimConfig::default()
+        },
+    );
+    let budget = serde_json::to_string(&without_messages).unwrap().len() - 200;
+    let fitted = slim_within(&state, &SlimConfig::default(), Some(budget)).unwrap();
+    let t = fitted.truncation.unwrap();
+    assert_eq!(fitted.snapshot["messages"], json!([]));
+    assert!(t.steps_dropped > 0 && t.steps_dropped < 20, "{t:?}");
+    assert!(fitted.bytes <= budget && fitted.bytes < full.bytes);
+    assert!(validate(&fitted.snapshot).valid());
+}
