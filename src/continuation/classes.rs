@@ -1,7 +1,5 @@
 //! The producer's class names, as they appear in `criterion` and `resolvedBy`.
 
-const CRITERIA: &str = "Cognesy\\Addons\\StepByStep\\Continuation\\Criteria\\";
-
 pub const STEPS_LIMIT: &str = "Cognesy\\Addons\\StepByStep\\Continuation\\Criteria\\StepsLimit";
 pub const TOKEN_USAGE_LIMIT: &str =
     "Cognesy\\Addons\\StepByStep\\Continuation\\Criteria\\TokenUsageLimit";
@@ -28,8 +26,3 @@ pub const CONTINUATION_CRITERIA: &str =
 pub const PROVIDER_RATE_LIMIT_EXCEPTION: &str =
     "Cognesy\\Polyglot\\Inference\\Exceptions\\ProviderRateLimitException";
 pub const TIMEOUT_EXCEPTION: &str = "Cognesy\\Http\\Exceptions\\TimeoutException";
-
-/// True when `class` is one of the standard criteria (used to keep the constant list honest).
-pub fn is_standard_criterion(class: &str) -> bool {
-    class.starts_with(CRITERIA)
-}

@@ -449,33 +449,8 @@ fn finish_reasons(v: &Value, path: &str) -> Result<Vec<Value>> {
     }
 }
 
-fn integer(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(i) => Ok(Some(i)),
-            None => Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                &child(path, key),
-                format!(
-                    "expected `{key}` to be a whole number, found {}",
-                    crate::json::number_text(n)
-                ),
-            )),
-        },
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &child(path, key),
-            format!(
-                "expected `{key}` to be a number, found {}",
-                type_name(other)
-            ),
-        )),
-    }
-}
-
 fn positive(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
-    let n = integer(m, key, path)?;
+    let n = read::opt_i64(m, key, path)?;
     if let Some(n) = n.filter(|n| *n <= 0) {
         return Err(SteplineError::at(
             ErrorCode::InvalidValue,
@@ -487,7 +462,7 @@ fn positive(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>
 }
 
 fn non_negative(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
-    let n = integer(m, key, path)?;
+    let n = read::opt_i64(m, key, path)?;
     if let Some(n) = n.filter(|n| *n < 0) {
         return Err(SteplineError::at(
             ErrorCode::InvalidValue,

@@ -105,3 +105,35 @@ pub fn only_keys(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result
         )),
     }
 }
+
+/// An optional whole-number field (options and specs: no PHP coercion here).
+pub fn opt_i64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &crate::json::child(path, key),
+            format!(
+                "expected `{key}` to be a whole number, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// An optional boolean field (options and specs: no PHP coercion here).
+pub fn opt_bool(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<bool>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &crate::json::child(path, key),
+            format!(
+                "expected `{key}` to be a boolean, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}

@@ -91,26 +91,23 @@ pub fn slim_within(
             return Ok(fitted(&c, probe));
         }
     }
-    // Keep as many of the newest messages as fit (size grows with the count).
-    if let Some(k) = largest_fitting(full_messages, |k| {
-        size(&SlimConfig {
-            max_messages: k as i64,
-            ..c
-        })
-        .1 <= budget
-    }) {
-        c.max_messages = k as i64;
+    // Keep as many of the newest messages as fit (size grows with the count),
+    // and when even none is too many, as many of the newest steps.
+    let with_messages = |k: usize| SlimConfig {
+        max_messages: k as i64,
+        ..c
+    };
+    if let Some(k) = largest_fitting(full_messages, |k| size(&with_messages(k)).1 <= budget) {
+        let c = with_messages(k);
         return Ok(fitted(&c, size(&c)));
     }
     c.max_messages = 0;
-    if let Some(k) = largest_fitting(full_steps, |k| {
-        size(&SlimConfig {
-            max_steps: k as i64,
-            ..c
-        })
-        .1 <= budget
-    }) {
-        c.max_steps = k as i64;
+    let with_steps = |k: usize| SlimConfig {
+        max_steps: k as i64,
+        ..c
+    };
+    if let Some(k) = largest_fitting(full_steps, |k| size(&with_steps(k)).1 <= budget) {
+        let c = with_steps(k);
         return Ok(fitted(&c, size(&c)));
     }
     c.max_steps = 0;

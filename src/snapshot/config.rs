@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{child, type_name};
+use crate::json::child;
 use crate::model::read;
 
 /// Limits and switches for [`crate::snapshot::serialize::slim`].
@@ -105,31 +105,8 @@ impl SlimConfig {
                 ))
             }
         };
-        let int = |k: &str| -> Result<Option<i64>> {
-            match m.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
-                Some(other) => Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    &child(path, k),
-                    format!(
-                        "expected `{k}` to be a whole number, found {}",
-                        type_name(other)
-                    ),
-                )),
-            }
-        };
-        let flag = |k: &str| -> Result<Option<bool>> {
-            match m.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Bool(b)) => Ok(Some(*b)),
-                Some(other) => Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    &child(path, k),
-                    format!("expected `{k}` to be a boolean, found {}", type_name(other)),
-                )),
-            }
-        };
+        let int = |k: &str| read::opt_i64(m, k, path);
+        let flag = |k: &str| read::opt_bool(m, k, path);
         if let Some(n) = int("maxMessages")? {
             c.max_messages = n;
         }
