@@ -202,10 +202,7 @@ function writeSchemas(staging) {
     cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024,
   });
   if (result.error) throw new BuildError(`schemas: could not run node: ${result.error.message}`);
-  if (result.status === 3) {
-    console.warn('build: warning: the package does not export snapshotSchema() yet; pkg/schemas/snapshot.schema.json is not written');
-    return [];
-  }
+  if (result.status === 3) throw new BuildError('schemas: pkg/index.cjs does not export snapshotSchema() (src/wasm/ must export it)');
   if (result.status !== 0) throw new BuildError(`schemas: snapshotSchema() failed in pkg/index.cjs (exit status ${result.status})`);
   let schema;
   try {
@@ -310,7 +307,7 @@ async function main() {
   const names = await assemble(staging, crate);
   log(`exports: ${['SteplineError', ...names].join(', ')}`);
   const schemas = writeSchemas(staging);
-  if (schemas.length) log(`wrote ${schemas.map((f) => `pkg/${f}`).join(', ')}`);
+  log(`wrote ${schemas.map((f) => `pkg/${f}`).join(', ')}`);
 
   const pkgDir = join(root, 'pkg');
   rmSync(pkgDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // TypeScript's `types` condition comes first wherever it appears (conditions are
 // matched in order, so a `types` after `default` would never be seen).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -34,7 +34,15 @@ test('the package is named stepline and resolves to the built pkg/ directory', (
 test('every file the exports map points at exists', () => {
   const paths = [...new Set([...targets(manifest.exports), manifest.main, manifest.types])];
   assert.ok(paths.length > 5, `too few targets: ${paths}`);
-  for (const path of paths) assert.ok(existsSync(join(pkgDir, path)), `${path} is missing from pkg/`);
+  for (const path of paths) {
+    if (path.includes('*')) {
+      // A subpath pattern ("./schemas/*"): its folder must hold at least one file.
+      const dir = join(pkgDir, dirname(path));
+      assert.ok(existsSync(dir) && readdirSync(dir).length > 0, `nothing in pkg/ matches ${path}`);
+    } else {
+      assert.ok(existsSync(join(pkgDir, path)), `${path} is missing from pkg/`);
+    }
+  }
 });
 
 test('types come first in every condition object that has them', () => {
