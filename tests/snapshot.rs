@@ -6,7 +6,8 @@ use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::schema::snapshot_schema;
-use stepline::snapshot::serialize::slim;
+use stepline::snapshot::serialize::slim_state;
+use stepline::snapshot::source::SlimSource;
 use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
@@ -167,14 +168,19 @@ fn the_schema_lists_what_the_validator_requires() {
 fn a_budget_tightens_content_then_messages_then_steps_and_says_so() {
     let state = state_of("serialize [default] 65 messages");
     let config = SlimConfig::default();
-    let unlimited = slim_within(&state, &config, None).unwrap();
+    let unlimited = slim_within(&SlimSource::from_state(&state, &config), &config, None).unwrap();
     assert!(unlimited.truncation.is_none());
     assert_eq!(
         unlimited.bytes,
         serde_json::to_string(&unlimited.snapshot).unwrap().len()
     );
 
-    let fitted = slim_within(&state, &config, Some(unlimited.bytes / 3)).unwrap();
+    let fitted = slim_within(
+        &SlimSource::from_state(&state, &config),
+        &config,
+        Some(unlimited.bytes / 3),
+    )
+    .unwrap();
     assert!(fitted.bytes <= unlimited.bytes / 3);
     let t = fitted.truncation.unwrap();
     assert_eq!(
@@ -183,7 +189,12 @@ fn a_budget_tightens_content_then_messages_then_steps_and_says_so() {
     );
     // Deterministic: the same budget gives the same snapshot.
     assert_eq!(
-        slim_within(&state, &config, Some(unlimited.bytes / 3)).unwrap(),
+        slim_within(
+            &SlimSource::from_state(&state, &config),
+            &config,
+            Some(unlimited.bytes / 3)
+        )
+        .unwrap(),
         fitted
     );
     // The newest messages are the ones kept.
@@ -205,7 +216,12 @@ fn a_budget_tightens_content_then_messages_then_steps_and_says_so() {
 #[test]
 fn a_budget_smaller_than_an_empty_history_is_a_typed_error() {
     let state = state_of("serialize [default] tool calls conversation with 3 steps (completed)");
-    let err = slim_within(&state, &SlimConfig::default(), Some(50)).unwrap_err();
+    let err = slim_within(
+        &SlimSource::from_state(&state, &SlimConfig::default()),
+        &SlimConfig::default(),
+        Some(50),
+    )
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::TooLarge);
     assert!(err.message.contains("maxBytes 50"));
 }
@@ -213,8 +229,13 @@ fn a_budget_smaller_than_an_empty_history_is_a_typed_error() {
 #[test]
 fn steps_are_dropped_when_messages_alone_cannot_make_it_fit() {
     let state = state_of("serialize [default] 25 steps");
-    let full = slim_within(&state, &SlimConfig::default(), None).unwrap();
-    let without_messages = slim(
+    let full = slim_within(
+        &SlimSource::from_state(&state, &SlimConfig::default()),
+        &SlimConfig::default(),
+        None,
+    )
+    .unwrap();
+    let without_messages = slim_state(
         &state,
         &SlimConfig {
             max_messages: 0,
@@ -222,7 +243,12 @@ fn steps_are_dropped_when_messages_alone_cannot_make_it_fit() {
         },
     );
     let budget = serde_json::to_string(&without_messages).unwrap().len() - 200;
-    let fitted = slim_within(&state, &SlimConfig::default(), Some(budget)).unwrap();
+    let fitted = slim_within(
+        &SlimSource::from_state(&state, &SlimConfig::default()),
+        &SlimConfig::default(),
+        Some(budget),
+    )
+    .unwrap();
     let t = fitted.truncation.unwrap();
     assert_eq!(fitted.snapshot["messages"], json!([]));
     assert!(t.steps_dropped > 0 && t.steps_dropped < 20, "{t:?}");

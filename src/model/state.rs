@@ -300,6 +300,25 @@ impl AgentState {
         Ok(())
     }
 
+    /// A copy without the conversation, steps and step results (cheap for large states).
+    pub fn clone_head(&self) -> AgentState {
+        AgentState {
+            agent_id: self.agent_id.clone(),
+            parent_agent_id: self.parent_agent_id.clone(),
+            current_step_started_at: self.current_step_started_at,
+            execution_started_at: self.execution_started_at,
+            metadata: self.metadata.clone(),
+            cached_context: crate::model::cached_context::CachedContext::empty(),
+            usage: self.usage,
+            message_store: Default::default(),
+            state_info: self.state_info.clone(),
+            current_step: None,
+            status: self.status,
+            steps: Vec::new(),
+            step_results: Vec::new(),
+        }
+    }
+
     /// The last continuation outcome, if any step has one.
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.step_results.last().map(|r| &r.outcome)

@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::obj;
-use crate::model::state::AgentState;
 use crate::snapshot::config::SlimConfig;
 use crate::snapshot::serialize::slim;
+use crate::snapshot::source::SlimSource;
 
 /// What was given up to fit the budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,18 +41,18 @@ pub struct Fitted {
 /// The smallest content limit tried before dropping whole messages.
 const CONTENT_FLOOR: i64 = 16;
 
-/// Serializes `state` and, when `max_bytes` is set, tightens until it fits:
+/// Serializes `source` and, when `max_bytes` is set, tightens until it fits:
 /// first the content limit (halving down to 16 bytes), then the number of
 /// messages kept (dropping the oldest), then the number of steps. The same
 /// input always gives the same result. Fails with `too_large` when even a
 /// snapshot without messages and steps is over budget.
 pub fn slim_within(
-    state: &AgentState,
+    source: &SlimSource,
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
     let size = |c: &SlimConfig| -> (Value, usize) {
-        let s = slim(state, c);
+        let s = slim(source, c);
         let bytes = serde_json::to_string(&s).map_or(usize::MAX, |t| t.len());
         (s, bytes)
     };

@@ -4,25 +4,41 @@
 use serde_json::{Map, Value};
 
 use crate::json::obj;
-use crate::model::message_store::DEFAULT_SECTION;
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::format_atom;
 use crate::snapshot::config::SlimConfig;
+use crate::snapshot::source::SlimSource;
 use crate::snapshot::truncate::truncate;
 
 /// What the tool result placeholder says.
 pub const TOOL_RESULT_OMITTED: &str = "[tool result omitted]";
 
-/// The slim snapshot of `state`.
-pub fn slim(state: &AgentState, config: &SlimConfig) -> Value {
-    let messages = slim_messages(state, config);
+/// The slim snapshot of a parsed state.
+pub fn slim_state(state: &AgentState, config: &SlimConfig) -> Value {
+    slim(&SlimSource::from_state(state, config), config)
+}
+
+/// The slim snapshot of what `source` holds.
+pub fn slim(source: &SlimSource, config: &SlimConfig) -> Value {
+    let state = &source.head;
+    let messages: Vec<Value> = last(&source.messages, config.max_messages)
+        .iter()
+        .map(|m| {
+            let (role, content, metadata) = slim_message_parts(m, config);
+            obj([
+                ("role", Value::from(role)),
+                ("content", content),
+                ("_metadata", metadata),
+            ])
+        })
+        .collect();
     let steps = if config.include_steps {
-        slim_steps(&state.steps, config.max_steps)
+        slim_steps(&source.steps, config.max_steps)
     } else {
         Vec::new()
     };
-    let last_continuation = match (config.include_continuation_trace, state.last_outcome()) {
+    let last_continuation = match (config.include_continuation_trace, &source.last_outcome) {
         (true, Some(o)) => obj([
             ("should_continue", Value::Bool(o.should_continue)),
             ("stop_reason", Value::from(o.stop_reason())),
@@ -37,7 +53,7 @@ pub fn slim(state: &AgentState, config: &SlimConfig) -> Value {
             Value::from(state.parent_agent_id.clone()),
         ),
         ("status", Value::from(state.status.as_str())),
-        ("step_count", Value::from(state.steps.len())),
+        ("step_count", Value::from(source.step_count)),
         ("usage", state.usage.to_value()),
         (
             "execution",
@@ -67,29 +83,6 @@ pub fn slim(state: &AgentState, config: &SlimConfig) -> Value {
 pub fn last<T>(items: &[T], max: i64) -> &[T] {
     let keep = usize::try_from(max).unwrap_or(0).min(items.len());
     &items[items.len() - keep..]
-}
-
-fn slim_messages(state: &AgentState, config: &SlimConfig) -> Vec<Value> {
-    // Only the conversation section, after `Messages::toArray()` (empty messages dropped).
-    let written = match state.message_store.section(DEFAULT_SECTION) {
-        Some(section) => section.messages.to_value(),
-        None => Value::Array(Vec::new()),
-    };
-    let list = match &written {
-        Value::Array(list) => list.as_slice(),
-        _ => &[],
-    };
-    last(list, config.max_messages)
-        .iter()
-        .map(|m| {
-            let (role, content, metadata) = slim_message_parts(m, config);
-            obj([
-                ("role", Value::from(role)),
-                ("content", content),
-                ("_metadata", metadata),
-            ])
-        })
-        .collect()
 }
 
 /// Role, content and metadata of one written message under `config`: content

@@ -1,15 +1,19 @@
 //! `slimSnapshot`, `restoreState`, `validateSnapshot`, `snapshotSchema`.
 
+use js_sys::{Array, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+use crate::error::{ErrorCode, SteplineError};
+use crate::json::Limits;
 
 use crate::json::obj;
 use crate::model::time::resolve_now;
 use crate::model::view::agent_state_view;
-use crate::model::AgentState;
 use crate::snapshot::budget::slim_within;
 use crate::snapshot::restore::restore;
 use crate::snapshot::schema::snapshot_schema;
+use crate::snapshot::source::{Doc, SlimSource};
 use crate::snapshot::validate::{validate, Issue, Report};
 use crate::snapshot::SlimConfig;
 
@@ -36,9 +40,11 @@ pub fn slim_snapshot(
     out((|| {
         let opts = options_map(&config.map(JsValue::from))?;
         let (config, max_bytes) = SlimConfig::from_options(&opts, "/options")?;
-        let now = clock();
-        let state = AgentState::from_value(&from_js(&state, "the agent state")?, &now)?;
-        let fitted = slim_within(&state, &config, max_bytes)?;
+        // Read selectively: V8 parses the text (it is fastest at that), and only
+        // the parts a snapshot keeps cross into the wasm.
+        let doc = JsDoc(js_document(&state, "the agent state")?);
+        let source = SlimSource::from_doc(&doc, &config, &clock())?;
+        let fitted = slim_within(&source, &config, max_bytes)?;
         Ok(obj([
             ("snapshot", fitted.snapshot),
             ("bytes", Value::from(fitted.bytes)),
@@ -111,4 +117,114 @@ pub fn validate_snapshot(
 #[wasm_bindgen(js_name = snapshotSchema)]
 pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
     out(Ok(snapshot_schema()))
+}
+
+/// A JavaScript value read as a [`Doc`]: members and items are fetched one by
+/// one, and only nodes that are kept are turned into JSON values.
+struct JsDoc(JsValue);
+
+fn is_plain_object(v: &JsValue) -> bool {
+    v.is_object() && !Array::is_array(v)
+}
+
+impl Doc for JsDoc {
+    type Node = JsValue;
+
+    fn root(&self) -> JsValue {
+        self.0.clone()
+    }
+
+    fn get(&self, node: &JsValue, key: &str) -> Option<JsValue> {
+        if !is_plain_object(node) {
+            return None;
+        }
+        // Own properties only: `Reflect.get` would also find inherited ones.
+        let object: &Object = node.unchecked_ref();
+        if !Object::has_own(object, &JsValue::from_str(key)) {
+            return None;
+        }
+        Reflect::get(node, &JsValue::from_str(key))
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    }
+
+    fn keys(&self, node: &JsValue) -> Option<Vec<String>> {
+        is_plain_object(node).then(|| {
+            Object::keys(node.unchecked_ref::<Object>())
+                .iter()
+                .filter_map(|k| k.as_string())
+                .collect()
+        })
+    }
+
+    fn len(&self, node: &JsValue) -> Option<usize> {
+        Array::is_array(node).then(|| Array::from(node).length() as usize)
+    }
+
+    fn at(&self, node: &JsValue, i: usize) -> Option<JsValue> {
+        Reflect::get_u32(node, i as u32)
+            .ok()
+            .filter(|v| !v.is_undefined())
+    }
+
+    fn value(&self, node: &JsValue) -> Result<Value, SteplineError> {
+        // A string node is a string, not JSON text to parse.
+        if let Some(s) = node.as_string() {
+            return Ok(Value::String(s));
+        }
+        from_js(node, "the agent state")
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` on a JavaScript string as is (no copy into the wasm).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn json_parse(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// A document from JSON text (parsed by `JSON.parse`) or from an object as is.
+fn js_document(input: &JsValue, what: &str) -> Result<JsValue, SteplineError> {
+    if !input.is_string() {
+        if input.is_undefined() || input.is_null() {
+            return Err(SteplineError::new(
+                ErrorCode::InvalidType,
+                None,
+                format!("expected {what} as a JSON string or an object"),
+            ));
+        }
+        return Ok(input.clone());
+    }
+    // UTF-16 units: a lower bound on the UTF-8 bytes, so the limit still holds.
+    let units = input.unchecked_ref::<js_sys::JsString>().length() as usize;
+    let limits = Limits::default();
+    if units > limits.max_bytes {
+        return Err(SteplineError::new(
+            ErrorCode::TooLarge,
+            None,
+            format!(
+                "expected at most {} bytes of JSON, found at least {units}",
+                limits.max_bytes
+            ),
+        ));
+    }
+    json_parse(input).map_err(|e| {
+        let message = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_default();
+        if e.is_instance_of::<js_sys::RangeError>() {
+            SteplineError::new(
+                ErrorCode::TooDeep,
+                None,
+                format!("expected JSON nested less deeply: {message}"),
+            )
+        } else {
+            SteplineError::new(
+                ErrorCode::InvalidJson,
+                None,
+                format!("expected valid JSON: {message}"),
+            )
+        }
+    })
 }

@@ -11,6 +11,7 @@ use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::{continuation_form, slim};
+use stepline::snapshot::source::SlimSource;
 use stepline::snapshot::SlimConfig;
 
 use crate::compare::matches;
@@ -28,7 +29,16 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
     Some(if name.starts_with("serialize") {
         let mut config = SlimConfig::from_reference(&input["config"])?;
         let state = AgentState::from_value(&input["state"], &now).ok()?;
-        both_modes(&mut config, expected, &invalid, |c| slim(&state, c))
+        let doc = &input["state"];
+        both_modes(&mut config, expected, &invalid, |c| {
+            let from_state = slim(&SlimSource::from_state(&state, c), c);
+            // Reading selectively from the document must give the very same snapshot.
+            match SlimSource::from_doc(&doc, c, &now) {
+                Ok(source) if slim(&source, c) == from_state => from_state,
+                Ok(source) => Value::String(format!("from_doc differs: {}", slim(&source, c))),
+                Err(e) => Value::String(format!("from_doc failed: {e}")),
+            }
+        })
     } else if name.starts_with("deserialize") {
         match restore(&input["snapshot"], &now) {
             Ok(s) => matches(expected, &s.to_value()),
@@ -38,7 +48,7 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
         let mut config = SlimConfig::from_reference(&input["config"])?;
         let state = AgentState::from_value(&input["state"], &now).ok()?;
         both_modes(&mut config, expected, &invalid, |c| {
-            let snapshot = slim(&state, c);
+            let snapshot = slim(&SlimSource::from_state(&state, c), c);
             let restored = restore(&snapshot, &now)
                 .map(|s| s.to_value())
                 .unwrap_or(Value::Null);

@@ -1,0 +1,308 @@
+//! What the slim serializer reads: a state's identity, status, usage, timing
+//! and metadata, the newest messages and steps, and the last continuation
+//! outcome — gathered from a parsed state, or from any [`Doc`] without
+//! building the rest (a 20 MB state keeps 50 of its 10,000 messages).
+
+use serde_json::{Map, Value};
+
+use crate::continuation::Outcome;
+use crate::error::Result;
+use crate::json::{child, index};
+use crate::model::message::Message;
+use crate::model::message_store::DEFAULT_SECTION;
+use crate::model::state::AgentState;
+use crate::model::step::AgentStep;
+use crate::model::time::Timestamp;
+use crate::snapshot::config::SlimConfig;
+use crate::snapshot::serialize::last;
+
+/// Read access to a JSON document that need not be built in full: a
+/// `serde_json::Value`, or (in WebAssembly) a JavaScript object from `JSON.parse`.
+pub trait Doc {
+    type Node: Clone;
+    fn root(&self) -> Self::Node;
+    /// An object member; `None` when absent, null, or the node is not an object.
+    fn get(&self, node: &Self::Node, key: &str) -> Option<Self::Node>;
+    /// An object's keys in order; `None` when the node is not an object.
+    fn keys(&self, node: &Self::Node) -> Option<Vec<String>>;
+    /// An array's length; `None` when the node is not an array.
+    fn len(&self, node: &Self::Node) -> Option<usize>;
+    fn at(&self, node: &Self::Node, i: usize) -> Option<Self::Node>;
+    /// The node built as a JSON value.
+    fn value(&self, node: &Self::Node) -> Result<Value>;
+}
+
+impl<'a> Doc for &'a Value {
+    type Node = &'a Value;
+    fn root(&self) -> &'a Value {
+        self
+    }
+    fn get(&self, node: &&'a Value, key: &str) -> Option<&'a Value> {
+        Value::get(node, key).filter(|v| !v.is_null())
+    }
+    fn keys(&self, node: &&'a Value) -> Option<Vec<String>> {
+        node.as_object().map(|m| m.keys().cloned().collect())
+    }
+    fn len(&self, node: &&'a Value) -> Option<usize> {
+        node.as_array().map(Vec::len)
+    }
+    fn at(&self, node: &&'a Value, i: usize) -> Option<&'a Value> {
+        Value::get(node, i)
+    }
+    fn value(&self, node: &&'a Value) -> Result<Value> {
+        Ok((*node).clone())
+    }
+}
+
+/// The parts of a state a snapshot is made of.
+#[derive(Clone, Debug)]
+pub struct SlimSource {
+    /// The state without its conversation, steps and results.
+    pub head: AgentState,
+    /// The conversation section's messages as `Messages::toArray` writes them
+    /// (empty ones dropped), oldest first: at least the newest `max_messages`.
+    pub messages: Vec<Value>,
+    /// At least the newest `max_steps` steps, oldest first.
+    pub steps: Vec<AgentStep>,
+    /// How many steps the state has in all.
+    pub step_count: usize,
+    pub last_outcome: Option<Outcome>,
+}
+
+fn keep(max: i64) -> usize {
+    usize::try_from(max).unwrap_or(0)
+}
+
+/// The state fields that are large and read selectively.
+const SELECTIVE: &[&str] = &[
+    "messageStore",
+    "steps",
+    "stepResults",
+    "currentStep",
+    "cachedContext",
+    "cache",
+];
+
+impl SlimSource {
+    /// From a parsed state.
+    pub fn from_state(state: &AgentState, config: &SlimConfig) -> SlimSource {
+        let messages = match state
+            .message_store
+            .section(DEFAULT_SECTION)
+            .map(|s| s.messages.to_value())
+        {
+            Some(Value::Array(list)) => list,
+            _ => Vec::new(),
+        };
+        SlimSource {
+            head: state.clone_head(),
+            messages: last(&messages, config.max_messages).to_vec(),
+            steps: last(&state.steps, config.max_steps).to_vec(),
+            step_count: state.steps.len(),
+            last_outcome: state.last_outcome().cloned(),
+        }
+    }
+
+    /// From a document, building only the small fields, the newest
+    /// `max_messages` non-empty messages, the newest `max_steps` steps and the
+    /// last outcome. Parts a snapshot drops are not read, so they are not
+    /// checked the way `parseAgentState` checks them. A root that is not an
+    /// object is read in full (and gets its error from there).
+    pub fn from_doc<D: Doc>(doc: &D, config: &SlimConfig, now: &Timestamp) -> Result<SlimSource> {
+        let root = doc.root();
+        let Some(keys) = doc.keys(&root) else {
+            let state = AgentState::from_value(&doc.value(&root)?, now)?;
+            return Ok(SlimSource::from_state(&state, config));
+        };
+        let mut small = Map::new();
+        for k in keys.iter().filter(|k| !SELECTIVE.contains(&k.as_str())) {
+            if let Some(node) = doc.get(&root, k) {
+                small.insert(k.clone(), doc.value(&node)?);
+            }
+        }
+        let head = AgentState::from_value(&Value::Object(small), now)?;
+        let messages = match doc.get(&root, "messageStore") {
+            Some(store) => newest_messages(doc, &store, keep(config.max_messages))?,
+            None => Vec::new(),
+        };
+        let (step_count, steps) = match doc.get(&root, "steps") {
+            Some(list) => newest_steps(
+                doc,
+                &list,
+                if config.include_steps {
+                    keep(config.max_steps)
+                } else {
+                    0
+                },
+                now,
+            )?,
+            None => (0, Vec::new()),
+        };
+        let last_outcome = match doc.get(&root, "stepResults") {
+            Some(list) if config.include_continuation_trace => last_outcome(doc, &list)?,
+            _ => None,
+        };
+        Ok(SlimSource {
+            head,
+            messages,
+            steps,
+            step_count,
+            last_outcome,
+        })
+    }
+}
+
+/// A PHP array used as a list: an array, or an object read in key order.
+struct List<N> {
+    node: N,
+    keys: Option<Vec<String>>,
+    len: usize,
+}
+
+impl<N: Clone> List<N> {
+    fn of<D: Doc<Node = N>>(doc: &D, node: &N) -> Option<List<N>> {
+        if let Some(len) = doc.len(node) {
+            return Some(List {
+                node: node.clone(),
+                keys: None,
+                len,
+            });
+        }
+        let keys = doc.keys(node)?;
+        Some(List {
+            node: node.clone(),
+            len: keys.len(),
+            keys: Some(keys),
+        })
+    }
+
+    fn at<D: Doc<Node = N>>(&self, doc: &D, i: usize) -> Option<N> {
+        match &self.keys {
+            None => doc.at(&self.node, i),
+            Some(keys) => doc.get(&self.node, keys.get(i)?),
+        }
+    }
+
+    /// The pointer token of item `i` (its index, or its key in an object list).
+    fn token(&self, i: usize) -> String {
+        match &self.keys {
+            None => i.to_string(),
+            Some(keys) => keys.get(i).cloned().unwrap_or_default(),
+        }
+    }
+}
+
+/// Builds a node that is too big to skip reading in full only when it is not a
+/// list (the reader then reports it exactly as a full read would).
+fn not_a_list<D: Doc>(
+    doc: &D,
+    node: &D::Node,
+    what: &str,
+    path: &str,
+) -> crate::error::SteplineError {
+    let found = doc
+        .value(node)
+        .map(|v| crate::json::type_name(&v))
+        .unwrap_or("an unreadable value");
+    crate::model::read::invalid(
+        crate::ErrorCode::InvalidType,
+        path,
+        format!("expected {what} as an array, found {found}"),
+    )
+}
+
+/// The conversation section's newest `n` non-empty messages, written form.
+fn newest_messages<D: Doc>(doc: &D, store: &D::Node, n: usize) -> Result<Vec<Value>> {
+    if doc.keys(store).is_none() {
+        // Not an object: a full read gives the producer's answer (`[]` is an empty store).
+        let value = doc.value(store)?;
+        let store = crate::model::message_store::MessageStore::from_value(&value, "/messageStore")?;
+        return Ok(
+            match store
+                .section(DEFAULT_SECTION)
+                .map(|s| s.messages.to_value())
+            {
+                Some(Value::Array(list)) => last(&list, n as i64).to_vec(),
+                _ => Vec::new(),
+            },
+        );
+    }
+    let Some(sections_node) = doc.get(store, "sections") else {
+        return Ok(Vec::new());
+    };
+    let sections = List::of(doc, &sections_node)
+        .ok_or_else(|| not_a_list(doc, &sections_node, "sections", "/messageStore/sections"))?;
+    for i in 0..sections.len {
+        let path = child("/messageStore/sections", &sections.token(i));
+        let Some(section) = sections.at(doc, i) else {
+            continue;
+        };
+        let name = doc
+            .get(&section, "name")
+            .map(|n| doc.value(&n))
+            .transpose()?;
+        let is_conversation = match &name {
+            Some(Value::String(s)) => s == DEFAULT_SECTION,
+            None => true,
+            Some(_) => false,
+        };
+        if !is_conversation {
+            continue;
+        }
+        let Some(messages_node) = doc.get(&section, "messages") else {
+            return Ok(Vec::new());
+        };
+        let list_path = child(&path, "messages");
+        let messages = List::of(doc, &messages_node)
+            .ok_or_else(|| not_a_list(doc, &messages_node, "messages", &list_path))?;
+        let mut kept = Vec::with_capacity(n);
+        for j in (0..messages.len).rev() {
+            if kept.len() == n {
+                break;
+            }
+            let item_path = child(&list_path, &messages.token(j));
+            let Some(item) = messages.at(doc, j) else {
+                continue;
+            };
+            let message = Message::from_value(&doc.value(&item)?, &item_path)?;
+            if !message.is_empty() {
+                kept.push(message.to_value());
+            }
+        }
+        kept.reverse();
+        return Ok(kept);
+    }
+    Ok(Vec::new())
+}
+
+fn newest_steps<D: Doc>(
+    doc: &D,
+    node: &D::Node,
+    n: usize,
+    now: &Timestamp,
+) -> Result<(usize, Vec<AgentStep>)> {
+    let list = List::of(doc, node).ok_or_else(|| not_a_list(doc, node, "steps", "/steps"))?;
+    let from = list.len - n.min(list.len);
+    let mut steps = Vec::with_capacity(list.len - from);
+    for i in from..list.len {
+        let path = child("/steps", &list.token(i));
+        if let Some(item) = list.at(doc, i) {
+            steps.push(AgentStep::from_value(&doc.value(&item)?, &path, now)?);
+        }
+    }
+    Ok((list.len, steps))
+}
+
+fn last_outcome<D: Doc>(doc: &D, node: &D::Node) -> Result<Option<Outcome>> {
+    let list =
+        List::of(doc, node).ok_or_else(|| not_a_list(doc, node, "stepResults", "/stepResults"))?;
+    let Some(last) = list.len.checked_sub(1).and_then(|i| list.at(doc, i)) else {
+        return Ok(None);
+    };
+    let path = index("/stepResults", list.len - 1);
+    let outcome = match doc.get(&last, "outcome") {
+        Some(o) => doc.value(&o)?,
+        None => Value::Array(Vec::new()),
+    };
+    Outcome::from_value(&outcome, &child(&path, "outcome")).map(Some)
+}
