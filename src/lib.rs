@@ -5,6 +5,7 @@
 //! that knows about JavaScript.
 
 pub mod continuation;
+pub mod envelope;
 pub mod error;
 pub mod json;
 pub mod model;

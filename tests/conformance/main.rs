@@ -7,6 +7,7 @@
 
 mod compare;
 mod continuation;
+mod envelopes;
 mod slim;
 mod state_model;
 
@@ -39,6 +40,10 @@ const SUITES: &[Suite] = &[
     Suite {
         file: "slim-serializer.json",
         check: slim::check,
+    },
+    Suite {
+        file: "envelopes.json",
+        check: envelopes::check,
     },
 ];
 

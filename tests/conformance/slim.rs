@@ -115,7 +115,7 @@ fn fixed_expectation(expected: &Value, invalid: &[Value], drop_results: bool) ->
 }
 
 /// `$.expected.a.b[1].c` → `/a/b/1/c`.
-fn pointer(json_path: &str) -> String {
+pub fn pointer(json_path: &str) -> String {
     let rest = json_path.trim_start_matches("$.expected");
     rest.replace('[', ".")
         .replace(']', "")
@@ -125,14 +125,14 @@ fn pointer(json_path: &str) -> String {
         .collect()
 }
 
-fn decode_hex(hex: &str) -> Vec<u8> {
+pub fn decode_hex(hex: &str) -> Vec<u8> {
     (0..hex.len() / 2)
         .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
         .collect()
 }
 
 /// The reference's bytes (`prefix + "..."`) cut back to the last whole character.
-fn cut_at_boundary(bytes: &[u8]) -> String {
+pub fn cut_at_boundary(bytes: &[u8]) -> String {
     let body = bytes.strip_suffix(b"...").unwrap_or(bytes);
     let valid = match std::str::from_utf8(body) {
         Ok(s) => s,

@@ -1,0 +1,155 @@
+//! What the encoder broadcasts: the reference's `BroadcastConfig` and presets.
+
+use chrono::FixedOffset;
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::child;
+use crate::model::read;
+
+/// Switches of the reference adapter, plus stepline's compat switch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BroadcastConfig {
+    pub include_stream_chunks: bool,
+    pub include_continuation_trace: bool,
+    /// Send the (truncated) tool arguments instead of a one-line summary.
+    pub include_tool_args: bool,
+    /// String arguments longer than this many bytes are cut (with `include_tool_args`).
+    pub max_arg_length: i64,
+    /// Emit `agent.status` transitions (idle → processing → completed/failed/…).
+    pub auto_status_tracking: bool,
+    /// Reproduce the reference instead of DESIGN.md fixes 1, 3 and 4: byte cuts
+    /// that can split a character, local time printed with a literal `Z` (at
+    /// this offset), and step durations that drop minutes, hours and sign.
+    pub compat: Option<FixedOffset>,
+}
+
+impl Default for BroadcastConfig {
+    /// The reference's default (= `standard()`).
+    fn default() -> Self {
+        BroadcastConfig {
+            include_stream_chunks: true,
+            include_continuation_trace: false,
+            include_tool_args: false,
+            max_arg_length: 100,
+            auto_status_tracking: true,
+            compat: None,
+        }
+    }
+}
+
+impl BroadcastConfig {
+    pub fn minimal() -> Self {
+        BroadcastConfig {
+            include_stream_chunks: false,
+            ..Self::default()
+        }
+    }
+
+    pub fn standard() -> Self {
+        Self::default()
+    }
+
+    pub fn debug() -> Self {
+        BroadcastConfig {
+            include_continuation_trace: true,
+            include_tool_args: true,
+            max_arg_length: 500,
+            ..Self::default()
+        }
+    }
+
+    /// Reads `{preset?, includeStreamChunks?, includeContinuationTrace?,
+    /// includeToolArgs?, maxArgLength?, autoStatusTracking?, compat?}` where
+    /// `compat` is `true` (local time = UTC) or `{utcOffsetMinutes}`.
+    pub fn from_options(m: &Map<String, Value>, path: &str) -> Result<BroadcastConfig> {
+        read::only_keys(
+            m,
+            &[
+                "preset",
+                "includeStreamChunks",
+                "includeContinuationTrace",
+                "includeToolArgs",
+                "maxArgLength",
+                "autoStatusTracking",
+                "compat",
+            ],
+            path,
+        )?;
+        let mut c = match read::opt_str(m, "preset", path)? {
+            None | Some("default") | Some("standard") => Self::standard(),
+            Some("minimal") => Self::minimal(),
+            Some("debug") => Self::debug(),
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    &child(path, "preset"),
+                    format!(
+                        "expected \"minimal\", \"standard\" or \"debug\", found {}",
+                        crate::json::quote(other)
+                    ),
+                ))
+            }
+        };
+        let flag = |k: &str| read::opt_bool(m, k, path);
+        if let Some(b) = flag("includeStreamChunks")? {
+            c.include_stream_chunks = b;
+        }
+        if let Some(b) = flag("includeContinuationTrace")? {
+            c.include_continuation_trace = b;
+        }
+        if let Some(b) = flag("includeToolArgs")? {
+            c.include_tool_args = b;
+        }
+        if let Some(b) = flag("autoStatusTracking")? {
+            c.auto_status_tracking = b;
+        }
+        if let Some(n) = read::opt_i64(m, "maxArgLength", path)? {
+            c.max_arg_length = n;
+        }
+        c.compat = match m.get("compat") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => FixedOffset::east_opt(0),
+            Some(Value::Object(o)) => {
+                let p = child(path, "compat");
+                read::only_keys(o, &["utcOffsetMinutes"], &p)?;
+                let minutes = read::opt_i64(o, "utcOffsetMinutes", &p)?.unwrap_or(0);
+                Some(
+                    i32::try_from(minutes * 60)
+                        .ok()
+                        .and_then(FixedOffset::east_opt)
+                        .ok_or_else(|| {
+                            SteplineError::at(
+                                ErrorCode::OutOfRange,
+                                &child(&p, "utcOffsetMinutes"),
+                                "expected an offset within ±24 hours",
+                            )
+                        })?,
+                )
+            }
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &child(path, "compat"),
+                    format!(
+                        "expected `compat` as a boolean or {{utcOffsetMinutes}}, found {}",
+                        crate::json::type_name(other)
+                    ),
+                ))
+            }
+        };
+        Ok(c)
+    }
+
+    /// The reference's `{includeStreamChunks, …, autoStatusTracking}` form (vectors).
+    pub fn from_reference(v: &Value) -> Option<BroadcastConfig> {
+        Some(BroadcastConfig {
+            include_stream_chunks: v.get("includeStreamChunks")?.as_bool()?,
+            include_continuation_trace: v.get("includeContinuationTrace")?.as_bool()?,
+            include_tool_args: v.get("includeToolArgs")?.as_bool()?,
+            max_arg_length: v.get("maxArgLength")?.as_i64()?,
+            auto_status_tracking: v.get("autoStatusTracking")?.as_bool()?,
+            compat: None,
+        })
+    }
+}

@@ -1,0 +1,368 @@
+//! The broadcast side: agent events → `{channel, envelope}` exactly as the
+//! reference's `AgentEventEnvelopeAdapter` produces them (envelopes.json),
+//! with DESIGN.md fixes 1, 3 and 4 unless `compat` is set.
+
+use serde_json::Value;
+
+use crate::continuation::Outcome;
+use crate::envelope::config::BroadcastConfig;
+use crate::envelope::summary::{summarize_args, truncate_args};
+use crate::error::Result;
+use crate::json::{child, obj};
+use crate::model::time::{self, Timestamp};
+use crate::model::tool_execution::millis_between;
+use chrono::Timelike;
+
+/// One broadcast: the Pusher channel and the envelope.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Broadcast {
+    pub channel: String,
+    pub envelope: Value,
+}
+
+impl Broadcast {
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("channel", Value::from(self.channel.as_str())),
+            ("envelope", self.envelope.clone()),
+        ])
+    }
+}
+
+/// The channel a session's envelopes are broadcast on.
+pub fn channel_for(session_id: &str) -> String {
+    format!("agent.{session_id}")
+}
+
+/// Per-execution encoder state: the chunk counter and the broadcast status.
+#[derive(Clone, Debug)]
+pub struct Encoder {
+    pub session_id: String,
+    pub execution_id: String,
+    pub config: BroadcastConfig,
+    chunk_counter: u64,
+    status: String,
+}
+
+impl Encoder {
+    pub fn new(session_id: &str, execution_id: &str, config: BroadcastConfig) -> Encoder {
+        Encoder {
+            session_id: session_id.into(),
+            execution_id: execution_id.into(),
+            config,
+            chunk_counter: 0,
+            status: "idle".into(),
+        }
+    }
+
+    /// The broadcast status so far (`idle`, `processing`, `completed`, …).
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    /// Starts a new execution: chunk counter and status back to the start, and
+    /// optionally a new execution id.
+    pub fn reset(&mut self, execution_id: Option<&str>) {
+        self.chunk_counter = 0;
+        self.status = "idle".into();
+        if let Some(id) = execution_id {
+            self.execution_id = id.into();
+        }
+    }
+
+    /// Encodes one producer event (`event` is the reference class name, `args`
+    /// its fields as in envelopes.json). Events the adapter does not broadcast
+    /// give no envelopes.
+    pub fn push(&mut self, event: &str, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        let mut out = Vec::new();
+        let arg = |k: &str| args.get(k).cloned().unwrap_or(Value::Null);
+        let compat = self.config.compat.is_some();
+        match event {
+            "StreamEventReceived" => {
+                let content = args.get("content").and_then(Value::as_str).unwrap_or("");
+                if self.config.include_stream_chunks && !content.is_empty() {
+                    let index = self.chunk_counter;
+                    self.chunk_counter += 1;
+                    out.push(self.emit(
+                        "agent.stream.chunk",
+                        obj([
+                            ("content", Value::from(content)),
+                            ("is_complete", Value::Bool(false)),
+                            ("chunk_index", Value::from(index)),
+                        ]),
+                        now,
+                    ));
+                }
+            }
+            "AgentStepStarted" => {
+                if self.config.auto_status_tracking {
+                    out.extend(self.transition("processing", now));
+                }
+                out.push(
+                    self.emit(
+                        "agent.step.started",
+                        obj([
+                            ("step_number", arg("stepNumber")),
+                            (
+                                "message_count",
+                                args.get("messageCount")
+                                    .filter(|v| !v.is_null())
+                                    .cloned()
+                                    .unwrap_or(Value::from(0)),
+                            ),
+                            (
+                                "available_tools",
+                                args.get("availableTools")
+                                    .filter(|v| !v.is_null())
+                                    .cloned()
+                                    .unwrap_or(Value::from(0)),
+                            ),
+                        ]),
+                        now,
+                    ),
+                );
+            }
+            "AgentStepCompleted" => {
+                let duration = match (
+                    args.get("durationMs").filter(|v| !v.is_null()),
+                    args.get("startedAt").and_then(Value::as_str),
+                ) {
+                    (Some(d), _) => d.clone(),
+                    (None, Some(started)) => {
+                        let started =
+                            time::read(&Value::from(started), now, &child("/args", "startedAt"))?;
+                        Value::from(step_duration_ms(&started, now, compat))
+                    }
+                    (None, None) => Value::Null,
+                };
+                out.push(self.emit(
+                    "agent.step.completed",
+                    obj([
+                        ("step_number", arg("stepNumber")),
+                        ("has_tool_calls", arg("hasToolCalls")),
+                        ("errors", arg("errorCount")),
+                        ("finish_reason", arg("finishReason")),
+                        ("usage", arg("usage")),
+                        ("duration_ms", duration),
+                    ]),
+                    now,
+                ));
+            }
+            "ToolCallStarted" => {
+                let tool_args = args.get("args").cloned().unwrap_or(Value::Null);
+                let detail = if self.config.include_tool_args {
+                    (
+                        "args",
+                        truncate_args(&tool_args, self.config.max_arg_length, compat),
+                    )
+                } else {
+                    (
+                        "args_summary",
+                        Value::from(summarize_args(&tool_args, compat)),
+                    )
+                };
+                out.push(self.emit(
+                    "agent.tool.started",
+                    obj([
+                        ("tool_name", arg("tool")),
+                        ("tool_call_id", Value::Null),
+                        detail,
+                    ]),
+                    now,
+                ));
+            }
+            "ToolCallCompleted" => {
+                let stamp = |k: &str| -> Result<Option<Timestamp>> {
+                    args.get(k)
+                        .filter(|v| !v.is_null())
+                        .map(|v| time::read(v, now, &child("/args", k)))
+                        .transpose()
+                };
+                let duration = match (stamp("startedAt")?, stamp("endedAt")?) {
+                    (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
+                    _ => Value::from(0),
+                };
+                out.push(self.emit(
+                    "agent.tool.completed",
+                    obj([
+                        ("tool_name", arg("tool")),
+                        ("tool_call_id", Value::Null),
+                        ("success", arg("success")),
+                        ("error", arg("error")),
+                        ("duration_ms", duration),
+                        ("result_summary", Value::Null),
+                    ]),
+                    now,
+                ));
+            }
+            "ContinuationEvaluated" => {
+                let outcome = Outcome::from_value(
+                    args.get("outcome").unwrap_or(&Value::Array(Vec::new())),
+                    "/args/outcome",
+                )?;
+                if self.config.auto_status_tracking && !outcome.should_continue {
+                    let status = match outcome.stop_reason() {
+                        "completed" => "completed",
+                        "error" => "failed",
+                        "user_requested" => "cancelled",
+                        _ => "stopped",
+                    };
+                    out.extend(self.transition(status, now));
+                    self.chunk_counter = 0;
+                }
+                if self.config.include_continuation_trace {
+                    let evaluations: Vec<Value> = outcome
+                        .evaluations
+                        .iter()
+                        .map(|e| {
+                            obj([
+                                ("criterion", Value::from(e.short_criterion())),
+                                ("decision", Value::from(e.decision.as_str())),
+                                ("reason", Value::from(e.reason.as_str())),
+                            ])
+                        })
+                        .collect();
+                    out.push(self.emit(
+                        "agent.continuation",
+                        obj([
+                            ("step_number", arg("stepNumber")),
+                            ("should_continue", Value::Bool(outcome.should_continue)),
+                            ("stop_reason", Value::from(outcome.stop_reason())),
+                            ("resolved_by", Value::from(outcome.resolved_by())),
+                            ("evaluations", Value::Array(evaluations)),
+                        ]),
+                        now,
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(out)
+    }
+
+    /// A manual status change (always emitted, with the previous status).
+    pub fn set_status(
+        &mut self,
+        status: &str,
+        error: Option<&str>,
+        last_response: Option<&str>,
+        now: &Timestamp,
+    ) -> Broadcast {
+        let b = self.emit(
+            "agent.status",
+            obj([
+                ("status", Value::from(status)),
+                ("previous_status", Value::from(self.status.as_str())),
+                ("error_message", Value::from(error)),
+                ("last_response", Value::from(last_response)),
+            ]),
+            now,
+        );
+        self.status = status.into();
+        b
+    }
+
+    /// Automatic transitions are emitted only on change.
+    fn transition(&mut self, status: &str, now: &Timestamp) -> Option<Broadcast> {
+        if self.status == status {
+            return None;
+        }
+        let previous = std::mem::replace(&mut self.status, status.into());
+        Some(self.emit(
+            "agent.status",
+            obj([
+                ("status", Value::from(status)),
+                ("previous_status", Value::from(previous)),
+            ]),
+            now,
+        ))
+    }
+
+    fn emit(&self, kind: &str, payload: Value, now: &Timestamp) -> Broadcast {
+        let timestamp = match self.config.compat {
+            // Reference quirk 5: local time with a literal `Z`.
+            Some(offset) => {
+                let local = now.with_timezone(&offset).naive_local();
+                let utc_like = chrono::DateTime::from_naive_utc_and_offset(
+                    local,
+                    chrono::FixedOffset::east_opt(0).unwrap_or(offset),
+                );
+                time::format_utc_millis(&utc_like)
+            }
+            None => time::format_utc_millis(now),
+        };
+        Broadcast {
+            channel: channel_for(&self.session_id),
+            envelope: obj([
+                ("type", Value::from(kind)),
+                ("session_id", Value::from(self.session_id.as_str())),
+                ("execution_id", Value::from(self.execution_id.as_str())),
+                ("timestamp", Value::from(timestamp)),
+                ("payload", payload),
+            ]),
+        }
+    }
+}
+
+/// A step's duration. Fixed: the real interval. `compat`: the reference's
+/// `DateInterval` reading, which keeps only the seconds and fraction fields
+/// (minutes, hours, days and the sign are dropped; quirk 4).
+pub fn step_duration_ms(started: &Timestamp, now: &Timestamp, compat: bool) -> f64 {
+    let real = millis_between(started, now);
+    if !compat {
+        return real;
+    }
+    let micros = (real.abs() * 1000.0).round() as i64;
+    let seconds = (micros / 1_000_000) % 60;
+    let fraction = micros % 1_000_000;
+    seconds as f64 * 1000.0 + fraction as f64 / 1000.0
+}
+
+/// A tool's duration as the reference computes it: whole-second difference
+/// in ms plus the microsecond difference truncated to ms (an int; can be negative).
+pub fn tool_duration_ms(started: &Timestamp, ended: &Timestamp) -> i64 {
+    let diff = ended.timestamp() - started.timestamp();
+    let micro = i64::from(ended.nanosecond() / 1000) - i64::from(started.nanosecond() / 1000);
+    diff * 1000 + micro / 1000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Timestamp {
+        chrono::DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    #[test]
+    fn step_durations_are_real_unless_compat() {
+        let (a, b) = (
+            at("2026-01-20T11:57:56.750+00:00"),
+            at("2026-01-20T12:00:00.250+00:00"),
+        );
+        assert_eq!(step_duration_ms(&a, &b, false), 123_500.0);
+        // The reference keeps only the seconds field: 2 min 3.5 s reads as 3.5 s.
+        assert_eq!(step_duration_ms(&a, &b, true), 3_500.0);
+        // …and drops the sign of an inverted interval.
+        assert_eq!(step_duration_ms(&b, &a, true), 3_500.0);
+        assert_eq!(step_duration_ms(&b, &a, false), -123_500.0);
+    }
+
+    #[test]
+    fn tool_durations_follow_the_reference_formula() {
+        assert_eq!(
+            tool_duration_ms(
+                &at("2026-01-20T11:59:59.100+00:00"),
+                &at("2026-01-20T12:00:00.250+00:00")
+            ),
+            1150
+        );
+        assert_eq!(
+            tool_duration_ms(
+                &at("2026-01-20T12:00:00.250+00:00"),
+                &at("2026-01-20T11:59:59.100+00:00")
+            ),
+            -1150
+        );
+    }
+}
