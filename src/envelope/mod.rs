@@ -1,9 +1,11 @@
 //! Envelopes: the `{type, session_id, execution_id, timestamp, payload}`
-//! messages broadcast on `agent.{session_id}`. This module has the encoder
-//! (the reference adapter reproduced); decoding lands with issue 5's decoder.
+//! messages broadcast on `agent.{session_id}`: decoding every producer's
+//! dialect into one model, and encoding exactly like the reference adapter.
 
 pub mod config;
+pub mod decode;
 pub mod encoder;
+pub mod schema;
 pub mod summary;
 
 pub use config::BroadcastConfig;

@@ -308,6 +308,35 @@ mod tests {
     }
 }
 
+/// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` with a real calendar date and time
+/// (RFC 3339, what `DATE_ATOM` and the envelope timestamps are).
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[10] != b'T' {
+        return false;
+    }
+    let Some(tail) = s.get(19..) else {
+        return false;
+    };
+    let tail = match tail.strip_prefix('.') {
+        Some(rest) => {
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return false;
+            }
+            &rest[digits..]
+        }
+        None => tail,
+    };
+    let t = tail.as_bytes();
+    let offset_ok = tail == "Z"
+        || (t.len() == 6
+            && matches!(t[0], b'+' | b'-')
+            && t[3] == b':'
+            && [t[1], t[2], t[4], t[5]].iter().all(u8::is_ascii_digit));
+    offset_ok && parse(s, &DateTime::default()).is_some()
+}
+
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NowSpec {

@@ -111,7 +111,7 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
             None => wrong(r, &format!("one of {}", values.join(", "))),
         },
         Kind::Timestamp => match v.as_str() {
-            Some(s) if is_rfc3339(s) => {}
+            Some(s) if crate::model::time::is_rfc3339(s) => {}
             Some(s) => r.error(path, "invalid_timestamp", format!("expected an RFC 3339 date-time such as \"2026-01-20T12:00:00+00:00\", found {}", crate::json::quote(s))),
             None => wrong(r, "a date-time string"),
         },
@@ -206,37 +206,9 @@ fn consistency(snapshot: &Value, r: &mut Report) {
     }
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` with a real calendar date and time.
-fn is_rfc3339(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[10] != b'T' {
-        return false;
-    }
-    let tail = &s[19..];
-    let tail = match tail.strip_prefix('.') {
-        Some(rest) => {
-            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            if digits == 0 {
-                return false;
-            }
-            &rest[digits..]
-        }
-        None => tail,
-    };
-    let offset_ok = tail == "Z"
-        || (tail.len() == 6
-            && matches!(tail.as_bytes()[0], b'+' | b'-')
-            && tail.as_bytes()[3] == b':'
-            && tail[1..3]
-                .bytes()
-                .chain(tail[4..6].bytes())
-                .all(|c| c.is_ascii_digit()));
-    offset_ok && crate::model::time::parse(s, &chrono::DateTime::default()).is_some()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::model::time::is_rfc3339;
 
     #[test]
     fn rfc3339_needs_a_t_a_real_date_and_an_offset() {
