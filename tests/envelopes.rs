@@ -231,3 +231,76 @@ fn jsonl_batches_report_failures_by_line() {
     let lines: Vec<usize> = errors.iter().map(|(l, _)| *l).collect();
     assert_eq!(lines, [3, 4]);
 }
+
+#[test]
+fn the_size_cap_holds_for_huge_arguments_results_and_chunks() {
+    let now = chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap();
+    let mut encoder = Encoder::new("sess", "exec", BroadcastConfig::debug());
+    let cap = 10_000;
+    let huge_text = "Zażółć \"gęślą\" jaźń 🚀\n".repeat(4_000);
+    let mut sent = Vec::new();
+    sent.extend(
+        encoder
+            .push(
+                "AgentStepStarted",
+                &json!({"stepNumber": 1, "messageCount": 1, "availableTools": 1}),
+                &now,
+            )
+            .unwrap(),
+    );
+    let chunks = encoder
+        .push("StreamEventReceived", &json!({"content": huge_text}), &now)
+        .unwrap();
+    assert!(chunks.len() > 10);
+    let rejoined: String = chunks
+        .iter()
+        .map(|b| b.envelope["payload"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(rejoined, huge_text, "chunks are split, never cut");
+    let indexes: Vec<u64> = chunks
+        .iter()
+        .map(|b| b.envelope["payload"]["chunk_index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, (0..chunks.len() as u64).collect::<Vec<_>>());
+    sent.extend(chunks);
+    let huge_args =
+        json!({"query": "ó".repeat(50_000), "ids": (0..20_000).collect::<Vec<_>>(), "note": "x"});
+    sent.extend(
+        encoder
+            .push(
+                "ToolCallStarted",
+                &json!({"tool": "search", "args": huge_args}),
+                &now,
+            )
+            .unwrap(),
+    );
+    sent.extend(
+        encoder
+            .push("ToolCallCompleted", &json!({"tool": "search", "success": false, "error": "e".repeat(80_000), "startedAt": "2026-01-20T12:00:00Z", "endedAt": "2026-01-20T12:00:00Z"}), &now)
+            .unwrap(),
+    );
+    sent.push(
+        encoder
+            .set_status("failed", Some(&"💥".repeat(30_000)), None, &now)
+            .unwrap(),
+    );
+    for b in &sent {
+        let text = serde_json::to_string(&b.envelope).unwrap();
+        assert!(
+            text.len() <= cap,
+            "{} is {} bytes",
+            b.envelope["type"],
+            text.len()
+        );
+        decode_text(&text).unwrap();
+    }
+    let shortened: Vec<&str> = sent
+        .iter()
+        .filter(|b| b.envelope["payload"]["truncated"] == true)
+        .map(|b| b.envelope["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        shortened,
+        ["agent.tool.started", "agent.tool.completed", "agent.status"]
+    );
+}

@@ -22,6 +22,9 @@ pub struct BroadcastConfig {
     /// that can split a character, local time printed with a literal `Z` (at
     /// this offset), and step durations that drop minutes, hours and sign.
     pub compat: Option<FixedOffset>,
+    /// Every envelope's compact JSON stays within this many bytes (texts are
+    /// shortened, chunks split); `None` turns the cap off.
+    pub max_message_bytes: Option<usize>,
 }
 
 impl Default for BroadcastConfig {
@@ -34,6 +37,7 @@ impl Default for BroadcastConfig {
             max_arg_length: 100,
             auto_status_tracking: true,
             compat: None,
+            max_message_bytes: Some(crate::envelope::cap::DEFAULT_MAX_MESSAGE_BYTES),
         }
     }
 }
@@ -107,6 +111,20 @@ impl BroadcastConfig {
         if let Some(n) = read::opt_i64(m, "maxArgLength", path)? {
             c.max_arg_length = n;
         }
+        match m.get("maxMessageBytes") {
+            None => {}
+            Some(Value::Null) => c.max_message_bytes = None,
+            Some(_) => match read::opt_i64(m, "maxMessageBytes", path)? {
+                Some(n) if n >= 256 => c.max_message_bytes = Some(n as usize),
+                _ => {
+                    return Err(SteplineError::at(
+                        ErrorCode::InvalidValue,
+                        &child(path, "maxMessageBytes"),
+                        "expected `maxMessageBytes` of at least 256, or null for no cap",
+                    ))
+                }
+            },
+        }
         c.compat = match m.get("compat") {
             None | Some(Value::Null) | Some(Value::Bool(false)) => None,
             Some(Value::Bool(true)) => FixedOffset::east_opt(0),
@@ -149,7 +167,7 @@ impl BroadcastConfig {
             include_tool_args: v.get("includeToolArgs")?.as_bool()?,
             max_arg_length: v.get("maxArgLength")?.as_i64()?,
             auto_status_tracking: v.get("autoStatusTracking")?.as_bool()?,
-            compat: None,
+            ..BroadcastConfig::default()
         })
     }
 }

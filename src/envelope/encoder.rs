@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::continuation::Outcome;
+use crate::envelope::cap;
 use crate::envelope::config::BroadcastConfig;
 use crate::envelope::summary::{summarize_args, truncate_args};
 use crate::error::Result;
@@ -81,17 +82,20 @@ impl Encoder {
             "StreamEventReceived" => {
                 let content = args.get("content").and_then(Value::as_str).unwrap_or("");
                 if self.config.include_stream_chunks && !content.is_empty() {
-                    let index = self.chunk_counter;
-                    self.chunk_counter += 1;
-                    out.push(self.emit(
-                        "agent.stream.chunk",
-                        obj([
-                            ("content", Value::from(content)),
-                            ("is_complete", Value::Bool(false)),
-                            ("chunk_index", Value::from(index)),
-                        ]),
-                        now,
-                    ));
+                    // A chunk over the cap is split into consecutive chunks, never cut.
+                    let pieces = match self.config.max_message_bytes {
+                        Some(max) => {
+                            let overhead =
+                                cap::encoded_len(&self.chunk("", u64::MAX, now).envelope);
+                            cap::split_text(content, max.saturating_sub(overhead + 2))
+                        }
+                        None => vec![content],
+                    };
+                    for piece in pieces {
+                        let index = self.chunk_counter;
+                        self.chunk_counter += 1;
+                        out.push(self.chunk(piece, index, now));
+                    }
                 }
             }
             "AgentStepStarted" => {
@@ -237,7 +241,30 @@ impl Encoder {
             }
             _ => {}
         }
-        Ok(out)
+        out.into_iter().map(|b| self.capped(b)).collect()
+    }
+
+    /// The broadcast within `max_message_bytes` (see [`cap::fit`]).
+    fn capped(&self, b: Broadcast) -> Result<Broadcast> {
+        match self.config.max_message_bytes {
+            Some(max) => Ok(Broadcast {
+                envelope: cap::fit(b.envelope, max)?,
+                ..b
+            }),
+            None => Ok(b),
+        }
+    }
+
+    fn chunk(&self, content: &str, index: u64, now: &Timestamp) -> Broadcast {
+        self.emit(
+            "agent.stream.chunk",
+            obj([
+                ("content", Value::from(content)),
+                ("is_complete", Value::Bool(false)),
+                ("chunk_index", Value::from(index)),
+            ]),
+            now,
+        )
     }
 
     /// A manual status change (always emitted, with the previous status).
@@ -247,7 +274,7 @@ impl Encoder {
         error: Option<&str>,
         last_response: Option<&str>,
         now: &Timestamp,
-    ) -> Broadcast {
+    ) -> Result<Broadcast> {
         let b = self.emit(
             "agent.status",
             obj([
@@ -259,7 +286,7 @@ impl Encoder {
             now,
         );
         self.status = status.into();
-        b
+        self.capped(b)
     }
 
     /// Automatic transitions are emitted only on change.

@@ -2,6 +2,7 @@
 //! messages broadcast on `agent.{session_id}`: decoding every producer's
 //! dialect into one model, and encoding exactly like the reference adapter.
 
+pub mod cap;
 pub mod config;
 pub mod decode;
 pub mod encoder;

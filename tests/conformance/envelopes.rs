@@ -49,7 +49,7 @@ pub fn check(_name: &str, case: &Value) -> Option<Result<(), String>> {
                     a["lastResponse"].as_str(),
                     &now,
                 );
-                out.push(b.to_value());
+                out.push(b.map_err(|e| e.to_string())?.to_value());
             } else {
                 return Err(format!("unknown op {op}"));
             }
