@@ -4,6 +4,7 @@
 
 pub mod continuation;
 pub mod convert;
+pub mod envelope;
 pub mod errors;
 pub mod inference;
 pub mod roles;

@@ -286,6 +286,8 @@ extern "C" {
     pub type EvaluateOptionsArg;
     #[wasm_bindgen(typescript_type = "SlimOptions")]
     pub type SlimOptionsArg;
+    #[wasm_bindgen(typescript_type = "EnvelopeEncoderOptions")]
+    pub type EncoderOptionsArg;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -345,4 +347,117 @@ export interface SnapshotIssue {
 
 /** The verdict on an untrusted snapshot. */
 export interface SnapshotValidation { valid: boolean; errors: SnapshotIssue[]; warnings: SnapshotIssue[] }
+"#;
+
+#[wasm_bindgen(typescript_custom_section)]
+const ENVELOPE_TYPES: &'static str = r#"
+/** Token usage as envelopes carry it (seed 000's `{prompt, completion, total}` is normalised to this). */
+export interface EnvelopeUsage { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
+
+/** Fields any payload may add that stepline does not know (kept, reported as warnings). */
+interface PayloadExtra { extra?: Record<string, unknown>; truncated?: boolean }
+/** Seed-003 lifecycle identity. */
+interface Lifecycle { step_index?: number | null; step_id?: string | null }
+
+export interface StatusPayload extends PayloadExtra {
+  status: string; previous_status?: string | null; step_count?: number | null; error_message?: string | null; last_response?: string | null;
+}
+export interface StepStartedPayload extends PayloadExtra {
+  step_number: number; message_count?: number | null; available_tools?: number | null; available_tool_names?: string[]; step_id?: string | null;
+}
+export interface StepCompletedPayload extends PayloadExtra {
+  step_number: number; has_tool_calls?: boolean | null; errors?: number | null; finish_reason?: string | null;
+  usage?: EnvelopeUsage | null; duration_ms?: number | null;
+  continuation?: { should_continue: boolean; stop_reason: string; resolved_by: string } | null; step?: object | null; step_id?: string | null;
+}
+export interface ToolStartedPayload extends PayloadExtra, Lifecycle {
+  tool_name: string; tool_call_id?: string | null; args_summary?: string | null; args?: unknown; tool_call?: object | null;
+}
+export interface ToolCompletedPayload extends PayloadExtra, Lifecycle {
+  tool_name: string; tool_call_id?: string | null; success?: boolean | null; error?: string | null; duration_ms?: number | null;
+  result_summary?: string | null; tool_result?: object | null;
+}
+export interface StreamChunkPayload extends PayloadExtra { content: string; is_complete?: boolean | null; chunk_index?: number | null; tokens_delta?: number | null }
+export interface ContinuationPayload extends PayloadExtra {
+  step_number: number; should_continue: boolean; stop_reason?: string | null; resolved_by?: string | null;
+  evaluations?: { criterion: string; decision: string; reason?: string }[] | null;
+}
+export interface LlmStartedPayload extends PayloadExtra, Lifecycle {}
+export interface LlmDeltaPayload extends PayloadExtra, Lifecycle { text_delta: string }
+export interface LlmCompletedPayload extends PayloadExtra, Lifecycle { step?: object | null }
+export interface ToolOutputPayload extends PayloadExtra, Lifecycle { tool_name?: string | null; text_delta: string; tool_call?: object | null }
+export interface ToolFailedPayload extends PayloadExtra, Lifecycle { tool_name?: string | null; error: string; tool_call?: object | null; tool_result?: object | null }
+export interface StepFailedPayload extends PayloadExtra, Lifecycle { error: string; step?: object | null }
+export interface RunCompletedPayload extends PayloadExtra, Lifecycle { final_answer?: string | null; step?: object | null }
+export interface RunFailedPayload extends PayloadExtra, Lifecycle { error: string; step?: object | null }
+
+interface EnvelopeBase<T extends string, P> {
+  type: T;
+  /** `null` only for seed-003 native events, which carry no session. */
+  session_id: string | null;
+  execution_id: string | null;
+  timestamp: string | null;
+  payload: P;
+  /** Unknown top-level fields, kept. */
+  extra?: Record<string, unknown>;
+}
+
+/** A decoded envelope: `switch (e.type)` narrows `e.payload`. */
+export type Envelope =
+  | EnvelopeBase<"agent.status", StatusPayload>
+  | EnvelopeBase<"agent.step.started", StepStartedPayload>
+  | EnvelopeBase<"agent.step.completed", StepCompletedPayload>
+  | EnvelopeBase<"agent.tool.started", ToolStartedPayload>
+  | EnvelopeBase<"agent.tool.completed", ToolCompletedPayload>
+  | EnvelopeBase<"agent.stream.chunk", StreamChunkPayload>
+  | EnvelopeBase<"agent.continuation", ContinuationPayload>
+  | EnvelopeBase<"agent.llm.started", LlmStartedPayload>
+  | EnvelopeBase<"agent.llm.output_text.delta", LlmDeltaPayload>
+  | EnvelopeBase<"agent.llm.completed", LlmCompletedPayload>
+  | EnvelopeBase<"agent.tool.output", ToolOutputPayload>
+  | EnvelopeBase<"agent.tool.failed", ToolFailedPayload>
+  | EnvelopeBase<"agent.step.failed", StepFailedPayload>
+  | EnvelopeBase<"agent.run.completed", RunCompletedPayload>
+  | EnvelopeBase<"agent.run.failed", RunFailedPayload>;
+
+/** A non-fatal decoding finding. */
+export interface EnvelopeWarning { path: string; code: "unknown_type" | "unknown_field"; message: string }
+
+export type TryDecodeResult =
+  | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[] }
+  | { ok: false; error: { code: SteplineErrorCode; path: string | null; message: string } };
+
+export interface DecodedBatch {
+  envelopes: Envelope[];
+  errors: { line: number; error: { code: SteplineErrorCode; path: string | null; message: string } }[];
+  warnings: { index: number; warning: EnvelopeWarning }[];
+}
+
+/** One encoded broadcast. */
+export interface Broadcast { channel: string; envelope: Envelope }
+
+/** A producer event for the encoder: the reference event class name and its fields. */
+export interface AgentEventInput { event: string; args?: Record<string, unknown> }
+
+/** Broadcast configuration (reference `BroadcastConfig` plus the cap and compat). */
+export interface EnvelopeEncoderConfig {
+  preset?: "minimal" | "standard" | "default" | "debug";
+  includeStreamChunks?: boolean;
+  includeContinuationTrace?: boolean;
+  includeToolArgs?: boolean;
+  maxArgLength?: number;
+  autoStatusTracking?: boolean;
+  /** Default 10,000; `null` turns the cap off. */
+  maxMessageBytes?: number | null;
+  /** Reproduce the producer: local time printed with `Z`, quirky step durations, byte cuts. */
+  compat?: boolean | { utcOffsetMinutes: number };
+}
+
+export interface EnvelopeEncoderOptions {
+  sessionId: string;
+  executionId?: string;
+  config?: EnvelopeEncoderConfig;
+  /** A fixed clock (ISO string or epoch ms) for replays and tests; default: now, per event. */
+  now?: string | number;
+}
 "#;

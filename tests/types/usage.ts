@@ -86,3 +86,30 @@ const stopsAt: number | null = replayed.stopsAtStep;
 evaluateContinuation(state, [{ kind: 'steps', max: 5 }]);
 
 export { why, resolved, stopsAt };
+
+// Envelopes: a discriminated union on `type`.
+import { decodeEnvelope, tryDecodeEnvelope, EnvelopeEncoder } from 'stepline';
+import type { Envelope } from 'stepline';
+
+function render(e: Envelope): string {
+  switch (e.type) {
+    case 'agent.stream.chunk':
+      return e.payload.content;
+    case 'agent.tool.started':
+      return e.payload.tool_name;
+    case 'agent.status':
+      return e.payload.status;
+    default:
+      return e.type;
+  }
+}
+const decoded = decodeEnvelope('{}');
+const line: string = render(decoded);
+const tried = tryDecodeEnvelope({});
+const code: string | undefined = tried.ok ? undefined : tried.error.code;
+const encoder = new EnvelopeEncoder({ sessionId: 's', config: { preset: 'debug', maxMessageBytes: 8000 } });
+const channel: string | undefined = encoder.push({ event: 'AgentStepStarted', args: { stepNumber: 1 } })[0]?.channel;
+// @ts-expect-error: a chunk payload has no tool_name
+function wrong(e: Extract<Envelope, { type: 'agent.stream.chunk' }>) { return e.payload.tool_name; }
+
+export { line, code, channel, wrong };
