@@ -109,5 +109,48 @@ function benchSlim() {
   console.log(`  (${WARMUP} warm-up + ${RUNS} timed rounds in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
 
+/**
+ * Envelope decode throughput: a recorded-run-like JSONL batch (status, steps,
+ * tools, and mostly stream chunks) made by the package's own encoder.
+ */
+function benchDecode() {
+  console.log('\n=== decode: envelopes per second (issue 5), next to JSON.parse of the same text');
+  const N = 20_000;
+  const encoder = new stepline.EnvelopeEncoder({ sessionId: 'sess-bench', executionId: 'exec-1', config: { preset: 'debug' }, now: '2026-01-20T12:00:00Z' });
+  const envelopes = [];
+  for (let i = 0; envelopes.length < N; i += 1) {
+    const step = Math.floor(i / 40) + 1;
+    const op = i % 40 === 0
+      ? { event: 'AgentStepStarted', args: { stepNumber: step, messageCount: step * 2, availableTools: 3 } }
+      : i % 40 === 1
+        ? { event: 'ToolCallStarted', args: { tool: 'search', args: { query: `q${i}`, limit: 3 } } }
+        : i % 40 === 2
+          ? { event: 'ToolCallCompleted', args: { tool: 'search', success: true, error: null, startedAt: '2026-01-20T11:59:59Z', endedAt: '2026-01-20T12:00:00Z' } }
+          : i % 40 === 39
+            ? { event: 'AgentStepCompleted', args: { stepNumber: step, hasToolCalls: true, errorCount: 0, finishReason: 'tool_calls', usage: { input: 100, output: 20, cacheWrite: 0, cacheRead: 0, reasoning: 0 }, startedAt: '2026-01-20T11:59:58Z' } }
+            : { event: 'StreamEventReceived', args: { content: `token ${i} żółć ` } };
+    for (const b of encoder.push(op)) envelopes.push(b.envelope);
+  }
+  const lines = envelopes.slice(0, N).map((e) => JSON.stringify(e));
+  const jsonl = lines.join('\n');
+  const objects = lines.map((l) => JSON.parse(l));
+  console.log(`  input: ${N.toLocaleString('en-US')} envelopes, ${mb(Buffer.byteLength(jsonl))} of JSONL`);
+  const check = stepline.decodeEnvelopes(jsonl);
+  if (check.envelopes.length !== N || check.errors.length) throw new Error('decodeEnvelopes did not decode the whole batch');
+  const ops = {
+    'JSON.parse per line': () => lines.map((l) => JSON.parse(l)),
+    'decodeEnvelopes(jsonl)': () => stepline.decodeEnvelopes(jsonl),
+    'decodeEnvelope(obj) each': () => objects.map((o) => stepline.decodeEnvelope(o)),
+    'decodeEnvelope(line) each': () => lines.map((l) => stepline.decodeEnvelope(l)),
+  };
+  const times = measure(ops);
+  const result = table(times, 'JSON.parse per line');
+  console.log('');
+  for (const [label, { median: med }] of Object.entries(result)) {
+    console.log(`  ${label.padEnd(28)} ${Math.round(N / (med / 1000)).toLocaleString('en-US').padStart(12)} envelopes/s`);
+  }
+}
+
 console.log(`bench: stepline ${stepline.version()}, node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}`);
 benchSlim();
+benchDecode();
