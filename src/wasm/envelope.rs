@@ -38,8 +38,12 @@ fn warnings(d: &Decoded) -> Value {
 /// });
 /// ```
 #[wasm_bindgen(js_name = decodeEnvelope, unchecked_return_type = "Envelope")]
-pub fn decode_envelope(#[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue) -> Result<JsValue, JsValue> {
-    out(from_js(&input, "the envelope").and_then(|v| decode_value(&v)).map(|d| d.envelope))
+pub fn decode_envelope(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+) -> Result<JsValue, JsValue> {
+    out(from_js(&input, "the envelope")
+        .and_then(|v| decode_value(&v))
+        .map(|d| d.envelope))
 }
 
 /// Like `decodeEnvelope`, but never throws: `{ ok: true, envelope, warnings }`
@@ -51,9 +55,15 @@ pub fn decode_envelope(#[wasm_bindgen(unchecked_param_type = "string | object")]
 /// if (!r.ok) console.warn(r.error.code, r.error.path);
 /// ```
 #[wasm_bindgen(js_name = tryDecodeEnvelope, unchecked_return_type = "TryDecodeResult")]
-pub fn try_decode_envelope(#[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue) -> Result<JsValue, JsValue> {
+pub fn try_decode_envelope(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+) -> Result<JsValue, JsValue> {
     let result = match from_js(&input, "the envelope").and_then(|v| decode_value(&v)) {
-        Ok(d) => obj([("ok", Value::Bool(true)), ("envelope", d.envelope.clone()), ("warnings", warnings(&d))]),
+        Ok(d) => obj([
+            ("ok", Value::Bool(true)),
+            ("envelope", d.envelope.clone()),
+            ("warnings", warnings(&d)),
+        ]),
         Err(e) => obj([("ok", Value::Bool(false)), ("error", error_value(&e))]),
     };
     to_js(&result)
@@ -69,10 +79,29 @@ pub fn try_decode_envelope(#[wasm_bindgen(unchecked_param_type = "string | objec
 #[wasm_bindgen(js_name = decodeEnvelopes, unchecked_return_type = "DecodedBatch")]
 pub fn decode_envelopes(jsonl: &str) -> Result<JsValue, JsValue> {
     let (ok, errors) = decode_lines(jsonl);
-    let warnings: Vec<Value> = ok.iter().enumerate().flat_map(|(i, d)| d.warnings.iter().map(move |w| obj([("index", Value::from(i)), ("warning", w.to_value())]))).collect();
+    let warnings: Vec<Value> = ok
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| {
+            d.warnings
+                .iter()
+                .map(move |w| obj([("index", Value::from(i)), ("warning", w.to_value())]))
+        })
+        .collect();
     let result = obj([
-        ("envelopes", Value::Array(ok.into_iter().map(|d| d.envelope).collect())),
-        ("errors", Value::Array(errors.iter().map(|(line, e)| obj([("line", Value::from(*line)), ("error", error_value(e))])).collect())),
+        (
+            "envelopes",
+            Value::Array(ok.into_iter().map(|d| d.envelope).collect()),
+        ),
+        (
+            "errors",
+            Value::Array(
+                errors
+                    .iter()
+                    .map(|(line, e)| obj([("line", Value::from(*line)), ("error", error_value(e))]))
+                    .collect(),
+            ),
+        ),
         ("warnings", Value::Array(warnings)),
     ]);
     to_js(&result)
@@ -116,18 +145,33 @@ impl EnvelopeEncoder {
     pub fn new(options: EncoderOptionsArg) -> Result<EnvelopeEncoder, JsValue> {
         (|| {
             let m = options_map(&Some(JsValue::from(options)))?;
-            read::only_keys(&m, &["sessionId", "executionId", "config", "now"], "/options")?;
+            read::only_keys(
+                &m,
+                &["sessionId", "executionId", "config", "now"],
+                "/options",
+            )?;
             let now = super::convert::now_option(&m)?
                 .map(|spec| crate::model::time::resolve_now(Some(&spec), clock(), "/options/now"))
                 .transpose()?;
-            let session = read::opt_str(&m, "sessionId", "/options")?
-                .ok_or_else(|| SteplineError::at(ErrorCode::MissingField, "/options/sessionId", "expected `sessionId`"))?;
+            let session = read::opt_str(&m, "sessionId", "/options")?.ok_or_else(|| {
+                SteplineError::at(
+                    ErrorCode::MissingField,
+                    "/options/sessionId",
+                    "expected `sessionId`",
+                )
+            })?;
             let execution = read::opt_str(&m, "executionId", "/options")?.unwrap_or("");
             let config = match m.get("config") {
-                Some(c) if !c.is_null() => BroadcastConfig::from_options(read::object(c, "/options/config", "config")?, "/options/config")?,
+                Some(c) if !c.is_null() => BroadcastConfig::from_options(
+                    read::object(c, "/options/config", "config")?,
+                    "/options/config",
+                )?,
                 _ => BroadcastConfig::default(),
             };
-            Ok(EnvelopeEncoder { inner: Encoder::new(session, execution, config), now })
+            Ok(EnvelopeEncoder {
+                inner: Encoder::new(session, execution, config),
+                now,
+            })
         })()
         .map_err(to_js_error)
     }
@@ -135,13 +179,20 @@ impl EnvelopeEncoder {
     /// Encodes `{ event, args }` (the producer's event class name and fields)
     /// into zero or more `{ channel, envelope }`.
     #[wasm_bindgen(unchecked_return_type = "Broadcast[]")]
-    pub fn push(&mut self, #[wasm_bindgen(unchecked_param_type = "AgentEventInput | string")] event: JsValue) -> Result<JsValue, JsValue> {
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "AgentEventInput | string")] event: JsValue,
+    ) -> Result<JsValue, JsValue> {
         out((|| {
             let v = from_js(&event, "the event")?;
             let m = read::object(&v, "", "an event")?;
-            let name = read::opt_str(m, "event", "")?.ok_or_else(|| SteplineError::at(ErrorCode::MissingField, "/event", "expected `event`"))?;
+            let name = read::opt_str(m, "event", "")?.ok_or_else(|| {
+                SteplineError::at(ErrorCode::MissingField, "/event", "expected `event`")
+            })?;
             let args = m.get("args").cloned().unwrap_or(Value::Array(Vec::new()));
-            let sent = self.inner.push(name, &args, &self.now.unwrap_or_else(clock))?;
+            let sent = self
+                .inner
+                .push(name, &args, &self.now.unwrap_or_else(clock))?;
             Ok(Value::Array(sent.iter().map(|b| b.to_value()).collect()))
         })())
     }
@@ -151,14 +202,20 @@ impl EnvelopeEncoder {
     pub fn status(
         &mut self,
         status: &str,
-        #[wasm_bindgen(unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | undefined")] details: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | undefined"
+        )]
+        details: JsValue,
     ) -> Result<JsValue, JsValue> {
         out((|| {
             let m = options_map(&Some(details))?;
             read::only_keys(&m, &["error", "lastResponse"], "/details")?;
             let error = read::opt_str(&m, "error", "/details")?;
             let last = read::opt_str(&m, "lastResponse", "/details")?;
-            Ok(self.inner.set_status(status, error, last, &self.now.unwrap_or_else(clock))?.to_value())
+            Ok(self
+                .inner
+                .set_status(status, error, last, &self.now.unwrap_or_else(clock))?
+                .to_value())
         })())
     }
 
