@@ -196,6 +196,14 @@ fn each_class_of_bad_input_is_a_typed_error_with_a_path() {
         let e = decode_text(text).unwrap_err();
         assert_eq!((e.code, e.path.as_deref()), (code, path), "{text}");
     }
+    let oversize = format!(
+        r#"{{"type": "agent.stream.chunk", "session_id": "s", "payload": {{"content": "{}"}}}}"#,
+        "x".repeat(2 * 1024 * 1024)
+    );
+    assert_eq!(
+        decode_text(&oversize).unwrap_err().code,
+        ErrorCode::TooLarge
+    );
     let deep = format!(
         r#"{{"type": "agent.status", "session_id": "s", "payload": {{"status": "x", "extra": {}1{}}}}}"#,
         "[".repeat(500),

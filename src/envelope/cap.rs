@@ -60,7 +60,7 @@ fn fit_containers(mut envelope: Value, max: usize, mut limit: usize) -> Result<V
             .map(|(k, _)| k.clone());
         match biggest {
             Some(key) => {
-                let emptied = if payload[&key].is_array() {
+                let emptied = if payload.get(&key).is_some_and(Value::is_array) {
                     Value::Array(Vec::new())
                 } else {
                     Value::Object(Map::new())

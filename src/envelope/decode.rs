@@ -48,9 +48,16 @@ const ENVELOPE_KEYS: &[&str] = &[
     "payload",
 ];
 
+/// Limits for one envelope: far above what a broadcaster delivers (10 KB by
+/// default), far below what would hurt a browser tab.
+pub const ENVELOPE_LIMITS: Limits = Limits {
+    max_bytes: 1024 * 1024,
+    max_depth: 64,
+};
+
 /// Decodes JSON text holding one envelope.
 pub fn decode_text(text: &str) -> Result<Decoded> {
-    decode_value(&crate::json::parse(text, &Limits::default())?)
+    decode_value(&crate::json::parse(text, &ENVELOPE_LIMITS)?)
 }
 
 /// Decodes one envelope. The seed-003 native form (`event_type`, fields at the

@@ -35,9 +35,18 @@ pub fn from_js(input: &JsValue, what: &str) -> Result<Value, SteplineError> {
     crate::json::parse(&text, &Limits::default())
 }
 
-fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
-    if let Some(text) = input.as_string() {
-        return Ok(text);
+/// JSON text of `input`: a string as is, anything else through `JSON.stringify`.
+pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
+    if input.is_string() {
+        // A lone surrogate cannot be UTF-8; copying would silently turn it into U+FFFD.
+        if !input.unchecked_ref::<js_sys::JsString>().is_valid_utf16() {
+            return Err(SteplineError::new(
+                ErrorCode::InvalidJson,
+                None,
+                format!("expected {what} as well-formed text, found a lone UTF-16 surrogate"),
+            ));
+        }
+        return Ok(input.as_string().unwrap_or_default());
     }
     if input.is_undefined() || input.is_null() {
         let found = if input.is_null() { "null" } else { "undefined" };

@@ -3,13 +3,13 @@
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::envelope::decode::{decode_lines, decode_value, Decoded};
+use crate::envelope::decode::{decode_lines, decode_text, Decoded};
 use crate::envelope::{channel_for, BroadcastConfig, Encoder};
 use crate::error::{ErrorCode, SteplineError};
 use crate::json::obj;
 use crate::model::read;
 
-use super::convert::{clock, from_js, options_map, out, to_js};
+use super::convert::{clock, from_js, input_text, options_map, out, to_js};
 use super::errors::to_js_error;
 use super::types::EncoderOptionsArg;
 
@@ -41,8 +41,8 @@ fn warnings(d: &Decoded) -> Value {
 pub fn decode_envelope(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    out(from_js(&input, "the envelope")
-        .and_then(|v| decode_value(&v))
+    out(input_text(&input, "the envelope")
+        .and_then(|t| decode_text(&t))
         .map(|d| d.envelope))
 }
 
@@ -58,7 +58,7 @@ pub fn decode_envelope(
 pub fn try_decode_envelope(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let result = match from_js(&input, "the envelope").and_then(|v| decode_value(&v)) {
+    let result = match input_text(&input, "the envelope").and_then(|t| decode_text(&t)) {
         Ok(d) => obj([
             ("ok", Value::Bool(true)),
             ("envelope", d.envelope.clone()),

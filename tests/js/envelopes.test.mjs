@@ -61,6 +61,10 @@ test('lone surrogates from JS strings are rejected cleanly; __proto__ stays data
   const r = tryDecodeEnvelope({ type: 'agent.stream.chunk', session_id: 's', payload: { content: 'a\ud800b' } });
   assert.equal(r.ok, false);
   assert.equal(r.error.code, 'invalid_json');
+  // A JS string holding a lone surrogate (not an escape): rejected, not turned into U+FFFD.
+  const raw = tryDecodeEnvelope('{"type":"agent.stream.chunk","session_id":"s","payload":{"content":"a\ud800b"}}');
+  assert.equal(raw.ok, false);
+  assert.match(raw.error.message, /surrogate/);
   const e = decodeEnvelope('{"type":"agent.status","session_id":"s","payload":{"status":"x","__proto__":{"polluted":true}}}');
   assert.ok(Object.hasOwn(e.payload.extra, '__proto__'));
   assert.equal({}.polluted, undefined);
