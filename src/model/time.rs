@@ -56,9 +56,12 @@ pub fn format_precise(t: &Timestamp) -> String {
 
 /// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
 pub fn format_utc_millis(t: &Timestamp) -> String {
-    t.with_timezone(&chrono::Utc)
-        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
-        .to_string()
+    let n = t.naive_utc();
+    format!(
+        "{}.{:03}Z",
+        date_time(&n),
+        n.nanosecond() % 1_000_000_000 / 1_000_000
+    )
 }
 
 /// Builds a UTC timestamp from Unix epoch milliseconds (what `Date.now()` gives).
