@@ -8,8 +8,10 @@ pub mod continuation;
 pub mod envelope;
 pub mod error;
 pub mod json;
+pub mod lint;
 pub mod model;
 pub mod php;
+pub mod session;
 pub mod snapshot;
 
 pub use error::{ErrorCode, SteplineError};

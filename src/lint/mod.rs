@@ -1,0 +1,213 @@
+//! Diagnostics: detectors for the producer bugs the seeds describe (DESIGN.md
+//! section 8). Each finding names its code, a severity, the JSON pointer of the
+//! evidence in the input, a message and the evidence itself.
+//!
+//! The input is what a debugging engineer has at hand: the envelopes of a run
+//! (already decoded, see [`crate::envelope::decode::decode_value`]), the slim
+//! snapshot stored at its end and, when available, the full reference state.
+//! Detectors never fail: data they cannot read is skipped, so a diagnosis of
+//! partial or odd input is still a diagnosis.
+
+mod executions;
+mod input;
+mod messages;
+mod timing;
+
+pub use input::diagnose_value;
+
+use serde_json::Value;
+
+use crate::json::obj;
+use crate::model::time::{self, Timestamp};
+use crate::snapshot::SlimConfig;
+
+/// An assistant message whose content is one of its own tool calls' arguments
+/// (seed 004, issue 1: the OpenAI-compatible driver falls back to the arguments).
+pub const TOOL_ARGS_IN_CONTENT: &str = "tool_args_in_content";
+/// A step that completed before it started (state step timing or envelope timestamps).
+pub const STEP_TIMING_INVERTED: &str = "step_timing_inverted";
+/// A step whose recorded start is after one of its own tools started: the start
+/// was taken from the step object's creation time (seed 001).
+pub const STEP_TIMING_FROM_CREATION: &str = "step_timing_from_creation";
+/// A step or tool duration that disagrees with the timestamps (reference quirk 4).
+pub const DURATION_INCONSISTENT: &str = "duration_inconsistent";
+/// An execution time limit measured from the session's start (seed 004, quirk 3).
+pub const TIME_LIMIT_FROM_SESSION_START: &str = "time_limit_from_session_start";
+/// An execution that did work but never broadcast a final status (quirk 7).
+pub const FINAL_STATUS_MISSING: &str = "final_status_missing";
+/// A snapshot taken with `includeToolResults: false` that still holds tool
+/// results (quirk 1; DESIGN.md fix 2).
+pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
+
+/// Every diagnostic code, in the order the detectors run.
+pub const CODES: [&str; 7] = [
+    TOOL_ARGS_IN_CONTENT,
+    STEP_TIMING_INVERTED,
+    STEP_TIMING_FROM_CREATION,
+    DURATION_INCONSISTENT,
+    TIME_LIMIT_FROM_SESSION_START,
+    FINAL_STATUS_MISSING,
+    TOOL_RESULTS_NOT_EXCLUDED,
+];
+
+/// How sure a finding is to be a producer bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// The data contradicts itself: a producer bug.
+    Error,
+    /// Suspicious, but normal for some producers (e.g. the reference's exception path).
+    Warning,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`, as JavaScript sees it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Stable code, one of [`CODES`].
+    pub code: &'static str,
+    pub severity: Severity,
+    /// JSON pointer into the diagnosed input, e.g. `/envelopes/5/payload/duration_ms`
+    /// or `/snapshot/messages/1/content`.
+    pub path: String,
+    /// What is wrong, for a human.
+    pub message: String,
+    /// The values the finding rests on (an object; keys depend on the code).
+    pub evidence: Value,
+}
+
+impl Diagnostic {
+    /// `{code, severity, path, message, evidence}`.
+    ///
+    /// @example
+    /// `{"code": "final_status_missing", "severity": "warning", "path": "/envelopes/2", …}`
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("code", Value::from(self.code)),
+            ("severity", Value::from(self.severity.as_str())),
+            ("path", Value::from(self.path.as_str())),
+            ("message", Value::from(self.message.as_str())),
+            ("evidence", self.evidence.clone()),
+        ])
+    }
+}
+
+/// What to diagnose. Every part is optional; detectors that need a missing part
+/// stay silent.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DiagnoseInput {
+    /// Envelopes in arrival order, in the normalised form `decode_value` returns.
+    pub envelopes: Vec<Value>,
+    /// A slim snapshot (the `src/snapshot` format).
+    pub snapshot: Option<Value>,
+    /// A full reference state (`AgentState::toArray()` form).
+    pub state: Option<Value>,
+    /// The config the snapshot was taken with, when known.
+    pub snapshot_options: Option<SlimConfig>,
+}
+
+/// Runs every detector over `input`. Findings come detector by detector in
+/// [`CODES`] order (except that a state step result's two timing checks are
+/// reported together), each detector's in input order.
+pub fn diagnose(input: &DiagnoseInput) -> Vec<Diagnostic> {
+    run(
+        &input.envelopes,
+        input.snapshot.as_ref(),
+        input.state.as_ref(),
+        input.snapshot_options.as_ref(),
+    )
+}
+
+fn run(
+    envelopes: &[Value],
+    snapshot: Option<&Value>,
+    state: Option<&Value>,
+    snapshot_options: Option<&SlimConfig>,
+) -> Vec<Diagnostic> {
+    let envelopes = read_envelopes(envelopes);
+    let mut out = Vec::new();
+    messages::tool_args_in_content(snapshot, state, &mut out);
+    timing::check(&envelopes, state, &mut out);
+    executions::check(&envelopes, snapshot, state, &mut out);
+    if let Some(config) = snapshot_options {
+        messages::tool_results_not_excluded(snapshot, config, &mut out);
+    }
+    out
+}
+
+/// The parts of a decoded envelope the detectors read.
+struct Envelope<'a> {
+    index: usize,
+    kind: &'a str,
+    execution: Option<&'a str>,
+    /// The timestamp as written, and as an instant when it reads as one.
+    stamp: Option<&'a str>,
+    at: Option<Timestamp>,
+    payload: &'a Value,
+}
+
+impl Envelope<'_> {
+    fn path(&self, tail: &str) -> String {
+        let mut p = crate::json::index("/envelopes", self.index);
+        p.push_str(tail);
+        p
+    }
+
+    fn step_number(&self) -> Option<i64> {
+        self.payload.get("step_number").and_then(Value::as_i64)
+    }
+}
+
+fn read_envelopes(list: &[Value]) -> Vec<Envelope<'_>> {
+    static NULL: Value = Value::Null;
+    list.iter()
+        .enumerate()
+        .filter_map(|(index, e)| {
+            Some(Envelope {
+                index,
+                kind: e.get("type")?.as_str()?,
+                execution: e.get("execution_id").and_then(Value::as_str),
+                stamp: e.get("timestamp").and_then(Value::as_str),
+                at: instant(e.get("timestamp")),
+                payload: e.get("payload").unwrap_or(&NULL),
+            })
+        })
+        .collect()
+}
+
+/// An absolute date/time (ISO 8601 / RFC 3339 / PHP `DATE_ATOM`). Relative words
+/// such as `now` are not evidence of anything here, so they read as unknown.
+fn instant(v: Option<&Value>) -> Option<Timestamp> {
+    let s = v?.as_str()?.trim();
+    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    time::parse(s, &Timestamp::default())
+}
+
+/// Milliseconds from `a` to `b`.
+fn millis(a: &Timestamp, b: &Timestamp) -> f64 {
+    crate::model::tool_execution::millis_between(a, b)
+}
+
+/// Whole milliseconds as text, for messages (no float formatting in the wasm).
+fn ms_text(ms: f64) -> String {
+    (ms.round() as i64).to_string()
+}
+
+/// The items of a JSON array (anything else has none).
+fn items(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn text(v: Option<&Value>) -> Value {
+    v.filter(|v| v.is_string()).cloned().unwrap_or(Value::Null)
+}

@@ -1,0 +1,297 @@
+//! How each envelope type changes the view. Every rule here is order
+//! independent: a step, tool run or chunk is created by whichever of its
+//! events arrives first and completed by the others.
+
+use serde_json::{Map, Value};
+
+use crate::model::usage::Usage;
+use crate::session::view::{Execution, StepView, ToolRun};
+
+/// What an applied envelope touched, so the next patch sends only that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touched {
+    Header,
+    Step(i64),
+    /// The streamed text grew at its end (`false`) or changed inside (`true`).
+    Text {
+        replaced: bool,
+    },
+}
+
+/// The step an event belongs to: its own `step_number`/`step_index`, else
+/// (v1.22 tool events carry neither, nor a call id) the highest step whose
+/// start or completion has arrived. A continuation that arrives early does
+/// not move tool events into the next step.
+pub fn step_of(exec: &Execution, payload: &Map<String, Value>) -> i64 {
+    payload
+        .get("step_index")
+        .or_else(|| payload.get("step_number"))
+        .and_then(Value::as_i64)
+        .unwrap_or_else(|| {
+            exec.steps
+                .values()
+                .rev()
+                .find(|s| s.seen_started || s.seen_completed)
+                .map_or(1, |s| s.number)
+        })
+}
+
+/// Applies one decoded envelope of a known or unknown type.
+pub fn apply(
+    exec: &mut Execution,
+    kind: &str,
+    ts: Option<&str>,
+    p: &Map<String, Value>,
+) -> Touched {
+    if let Some(ts) = ts {
+        if exec.first_at.as_deref().is_none_or(|f| ts < f) {
+            exec.first_at = Some(ts.to_string());
+        }
+        if exec.last_at.as_deref().is_none_or(|l| ts > l) {
+            exec.last_at = Some(ts.to_string());
+        }
+    }
+    let ts = ts.map(str::to_string);
+    match kind {
+        "agent.status" => {
+            if let Some(s) = str_of(p, "status") {
+                exec.statuses.push((s, str_of(p, "previous_status")));
+            }
+            Touched::Header
+        }
+        "agent.step.started" | "agent.llm.started" => {
+            let n = step_of(exec, p);
+            let step = step_mut(exec, n);
+            step.seen_started = true;
+            step.started_at = step.started_at.take().or(ts);
+            set(&mut step.step_id, str_of(p, "step_id"));
+            set(&mut step.message_count, int_of(p, "message_count"));
+            set(&mut step.tools_available, int_of(p, "available_tools"));
+            Touched::Step(n)
+        }
+        "agent.step.completed" | "agent.llm.completed" => {
+            let n = step_of(exec, p);
+            let step = step_mut(exec, n);
+            if kind == "agent.step.completed" {
+                step.seen_completed = true;
+                step.completed_at = ts;
+            }
+            set(&mut step.step_id, str_of(p, "step_id"));
+            set(
+                &mut step.has_tool_calls,
+                p.get("has_tool_calls").and_then(Value::as_bool),
+            );
+            set(&mut step.errors, int_of(p, "errors"));
+            set(&mut step.finish_reason, str_of(p, "finish_reason"));
+            if let Some(u) = p.get("usage").and_then(usage_of) {
+                step.usage = Some(u);
+            }
+            set(
+                &mut step.duration_ms,
+                p.get("duration_ms").filter(|v| !v.is_null()).cloned(),
+            );
+            if let Some(c) = p.get("continuation").filter(|v| v.is_object()) {
+                step.continuation = Some(c.clone());
+            }
+            if let Some(s) = p.get("step").and_then(Value::as_object) {
+                absorb_step_object(step, s);
+            }
+            Touched::Step(n)
+        }
+        "agent.step.failed" | "agent.run.failed" => {
+            let n = step_of(exec, p);
+            let error = str_of(p, "error");
+            if kind == "agent.run.failed" {
+                exec.run_error = error.clone();
+                exec.statuses.push(("failed".into(), None));
+            }
+            let step = step_mut(exec, n);
+            step.error = error;
+            if let Some(s) = p.get("step").and_then(Value::as_object) {
+                absorb_step_object(step, s);
+            }
+            if kind == "agent.run.failed" {
+                Touched::Header
+            } else {
+                Touched::Step(n)
+            }
+        }
+        "agent.run.completed" => {
+            exec.final_answer = str_of(p, "final_answer");
+            exec.statuses.push(("completed".into(), None));
+            Touched::Header
+        }
+        "agent.continuation" => {
+            let n = step_of(exec, p);
+            let mut c = Map::new();
+            for k in [
+                "should_continue",
+                "stop_reason",
+                "resolved_by",
+                "evaluations",
+            ] {
+                c.insert(k.into(), p.get(k).cloned().unwrap_or(Value::Null));
+            }
+            step_mut(exec, n).continuation = Some(Value::Object(c));
+            Touched::Step(n)
+        }
+        "agent.tool.started"
+        | "agent.tool.completed"
+        | "agent.tool.failed"
+        | "agent.tool.output" => {
+            let n = step_of(exec, p);
+            tool_event(step_mut(exec, n), kind, ts, p);
+            Touched::Step(n)
+        }
+        "agent.stream.chunk" => {
+            let content = str_of(p, "content").unwrap_or_default();
+            let next = exec.chunks.keys().next_back().map_or(0, |i| i + 1);
+            let index = int_of(p, "chunk_index").unwrap_or(next);
+            if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
+                exec.stream_complete = true;
+            }
+            let appends = index >= next;
+            exec.chunks.insert(index, content);
+            if appends {
+                if let Some(c) = exec.chunks.get(&index) {
+                    exec.text.push_str(c);
+                }
+            } else {
+                exec.text = exec.chunks.values().map(String::as_str).collect();
+            }
+            Touched::Text { replaced: !appends }
+        }
+        "agent.llm.output_text.delta" => {
+            let n = step_of(exec, p);
+            let delta = str_of(p, "text_delta").unwrap_or_default();
+            exec.text.push_str(&delta);
+            step_mut(exec, n).text.push_str(&delta);
+            Touched::Step(n)
+        }
+        _ => Touched::Header,
+    }
+}
+
+fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map<String, Value>) {
+    let call = p.get("tool_call").and_then(Value::as_object);
+    let name = str_of(p, "tool_name")
+        .or_else(|| call.and_then(|c| str_of(c, "name")))
+        .unwrap_or_default();
+    let call_id = str_of(p, "tool_call_id").or_else(|| call.and_then(|c| str_of(c, "id")));
+    let starting = kind == "agent.tool.started";
+    let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
+    // Pair with the run this event completes: by call id when the producer
+    // sends one, else the first run of the same name still waiting for this
+    // half. Output deltas join the newest run of that name.
+    let found = step.tools.iter().position(|t| {
+        t.name == name
+            && match (&call_id, &t.call_id) {
+                (Some(a), Some(b)) => a == b,
+                _ if starting => !t.seen_started && t.seen_completed,
+                _ if ending => !t.seen_completed,
+                _ => false,
+            }
+    });
+    let found = found.or_else(|| {
+        (!starting && !ending)
+            .then(|| step.tools.iter().rposition(|t| t.name == name))
+            .flatten()
+    });
+    let i = found.unwrap_or_else(|| {
+        step.tools.push(ToolRun {
+            name: name.clone(),
+            ..ToolRun::default()
+        });
+        step.tools.len() - 1
+    });
+    let run = &mut step.tools[i];
+    set(&mut run.call_id, call_id);
+    if starting {
+        run.seen_started = true;
+        run.started_at = ts;
+        set(&mut run.args_summary, str_of(p, "args_summary"));
+        let args = p
+            .get("args")
+            .filter(|v| !v.is_null())
+            .or_else(|| call.and_then(|c| c.get("arguments")));
+        set(&mut run.args, args.cloned());
+    } else if ending {
+        let result = p.get("tool_result").and_then(Value::as_object);
+        let error = str_of(p, "error").or_else(|| result.and_then(|r| str_of(r, "error")));
+        run.seen_completed = true;
+        run.completed_at = ts;
+        run.success = Some(match p.get("success").and_then(Value::as_bool) {
+            Some(s) => s,
+            None => kind == "agent.tool.completed" && error.is_none(),
+        });
+        run.error = error;
+        set(
+            &mut run.duration_ms,
+            p.get("duration_ms").filter(|v| !v.is_null()).cloned(),
+        );
+        set(&mut run.result_summary, str_of(p, "result_summary"));
+        if let Some(out) = result.and_then(|r| str_of(r, "output")) {
+            if run.output.is_empty() {
+                run.output = out;
+            }
+        }
+    } else if let Some(d) = str_of(p, "text_delta") {
+        run.output.push_str(&d);
+    }
+}
+
+/// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.
+fn absorb_step_object(step: &mut StepView, s: &Map<String, Value>) {
+    set(&mut step.step_id, str_of(s, "step_id"));
+    if let Some(r) = s.get("llm_response").and_then(Value::as_object) {
+        set(&mut step.finish_reason, str_of(r, "finish_reason"));
+        if step.usage.is_none() {
+            step.usage = r.get("usage").and_then(usage_of);
+        }
+        if let Some(calls) = r.get("tool_calls").and_then(Value::as_array) {
+            set(&mut step.has_tool_calls, Some(!calls.is_empty()));
+        }
+        if step.text.is_empty() {
+            if let Some(t) = str_of(r, "text") {
+                step.text = t;
+            }
+        }
+    }
+}
+
+fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
+    exec.steps.entry(n).or_insert_with(|| StepView::new(n))
+}
+
+/// Keeps what is known when a later event leaves a field out.
+fn set<T>(slot: &mut Option<T>, v: Option<T>) {
+    if v.is_some() {
+        *slot = v;
+    }
+}
+
+fn str_of(m: &Map<String, Value>, k: &str) -> Option<String> {
+    m.get(k).and_then(Value::as_str).map(str::to_string)
+}
+
+fn int_of(m: &Map<String, Value>, k: &str) -> Option<i64> {
+    m.get(k).and_then(Value::as_i64)
+}
+
+/// Decoded usage is already `{input, output, cacheWrite, cacheRead, reasoning}`;
+/// seed-003 objects may carry `{prompt_tokens, completion_tokens}` instead.
+fn usage_of(v: &Value) -> Option<Usage> {
+    let m = v.as_object()?;
+    let int = |k: &str| m.get(k).and_then(Value::as_i64).unwrap_or(0);
+    Some(Usage {
+        input: int("input")
+            .saturating_add(int("prompt_tokens"))
+            .saturating_add(int("prompt")),
+        output: int("output")
+            .saturating_add(int("completion_tokens"))
+            .saturating_add(int("completion")),
+        cache_write: int("cacheWrite"),
+        cache_read: int("cacheRead"),
+        reasoning: int("reasoning"),
+    })
+}

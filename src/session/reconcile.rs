@@ -1,0 +1,509 @@
+//! Reconciliation: the streamed view against the final slim snapshot. The
+//! snapshot wins; the report says exactly where the two disagree, and names
+//! the differences the reference producer itself causes.
+
+use serde_json::{Map, Value};
+
+use crate::json::{child, index, obj};
+use crate::session::view::{state_status, Execution, StepView, TERMINAL};
+use crate::session::Session;
+
+/// One disagreement between the stream and the final state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// `missing_step`, `extra_step`, `step_not_completed`, `field_mismatch`,
+    /// `tool_call_missing`, `tool_call_unexpected`, `continuation_mismatch`,
+    /// `status_mismatch`, `text_mismatch` or `lost_event`.
+    pub kind: &'static str,
+    /// JSON pointer into the snapshot (or `/stream/...` for stream-only facts).
+    pub path: String,
+    pub streamed: Value,
+    pub final_value: Value,
+    pub message: String,
+    /// Set when the reference producer causes this difference by design
+    /// (`reference_exception_path`: quirk 7, no final status or step completion
+    /// when a tool or the driver throws).
+    pub cause: Option<&'static str>,
+}
+
+impl Difference {
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("kind", Value::from(self.kind)),
+            ("path", Value::from(self.path.as_str())),
+            ("streamed", self.streamed.clone()),
+            ("final", self.final_value.clone()),
+            ("message", Value::from(self.message.as_str())),
+            ("cause", self.cause.map_or(Value::Null, Value::from)),
+        ])
+    }
+}
+
+/// The report: `consistent` is true when there is no difference at all.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    pub differences: Vec<Difference>,
+    /// The session view after the snapshot won.
+    pub view: Value,
+}
+
+impl Report {
+    pub fn consistent(&self) -> bool {
+        self.differences.is_empty()
+    }
+
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("consistent", Value::from(self.consistent())),
+            (
+                "differences",
+                Value::Array(self.differences.iter().map(Difference::to_value).collect()),
+            ),
+            ("view", self.view.clone()),
+        ])
+    }
+}
+
+struct Diffs(Vec<Difference>);
+
+impl Diffs {
+    fn push(
+        &mut self,
+        kind: &'static str,
+        path: String,
+        streamed: Value,
+        fin: Value,
+        message: String,
+    ) {
+        self.0.push(Difference {
+            kind,
+            path,
+            streamed,
+            final_value: fin,
+            message,
+            cause: None,
+        });
+    }
+}
+
+impl Session {
+    /// Compares the latest execution with its final slim snapshot (a
+    /// snapshot covers the state after one turn). Unreadable snapshot parts
+    /// are compared as absent.
+    pub fn reconcile(&self, snapshot: &Value) -> Report {
+        let empty = Map::new();
+        let snap = snapshot.as_object().unwrap_or(&empty);
+        let streamed = self.executions().last().cloned().unwrap_or_default();
+        let mut d = Diffs(Vec::new());
+        let exception_path = compare_status(&streamed, snap, &mut d);
+        compare_steps(&streamed, snap, &mut d, exception_path);
+        compare_continuation(&streamed, snap, &mut d);
+        compare_text(&streamed, snap, &mut d);
+        lost_events(&streamed, &mut d);
+        let mut won = streamed.clone();
+        let mut view = self.view();
+        snapshot_wins(&mut won, snap);
+        if let Some(Value::Array(execs)) = view.get_mut("executions") {
+            if let Some(last) = execs.last_mut() {
+                *last = won.to_value();
+            }
+        }
+        if let Value::Object(m) = &mut view {
+            let status = won.status().map(str::to_string);
+            m.insert(
+                "status".into(),
+                status.as_deref().map_or(Value::Null, Value::from),
+            );
+            m.insert(
+                "state_status".into(),
+                snap.get("status").cloned().unwrap_or(Value::Null),
+            );
+        }
+        Report {
+            differences: d.0,
+            view,
+        }
+    }
+}
+
+/// Status: the snapshot's state status against the mapped broadcast one.
+/// Returns whether the stream shows the reference's exception path.
+fn compare_status(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) -> bool {
+    let fin = snap.get("status").and_then(Value::as_str);
+    let broadcast = e.status();
+    let mapped = broadcast.and_then(state_status);
+    let never_final = !broadcast.is_some_and(|s| TERMINAL.contains(&s));
+    // The reference's exception path leaves both the final status and the
+    // last step's completion unsent; a lost final status alone is not it.
+    let last_unfinished = e
+        .steps
+        .values()
+        .next_back()
+        .is_some_and(|s| !s.seen_completed);
+    let exception_path = never_final && last_unfinished && matches!(fin, Some("failed"));
+    if fin.is_some() && mapped != fin {
+        d.push(
+            "status_mismatch",
+            "/status".into(),
+            broadcast.map_or(Value::Null, Value::from),
+            fin.map_or(Value::Null, Value::from),
+            format!(
+                "streamed status {} maps to {}, the final state is {}",
+                broadcast.unwrap_or("(none)"),
+                mapped.unwrap_or("(none)"),
+                fin.unwrap_or("(none)")
+            ),
+        );
+        if exception_path {
+            if let Some(last) = d.0.last_mut() {
+                last.cause = Some("reference_exception_path");
+                last.message
+                    .push_str("; no final status was broadcast (the reference's exception path)");
+            }
+        }
+    }
+    exception_path
+}
+
+fn compare_steps(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs, exception_path: bool) {
+    let listed = snap
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let count = snap
+        .get("step_count")
+        .and_then(Value::as_i64)
+        .unwrap_or(listed.len() as i64);
+    let window_start = count - listed.len() as i64 + 1;
+    let mut seen = Vec::new();
+    for (i, st) in listed.iter().enumerate() {
+        let path = index("/steps", i);
+        let n = st
+            .get("step_number")
+            .and_then(Value::as_i64)
+            .unwrap_or(window_start + i as i64);
+        seen.push(n);
+        let Some(s) = e.steps.get(&n) else {
+            d.push(
+                "missing_step",
+                path,
+                Value::Null,
+                Value::from(n),
+                format!("step {n} is in the final state but nothing of it was streamed"),
+            );
+            continue;
+        };
+        if !s.seen_completed && s.seen_started {
+            d.push(
+                "step_not_completed",
+                child(&path, "step_number"),
+                Value::from(n),
+                Value::from(n),
+                format!("step {n} started but its completion was never streamed"),
+            );
+            if exception_path {
+                if let Some(last) = d.0.last_mut() {
+                    last.cause = Some("reference_exception_path");
+                }
+            }
+        }
+        compare_fields(s, st, &path, d);
+        let before = d.0.len();
+        compare_tools(s, st, &path, d);
+        // A throwing tool leaves a started run the final state does not list.
+        if exception_path && !s.seen_completed {
+            for diff in &mut d.0[before..] {
+                if diff.kind == "tool_call_unexpected" {
+                    diff.cause = Some("reference_exception_path");
+                }
+            }
+        }
+    }
+    for (n, s) in &e.steps {
+        let in_window = *n >= window_start && !seen.contains(n);
+        if *n > count || in_window {
+            d.push(
+                "extra_step",
+                format!("/stream/steps/{n}"),
+                s.to_value(),
+                Value::Null,
+                format!("step {n} was streamed but the final state does not list it"),
+            );
+        }
+    }
+}
+
+fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
+    if !s.seen_completed {
+        return;
+    }
+    let mut field = |k: &str, streamed: Value, fin: Option<&Value>| {
+        let Some(fin) = fin else { return };
+        if streamed.is_null() || &streamed == fin {
+            return;
+        }
+        d.push(
+            "field_mismatch",
+            child(path, k),
+            streamed,
+            fin.clone(),
+            format!(
+                "step {}: `{k}` differs between stream and final state",
+                s.number
+            ),
+        );
+    };
+    field(
+        "has_tool_calls",
+        s.has_tool_calls.map_or(Value::Null, Value::from),
+        st.get("has_tool_calls"),
+    );
+    field(
+        "finish_reason",
+        s.finish_reason.as_deref().map_or(Value::Null, Value::from),
+        st.get("finish_reason"),
+    );
+    field(
+        "errors",
+        s.errors.map_or(Value::Null, Value::from),
+        st.get("errors"),
+    );
+    field(
+        "type",
+        s.step_type().map_or(Value::Null, Value::from),
+        st.get("type"),
+    );
+    let total = st.get("usage").and_then(|u| u.get("total"));
+    let streamed_total = s.usage.map_or(Value::Null, |u| Value::from(u.total()));
+    if let Some(total) = total {
+        if !streamed_total.is_null() && &streamed_total != total {
+            d.push(
+                "field_mismatch",
+                format!("{path}/usage/total"),
+                streamed_total,
+                total.clone(),
+                format!(
+                    "step {}: usage differs between stream and final state",
+                    s.number
+                ),
+            );
+        }
+    }
+}
+
+/// Tool calls compared by name (the v1.22 stream carries no call ids).
+fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
+    let Some(calls) = st.get("tool_calls").and_then(Value::as_array) else {
+        return;
+    };
+    let mut unmatched: Vec<usize> = (0..s.tools.len()).collect();
+    for (j, call) in calls.iter().enumerate() {
+        let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+        let id = call.get("id").and_then(Value::as_str);
+        let hit = unmatched.iter().position(|&t| {
+            let run = &s.tools[t];
+            run.name == name && (run.call_id.is_none() || run.call_id.as_deref() == id)
+        });
+        match hit {
+            Some(k) => {
+                unmatched.remove(k);
+            }
+            None => d.push(
+                "tool_call_missing",
+                index(&child(path, "tool_calls"), j),
+                Value::Null,
+                call.clone(),
+                format!("step {}: tool call {name} was never streamed", s.number),
+            ),
+        }
+    }
+    for t in unmatched {
+        let run = &s.tools[t];
+        d.push(
+            "tool_call_unexpected",
+            format!("/stream/steps/{}/tools/{t}", s.number),
+            run.to_value(),
+            Value::Null,
+            format!(
+                "step {}: streamed tool run {} is not in the final state",
+                s.number, run.name
+            ),
+        );
+    }
+}
+
+fn compare_continuation(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
+    let Some(fin) = snap.get("last_continuation").and_then(Value::as_object) else {
+        return;
+    };
+    // Only the last step's own decision is comparable; when it was lost,
+    // `lost_events` says so.
+    let Some((n, streamed)) = e
+        .steps
+        .iter()
+        .next_back()
+        .and_then(|(n, s)| s.continuation.as_ref().map(|c| (n, c)))
+    else {
+        return;
+    };
+    for k in ["should_continue", "stop_reason", "resolved_by"] {
+        let (a, b) = (streamed.get(k), fin.get(k));
+        if b.is_some() && a != b {
+            d.push(
+                "continuation_mismatch",
+                format!("/last_continuation/{k}"),
+                a.cloned().unwrap_or(Value::Null),
+                b.cloned().unwrap_or(Value::Null),
+                format!("the continuation streamed for step {n} differs in `{k}`"),
+            );
+        }
+    }
+}
+
+/// The streamed text against the last assistant message, which a slim
+/// snapshot may have cut to its content limit (`...` suffix).
+fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
+    if e.chunks.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
+        return;
+    }
+    let Some(messages) = snap.get("messages").and_then(Value::as_array) else {
+        return;
+    };
+    let Some((i, content)) = messages.iter().enumerate().rev().find_map(|(i, m)| {
+        (m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .then(|| m.get("content").and_then(Value::as_str).map(|c| (i, c)))
+            .flatten()
+    }) else {
+        return;
+    };
+    let streamed = e.text.as_str();
+    let same = streamed == content
+        || content
+            .strip_suffix("...")
+            .is_some_and(|cut| streamed.len() > cut.len() && streamed.starts_with(cut));
+    if !same {
+        d.push(
+            "text_mismatch",
+            format!("/messages/{i}/content"),
+            Value::from(streamed),
+            Value::from(content),
+            "the streamed text differs from the final assistant message".into(),
+        );
+    }
+}
+
+/// Events the view shows were sent but never arrived.
+fn lost_events(e: &Execution, d: &mut Diffs) {
+    let mut lost = |what: String, path: String| {
+        d.push("lost_event", path, Value::Null, Value::Null, what);
+    };
+    for n in e.missing_steps() {
+        lost(
+            format!("no event of step {n} arrived"),
+            format!("/stream/steps/{n}"),
+        );
+    }
+    let streams_decisions = e.steps.values().any(|s| s.continuation.is_some());
+    for (n, s) in &e.steps {
+        if streams_decisions && s.seen_completed && s.continuation.is_none() {
+            lost(
+                format!("agent.continuation of step {n} never arrived"),
+                format!("/stream/steps/{n}"),
+            );
+        }
+        if s.seen_completed && !s.seen_started {
+            lost(
+                format!("agent.step.started of step {n} never arrived"),
+                format!("/stream/steps/{n}"),
+            );
+        }
+        for (t, run) in s.tools.iter().enumerate() {
+            let p = format!("/stream/steps/{n}/tools/{t}");
+            if run.seen_completed && !run.seen_started {
+                lost(
+                    format!(
+                        "agent.tool.started of {} in step {n} never arrived",
+                        run.name
+                    ),
+                    p,
+                );
+            } else if run.seen_started && !run.seen_completed && s.seen_completed {
+                lost(
+                    format!(
+                        "agent.tool.completed of {} in step {n} never arrived",
+                        run.name
+                    ),
+                    p,
+                );
+            }
+        }
+    }
+    for i in e.missing_chunks() {
+        lost(
+            format!("stream chunk {i} never arrived"),
+            format!("/stream/chunks/{i}"),
+        );
+    }
+    for (s, prev) in &e.statuses {
+        let Some(prev) = prev.as_deref() else {
+            continue;
+        };
+        // A turn opens from idle, or from the previous turn's end.
+        let opens = prev == "idle" || (s == "processing" && TERMINAL.contains(&prev));
+        let reached = opens || e.statuses.iter().any(|(to, _)| to == prev);
+        if !reached {
+            lost(
+                format!("the status change to {prev} (before {s}) never arrived"),
+                "/stream/status".into(),
+            );
+        }
+    }
+}
+
+/// The execution corrected by the snapshot: its status, and per listed
+/// step the final fields (steps that never streamed are added).
+fn snapshot_wins(e: &mut Execution, snap: &Map<String, Value>) {
+    let listed = snap
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for st in listed {
+        let Some(n) = st.get("step_number").and_then(Value::as_i64) else {
+            continue;
+        };
+        let s = e.steps.entry(n).or_insert_with(|| StepView::new(n));
+        if let Some(b) = st.get("has_tool_calls").and_then(Value::as_bool) {
+            s.has_tool_calls = Some(b);
+        }
+        if let Some(f) = st.get("finish_reason").and_then(Value::as_str) {
+            s.finish_reason = Some(f.to_string());
+        }
+        if let Some(n) = st.get("errors").and_then(Value::as_i64) {
+            s.errors = Some(n);
+        }
+        // Runs without call ids are in arrival order; the final state's
+        // order is the model's.
+        if let Some(calls) = st.get("tool_calls").and_then(Value::as_array) {
+            let rank = |name: &str| {
+                calls
+                    .iter()
+                    .position(|c| c.get("name").and_then(Value::as_str) == Some(name))
+                    .unwrap_or(calls.len())
+            };
+            s.tools.sort_by_key(|t| rank(&t.name));
+        }
+    }
+    let broadcast = match snap.get("status").and_then(Value::as_str) {
+        Some("failed") => Some("failed"),
+        Some("completed") if !e.status().is_some_and(|s| TERMINAL.contains(&s)) => {
+            Some("completed")
+        }
+        _ => None,
+    };
+    if let Some(b) = broadcast {
+        if e.status() != Some(b) {
+            let prev = e.status().map(str::to_string);
+            e.statuses.push((b.to_string(), prev));
+        }
+    }
+}

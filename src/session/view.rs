@@ -1,0 +1,338 @@
+//! The live view of one session: what the streamed envelopes say so far.
+//! Plain data; `apply.rs` changes it, `to_value` shows it to JS.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::json::obj;
+use crate::model::usage::Usage;
+
+/// Where a tool run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    Running,
+    Succeeded,
+    Failed,
+}
+
+impl ToolStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolStatus::Running => "running",
+            ToolStatus::Succeeded => "succeeded",
+            ToolStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One tool call within a step, assembled from its started/completed pair
+/// (either may arrive first, or not at all).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolRun {
+    pub name: String,
+    pub call_id: Option<String>,
+    pub args_summary: Option<String>,
+    pub args: Option<Value>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    /// `None` until a completion (or failure) arrives.
+    pub success: Option<bool>,
+    pub error: Option<String>,
+    pub duration_ms: Option<Value>,
+    pub result_summary: Option<String>,
+    /// Seed-003 `agent.tool.output` deltas, in arrival order.
+    pub output: String,
+    pub seen_started: bool,
+    pub seen_completed: bool,
+}
+
+impl ToolRun {
+    pub fn status(&self) -> ToolStatus {
+        match self.success {
+            None => ToolStatus::Running,
+            Some(true) => ToolStatus::Succeeded,
+            Some(false) => ToolStatus::Failed,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("name", Value::from(self.name.as_str())),
+            ("call_id", opt_str(&self.call_id)),
+            ("status", Value::from(self.status().as_str())),
+            ("args_summary", opt_str(&self.args_summary)),
+            ("args", self.args.clone().unwrap_or(Value::Null)),
+            ("started_at", opt_str(&self.started_at)),
+            ("completed_at", opt_str(&self.completed_at)),
+            ("error", opt_str(&self.error)),
+            (
+                "duration_ms",
+                self.duration_ms.clone().unwrap_or(Value::Null),
+            ),
+            ("result_summary", opt_str(&self.result_summary)),
+            ("output", Value::from(self.output.as_str())),
+            (
+                "seen",
+                obj([
+                    ("started", Value::from(self.seen_started)),
+                    ("completed", Value::from(self.seen_completed)),
+                ]),
+            ),
+        ])
+    }
+}
+
+/// One agent step as streamed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepView {
+    pub number: i64,
+    pub step_id: Option<String>,
+    pub started_at: Option<String>,
+    pub completed_at: Option<String>,
+    pub duration_ms: Option<Value>,
+    pub message_count: Option<i64>,
+    pub tools_available: Option<i64>,
+    pub has_tool_calls: Option<bool>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+    pub errors: Option<i64>,
+    /// `agent.step.failed` / `agent.run.failed` error text.
+    pub error: Option<String>,
+    /// `{should_continue, stop_reason, resolved_by, evaluations}`.
+    pub continuation: Option<Value>,
+    pub tools: Vec<ToolRun>,
+    /// Seed-003 `agent.llm.output_text.delta` text of this step.
+    pub text: String,
+    pub seen_started: bool,
+    pub seen_completed: bool,
+}
+
+impl StepView {
+    pub fn new(number: i64) -> StepView {
+        StepView {
+            number,
+            ..StepView::default()
+        }
+    }
+
+    /// The reference's step type, once the completion says enough:
+    /// errors win, then tool calls, else a final response.
+    pub fn step_type(&self) -> Option<&'static str> {
+        if self.errors.unwrap_or(0) > 0 || self.error.is_some() {
+            return Some("error");
+        }
+        match self.has_tool_calls {
+            Some(true) => Some("tool_execution"),
+            Some(false) => Some("final_response"),
+            None if !self.tools.is_empty() => Some("tool_execution"),
+            None => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("number", Value::from(self.number)),
+            ("step_id", opt_str(&self.step_id)),
+            ("type", self.step_type().map_or(Value::Null, Value::from)),
+            ("started_at", opt_str(&self.started_at)),
+            ("completed_at", opt_str(&self.completed_at)),
+            (
+                "duration_ms",
+                self.duration_ms.clone().unwrap_or(Value::Null),
+            ),
+            ("message_count", opt_int(self.message_count)),
+            ("tools_available", opt_int(self.tools_available)),
+            (
+                "has_tool_calls",
+                self.has_tool_calls.map_or(Value::Null, Value::from),
+            ),
+            ("finish_reason", opt_str(&self.finish_reason)),
+            ("usage", self.usage.map_or(Value::Null, |u| usage_value(&u))),
+            ("errors", opt_int(self.errors)),
+            ("error", opt_str(&self.error)),
+            (
+                "continuation",
+                self.continuation.clone().unwrap_or(Value::Null),
+            ),
+            (
+                "tools",
+                Value::Array(self.tools.iter().map(ToolRun::to_value).collect()),
+            ),
+            ("text", Value::from(self.text.as_str())),
+            (
+                "seen",
+                obj([
+                    ("started", Value::from(self.seen_started)),
+                    ("completed", Value::from(self.seen_completed)),
+                ]),
+            ),
+        ])
+    }
+}
+
+/// One user turn: everything streamed under one `execution_id`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Execution {
+    pub id: Option<String>,
+    pub first_at: Option<String>,
+    pub last_at: Option<String>,
+    /// Status transitions as received: `(status, previous_status)`.
+    pub statuses: Vec<(String, Option<String>)>,
+    pub steps: BTreeMap<i64, StepView>,
+    /// Stream chunks by index; the text is their concatenation in index order.
+    pub chunks: BTreeMap<i64, String>,
+    pub text: String,
+    pub stream_complete: bool,
+    /// Seed-003 `agent.run.completed` answer.
+    pub final_answer: Option<String>,
+    /// Seed-003 `agent.run.failed` error.
+    pub run_error: Option<String>,
+}
+
+/// Statuses after which nothing more happens in an execution.
+pub const TERMINAL: &[&str] = &["completed", "failed", "cancelled", "stopped"];
+
+impl Execution {
+    /// The broadcast status the transitions end in. Arrival order does not
+    /// matter: the end of the chain is a status no other transition leaves
+    /// from; a terminal one is preferred when the chain has gaps.
+    pub fn status(&self) -> Option<&str> {
+        let leaves = |s: &str| {
+            self.statuses
+                .iter()
+                .any(|(to, from)| from.as_deref() == Some(s) && to != s)
+        };
+        let ends: Vec<&str> = self
+            .statuses
+            .iter()
+            .map(|(s, _)| s.as_str())
+            .filter(|s| !leaves(s))
+            .collect();
+        ends.iter()
+            .rev()
+            .find(|s| TERMINAL.contains(s))
+            .or(ends.last())
+            .copied()
+            .or_else(|| self.statuses.last().map(|(s, _)| s.as_str()))
+    }
+
+    /// Step numbers below the highest one seen that never appeared at all.
+    pub fn missing_steps(&self) -> Vec<i64> {
+        let max = self.steps.keys().next_back().copied().unwrap_or(0);
+        (1..max).filter(|n| !self.steps.contains_key(n)).collect()
+    }
+
+    /// Chunk indexes below the highest one seen that never arrived.
+    pub fn missing_chunks(&self) -> Vec<i64> {
+        let max = self.chunks.keys().next_back().copied().unwrap_or(-1);
+        let min = self.chunks.keys().next().copied().unwrap_or(0).min(0);
+        (min..max)
+            .filter(|i| !self.chunks.contains_key(i))
+            .collect()
+    }
+
+    /// Usage summed over the execution's completed steps.
+    pub fn usage(&self) -> Usage {
+        self.steps
+            .values()
+            .filter_map(|s| s.usage)
+            .fold(Usage::default(), |a, u| add_usage(&a, &u))
+    }
+
+    /// Everything but the steps and the text (sent separately so unchanged
+    /// steps are not copied).
+    pub fn header_value(&self) -> Value {
+        let status = self.status();
+        obj([
+            ("execution_id", opt_str(&self.id)),
+            ("status", status.map_or(Value::Null, Value::from)),
+            (
+                "state_status",
+                status
+                    .and_then(state_status)
+                    .map_or(Value::Null, Value::from),
+            ),
+            ("first_at", opt_str(&self.first_at)),
+            ("last_at", opt_str(&self.last_at)),
+            ("usage", usage_value(&self.usage())),
+            ("stream_complete", Value::from(self.stream_complete)),
+            ("final_answer", opt_str(&self.final_answer)),
+            ("error", opt_str(&self.run_error)),
+            ("missing_steps", ints(&self.missing_steps())),
+            ("missing_chunks", ints(&self.missing_chunks())),
+        ])
+    }
+
+    /// The whole execution as one value.
+    pub fn to_value(&self) -> Value {
+        let mut v = self.header_value();
+        if let Value::Object(m) = &mut v {
+            m.insert(
+                "steps".into(),
+                Value::Array(self.steps.values().map(StepView::to_value).collect()),
+            );
+            m.insert("text".into(), Value::from(self.text.as_str()));
+        }
+        v
+    }
+}
+
+/// The state's own status for a broadcast status (quirk 8): every stop but
+/// an error leaves the state `completed`.
+pub fn state_status(broadcast: &str) -> Option<&'static str> {
+    Some(match broadcast {
+        "processing" => "in_progress",
+        "failed" => "failed",
+        "completed" | "stopped" | "cancelled" => "completed",
+        _ => return None,
+    })
+}
+
+pub fn usage_value(u: &Usage) -> Value {
+    let mut v = u.to_value();
+    if let Value::Object(m) = &mut v {
+        m.insert("total".into(), Value::from(u.total()));
+    }
+    v
+}
+
+pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
+    Usage {
+        input: a.input.saturating_add(b.input),
+        output: a.output.saturating_add(b.output),
+        cache_write: a.cache_write.saturating_add(b.cache_write),
+        cache_read: a.cache_read.saturating_add(b.cache_read),
+        reasoning: a.reasoning.saturating_add(b.reasoning),
+    }
+}
+
+pub fn opt_str(s: &Option<String>) -> Value {
+    s.as_deref().map_or(Value::Null, Value::from)
+}
+
+fn opt_int(n: Option<i64>) -> Value {
+    n.map_or(Value::Null, Value::from)
+}
+
+fn ints(list: &[i64]) -> Value {
+    Value::Array(list.iter().map(|n| Value::from(*n)).collect())
+}
+
+/// Counters of what ingest did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub applied: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+}
+
+impl Counts {
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("applied".into(), Value::from(self.applied));
+        m.insert("duplicates".into(), Value::from(self.duplicates));
+        m.insert("rejected".into(), Value::from(self.rejected));
+        Value::Object(m)
+    }
+}

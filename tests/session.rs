@@ -1,0 +1,743 @@
+//! Live sessions: the delivery rules (redelivery, any order, foreign
+//! sessions, gaps) and reconciliation against the reference's own runs,
+//! in order and perturbed.
+
+use serde_json::{json, Value};
+use stepline::session::reconcile::Report;
+use stepline::session::Session;
+
+fn agent_runs() -> Vec<Value> {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/vectors/cognesy-v1.22/agent-runs.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// One turn of a reference run: its envelopes and final slim snapshots.
+struct Turn {
+    envelopes: Vec<Value>,
+    slim: Value,
+    slim_full: Value,
+}
+
+/// Every run as `(name, config, turns)`.
+fn runs() -> Vec<(String, String, Vec<Turn>)> {
+    agent_runs()
+        .into_iter()
+        .map(|case| {
+            let turns = case["expected"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| Turn {
+                    envelopes: t["envelopes"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|e| e["envelope"].clone())
+                        .collect(),
+                    slim: t["slim"].clone(),
+                    slim_full: t["slimFull"].clone(),
+                })
+                .collect();
+            (
+                case["name"].as_str().unwrap().to_string(),
+                case["input"]["broadcastConfig"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                turns,
+            )
+        })
+        .collect()
+}
+
+fn session_of(envelopes: &[Value]) -> Session {
+    let mut s = Session::new(None);
+    for e in envelopes {
+        s.ingest_value(e).unwrap();
+    }
+    s
+}
+
+/// The view without what legitimately depends on arrival: the counters,
+/// and the order of a step's tool runs, which without call ids is the order
+/// they arrived in (reconcile puts them in the final state's order).
+fn view_of(s: &Session) -> Value {
+    let mut v = s.view();
+    v.as_object_mut().unwrap().remove("counts");
+    for exec in v["executions"].as_array_mut().unwrap() {
+        for step in exec["steps"].as_array_mut().unwrap() {
+            let tools = step["tools"].as_array_mut().unwrap();
+            tools.sort_by_key(|t| t.to_string());
+        }
+    }
+    v
+}
+
+fn kinds(r: &Report) -> Vec<&'static str> {
+    r.differences.iter().map(|d| d.kind).collect()
+}
+
+/// Differences the reference causes itself (its exception path, quirk 7).
+fn unexplained(r: &Report) -> Vec<String> {
+    r.differences
+        .iter()
+        .filter(|d| d.cause.is_none())
+        .map(|d| format!("{} {} {}", d.kind, d.path, d.message))
+        .collect()
+}
+
+/// A small deterministic generator for shuffles.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+fn envelope(kind: &str, payload: Value) -> Value {
+    json!({"type": kind, "session_id": "s1", "execution_id": "e1",
+           "timestamp": "2026-01-20T12:00:00.250Z", "payload": payload})
+}
+
+// ---- reconciliation of the reference's own runs -----------------------------
+
+#[test]
+fn every_reference_run_in_order_reconciles_except_for_the_reference_exception_path() {
+    let mut checked = 0;
+    for (name, _, turns) in runs() {
+        let mut s = Session::new(None);
+        for turn in &turns {
+            for e in &turn.envelopes {
+                let out = s.ingest_value(e).unwrap();
+                assert!(out.applied, "{name}: {e}");
+            }
+            for snap in [&turn.slim, &turn.slim_full] {
+                let r = s.reconcile(snap);
+                assert_eq!(unexplained(&r), Vec::<String>::new(), "{name}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 22);
+}
+
+#[test]
+fn the_exception_path_is_named_as_the_reference_cause() {
+    for (name, _, turns) in runs().into_iter().filter(|r| r.0.contains("throws")) {
+        let s = session_of(&turns[0].envelopes);
+        let r = s.reconcile(&turns[0].slim);
+        assert_eq!(
+            kinds(&r),
+            [
+                "status_mismatch",
+                "step_not_completed",
+                "tool_call_unexpected"
+            ],
+            "{name}"
+        );
+        assert!(r
+            .differences
+            .iter()
+            .all(|d| d.cause == Some("reference_exception_path")));
+        assert_eq!(r.view["status"], "failed", "{name}: the snapshot wins");
+        assert_eq!(s.status(), Some("processing"), "{name}: the stream says");
+    }
+}
+
+#[test]
+fn reconcile_reports_status_with_the_state_mapping() {
+    // steps_limit stops are broadcast `stopped` but the state says completed.
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("steps limit"))
+        .unwrap();
+    let s = session_of(&turns[0].envelopes);
+    assert_eq!(s.view()["state_status"], "completed");
+    let mut snap = turns[0].slim.clone();
+    snap["status"] = json!("failed");
+    let r = s.reconcile(&snap);
+    assert_eq!(kinds(&r), ["status_mismatch"]);
+    assert_eq!(r.differences[0].path, "/status");
+    assert_eq!(r.differences[0].cause, None);
+}
+
+#[test]
+fn dropping_any_one_envelope_is_named_by_exactly_one_difference() {
+    let mut checked = 0;
+    for (name, _, turns) in runs() {
+        let turn = &turns[turns.len() - 1];
+        let prefix: Vec<Value> = turns[..turns.len() - 1]
+            .iter()
+            .flat_map(|t| t.envelopes.clone())
+            .collect();
+        let baseline = kinds(
+            &session_of(&[prefix.clone(), turn.envelopes.clone()].concat())
+                .reconcile(&turn.slim_full),
+        );
+        for drop in 0..turn.envelopes.len() {
+            let mut events = prefix.clone();
+            events.extend(
+                turn.envelopes
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != drop)
+                    .map(|(_, e)| e.clone()),
+            );
+            let r = session_of(&events).reconcile(&turn.slim_full);
+            let dropped = turn.envelopes[drop]["type"].as_str().unwrap();
+            let continuations = turn
+                .envelopes
+                .iter()
+                .filter(|e| e["type"] == "agent.continuation")
+                .count();
+            let status = turn.envelopes[drop]["payload"]["status"].as_str();
+            // The reference's exception path (no final status, no step
+            // completion, a throwing tool the final state does not list)
+            // leaves some losses with nothing to compare against.
+            let exception = baseline.contains(&"step_not_completed");
+            let expected: Vec<&str> = match (dropped, status) {
+                ("agent.status", Some("processing")) if drop == 0 && exception => vec![],
+                // The reference reuses the execution id across turns: without
+                // the turn-opening status the second turn merges into the
+                // first, whose steps the final state then does not list.
+                ("agent.status", Some("processing")) if drop == 0 && !prefix.is_empty() => {
+                    vec!["extra_step", "tool_call_unexpected"]
+                }
+                ("agent.status", Some("processing")) if drop == 0 => vec!["lost_event"],
+                ("agent.status", _) => vec!["status_mismatch"],
+                ("agent.step.started", _) if exception => vec![],
+                // Its tools then count as the previous step's: as redeliveries
+                // when byte-identical to that step's, as unexpected runs there
+                // otherwise; either way missing from their own step.
+                ("agent.step.started", _) => {
+                    let mut k = vec!["lost_event"];
+                    // Without an earlier step the tools still land in step 1.
+                    let previous = previous_start(&turn.envelopes, drop)
+                        .map(|p| segment_tools(&turn.envelopes, p));
+                    let own = if previous.is_some() {
+                        segment_tools(&turn.envelopes, drop)
+                    } else {
+                        vec![]
+                    };
+                    let previous = previous.unwrap_or_default();
+                    for t in own.iter().filter(|t| t["type"] == "agent.tool.started") {
+                        k.push("tool_call_missing");
+                        if !previous.contains(t) {
+                            k.push("tool_call_unexpected");
+                        }
+                    }
+                    k
+                }
+                ("agent.step.completed", _) => vec!["step_not_completed"],
+                ("agent.tool.started", _) if exception => vec![],
+                ("agent.tool.started" | "agent.tool.completed", _) => vec!["lost_event"],
+                // Detectable only when the turn streams other decisions.
+                ("agent.continuation", _) if continuations > 1 => vec!["lost_event"],
+                ("agent.continuation", _) => vec![],
+                other => panic!("{name}: unexpected type {other:?}"),
+            };
+            let mut got = kinds(&r);
+            for k in &baseline {
+                if let Some(i) = got.iter().position(|g| g == k) {
+                    got.remove(i);
+                }
+            }
+            let mut expected = expected;
+            got.sort();
+            expected.sort();
+            assert_eq!(
+                got, expected,
+                "{name}: drop {drop} ({dropped}): {:?}",
+                r.differences
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 60, "{checked}");
+}
+
+/// The tool events after the `agent.step.started` at `start`, up to the next one.
+fn segment_tools(events: &[Value], start: usize) -> Vec<Value> {
+    events[start + 1..]
+        .iter()
+        .take_while(|e| e["type"] != "agent.step.started")
+        .filter(|e| e["type"].as_str().unwrap().starts_with("agent.tool."))
+        .cloned()
+        .collect()
+}
+
+fn previous_start(events: &[Value], start: usize) -> Option<usize> {
+    (0..start)
+        .rev()
+        .find(|&i| events[i]["type"] == "agent.step.started")
+}
+
+#[test]
+fn redelivering_some_envelopes_changes_neither_view_nor_report() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for (name, _, turns) in runs() {
+        let turn = &turns[0];
+        let clean = session_of(&turn.envelopes);
+        // Step and status events are redelivered anywhere later; tool events
+        // (no step number, no call id on this wire) within their step.
+        let mut events: Vec<Vec<Value>> = turn.envelopes.iter().map(|e| vec![e.clone()]).collect();
+        for _ in 0..3 {
+            let i = rng.next(turn.envelopes.len());
+            let e = turn.envelopes[i].clone();
+            let at = if e["type"].as_str().unwrap().starts_with("agent.tool.") {
+                i
+            } else {
+                i + rng.next(turn.envelopes.len() - i)
+            };
+            events[at].push(e);
+        }
+        let events: Vec<Value> = events.concat();
+        let noisy = session_of(&events);
+        assert_eq!(noisy.counts().duplicates, 3, "{name}");
+        assert_eq!(view_of(&noisy), view_of(&clean), "{name}");
+        assert_eq!(
+            noisy.reconcile(&turn.slim_full).differences,
+            clean.reconcile(&turn.slim_full).differences
+        );
+    }
+}
+
+/// Shuffles within each step's segment (from one `agent.step.started` to
+/// the next; tool completed before started, step completed before started)
+/// and moves status and continuation events anywhere. Tool events stay
+/// behind their step's start or completion: the v1.22 wire gives them no
+/// step number, so arrival is all a consumer can attribute them by.
+#[test]
+fn shuffling_within_steps_converges_to_the_in_order_view() {
+    let mut rng = Rng(42);
+    for (name, _, turns) in runs() {
+        let turn = &turns[0];
+        let clean = session_of(&turn.envelopes);
+        for round in 0..20 {
+            let mut segments: Vec<Vec<Value>> = vec![vec![]];
+            let mut floating = vec![];
+            for e in &turn.envelopes {
+                match e["type"].as_str().unwrap() {
+                    "agent.step.started" => segments.push(vec![e.clone()]),
+                    "agent.status" | "agent.continuation" => floating.push(e.clone()),
+                    _ => segments.last_mut().unwrap().push(e.clone()),
+                }
+            }
+            let mut events = vec![];
+            for mut seg in segments {
+                for i in (1..seg.len()).rev() {
+                    seg.swap(i, rng.next(i + 1));
+                }
+                // A step's tools need its start or completion before them.
+                let first_tool = seg
+                    .iter()
+                    .position(|e| e["type"].as_str().unwrap().starts_with("agent.tool."));
+                let anchor = seg.iter().position(|e| {
+                    e["type"] == "agent.step.started" || e["type"] == "agent.step.completed"
+                });
+                if let (Some(t), Some(a)) = (first_tool, anchor) {
+                    if a > t {
+                        let anchor = seg.remove(a);
+                        seg.insert(t, anchor);
+                    }
+                }
+                events.extend(seg);
+            }
+            for e in floating {
+                let at = rng.next(events.len() + 1);
+                events.insert(at, e);
+            }
+            let shuffled = session_of(&events);
+            assert_eq!(view_of(&shuffled), view_of(&clean), "{name} round {round}");
+            let (a, b) = (
+                shuffled.reconcile(&turn.slim_full),
+                clean.reconcile(&turn.slim_full),
+            );
+            assert_eq!(a.differences, b.differences, "{name} round {round}");
+            assert_eq!(
+                a.view["executions"], b.view["executions"],
+                "{name} round {round}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_foreign_sessions_events_are_rejected_counted_and_never_merged() {
+    for (name, _, turns) in runs() {
+        let turn = &turns[0];
+        let clean = session_of(&turn.envelopes);
+        let mut s = Session::new(Some("sess-e2e".into()));
+        for (i, e) in turn.envelopes.iter().enumerate() {
+            s.ingest_value(e).unwrap();
+            if i % 2 == 0 {
+                let mut other = e.clone();
+                other["session_id"] = json!("sess-other");
+                let out = s.ingest_value(&other).unwrap();
+                assert_eq!(out.rejected, Some("foreign_session"));
+                assert!(!out.applied);
+            }
+        }
+        let foreign = turn.envelopes.len().div_ceil(2) as u64;
+        assert_eq!(s.counts().rejected, foreign, "{name}");
+        assert_eq!(s.foreign()["sess-other"], foreign);
+        let mut v = view_of(&s);
+        v.as_object_mut().unwrap().remove("rejected_sessions");
+        let mut c = view_of(&clean);
+        c.as_object_mut().unwrap().remove("rejected_sessions");
+        assert_eq!(v, c, "{name}");
+    }
+}
+
+// ---- delivery rules on hand-made streams -------------------------------------
+
+#[test]
+fn a_redelivered_envelope_changes_nothing() {
+    let e = envelope(
+        "agent.step.started",
+        json!({"step_number": 1, "message_count": 2, "available_tools": 1}),
+    );
+    let mut s = Session::new(Some("s1".into()));
+    assert!(s.ingest_value(&e).unwrap().applied);
+    let before = s.view();
+    let again = s.ingest_value(&e).unwrap();
+    assert!(again.duplicate && !again.applied);
+    assert_eq!(s.view()["executions"], before["executions"]);
+    assert_eq!(s.counts().duplicates, 1);
+}
+
+#[test]
+fn identical_tool_events_in_consecutive_steps_are_two_runs_not_a_redelivery() {
+    let tool = envelope(
+        "agent.tool.started",
+        json!({"tool_name": "search", "tool_call_id": null, "args_summary": "q: 'x'"}),
+    );
+    let mut s = Session::new(None);
+    for e in [
+        envelope("agent.step.started", json!({"step_number": 1})),
+        tool.clone(),
+        envelope("agent.step.started", json!({"step_number": 2})),
+        tool,
+    ] {
+        assert!(s.ingest_value(&e).unwrap().applied);
+    }
+    let steps = &s.view()["executions"][0]["steps"];
+    assert_eq!(steps[0]["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(steps[1]["tools"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_tool_completed_before_started_pairs_into_one_run() {
+    let started = envelope(
+        "agent.tool.started",
+        json!({"tool_name": "search", "tool_call_id": null, "args": {"q": "x"}}),
+    );
+    let completed = envelope(
+        "agent.tool.completed",
+        json!({"tool_name": "search", "tool_call_id": null, "success": true, "duration_ms": 12}),
+    );
+    let step = envelope("agent.step.started", json!({"step_number": 1}));
+    let a = session_of(&[step.clone(), started.clone(), completed.clone()]);
+    let b = session_of(&[step, completed, started]);
+    assert_eq!(view_of(&a), view_of(&b));
+    let run = &a.view()["executions"][0]["steps"][0]["tools"][0];
+    assert_eq!(run["status"], "succeeded");
+    assert_eq!(run["args"], json!({"q": "x"}));
+    assert_eq!(run["duration_ms"], 12);
+}
+
+#[test]
+fn a_step_completed_before_started_converges() {
+    let started = envelope(
+        "agent.step.started",
+        json!({"step_number": 1, "message_count": 3, "available_tools": 2}),
+    );
+    let completed = envelope(
+        "agent.step.completed",
+        json!({"step_number": 1, "has_tool_calls": false, "errors": 0, "finish_reason": "stop", "usage": {"input": 5, "output": 2}, "duration_ms": 40.0}),
+    );
+    let a = session_of(&[started.clone(), completed.clone()]);
+    let b = session_of(&[completed, started]);
+    assert_eq!(view_of(&a), view_of(&b));
+    let step = &a.view()["executions"][0]["steps"][0];
+    assert_eq!(step["type"], "final_response");
+    assert_eq!(step["message_count"], 3);
+    assert_eq!(step["usage"]["total"], 7);
+}
+
+#[test]
+fn chunks_out_of_index_order_give_the_text_in_index_order() {
+    let chunk = |i: i64, c: &str| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": c, "is_complete": false, "chunk_index": i}),
+        )
+    };
+    let mut s = Session::new(None);
+    for e in [chunk(0, "Hel"), chunk(2, " world"), chunk(1, "lo,")] {
+        s.ingest_value(&e).unwrap();
+    }
+    assert_eq!(s.view()["executions"][0]["text"], "Hello, world");
+    let in_order = session_of(&[chunk(0, "Hel"), chunk(1, "lo,"), chunk(2, " world")]);
+    assert_eq!(view_of(&s), view_of(&in_order));
+}
+
+#[test]
+fn the_reference_order_status_before_the_last_step_completed_is_normal_input() {
+    let mut s = Session::new(None);
+    for e in [
+        envelope(
+            "agent.status",
+            json!({"status": "processing", "previous_status": "idle"}),
+        ),
+        envelope("agent.step.started", json!({"step_number": 1})),
+        envelope(
+            "agent.status",
+            json!({"status": "completed", "previous_status": "processing"}),
+        ),
+        envelope(
+            "agent.step.completed",
+            json!({"step_number": 1, "has_tool_calls": false, "errors": 0, "finish_reason": "stop"}),
+        ),
+    ] {
+        let out = s.ingest_value(&e).unwrap();
+        assert!(out.applied && out.warnings.is_empty());
+    }
+    assert_eq!(s.status(), Some("completed"));
+    assert_eq!(
+        s.view()["executions"][0]["steps"][0]["seen"],
+        json!({"started": true, "completed": true})
+    );
+}
+
+#[test]
+fn statuses_arriving_out_of_order_end_in_the_chain_end() {
+    let mut s = Session::new(None);
+    s.ingest_value(&envelope(
+        "agent.status",
+        json!({"status": "completed", "previous_status": "processing"}),
+    ))
+    .unwrap();
+    s.ingest_value(&envelope(
+        "agent.status",
+        json!({"status": "processing", "previous_status": "idle"}),
+    ))
+    .unwrap();
+    assert_eq!(s.status(), Some("completed"));
+    assert_eq!(s.view()["state_status"], "completed");
+}
+
+#[test]
+fn a_gap_is_shown_as_missing_not_invented() {
+    let s = session_of(&[
+        envelope("agent.step.started", json!({"step_number": 1})),
+        envelope(
+            "agent.step.completed",
+            json!({"step_number": 3, "has_tool_calls": false}),
+        ),
+    ]);
+    let exec = &s.view()["executions"][0];
+    assert_eq!(exec["missing_steps"], json!([2]));
+    assert_eq!(exec["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        exec["steps"][1]["seen"],
+        json!({"started": false, "completed": true})
+    );
+}
+
+#[test]
+fn a_new_turn_starts_with_a_new_execution_id_or_processing_after_a_terminal_status() {
+    // The reference adapter keeps its execution id across turns; its second
+    // turn starts with processing after completed.
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.contains("two turns"))
+        .unwrap();
+    let all: Vec<Value> = turns.iter().flat_map(|t| t.envelopes.clone()).collect();
+    let s = session_of(&all);
+    let execs = s.view()["executions"].as_array().unwrap().clone();
+    assert_eq!(execs.len(), 2);
+    assert_eq!(execs[0]["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(execs[1]["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(s.view()["usage"]["total"], json!(312 + 205));
+}
+
+// ---- reconciliation on hand-made differences ---------------------------------
+
+#[test]
+fn reconcile_names_tool_calls_missing_and_unexpected() {
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("two tool calls"))
+        .unwrap();
+    let s = session_of(&turns[0].envelopes);
+    let mut snap = turns[0].slim.clone();
+    snap["steps"][0]["tool_calls"][1]["name"] = json!("get_weather");
+    let r = s.reconcile(&snap);
+    assert_eq!(kinds(&r), ["tool_call_missing", "tool_call_unexpected"]);
+    assert_eq!(r.differences[0].path, "/steps/0/tool_calls/1");
+}
+
+#[test]
+fn reconcile_names_field_mismatches_with_snapshot_paths() {
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("tool call then"))
+        .unwrap();
+    let s = session_of(&turns[0].envelopes);
+    let mut snap = turns[0].slim_full.clone();
+    snap["steps"][1]["finish_reason"] = json!("length");
+    snap["steps"][1]["usage"]["total"] = json!(999);
+    snap["last_continuation"]["stop_reason"] = json!("steps_limit");
+    let r = s.reconcile(&snap);
+    let paths: Vec<&str> = r.differences.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/steps/1/finish_reason",
+            "/steps/1/usage/total",
+            "/last_continuation/stop_reason"
+        ]
+    );
+    assert_eq!(
+        kinds(&r),
+        ["field_mismatch", "field_mismatch", "continuation_mismatch"]
+    );
+    assert_eq!(
+        r.view["executions"][0]["steps"][1]["finish_reason"], "length",
+        "the snapshot wins"
+    );
+}
+
+#[test]
+fn reconcile_names_missing_and_extra_steps_within_the_window() {
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("tool call then"))
+        .unwrap();
+    let s = session_of(&turns[0].envelopes[..6]);
+    let r = s.reconcile(&turns[0].slim);
+    assert!(kinds(&r).contains(&"missing_step"));
+    let mut window = turns[0].slim.clone();
+    window["steps"].as_array_mut().unwrap().remove(0);
+    let full = session_of(&turns[0].envelopes);
+    assert!(
+        full.reconcile(&window).consistent(),
+        "step 1 is outside a last-1 window"
+    );
+    let mut fewer = turns[0].slim.clone();
+    fewer["steps"].as_array_mut().unwrap().pop();
+    fewer["step_count"] = json!(1);
+    let r = full.reconcile(&fewer);
+    assert_eq!(kinds(&r), ["extra_step"]);
+    assert_eq!(r.differences[0].path, "/stream/steps/2");
+}
+
+#[test]
+fn reconcile_compares_streamed_text_respecting_truncation() {
+    let chunk = |i: i64, c: &str| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": c, "chunk_index": i}),
+        )
+    };
+    let s = session_of(&[chunk(0, "It is sunny, "), chunk(1, "21°C today.")]);
+    let snap = |content: &str| {
+        json!({"step_count": 0, "steps": [],
+        "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": content}]})
+    };
+    assert!(s.reconcile(&snap("It is sunny, 21°C today.")).consistent());
+    assert!(
+        s.reconcile(&snap("It is sunny...")).consistent(),
+        "cut by the content limit"
+    );
+    let r = s.reconcile(&snap("It is rainy."));
+    assert_eq!(kinds(&r), ["text_mismatch"]);
+    assert_eq!(r.differences[0].path, "/messages/1/content");
+}
+
+#[test]
+fn reconcile_names_lost_chunks() {
+    let chunk = |i: i64, c: &str| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": c, "chunk_index": i}),
+        )
+    };
+    let s = session_of(&[chunk(0, "a"), chunk(2, "c")]);
+    let r = s.reconcile(&json!({"messages": [{"role": "assistant", "content": "abc"}]}));
+    assert_eq!(kinds(&r), ["text_mismatch", "lost_event"]);
+    assert_eq!(r.differences[1].path, "/stream/chunks/1");
+}
+
+// ---- cheap reads ---------------------------------------------------------------
+
+#[test]
+fn patches_carry_only_what_changed() {
+    let mut s = Session::new(None);
+    s.ingest_value(&envelope("agent.step.started", json!({"step_number": 1})))
+        .unwrap();
+    let first = s.take_patch();
+    assert!(
+        first["executions"][0].get("whole").is_some(),
+        "a new execution is sent whole"
+    );
+    s.ingest_value(&envelope("agent.step.started", json!({"step_number": 2})))
+        .unwrap();
+    let second = s.take_patch();
+    let steps = second["executions"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0]["number"], 2);
+    let chunk = |i: i64, c: &str| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": c, "chunk_index": i}),
+        )
+    };
+    s.ingest_value(&chunk(0, "ab")).unwrap();
+    s.ingest_value(&chunk(2, "ef")).unwrap();
+    assert_eq!(
+        s.take_patch()["executions"][0]["text"],
+        json!({"append": "abef"})
+    );
+    s.ingest_value(&chunk(1, "cd")).unwrap();
+    assert_eq!(
+        s.take_patch()["executions"][0]["text"],
+        json!({"replace": "abcdef"})
+    );
+    assert_eq!(s.take_patch()["executions"], json!([]), "nothing changed");
+}
+
+#[test]
+fn a_new_execution_id_is_a_new_turn() {
+    let mut second = envelope("agent.step.started", json!({"step_number": 1}));
+    second["execution_id"] = json!("e2");
+    let s = session_of(&[
+        envelope("agent.step.started", json!({"step_number": 1})),
+        second,
+    ]);
+    let execs = s.view()["executions"].as_array().unwrap().clone();
+    assert_eq!(execs.len(), 2);
+    assert_eq!(execs[1]["execution_id"], "e2");
+}
+
+#[test]
+fn a_late_tool_redelivery_across_a_step_boundary_is_flagged_by_reconcile() {
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("tool call then"))
+        .unwrap();
+    let mut events = turns[0].envelopes.clone();
+    events.push(turns[0].envelopes[2].clone()); // tool.started of step 1, after step 2
+    let r = session_of(&events).reconcile(&turns[0].slim_full);
+    // A new run in step 2 that never completed, though step 2 did.
+    assert_eq!(kinds(&r), ["tool_call_unexpected", "lost_event"]);
+    assert_eq!(r.differences[0].path, "/stream/steps/2/tools/0");
+}
