@@ -741,3 +741,59 @@ fn a_late_tool_redelivery_across_a_step_boundary_is_flagged_by_reconcile() {
     assert_eq!(kinds(&r), ["tool_call_unexpected", "lost_event"]);
     assert_eq!(r.differences[0].path, "/stream/steps/2/tools/0");
 }
+
+#[test]
+fn seed_003_lifecycle_events_feed_the_same_view_and_collect_builds_the_response() {
+    let events = [
+        json!({"event_type": "agent.llm.started", "step_index": 1, "step_id": "st-1"}),
+        json!({"event_type": "agent.llm.output_text.delta", "step_index": 1, "step_id": "st-1", "text_delta": "Let me "}),
+        json!({"event_type": "agent.llm.output_text.delta", "step_index": 1, "step_id": "st-1", "text_delta": "look."}),
+        json!({"event_type": "agent.tool.started", "step_index": 1, "step_id": "st-1", "tool_name": "search",
+               "tool_call": {"id": "c1", "name": "search", "arguments": {"q": "paris"}}}),
+        json!({"event_type": "agent.tool.output", "step_index": 1, "step_id": "st-1", "tool_name": "search", "text_delta": "21C"}),
+        json!({"event_type": "agent.tool.failed", "step_index": 1, "step_id": "st-1", "tool_name": "search",
+               "tool_call": {"id": "c1", "name": "search"}, "error": "timeout"}),
+        json!({"event_type": "agent.step.completed", "step_index": 1, "step_id": "st-1"}),
+        json!({"event_type": "agent.llm.started", "step_index": 2, "step_id": "st-2"}),
+        json!({"event_type": "agent.llm.output_text.delta", "step_index": 2, "step_id": "st-2", "text_delta": "Sunny."}),
+        json!({"event_type": "agent.run.completed", "step_index": 2, "step_id": "st-2", "final_answer": "Sunny."}),
+    ];
+    let s = session_of(&events);
+    assert_eq!(s.status(), Some("completed"));
+    let view = s.view();
+    let step1 = &view["executions"][0]["steps"][0];
+    assert_eq!(step1["step_id"], "st-1");
+    assert_eq!(step1["text"], "Let me look.");
+    assert_eq!(step1["tools"][0]["status"], "failed");
+    assert_eq!(step1["tools"][0]["error"], "timeout");
+    assert_eq!(step1["tools"][0]["output"], "21C");
+    let r = s.collect();
+    assert_eq!(r["final_output"], "Sunny.");
+    assert_eq!(r["turns"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        r["turns"][0]["tool_results"][0],
+        json!({"call": {"id": "c1", "name": "search", "arguments": {"q": "paris"}}, "output": "21C", "error": "timeout"})
+    );
+    assert_eq!(r["turns"][1]["llm_response"]["text"], "Sunny.");
+}
+
+#[test]
+fn collect_on_a_reference_run_lists_every_step_with_its_tools() {
+    let (_, _, turns) = runs()
+        .into_iter()
+        .find(|r| r.0.starts_with("two tool calls"))
+        .unwrap();
+    let r = session_of(&turns[0].envelopes).collect();
+    let steps = r["turns"].as_array().unwrap();
+    assert_eq!(
+        steps.len(),
+        turns[0].slim["steps"].as_array().unwrap().len()
+    );
+    let names: Vec<&str> = steps[0]["tool_results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["call"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search", "get_time"]);
+}

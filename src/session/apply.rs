@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::usage::Usage;
-use crate::session::view::{Execution, StepView, ToolRun};
+use crate::session::view::{add_usage, sub_usage, Execution, StepView, ToolRun};
 
 /// What an applied envelope touched, so the next patch sends only that.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

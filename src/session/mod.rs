@@ -13,6 +13,7 @@
 //! ```
 
 pub mod apply;
+pub mod collect;
 pub mod patch;
 pub mod reconcile;
 pub mod view;

@@ -188,6 +188,9 @@ pub struct Execution {
     pub final_answer: Option<String>,
     /// Seed-003 `agent.run.failed` error.
     pub run_error: Option<String>,
+    /// Usage summed over the steps, kept up to date by `apply` so reading
+    /// the view does not walk every step.
+    pub usage_total: Usage,
 }
 
 /// Statuses after which nothing more happens in an execution.
@@ -304,6 +307,16 @@ pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
         cache_write: a.cache_write.saturating_add(b.cache_write),
         cache_read: a.cache_read.saturating_add(b.cache_read),
         reasoning: a.reasoning.saturating_add(b.reasoning),
+    }
+}
+
+pub fn sub_usage(a: &Usage, b: &Usage) -> Usage {
+    Usage {
+        input: a.input.saturating_sub(b.input),
+        output: a.output.saturating_sub(b.output),
+        cache_write: a.cache_write.saturating_sub(b.cache_write),
+        cache_read: a.cache_read.saturating_sub(b.cache_read),
+        reasoning: a.reasoning.saturating_sub(b.reasoning),
     }
 }
 
