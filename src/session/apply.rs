@@ -43,6 +43,23 @@ pub fn apply(
     ts: Option<&str>,
     p: &Map<String, Value>,
 ) -> Touched {
+    let n = step_of(exec, p);
+    let before = exec.steps.get(&n).and_then(|s| s.usage);
+    let touched = apply_event(exec, kind, ts, p);
+    let after = exec.steps.get(&n).and_then(|s| s.usage);
+    if before != after {
+        let total = sub_usage(&exec.usage_total, &before.unwrap_or_default());
+        exec.usage_total = add_usage(&total, &after.unwrap_or_default());
+    }
+    touched
+}
+
+fn apply_event(
+    exec: &mut Execution,
+    kind: &str,
+    ts: Option<&str>,
+    p: &Map<String, Value>,
+) -> Touched {
     if let Some(ts) = ts {
         if exec.first_at.as_deref().is_none_or(|f| ts < f) {
             exec.first_at = Some(ts.to_string());

@@ -16,6 +16,8 @@ pub mod apply;
 pub mod collect;
 pub mod patch;
 pub mod reconcile;
+pub mod recording;
+pub mod runlog;
 pub mod view;
 
 use std::collections::hash_map::DefaultHasher;

@@ -237,10 +237,7 @@ impl Execution {
 
     /// Usage summed over the execution's completed steps.
     pub fn usage(&self) -> Usage {
-        self.steps
-            .values()
-            .filter_map(|s| s.usage)
-            .fold(Usage::default(), |a, u| add_usage(&a, &u))
+        self.usage_total
     }
 
     /// Everything but the steps and the text (sent separately so unchanged

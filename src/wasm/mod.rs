@@ -8,6 +8,7 @@ pub mod envelope;
 pub mod errors;
 pub mod inference;
 pub mod roles;
+pub mod session;
 pub mod snapshot;
 pub mod state;
 pub mod types;

@@ -288,7 +288,149 @@ extern "C" {
     pub type SlimOptionsArg;
     #[wasm_bindgen(typescript_type = "EnvelopeEncoderOptions")]
     pub type EncoderOptionsArg;
+    #[wasm_bindgen(typescript_type = "SessionOptions")]
+    pub type SessionOptionsArg;
 }
+
+#[wasm_bindgen(typescript_custom_section)]
+const SESSION_TYPES: &'static str = r#"
+/** Options of `new Session()`. */
+export interface SessionOptions { sessionId?: string }
+
+/** What one `ingest` did. `rejected` is `"foreign_session"` for another session's envelope. */
+export interface IngestResult {
+  applied: boolean;
+  duplicate: boolean;
+  rejected: "foreign_session" | null;
+  warnings: EnvelopeWarning[];
+}
+
+/** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
+export interface IngestBatchResult {
+  applied: number;
+  duplicates: number;
+  rejected: number;
+  errors: { line: number; error: { code: string; path: string; message: string } }[];
+}
+
+/** One tool call of a step, assembled from its events in any order. */
+export interface ToolRunView {
+  name: string;
+  call_id: string | null;
+  status: "running" | "succeeded" | "failed";
+  args_summary: string | null;
+  args: unknown;
+  started_at: string | null;
+  completed_at: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  result_summary: string | null;
+  output: string;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: { started: boolean; completed: boolean };
+}
+
+/** One step as streamed. Fields stay `null` until an event says them. */
+export interface StepView {
+  number: number;
+  step_id: string | null;
+  type: StepType | null;
+  started_at: string | null;
+  completed_at: string | null;
+  duration_ms: number | null;
+  message_count: number | null;
+  tools_available: number | null;
+  has_tool_calls: boolean | null;
+  finish_reason: string | null;
+  usage: UsageWithTotal | null;
+  errors: number | null;
+  error: string | null;
+  continuation: { should_continue: boolean; stop_reason: string | null; resolved_by: string | null; evaluations: unknown } | null;
+  tools: ToolRunView[];
+  text: string;
+  seen: { started: boolean; completed: boolean };
+}
+
+/** One user turn: an `execution_id`, or a new turn under the same id. */
+export interface ExecutionView {
+  execution_id: string | null;
+  status: string | null;
+  state_status: AgentStatus | null;
+  first_at: string | null;
+  last_at: string | null;
+  usage: UsageWithTotal;
+  stream_complete: boolean;
+  final_answer: string | null;
+  error: string | null;
+  /** Step numbers below the highest seen that never arrived. */
+  missing_steps: number[];
+  /** Chunk indexes below the highest seen that never arrived. */
+  missing_chunks: number[];
+  steps: readonly StepView[];
+  /** Streamed text in chunk-index order. */
+  text: string;
+}
+
+/** The live view (immutable; unchanged parts are shared between snapshots). */
+export interface SessionView {
+  session_id: string | null;
+  status: string | null;
+  state_status: AgentStatus | null;
+  usage: UsageWithTotal;
+  counts: { applied: number; duplicates: number; rejected: number };
+  rejected_sessions: Record<string, number>;
+  warnings: readonly EnvelopeWarning[];
+  executions: readonly ExecutionView[];
+}
+
+/** One disagreement between the stream and the final snapshot. */
+export interface Difference {
+  kind: "missing_step" | "extra_step" | "step_not_completed" | "field_mismatch" | "tool_call_missing"
+    | "tool_call_unexpected" | "continuation_mismatch" | "status_mismatch" | "text_mismatch" | "lost_event";
+  /** JSON pointer into the snapshot, or `/stream/...` for stream-only facts. */
+  path: string;
+  streamed: unknown;
+  final: unknown;
+  message: string;
+  /** `"reference_exception_path"` when the producer causes it by design (quirk 7). */
+  cause: string | null;
+}
+
+/** `reconcile()`: the snapshot wins; `view` is the corrected view. */
+export interface ReconcileReport { consistent: boolean; differences: Difference[]; view: SessionView }
+
+/** Seed 003's response shape, collected from the events. */
+export interface CollectedResponse {
+  turns: {
+    step_id: string | null;
+    step_number: number;
+    execution_id: string | null;
+    timestamp: string | null;
+    llm_response: { text: string; finish_reason: string | null; usage: UsageWithTotal | null };
+    tool_results: { call: { id: string | null; name: string; arguments: unknown }; output: string; error: string | null }[];
+    error: string | null;
+  }[];
+  final_output: string;
+}
+
+/** A producer bug found by `diagnose`. */
+export interface Diagnostic {
+  code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"
+    | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded";
+  severity: "error" | "warning";
+  path: string;
+  message: string;
+  evidence: unknown;
+}
+
+/** What `diagnose` reads: envelopes, a slim snapshot, a full state, and the snapshot's options. */
+export interface DiagnoseInput {
+  envelopes?: (Envelope | object)[];
+  snapshot?: SlimSnapshot | null;
+  state?: object | null;
+  includeToolResults?: boolean;
+}
+"#;
 
 #[wasm_bindgen(typescript_custom_section)]
 const SNAPSHOT_TYPES: &'static str = r#"

@@ -1,0 +1,295 @@
+//! Recordings as files: JSONL, one JSON value per line.
+//!
+//! - An optional first line is a header, recognised by its `stepline_recording`
+//!   key: `{"stepline_recording": 1, "session_id"?, "created_at"?, "meta"?}`
+//!   (a run log adds `"kind": "runlog"`).
+//! - A snapshot line is `{"stepline_snapshot": {...slim snapshot...},
+//!   "session_id"?, "execution_id"?}`.
+//! - Every other non-empty line is an envelope in any dialect the decoder
+//!   accepts. It is kept as given: its timestamps are never rewritten.
+//!
+//! Errors carry the 1-based line number in their path: `/lines/3/payload/status`.
+//!
+//! ```
+//! use stepline::session::recording::Recording;
+//! let text = concat!(
+//!     r#"{"stepline_recording":1,"session_id":"s1"}"#, "\n",
+//!     r#"{"type":"agent.status","session_id":"s1","payload":{"status":"processing"}}"#, "\n",
+//! );
+//! let rec = Recording::parse(text).unwrap();
+//! assert_eq!(rec.items.len(), 1);
+//! assert_eq!(rec.to_jsonl(), text);
+//! ```
+
+use serde_json::Value;
+
+use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::{quote, type_name};
+use crate::session::Session;
+
+/// The key that marks a header line, and the format version it holds.
+pub const HEADER_KEY: &str = "stepline_recording";
+/// The key that marks a snapshot line.
+pub const SNAPSHOT_KEY: &str = "stepline_snapshot";
+/// The recording format this build reads and writes.
+pub const FORMAT: u64 = 1;
+
+/// A parsed recording: the header line, if any, then the other lines in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recording {
+    pub header: Option<Value>,
+    pub items: Vec<Item>,
+}
+
+/// One line of a recording after the header.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// An envelope as it was recorded (not normalised).
+    Envelope(Value),
+    /// A final (slim) snapshot, with the session and execution it belongs to.
+    Snapshot {
+        session_id: Option<String>,
+        execution_id: Option<String>,
+        snapshot: Value,
+    },
+}
+
+impl Item {
+    /// The line's JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Item::Envelope(v) => v.clone(),
+            Item::Snapshot {
+                session_id,
+                execution_id,
+                snapshot,
+            } => snapshot_line(
+                session_id.as_deref(),
+                execution_id.as_deref(),
+                snapshot.clone(),
+            ),
+        }
+    }
+}
+
+impl Recording {
+    /// Parses JSONL text; stops at the first bad line. Blank lines are skipped.
+    ///
+    /// ```
+    /// use stepline::session::recording::Recording;
+    /// let err = Recording::parse("\n{\"type\":\"agent.status\"}").unwrap_err();
+    /// assert_eq!(err.path.as_deref(), Some("/lines/2/session_id"));
+    /// ```
+    pub fn parse(text: &str) -> Result<Recording> {
+        let mut rec = Recording::default();
+        for (_, line) in lines(text) {
+            match line? {
+                Line::Header(h) => rec.header = Some(h),
+                Line::Envelope { value, .. } => rec.items.push(Item::Envelope(value)),
+                Line::Snapshot(v) => rec.items.push(snapshot_item(v)),
+            }
+        }
+        Ok(rec)
+    }
+
+    /// The recording as JSONL: the header first, then the items in order,
+    /// every line `\n`-terminated.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        if let Some(h) = &self.header {
+            push_line(&mut out, h);
+        }
+        for item in &self.items {
+            match item {
+                Item::Envelope(v) => push_line(&mut out, v),
+                other => push_line(&mut out, &other.to_value()),
+            }
+        }
+        out
+    }
+}
+
+impl Session {
+    /// The session as a recording: a header with the session id, then every
+    /// applied envelope in arrival order, in the normalised form the session
+    /// keeps (timestamps as sent).
+    ///
+    /// ```
+    /// use stepline::session::Session;
+    /// let mut s = Session::new(Some("s1".into()));
+    /// s.ingest_text(r#"{"type":"agent.status","session_id":"s1","payload":{"status":"processing"}}"#).unwrap();
+    /// let (back, snapshots) = Session::from_recording(&s.to_recording()).unwrap();
+    /// assert_eq!(back.view(), s.view());
+    /// assert!(snapshots.is_empty());
+    /// ```
+    pub fn to_recording(&self) -> String {
+        let mut header = serde_json::Map::new();
+        header.insert(HEADER_KEY.into(), Value::from(FORMAT));
+        if let Some(id) = self.session_id() {
+            header.insert("session_id".into(), Value::from(id));
+        }
+        let mut out = String::new();
+        push_line(&mut out, &Value::Object(header));
+        for env in self.log() {
+            push_line(&mut out, env);
+        }
+        out
+    }
+
+    /// Replays a recording into a new session: the header's session id, or
+    /// else the first envelope's. Returns the recorded snapshots alongside
+    /// (the `stepline_snapshot` objects, in file order), ready for `reconcile`.
+    /// Envelopes of another session are rejected as in any ingest.
+    pub fn from_recording(text: &str) -> Result<(Session, Vec<Value>)> {
+        let mut session = Session::new(None);
+        let mut snapshots = Vec::new();
+        for (_, line) in lines(text) {
+            match line? {
+                Line::Header(h) => {
+                    let id = h.get("session_id").and_then(Value::as_str);
+                    session = Session::new(id.map(str::to_string));
+                }
+                Line::Envelope { decoded, .. } => {
+                    session.ingest_decoded(decoded);
+                }
+                Line::Snapshot(mut v) => {
+                    if let Some(s) = v.get_mut(SNAPSHOT_KEY) {
+                        snapshots.push(s.take());
+                    }
+                }
+            }
+        }
+        Ok((session, snapshots))
+    }
+}
+
+/// One classified, checked line.
+pub(crate) enum Line<'a> {
+    Header(Value),
+    /// The line's text (trimmed), its value and the value decoded.
+    Envelope {
+        text: &'a str,
+        value: Value,
+        decoded: Decoded,
+    },
+    /// The whole snapshot line.
+    Snapshot(Value),
+}
+
+/// The non-blank lines of `text` with their 1-based numbers, each checked.
+/// A header is recognised on the first non-blank line only.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = (usize, Result<Line<'_>>)> + '_ {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .enumerate()
+        .map(|(k, (n, l))| (n, line(l, k == 0).map_err(|e| at_line(n, e))))
+}
+
+/// Rebases an error found inside line `n` onto `/lines/<n>`.
+pub(crate) fn at_line(n: usize, e: SteplineError) -> SteplineError {
+    let path = format!("/lines/{n}{}", e.path.as_deref().unwrap_or(""));
+    SteplineError::new(e.code, Some(path), e.message)
+}
+
+fn line(text: &str, first: bool) -> Result<Line<'_>> {
+    let value = crate::json::parse(text, &ENVELOPE_LIMITS)?;
+    if let Some(version) = value.get(HEADER_KEY) {
+        if !first {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidValue,
+                "/stepline_recording",
+                "expected the recording header on the first line only",
+            ));
+        }
+        if version.as_u64() != Some(FORMAT) {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidValue,
+                "/stepline_recording",
+                format!(
+                    "expected recording format 1, found {}",
+                    serde_json::to_string(version).unwrap_or_default()
+                ),
+            ));
+        }
+        optional_str(&value, "session_id")?;
+        return Ok(Line::Header(value));
+    }
+    if let Some(snapshot) = value.get(SNAPSHOT_KEY) {
+        if !snapshot.is_object() {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                "/stepline_snapshot",
+                format!(
+                    "expected the snapshot as an object, found {}",
+                    type_name(snapshot)
+                ),
+            ));
+        }
+        optional_str(&value, "session_id")?;
+        optional_str(&value, "execution_id")?;
+        return Ok(Line::Snapshot(value));
+    }
+    let decoded = decode_value(&value)?;
+    Ok(Line::Envelope {
+        text,
+        value,
+        decoded,
+    })
+}
+
+fn optional_str(v: &Value, key: &str) -> Result<()> {
+    match v.get(key) {
+        None | Some(Value::Null) | Some(Value::String(_)) => Ok(()),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &crate::json::child("", key),
+            format!(
+                "expected {} as a string, found {}",
+                quote(key),
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// `{"stepline_snapshot": snapshot, "session_id"?, "execution_id"?}`.
+pub(crate) fn snapshot_line(
+    session_id: Option<&str>,
+    execution_id: Option<&str>,
+    snapshot: Value,
+) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert(SNAPSHOT_KEY.into(), snapshot);
+    if let Some(s) = session_id {
+        m.insert("session_id".into(), Value::from(s));
+    }
+    if let Some(e) = execution_id {
+        m.insert("execution_id".into(), Value::from(e));
+    }
+    Value::Object(m)
+}
+
+fn snapshot_item(mut line: Value) -> Item {
+    let text = |k: &str| line.get(k).and_then(Value::as_str).map(str::to_string);
+    let session_id = text("session_id");
+    let execution_id = text("execution_id");
+    let snapshot = line
+        .get_mut(SNAPSHOT_KEY)
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    Item::Snapshot {
+        session_id,
+        execution_id,
+        snapshot,
+    }
+}
+
+/// Appends `v` as one JSON line.
+pub(crate) fn push_line(out: &mut String, v: &Value) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_default());
+    out.push('\n');
+}

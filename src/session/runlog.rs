@@ -1,0 +1,378 @@
+//! `RunLog`: many sessions at once (parallel workers, many users), each
+//! envelope routed to the session it names, with summaries computed on
+//! demand and recordings saved and loaded as one JSONL file.
+//!
+//! Envelopes without a session id (seed 003's native form) all go to one
+//! session keyed `""`.
+//!
+//! ```
+//! use stepline::session::runlog::RunLog;
+//! let mut log = RunLog::new();
+//! for (s, status) in [("a", "processing"), ("b", "processing"), ("a", "completed")] {
+//!     let line = format!(r#"{{"type":"agent.status","session_id":"{s}","payload":{{"status":"{status}"}}}}"#);
+//!     log.ingest_text(&line).unwrap();
+//! }
+//! assert_eq!(log.sessions().map(|(id, _)| id).collect::<Vec<_>>(), ["a", "b"]);
+//! assert_eq!(log.summary()["by_status"]["completed"], 1);
+//! let back = RunLog::load(&log.save()).unwrap();
+//! assert_eq!(back.summary(), log.summary());
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
+use crate::error::{Result, SteplineError};
+use crate::json::obj;
+use crate::model::usage::Usage;
+use crate::session::recording::{
+    lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
+};
+use crate::session::view::{add_usage, usage_value, Execution, ToolStatus};
+use crate::session::{IngestOutcome, Session};
+
+/// Sessions keyed by session id, in first-seen order.
+#[derive(Clone, Debug, Default)]
+pub struct RunLog {
+    sessions: Vec<(String, Session)>,
+    index: BTreeMap<String, usize>,
+    /// Every envelope that decoded, as one line of JSON text as received, in
+    /// global arrival order. Redeliveries are kept too, so a reloaded log
+    /// counts the same duplicates. (The text names its session; no separate
+    /// session index is needed to replay it.)
+    arrivals: Vec<String>,
+    /// Whole `stepline_snapshot` lines, in the order they were added.
+    snapshots: Vec<Value>,
+    /// The header of a loaded recording (its `created_at` and `meta` are saved again).
+    header: Option<Value>,
+}
+
+/// What a JSONL batch did. Errors carry the 1-based line number, and their
+/// path starts with `/lines/<n>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BatchOutcome {
+    pub applied: usize,
+    pub duplicates: usize,
+    pub snapshots: usize,
+    pub errors: Vec<(usize, SteplineError)>,
+}
+
+impl BatchOutcome {
+    /// `{applied, duplicates, snapshots, errors: [{line, code, path, message}]}`.
+    pub fn to_value(&self) -> Value {
+        let errors = self.errors.iter().map(|(n, e)| {
+            obj([
+                ("line", Value::from(*n)),
+                ("code", Value::from(e.code.as_str())),
+                ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
+                ("message", Value::from(e.message.as_str())),
+            ])
+        });
+        obj([
+            ("applied", Value::from(self.applied)),
+            ("duplicates", Value::from(self.duplicates)),
+            ("snapshots", Value::from(self.snapshots)),
+            ("errors", Value::Array(errors.collect())),
+        ])
+    }
+}
+
+impl RunLog {
+    pub fn new() -> RunLog {
+        RunLog::default()
+    }
+
+    /// Routes one envelope (any dialect) to its session, creating the
+    /// session on first sight.
+    pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
+        let decoded = decode_value(v)?;
+        Ok(self.route(decoded, serde_json::to_string(v).unwrap_or_default()))
+    }
+
+    /// Routes one envelope given as JSON text; the text is what `save` writes.
+    pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
+        let v = crate::json::parse(text, &ENVELOPE_LIMITS)?;
+        let decoded = decode_value(&v)?;
+        let text = text.trim();
+        let line = if text.contains(['\n', '\r']) {
+            serde_json::to_string(&v).unwrap_or_default()
+        } else {
+            text.to_string()
+        };
+        Ok(self.route(decoded, line))
+    }
+
+    /// Ingests JSONL in the recording format (envelopes, snapshot lines, an
+    /// optional header first); bad lines are collected and skipped.
+    ///
+    /// ```
+    /// use stepline::session::runlog::RunLog;
+    /// let mut log = RunLog::new();
+    /// let out = log.ingest_jsonl("{\"type\":\"agent.status\",\"session_id\":\"a\",\"payload\":{\"status\":\"processing\"}}\nnot json\n");
+    /// assert_eq!(out.applied, 1);
+    /// assert_eq!(out.errors[0].0, 2);
+    /// assert_eq!(out.errors[0].1.path.as_deref(), Some("/lines/2"));
+    /// ```
+    pub fn ingest_jsonl(&mut self, text: &str) -> BatchOutcome {
+        let mut out = BatchOutcome::default();
+        for (n, line) in lines(text) {
+            match line {
+                Ok(line) => self.take(line, &mut out),
+                Err(e) => out.errors.push((n, e)),
+            }
+        }
+        out
+    }
+
+    /// A run log from a recording (`save`'s output, or any recording);
+    /// stops at the first bad line.
+    pub fn load(text: &str) -> Result<RunLog> {
+        let mut log = RunLog::new();
+        let mut out = BatchOutcome::default();
+        for (_, line) in lines(text) {
+            log.take(line?, &mut out);
+        }
+        Ok(log)
+    }
+
+    /// Keeps a final snapshot of `session_id` for `save`.
+    pub fn add_snapshot(&mut self, session_id: &str, snapshot: Value) {
+        self.snapshots
+            .push(snapshot_line(Some(session_id), None, snapshot));
+    }
+
+    /// The kept snapshots as `(session_id, snapshot)`, in the order added.
+    pub fn snapshots(&self) -> impl Iterator<Item = (Option<&str>, &Value)> {
+        self.snapshots.iter().filter_map(|line| {
+            let session = line.get("session_id").and_then(Value::as_str);
+            line.get(SNAPSHOT_KEY).map(|s| (session, s))
+        })
+    }
+
+    /// Sessions as `(session_id, session)` in first-seen order.
+    pub fn sessions(&self) -> impl Iterator<Item = (&str, &Session)> {
+        self.sessions.iter().map(|(id, s)| (id.as_str(), s))
+    }
+
+    /// One session by id (`""` for envelopes that carry none).
+    pub fn session(&self, id: &str) -> Option<&Session> {
+        let i = *self.index.get(id)?;
+        self.sessions.get(i).map(|(_, s)| s)
+    }
+
+    /// One JSONL recording: the header `{"stepline_recording":1,"kind":"runlog"}`
+    /// (plus a loaded recording's `created_at` and `meta`), every envelope of
+    /// every session in global arrival order as received, then the snapshot lines.
+    pub fn save(&self) -> String {
+        let mut header = Map::new();
+        header.insert(HEADER_KEY.into(), Value::from(FORMAT));
+        header.insert("kind".into(), Value::from("runlog"));
+        for key in ["created_at", "meta"] {
+            if let Some(v) = self.header.as_ref().and_then(|h| h.get(key)) {
+                header.insert(key.into(), v.clone());
+            }
+        }
+        let mut out = String::new();
+        push_line(&mut out, &Value::Object(header));
+        for line in &self.arrivals {
+            out.push_str(line);
+            out.push('\n');
+        }
+        for line in &self.snapshots {
+            push_line(&mut out, line);
+        }
+        out
+    }
+
+    /// Figures over every session, computed on each call:
+    /// `{sessions, by_status, by_stop_reason, executions, steps, tool_calls:
+    /// {name: {count, failed}}, tokens, durations: {step_ms, tool_ms}, errors:
+    /// {steps_with_errors, failed_tools, run_errors}, duplicates, rejected}`.
+    ///
+    /// - `by_status` counts sessions by their latest broadcast status
+    ///   (`unknown` before any); `by_stop_reason` counts executions (turns) by
+    ///   the `stop_reason` of their last step's streamed continuation, else by
+    ///   the broadcast status (completed→`completed`, failed→`error`,
+    ///   cancelled→`user_requested`, stopped→`stopped`), else `unknown`.
+    /// - Durations are the steps' and tools' numeric `duration_ms`, each as
+    ///   `{p50, p95, max, count}`; percentiles are nearest-rank (the value at
+    ///   1-based rank ⌈p·n/100⌉ of the sorted list, so always a value that
+    ///   occurred), `null` when there is none.
+    /// - `run_errors` counts executions that failed (status `failed`, or a
+    ///   seed-003 `agent.run.failed`).
+    pub fn summary(&self) -> Value {
+        let mut t = Tally::default();
+        for (_, s) in &self.sessions {
+            *t.by_status
+                .entry(s.status().unwrap_or("unknown"))
+                .or_default() += 1;
+            t.duplicates += s.counts().duplicates;
+            t.rejected += s.counts().rejected;
+            for e in s.executions() {
+                t.execution(e);
+            }
+        }
+        t.to_value(self.sessions.len())
+    }
+
+    fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) {
+        match line {
+            Line::Header(h) => self.header = Some(h),
+            Line::Envelope { text, decoded, .. } => {
+                let r = self.route(decoded, text.to_string());
+                out.applied += usize::from(r.applied);
+                out.duplicates += usize::from(r.duplicate);
+            }
+            Line::Snapshot(v) => {
+                self.snapshots.push(v);
+                out.snapshots += 1;
+            }
+        }
+    }
+
+    fn route(&mut self, decoded: Decoded, line: String) -> IngestOutcome {
+        let id = decoded.envelope.get("session_id").and_then(Value::as_str);
+        let id = id.unwrap_or_default();
+        let i = match self.index.get(id) {
+            Some(&i) => i,
+            None => {
+                let i = self.sessions.len();
+                // `""` adopts nothing: its envelopes carry no session id.
+                let own = (!id.is_empty()).then(|| id.to_string());
+                self.sessions.push((id.to_string(), Session::new(own)));
+                self.index.insert(id.to_string(), i);
+                i
+            }
+        };
+        self.arrivals.push(line);
+        match self.sessions.get_mut(i) {
+            Some((_, s)) => s.ingest_decoded(decoded),
+            None => IngestOutcome::default(),
+        }
+    }
+}
+
+/// The running figures behind `summary`.
+#[derive(Default)]
+struct Tally<'a> {
+    by_status: BTreeMap<&'a str, u64>,
+    by_stop_reason: BTreeMap<&'a str, u64>,
+    executions: u64,
+    steps: u64,
+    tools: BTreeMap<&'a str, (u64, u64)>,
+    usage: Usage,
+    step_ms: Vec<&'a Value>,
+    tool_ms: Vec<&'a Value>,
+    steps_with_errors: u64,
+    failed_tools: u64,
+    run_errors: u64,
+    duplicates: u64,
+    rejected: u64,
+}
+
+impl<'a> Tally<'a> {
+    fn execution(&mut self, e: &'a Execution) {
+        self.executions += 1;
+        *self.by_stop_reason.entry(stop_reason(e)).or_default() += 1;
+        if e.run_error.is_some() || e.status() == Some("failed") {
+            self.run_errors += 1;
+        }
+        self.usage = add_usage(&self.usage, &e.usage());
+        for step in e.steps.values() {
+            self.steps += 1;
+            if step.step_type() == Some("error") {
+                self.steps_with_errors += 1;
+            }
+            self.step_ms
+                .extend(step.duration_ms.as_ref().filter(|v| v.is_number()));
+            for tool in &step.tools {
+                let failed = u64::from(tool.status() == ToolStatus::Failed);
+                let entry = self.tools.entry(tool.name.as_str()).or_default();
+                entry.0 += 1;
+                entry.1 += failed;
+                self.failed_tools += failed;
+                self.tool_ms
+                    .extend(tool.duration_ms.as_ref().filter(|v| v.is_number()));
+            }
+        }
+    }
+
+    fn to_value(self, sessions: usize) -> Value {
+        let counts = |m: BTreeMap<&str, u64>| {
+            Value::Object(
+                m.into_iter()
+                    .map(|(k, n)| (k.to_string(), Value::from(n)))
+                    .collect(),
+            )
+        };
+        let tools = self.tools.into_iter().map(|(name, (count, failed))| {
+            let v = obj([
+                ("count", Value::from(count)),
+                ("failed", Value::from(failed)),
+            ]);
+            (name.to_string(), v)
+        });
+        obj([
+            ("sessions", Value::from(sessions)),
+            ("by_status", counts(self.by_status)),
+            ("by_stop_reason", counts(self.by_stop_reason)),
+            ("executions", Value::from(self.executions)),
+            ("steps", Value::from(self.steps)),
+            ("tool_calls", Value::Object(tools.collect())),
+            ("tokens", usage_value(&self.usage)),
+            (
+                "durations",
+                obj([
+                    ("step_ms", percentiles(self.step_ms)),
+                    ("tool_ms", percentiles(self.tool_ms)),
+                ]),
+            ),
+            (
+                "errors",
+                obj([
+                    ("steps_with_errors", Value::from(self.steps_with_errors)),
+                    ("failed_tools", Value::from(self.failed_tools)),
+                    ("run_errors", Value::from(self.run_errors)),
+                ]),
+            ),
+            ("duplicates", Value::from(self.duplicates)),
+            ("rejected", Value::from(self.rejected)),
+        ])
+    }
+}
+
+/// Why an execution stopped: its last step's streamed continuation, else
+/// its broadcast status, else `unknown`.
+fn stop_reason(e: &Execution) -> &str {
+    let streamed = e
+        .steps
+        .values()
+        .next_back()
+        .and_then(|s| s.continuation.as_ref())
+        .and_then(|c| c.get("stop_reason"))
+        .and_then(Value::as_str);
+    streamed.unwrap_or(match e.status() {
+        Some("completed") => "completed",
+        Some("failed") => "error",
+        Some("cancelled") => "user_requested",
+        Some("stopped") => "stopped",
+        _ => "unknown",
+    })
+}
+
+/// `{p50, p95, max, count}` by nearest rank; the values keep their JSON form.
+fn percentiles(mut list: Vec<&Value>) -> Value {
+    let num = |v: &Value| v.as_f64().unwrap_or(0.0);
+    list.sort_by(|a, b| num(a).total_cmp(&num(b)));
+    let rank = |p: usize| {
+        let r = (p * list.len()).div_ceil(100).max(1);
+        list.get(r - 1).map_or(Value::Null, |v| (*v).clone())
+    };
+    obj([
+        ("p50", rank(50)),
+        ("p95", rank(95)),
+        ("max", rank(100)),
+        ("count", Value::from(list.len())),
+    ])
+}

@@ -1,0 +1,347 @@
+//! `Session`: the live view in JavaScript. The core keeps the view and hands
+//! over only what changed since the last read; this file turns that change
+//! list into a new immutable snapshot that shares every unchanged part with
+//! the previous one, so `getSnapshot()` fits React's `useSyncExternalStore`.
+
+use js_sys::{Array, Function, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::error::{ErrorCode, SteplineError};
+use crate::json::obj;
+use crate::model::read;
+use crate::session::Session as Core;
+
+use super::convert::{from_js, input_text, options, out, to_js};
+use super::errors::to_js_error;
+use super::types::SessionOptionsArg;
+
+/// One session's live view, fed by its `agent.*` envelopes in any order,
+/// any number of times: redeliveries change nothing, another session's
+/// envelopes are rejected, gaps show as missing.
+///
+/// @example
+/// ```js
+/// const session = new Session({ sessionId: 'sess-1' });
+/// echo.channel('agent.sess-1').listen('.agent', (e) => session.ingest(e));
+/// // React: const view = useSyncExternalStore(session.subscribe, session.getSnapshot);
+/// // on completion: const report = session.reconcile(await fetchSnapshot());
+/// ```
+#[wasm_bindgen]
+pub struct Session {
+    core: Core,
+    /// The snapshot last handed out; replaced, never mutated.
+    snapshot: JsValue,
+    /// The core has changes the snapshot does not show yet.
+    stale: bool,
+    listeners: Vec<(u32, Function)>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `{ sessionId? }`: without one, the first envelope's session is adopted.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options_arg: Option<SessionOptionsArg>) -> Result<Session, JsValue> {
+        let opts = options(&options_arg.map(JsValue::from), &["sessionId"]).map_err(to_js_error)?;
+        let id = read::opt_str(&opts, "sessionId", "/options")
+            .map_err(to_js_error)?
+            .map(str::to_string);
+        Ok(Session {
+            core: Core::new(id),
+            snapshot: JsValue::UNDEFINED,
+            stale: true,
+            listeners: Vec::new(),
+        })
+    }
+
+    /// Ingests one envelope (object or JSON string, any dialect) and notifies
+    /// subscribers when the view changed. Returns `{ applied, duplicate,
+    /// rejected, warnings }`; a malformed envelope throws `SteplineError`.
+    #[wasm_bindgen(unchecked_return_type = "IngestResult")]
+    pub fn ingest(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let text = input_text(&envelope, "the envelope").map_err(to_js_error)?;
+        let outcome = self.core.ingest_text(&text).map_err(to_js_error)?;
+        self.changed();
+        to_js(&outcome.to_value())
+    }
+
+    /// Ingests a JSONL batch; lines that fail are reported, not thrown:
+    /// `{ applied, duplicates, rejected, errors: [{ line, error }] }`.
+    #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "IngestBatchResult")]
+    pub fn ingest_jsonl(&mut self, jsonl: &str) -> Result<JsValue, JsValue> {
+        let (mut applied, mut duplicates, mut rejected) = (0u64, 0u64, 0u64);
+        let mut errors = Vec::new();
+        for (i, line) in jsonl.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match self.core.ingest_text(line) {
+                Ok(o) => {
+                    applied += o.applied as u64;
+                    duplicates += o.duplicate as u64;
+                    rejected += o.rejected.is_some() as u64;
+                }
+                Err(e) => errors.push(obj([
+                    ("line", Value::from(i + 1)),
+                    (
+                        "error",
+                        obj([
+                            ("code", Value::from(e.code.as_str())),
+                            ("path", Value::from(e.path.clone())),
+                            ("message", Value::from(e.message.as_str())),
+                        ]),
+                    ),
+                ])),
+            }
+        }
+        self.changed();
+        to_js(&obj([
+            ("applied", Value::from(applied)),
+            ("duplicates", Value::from(duplicates)),
+            ("rejected", Value::from(rejected)),
+            ("errors", Value::Array(errors)),
+        ]))
+    }
+
+    /// The current view as an immutable object. Consecutive calls without an
+    /// ingest in between return the same object; after an ingest, parts that
+    /// did not change (executions, steps) are the same objects as before.
+    #[wasm_bindgen(js_name = getSnapshot, unchecked_return_type = "SessionView")]
+    pub fn get_snapshot(&mut self) -> Result<JsValue, JsValue> {
+        if self.stale {
+            let patch = to_js(&self.core.take_patch())?;
+            self.snapshot = apply_patch(&self.snapshot, &patch)?;
+            self.stale = false;
+        }
+        Ok(self.snapshot.clone())
+    }
+
+    /// Calls `listener()` after every ingest; returns the function that
+    /// unsubscribes it (calling it again does nothing).
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
+    pub fn subscribe(&mut self, listener: Function) -> JsValue {
+        let id = NEXT_LISTENER.with(|n| {
+            let id = n.get();
+            n.set(id.wrapping_add(1));
+            id
+        });
+        self.listeners.push((id, listener));
+        // The closure only records the id (it cannot hold the session); the
+        // session drops the listener before it next notifies.
+        Closure::<dyn FnMut()>::new(move || UNSUBSCRIBED.with(|u| u.borrow_mut().push(id)))
+            .into_js_value()
+    }
+
+    /// The streamed view against the final slim snapshot (the snapshot wins):
+    /// `{ consistent, differences: [{ kind, path, streamed, final, message,
+    /// cause }], view }`.
+    #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
+    pub fn reconcile(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        out(from_js(&snapshot, "the snapshot").and_then(|s| {
+            if s.is_object() {
+                Ok(self.core.reconcile(&s).to_value())
+            } else {
+                Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "",
+                    format!(
+                        "expected a snapshot object, found {}",
+                        crate::json::type_name(&s)
+                    ),
+                ))
+            }
+        }))
+    }
+
+    /// The seed-003 response `{ turns, final_output }` from what was streamed.
+    #[wasm_bindgen(unchecked_return_type = "CollectedResponse")]
+    pub fn collect(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.core.collect())
+    }
+
+    /// The session id (given, or adopted from the first envelope).
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> Option<String> {
+        self.core.session_id().map(str::to_string)
+    }
+}
+
+impl Session {
+    fn changed(&mut self) {
+        self.stale = true;
+        self.drop_unsubscribed();
+        let listeners = self.listeners.clone();
+        for (id, f) in &listeners {
+            // Unsubscribed by an earlier listener of this round.
+            if UNSUBSCRIBED.with(|u| u.borrow().contains(id)) {
+                continue;
+            }
+            // A throwing listener must not stop the others (nor the ingest).
+            let _ = f.call0(&JsValue::UNDEFINED);
+        }
+        self.drop_unsubscribed();
+    }
+
+    fn drop_unsubscribed(&mut self) {
+        let ours: Vec<u32> = UNSUBSCRIBED.with(|u| {
+            let mut u = u.borrow_mut();
+            let (ours, others) = u
+                .drain(..)
+                .partition(|id| self.listeners.iter().any(|(l, _)| l == id));
+            *u = others;
+            ours
+        });
+        if !ours.is_empty() {
+            self.listeners.retain(|(id, _)| !ours.contains(id));
+        }
+    }
+}
+
+thread_local! {
+    /// Listener ids are unique across sessions.
+    static NEXT_LISTENER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Ids whose unsubscribe function was called, until their session drops them.
+    static UNSUBSCRIBED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn get(o: &JsValue, key: &str) -> JsValue {
+    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn set(o: &Object, key: &str, v: &JsValue) -> Result<(), JsValue> {
+    Reflect::set(o, &JsValue::from_str(key), v).map(|_| ())
+}
+
+/// A shallow copy of `base` (or a new object) with `over`'s own fields on top.
+fn merged(base: &JsValue, over: &JsValue) -> Object {
+    let target = Object::new();
+    if base.is_object() {
+        Object::assign(&target, base.unchecked_ref());
+    }
+    if over.is_object() {
+        Object::assign(&target, over.unchecked_ref());
+    }
+    target
+}
+
+/// The next snapshot: `prev` with the patch applied, sharing what it did not touch.
+fn apply_patch(prev: &JsValue, patch: &JsValue) -> Result<JsValue, JsValue> {
+    let next = merged(prev, &get(patch, "session"));
+    let old_warnings = get(prev, "warnings");
+    let added: Array = get(patch, "warnings_added").unchecked_into();
+    let warnings = if old_warnings.is_undefined() {
+        added
+    } else if added.length() == 0 {
+        old_warnings.unchecked_into()
+    } else {
+        old_warnings.unchecked_ref::<Array>().concat(&added)
+    };
+    set(&next, "warnings", &warnings)?;
+    let old_execs = get(prev, "executions");
+    let changes: Array = get(patch, "executions").unchecked_into();
+    let execs = if old_execs.is_undefined() {
+        Array::new()
+    } else if changes.length() == 0 {
+        old_execs.clone().unchecked_into()
+    } else {
+        old_execs.unchecked_ref::<Array>().slice(0, u32::MAX)
+    };
+    for change in changes.iter() {
+        let index = get(&change, "index").as_f64().unwrap_or(0.0) as u32;
+        let whole = get(&change, "whole");
+        let exec = if !whole.is_undefined() {
+            freeze_steps(&whole);
+            whole
+        } else {
+            let old = execs.get(index);
+            let exec = merged(&old, &get(&change, "header"));
+            let steps: Array = get(&change, "steps").unchecked_into();
+            if steps.length() > 0 {
+                let list = get(&old, "steps")
+                    .unchecked_ref::<Array>()
+                    .slice(0, u32::MAX);
+                for step in steps.iter() {
+                    Object::freeze(step.unchecked_ref::<Object>());
+                    place_step(&list, step);
+                }
+                set(&exec, "steps", &Object::freeze(&list))?;
+            }
+            let text = get(&change, "text");
+            if text.is_object() {
+                let append = get(&text, "append");
+                let value = if let Some(tail) = append.as_string() {
+                    let head = get(&old, "text").as_string().unwrap_or_default();
+                    js_sys::JsString::from(head)
+                        .concat(&JsValue::from(tail))
+                        .into()
+                } else {
+                    get(&text, "replace")
+                };
+                set(&exec, "text", &value)?;
+            }
+            exec.into()
+        };
+        Object::freeze(exec.unchecked_ref::<Object>());
+        execs.set(index, exec);
+    }
+    set(&next, "executions", &Object::freeze(&execs))?;
+    Ok(Object::freeze(&next).into())
+}
+
+/// Puts a changed step in its place (steps are kept in number order; a
+/// changed step is usually the last one, so the search starts there).
+fn place_step(list: &Array, step: JsValue) {
+    let number = get(&step, "number").as_f64().unwrap_or(0.0);
+    let mut i = list.length();
+    while i > 0 {
+        let n = get(&list.get(i - 1), "number").as_f64().unwrap_or(0.0);
+        if n == number {
+            list.set(i - 1, step);
+            return;
+        }
+        if n < number {
+            break;
+        }
+        i -= 1;
+    }
+    list.splice(i, 0, &step);
+}
+
+fn freeze_steps(exec: &JsValue) {
+    let steps = get(exec, "steps");
+    if let Some(list) = steps.dyn_ref::<Array>() {
+        for s in list.iter() {
+            Object::freeze(s.unchecked_ref::<Object>());
+        }
+        Object::freeze(list);
+    }
+}
+
+/// Looks for the producer bugs the design documents describe, each with a
+/// `code`, `severity`, JSON-pointer `path`, `message` and `evidence`: tool
+/// arguments in assistant content, inverted step timing, durations that
+/// disagree with timestamps, a time limit measured from the session start,
+/// a final status never broadcast, tool results in a snapshot taken
+/// without them.
+///
+/// @example
+/// ```js
+/// for (const d of diagnose({ envelopes, snapshot, includeToolResults: false })) {
+///   console.warn(`${d.severity} ${d.code} at ${d.path}: ${d.message}`);
+/// }
+/// ```
+#[wasm_bindgen(unchecked_return_type = "Diagnostic[]")]
+pub fn diagnose(
+    #[wasm_bindgen(unchecked_param_type = "DiagnoseInput | string")] input: JsValue,
+) -> Result<JsValue, JsValue> {
+    out(from_js(&input, "the diagnose input").and_then(|v| {
+        crate::lint::diagnose_value(&v)
+            .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
+    }))
+}
