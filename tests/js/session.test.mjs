@@ -1,0 +1,140 @@
+// Live sessions through the built package: the view, the snapshot contract
+// (useSyncExternalStore), reconciliation against the reference runs, collect, diagnose.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { Session, diagnose, SteplineError } from 'stepline';
+
+const root = new URL('../../', import.meta.url);
+const vectorsDir = process.env.STEPLINE_VECTORS
+  ? new URL(`file://${process.env.STEPLINE_VECTORS.replace(/\/?$/, '/')}`)
+  : new URL('tests/vectors/cognesy-v1.22/', root);
+const runs = JSON.parse(readFileSync(new URL('agent-runs.json', vectorsDir), 'utf8'));
+const run = (prefix) => runs.find((r) => r.name.startsWith(prefix));
+const envelopesOf = (turn) => turn.envelopes.map((e) => e.envelope);
+
+test('every reference run reconciles in JS exactly as natively: only the exception path differs, with its cause', () => {
+  for (const r of runs) {
+    const s = new Session();
+    for (const turn of r.expected) {
+      for (const e of envelopesOf(turn)) assert.equal(s.ingest(e).applied, true);
+      for (const snap of [turn.slim, turn.slimFull]) {
+        const report = s.reconcile(snap);
+        const unexplained = report.differences.filter((d) => d.cause === null);
+        assert.deepEqual(unexplained, [], r.name);
+        assert.equal(report.consistent, report.differences.length === 0);
+      }
+    }
+  }
+});
+
+test('getSnapshot returns the same object until an ingest, then shares unchanged steps', () => {
+  const turn = run('tool call then').expected[0];
+  const s = new Session({ sessionId: 'sess-e2e' });
+  const envelopes = envelopesOf(turn);
+  for (const e of envelopes.slice(0, 6)) s.ingest(e); // through step 1's completion
+  const before = s.getSnapshot();
+  assert.equal(s.getSnapshot(), before, 'no ingest, same object');
+  s.ingest(envelopes[6]); // step 2 started
+  const after = s.getSnapshot();
+  assert.notEqual(after, before);
+  assert.equal(after.executions[0].steps[0], before.executions[0].steps[0], 'step 1 is shared');
+  assert.equal(after.executions[0].steps.length, 2);
+  assert.ok(Object.isFrozen(after) && Object.isFrozen(after.executions[0].steps[1]));
+  // The shared snapshot equals a fresh session's full view.
+  const fresh = new Session();
+  for (const e of envelopes.slice(0, 7)) fresh.ingest(e);
+  assert.deepEqual(after.executions, fresh.getSnapshot().executions);
+});
+
+test('snapshots built from patches equal the full view for every run, read after every event', () => {
+  for (const r of runs) {
+    const s = new Session();
+    for (const turn of r.expected) {
+      for (const e of envelopesOf(turn)) {
+        s.ingest(JSON.stringify(e));
+        s.getSnapshot();
+      }
+    }
+    const fresh = new Session();
+    for (const turn of r.expected) fresh.ingestJsonl(envelopesOf(turn).map((e) => JSON.stringify(e)).join('\n'));
+    assert.deepEqual(s.getSnapshot(), fresh.getSnapshot(), r.name);
+  }
+});
+
+test('streamed text is appended in index order, and replaced when a late chunk lands inside', () => {
+  const chunk = (i, content) => ({ type: 'agent.stream.chunk', session_id: 's', execution_id: 'e', timestamp: '2026-01-20T12:00:00Z', payload: { content, chunk_index: i } });
+  const s = new Session();
+  s.ingest(chunk(0, 'Hel'));
+  assert.equal(s.getSnapshot().executions[0].text, 'Hel');
+  s.ingest(chunk(2, ' world'));
+  assert.equal(s.getSnapshot().executions[0].text, 'Hel world');
+  assert.deepEqual(s.getSnapshot().executions[0].missing_chunks, [1]);
+  s.ingest(chunk(1, 'lo,'));
+  assert.equal(s.getSnapshot().executions[0].text, 'Hello, world');
+  assert.deepEqual(s.getSnapshot().executions[0].missing_chunks, []);
+});
+
+test('subscribe notifies after each ingest; unsubscribe (twice is fine) stops it', () => {
+  const s = new Session();
+  let a = 0;
+  let b = 0;
+  const offA = s.subscribe(() => a++);
+  s.subscribe(() => { b++; throw new Error('a throwing listener does not stop ingest'); });
+  const [first, second] = envelopesOf(run('direct final').expected[0]);
+  s.ingest(first);
+  assert.deepEqual([a, b], [1, 1]);
+  offA();
+  offA();
+  s.ingest(second);
+  assert.deepEqual([a, b], [1, 2]);
+});
+
+test('redelivery and foreign sessions through the JS API', () => {
+  const [first] = envelopesOf(run('direct final').expected[0]);
+  const s = new Session({ sessionId: first.session_id });
+  assert.deepEqual(s.ingest(first), { applied: true, duplicate: false, rejected: null, warnings: [] });
+  assert.deepEqual(s.ingest(first), { applied: false, duplicate: true, rejected: null, warnings: [] });
+  const other = { ...first, session_id: 'someone-else' };
+  assert.equal(s.ingest(other).rejected, 'foreign_session');
+  const view = s.getSnapshot();
+  assert.deepEqual(view.counts, { applied: 1, duplicates: 1, rejected: 1 });
+  assert.deepEqual(view.rejected_sessions, { 'someone-else': 1 });
+  assert.equal(s.sessionId, first.session_id);
+});
+
+test('bad input throws SteplineError with a code and path; ingestJsonl reports lines instead', () => {
+  const s = new Session();
+  assert.throws(() => s.ingest('{"type": "agent.status"'), (e) => e instanceof SteplineError && e.code === 'invalid_json');
+  assert.throws(
+    () => s.ingest({ type: 'agent.status', session_id: 's', payload: { status: 7 } }),
+    (e) => e instanceof SteplineError && e.code === 'invalid_type' && e.path === '/payload/status',
+  );
+  const r = s.ingestJsonl('{"type":"agent.status","session_id":"s","payload":{"status":"processing"}}\nnot json\n');
+  assert.equal(r.applied, 1);
+  assert.equal(r.errors.length, 1);
+  assert.equal(r.errors[0].line, 2);
+  assert.throws(() => new Session({ sesionId: 'typo' }), (e) => e instanceof SteplineError && e.path === '/options/sesionId');
+  assert.throws(() => s.reconcile('[]'), (e) => e instanceof SteplineError && e.code === 'invalid_type');
+});
+
+test('collect builds the seed-003 response from a reference run', () => {
+  const turn = run('two tool calls').expected[0];
+  const s = new Session();
+  for (const e of envelopesOf(turn)) s.ingest(e);
+  const { turns, final_output: finalOutput } = s.collect();
+  assert.equal(turns.length, turn.slim.steps.length);
+  assert.deepEqual(turns[0].tool_results.map((t) => t.call.name), turn.slim.steps[0].tool_calls.map((c) => c.name));
+  assert.equal(typeof finalOutput, 'string');
+});
+
+test('diagnose flags the exception path and stays quiet on a clean run', () => {
+  const clean = run('tool call then').expected[0];
+  assert.deepEqual(diagnose({ envelopes: envelopesOf(clean), snapshot: clean.slim }), []);
+  const throws = run('tool throws').expected[0];
+  const found = diagnose({ envelopes: envelopesOf(throws) });
+  assert.deepEqual(found.map((d) => d.code), ['final_status_missing']);
+  assert.equal(found[0].severity, 'warning');
+  assert.throws(() => diagnose({ envelopes: [], bogus: 1 }), (e) => e instanceof SteplineError && e.path === '/bogus');
+});
