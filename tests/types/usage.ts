@@ -113,3 +113,22 @@ const channel: string | undefined = encoder.push({ event: 'AgentStepStarted', ar
 function wrong(e: Extract<Envelope, { type: 'agent.stream.chunk' }>) { return e.payload.tool_name; }
 
 export { line, code, channel, wrong };
+
+// Live sessions: the snapshot is typed all the way down to tool runs.
+import { Session, diagnose } from 'stepline';
+import type { SessionView, ReconcileReport, Difference } from 'stepline';
+
+const live = new Session({ sessionId: 's' });
+const unsubscribe: () => void = live.subscribe(() => {});
+const ingested: boolean = live.ingest(decoded).applied;
+const view: SessionView = live.getSnapshot();
+const toolStatus: 'running' | 'succeeded' | 'failed' | undefined = view.executions[0]?.steps[0]?.tools[0]?.status;
+const report: ReconcileReport = live.reconcile('{}');
+const kinds: Difference['kind'][] = report.differences.map((d) => d.kind);
+const finalOutput: string = live.collect().final_output;
+const codes: string[] = diagnose({ envelopes: [decoded] }).map((d) => d.code);
+// @ts-expect-error: unknown session options are rejected by the types too
+new Session({ sesionId: 's' });
+unsubscribe();
+
+export { ingested, toolStatus, kinds, finalOutput, codes };
