@@ -38,7 +38,9 @@ pub const FORMAT: u64 = 1;
 /// A parsed recording: the header line, if any, then the other lines in order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recording {
+    /// The `stepline_recording` line, kept whole.
     pub header: Option<Value>,
+    /// Envelopes and snapshots in file order.
     pub items: Vec<Item>,
 }
 
@@ -114,6 +116,12 @@ impl Session {
     /// The session as a recording: a header with the session id, then every
     /// applied envelope in arrival order, in the normalised form the session
     /// keeps (timestamps as sent).
+    ///
+    /// Exact for envelopes that name their session and decode without
+    /// warnings (the v1.22 and seed-000 wire forms). The decoder does not
+    /// read back its own normalised form of seed-003 native envelopes (no
+    /// session id) or of unknown fields (kept under `extra`); a `RunLog`
+    /// saves envelopes as received and has no such limit.
     ///
     /// ```
     /// use stepline::session::Session;

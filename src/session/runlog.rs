@@ -52,9 +52,13 @@ pub struct RunLog {
 /// path starts with `/lines/<n>`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BatchOutcome {
+    /// Envelopes that changed a session.
     pub applied: usize,
+    /// Envelopes seen before (kept for `save`, changing nothing).
     pub duplicates: usize,
+    /// Snapshot lines kept.
     pub snapshots: usize,
+    /// `(line, error)` for every line skipped.
     pub errors: Vec<(usize, SteplineError)>,
 }
 
@@ -79,6 +83,7 @@ impl BatchOutcome {
 }
 
 impl RunLog {
+    /// An empty log.
     pub fn new() -> RunLog {
         RunLog::default()
     }
@@ -213,7 +218,7 @@ impl RunLog {
                 t.execution(e);
             }
         }
-        t.to_value(self.sessions.len())
+        t.into_value(self.sessions.len())
     }
 
     fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) {
@@ -298,7 +303,7 @@ impl<'a> Tally<'a> {
         }
     }
 
-    fn to_value(self, sessions: usize) -> Value {
+    fn into_value(self, sessions: usize) -> Value {
         let counts = |m: BTreeMap<&str, u64>| {
             Value::Object(
                 m.into_iter()
