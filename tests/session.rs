@@ -797,3 +797,24 @@ fn collect_on_a_reference_run_lists_every_step_with_its_tools() {
         .collect();
     assert_eq!(names, ["search", "get_time"]);
 }
+
+#[test]
+fn a_session_recording_replays_native_events_and_unknown_fields_to_the_same_view() {
+    let mut s = Session::new(None);
+    s.ingest_value(&json!({"event_type": "agent.llm.started", "step_index": 1, "step_id": "a"}))
+        .unwrap();
+    s.ingest_value(
+        &json!({"event_type": "agent.run.completed", "step_index": 1, "final_answer": "ok"}),
+    )
+    .unwrap();
+    let mut odd = envelope(
+        "agent.step.started",
+        json!({"step_number": 2, "novel": true}),
+    );
+    odd["session_id"] = Value::Null;
+    odd["extra_top"] = json!(1);
+    odd["session_id"] = json!("s1");
+    s.ingest_value(&odd).unwrap();
+    let (back, _) = Session::from_recording(&s.to_recording()).unwrap();
+    assert_eq!(back.view(), s.view());
+}

@@ -26,7 +26,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::envelope::decode::{decode_text, decode_value, Decoded, Warning};
+use crate::envelope::decode::{decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::obj;
 use crate::session::apply::{apply, step_of};
@@ -65,7 +65,7 @@ pub struct Session {
     session_id: Option<String>,
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
     executions: Vec<Execution>,
-    /// Every applied envelope, normalised, in arrival order (for recordings).
+    /// Every applied envelope as received, in arrival order (for recordings).
     log: Vec<Value>,
     /// Dedup keys: hash -> positions in `keys` with that hash.
     seen: BTreeMap<u64, Vec<usize>>,
@@ -103,7 +103,7 @@ impl Session {
         &self.foreign
     }
 
-    /// Every applied envelope, normalised, in arrival order.
+    /// Every applied envelope as received, in arrival order.
     pub fn log(&self) -> &[Value] {
         &self.log
     }
@@ -115,16 +115,25 @@ impl Session {
 
     /// Ingests JSON text holding one envelope.
     pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
-        Ok(self.ingest_decoded(decode_text(text)?))
+        let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
+        let d = decode_value(&raw)?;
+        Ok(self.ingest_with(d, Some(raw)))
     }
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
-        Ok(self.ingest_decoded(decode_value(v)?))
+        Ok(self.ingest_with(decode_value(v)?, Some(v.clone())))
     }
 
-    /// Ingests an already decoded envelope.
+    /// Ingests an already decoded envelope (the log, and so a recording,
+    /// then holds its normalised form).
     pub fn ingest_decoded(&mut self, d: Decoded) -> IngestOutcome {
+        self.ingest_with(d, None)
+    }
+
+    /// `raw` is the envelope as received, kept for recordings so they replay
+    /// through the decoder exactly as the live stream did.
+    fn ingest_with(&mut self, d: Decoded, raw: Option<Value>) -> IngestOutcome {
         let Decoded { envelope, warnings } = d;
         let mut out = IngestOutcome {
             warnings,
@@ -147,7 +156,7 @@ impl Session {
         }
         let pos = self.execution_pos(&env);
         let Some(mut key) = dedup_key(&env, &self.executions[pos]) else {
-            return self.applied(out, env, pos);
+            return self.applied(out, env, raw, pos);
         };
         // Turns that reuse an execution id repeat byte-identical envelopes
         // (the reference adapter keeps its id across turns).
@@ -170,13 +179,14 @@ impl Session {
         }
         self.seen.entry(hash).or_default().push(self.keys.len());
         self.keys.push(key);
-        self.applied(out, env, pos)
+        self.applied(out, env, raw, pos)
     }
 
     fn applied(
         &mut self,
         mut out: IngestOutcome,
         env: Map<String, Value>,
+        raw: Option<Value>,
         pos: usize,
     ) -> IngestOutcome {
         let (kind, payload) = parts(&env);
@@ -188,7 +198,7 @@ impl Session {
         }
         self.counts.applied += 1;
         out.applied = true;
-        self.log.push(Value::Object(env));
+        self.log.push(raw.unwrap_or(Value::Object(env)));
         out
     }
 

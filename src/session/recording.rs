@@ -114,14 +114,10 @@ impl Recording {
 
 impl Session {
     /// The session as a recording: a header with the session id, then every
-    /// applied envelope in arrival order, in the normalised form the session
-    /// keeps (timestamps as sent).
-    ///
-    /// Exact for envelopes that name their session and decode without
-    /// warnings (the v1.22 and seed-000 wire forms). The decoder does not
-    /// read back its own normalised form of seed-003 native envelopes (no
-    /// session id) or of unknown fields (kept under `extra`); a `RunLog`
-    /// saves envelopes as received and has no such limit.
+    /// applied envelope in arrival order as it was received (any dialect,
+    /// timestamps as sent), so replaying it rebuilds the same view.
+    /// Redeliveries and other sessions' envelopes are not part of a session;
+    /// a `RunLog` keeps those too.
     ///
     /// ```
     /// use stepline::session::Session;
