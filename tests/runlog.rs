@@ -546,7 +546,7 @@ fn ingest_jsonl_keeps_going_past_bad_lines_and_numbers_them() {
     );
     let v = out.to_value();
     assert_eq!(v["errors"][1]["line"], 4);
-    assert_eq!(v["errors"][1]["code"], "missing_field");
+    assert_eq!(v["errors"][1]["error"]["code"], "missing_field");
 }
 
 #[test]

@@ -68,9 +68,14 @@ impl BatchOutcome {
         let errors = self.errors.iter().map(|(n, e)| {
             obj([
                 ("line", Value::from(*n)),
-                ("code", Value::from(e.code.as_str())),
-                ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
-                ("message", Value::from(e.message.as_str())),
+                (
+                    "error",
+                    obj([
+                        ("code", Value::from(e.code.as_str())),
+                        ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
+                        ("message", Value::from(e.message.as_str())),
+                    ]),
+                ),
             ])
         });
         obj([

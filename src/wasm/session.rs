@@ -35,6 +35,8 @@ pub struct Session {
     /// The core has changes the snapshot does not show yet.
     stale: bool,
     listeners: Vec<(u32, Function)>,
+    /// Snapshot lines of the recording this session was loaded from.
+    recorded: Vec<Value>,
 }
 
 #[wasm_bindgen]
@@ -51,6 +53,7 @@ impl Session {
             snapshot: JsValue::UNDEFINED,
             stale: true,
             listeners: Vec::new(),
+            recorded: Vec::new(),
         })
     }
 
@@ -163,6 +166,40 @@ impl Session {
     #[wasm_bindgen(unchecked_return_type = "CollectedResponse")]
     pub fn collect(&self) -> Result<JsValue, JsValue> {
         to_js(&self.core.collect())
+    }
+
+    /// The session as a JSONL recording: a header line, then every applied
+    /// envelope as received (timestamps as sent).
+    ///
+    /// @example
+    /// ```js
+    /// fs.writeFileSync('run.jsonl', session.toRecording());
+    /// const again = Session.fromRecording(fs.readFileSync('run.jsonl', 'utf8'));
+    /// ```
+    #[wasm_bindgen(js_name = toRecording)]
+    pub fn to_recording(&self) -> String {
+        self.core.to_recording()
+    }
+
+    /// Replays a recording into a new session; snapshot lines in it are kept
+    /// for `recordedSnapshots()`. A bad line throws `SteplineError` with the
+    /// path `/lines/<n>/...`.
+    #[wasm_bindgen(js_name = fromRecording)]
+    pub fn from_recording(text: &str) -> Result<Session, JsValue> {
+        let (core, snapshots) = Core::from_recording(text).map_err(to_js_error)?;
+        Ok(Session {
+            core,
+            snapshot: JsValue::UNDEFINED,
+            stale: true,
+            listeners: Vec::new(),
+            recorded: snapshots,
+        })
+    }
+
+    /// The snapshots a recording held (empty for a live session).
+    #[wasm_bindgen(js_name = recordedSnapshots, unchecked_return_type = "SlimSnapshot[]")]
+    pub fn recorded_snapshots(&self) -> Result<JsValue, JsValue> {
+        to_js(&Value::Array(self.recorded.clone()))
     }
 
     /// The session id (given, or adopted from the first envelope).
@@ -344,4 +381,89 @@ pub fn diagnose(
         crate::lint::diagnose_value(&v)
             .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
     }))
+}
+
+/// Many sessions at once (parallel workers, many users): envelopes are
+/// routed to their session by `session_id`; `summary()` is computed on each
+/// call from the sessions' views.
+///
+/// @example
+/// ```js
+/// const log = RunLog.load(fs.readFileSync('day.jsonl', 'utf8'));
+/// const { sessions, by_status, tool_calls, durations } = log.summary();
+/// console.log(durations.step_ms.p95, tool_calls.search?.failed);
+/// ```
+#[wasm_bindgen]
+pub struct RunLog {
+    core: crate::session::runlog::RunLog,
+}
+
+#[wasm_bindgen]
+impl RunLog {
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> RunLog {
+        RunLog {
+            core: crate::session::runlog::RunLog::new(),
+        }
+    }
+
+    /// Routes one envelope (object or JSON string) to its session.
+    #[wasm_bindgen(unchecked_return_type = "IngestResult")]
+    pub fn ingest(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        out(input_text(&envelope, "the envelope")
+            .and_then(|t| self.core.ingest_text(&t))
+            .map(|o| o.to_value()))
+    }
+
+    /// Ingests a JSONL recording (envelopes and snapshot lines); bad lines are
+    /// reported with their number: `{ applied, duplicates, snapshots, errors }`.
+    #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "RunLogBatchResult")]
+    pub fn ingest_jsonl(&mut self, jsonl: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.core.ingest_jsonl(jsonl).to_value())
+    }
+
+    /// Keeps a final snapshot of a session (saved with the log).
+    #[wasm_bindgen(js_name = addSnapshot)]
+    pub fn add_snapshot(
+        &mut self,
+        session_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
+    ) -> Result<(), JsValue> {
+        let v = from_js(&snapshot, "the snapshot").map_err(to_js_error)?;
+        self.core.add_snapshot(session_id, v);
+        Ok(())
+    }
+
+    /// Every session's view, in first-seen order.
+    #[wasm_bindgen(unchecked_return_type = "SessionView[]")]
+    pub fn sessions(&self) -> Result<JsValue, JsValue> {
+        to_js(&Value::Array(
+            self.core.sessions().map(|(_, s)| s.view()).collect(),
+        ))
+    }
+
+    /// Sessions by status and stop reason, steps, tool calls by name with
+    /// failures, tokens, step and tool durations (p50, p95, max), errors.
+    #[wasm_bindgen(unchecked_return_type = "RunLogSummary")]
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.core.summary())
+    }
+
+    /// The log as JSONL: a header, every envelope as received in arrival
+    /// order, then the snapshots.
+    pub fn save(&self) -> String {
+        self.core.save()
+    }
+
+    /// Loads what `save()` wrote (or any recording); a bad line throws
+    /// `SteplineError` with the path `/lines/<n>/...`.
+    pub fn load(text: &str) -> Result<RunLog, JsValue> {
+        crate::session::runlog::RunLog::load(text)
+            .map(|core| RunLog { core })
+            .map_err(to_js_error)
+    }
 }

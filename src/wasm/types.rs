@@ -413,6 +413,32 @@ export interface CollectedResponse {
   final_output: string;
 }
 
+/** What `RunLog.ingestJsonl` did. */
+export interface RunLogBatchResult {
+  applied: number;
+  duplicates: number;
+  snapshots: number;
+  errors: { line: number; error: { code: string; path: string; message: string } }[];
+}
+
+/** Percentiles by nearest rank over the values seen (`null` when none). */
+export interface DurationStats { p50: number | null; p95: number | null; max: number | null; count: number }
+
+/** `RunLog.summary()`, computed on each call. */
+export interface RunLogSummary {
+  sessions: number;
+  by_status: Record<string, number>;
+  by_stop_reason: Record<string, number>;
+  executions: number;
+  steps: number;
+  tool_calls: Record<string, { count: number; failed: number }>;
+  tokens: UsageWithTotal;
+  durations: { step_ms: DurationStats; tool_ms: DurationStats };
+  errors: { steps_with_errors: number; failed_tools: number; run_errors: number };
+  duplicates: number;
+  rejected: number;
+}
+
 /** A producer bug found by `diagnose`. */
 export interface Diagnostic {
   code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { Session, diagnose, SteplineError } from 'stepline';
+import { Session, RunLog, diagnose, SteplineError } from 'stepline';
 
 const root = new URL('../../', import.meta.url);
 const vectorsDir = process.env.STEPLINE_VECTORS
@@ -137,4 +137,39 @@ test('diagnose flags the exception path and stays quiet on a clean run', () => {
   assert.deepEqual(found.map((d) => d.code), ['final_status_missing']);
   assert.equal(found[0].severity, 'warning');
   assert.throws(() => diagnose({ envelopes: [], bogus: 1 }), (e) => e instanceof SteplineError && e.path === '/bogus');
+});
+
+test('a session recording round-trips, snapshot lines included', () => {
+  const turn = run('tool call then').expected[0];
+  const s = new Session();
+  for (const e of envelopesOf(turn)) s.ingest(e);
+  const text = `${s.toRecording()}${JSON.stringify({ stepline_snapshot: turn.slim })}\n`;
+  const back = Session.fromRecording(text);
+  assert.deepEqual(back.getSnapshot().executions, s.getSnapshot().executions);
+  assert.deepEqual(back.recordedSnapshots(), [turn.slim]);
+  assert.equal(back.reconcile(back.recordedSnapshots()[0]).consistent, true);
+  assert.throws(() => Session.fromRecording('{"stepline_recording":1}\n{"type":"agent.status"}\n'),
+    (e) => e instanceof SteplineError && e.path.startsWith('/lines/2'));
+});
+
+test('a RunLog routes interleaved sessions, summarises, and saves/loads', () => {
+  const log = new RunLog();
+  const streams = runs.map((r, i) => r.expected.flatMap((t) => envelopesOf(t)).map((e) => ({ ...e, session_id: `run-${i}` })));
+  const longest = Math.max(...streams.map((s) => s.length));
+  for (let k = 0; k < longest; k++) for (const s of streams) if (s[k]) log.ingest(s[k]);
+  const sessions = log.sessions();
+  assert.deepEqual(sessions.map((v) => v.session_id), runs.map((_, i) => `run-${i}`));
+  const alone = new Session();
+  for (const e of streams[0]) alone.ingest(e);
+  assert.deepEqual(sessions[0].executions, alone.getSnapshot().executions);
+  const summary = log.summary();
+  assert.equal(summary.sessions, runs.length);
+  const toolStarts = streams.flat().filter((e) => e.type === 'agent.tool.started').length;
+  assert.equal(Object.values(summary.tool_calls).reduce((n, t) => n + t.count, 0), toolStarts);
+  const again = RunLog.load(log.save());
+  assert.deepEqual(again.summary(), summary);
+  const batch = new RunLog().ingestJsonl(`${JSON.stringify(streams[1][0])}\n{oops\n`);
+  assert.equal(batch.applied, 1);
+  assert.equal(batch.errors[0].line, 2);
+  assert.equal(batch.errors[0].error.code, 'invalid_json');
 });

@@ -132,3 +132,10 @@ new Session({ sesionId: 's' });
 unsubscribe();
 
 export { ingested, toolStatus, kinds, finalOutput, codes };
+
+// Run logs: summaries are typed.
+import { RunLog } from 'stepline';
+const runLog = RunLog.load('');
+const p95: number | null = runLog.summary().durations.step_ms.p95;
+const replayed: Session = Session.fromRecording(live.toRecording());
+export { p95, replayed };
