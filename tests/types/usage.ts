@@ -137,5 +137,5 @@ export { ingested, toolStatus, kinds, finalOutput, codes };
 import { RunLog } from 'stepline';
 const runLog = RunLog.load('');
 const p95: number | null = runLog.summary().durations.step_ms.p95;
-const replayed: Session = Session.fromRecording(live.toRecording());
-export { p95, replayed };
+const reloaded: Session = Session.fromRecording(live.toRecording());
+export { p95, reloaded };
