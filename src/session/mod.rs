@@ -66,7 +66,7 @@ pub struct Session {
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
     executions: Vec<Execution>,
     /// Every applied envelope as received, in arrival order (for recordings).
-    log: Vec<Value>,
+    log: Vec<String>,
     /// Dedup keys: hash -> positions in `keys` with that hash.
     seen: BTreeMap<u64, Vec<usize>>,
     keys: Vec<String>,
@@ -103,8 +103,9 @@ impl Session {
         &self.foreign
     }
 
-    /// Every applied envelope as received, in arrival order.
-    pub fn log(&self) -> &[Value] {
+    /// Every applied envelope as received (compact JSON text, one line
+    /// each), in arrival order.
+    pub fn log(&self) -> &[String] {
         &self.log
     }
 
@@ -117,12 +118,19 @@ impl Session {
     pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
         let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
         let d = decode_value(&raw)?;
-        Ok(self.ingest_with(d, Some(raw)))
+        // Kept as one JSONL line: the text itself unless it spans lines.
+        let line = if text.contains(['\n', '\r']) {
+            serde_json::to_string(&raw).unwrap_or_default()
+        } else {
+            text.trim().to_string()
+        };
+        Ok(self.ingest_with(d, Some(line)))
     }
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
-        Ok(self.ingest_with(decode_value(v)?, Some(v.clone())))
+        let d = decode_value(v)?;
+        Ok(self.ingest_with(d, serde_json::to_string(v).ok()))
     }
 
     /// Ingests an already decoded envelope (the log, and so a recording,
@@ -133,7 +141,7 @@ impl Session {
 
     /// `raw` is the envelope as received, kept for recordings so they replay
     /// through the decoder exactly as the live stream did.
-    fn ingest_with(&mut self, d: Decoded, raw: Option<Value>) -> IngestOutcome {
+    fn ingest_with(&mut self, d: Decoded, raw: Option<String>) -> IngestOutcome {
         let Decoded { envelope, warnings } = d;
         let mut out = IngestOutcome {
             warnings,
@@ -186,7 +194,7 @@ impl Session {
         &mut self,
         mut out: IngestOutcome,
         env: Map<String, Value>,
-        raw: Option<Value>,
+        raw: Option<String>,
         pos: usize,
     ) -> IngestOutcome {
         let (kind, payload) = parts(&env);
@@ -198,7 +206,8 @@ impl Session {
         }
         self.counts.applied += 1;
         out.applied = true;
-        self.log.push(raw.unwrap_or(Value::Object(env)));
+        let line = raw.unwrap_or_else(|| serde_json::to_string(&env).unwrap_or_default());
+        self.log.push(line);
         out
     }
 

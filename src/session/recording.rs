@@ -135,8 +135,9 @@ impl Session {
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
-        for env in self.log() {
-            push_line(&mut out, env);
+        for line in self.log() {
+            out.push_str(line);
+            out.push('\n');
         }
         out
     }
