@@ -168,6 +168,7 @@ fn apply_event(
                 exec.stream_complete = true;
             }
             let appends = index >= next;
+            exec.chunk_gaps.arrived(index, 0);
             exec.chunks.insert(index, content);
             if appends {
                 if let Some(c) = exec.chunks.get(&index) {
@@ -277,6 +278,9 @@ fn absorb_step_object(step: &mut StepView, s: &Map<String, Value>) {
 }
 
 fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
+    if !exec.steps.contains_key(&n) {
+        exec.step_gaps.arrived(n, 1);
+    }
     exec.steps.entry(n).or_insert_with(|| StepView::new(n))
 }
 

@@ -14,6 +14,7 @@
 
 pub mod apply;
 pub mod collect;
+pub mod gaps;
 pub mod patch;
 pub mod reconcile;
 pub mod recording;

@@ -471,6 +471,9 @@ fn snapshot_wins(e: &mut Execution, snap: &Map<String, Value>) {
         let Some(n) = st.get("step_number").and_then(Value::as_i64) else {
             continue;
         };
+        if !e.steps.contains_key(&n) {
+            e.step_gaps.arrived(n, 1);
+        }
         let s = e.steps.entry(n).or_insert_with(|| StepView::new(n));
         if let Some(b) = st.get("has_tool_calls").and_then(Value::as_bool) {
             s.has_tool_calls = Some(b);

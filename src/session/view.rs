@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::json::obj;
 use crate::model::usage::Usage;
+use crate::session::gaps::{self, Gaps};
 
 /// Where a tool run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,6 +192,8 @@ pub struct Execution {
     /// Usage summed over the steps, kept up to date by `apply` so reading
     /// the view does not walk every step.
     pub usage_total: Usage,
+    pub step_gaps: Gaps,
+    pub chunk_gaps: Gaps,
 }
 
 /// Statuses after which nothing more happens in an execution.
@@ -220,19 +223,16 @@ impl Execution {
             .or_else(|| self.statuses.last().map(|(s, _)| s.as_str()))
     }
 
-    /// Step numbers below the highest one seen that never appeared at all.
+    /// Step numbers below the highest one seen that never appeared at all
+    /// (the first [`gaps::LISTED`]).
     pub fn missing_steps(&self) -> Vec<i64> {
-        let max = self.steps.keys().next_back().copied().unwrap_or(0);
-        (1..max).filter(|n| !self.steps.contains_key(n)).collect()
+        self.step_gaps.list()
     }
 
-    /// Chunk indexes below the highest one seen that never arrived.
+    /// Chunk indexes below the highest one seen that never arrived (indexes
+    /// start at 0; the first [`gaps::LISTED`]).
     pub fn missing_chunks(&self) -> Vec<i64> {
-        let max = self.chunks.keys().next_back().copied().unwrap_or(-1);
-        let min = self.chunks.keys().next().copied().unwrap_or(0).min(0);
-        (min..max)
-            .filter(|i| !self.chunks.contains_key(i))
-            .collect()
+        self.chunk_gaps.list()
     }
 
     /// Usage summed over the execution's completed steps.
@@ -260,7 +260,9 @@ impl Execution {
             ("final_answer", opt_str(&self.final_answer)),
             ("error", opt_str(&self.run_error)),
             ("missing_steps", ints(&self.missing_steps())),
+            ("missing_step_count", Value::from(self.step_gaps.count())),
             ("missing_chunks", ints(&self.missing_chunks())),
+            ("missing_chunk_count", Value::from(self.chunk_gaps.count())),
         ])
     }
 

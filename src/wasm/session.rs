@@ -312,11 +312,17 @@ fn apply_patch(prev: &JsValue, patch: &JsValue) -> Result<JsValue, JsValue> {
             let text = get(&change, "text");
             if text.is_object() {
                 let append = get(&text, "append");
-                let value = if let Some(tail) = append.as_string() {
-                    let head = get(&old, "text").as_string().unwrap_or_default();
-                    js_sys::JsString::from(head)
-                        .concat(&JsValue::from(tail))
-                        .into()
+                // Concatenated as JS strings: the text so far never crosses
+                // into wasm (that copy would make streaming quadratic).
+                let value = if append.is_string() {
+                    let head = get(&old, "text");
+                    if head.is_string() {
+                        head.unchecked_into::<js_sys::JsString>()
+                            .concat(&append)
+                            .into()
+                    } else {
+                        append
+                    }
                 } else {
                     get(&text, "replace")
                 };

@@ -362,10 +362,12 @@ export interface ExecutionView {
   stream_complete: boolean;
   final_answer: string | null;
   error: string | null;
-  /** Step numbers below the highest seen that never arrived. */
+  /** Step numbers below the highest seen that never arrived (the first 1,000). */
   missing_steps: number[];
-  /** Chunk indexes below the highest seen that never arrived. */
+  missing_step_count: number;
+  /** Chunk indexes below the highest seen that never arrived (the first 1,000). */
   missing_chunks: number[];
+  missing_chunk_count: number;
   steps: readonly StepView[];
   /** Streamed text in chunk-index order. */
   text: string;

@@ -1,0 +1,95 @@
+//! Missing numbers below the highest seen (steps from 1, chunks from 0),
+//! kept as ranges and updated per arrival: reading them is O(gaps), never
+//! O(highest number), so a hostile `chunk_index` of 10^15 costs nothing.
+
+use std::collections::BTreeMap;
+
+/// At most this many missing numbers are listed in a view (a count of all
+/// of them is kept).
+pub const LISTED: usize = 1000;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gaps {
+    /// Half-open missing ranges `start -> end`.
+    ranges: BTreeMap<i64, i64>,
+    highest: Option<i64>,
+}
+
+impl Gaps {
+    /// Records that `n` arrived; numbers are expected from `base` up.
+    pub fn arrived(&mut self, n: i64, base: i64) {
+        match self.highest {
+            None => {
+                if n > base {
+                    self.ranges.insert(base, n);
+                }
+                self.highest = Some(n);
+            }
+            Some(h) if n > h => {
+                if n > h.saturating_add(1) {
+                    self.ranges.insert(h + 1, n);
+                }
+                self.highest = Some(n);
+            }
+            Some(_) => {
+                let Some((&start, &end)) = self.ranges.range(..=n).next_back() else {
+                    return;
+                };
+                if n >= end {
+                    return;
+                }
+                self.ranges.remove(&start);
+                if start < n {
+                    self.ranges.insert(start, n);
+                }
+                if n + 1 < end {
+                    self.ranges.insert(n + 1, end);
+                }
+            }
+        }
+    }
+
+    /// How many numbers are missing.
+    pub fn count(&self) -> u64 {
+        self.ranges.iter().map(|(s, e)| e.abs_diff(*s)).sum()
+    }
+
+    /// The first [`LISTED`] missing numbers, ascending.
+    pub fn list(&self) -> Vec<i64> {
+        self.ranges
+            .iter()
+            .flat_map(|(&s, &e)| s..e)
+            .take(LISTED)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_open_and_close_in_any_order() {
+        let mut g = Gaps::default();
+        for n in [0, 3, 1, 7] {
+            g.arrived(n, 0);
+        }
+        assert_eq!(g.list(), [2, 4, 5, 6]);
+        g.arrived(5, 0);
+        assert_eq!(g.list(), [2, 4, 6]);
+        for n in [2, 4, 6, 6] {
+            g.arrived(n, 0);
+        }
+        assert_eq!(g.list(), Vec::<i64>::new());
+        assert_eq!(g.count(), 0);
+    }
+
+    #[test]
+    fn a_huge_number_costs_a_range_not_a_list() {
+        let mut g = Gaps::default();
+        g.arrived(1, 1);
+        g.arrived(1_000_000_000_000_000, 1);
+        assert_eq!(g.count(), 999_999_999_999_998);
+        assert_eq!(g.list().len(), LISTED);
+    }
+}
