@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The stepline command line: slim a persisted agent state, validate slim snapshots.
-// A thin shell over the package's own API (slimSnapshot, validateSnapshot, version);
-// everything it decides about the data, the wasm core decides.
+// The stepline command line: slim a persisted agent state, validate slim snapshots,
+// replay a recorded run. A thin shell over the package's own API (slimSnapshot,
+// validateSnapshot, Session, diagnose, version); everything it decides about the data,
+// the wasm core decides.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -10,6 +11,7 @@ import * as stepline from '../index.mjs';
 const USAGE = `Usage:
   stepline slim <state.json> [--preset minimal|standard|full] [--max-bytes N] [--json]
   stepline validate <snapshot.json>... [--json]
+  stepline replay <events.jsonl> [--snapshot final.json] [--json]
   stepline --version
   stepline --help
 
@@ -24,9 +26,24 @@ Commands:
             "unreadable <file>: <reason>" for a file that cannot be read.
             Exits 1 if any file is invalid or unreadable.
               --json         print [{file, valid, errors, warnings}] instead
+  replay    Replay a recorded run into a live session view: a JSONL file with one envelope
+            per line, an optional {"stepline_recording": 1, "session_id"?} header line
+            first and {"stepline_snapshot": {...}} lines holding final slim snapshots.
+            Prints the view (status, each execution's steps with type, finish reason,
+            tools and usage, text length, missing steps and chunks, envelope counts),
+            lines that could not be ingested ("line <n> <code>: <message>"), the
+            diagnostics of known producer bugs and, given a final snapshot, the
+            reconciliation of the stream against it. Exits 1 if the stream disagrees
+            with the snapshot; differences the reference producer causes by design
+            (cause reference_exception_path) are listed but do not count.
+              --snapshot F   reconcile against the slim snapshot in F (default: the
+                             recording's last stepline_snapshot line, if any)
+              --json         print one line {view, diagnostics, reconciliation, errors}
+                             instead (reconciliation is null without a snapshot)
 
 A file named - is read from standard input.
-Exit status: 0 success, 1 invalid input or an error, 2 bad usage.`;
+Exit status: 0 success, 1 invalid input or an error, 2 bad usage (and, for replay,
+a file that cannot be read).`;
 
 const PRESETS = ['minimal', 'standard', 'full'];
 
@@ -178,6 +195,290 @@ function validateCommand(args) {
   return reports.every((r) => r.valid) ? 0 : 1;
 }
 
+// ---------------------------------------------------------------------------------------
+// replay
+
+const HEADER_KEY = 'stepline_recording';
+const SNAPSHOT_KEY = 'stepline_snapshot';
+/** Envelope lines handed to Session.ingestJsonl at once (by characters). */
+const CHUNK_CHARS = 256 * 1024;
+/** Recordings above this size show a progress bar (on a terminal only). */
+const PROGRESS_BYTES = 1024 * 1024;
+
+/** `{line, error: {code, path, message}}`, the shape Session.ingestJsonl reports. */
+function lineError(line, code, path, message) {
+  return { line, error: { code, path, message } };
+}
+
+function parseJson(text) {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** "an array", "a string", "null": as the core names JSON types in its messages. */
+const typeName = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/**
+ * A one-line progress bar on stderr for `total` units of work (characters of the
+ * recording, `bytes` long); `update` redraws only when the percentage moves.
+ */
+function progressBar(total, bytes, label) {
+  const size = `${(bytes / 1e6).toFixed(1)} MB`;
+  let shown = -1;
+  const width = 30;
+  return {
+    update(done) {
+      const pct = Math.min(100, Math.floor((done / total) * 100));
+      if (pct === shown) return;
+      shown = pct;
+      const filled = Math.round((pct / 100) * width);
+      process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(pct).padStart(3)}% of ${size}`);
+    },
+    done() {
+      if (shown !== -1) process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+/**
+ * Reads a recording into a new Session. Returns the session, the envelope lines it took
+ * (their text, in file order) with their line numbers, the recording's last snapshot
+ * (or null) and the lines that failed, by file line number.
+ */
+function replayRecording(text, file) {
+  const Session = stepline.Session;
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const total = Buffer.byteLength(text);
+  const bar = process.stderr.isTTY && total > PROGRESS_BYTES ? progressBar(text.length, total, `replay ${file === '-' ? 'stdin' : file}`) : null;
+
+  let session = null;
+  const errors = [];
+  const envelopes = [];
+  const envelopeLines = [];
+  let snapshot = null;
+  let snapshotLines = 0;
+  let sawFirst = false;
+
+  // Lines waiting for the next ingestJsonl, and their numbers in the file.
+  let chunk = [];
+  let chunkLines = [];
+  let chunkChars = 0;
+  const flush = () => {
+    if (chunk.length === 0) return;
+    session ??= new Session();
+    const result = session.ingestJsonl(chunk.join('\n'));
+    const failed = new Set();
+    for (const { line, error } of result.errors) {
+      failed.add(line - 1);
+      errors.push({ line: chunkLines[line - 1], error });
+    }
+    for (let i = 0; i < chunk.length; i += 1) {
+      if (failed.has(i)) continue;
+      envelopes.push(chunk[i]);
+      envelopeLines.push(chunkLines[i]);
+    }
+    chunk = [];
+    chunkLines = [];
+    chunkChars = 0;
+  };
+
+  let start = 0;
+  let number = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    number += 1;
+    let line = text.slice(start, end);
+    start = end + 1;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.trim() === '') continue;
+    const first = !sawFirst;
+    sawFirst = true;
+    // Only a line that names a header or snapshot key (possibly \u-escaped) can be one;
+    // the others go to the core as they are, and it reports those that are not JSON.
+    const { value } = line.includes('stepline_') || line.includes('\\u') ? parseJson(line) : {};
+    if (isObject(value) && Object.hasOwn(value, HEADER_KEY)) {
+      const sessionId = value.session_id;
+      if (!first) {
+        errors.push(lineError(number, 'invalid_value', `/${HEADER_KEY}`, 'expected the recording header on the first line only'));
+      } else if (value[HEADER_KEY] !== 1) {
+        errors.push(lineError(number, 'invalid_value', `/${HEADER_KEY}`, `expected recording format 1, found ${JSON.stringify(value[HEADER_KEY])}`));
+      } else if (sessionId != null && typeof sessionId !== 'string') {
+        errors.push(lineError(number, 'invalid_type', '/session_id', `expected "session_id" as a string, found ${typeName(sessionId)}`));
+      } else {
+        session = new Session(sessionId == null ? {} : { sessionId });
+      }
+      continue;
+    }
+    if (isObject(value) && Object.hasOwn(value, SNAPSHOT_KEY)) {
+      snapshotLines += 1;
+      if (isObject(value[SNAPSHOT_KEY])) snapshot = value[SNAPSHOT_KEY];
+      else errors.push(lineError(number, 'invalid_type', `/${SNAPSHOT_KEY}`, `expected the snapshot as an object, found ${typeName(value[SNAPSHOT_KEY])}`));
+      continue;
+    }
+    chunk.push(line);
+    chunkLines.push(number);
+    chunkChars += line.length;
+    if (chunkChars >= CHUNK_CHARS) {
+      flush();
+      bar?.update(start);
+    }
+  }
+  flush();
+  bar?.update(text.length);
+  bar?.done();
+  errors.sort((a, b) => a.line - b.line);
+  return { session: session ?? new Session(), envelopes, envelopeLines, snapshot, snapshotLines, errors };
+}
+
+/** The final snapshot of --snapshot: a slim snapshot, or a recording's snapshot line. */
+function readSnapshotFile(file) {
+  const text = readInput(file);
+  const { value, error } = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  const name = file === '-' ? 'standard input' : file;
+  if (error) throw new CliError(`${name} is not JSON: ${error.message}`);
+  const snapshot = isObject(value) && isObject(value[SNAPSHOT_KEY]) ? value[SNAPSHOT_KEY] : value;
+  if (!isObject(snapshot)) throw new CliError(`${name} is not a snapshot: expected a JSON object`);
+  return snapshot;
+}
+
+const tokens = (usage) => (usage ? `${plural(usage.total ?? 0, 'token')} (${(usage.input ?? 0).toLocaleString('en-US')} in, ${(usage.output ?? 0).toLocaleString('en-US')} out)` : 'no usage');
+const statusText = (status, stateStatus) => `${status ?? 'no status'}${stateStatus ? ` (state ${stateStatus})` : ''}`;
+
+/** Characters as people count them (code points, not UTF-16 units). */
+function codePoints(text) {
+  let n = text.length;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n -= 1;
+        i += 1;
+      }
+    }
+  }
+  return n;
+}
+
+/** A list of numbers with runs collapsed: 3, 5-9, 12. */
+function ranges(numbers, limit = 20) {
+  const parts = [];
+  for (let i = 0; i < numbers.length; i += 1) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j += 1;
+    parts.push(j > i ? `${numbers[i]}-${numbers[j]}` : `${numbers[i]}`);
+    i = j;
+  }
+  return parts.length > limit ? `${parts.slice(0, limit).join(', ')}, …` : parts.join(', ');
+}
+
+function stepLine(step) {
+  const parts = [step.type ?? 'type unknown', `finish ${step.finish_reason ?? 'unknown'}`];
+  const failed = step.tools.filter((t) => t.status === 'failed').length;
+  parts.push(`${plural(step.tools.length, 'tool')}${failed ? ` (${failed} failed)` : ''}`);
+  parts.push(step.usage ? tokens(step.usage) : 'no usage');
+  if (step.duration_ms != null) parts.push(`${step.duration_ms.toLocaleString('en-US')} ms`);
+  if (step.errors) parts.push(plural(step.errors, 'error'));
+  if (!step.seen.completed) parts.push('not completed');
+  if (!step.seen.started) parts.push('start not seen');
+  return `    step ${step.number}: ${parts.join(', ')}`;
+}
+
+function printView(view, file, replayed) {
+  const { envelopes, snapshotLines, errors } = replayed;
+  out(`replay ${file}: ${plural(envelopes.length, 'envelope')} ingested, ${plural(errors.length, 'line')} refused, ${plural(snapshotLines, 'snapshot line')}`);
+  out(`session ${view.session_id ?? '(none)'}: ${statusText(view.status, view.state_status)}, ${plural(view.executions.length, 'execution')}, ${tokens(view.usage)}`);
+  const { applied, duplicates, rejected } = view.counts;
+  out(`  envelopes: ${applied.toLocaleString('en-US')} applied, ${plural(duplicates, 'duplicate')}, ${rejected.toLocaleString('en-US')} rejected`);
+  const foreign = Object.entries(view.rejected_sessions);
+  if (foreign.length) out(`  rejected (other sessions): ${foreign.map(([id, n]) => `${id} ${n}`).join(', ')}`);
+  for (const w of view.warnings) out(`  warning ${w.path || '(root)'} ${w.code}: ${w.message}`);
+  for (const exec of view.executions) {
+    out(`  execution ${exec.execution_id ?? '(none)'}: ${statusText(exec.status, exec.state_status)}, ${plural(exec.steps.length, 'step')}, ${tokens(exec.usage)}, text ${plural(codePoints(exec.text), 'character')}`);
+    if (exec.error) out(`    error: ${exec.error}`);
+    for (const step of exec.steps) out(stepLine(step));
+    // The view lists the first missing numbers and counts them all.
+    const missing = (list, count, word) => `${ranges(list)} (${plural(count ?? list.length, word)})`;
+    if (exec.missing_steps.length) out(`    missing steps: ${missing(exec.missing_steps, exec.missing_step_count, 'step')}`);
+    if (exec.missing_chunks.length) out(`    missing chunks: ${missing(exec.missing_chunks, exec.missing_chunk_count, 'chunk')}`);
+  }
+}
+
+/** `/envelopes/3/payload` names the 4th envelope given to diagnose: say which line that was. */
+function diagnosticLine(d, envelopeLines) {
+  const m = /^\/envelopes\/(\d+)(?:\/|$)/.exec(d.path ?? '');
+  const line = m ? envelopeLines[Number(m[1])] : undefined;
+  return `  ${d.severity} ${d.code} at ${d.path || '(root)'}${line ? ` (line ${line})` : ''}: ${d.message}`;
+}
+
+function replayCommand(args) {
+  const { values, positionals } = parse(args, {
+    snapshot: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (positionals.length !== 1) throw new UsageError('replay takes exactly one recording (JSONL; or - for stdin)');
+  const [file] = positionals;
+  if (values.snapshot === '') throw new UsageError('--snapshot needs a file name');
+  if (file === '-' && values.snapshot === '-') throw new UsageError('the recording and --snapshot cannot both be read from stdin');
+  requireApi('diagnose');
+  if (typeof stepline.Session !== 'function') throw new CliError(`this build of stepline (${stepline.version()}) has no Session`);
+
+  // A file that cannot be read is a usage error here (exit status 2).
+  const unreadable = (fn) => {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof CliError && error.reason) error.exitCode = 2;
+      throw error;
+    }
+  };
+  const text = unreadable(() => readInput(file));
+  const given = values.snapshot === undefined ? null : unreadable(() => readSnapshotFile(values.snapshot));
+
+  const replayed = replayRecording(text, file);
+  const { session, envelopes, envelopeLines, snapshot: recorded, errors } = replayed;
+  const snapshot = given ?? recorded;
+  const view = session.getSnapshot();
+  // diagnose({envelopes, snapshot}), with the envelopes as the JSON text they arrived in.
+  const diagnostics = stepline.diagnose(`{"envelopes":[${envelopes.join(',')}],"snapshot":${JSON.stringify(snapshot)}}`);
+  const reconciliation = snapshot ? session.reconcile(snapshot) : null;
+  const failing = reconciliation ? reconciliation.differences.filter((d) => d.cause == null) : [];
+  const status = reconciliation && !reconciliation.consistent && failing.length > 0 ? 1 : 0;
+
+  if (values.json) {
+    out(JSON.stringify({ view, diagnostics, reconciliation, errors }));
+    return status;
+  }
+
+  printView(view, file, replayed);
+  if (errors.length) {
+    out(`line errors: ${errors.length}`);
+    for (const { line, error } of errors) out(`  line ${line} ${error.code}${error.path ? ` at ${error.path}` : ''}: ${error.message}`);
+  }
+  out(`diagnostics: ${diagnostics.length || 'none'}`);
+  for (const d of diagnostics) out(diagnosticLine(d, envelopeLines));
+  if (reconciliation) {
+    const source = given ? values.snapshot : 'the recorded snapshot';
+    const { differences } = reconciliation;
+    const byReference = differences.length - failing.length;
+    const verdict = reconciliation.consistent
+      ? 'consistent'
+      : `inconsistent, ${plural(differences.length, 'difference')}${byReference ? ` (${byReference} caused by the reference)` : ''}`;
+    out(`reconciliation against ${source}: ${verdict}`);
+    for (const d of differences) {
+      out(`  ${d.kind} at ${d.path || '(root)'}: ${d.message}${d.cause ? ` (cause: ${d.cause})` : ''}`);
+    }
+  } else {
+    out('reconciliation: no snapshot (pass --snapshot, or record a stepline_snapshot line)');
+  }
+  return status;
+}
+
 function main(argv) {
   const [command, ...rest] = argv;
   const end = rest.indexOf('--');
@@ -193,6 +494,7 @@ function main(argv) {
   if (command === undefined) throw new UsageError('');
   if (command === 'slim') return slimCommand(rest);
   if (command === 'validate') return validateCommand(rest);
+  if (command === 'replay') return replayCommand(rest);
   throw new UsageError(`unknown command ${JSON.stringify(command)}`);
 }
 
@@ -210,7 +512,7 @@ try {
     process.exitCode = 1;
   } else if (error instanceof CliError) {
     process.stderr.write(`error: ${error.message}\n`);
-    process.exitCode = 1;
+    process.exitCode = error.exitCode ?? 1;
   } else {
     throw error;
   }

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { slimSnapshot, validateSnapshot, version } from 'stepline';
+import { Session, diagnose, slimSnapshot, validateSnapshot, version } from 'stepline';
+
+import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = join(root, 'node_modules', 'stepline', 'bin', 'stepline.mjs');
@@ -78,6 +80,11 @@ test('bad usage exits 2 with the mistake named and the synopsis', () => {
     [['slim', stateFile, '--max-bytes'], /--max-bytes/],
     [['slim', stateFile, '--shiny'], /--shiny/],
     [['validate'], /validate takes one or more snapshot files/],
+    [['replay'], /replay takes exactly one recording/],
+    [['replay', stateFile, stateFile], /replay takes exactly one recording/],
+    [['replay', stateFile, '--snapshot'], /--snapshot/],
+    [['replay', stateFile, '--shiny'], /--shiny/],
+    [['replay', '-', '--snapshot', '-'], /cannot both be read from stdin/],
   ];
   for (const [args, message] of mistakes) {
     const { status, stdout, stderr } = run(args);
@@ -239,4 +246,241 @@ test('the npm bin link runs the CLI directly (shebang, executable mode)', { skip
   assert.equal(slim.status, 0, slim.stderr);
   assert.deepEqual(JSON.parse(slim.stdout), slimSnapshot(conversation.input.state));
   assert.equal(run(['validate', validFile], { command: binLink, prefix: [] }).stdout, `ok ${validFile}\n`);
+});
+
+// ---------------------------------------------------------------------------------------
+// replay: recordings built from the reference's agent runs (agent-runs.json), each turn's
+// envelopes one per line, its final slim snapshot as the reference.
+
+const runs = JSON.parse(readFileSync(join(vectorsDir, 'agent-runs.json'), 'utf8'));
+const runNamed = (prefix) => {
+  const r = runs.find((x) => x.name.startsWith(prefix));
+  assert.ok(r, `no agent run named ${prefix}…`);
+  return r.expected[0];
+};
+const cleanRun = runNamed('tool call then final answer');
+const throwsRun = runNamed('tool throws (exception escapes ToolExecutor), default policy');
+const envelopesOf = (turn) => turn.envelopes.map((e) => e.envelope);
+const jsonl = (lines) => `${lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n')}\n`;
+
+/** What the library says about the same envelopes: the CLI must print exactly this. */
+function library(envelopes, snapshot) {
+  const session = new Session();
+  for (const e of envelopes) session.ingest(e);
+  return {
+    view: session.getSnapshot(),
+    diagnostics: diagnose({ envelopes, snapshot }),
+    reconciliation: snapshot ? session.reconcile(snapshot) : null,
+  };
+}
+const plain = (value) => JSON.parse(JSON.stringify(value));
+
+const cleanFile = write('clean.jsonl', jsonl(envelopesOf(cleanRun)));
+const cleanSlimFile = write('clean-slim.json', cleanRun.slim);
+const throwsSlimFile = write('throws-slim.json', throwsRun.slim);
+const throwsFile = write('throws.jsonl', jsonl(envelopesOf(throwsRun)));
+// The clean run without its first agent.step.completed (envelope 5).
+const droppedEnvelopes = envelopesOf(cleanRun).filter((_, i) => i !== 5);
+assert.equal(cleanRun.envelopes[5].envelope.type, 'agent.step.completed');
+const droppedFile = write('dropped.jsonl', jsonl(droppedEnvelopes));
+
+test('--help describes replay', () => {
+  const { status, stdout } = run(['--help']);
+  assert.equal(status, 0);
+  assert.match(stdout, /\n {2}stepline replay <events\.jsonl> \[--snapshot final\.json\] \[--json\]\n/);
+  assert.match(stdout, /\n {2}replay {4}Replay a recorded run/);
+});
+
+test('replay of a clean run prints the view summary and exits 0', () => {
+  const { status, stdout, stderr } = run(['replay', cleanFile]);
+  assert.equal(status, 0, stderr);
+  assert.equal(stderr, '');
+  assert.deepEqual(stdout.split('\n'), [
+    `replay ${cleanFile}: 10 envelopes ingested, 0 lines refused, 0 snapshot lines`,
+    'session sess-e2e: completed (state completed), 1 execution, 312 tokens (270 in, 42 out)',
+    '  envelopes: 10 applied, 0 duplicates, 0 rejected',
+    '  execution exec-1: completed (state completed), 2 steps, 312 tokens (270 in, 42 out), text 0 characters',
+    '    step 1: tool_execution, finish tool_calls, 1 tool, 150 tokens (120 in, 30 out), 0 ms',
+    '    step 2: final_response, finish stop, 0 tools, 162 tokens (150 in, 12 out), 0 ms',
+    'diagnostics: none',
+    'reconciliation: no snapshot (pass --snapshot, or record a stepline_snapshot line)',
+    '',
+  ]);
+  const { view } = library(envelopesOf(cleanRun));
+  assert.equal(view.status, 'completed');
+
+  const reconciled = run(['replay', cleanFile, '--snapshot', cleanSlimFile]);
+  assert.equal(reconciled.status, 0, reconciled.stderr);
+  assert.match(reconciled.stdout, new RegExp(`\nreconciliation against ${cleanSlimFile}: consistent\n$`));
+});
+
+test('replay of the "tool throws" run lists the differences the reference causes, and exits 0', () => {
+  const { status, stdout, stderr } = run(['replay', throwsFile, '--snapshot', throwsSlimFile]);
+  assert.equal(status, 0, stderr);
+  const { reconciliation, diagnostics } = library(envelopesOf(throwsRun), throwsRun.slim);
+  assert.equal(reconciliation.consistent, false);
+  assert.ok(reconciliation.differences.length > 0);
+  assert.ok(reconciliation.differences.every((d) => d.cause === 'reference_exception_path'), JSON.stringify(reconciliation.differences));
+  assert.match(stdout, /^session sess-e2e: processing \(state in_progress\),/m);
+  assert.match(stdout, /^ {4}step 1: tool_execution, finish unknown, 1 tool, no usage, not completed$/m);
+  const n = reconciliation.differences.length;
+  const lines = stdout.split('\n');
+  const at = lines.indexOf(`reconciliation against ${throwsSlimFile}: inconsistent, ${n} differences (${n} caused by the reference)`);
+  assert.ok(at > 0, stdout);
+  assert.deepEqual(lines.slice(at + 1, at + 1 + n), reconciliation.differences.map((d) => `  ${d.kind} at ${d.path}: ${d.message} (cause: reference_exception_path)`));
+  assert.ok(lines.includes('  status_mismatch at /status: ' + reconciliation.differences.find((d) => d.kind === 'status_mismatch').message + ' (cause: reference_exception_path)'));
+  // The diagnostic names the envelope and the line it came from (line = index + 1 here).
+  assert.equal(diagnostics.length, 1);
+  const [d] = diagnostics;
+  assert.equal(d.code, 'final_status_missing');
+  assert.ok(lines.includes('diagnostics: 1'), stdout);
+  assert.ok(lines.includes(`  ${d.severity} ${d.code} at ${d.path} (line 3): ${d.message}`), stdout);
+});
+
+test('replay of a run with an envelope dropped exits 1 and names the difference', () => {
+  const { status, stdout, stderr } = run(['replay', droppedFile, '--snapshot', cleanSlimFile]);
+  assert.equal(status, 1, stdout);
+  assert.equal(stderr, '');
+  const { reconciliation } = library(droppedEnvelopes, cleanRun.slim);
+  assert.deepEqual(reconciliation.differences.map((d) => [d.kind, d.cause]), [['step_not_completed', null]]);
+  const [d] = reconciliation.differences;
+  assert.match(stdout, new RegExp(`\nreconciliation against ${cleanSlimFile}: inconsistent, 1 difference\n {2}step_not_completed at /steps/0/step_number: ${d.message}\n$`));
+  assert.doesNotMatch(stdout, /cause:/);
+  assert.match(stdout, /^ {4}step 1: tool_execution, finish unknown, 1 tool, no usage, not completed$/m);
+
+  // A reference-caused difference next to a real one still fails.
+  const mixed = run(['replay', throwsFile, '--snapshot', cleanSlimFile]);
+  assert.equal(mixed.status, 1, mixed.stdout);
+  assert.match(mixed.stdout, /^ {2}missing_step at \/steps\/1: .+[^)]$/m);
+});
+
+test('replay --json prints {view, diagnostics, reconciliation, errors}, the library\'s own results', () => {
+  const { status, stdout, stderr } = run(['replay', throwsFile, '--snapshot', throwsSlimFile, '--json']);
+  assert.equal(status, 0, stderr);
+  const lines = stdout.split('\n');
+  assert.deepEqual([lines.length, lines[1]], [2, ''], 'expected one line of JSON');
+  const report = JSON.parse(lines[0]);
+  assert.deepEqual(Object.keys(report), ['view', 'diagnostics', 'reconciliation', 'errors']);
+  const expected = library(envelopesOf(throwsRun), throwsRun.slim);
+  assert.deepEqual(report.view, plain(expected.view));
+  assert.deepEqual(report.diagnostics, plain(expected.diagnostics));
+  assert.deepEqual(report.reconciliation, plain(expected.reconciliation));
+  assert.deepEqual(report.errors, []);
+
+  const none = run(['replay', cleanFile, '--json']);
+  assert.equal(none.status, 0, none.stderr);
+  const bare = JSON.parse(none.stdout);
+  assert.equal(bare.reconciliation, null);
+  assert.deepEqual(bare.view, plain(library(envelopesOf(cleanRun)).view));
+
+  const dropped = run(['replay', droppedFile, '--snapshot', cleanSlimFile, '--json']);
+  assert.equal(dropped.status, 1);
+  assert.deepEqual(JSON.parse(dropped.stdout).reconciliation.differences.map((d) => d.kind), ['step_not_completed']);
+});
+
+test('replay picks up the recording\'s header and its last snapshot line; --snapshot overrides it', () => {
+  const file = write('recorded.jsonl', jsonl([
+    { stepline_recording: 1, session_id: 'sess-e2e' },
+    { stepline_snapshot: cleanRun.slim, session_id: 'sess-e2e' }, // superseded by the last one
+    ...envelopesOf(throwsRun),
+    '',
+    { stepline_snapshot: throwsRun.slim, session_id: 'sess-e2e', execution_id: 'exec-1' },
+  ]));
+  const { status, stdout, stderr } = run(['replay', file]);
+  assert.equal(status, 0, stderr);
+  const { reconciliation } = library(envelopesOf(throwsRun), throwsRun.slim);
+  const n = reconciliation.differences.length;
+  assert.match(stdout, new RegExp(`^replay ${file}: 3 envelopes ingested, 0 lines refused, 2 snapshot lines\n`));
+  assert.match(stdout, new RegExp(`\nreconciliation against the recorded snapshot: inconsistent, ${n} differences \\(${n} caused by the reference\\)\n`));
+  // Diagnostics name file lines: the header and a snapshot line come first.
+  assert.match(stdout, /\n {2}warning final_status_missing at \/envelopes\/2 \(line 5\): /);
+
+  const json = JSON.parse(run(['replay', file, '--json']).stdout);
+  assert.deepEqual(json.reconciliation, plain(reconciliation));
+
+  const overridden = run(['replay', file, '--snapshot', cleanSlimFile]);
+  assert.equal(overridden.status, 1, overridden.stdout);
+  assert.match(overridden.stdout, new RegExp(`\nreconciliation against ${cleanSlimFile}: inconsistent`));
+
+  // The header's session: another session's envelopes are rejected, not adopted.
+  const foreign = write('foreign.jsonl', jsonl([{ stepline_recording: 1, session_id: 'sess-other' }, ...envelopesOf(cleanRun)]));
+  const rejected = run(['replay', foreign]);
+  assert.equal(rejected.status, 0, rejected.stderr);
+  assert.match(rejected.stdout, /^ {2}envelopes: 0 applied, 0 duplicates, 10 rejected\n {2}rejected \(other sessions\): sess-e2e 10$/m);
+});
+
+test('replay reports lines it cannot ingest with their line numbers and replays the rest', () => {
+  const lines = envelopesOf(cleanRun).map((e) => JSON.stringify(e));
+  lines.splice(3, 0, '{"type": "agent.status", "session_id": ');   // line 4: not JSON
+  lines.splice(6, 0, '');                                           // line 7: blank, skipped
+  lines.splice(8, 0, JSON.stringify({ type: 'agent.step.started', session_id: 'sess-e2e', execution_id: 'exec-1', timestamp: '2026-01-20T12:00:00.250Z', payload: {} }));
+  lines.push(JSON.stringify({ stepline_snapshot: 'final' }));       // line 14: not an object
+  const file = write('bad-lines.jsonl', jsonl(lines));
+  const { status, stdout, stderr } = run(['replay', file, '--json']);
+  assert.equal(status, 0, stderr);
+  const report = JSON.parse(stdout);
+  assert.deepEqual(report.errors.map((e) => [e.line, e.error.code]), [[4, 'invalid_json'], [9, 'missing_field'], [14, 'invalid_type']]);
+  assert.equal(report.errors[1].error.path, '/payload/step_number');
+  assert.deepEqual(report.view, plain(library(envelopesOf(cleanRun)).view));
+  assert.equal(report.reconciliation, null);
+
+  const text = run(['replay', file]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /^replay \S+: 10 envelopes ingested, 3 lines refused, 1 snapshot line\n/);
+  const at = text.stdout.split('\n').indexOf('line errors: 3');
+  assert.ok(at > 0, text.stdout);
+  const listed = text.stdout.split('\n').slice(at + 1, at + 4);
+  assert.match(listed[0], /^ {2}line 4 invalid_json: .+/);
+  assert.match(listed[1], /^ {2}line 9 missing_field at \/payload\/step_number: .+/);
+  assert.match(listed[2], /^ {2}line 14 invalid_type at \/stepline_snapshot: expected the snapshot as an object, found a string$/);
+});
+
+test('replay exits 2 when the recording or the snapshot cannot be read; a snapshot that is not JSON is an error', () => {
+  const missing = join(tmp, 'no-such-run.jsonl');
+  const noRun = run(['replay', missing]);
+  assert.equal(noRun.status, 2);
+  assert.equal(noRun.stdout, '');
+  assert.equal(noRun.stderr, `error: cannot read ${missing}: no such file\n`);
+
+  const noSnapshot = run(['replay', cleanFile, '--snapshot', join(tmp, 'no-such-snapshot.json')]);
+  assert.equal(noSnapshot.status, 2);
+  assert.equal(noSnapshot.stdout, '');
+  assert.equal(noSnapshot.stderr, `error: cannot read ${join(tmp, 'no-such-snapshot.json')}: no such file\n`);
+
+  const directory = run(['replay', tmp]);
+  assert.equal(directory.status, 2);
+  assert.equal(directory.stderr, `error: cannot read ${tmp}: is a directory\n`);
+
+  const notJson = write('not-json-final.json', '{"agent_id": ');
+  const bad = run(['replay', cleanFile, '--snapshot', notJson]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, new RegExp(`^error: ${notJson} is not JSON: .+\n$`));
+});
+
+test('replay - reads the recording from stdin', () => {
+  const fromFile = run(['replay', droppedFile, '--snapshot', cleanSlimFile]);
+  const fromStdin = run(['replay', '-', '--snapshot', cleanSlimFile], { input: readFileSync(droppedFile) });
+  assert.equal(fromStdin.status, 1);
+  assert.equal(fromStdin.stdout, fromFile.stdout.replace(`replay ${droppedFile}:`, 'replay -:'));
+});
+
+test('replay shows a progress bar on stderr only on a terminal, and only for recordings over 1 MB', () => {
+  const text = generateRecordingText({ envelopes: 6_000, header: true });
+  assert.ok(Buffer.byteLength(text) > 1024 * 1024, `${Buffer.byteLength(text)} bytes`);
+  const big = write('big.jsonl', text);
+  const piped = run(['replay', big]);
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal(piped.stderr, '');
+  assert.match(piped.stdout, /^session sess-bench: completed \(state completed\), 1 execution,/m);
+  assert.match(piped.stdout, /^ {2}envelopes: 6,000 applied, 0 duplicates, 0 rejected$/m);
+
+  // stderr as a terminal: the bar is drawn in place and cleared at the end.
+  const tty = ['--import', 'data:text/javascript,process.stderr.isTTY=true', cli];
+  const shown = run(['replay', big], { prefix: tty });
+  assert.equal(shown.status, 0, shown.stderr);
+  assert.equal(shown.stdout, piped.stdout);
+  assert.match(shown.stderr, /^\rreplay \S+big\.jsonl \[[#-]{30}\] +\d+% of 1\.\d MB\r/);
+  assert.match(shown.stderr, /\[#{30}\] 100% of 1\.\d MB\r\x1b\[2K$/);
+  const small = run(['replay', cleanFile], { prefix: tty });
+  assert.equal(small.stderr, '');
 });
