@@ -12,6 +12,7 @@ const USAGE = `Usage:
   stepline slim <state.json> [--preset minimal|standard|full] [--max-bytes N] [--json]
   stepline validate <snapshot.json>... [--json]
   stepline replay <events.jsonl> [--snapshot final.json] [--json]
+  stepline summary <recording.jsonl>... [--json]
   stepline --version
   stepline --help
 
@@ -40,6 +41,12 @@ Commands:
                              recording's last stepline_snapshot line, if any)
               --json         print one line {view, diagnostics, reconciliation, errors}
                              instead (reconciliation is null without a snapshot)
+  summary   Load recordings (JSONL of envelopes from any number of sessions, as saved by
+            RunLog.save() or Session.toRecording()) into one run log and print its
+            summary: sessions by status and stop reason, steps, tool calls by name with
+            failures, tokens, step and tool durations (p50, p95, max), errors. Lines
+            that cannot be read are listed as "<file>:<line> <code>: <message>".
+              --json         print one line {summary, errors} instead
 
 A file named - is read from standard input.
 Exit status: 0 success, 1 invalid input or an error, 2 bad usage (and, for replay,
@@ -479,6 +486,43 @@ function replayCommand(args) {
   return status;
 }
 
+/** `stepline summary`: every recording into one RunLog, then its computed summary. */
+function summaryCommand(args) {
+  const { values, positionals } = parse(args, { json: { type: 'boolean' } });
+  if (positionals.length === 0) throw new UsageError('summary takes one or more recording files (or - for stdin)');
+  const log = new stepline.RunLog();
+  const errors = [];
+  for (const file of positionals) {
+    let text;
+    try {
+      text = readInput(file);
+    } catch (error) {
+      if (error instanceof CliError) error.exitCode = 2;
+      throw error;
+    }
+    for (const { line, error } of log.ingestJsonl(text).errors) errors.push({ file, line, ...error });
+  }
+  const summary = log.summary();
+  if (values.json) {
+    out(JSON.stringify({ summary, errors }));
+    return 0;
+  }
+  const counts = (o) => Object.entries(o).map(([k, n]) => `${k} ${n}`).join(', ') || '-';
+  const ms = (d) => (d.count === 0 ? '-' : `p50 ${d.p50} ms, p95 ${d.p95} ms, max ${d.max} ms (${d.count})`);
+  out(`sessions     ${summary.sessions} (${counts(summary.by_status)})`);
+  out(`stop reasons ${counts(summary.by_stop_reason)}`);
+  out(`executions   ${summary.executions}, steps ${summary.steps}`);
+  out(`tokens       ${summary.tokens.total} (input ${summary.tokens.input}, output ${summary.tokens.output})`);
+  out(`step time    ${ms(summary.durations.step_ms)}`);
+  out(`tool time    ${ms(summary.durations.tool_ms)}`);
+  const tools = Object.entries(summary.tool_calls);
+  out(`tool calls   ${tools.length === 0 ? '-' : tools.map(([name, t]) => `${name} ${t.count}${t.failed ? ` (${t.failed} failed)` : ''}`).join(', ')}`);
+  out(`errors       ${summary.errors.steps_with_errors} steps, ${summary.errors.failed_tools} tools, ${summary.errors.run_errors} runs`);
+  out(`envelopes    ${summary.duplicates} duplicates, ${summary.rejected} rejected`);
+  for (const e of errors) out(`${e.file}:${e.line} ${e.code}: ${e.message}`);
+  return 0;
+}
+
 function main(argv) {
   const [command, ...rest] = argv;
   const end = rest.indexOf('--');
@@ -495,6 +539,7 @@ function main(argv) {
   if (command === 'slim') return slimCommand(rest);
   if (command === 'validate') return validateCommand(rest);
   if (command === 'replay') return replayCommand(rest);
+  if (command === 'summary') return summaryCommand(rest);
   throw new UsageError(`unknown command ${JSON.stringify(command)}`);
 }
 

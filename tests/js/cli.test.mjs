@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { Session, diagnose, slimSnapshot, validateSnapshot, version } from 'stepline';
+import { Session, RunLog, diagnose, slimSnapshot, validateSnapshot, version } from 'stepline';
 
 import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
 
@@ -483,4 +483,28 @@ test('replay shows a progress bar on stderr only on a terminal, and only for rec
   assert.match(shown.stderr, /\[#{30}\] 100% of 1\.\d MB\r\x1b\[2K$/);
   const small = run(['replay', cleanFile], { prefix: tty });
   assert.equal(small.stderr, '');
+});
+
+test('summary: several recordings into one run log, the same figures as RunLog.summary()', () => {
+  const streams = runs.map((r, i) => r.expected.flatMap((t) => envelopesOf(t)).map((e) => ({ ...e, session_id: `run-${i}` })));
+  const first = write('day-1.jsonl', jsonl(streams.slice(0, 5).flat()));
+  const second = write('day-2.jsonl', jsonl([...streams.slice(5).flat(), '{broken']));
+  const r = run(['summary', first, second, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  const { summary, errors } = JSON.parse(r.stdout);
+  const log = new RunLog();
+  for (const e of streams.flat()) log.ingest(e);
+  assert.deepEqual(summary, log.summary());
+  assert.equal(summary.sessions, runs.length);
+  assert.deepEqual(errors.map((e) => [e.file, e.line, e.code]), [[second, streams.slice(5).flat().length + 1, 'invalid_json']]);
+  const human = run(['summary', first, second]);
+  assert.equal(human.status, 0);
+  assert.match(human.stdout, new RegExp(`^sessions +${runs.length} \\(`, 'm'));
+  assert.match(human.stdout, /^tool calls +.*search \d+/m);
+  assert.match(human.stdout, /day-2\.jsonl:\d+ invalid_json: /);
+});
+
+test('summary: usage errors exit 2, an unreadable file exits 2', () => {
+  assert.equal(run(['summary']).status, 2);
+  assert.equal(run(['summary', 'nope.jsonl']).status, 2);
 });
