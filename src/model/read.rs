@@ -49,14 +49,7 @@ pub fn opt_str<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<O
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &crate::json::child(path, key),
-            format!(
-                "expected `{key}` to be a string, found {}",
-                type_name(other)
-            ),
-        )),
+        Some(other) => Err(wrong_type(path, key, "a string", other)),
     }
 }
 
@@ -67,14 +60,7 @@ pub fn opt_scalar_string(m: &Map<String, Value>, key: &str, path: &str) -> Resul
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(Value::Number(n)) => Ok(Some(crate::json::number_text(n))),
         Some(Value::Bool(b)) => Ok(Some(if *b { "1".into() } else { String::new() })),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &crate::json::child(path, key),
-            format!(
-                "expected `{key}` to be a string, found {}",
-                type_name(other)
-            ),
-        )),
+        Some(other) => Err(wrong_type(path, key, "a string", other)),
     }
 }
 
@@ -111,14 +97,7 @@ pub fn opt_i64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &crate::json::child(path, key),
-            format!(
-                "expected `{key}` to be a whole number, found {}",
-                type_name(other)
-            ),
-        )),
+        Some(other) => Err(wrong_type(path, key, "a whole number", other)),
     }
 }
 
@@ -127,13 +106,18 @@ pub fn opt_bool(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &crate::json::child(path, key),
-            format!(
-                "expected `{key}` to be a boolean, found {}",
-                type_name(other)
-            ),
-        )),
+        Some(other) => Err(wrong_type(path, key, "a boolean", other)),
     }
+}
+
+/// `key` under `path` holds the wrong kind of value.
+fn wrong_type(path: &str, key: &str, expected: &str, found: &Value) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::InvalidType,
+        &crate::json::child(path, key),
+        format!(
+            "expected `{key}` to be {expected}, found {}",
+            type_name(found)
+        ),
+    )
 }

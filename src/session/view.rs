@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::json::obj;
 use crate::model::usage::Usage;
-use crate::session::gaps::{self, Gaps};
+use crate::session::gaps::Gaps;
 
 /// Where a tool run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -224,13 +224,13 @@ impl Execution {
     }
 
     /// Step numbers below the highest one seen that never appeared at all
-    /// (the first [`gaps::LISTED`]).
+    /// (the first [`LISTED`](crate::session::gaps::LISTED)).
     pub fn missing_steps(&self) -> Vec<i64> {
         self.step_gaps.list()
     }
 
     /// Chunk indexes below the highest one seen that never arrived (indexes
-    /// start at 0; the first [`gaps::LISTED`]).
+    /// start at 0; the first [`LISTED`](crate::session::gaps::LISTED)).
     pub fn missing_chunks(&self) -> Vec<i64> {
         self.chunk_gaps.list()
     }
