@@ -821,7 +821,12 @@ fn a_session_recording_replays_native_events_and_unknown_fields_to_the_same_view
 
 #[test]
 fn a_hostile_chunk_index_costs_a_range_not_a_list() {
-    let chunk = |i: i64| envelope("agent.stream.chunk", json!({"content": "x", "chunk_index": i}));
+    let chunk = |i: i64| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": "x", "chunk_index": i}),
+        )
+    };
     let s = session_of(&[chunk(0), chunk(1_000_000_000_000_000)]);
     let exec = &s.view()["executions"][0];
     assert_eq!(exec["missing_chunks"].as_array().unwrap().len(), 1000);
