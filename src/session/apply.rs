@@ -162,7 +162,11 @@ fn apply_event(
         }
         "agent.stream.chunk" => {
             let content = str_of(p, "content").unwrap_or_default();
-            let next = exec.chunks.keys().next_back().map_or(0, |i| i + 1);
+            let next = exec
+                .chunks
+                .keys()
+                .next_back()
+                .map_or(0, |i| i.saturating_add(1));
             let index = int_of(p, "chunk_index").unwrap_or(next);
             if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
                 exec.stream_complete = true;

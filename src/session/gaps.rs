@@ -51,7 +51,9 @@ impl Gaps {
 
     /// How many numbers are missing.
     pub fn count(&self) -> u64 {
-        self.ranges.iter().map(|(s, e)| e.abs_diff(*s)).sum()
+        self.ranges
+            .iter()
+            .fold(0u64, |n, (s, e)| n.saturating_add(e.abs_diff(*s)))
     }
 
     /// The first [`LISTED`] missing numbers, ascending.
@@ -82,6 +84,16 @@ mod tests {
         }
         assert_eq!(g.list(), Vec::<i64>::new());
         assert_eq!(g.count(), 0);
+    }
+
+    #[test]
+    fn extreme_numbers_neither_overflow_nor_panic() {
+        let mut g = Gaps::default();
+        for n in [i64::MIN, i64::MAX, 0, i64::MAX - 1] {
+            g.arrived(n, 0);
+        }
+        assert_eq!(g.count(), u64::MAX - 3, "MIN+1..MAX less 0 and MAX-1");
+        assert_eq!(g.list().len(), LISTED);
     }
 
     #[test]
