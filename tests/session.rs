@@ -832,3 +832,20 @@ fn a_hostile_chunk_index_costs_a_range_not_a_list() {
     assert_eq!(exec["missing_chunks"].as_array().unwrap().len(), 1000);
     assert_eq!(exec["missing_chunk_count"], 999_999_999_999_999u64);
 }
+
+#[test]
+fn a_jsonl_batch_counts_what_it_did_and_names_bad_lines() {
+    let e = envelope("agent.step.started", json!({"step_number": 1}));
+    let mut foreign = e.clone();
+    foreign["session_id"] = json!("other");
+    let text = format!("{e}\n\n{e}\nnot json\n{foreign}\n");
+    let mut s = Session::new(Some("s1".into()));
+    let out = s.ingest_jsonl(&text);
+    assert_eq!((out.applied, out.duplicates, out.rejected), (1, 1, 1));
+    assert_eq!(out.errors.len(), 1);
+    assert_eq!(out.errors[0].0, 4);
+    let v = out.to_value();
+    assert_eq!(v["errors"][0]["line"], 4);
+    assert_eq!(v["errors"][0]["error"]["code"], "invalid_json");
+    assert_eq!(v["applied"], 1);
+}

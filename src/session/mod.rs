@@ -60,6 +60,46 @@ impl IngestOutcome {
     }
 }
 
+/// What a JSONL batch did.
+#[derive(Clone, Debug, Default)]
+pub struct JsonlOutcome {
+    pub applied: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+    /// `(1-based line, error)` for every line that could not be ingested.
+    pub errors: Vec<(usize, crate::error::SteplineError)>,
+}
+
+impl JsonlOutcome {
+    /// `{applied, duplicates, rejected, errors: [{line, error: {code, path, message}}]}`.
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("applied", Value::from(self.applied)),
+            ("duplicates", Value::from(self.duplicates)),
+            ("rejected", Value::from(self.rejected)),
+            (
+                "errors",
+                Value::Array(self.errors.iter().map(|(n, e)| line_error(*n, e)).collect()),
+            ),
+        ])
+    }
+}
+
+/// `{line, error: {code, path, message}}`: a JSONL line that failed.
+pub fn line_error(line: usize, e: &crate::error::SteplineError) -> Value {
+    obj([
+        ("line", Value::from(line)),
+        (
+            "error",
+            obj([
+                ("code", Value::from(e.code.as_str())),
+                ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
+                ("message", Value::from(e.message.as_str())),
+            ]),
+        ),
+    ])
+}
+
 /// One session's live view, built from its envelopes.
 #[derive(Clone, Debug, Default)]
 pub struct Session {
@@ -126,6 +166,27 @@ impl Session {
             text.trim().to_string()
         };
         Ok(self.ingest_with(d, Some(line)))
+    }
+
+    /// Ingests a JSONL batch (one envelope per line, blank lines skipped);
+    /// lines that fail are collected with their 1-based number, the rest
+    /// still ingested.
+    pub fn ingest_jsonl(&mut self, text: &str) -> JsonlOutcome {
+        let mut out = JsonlOutcome::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match self.ingest_text(line) {
+                Ok(o) => {
+                    out.applied += u64::from(o.applied);
+                    out.duplicates += u64::from(o.duplicate);
+                    out.rejected += u64::from(o.rejected.is_some());
+                }
+                Err(e) => out.errors.push((i + 1, e)),
+            }
+        }
+        out
     }
 
     /// Ingests one envelope value (any dialect).

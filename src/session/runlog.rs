@@ -26,6 +26,7 @@ use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{Result, SteplineError};
 use crate::json::obj;
 use crate::model::usage::Usage;
+use crate::session::line_error;
 use crate::session::recording::{
     lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
@@ -65,19 +66,7 @@ pub struct BatchOutcome {
 impl BatchOutcome {
     /// `{applied, duplicates, snapshots, errors: [{line, code, path, message}]}`.
     pub fn to_value(&self) -> Value {
-        let errors = self.errors.iter().map(|(n, e)| {
-            obj([
-                ("line", Value::from(*n)),
-                (
-                    "error",
-                    obj([
-                        ("code", Value::from(e.code.as_str())),
-                        ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
-                        ("message", Value::from(e.message.as_str())),
-                    ]),
-                ),
-            ])
-        });
+        let errors = self.errors.iter().map(|(n, e)| line_error(*n, e));
         obj([
             ("applied", Value::from(self.applied)),
             ("duplicates", Value::from(self.duplicates)),

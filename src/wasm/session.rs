@@ -8,7 +8,6 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
-use crate::json::obj;
 use crate::model::read;
 use crate::session::Session as Core;
 
@@ -75,38 +74,9 @@ impl Session {
     /// `{ applied, duplicates, rejected, errors: [{ line, error }] }`.
     #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "IngestBatchResult")]
     pub fn ingest_jsonl(&mut self, jsonl: &str) -> Result<JsValue, JsValue> {
-        let (mut applied, mut duplicates, mut rejected) = (0u64, 0u64, 0u64);
-        let mut errors = Vec::new();
-        for (i, line) in jsonl.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match self.core.ingest_text(line) {
-                Ok(o) => {
-                    applied += o.applied as u64;
-                    duplicates += o.duplicate as u64;
-                    rejected += o.rejected.is_some() as u64;
-                }
-                Err(e) => errors.push(obj([
-                    ("line", Value::from(i + 1)),
-                    (
-                        "error",
-                        obj([
-                            ("code", Value::from(e.code.as_str())),
-                            ("path", Value::from(e.path.clone())),
-                            ("message", Value::from(e.message.as_str())),
-                        ]),
-                    ),
-                ])),
-            }
-        }
+        let outcome = self.core.ingest_jsonl(jsonl);
         self.changed();
-        to_js(&obj([
-            ("applied", Value::from(applied)),
-            ("duplicates", Value::from(duplicates)),
-            ("rejected", Value::from(rejected)),
-            ("errors", Value::Array(errors)),
-        ]))
+        to_js(&outcome.to_value())
     }
 
     /// The current view as an immutable object. Consecutive calls without an
