@@ -849,3 +849,39 @@ fn a_jsonl_batch_counts_what_it_did_and_names_bad_lines() {
     assert_eq!(v["errors"][0]["error"]["code"], "invalid_json");
     assert_eq!(v["applied"], 1);
 }
+
+#[test]
+fn text_streamed_before_a_tool_call_does_not_count_against_the_final_answer() {
+    // v1.22 chunks carry no step: "Checking." (step 1, before its tool call)
+    // and "All good." (step 2) make one execution text, while the final
+    // assistant message is step 2's text alone.
+    let chunk = |i: i64, c: &str| {
+        envelope(
+            "agent.stream.chunk",
+            json!({"content": c, "is_complete": false, "chunk_index": i}),
+        )
+    };
+    let started = |n: i64| envelope("agent.step.started", json!({"step_number": n}));
+    let s = session_of(&[
+        started(1),
+        chunk(0, "Checking."),
+        started(2),
+        chunk(1, "All good."),
+    ]);
+    assert_eq!(s.view()["executions"][0]["text"], "Checking.All good.");
+    let snapshot = |answer: &str| {
+        json!({"status": "in_progress", "step_count": 2,
+               "messages": [{"role": "user", "content": "ok?", "_metadata": []},
+                            {"role": "assistant", "content": "Checking.", "_metadata": []},
+                            {"role": "assistant", "content": answer, "_metadata": []}],
+               "steps": [], "last_continuation": null})
+    };
+    let texts = |r: &Report| {
+        r.differences
+            .iter()
+            .filter(|d| d.kind == "text_mismatch")
+            .count()
+    };
+    assert_eq!(texts(&s.reconcile(&snapshot("All good."))), 0);
+    assert_eq!(texts(&s.reconcile(&snapshot("Something else."))), 1);
+}

@@ -362,6 +362,12 @@ fn compare_continuation(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs)
 
 /// The streamed text against the last assistant message, which a slim
 /// snapshot may have cut to its content limit (`...` suffix).
+///
+/// v1.22 chunks carry no step number, so an execution's text runs on across
+/// steps: a model that says "Let me check the logs." before a tool call and
+/// answers two steps later streams both, while the final message holds only
+/// the answer. The final message therefore has to be the end of the streamed
+/// text (or, cut, appear in it followed by more).
 fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
     if e.chunks.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
         return;
@@ -378,9 +384,12 @@ fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
     };
     let streamed = e.text.as_str();
     let same = streamed == content
-        || content
-            .strip_suffix("...")
-            .is_some_and(|cut| streamed.len() > cut.len() && streamed.starts_with(cut));
+        || (!content.is_empty() && streamed.ends_with(content))
+        || content.strip_suffix("...").is_some_and(|cut| {
+            streamed
+                .rfind(cut)
+                .is_some_and(|at| streamed.len() > at + cut.len())
+        });
     if !same {
         d.push(
             "text_mismatch",

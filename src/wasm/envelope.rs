@@ -176,8 +176,10 @@ impl EnvelopeEncoder {
         .map_err(to_js_error)
     }
 
-    /// Encodes `{ event, args }` (the producer's event class name and fields)
-    /// into zero or more `{ channel, envelope }`.
+    /// Encodes `{ event, args, at? }` (the producer's event class name and
+    /// fields) into zero or more `{ channel, envelope }`. `at` (ISO string or
+    /// epoch ms) is when the event happened, for replaying recorded events with
+    /// their own times; it overrides the encoder's clock for this event only.
     #[wasm_bindgen(unchecked_return_type = "Broadcast[]")]
     pub fn push(
         &mut self,
@@ -186,13 +188,21 @@ impl EnvelopeEncoder {
         out((|| {
             let v = from_js(&event, "the event")?;
             let m = read::object(&v, "", "an event")?;
+            read::only_keys(m, &["event", "args", "at"], "")?;
             let name = read::opt_str(m, "event", "")?.ok_or_else(|| {
                 SteplineError::at(ErrorCode::MissingField, "/event", "expected `event`")
             })?;
             let args = m.get("args").cloned().unwrap_or(Value::Array(Vec::new()));
-            let sent = self
-                .inner
-                .push(name, &args, &self.now.unwrap_or_else(clock))?;
+            let clock_now = self.now.unwrap_or_else(clock);
+            let at = match m.get("at").filter(|v| !v.is_null()) {
+                Some(v) => crate::model::time::resolve_now(
+                    Some(&crate::model::time::NowSpec::from_value(v, "/at")?),
+                    clock_now,
+                    "/at",
+                )?,
+                None => clock_now,
+            };
+            let sent = self.inner.push(name, &args, &at)?;
             Ok(Value::Array(sent.iter().map(|b| b.to_value()).collect()))
         })())
     }

@@ -606,8 +606,12 @@ export interface DecodedBatch {
 /** One encoded broadcast. */
 export interface Broadcast { channel: string; envelope: Envelope }
 
-/** A producer event for the encoder: the reference event class name and its fields. */
-export interface AgentEventInput { event: string; args?: Record<string, unknown> }
+/**
+ * A producer event for the encoder: the reference event class name and its fields.
+ * `at` (ISO string or epoch ms) is when the event happened; it overrides the encoder's
+ * clock for this event, so recorded events replay with their own times.
+ */
+export interface AgentEventInput { event: string; args?: Record<string, unknown>; at?: string | number }
 
 /** Broadcast configuration (reference `BroadcastConfig` plus the cap and compat). */
 export interface EnvelopeEncoderConfig {
