@@ -1,0 +1,2 @@
+// Vite turns CSS imports into <style> on the page.
+declare module '*.css';

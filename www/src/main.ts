@@ -1,0 +1,69 @@
+// The devtools panel's entry: loads stepline (the wasm package, imported the
+// way users import it), builds the views, and opens the source the URL asks
+// for: `?source=live&…` connects to a channel, `?recording=<url>` loads a
+// recording from a URL, anything else loads the bundled run.
+import init from 'stepline';
+import { h } from './dom';
+import { Panel } from './panel';
+import { connect, settingsFromUrl } from './sources/live';
+import { describe, loadBundled, loadFile, loadRecording } from './sources/recording';
+import { DiagnosticsView } from './views/diagnostics';
+import { Header } from './views/header';
+import { ReconcileView } from './views/reconcile';
+import { Side } from './views/side';
+import { StepDetail } from './views/step';
+import { Timeline } from './views/timeline';
+import { UsageView } from './views/usage';
+import { WhatIfView } from './views/whatif';
+import './style.css';
+
+async function main(): Promise<void> {
+  await init();
+  const params = new URLSearchParams(location.search);
+  const live = settingsFromUrl(params);
+  const panel = new Panel();
+  const header = new Header(panel, live);
+  const timeline = new Timeline(panel);
+  const detail = new StepDetail();
+  const side = new Side(panel, [
+    { id: 'usage', label: 'Usage', view: new UsageView() },
+    { id: 'reconcile', label: 'Reconciliation', view: new ReconcileView() },
+    { id: 'diagnostics', label: 'Diagnostics', view: new DiagnosticsView() },
+    { id: 'whatif', label: 'What if', view: new WhatIfView(panel) },
+  ]);
+  for (const view of [header, timeline, detail, side]) panel.register(view);
+  const app = document.getElementById('app')!;
+  app.replaceChildren(header.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el));
+
+  // Recordings can be dropped anywhere on the page.
+  document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });
+  document.addEventListener('dragleave', () => document.body.classList.remove('dropping'));
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    document.body.classList.remove('dropping');
+    const file = e.dataTransfer?.files[0];
+    if (file) header.run(() => loadFile(panel, file));
+  });
+
+  panel.render();
+  const source = params.get('source');
+  const recording = params.get('recording');
+  if (source === 'live') {
+    if (params.get('connect') === '1' && live.key && live.session) connect(panel, live);
+    else document.querySelector<HTMLButtonElement>('[data-testid="live-toggle"]')?.click();
+  } else if (recording) {
+    header.run(async () => {
+      const response = await fetch(recording);
+      if (!response.ok) throw new Error(`${response.status} ${response.statusText} from ${recording}`);
+      await loadRecording(panel, await response.text(), { kind: 'file', label: recording, detail: '' });
+    });
+  } else {
+    header.run(() => loadBundled(panel));
+  }
+  // For tests and the console: the panel object (read-only use).
+  (window as unknown as { stepline: Panel }).stepline = panel;
+}
+
+main().catch((error: unknown) => {
+  document.getElementById('app')!.replaceChildren(h('p', { class: 'banner', role: 'alert' }, `stepline could not start: ${describe(error)}`));
+});

@@ -1,0 +1,117 @@
+// Live runs: the page subscribes to a session's channel on a Reverb (or any
+// Pusher-protocol) server with laravel-echo + pusher-js, exactly as a Laravel
+// app's front end does, and feeds every `agent.*` event into a Session.
+import Echo from 'laravel-echo';
+import Pusher from 'pusher-js';
+import { Session, slimSnapshot } from 'stepline';
+import type { Panel } from '../panel';
+import { describe, reconcileAt } from './recording';
+
+/** The connection form's values (also read from the page URL). */
+export interface LiveSettings {
+  key: string;
+  host: string;
+  port: number;
+  tls: boolean;
+  /** The agent session id: the channel is `agent.{session}`. */
+  session: string;
+  /** Subscribe to `private-agent.{session}`, authorised by `authEndpoint`. */
+  private: boolean;
+  authEndpoint: string;
+  /** Where the final state can be fetched: a slim snapshot, a full state, or a snapshot line. */
+  finalStateUrl: string;
+}
+
+let echo: Echo<'reverb'> | null = null;
+
+/** Leaves the current channel and closes the connection. */
+export function disconnect(): void {
+  echo?.disconnect();
+  echo = null;
+}
+
+/** Connects and starts a new Session for the channel's events. */
+export function connect(panel: Panel, settings: LiveSettings): void {
+  disconnect();
+  const session = new Session({ sessionId: settings.session });
+  const channelName = `agent.${settings.session}`;
+  const shown = settings.private ? `private-${channelName}` : channelName;
+  panel.setSession(session, { kind: 'live', label: shown, detail: 'connecting…' });
+  panel.finalStateUrl = settings.finalStateUrl;
+
+  echo = new Echo({
+    broadcaster: 'reverb',
+    key: settings.key,
+    wsHost: settings.host,
+    wsPort: settings.port,
+    wssPort: settings.port,
+    forceTLS: settings.tls,
+    enabledTransports: settings.tls ? ['wss'] : ['ws'],
+    authEndpoint: settings.authEndpoint,
+    Pusher,
+  });
+  const connection = echo.connector.pusher.connection;
+  connection.bind('state_change', ({ current }: { current: string }) => {
+    if (panel.session === session) {
+      panel.source = { ...panel.source, detail: current };
+      panel.render();
+    }
+  });
+  const channel = settings.private ? echo.private(channelName) : echo.channel(channelName);
+  channel.subscribed(() => {
+    panel.source = { ...panel.source, detail: 'subscribed' };
+    panel.render();
+  });
+  channel.error((status: unknown) => {
+    panel.error = `Subscribing to ${shown} failed: ${JSON.stringify(status)}`;
+    panel.render();
+  });
+  // listenToAll hands over every event name with its data, whatever the
+  // Echo namespace; the envelope's own `type` is what stepline reads.
+  channel.listenToAll((event: string, data: unknown) => {
+    if (!event.replace(/^\./, '').startsWith('agent.')) return;
+    try {
+      session.ingest(data as object);
+      panel.envelopeLines.push(JSON.stringify(data));
+    } catch (error) {
+      panel.error = `An event could not be read: ${describe(error)}`;
+      panel.render();
+    }
+  });
+}
+
+/**
+ * Fetches the final state and reconciles the stream with it. Accepts a slim
+ * snapshot, a recording's snapshot line, or a full AgentState (slimmed here).
+ */
+export async function fetchFinalState(panel: Panel, url: string): Promise<void> {
+  const session = panel.session;
+  if (!session) return;
+  try {
+    const response = await fetch(url, { cache: 'no-store' });
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText} from ${url}`);
+    const value = (await response.json()) as Record<string, unknown>;
+    const snapshot = 'stepline_snapshot' in value
+      ? value.stepline_snapshot as object
+      : 'agentId' in value ? slimSnapshot(value).snapshot : value;
+    reconcileAt(panel, session, snapshot, 'Final state');
+    panel.tab = 'reconcile';
+  } catch (error) {
+    panel.error = `The final state could not be used: ${describe(error)}`;
+  }
+  panel.render();
+}
+
+/** Settings from the page URL (`?source=live&key=…&port=…&session=…&connect=1`). */
+export function settingsFromUrl(params: URLSearchParams): LiveSettings {
+  return {
+    key: params.get('key') ?? '',
+    host: params.get('host') ?? location.hostname,
+    port: Number(params.get('port') ?? 8080),
+    tls: params.get('tls') === '1' || params.get('tls') === 'true',
+    session: params.get('session') ?? '',
+    private: params.get('private') === '1',
+    authEndpoint: params.get('auth') ?? '/broadcasting/auth',
+    finalStateUrl: params.get('final') ?? '',
+  };
+}

@@ -1,0 +1,127 @@
+// The top bar: where the run comes from (bundled, file, live), what state it
+// is in, the live connection form, loading progress and errors.
+import { h, replaceChildren } from '../dom';
+import { count } from '../format';
+import type { Panel, View } from '../panel';
+import { describe, loadBundled, loadFile } from '../sources/recording';
+import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';
+
+export class Header implements View {
+  readonly el: HTMLElement;
+  private source = h('div', { class: 'source', 'data-testid': 'source' });
+  private summary = h('div', { class: 'summary', 'data-testid': 'summary' });
+  private progress = h('div', { class: 'progress', role: 'progressbar', hidden: true });
+  private banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'error' });
+  private liveForm: HTMLFormElement;
+  private fileInput: HTMLInputElement;
+
+  constructor(private panel: Panel, live: LiveSettings) {
+    this.fileInput = h('input', { type: 'file', accept: '.jsonl,.ndjson,.json,.txt', hidden: true, 'data-testid': 'file-input' });
+    this.fileInput.addEventListener('change', () => {
+      const file = this.fileInput.files?.[0];
+      if (file) this.run(() => loadFile(panel, file));
+      this.fileInput.value = '';
+    });
+    this.liveForm = this.buildLiveForm(live);
+    this.el = h('header', { class: 'top' },
+      h('div', { class: 'bar' },
+        h('h1', null, 'stepline', h('span', { class: 'sub' }, 'devtools')),
+        h('nav', { class: 'sources', 'aria-label': 'Sources' },
+          h('button', { type: 'button', onclick: () => this.run(() => { disconnect(); return loadBundled(panel); }) }, 'Bundled run'),
+          h('button', { type: 'button', onclick: () => this.fileInput.click() }, 'Open recording…'),
+          h('button', { type: 'button', 'aria-expanded': 'false', 'data-testid': 'live-toggle', onclick: (e: Event) => this.toggleLive(e) }, 'Live…'),
+          this.fileInput),
+        this.source,
+        this.summary),
+      this.liveForm,
+      this.progress,
+      this.banner);
+  }
+
+  /** Runs a load, showing its failure in the banner instead of losing it. */
+  run(load: () => Promise<void>): void {
+    load().catch((error: unknown) => {
+      this.panel.loading = null;
+      this.panel.error = describe(error);
+      this.panel.render();
+    });
+  }
+
+  private toggleLive(e: Event): void {
+    const open = this.liveForm.hidden;
+    this.liveForm.hidden = !open;
+    (e.currentTarget as HTMLElement).setAttribute('aria-expanded', String(open));
+    if (open) (this.liveForm.querySelector('input') as HTMLInputElement | null)?.focus();
+  }
+
+  private buildLiveForm(s: LiveSettings): HTMLFormElement {
+    const field = (label: string, name: string, value: string, attrs: Record<string, string> = {}) =>
+      h('label', null, label, h('input', { name, value, autocomplete: 'off', spellcheck: 'false', ...attrs }));
+    const check = (label: string, name: string, checked: boolean) =>
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked }), label);
+    const form = h('form', { class: 'live', hidden: true, 'data-testid': 'live-form', 'aria-label': 'Live connection' },
+      field('App key', 'key', s.key, { required: 'true' }),
+      field('Host', 'host', s.host),
+      field('Port', 'port', String(s.port), { inputmode: 'numeric' }),
+      check('TLS', 'tls', s.tls),
+      field('Session id', 'session', s.session, { required: 'true', placeholder: 'channel agent.{session}' }),
+      check('Private channel', 'private', s.private),
+      field('Auth endpoint', 'auth', s.authEndpoint),
+      field('Final state URL', 'final', s.finalStateUrl, { placeholder: 'optional: /agents/{id}/state' }),
+      h('div', { class: 'actions' },
+        h('button', { type: 'submit', class: 'primary' }, 'Connect'),
+        h('button', { type: 'button', 'data-testid': 'fetch-final', onclick: () => this.fetchFinal() }, 'Fetch final state')));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      connect(this.panel, this.readForm());
+    });
+    return form;
+  }
+
+  private readForm(): LiveSettings {
+    const data = new FormData(this.liveForm);
+    const text = (k: string) => String(data.get(k) ?? '').trim();
+    return {
+      key: text('key'), host: text('host') || location.hostname, port: Number(text('port')) || 8080, tls: data.has('tls'),
+      session: text('session'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
+    };
+  }
+
+  private fetchFinal(): void {
+    const url = this.readForm().finalStateUrl || this.panel.finalStateUrl;
+    if (!url) {
+      this.panel.error = 'Enter the final state URL first.';
+      this.panel.render();
+      return;
+    }
+    void fetchFinalState(this.panel, url);
+  }
+
+  update(panel: Panel): void {
+    const { source, view, loading, error } = panel;
+    replaceChildren(this.source,
+      source.kind === 'none' ? null : h('span', { class: `kind kind-${source.kind}` }, source.kind),
+      h('span', { class: 'label', title: source.label }, source.label),
+      source.detail ? h('span', { class: 'detail', 'data-testid': 'source-detail' }, source.detail) : null);
+    if (view) {
+      const steps = view.executions.reduce((n, e) => n + e.steps.length, 0);
+      replaceChildren(this.summary,
+        h('span', { class: `pill status-${view.status ?? 'unknown'}`, 'data-testid': 'run-status' }, view.status ?? 'no status'),
+        h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),
+        h('span', { title: 'total tokens' }, `${count(view.usage.total)} tok`),
+        h('span', { class: 'muted', title: 'applied / duplicates / rejected envelopes' },
+          `${count(view.counts.applied)} events`, view.counts.duplicates ? ` · ${view.counts.duplicates} dup` : '',
+          view.counts.rejected ? ` · ${view.counts.rejected} rejected` : ''));
+    } else {
+      replaceChildren(this.summary);
+    }
+    this.progress.hidden = loading === null;
+    if (loading) {
+      const pct = loading.total > 0 ? Math.round((loading.done / loading.total) * 100) : 0;
+      this.progress.setAttribute('aria-valuenow', String(pct));
+      replaceChildren(this.progress, h('div', { class: 'fill', style: `width:${pct}%` }), h('span', null, `Loading ${loading.label}: ${pct}%`));
+    }
+    this.banner.hidden = error === null;
+    if (error) replaceChildren(this.banner, error, ' ', h('button', { type: 'button', class: 'link', onclick: () => { panel.error = null; panel.render(); } }, 'Dismiss'));
+  }
+}

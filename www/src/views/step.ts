@@ -1,0 +1,109 @@
+// The selected step: what it was, its tool runs, the continuation trace that
+// decided whether the agent went on (with one line saying why), and the text
+// streamed in its turn. Rebuilt only when the step or the turn's text changed.
+import type { ExecutionView, StepView, ToolRunView } from 'stepline';
+import { h, replaceChildren } from '../dom';
+import { clip, clock, count, duration, shortClass } from '../format';
+import type { Panel, View } from '../panel';
+import { stepState } from './timeline';
+
+interface Evaluation { criterion?: string; decision?: string; reason?: string }
+
+/** One sentence: why the agent stopped (or went on) after this step. */
+export function whyLine(s: StepView): string | null {
+  const c = s.continuation;
+  if (!c) return null;
+  const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
+  const resolvedBy = shortClass(c.resolved_by);
+  const decider = evaluations.find((e) => shortClass(e.criterion) === resolvedBy);
+  const because = decider?.reason ? `: ${decider.reason}` : '';
+  if (c.should_continue) return `Went on: ${resolvedBy} requested another step${because}.`;
+  if (c.resolved_by === 'aggregate') {
+    return `Stopped (${c.stop_reason ?? 'completed'}): nothing requested another step, so the run ended.`;
+  }
+  return `Stopped (${c.stop_reason ?? 'unknown'}) by ${resolvedBy}${because}.`;
+}
+
+function toolRow(t: ToolRunView): HTMLElement {
+  const outcome = t.status === 'failed'
+    ? h('span', { class: 'error' }, t.error ?? 'failed')
+    : t.status === 'running' ? h('span', { class: 'muted' }, 'running…') : h('span', null, clip(t.result_summary ?? t.output ?? '', 200) || 'ok');
+  const args = t.args_summary ?? (t.args === null || t.args === undefined ? '' : clip(t.args, 200));
+  return h('tr', { 'data-testid': 'tool-run', class: `tool-${t.status}` },
+    h('td', null, h('span', { class: `dot ${t.status}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
+    h('td', { class: 'args' }, h('code', null, args)),
+    h('td', null, outcome),
+    h('td', { class: 'num' }, duration(t.duration_ms)),
+    h('td', null, h('span', { class: `pill tool-status-${t.status}` }, t.status === 'succeeded' ? 'ok' : t.status)));
+}
+
+function traceTable(s: StepView): HTMLElement | null {
+  const c = s.continuation;
+  if (!c) return h('p', { class: 'muted' }, s.seen.completed ? 'No continuation trace was streamed for this step (the broadcast preset leaves it out).' : 'Not decided yet.');
+  const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
+  return h('div', null,
+    h('p', { class: `why ${c.should_continue ? 'went-on' : 'stopped'}`, 'data-testid': 'why' }, whyLine(s)),
+    evaluations.length === 0 ? null : h('table', { class: 'grid trace', 'data-testid': 'trace' },
+      h('thead', null, h('tr', null, h('th', null, 'Criterion'), h('th', null, 'Decision'), h('th', null, 'Reason'))),
+      h('tbody', null, evaluations.map((e) => h('tr', { 'data-testid': 'trace-row', class: shortClass(e.criterion) === shortClass(c.resolved_by) ? 'decider' : '' },
+        h('td', null, h('code', { title: e.criterion ?? '' }, shortClass(e.criterion))),
+        h('td', null, h('span', { class: `pill decision-${e.decision ?? 'unknown'}` }, e.decision ?? '—')),
+        h('td', null, e.reason ?? ''))))));
+}
+
+export class StepDetail implements View {
+  readonly el: HTMLElement;
+  private body = h('div', { class: 'detail-body' });
+  private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', 'aria-live': 'polite' });
+  private textTitle = h('h3', null, 'Streamed text');
+  private lastStep: StepView | null | undefined = undefined;
+  private lastExec: ExecutionView | null = null;
+
+  constructor() {
+    this.el = h('section', { class: 'detail', 'aria-label': 'Step detail' }, this.body, h('div', { class: 'text-block' }, this.textTitle, this.text));
+  }
+
+  update(panel: Panel): void {
+    const exec = panel.view?.executions[panel.selected.exec] ?? null;
+    const step = exec ? (panel.selected.step === null ? exec.steps.at(-1) : exec.steps.find((s) => s.number === panel.selected.step)) ?? null : null;
+    if (step !== this.lastStep) {
+      this.lastStep = step;
+      replaceChildren(this.body, step ? this.stepBody(panel.selected.exec, step) : h('p', { class: 'empty' }, panel.view ? 'No step yet. Events will appear as they arrive.' : 'Choose a source: the bundled run, a recording, or a live channel.'));
+    }
+    if (exec !== this.lastExec) {
+      const appended = this.lastExec !== null && exec !== null && this.lastExec.execution_id === exec.execution_id && exec.text.startsWith(this.lastExec.text);
+      // Appending keeps the selection and scroll position of what is already shown.
+      if (appended && this.lastExec) this.text.append(exec!.text.slice(this.lastExec.text.length));
+      else this.text.textContent = exec?.text ?? '';
+      this.text.classList.toggle('streaming', exec?.status === 'processing');
+      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}` : 'Streamed text';
+      this.lastExec = exec;
+    }
+  }
+
+  private stepBody(exec: number, s: StepView): HTMLElement[] {
+    const u = s.usage;
+    const state = stepState(s);
+    return [
+      h('div', { class: 'step-head' },
+        h('h2', null, `Step ${s.number}`, h('span', { class: 'muted' }, ` · turn ${exec + 1}`)),
+        h('span', { class: `badge type-${s.type ?? 'unknown'}` }, s.type ?? 'pending'),
+        h('span', { class: `pill state-${state}` }, state)),
+      h('dl', { class: 'facts' },
+        h('dt', null, 'Started'), h('dd', null, clock(s.started_at)),
+        h('dt', null, 'Completed'), h('dd', null, clock(s.completed_at)),
+        h('dt', null, 'Duration'), h('dd', null, duration(s.duration_ms)),
+        h('dt', null, 'Finish'), h('dd', null, s.finish_reason ?? '—'),
+        h('dt', null, 'Tokens'), h('dd', { title: u ? `input ${u.input}, output ${u.output}, cache write ${u.cacheWrite}, cache read ${u.cacheRead}, reasoning ${u.reasoning}` : '' },
+          u ? `${count(u.total)} (in ${count(u.input)} · out ${count(u.output)} · cache ${count(u.cacheWrite + u.cacheRead)} · reasoning ${count(u.reasoning)})` : '—'),
+        h('dt', null, 'Context'), h('dd', null, s.message_count === null ? '—' : `${s.message_count} messages, ${s.tools_available ?? '?'} tools`)),
+      s.error ? h('p', { class: 'error' }, s.error) : null,
+      h('h3', null, `Tool runs (${s.tools.length})`),
+      s.tools.length === 0 ? h('p', { class: 'muted' }, 'No tools in this step.') : h('table', { class: 'grid tools', 'data-testid': 'tool-runs' },
+        h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'Arguments'), h('th', null, 'Result or error'), h('th', { class: 'num' }, 'Duration'), h('th', null, 'Status'))),
+        h('tbody', null, s.tools.map(toolRow))),
+      h('h3', null, 'Continuation'),
+      traceTable(s),
+    ].filter((x): x is HTMLElement => x !== null);
+  }
+}
