@@ -30,7 +30,7 @@ function toolRow(t: ToolRunView): HTMLElement {
     : t.status === 'running' ? h('span', { class: 'muted' }, 'running…') : h('span', null, clip(t.result_summary ?? t.output ?? '', 200) || 'ok');
   const args = t.args_summary ?? (t.args === null || t.args === undefined ? '' : clip(t.args, 200));
   return h('tr', { 'data-testid': 'tool-run', class: `tool-${t.status}` },
-    h('td', null, h('span', { class: `dot ${t.status}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
+    h('td', { title: t.name }, h('span', { class: `dot ${t.status}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
     h('td', { class: 'args' }, h('code', null, args)),
     h('td', null, outcome),
     h('td', { class: 'num' }, duration(t.duration_ms)),
@@ -73,7 +73,8 @@ export class StepDetail implements View {
     if (exec !== this.lastExec) {
       const appended = this.lastExec !== null && exec !== null && this.lastExec.execution_id === exec.execution_id && exec.text.startsWith(this.lastExec.text);
       // Appending keeps the selection and scroll position of what is already shown.
-      if (appended && this.lastExec) this.text.append(exec!.text.slice(this.lastExec.text.length));
+      // Many appends leave many Text nodes; past a few hundred, one node again.
+      if (appended && this.lastExec && this.text.childNodes.length < 500) this.text.append(exec!.text.slice(this.lastExec.text.length));
       else this.text.textContent = exec?.text ?? '';
       this.text.classList.toggle('streaming', exec?.status === 'processing');
       this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}` : 'Streamed text';

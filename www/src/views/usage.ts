@@ -5,6 +5,9 @@ import { h, replaceChildren, svg } from '../dom';
 import { count } from '../format';
 import type { Panel, View } from '../panel';
 
+/** At most this many bars: a long turn shows the steps around the selected one. */
+const MAX_BARS = 60;
+
 const PARTS = [
   { key: 'input', label: 'input' },
   { key: 'output', label: 'output' },
@@ -27,7 +30,10 @@ export class UsageView implements View {
       replaceChildren(this.el, h('p', { class: 'muted' }, 'No usage yet.'));
       return;
     }
-    const steps = exec.steps;
+    const all = exec.steps;
+    const at = Math.max(0, all.findIndex((s) => s.number === selected));
+    const from = Math.max(0, Math.min(at - MAX_BARS / 2, all.length - MAX_BARS));
+    const steps = all.length > MAX_BARS ? all.slice(from, from + MAX_BARS) : all;
     const max = Math.max(1, ...steps.map((s) => s.usage?.total ?? 0));
     const barW = Math.max(6, Math.min(36, Math.floor(360 / steps.length) - 4));
     const gap = 4;
@@ -55,6 +61,8 @@ export class UsageView implements View {
         svg('text', { x: 30, y: 14, class: 'axis', 'text-anchor': 'end' }, count(max)),
         svg('line', { x1: 34, x2: width, y1: chartH, y2: chartH, class: 'baseline' }),
         bars)),
-      h('p', { class: 'muted small' }, `Turn ${panel.selected.exec + 1}: ${count(exec.usage.total)} tokens over ${steps.length} steps. Click a bar to open its step.`));
+      h('p', { class: 'muted small' }, `Turn ${panel.selected.exec + 1}: ${count(exec.usage.total)} tokens over ${all.length} steps`,
+        steps.length < all.length ? ` (showing steps ${steps[0].number}–${steps[steps.length - 1].number} around the selected one)` : '',
+        '. Click a bar to open its step.'));
   }
 }

@@ -1,0 +1,111 @@
+// A live run end to end with real components: stepline's demo run published
+// through the Pusher HTTP API (the `pusher` package) to sockudo, a real
+// Pusher-protocol server standing in for Reverb, and received in headless
+// Chromium by laravel-echo + pusher-js inside the panel. The page shows each
+// step as it arrives, reconciles with the final snapshot it fetches, and names
+// an envelope that was withheld (this second run goes over a private channel
+// authorised by the page's auth endpoint).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Session } from '../../pkg/index.mjs';
+import { demoRun } from '../../scripts/demo-run.mjs';
+import { servePanel } from '../../scripts/lib/panel-server.mjs';
+import { authorizer, publisher } from '../../scripts/lib/publisher.mjs';
+import { startSockudo } from '../../scripts/lib/sockudo.mjs';
+import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+
+let sockudo;
+let browser;
+let server;
+let pub;
+
+before(async () => {
+  sockudo = await startSockudo({ maxPayloadKb: 10 });
+  pub = publisher(sockudo);
+  browser = await launch();
+  server = await servePanel({ root: distDir, auth: authorizer(sockudo) });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await sockudo?.stop();
+});
+
+/** Opens the panel in live mode on `session` and waits until it is subscribed. */
+async function openLive(session, { privateChannel = false } = {}) {
+  const params = new URLSearchParams({
+    source: 'live', key: sockudo.key, host: '127.0.0.1', port: String(sockudo.port), tls: '0',
+    session, final: `/final/${session}.json`, connect: '1', ...(privateChannel ? { private: '1' } : {}),
+  });
+  const page = await openPage(browser);
+  await page.goto(`${server.url}?${params}`);
+  await page.waitForFunction(() => window.stepline?.source.detail === 'subscribed', null, { timeout: 20_000 });
+  return page;
+}
+
+const stepsShown = (page) => page.evaluate(() => window.stepline.view.executions.reduce((n, e) => n + e.steps.length, 0));
+
+async function fetchFinal(page) {
+  await page.click('[data-testid=live-toggle]');
+  await page.click('[data-testid=fetch-final]');
+  await page.waitForSelector('[data-testid=reconcile-status]');
+}
+
+describe('live over laravel-echo + pusher-js from sockudo', () => {
+  test('each step shows as it arrives; the fetched final state reconciles as consistent', async () => {
+    const session = 'sess-live-1';
+    const page = await openLive(session);
+    const { envelopes, snapshots } = await demoRun({ sessionId: session });
+    let started = 0;
+    for (const envelope of envelopes) {
+      assert.equal(await pub.publish(envelope), 200);
+      if (envelope.type === 'agent.step.started') {
+        started += 1;
+        // The new step is on the page before the next event is sent.
+        await page.waitForFunction((n) => window.stepline.view.executions.reduce((k, e) => k + e.steps.length, 0) === n, started, { timeout: 10_000 });
+        const turn = await page.evaluate(() => window.stepline.view.executions.length - 1);
+        await page.waitForSelector(`[data-testid=step-row][data-exec="${turn}"][data-step="${envelope.payload.step_number}"]`);
+      }
+    }
+    await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 10_000 });
+    assert.equal(await stepsShown(page), 9);
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'stopped');
+
+    server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));
+    await fetchFinal(page);
+    assert.equal(await page.textContent('[data-testid=reconcile-status]'), 'consistent');
+    await screenshot(page, 'panel-live');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('a withheld envelope on a private channel is named by the report', async () => {
+    const session = 'sess-live-2';
+    const page = await openLive(session, { privateChannel: true });
+    const { envelopes, snapshots } = await demoRun({ sessionId: session });
+    // The second turn's agent.step.started of step 3 never goes out.
+    const turn2 = envelopes.findIndex((e, i) => i > 0 && e.type === 'agent.status' && e.payload.status === 'processing');
+    const withheld = envelopes.findIndex((e, i) => i > turn2 && e.type === 'agent.step.started' && e.payload.step_number === 3);
+    const sent = envelopes.filter((_, i) => i !== withheld);
+    for (const envelope of sent) assert.equal(await pub.publish(envelope, { private: true }), 200);
+    await page.waitForFunction((n) => window.stepline.view.counts.applied === n, sent.length, { timeout: 10_000 });
+
+    const snapshot = snapshots.at(-1).snapshot;
+    server.setRoute(`/final/${session}.json`, () => ({ body: { stepline_snapshot: snapshot } }));
+    await fetchFinal(page);
+    const differences = await page.$$eval('[data-testid=difference]', (els) => els.map((e) => `${e.dataset.kind}: ${e.querySelector('button, span:not(.pill)')?.textContent}`));
+    // The same core in Node, fed the same envelopes, says the same.
+    const expected = new Session();
+    for (const envelope of sent) expected.ingest(envelope);
+    const report = expected.reconcile(snapshot);
+    expected.free();
+    assert.deepEqual(differences, report.differences.map((d) => `${d.kind}: ${d.message}`));
+    assert.ok(differences.includes('lost_event: agent.step.started of step 3 never arrived'), differences.join('\n'));
+    assert.notEqual(await page.textContent('[data-testid=reconcile-status]'), 'consistent');
+    // The difference links to its step.
+    await page.click('[data-testid=difference][data-kind=lost_event] button');
+    assert.equal(await page.$eval('[data-testid=step-row][aria-selected=true]', (e) => `${e.dataset.exec}:${e.dataset.step}`), '1:3');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,100 @@
+// Recordings opened as files, in headless Chromium: every string from events
+// renders as text (XSS payloads in every field the panel shows), and a
+// 100,000-event recording loads with progress and keeps the DOM small.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
+import { servePanel } from '../../scripts/lib/panel-server.mjs';
+import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+
+const PAYLOADS = [
+  '<img src=x onerror="window.__xss=(window.__xss||0)+1">',
+  '"><script>window.__xss=(window.__xss||0)+1</script>',
+  '<svg onload="window.__xss=(window.__xss||0)+1"></svg>',
+];
+const [IMG, SCRIPT, SVG] = PAYLOADS;
+
+/** A v1.22-dialect run whose every free-text field carries markup. */
+function hostileRecording() {
+  const base = { session_id: 'sess-xss', execution_id: `exec ${SVG}`, timestamp: '2026-01-20T12:00:00.000Z' };
+  const env = (type, payload, at) => JSON.stringify({ type, ...base, ...(at ? { timestamp: at } : {}), payload });
+  return [
+    env('agent.status', { status: 'processing', previous_status: 'idle' }),
+    env('agent.step.started', { step_number: 1, message_count: 1, available_tools: 1 }),
+    env('agent.stream.chunk', { content: `Answer: ${IMG} `, is_complete: false, chunk_index: 0 }),
+    env('agent.stream.chunk', { content: SCRIPT, is_complete: false, chunk_index: 1 }),
+    env('agent.tool.started', { tool_name: IMG, tool_call_id: null, args: { q: SCRIPT, [SVG]: 1 } }),
+    env('agent.tool.completed', { tool_name: IMG, tool_call_id: null, success: false, error: SVG, duration_ms: 12, result_summary: null }, '2026-01-20T12:00:00.500Z'),
+    env('agent.continuation', {
+      step_number: 1, should_continue: false, stop_reason: IMG, resolved_by: SCRIPT,
+      evaluations: [{ criterion: `Criteria\\${SVG}`, decision: 'forbid', reason: IMG }, { criterion: SCRIPT, decision: 'allow', reason: SVG }],
+    }, '2026-01-20T12:00:01.000Z'),
+    env('agent.step.completed', { step_number: 1, has_tool_calls: true, errors: 1, finish_reason: SCRIPT, usage: { input: 1, output: 2, cacheWrite: 0, cacheRead: 0, reasoning: 0 }, duration_ms: 1000 }, '2026-01-20T12:00:01.000Z'),
+    env('agent.status', { status: SVG, previous_status: 'processing' }, '2026-01-20T12:00:01.000Z'),
+  ].join('\n');
+}
+
+let browser;
+let server;
+
+before(async () => {
+  browser = await launch();
+  server = await servePanel({ root: distDir });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('recordings opened from files', () => {
+  test('markup in events renders as text, never as HTML', async () => {
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    await page.setInputFiles('[data-testid=file-input]', { name: `run ${IMG}.jsonl`, mimeType: 'application/x-ndjson', buffer: Buffer.from(hostileRecording()) });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
+    await page.click('[data-testid=step-row][data-step="1"]');
+    for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) await page.click(`[data-testid=tab-${tab}]`);
+    await page.click('[data-testid=whatif-run]');
+
+    const text = await page.textContent('body');
+    for (const payload of [IMG, SCRIPT]) assert.ok(text.includes(payload), `the page shows ${payload} as text`);
+    assert.ok((await page.textContent('[data-testid=tool-run]')).includes(SVG), 'the tool error shows as text');
+    assert.ok((await page.textContent('[data-testid=trace]')).includes(IMG), 'the trace reason shows as text');
+    assert.ok((await page.textContent('[data-testid=source]')).includes(`run ${IMG}.jsonl`), 'the file name shows as text');
+    assert.equal(await page.locator('img').count(), 0, 'no <img> element was created');
+    assert.equal(await page.locator('body script').count(), 0, 'no <script> element was created');
+    assert.equal(await page.locator('svg[onload]').count(), 0, 'no <svg onload> was created');
+    assert.equal(await page.evaluate(() => window.__xss), undefined, 'no payload ran');
+    assert.deepEqual(page.problems, []);
+    await screenshot(page, 'panel-xss');
+    await page.close();
+  });
+
+  test('a 100,000-event recording loads with progress and stays virtualised', async () => {
+    const text = generateRecordingText({ envelopes: 100_000, header: true });
+    server.setRoute('/big.jsonl', () => ({ type: 'application/x-ndjson', body: text }));
+    const page = await openPage(browser);
+    await page.goto(`${server.url}?recording=/big.jsonl`);
+    // The progress bar is shown while the batches go in.
+    await page.waitForSelector('[role=progressbar]:not([hidden])', { timeout: 60_000 });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 120_000 });
+    const state = await page.evaluate(() => ({
+      applied: window.stepline.view.counts.applied,
+      steps: window.stepline.view.executions.reduce((n, e) => n + e.steps.length, 0),
+      rows: document.querySelectorAll('[data-testid=step-row]').length,
+      nodes: document.querySelectorAll('*').length,
+    }));
+    assert.equal(state.applied, 100_000);
+    assert.ok(state.steps > 5_000, `${state.steps} steps`);
+    assert.ok(state.rows < 100, `only the visible rows are in the DOM (${state.rows} of ${state.steps})`);
+    assert.ok(state.nodes < 3_000, `${state.nodes} elements`);
+    // Still responsive: the keyboard reaches the last step and the detail follows.
+    await page.focus('[data-testid=timeline]');
+    await page.keyboard.press('End');
+    const last = await page.$eval('[data-testid=step-row][aria-selected=true]', (e) => Number(e.dataset.step));
+    assert.equal(last, state.steps);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
