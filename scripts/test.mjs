@@ -1,11 +1,12 @@
 // The one test command (`npm test`, also what .ci/run runs):
 //
-//   scripts/setup.sh, npm run build, then five layers, each ending in its own
+//   scripts/setup.sh, npm run build, then six layers, each ending in its own
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
 //     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`
-//     types   tsc --noEmit -p tests/types/...              the emitted declarations
+//     types   tsc --noEmit -p tests/types/..., www/        the emitted declarations, the panel
+//     browser node --test tests/browser/*.test.mjs         the panel in Chromium, live via sockudo
 //     lint    scripts/lint.sh                              rustfmt + clippy, native and wasm32
 //
 // Every layer runs even when an earlier one failed; the exit code is non-zero if
@@ -85,11 +86,15 @@ async function jsLayer(built) {
   if (!existsSync(join(root, 'node_modules', 'stepline', 'package.json'))) {
     return report('js', { passed: 0, failed: 1, exitCode: 1, note: 'node_modules/stepline does not link to pkg/ (the build creates it)' });
   }
-  const dir = join(root, 'tests', 'js');
-  const files = readdirSync(dir).filter((f) => /\.test\.(mjs|cjs)$/.test(f)).sort().map((f) => join('tests', 'js', f));
-  if (files.length === 0) return report('js', { passed: 0, failed: 1, exitCode: 1, note: 'no tests/js/*.test.mjs or *.test.cjs files' });
+  await nodeTests('js', join('tests', 'js'));
+}
+
+/** Runs node:test over `dir`'s *.test.mjs/cjs files and reports their counts as `layer`. */
+async function nodeTests(layer, dir) {
+  const files = readdirSync(join(root, dir)).filter((f) => /\.test\.(mjs|cjs)$/.test(f)).sort().map((f) => join(dir, f));
+  if (files.length === 0) return report(layer, { passed: 0, failed: 1, exitCode: 1, note: `no ${dir}/*.test.mjs or *.test.cjs files` });
   const tmp = mkdtempSync(join(tmpdir(), 'stepline-test-'));
-  const tap = join(tmp, 'js.tap');
+  const tap = join(tmp, `${layer}.tap`);
   try {
     const { code } = await run(process.execPath, [
       '--test',
@@ -99,10 +104,22 @@ async function jsLayer(built) {
     ]);
     const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
     const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
-    report('js', { passed: count('pass'), failed: count('fail') + count('cancelled'), exitCode: code });
+    report(layer, { passed: count('pass'), failed: count('fail') + count('cancelled'), exitCode: code });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The devtools panel in Debian's Chromium (playwright-core), with sockudo as
+ * the Pusher-protocol server for the live tests: builds www/dist first.
+ */
+async function browserLayer(built) {
+  banner('browser: the panel in headless Chromium, live over sockudo (tests/browser)');
+  if (!built) return report('browser', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  const www = await run(process.execPath, [join('scripts', 'build-www.mjs')]);
+  if (www.code !== 0) return report('browser', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the panel build failed' });
+  await nodeTests('browser', join('tests', 'browser'));
 }
 
 /** rustfmt and clippy (native and wasm32), warnings as errors: scripts/lint.sh. */
@@ -115,12 +132,12 @@ async function lintLayer() {
 }
 
 async function typesLayer(built) {
-  banner('types: tsc --noEmit over pkg/ declarations and tests/types');
+  banner('types: tsc --noEmit over pkg/ declarations, tests/types and the panel (www/)');
   if (!built) return report('types', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   let passed = 0;
   let failed = 0;
-  for (const project of ['tests/types/tsconfig.json', 'tests/types/tsconfig.browser.json']) {
+  for (const project of ['tests/types/tsconfig.json', 'tests/types/tsconfig.browser.json', 'www/tsconfig.json']) {
     console.log(`tsc --noEmit -p ${project}`);
     const { code } = await run(process.execPath, [tsc, '--noEmit', '-p', project]);
     if (code === 0) passed += 1;
@@ -148,6 +165,7 @@ async function main() {
   await wasmLayer();
   await jsLayer(built);
   await typesLayer(built);
+  await browserLayer(built);
   await lintLayer();
 
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);

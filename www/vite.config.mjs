@@ -1,16 +1,14 @@
 // Builds the devtools panel into www/dist. The page imports `stepline` as an
-// application that installed it would; here the name points at the built
-// package's browser entry (pkg/web.js, what its `exports` give under the
-// `browser` condition), since pkg/ is built in place rather than installed.
+// application that installed it does: node_modules/stepline is the link to
+// the built package that `npm run build` makes, and Vite picks the entry from
+// its package.json `exports` under the `browser` condition (web.js, which
+// loads web/stepline_bg.wasm; Vite emits the wasm as an asset).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
-
-const browserEntry = fileURLToPath(new URL('../pkg/web.js', import.meta.url));
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  resolve: { alias: { stepline: browserEntry } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
