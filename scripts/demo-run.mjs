@@ -207,12 +207,15 @@ export async function demoRun({ sessionId = 'sess-demo-checkout', executionId = 
       const inputMessages = messages.map((m) => ({ ...m }));
       emit('AgentStepStarted', { agentId: AGENT_ID, parentAgentId: null, stepNumber, messageCount: messages.length, availableTools: TOOLS.length });
       clock += script.thinkMs;
-      for (const piece of chunksOf(script.text)) {
+      // A model's text before a tool call usually ends its paragraph; the
+      // stream has no other separator between steps.
+      const text = script.toolCalls.length > 0 ? `${script.text}\n\n` : script.text;
+      for (const piece of chunksOf(text)) {
         emit('StreamEventReceived', { content: piece });
         clock += 35 + (piece.length * 7) % 60;
       }
       const toolCalls = script.toolCalls.map((c) => ({ name: c.name, arguments: c.args, id: `call_${nextId().slice(-8)}` }));
-      const assistant = { role: 'assistant', content: script.text };
+      const assistant = { role: 'assistant', content: text };
       if (toolCalls.length > 0) {
         assistant._metadata = { tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) };
       }
@@ -242,7 +245,7 @@ export async function demoRun({ sessionId = 'sess-demo-checkout', executionId = 
         stepInfo: { id: nextId(), createdAt: phpTime(stepStart) },
         inputMessages, outputMessages, toolCalls, toolExecutions, errors, usage: script.usage,
         inferenceResponse: {
-          content: script.text, finishReason: script.finishReason, toolCalls, reasoningContent: '', usage: script.usage,
+          content: text, finishReason: script.finishReason, toolCalls, reasoningContent: '', usage: script.usage,
           responseData: { statusCode: 200, body: '', headers: [], isStreamed: true }, isPartial: false,
           id: nextId(), createdAt: phpTime(stepStart), updatedAt: phpTime(clock),
         },
