@@ -7,6 +7,12 @@
 #   - wasm-bindgen-cli (wasm-bindgen + wasm-bindgen-test-runner) at exactly the
 #     version Cargo.toml pins for the wasm-bindgen crate
 #   - node_modules, reinstalled with `npm ci` whenever package-lock.json changed
+#   - chromium, chromedriver and protoc from apt (the browser tests drive the
+#     devtools panel in chromium; protoc is needed to compile sockudo)
+#   - sockudo, the Pusher-protocol server the live-panel tests and demo run
+#
+# STEPLINE_SETUP=core (what `npm start` uses) stops after step 3: serving the
+# panel needs neither the browser nor the Pusher server.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -66,4 +72,49 @@ if [ ! -d node_modules ] || [ "$(cat "$stamp" 2>/dev/null || true)" != "$lock_ha
   printf '%s\n' "$lock_hash" >"$stamp"
 fi
 
-say "ok (target $target, wasm-bindgen $wb_version, node $(node --version), node_modules current)"
+if [ "${STEPLINE_SETUP:-}" = core ]; then
+  say "ok (core: target $target, wasm-bindgen $wb_version, node $(node --version), node_modules current)"
+  exit 0
+fi
+
+# 4. chromium, chromedriver, protoc (apt) -------------------------------------
+apt_packages=(chromium chromium-driver protobuf-compiler)
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || ! command -v protoc >/dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null; then
+    as_root=(sudo)
+  else
+    die "chromium, chromedriver or protoc is missing and this is not root and sudo is not available; install ${apt_packages[*]} as root"
+  fi
+  command -v apt-get >/dev/null ||
+    die "chromium, chromedriver or protoc is missing and apt-get is not available; install the equivalents of ${apt_packages[*]} yourself"
+  say "installing ${apt_packages[*]} with apt-get"
+  # `env` so the variable survives sudo, which drops the caller's environment.
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
+  [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && command -v protoc >/dev/null ||
+    die "apt-get install ${apt_packages[*]} finished but /usr/bin/chromium, /usr/bin/chromedriver or protoc is still missing"
+fi
+
+# 5. sockudo ------------------------------------------------------------------
+# Pinned: scripts/lib/sockudo.mjs configures it through environment variables
+# checked against this version. Another installed version is left alone (it is
+# the user's), with a note.
+sockudo_pin=5.2.0
+if ! command -v sockudo >/dev/null; then
+  say "installing sockudo $sockudo_pin; this compiles from source and takes about 13 minutes"
+  # Not --locked: that fails against this registry mirror.
+  cargo install sockudo --version "$sockudo_pin"
+  command -v sockudo >/dev/null || die "cargo install sockudo finished but sockudo is not in $cargo_bin"
+elif [ "$(installed_version sockudo)" != "$sockudo_pin" ]; then
+  say "note: sockudo $(installed_version sockudo) is installed; the tests were written against $sockudo_pin"
+fi
+
+# "Chromium 156.0.8078.79 built on ...", "libprotoc 3.21.12", "sockudo 5.2.0": the second word.
+chromium_version="$(installed_version /usr/bin/chromium)"
+chromedriver_version="$(installed_version /usr/bin/chromedriver)"
+protoc_version="$(installed_version protoc)"
+sockudo_version="$(installed_version sockudo)"
+say "ok (target $target, wasm-bindgen $wb_version, node $(node --version), node_modules current," \
+  "chromium ${chromium_version:-?}, chromedriver ${chromedriver_version:-?}, protoc ${protoc_version:-?}, sockudo ${sockudo_version:-?})"

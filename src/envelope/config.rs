@@ -77,6 +77,7 @@ impl BroadcastConfig {
                 "maxArgLength",
                 "autoStatusTracking",
                 "compat",
+                "maxMessageBytes",
             ],
             path,
         )?;

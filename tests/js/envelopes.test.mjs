@@ -85,3 +85,25 @@ test('the cap splits huge chunks and shortens huge texts', () => {
   assert.equal(enc.status('failed', { error: 'x' }).envelope.payload.previous_status, 'idle');
   assert.equal(enc.currentStatus, 'failed');
 });
+
+test('config.maxMessageBytes sets the cap, null turns it off, below 256 is refused', () => {
+  const event = { event: 'StreamEventReceived', args: { content: 'y'.repeat(3000) } };
+  const small = new EnvelopeEncoder({ sessionId: 's', config: { preset: 'debug', maxMessageBytes: 1000 } });
+  const pieces = small.push(event);
+  assert.ok(pieces.length >= 3, `${pieces.length} chunks`);
+  for (const p of pieces) assert.ok(Buffer.byteLength(JSON.stringify(p.envelope)) <= 1000);
+  const uncapped = new EnvelopeEncoder({ sessionId: 's', config: { preset: 'debug', maxMessageBytes: null } });
+  assert.equal(uncapped.push({ event: 'StreamEventReceived', args: { content: 'y'.repeat(30000) } }).length, 1);
+  assert.throws(() => new EnvelopeEncoder({ sessionId: 's', config: { maxMessageBytes: 100 } }),
+    (e) => e instanceof SteplineError && e.code === 'invalid_value' && e.path === '/options/config/maxMessageBytes');
+});
+
+test('push({ at }) stamps the event with its own time', () => {
+  const enc = new EnvelopeEncoder({ sessionId: 's', config: { preset: 'debug' }, now: '2026-01-20T12:00:00Z' });
+  const [started] = enc.push({ event: 'AgentStepStarted', args: { stepNumber: 1 }, at: '2026-01-20T12:00:05.250Z' }).slice(-1);
+  assert.equal(started.envelope.timestamp, '2026-01-20T12:00:05.250Z');
+  const [fixed] = enc.push({ event: 'AgentStepStarted', args: { stepNumber: 2 } });
+  assert.equal(fixed.envelope.timestamp, '2026-01-20T12:00:00.000Z');
+  assert.throws(() => enc.push({ event: 'AgentStepStarted', args: {}, at: 'not a date' }), (e) => e.code === 'invalid_timestamp' && e.path === '/at');
+  assert.throws(() => enc.push({ event: 'AgentStepStarted', agrs: {} }), (e) => e.code === 'invalid_value');
+});

@@ -1,0 +1,134 @@
+// `npm run demo:live`: the devtools panel following a live run, end to end on
+// this machine. Starts sockudo (a Pusher-protocol server standing in for
+// Reverb, with Reverb's 10 KB message limit), serves the built panel from
+// www/dist, prints the panel's live-mode URL, then publishes the bundled demo
+// run (scripts/demo-run.mjs) at a human pace through the `pusher` server
+// library, as a Laravel backend would. Ctrl-C stops everything.
+//
+//   node scripts/demo-live.mjs [--private]   --private: on private-agent.<session>,
+//                                            signed by the panel server's /broadcasting/auth
+//
+// On a fresh clone it first runs the set-up (which installs sockudo) and the
+// builds of pkg/ and www/dist; later runs reuse what is built.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { demoRun } from './demo-run.mjs';
+import { servePanel } from './lib/panel-server.mjs';
+import { authorizer, publisher } from './lib/publisher.mjs';
+import { startSockudo } from './lib/sockudo.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'www', 'dist');
+const WAIT_MS = 5_000;
+// Stream chunks come fast, like a model's deltas; other events slowly enough to follow.
+const CHUNK_GAP_MS = 150;
+const EVENT_GAP_MS = 600;
+const usePrivate = process.argv.includes('--private');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function fail(message) {
+  console.error(`demo:live: ${message}`);
+  process.exit(1);
+}
+
+/** Resolves on Enter or after `ms`, whichever comes first. */
+function enterOrTimeout(ms) {
+  // terminal: false keeps the TTY out of raw mode, so Ctrl-C stays a SIGINT.
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      rl.close();
+      process.stdin.pause();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    rl.once('line', done);
+  });
+}
+
+/** Opens the URL in the desktop's browser; only where there is a desktop. */
+function openBrowser(url) {
+  if (!process.env.DISPLAY) return;
+  const child = spawn('xdg-open', [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => {}); // no xdg-open: the printed URL is enough
+  child.unref();
+}
+
+let server;
+let panel;
+let stopping = false;
+
+/** Stops the panel server and sockudo (and removes its temp dir), then exits. */
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  await panel?.close();
+  await server?.stop();
+  process.exit(code);
+}
+
+/** Runs a set-up or build step with its output shown; stops the demo if it fails. */
+function prepare(label, command, args) {
+  console.log(`demo:live: ${label}`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) fail(`${label} failed (${result.error?.message ?? `exit status ${result.status}`})`);
+}
+
+async function main() {
+  prepare('set-up', 'bash', [join('scripts', 'setup.sh')]);
+  if (!existsSync(join(root, 'pkg', 'index.mjs'))) prepare('building the package (pkg/)', process.execPath, [join('scripts', 'build.mjs')]);
+  if (!existsSync(join(dist, 'index.html'))) prepare('building the panel (www/dist)', process.execPath, [join('scripts', 'build-www.mjs')]);
+  process.on('SIGINT', () => shutdown(130));
+  process.on('SIGTERM', () => shutdown(143));
+
+  server = await startSockudo({ maxPayloadKb: 10 });
+  panel = await servePanel({ root: dist, auth: authorizer(server) });
+
+  const sessionId = `demo-${randomBytes(4).toString('hex')}`;
+  const executionId = `exec-${randomBytes(4).toString('hex')}`;
+  const finalPath = `/final/${sessionId}.json`;
+  const params = {
+    source: 'live', key: server.key, host: server.host, port: server.port, tls: 0,
+    session: sessionId, ...(usePrivate ? { private: 1 } : {}), final: finalPath, connect: 1,
+  };
+  // Slashes stay readable (final=/final/<id>.json); everything else is encoded.
+  const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2F', '/')}`).join('&');
+  const url = `${panel.url}?${query}`;
+  const channel = `${usePrivate ? 'private-' : ''}agent.${sessionId}`;
+  console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}`);
+  console.log(`panel: ${url}`);
+  openBrowser(url);
+  console.log(`press Enter to start the run (it starts by itself in ${WAIT_MS / 1000} s)`);
+  await enterOrTimeout(WAIT_MS);
+
+  const { envelopes, snapshots } = await demoRun({ sessionId, executionId, startMs: Date.now() });
+  const { publish } = publisher(server);
+  let failed = 0;
+  for (const [i, envelope] of envelopes.entries()) {
+    if (stopping) return;
+    if (i > 0) await sleep(envelope.type === 'agent.stream.chunk' ? CHUNK_GAP_MS : EVENT_GAP_MS);
+    // Ready before the last envelope: a panel may fetch it as soon as it sees the run end.
+    if (i === envelopes.length - 1) panel.setRoute(finalPath, () => ({ body: snapshots.at(-1).snapshot }));
+    const progress = `${i + 1}/${envelopes.length} ${envelope.type}`;
+    try {
+      await publish(envelope, { channel });
+      console.log(`published ${progress}`);
+    } catch (error) {
+      failed += 1;
+      console.log(`FAILED ${progress}: ${error.message}`);
+    }
+  }
+  console.log(`run published: ${envelopes.length - failed} envelopes${failed ? `, ${failed} refused` : ''}; final snapshot at ${panel.url.slice(0, -1)}${finalPath}`);
+  console.log('the panel stays up; Ctrl-C to stop');
+}
+
+main().catch((error) => {
+  console.error(`demo:live: ${error.message}`);
+  shutdown(1);
+});
