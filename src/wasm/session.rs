@@ -36,6 +36,11 @@ pub struct Session {
     listeners: Vec<(u32, Function)>,
     /// Snapshot lines of the recording this session was loaded from.
     recorded: Vec<Value>,
+    /// Per execution, an unfrozen copy of its published `steps` array. A
+    /// step change is placed here and the published array is a copy of it:
+    /// copying a frozen array takes V8's slow element-by-element path, which
+    /// made every step change cost far more the longer the run was.
+    step_lists: Vec<Array>,
 }
 
 #[wasm_bindgen]
@@ -53,6 +58,7 @@ impl Session {
             stale: true,
             listeners: Vec::new(),
             recorded: Vec::new(),
+            step_lists: Vec::new(),
         })
     }
 
@@ -86,7 +92,7 @@ impl Session {
     pub fn get_snapshot(&mut self) -> Result<JsValue, JsValue> {
         if self.stale {
             let patch = to_js(&self.core.take_patch())?;
-            self.snapshot = apply_patch(&self.snapshot, &patch)?;
+            self.snapshot = apply_patch(&self.snapshot, &patch, &mut self.step_lists)?;
             self.stale = false;
         }
         Ok(self.snapshot.clone())
@@ -163,6 +169,7 @@ impl Session {
             stale: true,
             listeners: Vec::new(),
             recorded: snapshots,
+            step_lists: Vec::new(),
         })
     }
 
@@ -237,8 +244,14 @@ fn merged(base: &JsValue, over: &JsValue) -> Object {
     target
 }
 
-/// The next snapshot: `prev` with the patch applied, sharing what it did not touch.
-fn apply_patch(prev: &JsValue, patch: &JsValue) -> Result<JsValue, JsValue> {
+/// The next snapshot: `prev` with the patch applied, sharing what it did not
+/// touch. `step_lists` holds the unfrozen working copy of each execution's
+/// steps (see [`Session::step_lists`]).
+fn apply_patch(
+    prev: &JsValue,
+    patch: &JsValue,
+    step_lists: &mut Vec<Array>,
+) -> Result<JsValue, JsValue> {
     let next = merged(prev, &get(patch, "session"));
     let old_warnings = get(prev, "warnings");
     let added: Array = get(patch, "warnings_added").unchecked_into();
@@ -262,7 +275,13 @@ fn apply_patch(prev: &JsValue, patch: &JsValue) -> Result<JsValue, JsValue> {
     for change in changes.iter() {
         let index = get(&change, "index").as_f64().unwrap_or(0.0) as u32;
         let whole = get(&change, "whole");
+        let slot = index as usize;
+        if step_lists.len() <= slot {
+            step_lists.resize_with(slot + 1, Array::new);
+        }
         let exec = if !whole.is_undefined() {
+            let steps: Array = get(&whole, "steps").unchecked_into();
+            step_lists[slot] = steps.slice(0, u32::MAX);
             freeze_steps(&whole);
             whole
         } else {
@@ -270,14 +289,12 @@ fn apply_patch(prev: &JsValue, patch: &JsValue) -> Result<JsValue, JsValue> {
             let exec = merged(&old, &get(&change, "header"));
             let steps: Array = get(&change, "steps").unchecked_into();
             if steps.length() > 0 {
-                let list = get(&old, "steps")
-                    .unchecked_ref::<Array>()
-                    .slice(0, u32::MAX);
+                let work = &step_lists[slot];
                 for step in steps.iter() {
                     Object::freeze(step.unchecked_ref::<Object>());
-                    place_step(&list, step);
+                    place_step(work, step);
                 }
-                set(&exec, "steps", &Object::freeze(&list))?;
+                set(&exec, "steps", &Object::freeze(&work.slice(0, u32::MAX)))?;
             }
             let text = get(&change, "text");
             if text.is_object() {
