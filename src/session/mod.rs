@@ -14,6 +14,7 @@
 
 pub mod apply;
 pub mod collect;
+pub mod dedup;
 pub mod gaps;
 pub mod patch;
 pub mod reconcile;
@@ -21,9 +22,7 @@ pub mod recording;
 pub mod runlog;
 pub mod view;
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value};
 
@@ -31,6 +30,7 @@ use crate::envelope::decode::{decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::obj;
 use crate::session::apply::{apply, step_of};
+use crate::session::dedup::{Fingerprint, Fingerprinter, Seen};
 use crate::session::patch::Dirty;
 use crate::session::view::{add_usage, state_status, usage_value, Counts, Execution};
 
@@ -108,9 +108,8 @@ pub struct Session {
     executions: Vec<Execution>,
     /// Every applied envelope as received, in arrival order (for recordings).
     log: Vec<String>,
-    /// Dedup keys: hash -> positions in `keys` with that hash.
-    seen: BTreeMap<u64, Vec<usize>>,
-    keys: Vec<String>,
+    /// Fingerprints of the envelopes applied (see [`dedup`]).
+    seen: Seen,
     counts: Counts,
     /// Rejected envelopes per foreign session id.
     foreign: BTreeMap<String, u64>,
@@ -160,7 +159,8 @@ impl Session {
         let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
         let d = decode_value(&raw)?;
         // Kept as one JSONL line: the text itself unless it spans lines.
-        let line = if text.contains(['\n', '\r']) {
+        // A byte scan: `contains` with a char pattern decodes every character.
+        let line = if text.bytes().any(|b| b == b'\n' || b == b'\r') {
             serde_json::to_string(&raw).unwrap_or_default()
         } else {
             text.trim().to_string()
@@ -225,30 +225,15 @@ impl Session {
             _ => {}
         }
         let pos = self.execution_pos(&env);
-        let Some(mut key) = dedup_key(&env, &self.executions[pos]) else {
+        let Some(fingerprint) = dedup_key(&env, &self.executions[pos], pos) else {
             return self.applied(out, env, raw, pos);
         };
-        // Turns that reuse an execution id repeat byte-identical envelopes
-        // (the reference adapter keeps its id across turns).
-        key.push_str("#turn=");
-        key.push_str(&pos.to_string());
-        let hash = {
-            let mut h = DefaultHasher::new();
-            key.hash(&mut h);
-            h.finish()
-        };
-        let same = self
-            .seen
-            .get(&hash)
-            .is_some_and(|list| list.iter().any(|&i| self.keys.get(i) == Some(&key)));
-        if same {
+        if !self.seen.insert(fingerprint) {
             self.counts.duplicates += 1;
             self.dirty.header = true;
             out.duplicate = true;
             return out;
         }
-        self.seen.entry(hash).or_default().push(self.keys.len());
-        self.keys.push(key);
         self.applied(out, env, raw, pos)
     }
 
@@ -351,7 +336,7 @@ impl Session {
 /// ones are two pieces of text). Tool events without a call id or step
 /// number are keyed with the step they are attributed to, since the
 /// reference sends byte-identical tool events in consecutive steps.
-fn dedup_key(env: &Map<String, Value>, exec: &Execution) -> Option<String> {
+fn dedup_key(env: &Map<String, Value>, exec: &Execution, turn: usize) -> Option<Fingerprint> {
     let (kind, payload) = parts(env);
     let unindexed = match kind {
         "agent.stream.chunk" => !payload.contains_key("chunk_index"),
@@ -361,15 +346,21 @@ fn dedup_key(env: &Map<String, Value>, exec: &Execution) -> Option<String> {
     if unindexed {
         return None;
     }
-    let mut key = serde_json::to_string(env).unwrap_or_default();
+    let mut f = Fingerprinter::new();
+    for (k, v) in env {
+        f.str(k);
+        f.value(v);
+    }
+    // Turns that reuse an execution id repeat byte-identical envelopes
+    // (the reference adapter keeps its id across turns).
+    f.int(turn as i64);
     let anonymous_tool = kind.starts_with("agent.tool.")
         && payload.get("tool_call_id").is_none_or(Value::is_null)
         && !payload.contains_key("step_index");
     if anonymous_tool {
-        key.push_str("#step=");
-        key.push_str(&step_of(exec, payload).to_string());
+        f.int(step_of(exec, payload));
     }
-    Some(key)
+    Some(f.finish())
 }
 
 /// The type and payload of a normalised envelope.
