@@ -57,7 +57,15 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     const page = await openLive(session);
     const { envelopes, snapshots } = await demoRun({ sessionId: session });
     let started = 0;
-    for (const envelope of envelopes) {
+    let marked = false;
+    for (const [sent, envelope] of envelopes.entries()) {
+      // Once turn 1's first step is complete on the page, tag its row: an
+      // unchanged step must keep its DOM node while the rest streams in.
+      if (!marked && envelope.type === 'agent.step.started' && envelope.payload.step_number === 2) {
+        await page.waitForFunction((n) => window.stepline.view.counts.applied === n, sent);
+        await page.$eval('[data-testid=step-row][data-exec="0"][data-step="1"]', (el) => { el.dataset.marker = 'kept'; });
+        marked = true;
+      }
       assert.equal(await pub.publish(envelope), 200);
       if (envelope.type === 'agent.step.started') {
         started += 1;
@@ -69,6 +77,8 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     }
     await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 10_000 });
     assert.equal(await stepsShown(page), 9);
+    assert.equal(await page.getAttribute('[data-testid=step-row][data-exec="0"][data-step="1"]', 'data-marker'), 'kept',
+      'the row of a step that did not change was not re-rendered');
     assert.equal(await page.textContent('[data-testid=run-status]'), 'stopped');
 
     server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));

@@ -71,6 +71,25 @@ describe('recordings opened from files', () => {
     await page.close();
   });
 
+  test('a recording dropped on the page opens with its snapshot reconciled', async () => {
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    const text = await (await fetch(`${server.url}demo-run.jsonl`)).text();
+    // A drop as the browser delivers it: a DataTransfer holding one File.
+    await page.evaluate((content) => {
+      const data = new DataTransfer();
+      data.items.add(new File([content], 'dropped-run.jsonl', { type: 'application/x-ndjson' }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, text);
+    await page.waitForFunction(() => window.stepline?.source.label === 'dropped-run.jsonl' && !window.stepline.loading);
+    assert.equal(await page.locator('[data-testid=step-row]').count(), 9);
+    await page.click('[data-testid=tab-reconcile]');
+    assert.deepEqual(await page.$$eval('[data-testid=reconcile-status]', (els) => els.map((e) => e.textContent)), ['consistent', 'consistent']);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   test('a 100,000-event recording loads with progress and stays virtualised', async () => {
     const text = generateRecordingText({ envelopes: 100_000, header: true });
     server.setRoute('/big.jsonl', () => ({ type: 'application/x-ndjson', body: text }));

@@ -22,6 +22,12 @@ export function stepState(s: StepView): 'running' | 'ok' | 'failed' | 'incomplet
   return s.seen.started ? 'running' : 'incomplete';
 }
 
+function markSelected(el: HTMLElement, selected: boolean): HTMLElement {
+  el.classList.toggle('selected', selected);
+  el.setAttribute('aria-selected', String(selected));
+  return el;
+}
+
 export class Timeline implements View {
   readonly el: HTMLElement;
   private scroller: HTMLElement;
@@ -101,13 +107,15 @@ export class Timeline implements View {
     const selected = m.selected.exec === row.exec && selectedStep === s.number;
     const wouldStop = m.whatIf !== null && m.whatIf.exec === row.exec && m.whatIf.at === s.number;
     const diffs = m.diffs.get(`${row.exec}:${s.number}`) ?? 0;
-    const key = `${row.exec}|${selected}|${wouldStop}|${diffs}`;
+    // Selection is not part of the key: it only toggles the row's class and
+    // aria-selected, so moving it never rebuilds a row.
+    const key = `${row.exec}|${wouldStop}|${diffs}`;
     const hit = this.cache.get(s);
-    if (hit && hit.key === key) return hit.el;
+    if (hit && hit.key === key) return markSelected(hit.el, selected);
     const state = stepState(s);
     const failedTools = s.tools.filter((t) => t.status === 'failed').length;
     const el = h('div', {
-      class: `row step row-${state}${selected ? ' selected' : ''}`, role: 'option', 'aria-selected': String(selected),
+      class: `row step row-${state}`, role: 'option',
       'data-testid': 'step-row', 'data-exec': row.exec, 'data-step': s.number, 'data-state': state,
       onclick: () => this.panel.select(row.exec, s.number),
     },
@@ -125,7 +133,7 @@ export class Timeline implements View {
       h('span', { class: 'dur' }, duration(s.duration_ms)),
       h('span', { class: 'tok muted' }, s.usage ? `${count(s.usage.total)} tok` : '')));
     this.cache.set(s, { el, key });
-    return el;
+    return markSelected(el, selected);
   }
 
   private key(e: KeyboardEvent): void {
