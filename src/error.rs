@@ -105,3 +105,47 @@ impl std::error::Error for SteplineError {}
 
 /// Shorthand used throughout the core.
 pub type Result<T, E = SteplineError> = std::result::Result<T, E>;
+
+/// The failing lines of a JSONL batch: the first [`LineErrors::LISTED`] with
+/// their errors, all of them counted. A file of garbage must not cost memory
+/// (and a result object) per bad line: four million bad lines used to exhaust
+/// the wasm heap.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineErrors {
+    /// `(1-based line, error)`, in line order, at most `LISTED`.
+    pub listed: Vec<(usize, SteplineError)>,
+    /// Every failing line, listed or not.
+    pub count: u64,
+}
+
+impl LineErrors {
+    pub const LISTED: usize = 1000;
+
+    pub fn push(&mut self, line: usize, e: SteplineError) {
+        self.count += 1;
+        if self.listed.len() < Self::LISTED {
+            self.listed.push((line, e));
+        }
+    }
+
+    /// No line failed.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// Reads as the slice of listed lines: `errors[0]`, `errors.iter()`, `&errors`.
+impl std::ops::Deref for LineErrors {
+    type Target = [(usize, SteplineError)];
+    fn deref(&self) -> &Self::Target {
+        &self.listed
+    }
+}
+
+impl<'a> IntoIterator for &'a LineErrors {
+    type Item = &'a (usize, SteplineError);
+    type IntoIter = std::slice::Iter<'a, (usize, SteplineError)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.listed.iter()
+    }
+}

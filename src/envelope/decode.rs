@@ -50,6 +50,9 @@ const ENVELOPE_KEYS: &[&str] = &[
     "payload",
 ];
 
+/// `truncated: true`: the payload was shortened to fit the broadcaster's limit.
+const TRUNCATED: &str = "truncated";
+
 /// Limits for one envelope: far above what a broadcaster delivers (10 KB by
 /// default), far below what would hurt a browser tab.
 pub const ENVELOPE_LIMITS: Limits = Limits {
@@ -230,17 +233,20 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
     })
 }
 
-/// A JSONL batch: every line decoded, failures collected with their line number.
-pub fn decode_lines(text: &str) -> (Vec<Decoded>, Vec<(usize, SteplineError)>) {
+/// A JSONL batch: every line decoded, failures collected with their line
+/// number (the first 1,000 listed, all counted). A leading byte order mark is
+/// not part of the first line.
+pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
     let mut ok = Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = crate::error::LineErrors::default();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match decode_text(line) {
             Ok(d) => ok.push(d),
-            Err(e) => errors.push((i + 1, e)),
+            Err(e) => errors.push(i + 1, e),
         }
     }
     (ok, errors)
@@ -288,7 +294,21 @@ fn normalise(
             }
         }
     }
-    let known = |k: &str| spec.iter().any(|f| f.name == k || f.aliases.contains(&k));
+    // The encoder's cap (`cap::fit`) marks a shortened payload of any type.
+    match input.get(TRUNCATED) {
+        None => {}
+        Some(Value::Null) => {
+            out.insert(TRUNCATED.into(), Value::Null);
+        }
+        Some(v) => {
+            out.insert(
+                TRUNCATED.into(),
+                checked(v, Kind::Bool, &child(path, TRUNCATED))?,
+            );
+        }
+    }
+    let known =
+        |k: &str| k == TRUNCATED || spec.iter().any(|f| f.name == k || f.aliases.contains(&k));
     let extra: Map<String, Value> = input
         .iter()
         .filter(|(k, _)| !known(k))

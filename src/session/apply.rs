@@ -72,7 +72,7 @@ fn apply_event(
     match kind {
         "agent.status" => {
             if let Some(s) = str_of(p, "status") {
-                exec.statuses.push((s, str_of(p, "previous_status")));
+                exec.push_status(s, str_of(p, "previous_status"));
             }
             Touched::Header
         }
@@ -120,7 +120,7 @@ fn apply_event(
             let error = str_of(p, "error");
             if kind == "agent.run.failed" {
                 exec.run_error = error.clone();
-                exec.statuses.push(("failed".into(), None));
+                exec.push_status("failed".into(), None);
             }
             let step = step_mut(exec, n);
             step.error = error;
@@ -135,7 +135,7 @@ fn apply_event(
         }
         "agent.run.completed" => {
             exec.final_answer = str_of(p, "final_answer");
-            exec.statuses.push(("completed".into(), None));
+            exec.push_status("completed".into(), None);
             Touched::Header
         }
         "agent.continuation" => {

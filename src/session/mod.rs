@@ -66,23 +66,33 @@ pub struct JsonlOutcome {
     pub applied: u64,
     pub duplicates: u64,
     pub rejected: u64,
-    /// `(1-based line, error)` for every line that could not be ingested.
-    pub errors: Vec<(usize, crate::error::SteplineError)>,
+    /// The lines that could not be ingested (the first 1,000 listed, all counted).
+    pub errors: crate::error::LineErrors,
 }
 
 impl JsonlOutcome {
-    /// `{applied, duplicates, rejected, errors: [{line, error: {code, path, message}}]}`.
+    /// `{applied, duplicates, rejected, errors: [{line, error: {code, path,
+    /// message}}], errorCount}` (`errors` lists the first 1,000).
     pub fn to_value(&self) -> Value {
         obj([
             ("applied", Value::from(self.applied)),
             ("duplicates", Value::from(self.duplicates)),
             ("rejected", Value::from(self.rejected)),
-            (
-                "errors",
-                Value::Array(self.errors.iter().map(|(n, e)| line_error(*n, e)).collect()),
-            ),
+            ("errors", line_errors(&self.errors)),
+            ("errorCount", Value::from(self.errors.count)),
         ])
     }
+}
+
+/// The listed failing lines as `[{line, error}]`.
+pub fn line_errors(errors: &crate::error::LineErrors) -> Value {
+    Value::Array(
+        errors
+            .listed
+            .iter()
+            .map(|(n, e)| line_error(*n, e))
+            .collect(),
+    )
 }
 
 /// `{line, error: {code, path, message}}`: a JSONL line that failed.
@@ -173,6 +183,8 @@ impl Session {
     /// still ingested.
     pub fn ingest_jsonl(&mut self, text: &str) -> JsonlOutcome {
         let mut out = JsonlOutcome::default();
+        // A byte order mark is not part of the first line (as in recordings).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -183,7 +195,7 @@ impl Session {
                     out.duplicates += u64::from(o.duplicate);
                     out.rejected += u64::from(o.rejected.is_some());
                 }
-                Err(e) => out.errors.push((i + 1, e)),
+                Err(e) => out.errors.push(i + 1, e),
             }
         }
         out

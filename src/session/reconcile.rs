@@ -515,7 +515,7 @@ fn snapshot_wins(e: &mut Execution, snap: &Map<String, Value>) {
     if let Some(b) = broadcast {
         if e.status() != Some(b) {
             let prev = e.status().map(str::to_string);
-            e.statuses.push((b.to_string(), prev));
+            e.push_status(b.to_string(), prev);
         }
     }
 }

@@ -155,8 +155,10 @@ impl Session {
                     let id = h.get("session_id").and_then(Value::as_str);
                     session = Session::new(id.map(str::to_string));
                 }
-                Line::Envelope { decoded, .. } => {
-                    session.ingest_decoded(decoded);
+                Line::Envelope { text, decoded, .. } => {
+                    // Logged as read, so the replayed session records the
+                    // same lines again (not their normalised form).
+                    session.ingest_with(decoded, Some(text.to_string()));
                 }
                 Line::Snapshot(mut v) => {
                     if let Some(s) = v.get_mut(SNAPSHOT_KEY) {
@@ -202,7 +204,10 @@ pub(crate) fn at_line(n: usize, e: SteplineError) -> SteplineError {
 
 fn line(text: &str, first: bool) -> Result<Line<'_>> {
     let value = crate::json::parse(text, &ENVELOPE_LIMITS)?;
-    if let Some(version) = value.get(HEADER_KEY) {
+    // A line with an event type is an envelope, whatever unknown fields it
+    // carries (an envelope's own `stepline_snapshot` key stays in `extra`).
+    let typed = value.get("type").is_some() || value.get("event_type").is_some();
+    if let Some(version) = value.get(HEADER_KEY).filter(|_| !typed) {
         if !first {
             return Err(SteplineError::at(
                 ErrorCode::InvalidValue,
@@ -223,7 +228,7 @@ fn line(text: &str, first: bool) -> Result<Line<'_>> {
         optional_str(&value, "session_id")?;
         return Ok(Line::Header(value));
     }
-    if let Some(snapshot) = value.get(SNAPSHOT_KEY) {
+    if let Some(snapshot) = value.get(SNAPSHOT_KEY).filter(|_| !typed) {
         if !snapshot.is_object() {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,

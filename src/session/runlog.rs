@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
-use crate::error::{Result, SteplineError};
+use crate::error::Result;
 use crate::json::obj;
 use crate::model::usage::Usage;
-use crate::session::line_error;
+use crate::session::line_errors;
 use crate::session::recording::{
     lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
@@ -59,19 +59,20 @@ pub struct BatchOutcome {
     pub duplicates: usize,
     /// Snapshot lines kept.
     pub snapshots: usize,
-    /// `(line, error)` for every line skipped.
-    pub errors: Vec<(usize, SteplineError)>,
+    /// The lines skipped (the first 1,000 listed, all counted).
+    pub errors: crate::error::LineErrors,
 }
 
 impl BatchOutcome {
-    /// `{applied, duplicates, snapshots, errors: [{line, code, path, message}]}`.
+    /// `{applied, duplicates, snapshots, errors: [{line, error}], errorCount}`
+    /// (`errors` lists the first 1,000).
     pub fn to_value(&self) -> Value {
-        let errors = self.errors.iter().map(|(n, e)| line_error(*n, e));
         obj([
             ("applied", Value::from(self.applied)),
             ("duplicates", Value::from(self.duplicates)),
             ("snapshots", Value::from(self.snapshots)),
-            ("errors", Value::Array(errors.collect())),
+            ("errors", line_errors(&self.errors)),
+            ("errorCount", Value::from(self.errors.count)),
         ])
     }
 }
@@ -118,7 +119,7 @@ impl RunLog {
         for (n, line) in lines(text) {
             match line {
                 Ok(line) => self.take(line, &mut out),
-                Err(e) => out.errors.push((n, e)),
+                Err(e) => out.errors.push(n, e),
             }
         }
         out
@@ -244,9 +245,10 @@ impl RunLog {
                 i
             }
         };
-        self.arrivals.push(line);
+        self.arrivals.push(line.clone());
         match self.sessions.get_mut(i) {
-            Some((_, s)) => s.ingest_decoded(decoded),
+            // The session logs the line as received too (its own recording).
+            Some((_, s)) => s.ingest_with(decoded, Some(line)),
             None => IngestOutcome::default(),
         }
     }

@@ -179,7 +179,12 @@ pub struct Execution {
     pub first_at: Option<String>,
     pub last_at: Option<String>,
     /// Status transitions as received: `(status, previous_status)`.
+    /// Status transitions `(to, from)`, each distinct pair once, in the
+    /// order first seen. Changed only through [`Execution::push_status`].
     pub statuses: Vec<(String, Option<String>)>,
+    /// The end of the chain, recomputed when a transition is added (reading
+    /// it on every ingest used to cost the square of the transitions).
+    pub(crate) status_end: Option<String>,
     pub steps: BTreeMap<i64, StepView>,
     /// Stream chunks by index; the text is their concatenation in index order.
     pub chunks: BTreeMap<i64, String>,
@@ -204,23 +209,35 @@ impl Execution {
     /// matter: the end of the chain is a status no other transition leaves
     /// from; a terminal one is preferred when the chain has gaps.
     pub fn status(&self) -> Option<&str> {
-        let leaves = |s: &str| {
-            self.statuses
-                .iter()
-                .any(|(to, from)| from.as_deref() == Some(s) && to != s)
-        };
+        self.status_end.as_deref()
+    }
+
+    /// Adds a transition (a repeated one changes nothing) and finds the end
+    /// of the chain again in one pass.
+    pub fn push_status(&mut self, to: String, from: Option<String>) {
+        if self.statuses.iter().any(|(t, f)| *t == to && *f == from) {
+            return;
+        }
+        self.statuses.push((to, from));
+        let left: std::collections::BTreeSet<&str> = self
+            .statuses
+            .iter()
+            .filter_map(|(to, from)| from.as_deref().filter(|f| f != to))
+            .collect();
         let ends: Vec<&str> = self
             .statuses
             .iter()
             .map(|(s, _)| s.as_str())
-            .filter(|s| !leaves(s))
+            .filter(|s| !left.contains(s))
             .collect();
-        ends.iter()
+        self.status_end = ends
+            .iter()
             .rev()
             .find(|s| TERMINAL.contains(s))
             .or(ends.last())
             .copied()
             .or_else(|| self.statuses.last().map(|(s, _)| s.as_str()))
+            .map(str::to_string);
     }
 
     /// Step numbers below the highest one seen that never appeared at all

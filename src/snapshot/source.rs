@@ -255,7 +255,8 @@ fn newest_messages<D: Doc>(doc: &D, store: &D::Node, n: usize) -> Result<Vec<Val
         let list_path = child(&path, "messages");
         let messages = List::of(doc, &messages_node)
             .ok_or_else(|| not_a_list(doc, &messages_node, "messages", &list_path))?;
-        let mut kept = Vec::with_capacity(n);
+        // `n` comes from the caller's options (maxMessages): never allocate by it.
+        let mut kept = Vec::with_capacity(n.min(messages.len));
         for j in (0..messages.len).rev() {
             if kept.len() == n {
                 break;

@@ -12,70 +12,100 @@ use crate::continuation::replay::ReplayOptions;
 use crate::continuation::spec::parse_criteria_with;
 use crate::continuation::Criterion;
 use crate::error::SteplineError;
+use crate::json::{child, Limits};
 use crate::model::time::{resolve_now, NowSpec, Timestamp};
 
-use super::convert::{clock, from_js, now_option, options, out};
+use super::convert::{clock, now_option, options, out};
+use super::walk;
 
 /// Reads `criteria`, swapping JavaScript `continueWhen` functions for
 /// `{callback: n}` markers the core resolves to the collected functions.
 fn read_criteria(input: &JsValue) -> Result<Vec<Criterion>, SteplineError> {
     let mut functions = Vec::new();
-    let swapped = swap_functions(input, &mut functions);
-    let value = from_js(&swapped, "criteria")?;
+    let swapped = swap_functions(input, CRITERIA, 1, &mut functions)?;
+    let value = walk::json_value(&swapped, Some(CRITERIA), "criteria")?;
     let callbacks: Vec<ResponseCallback> = functions.into_iter().map(callback).collect();
-    parse_criteria_with(&value, "/criteria", &callbacks)
+    parse_criteria_with(&value, CRITERIA, &callbacks)
 }
 
-fn swap_functions(input: &JsValue, functions: &mut Vec<Function>) -> JsValue {
-    if Array::is_array(input) {
-        let out = Array::new();
-        for item in Array::from(input).iter() {
-            out.push(&swap_in_spec(&item, functions));
-        }
-        return out.into();
+const CRITERIA: &str = "/criteria";
+
+/// A list of specs at `path`, `depth` levels of JSON nesting deep, with its
+/// functions swapped; anything else as is. Nesting is checked here, before any
+/// recursion, against the same limit the JSON reader applies afterwards.
+fn swap_functions(
+    input: &JsValue,
+    path: &str,
+    depth: usize,
+    functions: &mut Vec<Function>,
+) -> Result<JsValue, SteplineError> {
+    if !walk::is_array(input, path)? {
+        return Ok(input.clone());
     }
-    input.clone()
+    let limit = Limits::default().max_depth;
+    if depth > limit {
+        return Err(walk::too_deep(path, limit));
+    }
+    let out = Array::new();
+    for i in 0..walk::length(input, path)? {
+        let item = walk::get_index(input, i, path)?;
+        let item_path = child(path, &i.to_string());
+        out.push(&swap_in_spec(&item, &item_path, depth + 1, functions)?);
+    }
+    Ok(out.into())
 }
 
-fn swap_in_spec(spec: &JsValue, functions: &mut Vec<Function>) -> JsValue {
+fn swap_in_spec(
+    spec: &JsValue,
+    path: &str,
+    depth: usize,
+    functions: &mut Vec<Function>,
+) -> Result<JsValue, SteplineError> {
     if !spec.is_object() {
-        return spec.clone();
+        return Ok(spec.clone());
     }
-    let get = |k: &str| Reflect::get(spec, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
-    let when = get("continueWhen");
-    let nested = get("criteria");
-    if !when.is_function() && !Array::is_array(&nested) {
-        return spec.clone();
+    let limit = Limits::default().max_depth;
+    if depth > limit {
+        return Err(walk::too_deep(path, limit));
     }
-    let copy = Object::assign(&Object::new(), &Object::from(spec.clone()));
+    let when = walk::get(spec, "continueWhen", path)?;
+    let nested = walk::get(spec, "criteria", path)?;
+    let nested_path = child(path, "criteria");
+    let has_list = walk::is_array(&nested, &nested_path)?;
+    if !when.is_function() && !has_list {
+        return Ok(spec.clone());
+    }
+    let copy = walk::copy_own(spec, path)?;
+    let set = |key: &str, value: &JsValue| {
+        Reflect::set(&copy, &JsValue::from_str(key), value)
+            .map(drop)
+            .map_err(|e| walk::read_failed(&child(path, key), &e))
+    };
     if let Some(f) = when.dyn_ref::<Function>() {
         let marker = Object::new();
-        let _ = Reflect::set(
+        Reflect::set(
             &marker,
             &"callback".into(),
             &JsValue::from(functions.len() as u32),
-        );
+        )
+        .map_err(|e| walk::read_failed(path, &e))?;
         functions.push(f.clone());
-        let _ = Reflect::set(&copy, &"continueWhen".into(), &marker);
+        set("continueWhen", &marker)?;
     }
-    if Array::is_array(&nested) {
-        let _ = Reflect::set(
-            &copy,
-            &"criteria".into(),
-            &swap_functions(&nested, functions),
-        );
+    if has_list {
+        set(
+            "criteria",
+            &swap_functions(&nested, &nested_path, depth + 1, functions)?,
+        )?;
     }
-    copy.into()
+    Ok(copy.into())
 }
 
 fn callback(f: Function) -> ResponseCallback {
     Rc::new(
         move |response: &str| match f.call1(&JsValue::NULL, &JsValue::from_str(response)) {
             Ok(v) => Ok(v.is_truthy()),
-            Err(e) => Err(e
-                .dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .or_else(|| e.as_string())
+            Err(e) => Err(walk::thrown_message(&e)
                 .unwrap_or_else(|| "the continueWhen callback threw".into())),
         },
     )
@@ -124,7 +154,7 @@ pub fn evaluate_continuation(
     out((|| {
         let list = read_criteria(&criteria)?;
         let (now, started, _) = time_options(&opts.map(JsValue::from))?;
-        let value = from_js(&state, "the agent state")?;
+        let value = walk::json_value(&state, None, "the agent state")?;
         Ok(evaluate_state(&value, &list, now, started)?.to_explained_value())
     })())
 }
@@ -142,7 +172,7 @@ pub fn resolve_outcome(
     #[wasm_bindgen(unchecked_param_type = "ContinuationEvaluationInput[] | string")]
     evaluations: JsValue,
 ) -> Result<JsValue, JsValue> {
-    out(from_js(&evaluations, "evaluations")
+    out(walk::json_value(&evaluations, None, "evaluations")
         .and_then(|v| resolve_evaluations(&v, "/evaluations"))
         .map(|o| o.to_explained_value()))
 }
@@ -166,7 +196,7 @@ pub fn replay_continuation(
     out((|| {
         let list = read_criteria(&criteria)?;
         let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
-        let value: Value = from_js(&state, "the agent state")?;
+        let value: Value = walk::json_value(&state, None, "the agent state")?;
         let options = ReplayOptions {
             now: fixed_now.then_some(now),
             execution_started_at: started,

@@ -36,6 +36,52 @@ pub fn from_js(input: &JsValue, what: &str) -> Result<Value, SteplineError> {
 }
 
 /// JSON text of `input`: a string as is, anything else through `JSON.stringify`.
+/// A parameter that must be a string (JSONL text, a recording, an id). A
+/// non-string is a typed error here: left to the generated glue, a number or
+/// an object reached memory as if it were text and broke the instance.
+pub fn string_arg(input: &JsValue, what: &str) -> Result<String, SteplineError> {
+    if !input.is_string() {
+        return Err(SteplineError::new(
+            ErrorCode::InvalidType,
+            None,
+            format!("expected {what} as a string, found {}", js_type_name(input)),
+        ));
+    }
+    input_text(input, what)
+}
+
+/// `typeof`, with null and arrays named as JSON names them.
+fn js_type_name(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(v) {
+        "an array".into()
+    } else {
+        v.js_typeof().as_string().unwrap_or_default()
+    }
+}
+
+/// [`input_text`] for one envelope: a string longer than the envelope limit
+/// is `too_large` at once, before its characters are checked and copied
+/// (a 50 MB message used to take seconds to refuse).
+pub fn envelope_text(input: &JsValue) -> Result<String, SteplineError> {
+    let max = crate::envelope::decode::ENVELOPE_LIMITS.max_bytes;
+    if let Some(s) = input.dyn_ref::<js_sys::JsString>() {
+        // UTF-8 never takes fewer bytes than UTF-16 has units.
+        if s.length() as usize > max {
+            return Err(SteplineError::new(
+                ErrorCode::TooLarge,
+                None,
+                format!(
+                    "expected an envelope of at most {max} bytes, found {} characters",
+                    s.length()
+                ),
+            ));
+        }
+    }
+    input_text(input, "the envelope")
+}
+
 pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
     if input.is_string() {
         // A lone surrogate cannot be UTF-8; copying would silently turn it into U+FFFD.

@@ -9,7 +9,7 @@ use crate::error::{ErrorCode, SteplineError};
 use crate::json::obj;
 use crate::model::read;
 
-use super::convert::{clock, from_js, input_text, options_map, out, to_js};
+use super::convert::{clock, envelope_text, from_js, options_map, out, string_arg, to_js};
 use super::errors::to_js_error;
 use super::types::EncoderOptionsArg;
 
@@ -41,7 +41,7 @@ fn warnings(d: &Decoded) -> Value {
 pub fn decode_envelope(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    out(input_text(&input, "the envelope")
+    out(envelope_text(&input)
         .and_then(|t| decode_text(&t))
         .map(|d| d.envelope))
 }
@@ -58,7 +58,7 @@ pub fn decode_envelope(
 pub fn try_decode_envelope(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let result = match input_text(&input, "the envelope").and_then(|t| decode_text(&t)) {
+    let result = match envelope_text(&input).and_then(|t| decode_text(&t)) {
         Ok(d) => obj([
             ("ok", Value::Bool(true)),
             ("envelope", d.envelope.clone()),
@@ -77,8 +77,11 @@ pub fn try_decode_envelope(
 /// const { envelopes, errors } = decodeEnvelopes(fs.readFileSync('run.jsonl', 'utf8'));
 /// ```
 #[wasm_bindgen(js_name = decodeEnvelopes, unchecked_return_type = "DecodedBatch")]
-pub fn decode_envelopes(jsonl: &str) -> Result<JsValue, JsValue> {
-    let (ok, errors) = decode_lines(jsonl);
+pub fn decode_envelopes(
+    #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
+) -> Result<JsValue, JsValue> {
+    let jsonl = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
+    let (ok, errors) = decode_lines(&jsonl);
     let warnings: Vec<Value> = ok
         .iter()
         .enumerate()
@@ -97,11 +100,13 @@ pub fn decode_envelopes(jsonl: &str) -> Result<JsValue, JsValue> {
             "errors",
             Value::Array(
                 errors
+                    .listed
                     .iter()
                     .map(|(line, e)| obj([("line", Value::from(*line)), ("error", error_value(e))]))
                     .collect(),
             ),
         ),
+        ("errorCount", Value::from(errors.count)),
         ("warnings", Value::Array(warnings)),
     ]);
     to_js(&result)
@@ -114,8 +119,11 @@ pub fn decode_envelopes(jsonl: &str) -> Result<JsValue, JsValue> {
 /// channelFor('sess-1'); // "agent.sess-1"
 /// ```
 #[wasm_bindgen(js_name = channelFor)]
-pub fn channel_for_js(session_id: &str) -> String {
-    channel_for(session_id)
+pub fn channel_for_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue,
+) -> Result<String, JsValue> {
+    let id = string_arg(&session_id, "the session id").map_err(to_js_error)?;
+    Ok(channel_for(&id))
 }
 
 /// Encodes agent events into envelopes exactly like the producer's broadcast
@@ -211,13 +219,15 @@ impl EnvelopeEncoder {
     #[wasm_bindgen(unchecked_return_type = "Broadcast")]
     pub fn status(
         &mut self,
-        status: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] status: JsValue,
         #[wasm_bindgen(
             unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | undefined"
         )]
         details: JsValue,
     ) -> Result<JsValue, JsValue> {
         out((|| {
+            let status = string_arg(&status, "the status")?;
+            let status = status.as_str();
             let m = options_map(&Some(details))?;
             read::only_keys(&m, &["error", "lastResponse"], "/details")?;
             let error = read::opt_str(&m, "error", "/details")?;
@@ -230,8 +240,17 @@ impl EnvelopeEncoder {
     }
 
     /// Starts a new execution (chunk counter and status reset), optionally with a new id.
-    pub fn reset(&mut self, execution_id: Option<String>) {
-        self.inner.reset(execution_id.as_deref());
+    pub fn reset(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] execution_id: JsValue,
+    ) -> Result<(), JsValue> {
+        let id = if execution_id.is_null() || execution_id.is_undefined() {
+            None
+        } else {
+            Some(string_arg(&execution_id, "the execution id").map_err(to_js_error)?)
+        };
+        self.inner.reset(id.as_deref());
+        Ok(())
     }
 
     /// The current broadcast status (`idle`, `processing`, `completed`, …).

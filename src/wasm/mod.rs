@@ -12,6 +12,7 @@ pub mod session;
 pub mod snapshot;
 pub mod state;
 pub mod types;
+pub mod walk;
 
 use wasm_bindgen::prelude::*;
 

@@ -10,7 +10,29 @@ use crate::error::{ErrorCode, SteplineError};
 use crate::model::Role;
 
 use super::errors::to_js_error;
+use super::walk;
 
+const ROLES: &str = "/roles";
+
+/// One entry of `hasRole`'s `roles`: a role name, or an `invalid_value` error.
+fn role_named(value: &JsValue, i: u32) -> Result<Role, SteplineError> {
+    let name = value.as_string().unwrap_or_default();
+    Role::try_from_str(&name).ok_or_else(|| {
+        SteplineError::at(
+            ErrorCode::InvalidValue,
+            &format!("{ROLES}/{i}"),
+            format!(
+                "expected a role (system, developer, user, assistant, tool), found {}",
+                crate::json::quote(&name)
+            ),
+        )
+    })
+}
+
+/// The message's role. A role that cannot be read (a getter or Proxy trap that
+/// throws, a revoked Proxy) is no role string, so it counts as `user` like any
+/// other, and what was thrown never reaches the wasm frames: `Reflect.get`
+/// catches.
 fn role_of(message: &JsValue) -> Role {
     let raw = if message.is_object() {
         Reflect::get(message, &JsValue::from_str("role"))
@@ -82,7 +104,8 @@ pub fn is_developer(
 }
 
 /// True when the message has any of `roles` (one role or a list).
-/// Throws {@link SteplineError} (`invalid_value`) for a string that is not a role.
+/// Throws {@link SteplineError} (`invalid_value`) for a string that is not a role,
+/// or for a list whose items cannot be read (a throwing getter or Proxy trap).
 ///
 /// @example
 /// ```js
@@ -93,25 +116,19 @@ pub fn has_role(
     #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Role | Role[]")] roles: JsValue,
 ) -> Result<bool, JsValue> {
-    let list: Vec<JsValue> = if js_sys::Array::is_array(&roles) {
-        js_sys::Array::from(&roles).iter().collect()
-    } else {
-        vec![roles]
-    };
-    let mut parsed = Vec::with_capacity(list.len());
-    for (i, r) in list.iter().enumerate() {
-        let name = r.as_string().unwrap_or_default();
-        let role = Role::try_from_str(&name).ok_or_else(|| {
-            to_js_error(SteplineError::at(
-                ErrorCode::InvalidValue,
-                &format!("/roles/{i}"),
-                format!(
-                    "expected a role (system, developer, user, assistant, tool), found {}",
-                    crate::json::quote(&name)
-                ),
-            ))
-        })?;
-        parsed.push(role);
-    }
+    let parsed = roles_of(&roles).map_err(to_js_error)?;
     Ok(role_of(&message).has_role(&parsed))
+}
+
+/// `hasRole`'s `roles`: one role or a list, read item by item (not `Array.from`,
+/// whose iteration runs a Proxy's traps outside a `catch` import).
+fn roles_of(roles: &JsValue) -> Result<Vec<Role>, SteplineError> {
+    if !walk::is_array(roles, ROLES)? {
+        return Ok(vec![role_named(roles, 0)?]);
+    }
+    let mut parsed = Vec::new();
+    for i in 0..walk::length(roles, ROLES)? {
+        parsed.push(role_named(&walk::get_index(roles, i, ROLES)?, i)?);
+    }
+    Ok(parsed)
 }

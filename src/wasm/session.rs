@@ -3,6 +3,8 @@
 //! list into a new immutable snapshot that shares every unchanged part with
 //! the previous one, so `getSnapshot()` fits React's `useSyncExternalStore`.
 
+use std::cell::RefCell;
+
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -11,7 +13,7 @@ use crate::error::{ErrorCode, SteplineError};
 use crate::model::read;
 use crate::session::Session as Core;
 
-use super::convert::{from_js, input_text, options, out, to_js};
+use super::convert::{envelope_text, from_js, options, out, string_arg, to_js};
 use super::errors::to_js_error;
 use super::types::SessionOptionsArg;
 
@@ -28,12 +30,20 @@ use super::types::SessionOptionsArg;
 /// ```
 #[wasm_bindgen]
 pub struct Session {
+    /// Borrowed only for the moment a method works on it, never while
+    /// listeners run: a listener may read the snapshot (or ingest) again.
+    /// Every method takes `&self`, so wasm-bindgen never holds a lock on the
+    /// object across a call back into JS.
+    inner: RefCell<Inner>,
+    listeners: RefCell<Vec<(u32, Function)>>,
+}
+
+struct Inner {
     core: Core,
     /// The snapshot last handed out; replaced, never mutated.
     snapshot: JsValue,
     /// The core has changes the snapshot does not show yet.
     stale: bool,
-    listeners: Vec<(u32, Function)>,
     /// Snapshot lines of the recording this session was loaded from.
     recorded: Vec<Value>,
     /// Per execution, an unfrozen copy of its published `steps` array. A
@@ -41,6 +51,21 @@ pub struct Session {
     /// copying a frozen array takes V8's slow element-by-element path, which
     /// made every step change cost far more the longer the run was.
     step_lists: Vec<Array>,
+}
+
+impl Session {
+    fn with_core(core: Core, recorded: Vec<Value>) -> Session {
+        Session {
+            inner: RefCell::new(Inner {
+                core,
+                snapshot: JsValue::UNDEFINED,
+                stale: true,
+                recorded,
+                step_lists: Vec::new(),
+            }),
+            listeners: RefCell::new(Vec::new()),
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -52,14 +77,7 @@ impl Session {
         let id = read::opt_str(&opts, "sessionId", "/options")
             .map_err(to_js_error)?
             .map(str::to_string);
-        Ok(Session {
-            core: Core::new(id),
-            snapshot: JsValue::UNDEFINED,
-            stale: true,
-            listeners: Vec::new(),
-            recorded: Vec::new(),
-            step_lists: Vec::new(),
-        })
+        Ok(Session::with_core(Core::new(id), Vec::new()))
     }
 
     /// Ingests one envelope (object or JSON string, any dialect) and notifies
@@ -67,47 +85,70 @@ impl Session {
     /// rejected, warnings }`; a malformed envelope throws `SteplineError`.
     #[wasm_bindgen(unchecked_return_type = "IngestResult")]
     pub fn ingest(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = input_text(&envelope, "the envelope").map_err(to_js_error)?;
-        let outcome = self.core.ingest_text(&text).map_err(to_js_error)?;
-        self.changed();
+        let text = envelope_text(&envelope).map_err(to_js_error)?;
+        let outcome = {
+            let mut inner = self.inner.borrow_mut();
+            let outcome = inner.core.ingest_text(&text).map_err(to_js_error)?;
+            inner.stale = true;
+            outcome
+        };
+        self.notify();
         to_js(&outcome.to_value())
     }
 
     /// Ingests a JSONL batch; lines that fail are reported, not thrown:
-    /// `{ applied, duplicates, rejected, errors: [{ line, error }] }`.
+    /// `{ applied, duplicates, rejected, errors: [{ line, error }],
+    /// errorCount }` (the first 1,000 failing lines are listed).
     #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "IngestBatchResult")]
-    pub fn ingest_jsonl(&mut self, jsonl: &str) -> Result<JsValue, JsValue> {
-        let outcome = self.core.ingest_jsonl(jsonl);
-        self.changed();
+    pub fn ingest_jsonl(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let text = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
+        let outcome = {
+            let mut inner = self.inner.borrow_mut();
+            let outcome = inner.core.ingest_jsonl(&text);
+            inner.stale = true;
+            outcome
+        };
+        self.notify();
         to_js(&outcome.to_value())
     }
 
     /// The current view as an immutable object. Consecutive calls without an
     /// ingest in between return the same object; after an ingest, parts that
     /// did not change (executions, steps) are the same objects as before.
+    /// Safe to call from a `subscribe` listener.
     #[wasm_bindgen(js_name = getSnapshot, unchecked_return_type = "SessionView")]
-    pub fn get_snapshot(&mut self) -> Result<JsValue, JsValue> {
-        if self.stale {
-            let patch = to_js(&self.core.take_patch())?;
-            self.snapshot = apply_patch(&self.snapshot, &patch, &mut self.step_lists)?;
-            self.stale = false;
+    pub fn get_snapshot(&self) -> Result<JsValue, JsValue> {
+        let mut inner = self.inner.borrow_mut();
+        if inner.stale {
+            let patch = to_js(&inner.core.take_patch())?;
+            let Inner {
+                snapshot,
+                step_lists,
+                ..
+            } = &mut *inner;
+            *snapshot = apply_patch(snapshot, &patch, step_lists)?;
+            inner.stale = false;
         }
-        Ok(self.snapshot.clone())
+        Ok(inner.snapshot.clone())
     }
 
     /// Calls `listener()` after every ingest; returns the function that
-    /// unsubscribes it (calling it again does nothing).
+    /// unsubscribes it (calling it again does nothing). A listener may call
+    /// `getSnapshot()`, and even `ingest()`, on this session.
     #[wasm_bindgen(unchecked_return_type = "() => void")]
-    pub fn subscribe(&mut self, listener: Function) -> JsValue {
+    pub fn subscribe(&self, listener: Function) -> JsValue {
         let id = NEXT_LISTENER.with(|n| {
             let id = n.get();
             n.set(id.wrapping_add(1));
             id
         });
-        self.listeners.push((id, listener));
+        self.listeners.borrow_mut().push((id, listener));
         // The closure only records the id (it cannot hold the session); the
         // session drops the listener before it next notifies.
         Closure::<dyn FnMut()>::new(move || UNSUBSCRIBED.with(|u| u.borrow_mut().push(id)))
@@ -124,7 +165,7 @@ impl Session {
     ) -> Result<JsValue, JsValue> {
         out(from_js(&snapshot, "the snapshot").and_then(|s| {
             if s.is_object() {
-                Ok(self.core.reconcile(&s).to_value())
+                Ok(self.inner.borrow().core.reconcile(&s).to_value())
             } else {
                 Err(SteplineError::at(
                     ErrorCode::InvalidType,
@@ -141,7 +182,7 @@ impl Session {
     /// The seed-003 response `{ turns, final_output }` from what was streamed.
     #[wasm_bindgen(unchecked_return_type = "CollectedResponse")]
     pub fn collect(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.core.collect())
+        to_js(&self.inner.borrow().core.collect())
     }
 
     /// The session as a JSONL recording: a header line, then every applied
@@ -154,43 +195,39 @@ impl Session {
     /// ```
     #[wasm_bindgen(js_name = toRecording)]
     pub fn to_recording(&self) -> String {
-        self.core.to_recording()
+        self.inner.borrow().core.to_recording()
     }
 
     /// Replays a recording into a new session; snapshot lines in it are kept
     /// for `recordedSnapshots()`. A bad line throws `SteplineError` with the
     /// path `/lines/<n>/...`.
     #[wasm_bindgen(js_name = fromRecording)]
-    pub fn from_recording(text: &str) -> Result<Session, JsValue> {
-        let (core, snapshots) = Core::from_recording(text).map_err(to_js_error)?;
-        Ok(Session {
-            core,
-            snapshot: JsValue::UNDEFINED,
-            stale: true,
-            listeners: Vec::new(),
-            recorded: snapshots,
-            step_lists: Vec::new(),
-        })
+    pub fn from_recording(
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> Result<Session, JsValue> {
+        let text = string_arg(&text, "the recording").map_err(to_js_error)?;
+        let (core, snapshots) = Core::from_recording(&text).map_err(to_js_error)?;
+        Ok(Session::with_core(core, snapshots))
     }
 
     /// The snapshots a recording held (empty for a live session).
     #[wasm_bindgen(js_name = recordedSnapshots, unchecked_return_type = "SlimSnapshot[]")]
     pub fn recorded_snapshots(&self) -> Result<JsValue, JsValue> {
-        to_js(&Value::Array(self.recorded.clone()))
+        to_js(&Value::Array(self.inner.borrow().recorded.clone()))
     }
 
     /// The session id (given, or adopted from the first envelope).
     #[wasm_bindgen(getter, js_name = sessionId)]
     pub fn session_id(&self) -> Option<String> {
-        self.core.session_id().map(str::to_string)
+        self.inner.borrow().core.session_id().map(str::to_string)
     }
 }
 
 impl Session {
-    fn changed(&mut self) {
-        self.stale = true;
+    /// Calls the listeners with no borrow held, so they may use the session.
+    fn notify(&self) {
         self.drop_unsubscribed();
-        let listeners = self.listeners.clone();
+        let listeners = self.listeners.borrow().clone();
         for (id, f) in &listeners {
             // Unsubscribed by an earlier listener of this round.
             if UNSUBSCRIBED.with(|u| u.borrow().contains(id)) {
@@ -202,17 +239,18 @@ impl Session {
         self.drop_unsubscribed();
     }
 
-    fn drop_unsubscribed(&mut self) {
+    fn drop_unsubscribed(&self) {
+        let mut listeners = self.listeners.borrow_mut();
         let ours: Vec<u32> = UNSUBSCRIBED.with(|u| {
             let mut u = u.borrow_mut();
             let (ours, others) = u
                 .drain(..)
-                .partition(|id| self.listeners.iter().any(|(l, _)| l == id));
+                .partition(|id| listeners.iter().any(|(l, _)| l == id));
             *u = others;
             ours
         });
         if !ours.is_empty() {
-            self.listeners.retain(|(id, _)| !ours.contains(id));
+            listeners.retain(|(id, _)| !ours.contains(id));
         }
     }
 }
@@ -407,7 +445,7 @@ impl RunLog {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
     ) -> Result<JsValue, JsValue> {
-        out(input_text(&envelope, "the envelope")
+        out(envelope_text(&envelope)
             .and_then(|t| self.core.ingest_text(&t))
             .map(|o| o.to_value()))
     }
@@ -415,19 +453,24 @@ impl RunLog {
     /// Ingests a JSONL recording (envelopes and snapshot lines); bad lines are
     /// reported with their number: `{ applied, duplicates, snapshots, errors }`.
     #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "RunLogBatchResult")]
-    pub fn ingest_jsonl(&mut self, jsonl: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.core.ingest_jsonl(jsonl).to_value())
+    pub fn ingest_jsonl(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let text = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
+        to_js(&self.core.ingest_jsonl(&text).to_value())
     }
 
     /// Keeps a final snapshot of a session (saved with the log).
     #[wasm_bindgen(js_name = addSnapshot)]
     pub fn add_snapshot(
         &mut self,
-        session_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
     ) -> Result<(), JsValue> {
+        let id = string_arg(&session_id, "the session id").map_err(to_js_error)?;
         let v = from_js(&snapshot, "the snapshot").map_err(to_js_error)?;
-        self.core.add_snapshot(session_id, v);
+        self.core.add_snapshot(&id, v);
         Ok(())
     }
 
@@ -454,8 +497,11 @@ impl RunLog {
 
     /// Loads what `save()` wrote (or any recording); a bad line throws
     /// `SteplineError` with the path `/lines/<n>/...`.
-    pub fn load(text: &str) -> Result<RunLog, JsValue> {
-        crate::session::runlog::RunLog::load(text)
+    pub fn load(
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> Result<RunLog, JsValue> {
+        let text = string_arg(&text, "the run log").map_err(to_js_error)?;
+        crate::session::runlog::RunLog::load(&text)
             .map(|core| RunLog { core })
             .map_err(to_js_error)
     }

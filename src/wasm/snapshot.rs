@@ -1,13 +1,15 @@
 //! `slimSnapshot`, `restoreState`, `validateSnapshot`, `snapshotSchema`.
 
-use js_sys::{Array, Object, Reflect};
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
 use crate::json::Limits;
 
-use crate::json::obj;
+use crate::json::{child, obj};
 use crate::model::time::resolve_now;
 use crate::model::view::agent_state_view;
 use crate::snapshot::budget::slim_within;
@@ -17,8 +19,9 @@ use crate::snapshot::source::{Doc, SlimSource};
 use crate::snapshot::validate::{validate, Issue, Report};
 use crate::snapshot::SlimConfig;
 
-use super::convert::{clock, from_js, now_option, options, options_map, out};
+use super::convert::{clock, now_option, options, options_map, out};
 use super::types::{ParseAgentStateOptionsArg, SlimOptionsArg};
+use super::walk;
 
 /// Serializes an agent state (the producer's full format) into a slim snapshot
 /// exactly as the producer's `SlimAgentStateSerializer` does, except for two
@@ -42,8 +45,9 @@ pub fn slim_snapshot(
         let (config, max_bytes) = SlimConfig::from_options(&opts, "/options")?;
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
-        let doc = JsDoc(js_document(&state, "the agent state")?);
-        let source = SlimSource::from_doc(&doc, &config, &clock())?;
+        let doc = JsDoc::new(js_document(&state, "the agent state")?);
+        let source = SlimSource::from_doc(&doc, &config, &clock());
+        let source = doc.finish(source)?;
         let fitted = slim_within(&source, &config, max_bytes)?;
         Ok(obj([
             ("snapshot", fitted.snapshot),
@@ -74,7 +78,7 @@ pub fn restore_state(
     out((|| {
         let opts = options(&opts.map(JsValue::from), &["now"])?;
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
-        let value = from_js(&snapshot, "the snapshot")?;
+        let value = walk::json_value(&snapshot, None, "the snapshot")?;
         Ok(agent_state_view(&restore(&value, &now)?))
     })())
 }
@@ -93,7 +97,7 @@ pub fn restore_state(
 pub fn validate_snapshot(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let report = match from_js(&input, "the snapshot") {
+    let report = match walk::json_value(&input, None, "the snapshot") {
         Ok(value) => validate(&value),
         Err(e) => Report {
             errors: vec![Issue {
@@ -121,58 +125,126 @@ pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
 
 /// A JavaScript value read as a [`Doc`]: members and items are fetched one by
 /// one, and only nodes that are kept are turned into JSON values.
-struct JsDoc(JsValue);
-
-fn is_plain_object(v: &JsValue) -> bool {
-    v.is_object() && !Array::is_array(v)
+///
+/// Every read goes through `walk` (imports that catch): a getter, Proxy trap or
+/// revoked Proxy that throws becomes a typed error. [`Doc`]'s readers cannot
+/// return one, so the first such error is kept in `failed`, every later read
+/// answers "absent", and [`JsDoc::finish`] returns the error in place of
+/// whatever the walk made of the missing parts.
+struct JsDoc {
+    root: JsValue,
+    failed: RefCell<Option<SteplineError>>,
 }
 
-impl Doc for JsDoc {
-    type Node = JsValue;
+/// A node of a [`JsDoc`] and its JSON pointer (for errors).
+#[derive(Clone)]
+struct JsNode {
+    value: JsValue,
+    path: Rc<str>,
+}
 
-    fn root(&self) -> JsValue {
-        self.0.clone()
+impl JsNode {
+    fn child(&self, value: JsValue, token: &str) -> JsNode {
+        JsNode {
+            value,
+            path: child(&self.path, token).into(),
+        }
+    }
+}
+
+impl JsDoc {
+    fn new(root: JsValue) -> JsDoc {
+        JsDoc {
+            root,
+            failed: RefCell::new(None),
+        }
     }
 
-    fn get(&self, node: &JsValue, key: &str) -> Option<JsValue> {
-        if !is_plain_object(node) {
+    /// Runs a read unless one already failed; a failure is kept and reads as `None`.
+    fn read<T>(&self, f: impl FnOnce() -> Result<Option<T>, SteplineError>) -> Option<T> {
+        if self.failed.borrow().is_some() {
             return None;
         }
-        // Own properties only: `Reflect.get` would also find inherited ones.
-        let object: &Object = node.unchecked_ref();
-        if !Object::has_own(object, &JsValue::from_str(key)) {
-            return None;
-        }
-        Reflect::get(node, &JsValue::from_str(key))
-            .ok()
-            .filter(|v| !v.is_undefined() && !v.is_null())
-    }
-
-    fn keys(&self, node: &JsValue) -> Option<Vec<String>> {
-        is_plain_object(node).then(|| {
-            Object::keys(node.unchecked_ref::<Object>())
-                .iter()
-                .filter_map(|k| k.as_string())
-                .collect()
+        f().unwrap_or_else(|e| {
+            *self.failed.borrow_mut() = Some(e);
+            None
         })
     }
 
-    fn len(&self, node: &JsValue) -> Option<usize> {
-        Array::is_array(node).then(|| Array::from(node).length() as usize)
+    /// The walk's result, or the error of a read that threw.
+    fn finish<T>(self, result: Result<T, SteplineError>) -> Result<T, SteplineError> {
+        match self.failed.into_inner() {
+            Some(e) => Err(e),
+            None => result,
+        }
+    }
+}
+
+impl Doc for JsDoc {
+    type Node = JsNode;
+
+    fn root(&self) -> JsNode {
+        JsNode {
+            value: self.root.clone(),
+            path: "".into(),
+        }
     }
 
-    fn at(&self, node: &JsValue, i: usize) -> Option<JsValue> {
-        Reflect::get_u32(node, i as u32)
-            .ok()
-            .filter(|v| !v.is_undefined())
+    fn get(&self, node: &JsNode, key: &str) -> Option<JsNode> {
+        self.read(|| {
+            let (v, path) = (&node.value, &*node.path);
+            // Own properties only: `Reflect.get` would also find inherited ones.
+            if !walk::is_plain_object(v, path)? || !walk::has_own(v, key, path)? {
+                return Ok(None);
+            }
+            let member = walk::get(v, key, path)?;
+            Ok((!member.is_undefined() && !member.is_null()).then(|| node.child(member, key)))
+        })
     }
 
-    fn value(&self, node: &JsValue) -> Result<Value, SteplineError> {
+    fn keys(&self, node: &JsNode) -> Option<Vec<String>> {
+        self.read(|| {
+            let (v, path) = (&node.value, &*node.path);
+            if !walk::is_plain_object(v, path)? {
+                return Ok(None);
+            }
+            walk::keys(v, path).map(Some)
+        })
+    }
+
+    fn len(&self, node: &JsNode) -> Option<usize> {
+        self.read(|| {
+            let (v, path) = (&node.value, &*node.path);
+            if !walk::is_array(v, path)? {
+                return Ok(None);
+            }
+            Ok(Some(walk::length(v, path)? as usize))
+        })
+    }
+
+    fn at(&self, node: &JsNode, i: usize) -> Option<JsNode> {
+        self.read(|| {
+            let Ok(index) = u32::try_from(i) else {
+                return Ok(None);
+            };
+            if !node.value.is_object() {
+                return Ok(None);
+            }
+            let item = walk::get_index(&node.value, index, &node.path)?;
+            Ok((!item.is_undefined()).then(|| node.child(item, &i.to_string())))
+        })
+    }
+
+    fn value(&self, node: &JsNode) -> Result<Value, SteplineError> {
+        if let Some(e) = self.failed.borrow().as_ref() {
+            return Err(e.clone());
+        }
         // A string node is a string, not JSON text to parse.
-        if let Some(s) = node.as_string() {
+        if let Some(s) = node.value.as_string() {
             return Ok(Value::String(s));
         }
-        from_js(node, "the agent state")
+        let path = (!node.path.is_empty()).then_some(&*node.path);
+        walk::json_value(&node.value, path, "the agent state")
     }
 }
 
@@ -209,10 +281,7 @@ fn js_document(input: &JsValue, what: &str) -> Result<JsValue, SteplineError> {
         ));
     }
     json_parse(input).map_err(|e| {
-        let message = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_default();
+        let message = walk::thrown_message(&e).unwrap_or_default();
         if e.is_instance_of::<js_sys::RangeError>() {
             SteplineError::new(
                 ErrorCode::TooDeep,

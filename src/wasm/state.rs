@@ -6,7 +6,8 @@ use crate::model::time::resolve_now;
 use crate::model::view::agent_state_view;
 use crate::model::AgentState;
 
-use super::convert::{clock, from_js, now_option, options, out};
+use super::convert::{clock, now_option, options, out};
+use super::walk;
 
 /// Reads an agent state in the reference producer's full format
 /// (`AgentState::toArray()` of instructor-php) and returns it as plain objects,
@@ -34,7 +35,8 @@ pub fn parse_agent_state(
     out((|| {
         let opts = options(&opts.map(JsValue::from), &["now"])?;
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
-        let value = from_js(&input, "the agent state")?;
+        // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
+        let value = walk::json_value(&input, None, "the agent state")?;
         let state = AgentState::from_value(&value, &now)?;
         Ok(agent_state_view(&state))
     })())

@@ -310,7 +310,9 @@ export interface IngestBatchResult {
   applied: number;
   duplicates: number;
   rejected: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
   errors: { line: number; error: { code: string; path: string; message: string } }[];
+  errorCount: number;
 }
 
 /** One tool call of a step, assembled from its events in any order. */
@@ -420,7 +422,9 @@ export interface RunLogBatchResult {
   applied: number;
   duplicates: number;
   snapshots: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
   errors: { line: number; error: { code: string; path: string; message: string } }[];
+  errorCount: number;
 }
 
 /** Percentiles by nearest rank over the values seen (`null` when none). */
@@ -599,7 +603,9 @@ export type TryDecodeResult =
 
 export interface DecodedBatch {
   envelopes: Envelope[];
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
   errors: { line: number; error: { code: SteplineErrorCode; path: string | null; message: string } }[];
+  errorCount: number;
   warnings: { index: number; warning: EnvelopeWarning }[];
 }
 

@@ -43,13 +43,15 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
   panel.loading = { done: 0, total: lines.length, label: source.label };
   const envelopeLines: string[] = [];
   const errors: string[] = [];
+  let errorCount = 0;
   let batch: string[] = [];
   let batchStart = 1;
 
   const flush = () => {
     if (batch.length === 0) return;
     const result = session.ingestJsonl(batch.join('\n'));
-    for (const { line, error } of result.errors) {
+    errorCount += result.errorCount;
+    for (const { line, error } of result.errors.slice(0, Math.max(0, 3 - errors.length))) {
       errors.push(`line ${batchStart + line - 1}: ${error.message} (${error.code} at ${error.path})`);
     }
     batch = [];
@@ -81,8 +83,8 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
   const kb = `${(text.length / 1024).toFixed(text.length < 10240 ? 1 : 0)} KB`;
   const snapshots = panel.reconciliations.length;
   const summary = `${kb} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;
-  panel.source = { ...source, detail: errors.length > 0 ? `${summary} · ${errors.length} bad lines` : summary };
-  panel.error = errors.length > 0 ? `${errors.length} lines could not be read. ${errors.slice(0, 3).join('; ')}` : null;
+  panel.source = { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad lines` : summary };
+  panel.error = errorCount > 0 ? `${errorCount.toLocaleString('en')} lines could not be read. ${errors.join('; ')}` : null;
   panel.render();
 }
 

@@ -1,0 +1,228 @@
+// Memory bounds of the built package: ingesting an endless stream must keep the wasm
+// memory proportional to what the view holds. Measured on the instance's own
+// WebAssembly.Memory (what the browser entry's `init()` returns as `exports.memory`):
+// wasm memory grows in 64 KiB pages and never shrinks, so every measurement gets a fresh
+// instance, made by importing the package's wasm-bindgen glue (stepline/web's
+// web/stepline.js) under its own URL and instantiating the package's stepline_bg.wasm.
+// What holds is tested; what does not is marked `todo` with the numbers.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const wasmPath = require.resolve('stepline/stepline_bg.wasm');
+const glueUrl = new URL('stepline.js', pathToFileURL(wasmPath));
+const wasmModule = new WebAssembly.Module(readFileSync(wasmPath));
+const KB = 1024;
+const MB = 1024 * 1024;
+const PAGE = 64 * KB;
+
+let instances = 0;
+/** A fresh wasm instance of the package: its exports and a reader of its memory size. */
+async function freshInstance() {
+  const glue = await import(`${glueUrl.href}?instance=${instances++}`);
+  const exports = await glue.default({ module_or_path: wasmModule });
+  return { ...glue, memoryBytes: () => exports.memory.buffer.byteLength };
+}
+
+const fmt = (bytes) => `${(bytes / MB).toFixed(2)} MB`;
+const at = (ms) => new Date(Date.UTC(2026, 0, 20, 12) + ms).toISOString();
+const base = { session_id: 's', execution_id: 'e' };
+
+/** A v1.22-style run as JSON lines: per step a start, `chunks` stream chunks, one tool call, a completion. */
+function runLines(steps, chunks = 3) {
+  const lines = [JSON.stringify({ ...base, type: 'agent.status', timestamp: at(0), payload: { status: 'processing', previous_status: 'idle' } })];
+  let chunkIndex = 0;
+  for (let n = 1; n <= steps; n++) {
+    const t = at(n * 1000);
+    lines.push(JSON.stringify({ ...base, type: 'agent.step.started', timestamp: t, payload: { step_number: n, message_count: n, available_tools: 2 } }));
+    for (let k = 0; k < chunks; k++) {
+      lines.push(JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: t, payload: { content: `step ${n} part ${k}, some streamed text. `, chunk_index: chunkIndex++ } }));
+    }
+    lines.push(JSON.stringify({ ...base, type: 'agent.tool.started', timestamp: t, payload: { tool_name: 'search', tool_call_id: `call-${n}`, args_summary: 'q=x', args: { q: 'x' } } }));
+    lines.push(JSON.stringify({ ...base, type: 'agent.tool.completed', timestamp: t, payload: { tool_name: 'search', tool_call_id: `call-${n}`, success: true, duration_ms: 12, result_summary: 'ok' } }));
+    lines.push(JSON.stringify({ ...base, type: 'agent.step.completed', timestamp: t, payload: { step_number: n, has_tool_calls: true, errors: 0, finish_reason: 'tool_calls', usage: { input: 10, output: 5, cacheWrite: 0, cacheRead: 0, reasoning: 0 }, duration_ms: 100 } }));
+  }
+  return lines;
+}
+
+/** Ingests `lines` one by one, reading the snapshot every `every` envelopes as a live UI does. */
+function ingestLive(session, lines, every = 100) {
+  for (let i = 0; i < lines.length; i++) {
+    session.ingest(lines[i]);
+    if (i % every === every - 1) session.getSnapshot();
+  }
+  return session.getSnapshot();
+}
+
+test('exact redeliveries cost no wasm memory: a 7k-envelope run delivered 4 more times grows it by at most a page', async (t) => {
+  const w = await freshInstance();
+  const lines = runLines(1000);
+  const session = new w.Session();
+  ingestLive(session, lines);
+  const before = w.memoryBytes();
+  for (let round = 0; round < 4; round++) for (const line of lines) session.ingest(line);
+  const view = session.getSnapshot();
+  const grown = w.memoryBytes() - before;
+  t.diagnostic(`${lines.length} envelopes, then ${4 * lines.length} duplicates: +${grown} bytes of wasm memory`);
+  assert.deepEqual(view.counts, { applied: lines.length, duplicates: 4 * lines.length, rejected: 0 });
+  assert.ok(grown <= PAGE, `duplicates grew wasm memory by ${grown} bytes`);
+  session.free();
+});
+
+test('envelopes of another session cost no memory after the first (they are counted, not kept)', async (t) => {
+  const w = await freshInstance();
+  const session = new w.Session({ sessionId: 'mine' });
+  const foreign = (i) => JSON.stringify({ session_id: 'theirs', execution_id: 'x', type: 'agent.stream.chunk', timestamp: at(i), payload: { content: `text ${i}`, chunk_index: i } });
+  session.ingest(foreign(0));
+  session.getSnapshot();
+  const before = w.memoryBytes();
+  for (let i = 1; i < 20_000; i++) session.ingest(foreign(i));
+  const view = session.getSnapshot();
+  const grown = w.memoryBytes() - before;
+  t.diagnostic(`20,000 envelopes from one foreign session: +${grown} bytes`);
+  assert.deepEqual(view.rejected_sessions, { theirs: 20_000 });
+  assert.ok(grown <= PAGE, `rejected envelopes grew wasm memory by ${grown} bytes`);
+  session.free();
+});
+
+test('wasm memory grows linearly with the retained run (steps, chunks, tool calls), within 12x its view', async (t) => {
+  const measure = async (steps) => {
+    const w = await freshInstance();
+    const lines = runLines(steps);
+    const session = new w.Session();
+    const before = w.memoryBytes();
+    const view = ingestLive(session, lines);
+    const grown = w.memoryBytes() - before;
+    const viewBytes = JSON.stringify(view).length;
+    const wireBytes = lines.reduce((n, l) => n + l.length, 0);
+    t.diagnostic(`${steps} steps, ${lines.length} envelopes (${fmt(wireBytes)} on the wire): wasm +${fmt(grown)}, `
+      + `${(grown / lines.length).toFixed(0)} B per envelope, view ${fmt(viewBytes)} (x${(grown / viewBytes).toFixed(1)})`);
+    session.free();
+    return { grown, viewBytes, envelopes: lines.length };
+  };
+  const small = await measure(2500);
+  const large = await measure(10_000);
+  const ratio = large.grown / small.grown;
+  t.diagnostic(`4x the run -> x${ratio.toFixed(2)} the memory`);
+  assert.ok(ratio > 2.5 && ratio < 5.5, `memory grew x${ratio.toFixed(2)} for a 4x longer run (linear is ~4)`);
+  assert.ok(large.grown <= 12 * large.viewBytes, `wasm memory is x${(large.grown / large.viewBytes).toFixed(1)} the view`);
+});
+
+// Each chunk's text is held by the chunk map, the joined text (a growing String), the envelope log and the
+// dedup key: about four copies, more while the joined text's capacity doubles.
+test('streamed text costs a bounded multiple of its bytes: 40 chunks of 256 KB take under 6x their size', async (t) => {
+  const w = await freshInstance();
+  const session = new w.Session();
+  const piece = 'lorem ipsum '.repeat(256 * KB / 12);
+  session.getSnapshot();
+  const before = w.memoryBytes();
+  for (let i = 0; i < 40; i++) {
+    session.ingest(JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: at(i), payload: { content: piece, chunk_index: i } }));
+    session.getSnapshot();
+  }
+  const text = session.getSnapshot().executions[0].text;
+  const grown = w.memoryBytes() - before;
+  t.diagnostic(`${fmt(text.length)} of streamed text: wasm +${fmt(grown)} (x${(grown / text.length).toFixed(2)})`);
+  assert.equal(text.length, 40 * piece.length);
+  assert.ok(grown <= 6 * text.length, `x${(grown / text.length).toFixed(2)} the text`);
+  session.free();
+});
+
+test('free() gives a session\'s memory back for reuse: five create/ingest/free cycles need no more than the first', async (t) => {
+  const w = await freshInstance();
+  const lines = runLines(1500);
+  const sizes = [];
+  for (let cycle = 0; cycle < 5; cycle++) {
+    const session = new w.Session();
+    ingestLive(session, lines);
+    session.free();
+    const log = new w.RunLog();
+    log.ingestJsonl(lines.join('\n'));
+    log.summary();
+    log.free();
+    sizes.push(w.memoryBytes());
+  }
+  t.diagnostic(`wasm memory after each cycle: ${sizes.map(fmt).join(', ')}`);
+  assert.ok(sizes.at(-1) - sizes[0] <= PAGE, `memory kept growing across cycles: ${sizes.map(fmt).join(' -> ')}`);
+});
+
+// A re-stamped event is a new envelope, not a redelivery (only byte-identical
+// normalised envelopes are): it is kept in the log that toRecording() writes,
+// as its text, plus a 16-byte fingerprint. What must hold is that this is all.
+test('re-sent events with a new timestamp cost their text in the recording log and nothing more', async (t) => {
+  const w = await freshInstance();
+  const session = new w.Session();
+  const restamped = (i) => JSON.stringify({ ...base, type: 'agent.step.started', timestamp: at(i), payload: { step_number: 1 } });
+  session.ingest(restamped(0));
+  const first = session.getSnapshot();
+  const before = w.memoryBytes();
+  for (let i = 1; i < 20_000; i++) session.ingest(restamped(i));
+  const view = session.getSnapshot();
+  const grown = w.memoryBytes() - before;
+  t.diagnostic(`20,000 re-stamped step.started: +${fmt(grown)} (${(grown / 20_000).toFixed(0)} B each), view ${JSON.stringify(view).length} B`);
+  assert.deepEqual(view.executions[0].steps, first.executions[0].steps, 'the view did not change');
+  const text = restamped(1).length;
+  assert.ok(grown / 20_000 <= text + 64, `${(grown / 20_000).toFixed(0)} B per re-stamped envelope of ${text} B`);
+  session.free();
+});
+
+test('a JSONL batch full of bad lines costs bounded memory (its error list is capped)', async (t) => {
+  const grownFor = async (lines, call) => {
+    const w = await freshInstance();
+    const text = 'x\n'.repeat(lines);
+    const before = w.memoryBytes();
+    const result = call(w, text);
+    assert.equal(result.errors.length > 0, true);
+    return w.memoryBytes() - before;
+  };
+  const growth = {};
+  for (const [name, call] of [
+    ['decodeEnvelopes', (w, text) => w.decodeEnvelopes(text)],
+    ['Session#ingestJsonl', (w, text) => new w.Session().ingestJsonl(text)],
+    ['RunLog#ingestJsonl', (w, text) => new w.RunLog().ingestJsonl(text)],
+  ]) {
+    const small = await grownFor(10_000, call);
+    const large = await grownFor(80_000, call);
+    t.diagnostic(`${name}: 10,000 bad lines +${fmt(small)}, 80,000 bad lines +${fmt(large)} (${(large / 80_000).toFixed(0)} B per line)`);
+    growth[name] = large - small;
+  }
+  for (const [name, extra] of Object.entries(growth)) assert.ok(extra <= MB, `${name}: 70,000 more bad lines cost ${fmt(extra)}`);
+});
+
+test('streamed text per execution is capped, so an endless chunk stream has a bounded footprint', {
+  todo: 'there is no cap on streamed text (Execution::text and Execution::chunks in src/session/view.rs, plus every chunk '
+    + 'envelope in `log` and `keys`): each chunk may be up to the 1 MiB envelope limit; 48 of them keep 48 MiB of text '
+    + 'in the view and 361 MB of wasm memory once getSnapshot() has serialised it (x7.5); an endless stream ends in an '
+    + 'allocation failure that kills the instance (unlike missing_steps/missing_chunks, which list at most 1,000)',
+}, async (t) => {
+  const w = await freshInstance();
+  const session = new w.Session();
+  const piece = 'y'.repeat(MB - 200);
+  const before = w.memoryBytes();
+  for (let i = 0; i < 24; i++) session.ingest(JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: at(i), payload: { content: piece, chunk_index: i } }));
+  const text = session.getSnapshot().executions[0].text;
+  t.diagnostic(`24 chunks of ~1 MiB: view text ${fmt(text.length)}, wasm +${fmt(w.memoryBytes() - before)}`);
+  session.free();
+  assert.ok(text.length <= 16 * MB, `the view keeps ${fmt(text.length)} of streamed text`);
+});
+
+test('a run log keeps redelivered envelopes at no memory cost', {
+  todo: 'RunLog keeps every arrival, duplicates included (`arrivals` in src/session/runlog.rs, by design so that a saved and '
+    + 'reloaded log counts the same duplicates): each redelivery costs its full text, so an endless redelivery stream grows '
+    + 'the log without bound; storing a duplicate count instead would keep save/load faithful',
+}, async (t) => {
+  const w = await freshInstance();
+  const lines = runLines(1000);
+  const log = new w.RunLog();
+  for (const line of lines) log.ingest(line);
+  const before = w.memoryBytes();
+  for (let round = 0; round < 4; round++) for (const line of lines) log.ingest(line);
+  const grown = w.memoryBytes() - before;
+  t.diagnostic(`${4 * lines.length} redeliveries into a RunLog: +${fmt(grown)}`);
+  assert.equal(log.summary().duplicates, 4 * lines.length);
+  assert.ok(grown <= PAGE, `redeliveries grew the run log by ${fmt(grown)}`);
+  log.free();
+});
