@@ -1,12 +1,13 @@
 // The one test command (`npm test`, also what .ci/run runs):
 //
-//   scripts/setup.sh, npm run build, then six layers, each ending in its own
+//   scripts/setup.sh, npm run build, then seven layers, each ending in its own
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
 //     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`
 //     types   tsc --noEmit -p tests/types/..., www/        the emitted declarations, the panel
 //     browser node --test tests/browser/*.test.mjs         the panel in Chromium, live via sockudo
+//     packaging node --test tests/packaging/*.test.mjs     npm pack into ESM, CJS, Vite page, worker
 //     lint    scripts/lint.sh                              rustfmt + clippy, native and wasm32
 //
 // Every layer runs even when an earlier one failed; the exit code is non-zero if
@@ -122,6 +123,16 @@ async function browserLayer(built) {
   await nodeTests('browser', join('tests', 'browser'));
 }
 
+/**
+ * The packed package installed into throwaway projects: Node ESM and CJS, a
+ * Vite-built page and a module worker in Chromium (tests/packaging).
+ */
+async function packagingLayer(built) {
+  banner('packaging: npm pack, installed into Node ESM, Node CJS, a Vite page and a web worker (tests/packaging)');
+  if (!built) return report('packaging', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  await nodeTests('packaging', join('tests', 'packaging'));
+}
+
 /** rustfmt and clippy (native and wasm32), warnings as errors: scripts/lint.sh. */
 async function lintLayer() {
   banner('lint: scripts/lint.sh (cargo fmt --check, clippy -D warnings native + wasm32)');
@@ -166,6 +177,7 @@ async function main() {
   await jsLayer(built);
   await typesLayer(built);
   await browserLayer(built);
+  await packagingLayer(built);
   await lintLayer();
 
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -1,0 +1,193 @@
+// The packaging matrix: `npm pack` the built pkg/ into a temporary directory, install the
+// tarball (offline: it has no dependencies) into throwaway projects under os.tmpdir(), and
+// decode the same envelope in each place a user would run it: (a) Node ESM `import`,
+// (b) Node CommonJS `require`, (c) a page built by Vite and loaded in headless Chromium,
+// which does `await init()`, and (d) a module worker on that page. Every one must give the
+// exact decoded value in tests/packaging/fixtures/envelope.json. Runs after `npm run build`
+// (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { servePanel } from '../../scripts/lib/panel-server.mjs';
+import { openPage } from '../browser/lib/browser.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const pkgDir = join(root, 'pkg');
+const fixtures = join(here, 'fixtures');
+const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+const fixture = JSON.parse(readFileSync(join(fixtures, 'envelope.json'), 'utf8'));
+const manifest = existsSync(join(pkgDir, 'package.json')) ? JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) : null;
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let work; // the temporary directory: the tarball, npm's cache and every project
+let tarball; // { file, size, unpackedSize, files: [{ path, size }] }
+
+/** npm with a private cache, no registry reachable and no network features. */
+function npm(args, cwd) {
+  const result = spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: {
+      ...process.env,
+      npm_config_cache: join(work, 'npm-cache'),
+      npm_config_registry: 'http://127.0.0.1:9/', // nothing listens there: any registry access fails fast
+      npm_config_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      npm_config_loglevel: 'error',
+    },
+  });
+  assert.equal(result.error, undefined, `npm ${args.join(' ')}: ${result.error}`);
+  assert.equal(result.status, 0, `npm ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * A throwaway project in the work directory: package.json of `type`, the fixture files
+ * from `fixtureDir` plus envelope.json, and the tarball installed as its only dependency.
+ */
+function makeProject(name, type, fixtureDir) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: `stepline-packaging-${name}`, version: '0.0.0', private: true, type }, null, 2)}\n`);
+  cpSync(join(fixtures, fixtureDir), dir, { recursive: true });
+  cpSync(join(fixtures, 'envelope.json'), join(dir, 'envelope.json'));
+  npm(['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', '--no-package-lock', tarball.file], dir);
+  const installed = join(dir, 'node_modules', 'stepline');
+  assert.ok(lstatSync(installed).isDirectory() && !lstatSync(installed).isSymbolicLink(), `${installed} is not an installed copy`);
+  assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((n) => !n.startsWith('.')), ['stepline'], 'stepline is the only package installed');
+  return dir;
+}
+
+/** Runs a Node script in a project and returns the JSON report it prints. */
+function runNode(dir, script) {
+  const result = spawnSync(process.execPath, [script], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(result.status, 0, `node ${script} exited with ${result.status}:\n${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+/** What every environment must report: the decoded fixture and a working SteplineError. */
+function assertReport(report, where) {
+  assert.deepEqual(report.decoded, fixture.decoded, `${where}: the envelope decodes differently`);
+  assert.equal(report.version.split('+')[0], manifest.version, `${where}: version() names another build`);
+  assert.deepEqual(report.failure, { isSteplineError: true, isError: true, code: 'invalid_json', path: null }, `${where}: errors are not SteplineErrors`);
+}
+
+before(() => {
+  assert.ok(manifest, 'pkg/ is not built: run `npm run build` first');
+  work = mkdtempSync(join(tmpdir(), 'stepline-packaging-'));
+  const [packed] = JSON.parse(npm(['pack', pkgDir, '--pack-destination', work, '--ignore-scripts', '--json'], work));
+  tarball = { ...packed, file: join(work, packed.filename) };
+});
+
+after(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Every string an exports map (or main/types/bin) points at. */
+function* targets(node) {
+  if (typeof node === 'string') yield node;
+  else if (node && typeof node === 'object') for (const value of Object.values(node)) yield* targets(value);
+}
+
+test('npm pack makes a tarball with every file the manifest points at and nothing outside its files list', (t) => {
+  const files = tarball.files.map((f) => f.path).sort();
+  t.diagnostic(`${tarball.filename}: ${tarball.size} bytes packed, ${tarball.unpackedSize} bytes unpacked, ${files.length} files`);
+  for (const f of [...tarball.files].sort((a, b) => a.path.localeCompare(b.path))) t.diagnostic(`  ${String(f.size).padStart(8)}  ${f.path}`);
+  assert.equal(tarball.name, 'stepline');
+  assert.equal(tarball.version, manifest.version);
+  const pointedAt = [...targets(manifest.exports), manifest.main, manifest.types, ...Object.values(manifest.bin ?? {})]
+    .map((p) => p.replace(/^\.\//, ''));
+  for (const path of new Set(pointedAt)) {
+    if (path.includes('*')) {
+      const prefix = path.slice(0, path.indexOf('*'));
+      assert.ok(files.some((f) => f.startsWith(prefix)), `nothing in the tarball matches ${path}`);
+    } else {
+      assert.ok(files.includes(path), `${path} is named by package.json but missing from the tarball`);
+    }
+  }
+  const allowed = manifest.files.map((f) => f.replace(/^\.\//, ''));
+  for (const f of files) {
+    const listed = f === 'package.json' || allowed.some((a) => (a.endsWith('/') ? f.startsWith(a) : f === a));
+    assert.ok(listed, `${f} is in the tarball but not in package.json "files"`);
+  }
+  for (const wasm of ['node/stepline_bg.wasm', 'web/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
+  assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
+});
+
+test('(a) a Node ESM project imports the installed tarball by name and decodes the envelope exactly', () => {
+  const dir = makeProject('node-esm', 'module', 'node-esm');
+  const report = runNode(dir, 'index.mjs');
+  assert.equal(realpathSync(report.entry), realpathSync(join(dir, 'node_modules', 'stepline', 'index.mjs')), 'import resolved to another copy');
+  assertReport(report, 'Node ESM');
+});
+
+test('(b) a Node CommonJS project requires the installed tarball by name and decodes the envelope exactly', () => {
+  const dir = makeProject('node-cjs', 'commonjs', 'node-cjs');
+  const report = runNode(dir, 'index.cjs');
+  assert.equal(realpathSync(report.entry), realpathSync(join(dir, 'node_modules', 'stepline', 'index.cjs')), 'require resolved to another copy');
+  assertReport(report, 'Node CJS');
+});
+
+// The Vite app is built once and loaded once; (c) reads the page's result, (d) the worker's.
+let pageRun;
+function viteAppInChromium() {
+  pageRun ??= (async () => {
+    const dir = makeProject('vite-app', 'module', 'vite-app');
+    const build = spawnSync(process.execPath, [vite, 'build'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
+    const dist = join(dir, 'dist');
+    const assets = readdirSync(join(dist, 'assets'));
+    assert.ok(assets.some((f) => f.endsWith('.wasm')), `vite emitted no .wasm asset: ${assets.join(', ')}`);
+    const bundled = assets.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(dist, 'assets', f), 'utf8')).join('\n');
+    assert.ok(!bundled.includes(`${sep}node_modules${sep}stepline`) && !bundled.includes(root), 'the bundle refers to files outside dist/');
+
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/setup.sh (it installs Debian's chromium)`);
+    // The flags of tests/browser/lib/browser.mjs; its launch() also requires the panel's
+    // www/dist, which this layer does not use.
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const server = await servePanel({ root: dist });
+    try {
+      const page = await openPage(browser);
+      const wasmResponses = [];
+      page.on('response', (r) => { if (r.url().endsWith('.wasm')) wasmResponses.push(`${r.status()} ${r.headers()['content-type']}`); });
+      await page.goto(server.url);
+      await page.waitForFunction(() => ['main', 'worker'].every((id) => document.getElementById(id).dataset.state !== 'pending'), null, { timeout: 30_000 });
+      const read = async (id) => page.$eval(`#${id}`, (el) => ({ state: el.dataset.state, text: el.textContent }));
+      return { main: await read('main'), worker: await read('worker'), problems: page.problems, wasmResponses };
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  })();
+  return pageRun;
+}
+
+test('(c) a Vite-built page does `await init()` and shows the decoded envelope in the DOM, exactly', { timeout: 180_000 }, async () => {
+  const { main, problems, wasmResponses } = await viteAppInChromium();
+  assert.equal(main.state, 'done', `the page failed: ${main.text}`);
+  assertReport(JSON.parse(main.text), 'Vite page');
+  assert.ok(wasmResponses.length >= 1 && wasmResponses.every((r) => r === '200 application/wasm'), `wasm responses: ${wasmResponses.join(', ')}`);
+  assert.deepEqual(problems, []);
+});
+
+test('(d) a module worker on that page imports stepline, awaits init() and posts the same decoded envelope', { timeout: 180_000 }, async () => {
+  const { worker, problems } = await viteAppInChromium();
+  assert.equal(worker.state, 'done', `the worker failed: ${worker.text}`);
+  assertReport(JSON.parse(worker.text), 'module worker');
+  assert.deepEqual(problems, []);
+});
