@@ -35,7 +35,6 @@ pub fn from_js(input: &JsValue, what: &str) -> Result<Value, SteplineError> {
     crate::json::parse(&text, &Limits::default())
 }
 
-/// JSON text of `input`: a string as is, anything else through `JSON.stringify`.
 /// A parameter that must be a string (JSONL text, a recording, an id). A
 /// non-string is a typed error here: left to the generated glue, a number or
 /// an object reached memory as if it were text and broke the instance.
@@ -54,7 +53,8 @@ pub fn string_arg(input: &JsValue, what: &str) -> Result<String, SteplineError> 
 fn js_type_name(v: &JsValue) -> String {
     if v.is_null() {
         "null".into()
-    } else if js_sys::Array::is_array(v) {
+    } else if super::walk::is_array(v, "").unwrap_or(false) {
+        // (Through the catching import: a revoked Proxy throws here.)
         "an array".into()
     } else {
         v.js_typeof().as_string().unwrap_or_default()
@@ -82,6 +82,7 @@ pub fn envelope_text(input: &JsValue) -> Result<String, SteplineError> {
     input_text(input, "the envelope")
 }
 
+/// JSON text of `input`: a string as is, anything else through `JSON.stringify`.
 pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
     if input.is_string() {
         // A lone surrogate cannot be UTF-8; copying would silently turn it into U+FFFD.

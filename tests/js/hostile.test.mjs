@@ -1057,3 +1057,12 @@ test('calls made close to the JS stack limit fail cleanly and leave the instance
   `);
   assertSurvived(outcome, 'calls at the stack limit');
 });
+
+test('a revoked Proxy given where a string is expected is a typed error, 5,000 times over', () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  for (let i = 0; i < 5000; i++) {
+    const { error } = probe('decodeEnvelopes(revoked proxy)', () => decodeEnvelopes(proxy));
+    assert.equal(error?.code, 'invalid_type');
+  }
+});
