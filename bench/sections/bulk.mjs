@@ -1,0 +1,85 @@
+// Section `bulk`: a whole 200,000-envelope recording (bench/generate-envelopes.mjs) replayed
+// into a session in one call, against the floors any JS consumer of the same JSONL pays.
+// Targets (DESIGN.md section 11): ingestJsonl <= 1.3x bare JSON.parse of every line, and
+// faster than JSON.parse + zod validation of every envelope (bench/zod-envelope.mjs).
+import { performance } from 'node:perf_hooks';
+
+import { Session } from 'stepline';
+
+import { generateRecordingText } from '../generate-envelopes.mjs';
+import { int, markdownTable, mb, measure, printTable, rate, seconds, summarize } from '../lib/measure.mjs';
+import { EnvelopeSchema } from '../zod-envelope.mjs';
+
+const N = 200_000;
+const BASE = 'JSON.parse per line';
+
+export default async function bulk({ bigRuns, report }) {
+  console.log(`\n=== bulk replay: a ${int(N)}-envelope recording into a session, against JSON.parse (+ zod) of its lines (DESIGN.md section 11)`);
+  let started = performance.now();
+  const text = generateRecordingText({ envelopes: N });
+  const input = `${int(N)} envelopes, ${mb(Buffer.byteLength(text))} of JSONL`;
+  console.log(`  input: ${input}, generated in ${seconds(started)}`);
+
+  const ops = {
+    // What any JS consumer of the recording does at least: split it and parse every line.
+    [BASE]: () => {
+      const out = [];
+      for (const line of text.split('\n')) if (line) out.push(JSON.parse(line));
+      return out;
+    },
+    // ...and one that checks what it parsed.
+    'JSON.parse + zod per line': () => {
+      const out = [];
+      for (const line of text.split('\n')) if (line) out.push(EnvelopeSchema.parse(JSON.parse(line)));
+      return out;
+    },
+    'Session.ingestJsonl(text)': () => {
+      const session = new Session();
+      return { handle: session, batch: session.ingestJsonl(text), view: session.getSnapshot() };
+    },
+    'Session.fromRecording(text)': () => {
+      const session = Session.fromRecording(text);
+      return { handle: session, view: session.getSnapshot() };
+    },
+  };
+  // Every contender must take the whole recording (checked on its warm-up result).
+  const check = (label, result) => {
+    const ok = label.startsWith('Session')
+      ? result.view.counts.applied === N && result.view.status === 'completed' && (result.batch?.errors.length ?? 0) === 0
+      : result.length === N;
+    if (!ok) throw new Error(`bulk: ${label} did not take the whole recording`);
+  };
+  started = performance.now();
+  const rows = summarize(await measure(ops, { warmup: 1, runs: bigRuns, check }), BASE);
+  printTable(rows, BASE);
+  console.log('');
+  for (const r of rows) console.log(`  ${r.label.padEnd(28)} ${rate(N, r.median).padStart(14)} envelopes`);
+  const row = (label) => rows.find((r) => r.label === label);
+  const ingest = row('Session.ingestJsonl(text)');
+  const zod = row('JSON.parse + zod per line');
+  const vsZod = ingest.median / zod.median;
+  console.log('\n  targets (DESIGN.md section 11): ingestJsonl <= 1.3x JSON.parse of the same lines; faster than JSON.parse + zod');
+  console.log(`    ingestJsonl / JSON.parse: ${ingest.ratio.toFixed(2)}x (${ingest.ratio <= 1.3 ? 'met' : 'NOT met'})`);
+  console.log(`    ingestJsonl / (JSON.parse + zod): ${vsZod.toFixed(2)}x (${vsZod < 1 ? 'met' : 'NOT met'})`);
+  console.log(`  (1 warm-up + ${bigRuns} timed rounds in ${seconds(started)})`);
+  report.target('bulk', 'ingestJsonl(200k) ≤ 1.3× JSON.parse per line', `${ingest.ratio.toFixed(2)}×`, ingest.ratio <= 1.3);
+  report.target('bulk', 'ingestJsonl(200k) faster than JSON.parse + zod', `${vsZod.toFixed(2)}× the zod time`, vsZod < 1);
+  report.target('bulk', 'fromRecording(200k) vs JSON.parse per line', `${row('Session.fromRecording(text)').ratio.toFixed(2)}×`);
+  report.section('bulk', [
+    '## Floor: bulk replay of a recording',
+    '',
+    `A recording of ${input} (bench/generate-envelopes.mjs), replayed into a session in one call, against`,
+    'what any JS consumer of the same text pays at least: split it and `JSON.parse` every line; and',
+    '`JSON.parse` plus validation of every envelope with a zod schema of the v1.22 union',
+    '(bench/zod-envelope.mjs: the `type` discriminant, session and execution ids, an ISO-8601 timestamp, each',
+    'payload\'s fields and kinds). The session does more than either: it decodes, dedupes, orders and builds the',
+    `reconciled view. One warm-up and ${bigRuns} timed rounds, round-robin.`,
+    'Targets: `ingestJsonl` ≤ 1.3× `JSON.parse`, and faster than `JSON.parse` + zod.',
+    '',
+    ...markdownTable(rows, BASE),
+    '',
+    `\`ingestJsonl\` takes ${vsZod.toFixed(2)}× the time of \`JSON.parse\` + zod.`,
+    '',
+    ...rows.map((r) => `- ${r.label}: ${rate(N, r.median)} envelopes`),
+  ]);
+}
