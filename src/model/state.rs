@@ -197,7 +197,9 @@ impl AgentState {
                 .transpose()?,
             execution_started_at: None,
             metadata: match field("metadata") {
-                Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
+                Some(v @ Value::Object(_)) => v.clone(),
+                // PHP's empty array; a list is not a map (as `read::object`).
+                Some(Value::Array(a)) if a.is_empty() => Value::Array(Vec::new()),
                 Some(other) => {
                     return Err(read::invalid(
                         ErrorCode::InvalidType,

@@ -134,17 +134,26 @@ pub fn parse(input: &str, now: &Timestamp) -> Option<Timestamp> {
             .single()
     };
     match lower.as_str() {
-        "" | "now" => return Some(*now),
-        "today" | "midnight" => return midnight(0),
-        "tomorrow" => return midnight(1),
-        "yesterday" => return midnight(-1),
+        "" | "now" => return Some(*now).filter(in_atom_range),
+        "today" | "midnight" => return midnight(0).filter(in_atom_range),
+        "tomorrow" => return midnight(1).filter(in_atom_range),
+        "yesterday" => return midnight(-1).filter(in_atom_range),
         _ => {}
     }
-    if let Some(epoch) = s.strip_prefix('@') {
+    let parsed = if let Some(epoch) = s.strip_prefix('@') {
         let secs: f64 = epoch.parse().ok()?;
-        return from_epoch_millis(secs * 1000.0);
-    }
-    parse_iso(s, now.offset())
+        from_epoch_millis(secs * 1000.0)?
+    } else {
+        parse_iso(s, now.offset())?
+    };
+    Some(parsed).filter(in_atom_range)
+}
+
+/// Whether `format_atom` writes `t` with a four-digit year, which is all
+/// [`parse`] reads back: an instant outside (`@-621325596800`, `tomorrow`
+/// after 9999-12-31) would be stored as a date no reader accepts.
+pub fn in_atom_range(t: &Timestamp) -> bool {
+    (0..=9999).contains(&t.naive_local().year())
 }
 
 fn parse_iso(s: &str, default_offset: &FixedOffset) -> Option<Timestamp> {
@@ -369,16 +378,18 @@ impl NowSpec {
 pub fn resolve_now(spec: Option<&NowSpec>, clock: Timestamp, path: &str) -> Result<Timestamp> {
     match spec {
         None => Ok(clock),
-        Some(NowSpec::EpochMillis(ms)) => from_epoch_millis(*ms).ok_or_else(|| {
-            SteplineError::at(
-                ErrorCode::InvalidTimestamp,
-                path,
-                format!(
-                    "expected epoch milliseconds within chrono's range, found {}",
-                    crate::php::format_php_float(*ms)
-                ),
-            )
-        }),
+        Some(NowSpec::EpochMillis(ms)) => {
+            from_epoch_millis(*ms).filter(in_atom_range).ok_or_else(|| {
+                SteplineError::at(
+                    ErrorCode::InvalidTimestamp,
+                    path,
+                    format!(
+                        "expected epoch milliseconds within the years 0000 to 9999, found {}",
+                        crate::php::format_php_float(*ms)
+                    ),
+                )
+            })
+        }
         Some(NowSpec::Text(s)) => read(&Value::String(s.clone()), &clock, path),
     }
 }

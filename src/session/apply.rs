@@ -127,11 +127,8 @@ fn apply_event(
             if let Some(s) = p.get("step").and_then(Value::as_object) {
                 absorb_step_object(step, s);
             }
-            if kind == "agent.run.failed" {
-                Touched::Header
-            } else {
-                Touched::Step(n)
-            }
+            // The step changed in both cases (a step touch re-sends the header too).
+            Touched::Step(n)
         }
         "agent.run.completed" => {
             exec.final_answer = str_of(p, "final_answer");

@@ -1,0 +1,244 @@
+//! Replays every committed fuzz seed (`fuzz/regressions/<target>/`) through
+//! the very checks the fuzz targets run (`fuzz/src/checks.rs`): no panic, and
+//! either a typed error or a result that keeps the target's invariants. The
+//! seeds are the crashes the fuzzers found (each named after its cause) and
+//! hand-made hostile inputs: deep nesting, huge numbers, lone surrogates,
+//! a byte-order mark, multi-byte cuts.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "../fuzz/src/checks.rs"]
+mod checks;
+
+use std::path::PathBuf;
+
+fn seeds(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(target);
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no seeds in {}", dir.display());
+    out
+}
+
+/// Runs every seed of `target`, naming the seed that fails.
+fn replay(target: &str, check: impl Fn(&[u8])) {
+    for (name, data) in seeds(target) {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&data)));
+        if let Err(e) = outcome {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            panic!("fuzz/regressions/{target}/{name}: {why}");
+        }
+    }
+}
+
+#[test]
+fn envelope_decode_seeds() {
+    replay("envelope_decode", checks::envelope_decode);
+}
+
+#[test]
+fn jsonl_batch_seeds() {
+    replay("jsonl_batch", checks::jsonl_batch);
+}
+
+#[test]
+fn snapshot_validate_seeds() {
+    replay("snapshot_validate", checks::snapshot_validate);
+}
+
+#[test]
+fn state_parse_seeds() {
+    replay("state_parse", checks::state_parse);
+}
+
+#[test]
+fn slim_serialize_seeds() {
+    replay("slim_serialize", checks::slim_serialize);
+}
+
+/// The session target's seeds are the scripts its structured input becomes
+/// (written by `STEPLINE_FUZZ_SCRIPT=path cargo fuzz run session_ingest <input>`).
+#[test]
+fn session_ingest_seeds() {
+    replay("session_ingest", |data| {
+        let script: serde_json::Value = serde_json::from_slice(data).expect("a JSON script");
+        checks::session_script(&script);
+    });
+}
+
+// ---- what the seeds were found for ------------------------------------------
+
+/// A session replayed from a recording logged envelopes in their decoded
+/// form, so its own recording differed from the one it was read from (an
+/// unknown field moved into `extra` once more on every round).
+#[test]
+fn a_replayed_session_records_the_lines_it_read() {
+    let line = r#"{"type":"agent.status","session_id":"s1","payload":{"status":"processing"},"x-trace":"1"}"#;
+    let mut s = stepline::session::Session::new(None);
+    s.ingest_text(line).unwrap();
+    let (back, _) = stepline::session::Session::from_recording(&s.to_recording()).unwrap();
+    assert_eq!(back.log(), [line]);
+    assert_eq!(back.to_recording(), s.to_recording());
+}
+
+/// The encoder's cap marks a shortened payload `truncated: true`; decoding
+/// it reported the encoder's own field as unknown and moved it to `extra`.
+#[test]
+fn a_truncated_payload_decodes_without_warnings() {
+    let line = r#"{"type":"agent.status","session_id":"s1","payload":{"status":"failed","error_message":"...","truncated":true}}"#;
+    let d = stepline::envelope::decode::decode_text(line).unwrap();
+    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    assert_eq!(d.envelope["payload"]["truncated"], true);
+    let bad = line.replace("true}", "\"yes\"}");
+    let e = stepline::envelope::decode::decode_text(&bad).unwrap_err();
+    assert_eq!(e.path.as_deref(), Some("/payload/truncated"));
+}
+
+/// `maxMessages` is the caller's number: reading selectively reserved room
+/// for that many messages up front (`Vec::with_capacity`), a capacity
+/// overflow panic for `i64::MAX` and an abort for large values in wasm.
+#[test]
+fn a_huge_max_messages_reserves_nothing() {
+    let state = serde_json::json!({"messageStore": {"sections": [{"name": "messages",
+        "messages": [{"role": "user", "content": "hi"}]}]}});
+    let config = stepline::snapshot::SlimConfig {
+        max_messages: i64::MAX,
+        max_steps: i64::MAX,
+        ..stepline::snapshot::SlimConfig::default()
+    };
+    let source =
+        stepline::snapshot::source::SlimSource::from_doc(&&state, &config, &checks::now()).unwrap();
+    assert_eq!(source.messages.len(), 1);
+}
+
+/// An envelope may carry any unknown field, `stepline_snapshot` and
+/// `stepline_recording` included; its session's recording classified such a
+/// line as a snapshot or a second header, so the recording did not replay.
+#[test]
+fn an_envelope_with_a_recording_key_stays_an_envelope_in_its_recording() {
+    let mut s = stepline::session::Session::new(None);
+    for line in [
+        r#"{"type":"agent.status","session_id":"s1","payload":{"status":"processing"},"stepline_recording":1}"#,
+        r#"{"type":"agent.status","session_id":"s1","payload":{"status":"completed","previous_status":"processing"},"stepline_snapshot":{}}"#,
+    ] {
+        assert!(s.ingest_text(line).unwrap().applied);
+    }
+    let (back, snapshots) = stepline::session::Session::from_recording(&s.to_recording()).unwrap();
+    assert!(snapshots.is_empty());
+    assert_eq!(back.view(), s.view());
+    let log = stepline::session::runlog::RunLog::load(&s.to_recording()).unwrap();
+    assert_eq!(log.session("s1").unwrap().view(), s.view());
+}
+
+/// Found by `session_ingest` (seed `float-text-value-duplicate.json`, whose
+/// floats are already as text parsing reads them): serde_json without its
+/// `float_roundtrip` feature reads about one float in eight back 1 ULP off
+/// (`201593.42425871422` → `201593.42425871425`). So a value that crosses
+/// the boundary as JSON text (every JS call) changes, and an envelope
+/// ingested as a value and again as text is not seen as a redelivery.
+/// The fix is the dependency feature (`serde_json/float_roundtrip`), which
+/// is not this file's to change.
+#[test]
+#[ignore = "needs serde_json's float_roundtrip feature (Cargo.toml)"]
+fn floats_survive_json_text_exactly() {
+    let x = 201593.42425871422_f64;
+    let state = format!(r#"{{"stateInfo":{{"cumulativeExecutionSeconds":{x}}}}}"#);
+    let parsed = stepline::model::AgentState::parse(&state, &checks::now()).unwrap();
+    assert_eq!(
+        parsed.state_info.cumulative_execution_seconds.to_bits(),
+        x.to_bits()
+    );
+
+    let mut s = stepline::session::Session::new(None);
+    let env = serde_json::json!({"type": "agent.step.completed", "session_id": "s1",
+        "payload": {"step_number": 1, "duration_ms": x}});
+    assert!(s.ingest_value(&env).unwrap().applied);
+    assert!(s.ingest_text(&env.to_string()).unwrap().duplicate);
+}
+
+/// `@-621325596800` (year -17720) was read, and `toArray` wrote it as
+/// `-17720-12-22T12:26:40+00:00`, which no reader accepts (nor does RFC 3339
+/// in a slim snapshot): dates outside the years 0000–9999 are now refused
+/// when read, as a typed `invalid_timestamp`.
+#[test]
+fn a_date_that_cannot_be_written_back_is_refused() {
+    let now = checks::now();
+    for bad in ["@-621325596800", "@1e12", "@253402300800"] {
+        let state = format!(r#"{{"stateInfo":{{"startedAt":"{bad}"}}}}"#);
+        let e = stepline::model::AgentState::parse(&state, &now).unwrap_err();
+        assert_eq!(e.code, stepline::ErrorCode::InvalidTimestamp, "{bad}");
+        assert_eq!(e.path.as_deref(), Some("/stateInfo/startedAt"));
+    }
+    let edge = r#"{"stateInfo":{"startedAt":"@253402300799","updatedAt":"@-62167219200"}}"#;
+    let state = stepline::model::AgentState::parse(edge, &now).unwrap();
+    let written = state.to_value();
+    assert_eq!(
+        written["stateInfo"]["startedAt"],
+        "9999-12-31T23:59:59+00:00"
+    );
+    assert_eq!(
+        written["stateInfo"]["updatedAt"],
+        "0000-01-01T00:00:00+00:00"
+    );
+    stepline::model::AgentState::from_value(&written, &now).unwrap();
+}
+
+/// A state whose `metadata` was a non-empty list was read as is, and its
+/// slim snapshot then failed the snapshot's own validation (metadata is a
+/// map): a list is now refused as every other map in the model is.
+#[test]
+fn list_metadata_is_refused_like_any_map() {
+    let now = checks::now();
+    let e = stepline::model::AgentState::parse(r#"{"metadata":["sections"]}"#, &now).unwrap_err();
+    assert_eq!(e.code, stepline::ErrorCode::InvalidType);
+    assert_eq!(e.path.as_deref(), Some("/metadata"));
+    for ok in [r#"{"metadata":[]}"#, r#"{"metadata":{"k":"v"}}"#] {
+        stepline::model::AgentState::parse(ok, &now).unwrap();
+    }
+}
+
+/// Found by `session_ingest` (seed `run-failed-step-missing-from-patch.json`):
+/// `agent.run.failed` sets the error of the current step (its type becomes
+/// `error`), but `apply` reports `Touched::Header`, so the next patch does not
+/// carry the step and the JS `getSnapshot()` keeps showing it as
+/// `final_response` while `view()` says `error`. Fixed in src/session/apply.rs:
+/// the event now reports the step it touched.
+#[test]
+fn a_failed_run_patches_the_step_it_marks() {
+    let seed = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/regressions/session_ingest/run-failed-step-missing-from-patch.json"),
+    )
+    .unwrap();
+    checks::session_script(&serde_json::from_slice(&seed).unwrap());
+}
+
+// ---- open: found by the fuzzers, not fixed here -----------------------------
+// Run with `cargo test --test fuzz_regressions -- --ignored`; drop the
+// `#[ignore]` with the fix.
+
+/// Found by `slim_serialize` (seed `negative-usage-fails-own-validation.txt`):
+/// the reference reads negative token counts (state-model vector "AgentState
+/// roundtrip usage with string and float numbers" keeps `cacheRead: -1`), the
+/// serializer writes them, and `validateSnapshot` then rejects stepline's own
+/// snapshot (`/usage/cacheRead` `out_of_range`: the schema's counts are
+/// `minimum: 0`). Either the schema's usage counts accept any integer, or the
+/// serializer clamps; a contract decision (src/snapshot/rules.rs).
+#[test]
+#[ignore = "open: src/snapshot/rules.rs, usage counts minimum 0 vs the reference's negative counts"]
+fn a_snapshot_of_a_state_with_negative_usage_validates() {
+    replay("slim_serialize", checks::slim_serialize_strict);
+}
