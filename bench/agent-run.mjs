@@ -18,21 +18,9 @@
 //   // { events, steps: [{ number, chunks: [text], tools: [{ name, args, ok, error, result, ms }] }] }
 //   // the last step is the answer: its chunks are the answer, it has no tools
 
-/** mulberry32: a small, fast, seeded PRNG; returns floats in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-// Streamed text mixes 1- to 4-byte UTF-8 characters, as real answers do.
-const WORDS = ['the', 'agent', 'searched', 'for', 'weather', 'in', 'Paris', 'and', 'found', 'three', 'sources',
-  'temperature', 'is', 'rising', 'results', 'summarised', 'below', 'zażółć', 'gęślą', 'jaźń', '天气', '晴朗', '🌤️', '✅'];
+import { prng, WORDS } from './lib/random.mjs';
+
 const TOOLS = ['search', 'get_time', 'fetch_page', 'create_lead', 'lookup_entity', 'send_email'];
 
 /** Envelopes a v1.22 run spends outside text and tools: two status changes; per step its

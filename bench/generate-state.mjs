@@ -11,17 +11,8 @@
 //
 //   node bench/generate-state.mjs [--messages N] [--steps N] [--seed N] > state.json
 
-/** mulberry32: a small, fast, seeded PRNG; returns floats in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+
+import { prng } from './lib/random.mjs';
 
 // Text in several scripts, so contents mix 1-, 2-, 3- and 4-byte UTF-8 characters.
 const WORDS = {
