@@ -11,7 +11,6 @@
 //
 //   node bench/generate-state.mjs [--messages N] [--steps N] [--seed N] > state.json
 
-
 import { prng } from './lib/random.mjs';
 
 // Text in several scripts, so contents mix 1-, 2-, 3- and 4-byte UTF-8 characters.
