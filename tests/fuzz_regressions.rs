@@ -167,6 +167,15 @@ fn floats_survive_json_text_exactly() {
         "payload": {"step_number": 1, "duration_ms": x}});
     assert!(s.ingest_value(&env).unwrap().applied);
     assert!(s.ingest_text(&env.to_string()).unwrap().duplicate);
+
+    // Found again by `session_ingest` (round 6): a session's recording holds
+    // the envelope as text, so its replay reads another float.
+    let mut s = stepline::session::Session::new(None);
+    let env = serde_json::json!({"type": "agent.tool.started", "session_id": "s1",
+        "payload": {"tool_name": "t", "args": 7.291119892650856e-304}});
+    s.ingest_value(&env).unwrap();
+    let (back, _) = stepline::session::Session::from_recording(&s.to_recording()).unwrap();
+    assert_eq!(back.view(), s.view());
 }
 
 /// `@-621325596800` (year -17720) was read, and `toArray` wrote it as

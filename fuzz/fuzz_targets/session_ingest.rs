@@ -229,11 +229,32 @@ fn natural(field: &str, seed: u16) -> Value {
     }
 }
 
+/// A float that JSON text gives back exactly. serde_json without its
+/// `float_roundtrip` feature reads some floats back 1 ULP off, and not always
+/// to a fixed point at once (open issue, see `tests/fuzz_regressions.rs`):
+/// the target steps around it instead of finding it again and again.
+fn stable_float(mut f: f64) -> Value {
+    for _ in 0..8 {
+        let Some(n) = serde_json::Number::from_f64(f) else {
+            return Value::Null;
+        };
+        let back: Option<f64> = serde_json::from_str::<Value>(&n.to_string())
+            .ok()
+            .and_then(|v| v.as_f64());
+        match back {
+            Some(g) if g.to_bits() == f.to_bits() => return Value::Number(n),
+            Some(g) => f = g,
+            None => break,
+        }
+    }
+    Value::from(0.5)
+}
+
 fn value(field: &str, v: &Val, depth: usize) -> Value {
     match v {
         Val::Natural(seed) => natural(field, *seed),
         Val::Int(n) => Value::from(*n),
-        Val::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+        Val::Float(f) => stable_float(*f),
         Val::Str(s) => Value::from(s.as_str()),
         Val::Bool(b) => Value::Bool(*b),
         Val::Null => Value::Null,
