@@ -32,7 +32,7 @@ const BASE = Date.UTC(2026, 0, 20, 12, 0, 0);
 const PREFIX = 'Cognesy\\Addons\\Agent\\Core\\Continuation\\';
 
 /** The continuation trace the debug preset sends after each step. */
-function continuation(step, more, tokens) {
+export function continuation(step, more, tokens) {
   return {
     step_number: step,
     should_continue: more,

@@ -5,32 +5,14 @@
 // after every one (what React's useSyncExternalStore does on each notification).
 import { Session, version } from 'stepline';
 
+import { continuation } from '../generate-envelopes.mjs';
+
 export const name = 'stepline';
 export const protocol = 'v1.22 agent.* envelopes';
 
 const SESSION = 'sess-bench';
 const EXECUTION = 'exec-1';
 const BASE = Date.UTC(2026, 0, 20, 12, 0, 0);
-const PREFIX = 'Cognesy\\Addons\\Agent\\Core\\Continuation\\';
-
-/** The continuation trace the debug preset sends after each step. */
-function continuation(step, more, tokens) {
-  return {
-    step_number: step,
-    should_continue: more,
-    stop_reason: 'completed',
-    resolved_by: more ? `${PREFIX}ToolCallPresenceCheck` : 'aggregate',
-    evaluations: [
-      { criterion: 'StepsLimit', decision: 'allow', reason: `Steps under limit: ${step}/100000` },
-      { criterion: 'TokenUsageLimit', decision: 'allow', reason: `Tokens under limit: ${tokens}/100000000` },
-      { criterion: 'ExecutionTimeLimit', decision: 'allow', reason: 'Execution time under limit: 0s/86400s' },
-      { criterion: 'ErrorPolicyCriterion', decision: 'allow', reason: 'No errors present' },
-      more
-        ? { criterion: 'ToolCallPresenceCheck', decision: 'request', reason: 'Tool calls present, requesting continuation' }
-        : { criterion: 'ToolCallPresenceCheck', decision: 'stop', reason: 'No tool calls, allowing stop' },
-    ],
-  };
-}
 
 /** The run as plain envelope objects (as `JSON.parse` of a broadcast gives them). */
 export function encode(run) {
