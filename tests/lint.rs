@@ -460,6 +460,43 @@ fn a_failed_turn_followed_by_a_new_turn_on_the_same_execution_is_flagged() {
 }
 
 #[test]
+fn turns_are_told_apart_by_session_as_well_as_execution_id() {
+    // Two sessions reusing one execution id, interleaved: the session whose tool
+    // threw never ended, whatever the other session broadcast meanwhile.
+    let label = |mut envs: Vec<Value>, session: &str| {
+        for e in &mut envs {
+            e["session_id"] = json!(session);
+            e["execution_id"] = json!("exec-shared");
+        }
+        envs
+    };
+    let throws = label(
+        input_of("tool throws (exception escapes ToolExecutor), default").envelopes,
+        "session-a",
+    );
+    let clean = label(input_of("direct final answer").envelopes, "session-b");
+    let mut envelopes = Vec::new();
+    let (mut a, mut b) = (throws.into_iter(), clean.into_iter());
+    loop {
+        let (x, y) = (a.next(), b.next());
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        envelopes.extend(x.into_iter().chain(y));
+    }
+    let found = diagnose(&DiagnoseInput {
+        envelopes: envelopes.clone(),
+        ..DiagnoseInput::default()
+    });
+    assert_eq!(codes(&found), vec!["final_status_missing"]);
+    let last_a = envelopes
+        .iter()
+        .rposition(|e| e["session_id"] == "session-a")
+        .unwrap();
+    assert_eq!(found[0].path, format!("/envelopes/{last_a}"));
+}
+
+#[test]
 fn a_redelivered_step_start_does_not_open_a_new_turn() {
     let mut input = input_of("direct final answer");
     let s = position(&input.envelopes, "agent.step.started", 1);

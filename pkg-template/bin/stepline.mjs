@@ -34,9 +34,10 @@ Commands:
             tools and usage, text length, missing steps and chunks, envelope counts),
             lines that could not be ingested ("line <n> <code>: <message>"), the
             diagnostics of known producer bugs and, given a final snapshot, the
-            reconciliation of the stream against it. Exits 1 if the stream disagrees
-            with the snapshot; differences the reference producer causes by design
-            (cause reference_exception_path) are listed but do not count.
+            reconciliation of the stream against it. Exits 1 if a line could not be
+            ingested or the stream disagrees with the snapshot; differences the
+            reference producer causes by design (cause reference_exception_path) are
+            listed but do not count.
               --snapshot F   reconcile against the slim snapshot in F (default: the
                              recording's last stepline_snapshot line, if any)
               --json         print one line {view, diagnostics, reconciliation, errors}
@@ -45,17 +46,18 @@ Commands:
             RunLog.save() or Session.toRecording()) into one run log and print its
             summary: sessions by status and stop reason, steps, tool calls by name with
             failures, tokens, step and tool durations (p50, p95, max), errors. Lines
-            that cannot be read are listed as "<file>:<line> <code>: <message>".
+            that cannot be read are listed as "<file>:<line> <code>: <message>", and
+            make the exit status 1.
               --json         print one line {summary, errors} instead
 
 A file named - is read from standard input.
-Exit status: 0 success, 1 invalid input or an error, 2 bad usage (and, for replay,
-a file that cannot be read).`;
+Exit status: 0 success, 1 invalid input or an error, 2 bad usage or a file that
+cannot be read (validate lists those among its results instead).`;
 
 const PRESETS = ['minimal', 'standard', 'full'];
 
 class UsageError extends Error {}
-/** A failure that is not the library's: printed as `error: <message>`, exit status 1. */
+/** A failure that is not the library's: printed as `error: <message>`, exit status 1 unless `exitCode` says otherwise. */
 class CliError extends Error {}
 
 /** Prints to stdout; a closed pipe (`stepline slim big.json | head`) is not an error. */
@@ -79,7 +81,8 @@ function readInput(file) {
     return stdinText;
   } catch (error) {
     const reason = READ_ERRORS[error.code] ?? error.message;
-    throw Object.assign(new CliError(`cannot read ${file === '-' ? 'standard input' : file}: ${reason}`), { reason });
+    // Exit status 2, like bad usage: the command was pointed at something that is not there.
+    throw Object.assign(new CliError(`cannot read ${file === '-' ? 'standard input' : file}: ${reason}`), { reason, exitCode: 2 });
   }
 }
 
@@ -435,17 +438,8 @@ function replayCommand(args) {
   requireApi('diagnose');
   if (typeof stepline.Session !== 'function') throw new CliError(`this build of stepline (${stepline.version()}) has no Session`);
 
-  // A file that cannot be read is a usage error here (exit status 2).
-  const unreadable = (fn) => {
-    try {
-      return fn();
-    } catch (error) {
-      if (error instanceof CliError && error.reason) error.exitCode = 2;
-      throw error;
-    }
-  };
-  const text = unreadable(() => readInput(file));
-  const given = values.snapshot === undefined ? null : unreadable(() => readSnapshotFile(values.snapshot));
+  const text = readInput(file);
+  const given = values.snapshot === undefined ? null : readSnapshotFile(values.snapshot);
 
   const replayed = replayRecording(text, file);
   const { session, envelopes, envelopeLines, snapshot: recorded, errors } = replayed;
@@ -455,7 +449,8 @@ function replayCommand(args) {
   const diagnostics = stepline.diagnose(`{"envelopes":[${envelopes.join(',')}],"snapshot":${JSON.stringify(snapshot)}}`);
   const reconciliation = snapshot ? session.reconcile(snapshot) : null;
   const failing = reconciliation ? reconciliation.differences.filter((d) => d.cause == null) : [];
-  const status = reconciliation && !reconciliation.consistent && failing.length > 0 ? 1 : 0;
+  const disagrees = reconciliation && !reconciliation.consistent && failing.length > 0;
+  const status = disagrees || errors.length > 0 ? 1 : 0;
 
   if (values.json) {
     out(JSON.stringify({ view, diagnostics, reconciliation, errors }));
@@ -493,19 +488,14 @@ function summaryCommand(args) {
   const log = new stepline.RunLog();
   const errors = [];
   for (const file of positionals) {
-    let text;
-    try {
-      text = readInput(file);
-    } catch (error) {
-      if (error instanceof CliError) error.exitCode = 2;
-      throw error;
-    }
+    const text = readInput(file);
     for (const { line, error } of log.ingestJsonl(text).errors) errors.push({ file, line, ...error });
   }
   const summary = log.summary();
+  const status = errors.length > 0 ? 1 : 0;
   if (values.json) {
     out(JSON.stringify({ summary, errors }));
-    return 0;
+    return status;
   }
   const counts = (o) => Object.entries(o).map(([k, n]) => `${k} ${n}`).join(', ') || '-';
   const ms = (d) => (d.count === 0 ? '-' : `p50 ${d.p50} ms, p95 ${d.p95} ms, max ${d.max} ms (${d.count})`);
@@ -520,7 +510,7 @@ function summaryCommand(args) {
   out(`errors       ${summary.errors.steps_with_errors} steps, ${summary.errors.failed_tools} tools, ${summary.errors.run_errors} runs`);
   out(`envelopes    ${summary.duplicates} duplicates, ${summary.rejected} rejected`);
   for (const e of errors) out(`${e.file}:${e.line} ${e.code}: ${e.message}`);
-  return 0;
+  return status;
 }
 
 function main(argv) {

@@ -22,7 +22,7 @@ const ACTIVITY: [&str; 3] = [
     "agent.llm.started",
 ];
 
-/// One user turn of one execution id, while walking the stream.
+/// One user turn of one execution id (of one session), while walking the stream.
 struct Turn {
     /// Position (in the envelope list) where the turn's clock starts.
     start: usize,
@@ -68,11 +68,12 @@ struct Turns {
 }
 
 fn walk(envs: &[Envelope]) -> Turns {
-    let mut open: BTreeMap<Option<&str>, Turn> = BTreeMap::new();
+    type Run<'a> = (Option<&'a str>, Option<&'a str>);
+    let mut open: BTreeMap<Run, Turn> = BTreeMap::new();
     let mut start_of = Vec::with_capacity(envs.len());
     let mut unfinished = Vec::new();
     for (pos, e) in envs.iter().enumerate() {
-        let t = open.entry(e.execution).or_insert_with(|| Turn::new(pos));
+        let t = open.entry(e.run()).or_insert_with(|| Turn::new(pos));
         let status = match e.kind {
             "agent.status" => e.payload.get("status").and_then(Value::as_str),
             _ => None,
@@ -141,8 +142,8 @@ fn final_status_missing(
     for &(first, last) in &turns.unfinished {
         let (work, end) = (&envs[first], &envs[last]);
         let mut message = format!(
-            "execution {} started work ({}, envelope {}) but never broadcast a final status; \
-             its last envelope is {} (envelope {}). The reference does this when the driver or \
+            "execution {} started work ({} at /envelopes/{}) but never broadcast a final status; \
+             its last envelope is {} (/envelopes/{}). The reference does this when the driver or \
              a tool throws (quirk 7).",
             quote(end.execution.unwrap_or("")),
             work.kind,

@@ -147,6 +147,9 @@ fn run(
 struct Envelope<'a> {
     index: usize,
     kind: &'a str,
+    /// The run a turn belongs to is the pair (session, execution): an execution
+    /// id alone could repeat across the sessions one call is given.
+    session: Option<&'a str>,
     execution: Option<&'a str>,
     /// The timestamp as written, and as an instant when it reads as one.
     stamp: Option<&'a str>,
@@ -159,6 +162,11 @@ impl Envelope<'_> {
         let mut p = crate::json::index("/envelopes", self.index);
         p.push_str(tail);
         p
+    }
+
+    /// The run this envelope belongs to: see [`Envelope::session`].
+    fn run(&self) -> (Option<&str>, Option<&str>) {
+        (self.session, self.execution)
     }
 
     fn step_number(&self) -> Option<i64> {
@@ -174,6 +182,7 @@ fn read_envelopes(list: &[Value]) -> Vec<Envelope<'_>> {
             Some(Envelope {
                 index,
                 kind: e.get("type")?.as_str()?,
+                session: e.get("session_id").and_then(Value::as_str),
                 execution: e.get("execution_id").and_then(Value::as_str),
                 stamp: e.get("timestamp").and_then(Value::as_str),
                 at: instant(e.get("timestamp")),

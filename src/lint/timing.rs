@@ -39,7 +39,7 @@ fn inverted_steps(envs: &[Envelope], pairs: &[(usize, usize)], out: &mut Vec<Dia
             severity: Severity::Error,
             path: completed.path("/timestamp"),
             message: format!(
-                "step {} completed {} ms before it started (agent.step.started is envelope {})",
+                "step {} completed {} ms before it started (its agent.step.started is /envelopes/{})",
                 started.step_number().unwrap_or_default(),
                 ms_text(-millis(a, b)),
                 started.index
@@ -235,18 +235,19 @@ fn pair_evidence(started: &Envelope, completed: &Envelope, extra: Vec<(&str, Val
 }
 
 /// `agent.step.started`/`agent.step.completed` pairs (positions in `envs`) with the
-/// same execution and step number. A completion pairs with the latest open start
+/// same session, execution and step number. A completion pairs with the latest open start
 /// before it (a later turn reusing the execution id starts again at step 1);
 /// one that arrived before its start pairs with the earliest start left over.
 fn step_pairs(envs: &[Envelope]) -> Vec<(usize, usize)> {
-    let mut open: BTreeMap<(Option<&str>, i64), Vec<usize>> = BTreeMap::new();
+    type StepKey<'a> = (Option<&'a str>, Option<&'a str>, i64);
+    let mut open: BTreeMap<StepKey, Vec<usize>> = BTreeMap::new();
     let mut early = Vec::new();
     let mut pairs = Vec::new();
     for (pos, e) in envs.iter().enumerate() {
         let Some(n) = e.step_number() else {
             continue;
         };
-        let key = (e.execution, n);
+        let key = (e.session, e.execution, n);
         match e.kind {
             "agent.step.started" => open.entry(key).or_default().push(pos),
             "agent.step.completed" => match open.get_mut(&key).and_then(Vec::pop) {

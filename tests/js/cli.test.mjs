@@ -159,8 +159,9 @@ test('slim reports library errors as "error: <code> at <path>: <message>" and ex
   assert.equal(notJson.status, 1);
   assert.match(notJson.stderr, /^error: invalid_json: .+\n$/);
 
+  // A file that is not there is exit status 2, as for replay and summary.
   const missing = run(['slim', join(tmp, 'nope.json')]);
-  assert.equal(missing.status, 1);
+  assert.equal(missing.status, 2);
   assert.equal(missing.stderr, `error: cannot read ${join(tmp, 'nope.json')}: no such file\n`);
 });
 
@@ -409,7 +410,7 @@ test('replay picks up the recording\'s header and its last snapshot line; --snap
   assert.match(rejected.stdout, /^ {2}envelopes: 0 applied, 0 duplicates, 10 rejected\n {2}rejected \(other sessions\): sess-e2e 10$/m);
 });
 
-test('replay reports lines it cannot ingest with their line numbers and replays the rest', () => {
+test('replay reports lines it cannot ingest with their line numbers, replays the rest, and exits 1', () => {
   const lines = envelopesOf(cleanRun).map((e) => JSON.stringify(e));
   lines.splice(3, 0, '{"type": "agent.status", "session_id": ');   // line 4: not JSON
   lines.splice(6, 0, '');                                           // line 7: blank, skipped
@@ -417,7 +418,7 @@ test('replay reports lines it cannot ingest with their line numbers and replays 
   lines.push(JSON.stringify({ stepline_snapshot: 'final' }));       // line 14: not an object
   const file = write('bad-lines.jsonl', jsonl(lines));
   const { status, stdout, stderr } = run(['replay', file, '--json']);
-  assert.equal(status, 0, stderr);
+  assert.equal(status, 1, stderr);
   const report = JSON.parse(stdout);
   assert.deepEqual(report.errors.map((e) => [e.line, e.error.code]), [[4, 'invalid_json'], [9, 'missing_field'], [14, 'invalid_type']]);
   assert.equal(report.errors[1].error.path, '/payload/step_number');
@@ -425,7 +426,7 @@ test('replay reports lines it cannot ingest with their line numbers and replays 
   assert.equal(report.reconciliation, null);
 
   const text = run(['replay', file]);
-  assert.equal(text.status, 0, text.stderr);
+  assert.equal(text.status, 1, text.stderr);
   assert.match(text.stdout, /^replay \S+: 10 envelopes ingested, 3 lines refused, 1 snapshot line\n/);
   const at = text.stdout.split('\n').indexOf('line errors: 3');
   assert.ok(at > 0, text.stdout);
@@ -485,12 +486,12 @@ test('replay shows a progress bar on stderr only on a terminal, and only for rec
   assert.equal(small.stderr, '');
 });
 
-test('summary: several recordings into one run log, the same figures as RunLog.summary()', () => {
+test('summary: several recordings into one run log, the same figures as RunLog.summary(); a bad line exits 1', () => {
   const streams = runs.map((r, i) => r.expected.flatMap((t) => envelopesOf(t)).map((e) => ({ ...e, session_id: `run-${i}` })));
   const first = write('day-1.jsonl', jsonl(streams.slice(0, 5).flat()));
   const second = write('day-2.jsonl', jsonl([...streams.slice(5).flat(), '{broken']));
   const r = run(['summary', first, second, '--json']);
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.status, 1, r.stderr);
   const { summary, errors } = JSON.parse(r.stdout);
   const log = new RunLog();
   for (const e of streams.flat()) log.ingest(e);
@@ -498,7 +499,9 @@ test('summary: several recordings into one run log, the same figures as RunLog.s
   assert.equal(summary.sessions, runs.length);
   assert.deepEqual(errors.map((e) => [e.file, e.line, e.code]), [[second, streams.slice(5).flat().length + 1, 'invalid_json']]);
   const human = run(['summary', first, second]);
-  assert.equal(human.status, 0);
+  assert.equal(human.status, 1);
+  const clean = run(['summary', first]);
+  assert.equal(clean.status, 0, clean.stderr);
   assert.match(human.stdout, new RegExp(`^sessions +${runs.length} \\(`, 'm'));
   assert.match(human.stdout, /^tool calls +.*search \d+/m);
   assert.match(human.stdout, /day-2\.jsonl:\d+ invalid_json: /);
