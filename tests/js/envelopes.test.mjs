@@ -70,6 +70,24 @@ test('lone surrogates from JS strings are rejected cleanly; __proto__ stays data
   assert.equal({}.polluted, undefined);
 });
 
+test('a real U+FFFD in text is kept, and a lone surrogate next to one is still refused, in objects, text and JSONL', () => {
+  // Strings are copied first and their UTF-16 checked only when the copy holds U+FFFD (what a lone
+  // surrogate becomes in UTF-8), so both halves of that shortcut are pinned here.
+  const text = (content) => JSON.stringify({ type: 'agent.stream.chunk', session_id: 's', payload: { content, chunk_index: 0 } });
+  for (const content of ['\ufffd', 'a\ufffdb', '\ufffd\ufffd🚀']) {
+    assert.equal(decodeEnvelope(text(content)).payload.content, content);
+    assert.equal(decodeEnvelopes(`${text(content)}\n`).envelopes[0].payload.content, content);
+  }
+  for (const content of ['\ufffd\ud800', '\udc00\ufffd', 'a\ufffdb\ud83d']) {
+    const raw = text('').replace('"content":""', `"content":"${content}"`);
+    const r = tryDecodeEnvelope(raw);
+    assert.equal(r.ok, false, JSON.stringify(content));
+    assert.match(r.error.message, /surrogate/);
+    // A JSONL batch is one string: a lone surrogate anywhere refuses the batch.
+    assert.throws(() => decodeEnvelopes(`${text('ok')}\n${raw}\n`), (e) => e instanceof SteplineError && /surrogate/.test(e.message));
+  }
+});
+
 test('the cap splits huge chunks and shortens huge texts', () => {
   const enc = new EnvelopeEncoder({ sessionId: 's', executionId: 'e', config: { preset: 'debug' } });
   const text = 'Zażółć 🚀 "q"\n'.repeat(5000);
