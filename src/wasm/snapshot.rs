@@ -86,7 +86,8 @@ pub fn restore_state(
 /// Checks an untrusted snapshot and reports every problem at once, each with a
 /// JSON-pointer `path`, a `code` (`missing_field`, `wrong_type`, `invalid_enum`,
 /// `invalid_timestamp`, `out_of_range`, `inconsistent`, or `invalid_json` when
-/// the text is not JSON) and a `message`. Unknown properties are `warnings`.
+/// the text is not JSON) and a `message`. Unknown properties are `warnings`, and so
+/// are negative token counts (`out_of_range`): the producer keeps them, so they are valid.
 ///
 /// @example
 /// ```js
