@@ -515,6 +515,10 @@ test('slimSnapshot reads out-of-range numbers and lone surrogates in the fields 
     ['cumulativeExecutionSeconds Infinity (object)', { stateInfo: { cumulativeExecutionSeconds: Infinity } }],
     ['a lone surrogate in agentId (object)', { agentId: 'a\ud800' }],
     ['an escaped lone surrogate in agentId (text)', '{"agentId":"a\\ud800"}'],
+    ['a raw lone surrogate in agentId (text)', '{"agentId":"a\udc00"}'],
+    ['a lone surrogate in a top-level key (object)', { ['k\udbff']: 1 }],
+    ['an escaped lone surrogate in a kept message (text)', '{"messageStore":{"sections":[{"name":"messages","messages":[{"role":"user","content":"\\ud800"}]}]}}'],
+    ['Infinity in kept usage (object)', { usage: { input: Infinity } }],
   ]) {
     const parsed = probe(`parseAgentState with ${name}`, () => parseAgentState(input, { now: NOW }));
     const slim = probe(`slimSnapshot with ${name}`, () => slimSnapshot(input));
