@@ -101,6 +101,39 @@ fn check_depth(bytes: &[u8], max_depth: usize) -> Result<()> {
     Ok(())
 }
 
+/// A JSON number read where a whole number is expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whole {
+    /// An integer that fits in an `i64`.
+    Int(i64),
+    /// A whole number outside the `i64` range: a `u64` above `i64::MAX`, or a
+    /// float of magnitude 2^63 or more (`1e300`, or `2 ** 64` as JavaScript
+    /// writes it); every float that large is whole.
+    OutOfRange,
+    /// A fraction, or a smaller number written as a float (`1.5`, `1.0`): the
+    /// vectors keep `.0` precisely so that floats and integers differ.
+    NotWhole,
+}
+
+/// How `n` reads as an integer. The one place integer fields and options are
+/// read, so every reader agrees on `-0` and on numbers out of range.
+pub fn whole(n: &serde_json::Number) -> Whole {
+    if let Some(i) = n.as_i64() {
+        return Whole::Int(i);
+    }
+    if n.is_u64() {
+        return Whole::OutOfRange;
+    }
+    match n.as_f64() {
+        // serde_json reads the token `-0` as the float -0.0; JSON.parse reads
+        // it as 0 and JSON.stringify writes 0, so the object form of the same
+        // input is the integer 0. (`-0.0` reads the same and cannot be told apart.)
+        Some(f) if f == 0.0 && f.is_sign_negative() => Whole::Int(0),
+        Some(f) if f.abs() >= 9_223_372_036_854_775_808.0 => Whole::OutOfRange,
+        _ => Whole::NotWhole,
+    }
+}
+
 /// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
 pub fn child(path: &str, key: &str) -> String {
     let mut out = String::with_capacity(path.len() + key.len() + 1);
@@ -188,6 +221,28 @@ mod tests {
         let err = parse_bytes(b"\"\xff\"", &Limits::default()).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidJson);
         assert!(err.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn minus_zero_is_the_integer_zero_and_huge_whole_numbers_are_out_of_range() {
+        let read = |text: &str| match parse(text, &Limits::default()).unwrap() {
+            Value::Number(n) => whole(&n),
+            other => panic!("{other}"),
+        };
+        assert_eq!(read("-0"), Whole::Int(0));
+        assert_eq!(read("-7"), Whole::Int(-7));
+        assert_eq!(read("9223372036854775807"), Whole::Int(i64::MAX));
+        for big in [
+            "9223372036854775808",
+            "18446744073709552000",
+            "1e300",
+            "-1e19",
+        ] {
+            assert_eq!(read(big), Whole::OutOfRange, "{big}");
+        }
+        for not in ["1.5", "1.0", "0.0", "-1e-300"] {
+            assert_eq!(read(not), Whole::NotWhole, "{not}");
+        }
     }
 
     #[test]

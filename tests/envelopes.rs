@@ -312,3 +312,141 @@ fn the_size_cap_holds_for_huge_arguments_results_and_chunks() {
         ["agent.tool.started", "agent.tool.completed", "agent.status"]
     );
 }
+
+#[test]
+fn minus_zero_in_json_text_is_the_integer_zero() {
+    let text = r#"{"type":"agent.step.completed","session_id":"s","payload":{"step_number":-0,"errors":-0,"usage":{"input":-0}}}"#;
+    let payload = &decode_text(text).unwrap().envelope["payload"];
+    assert_eq!(payload["step_number"], json!(0));
+    assert!(payload["step_number"].is_i64());
+    assert_eq!(payload["errors"], json!(0));
+    assert_eq!(payload["usage"]["input"], json!(0));
+    // A fraction is still not an integer, and 1.0 keeps the vectors' float/int distinction.
+    for bad in ["1.5", "1.0"] {
+        let e = decode_text(&text.replace("\"step_number\":-0", &format!("\"step_number\":{bad}")))
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (ErrorCode::InvalidType, Some("/payload/step_number"))
+        );
+    }
+    let e = decode_text(&text.replace("\"input\":-0", "\"input\":1e300")).unwrap_err();
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::OutOfRange, Some("/payload/usage/input"))
+    );
+}
+
+#[test]
+fn the_encoder_refuses_event_fields_its_decoder_would_reject_and_names_them() {
+    let now = chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap();
+    let cases = [
+        (
+            "AgentStepStarted",
+            json!({"stepNumber": "x"}),
+            ErrorCode::InvalidType,
+            "/args/stepNumber",
+        ),
+        (
+            "AgentStepStarted",
+            json!({"stepNumber": 1.5}),
+            ErrorCode::InvalidType,
+            "/args/stepNumber",
+        ),
+        (
+            "AgentStepStarted",
+            json!({"stepNumber": 1, "messageCount": "many"}),
+            ErrorCode::InvalidType,
+            "/args/messageCount",
+        ),
+        (
+            "AgentStepStarted",
+            json!({"stepNumber": 1, "availableTools": {}}),
+            ErrorCode::InvalidType,
+            "/args/availableTools",
+        ),
+        (
+            "AgentStepStarted",
+            json!({}),
+            ErrorCode::MissingField,
+            "/args/stepNumber",
+        ),
+        (
+            "AgentStepCompleted",
+            json!({"stepNumber": 1, "usage": {"input": 1e300}}),
+            ErrorCode::OutOfRange,
+            "/args/usage/input",
+        ),
+        (
+            "AgentStepCompleted",
+            json!({"stepNumber": 1, "hasToolCalls": "yes"}),
+            ErrorCode::InvalidType,
+            "/args/hasToolCalls",
+        ),
+        (
+            "AgentStepCompleted",
+            json!({"stepNumber": 1, "errorCount": "x"}),
+            ErrorCode::InvalidType,
+            "/args/errorCount",
+        ),
+        (
+            "AgentStepCompleted",
+            json!({"stepNumber": 1, "finishReason": 5}),
+            ErrorCode::InvalidType,
+            "/args/finishReason",
+        ),
+        (
+            "AgentStepCompleted",
+            json!({"stepNumber": 1, "durationMs": "long"}),
+            ErrorCode::InvalidType,
+            "/args/durationMs",
+        ),
+        (
+            "ToolCallStarted",
+            json!({"tool": 5, "args": "x"}),
+            ErrorCode::InvalidType,
+            "/args/tool",
+        ),
+        (
+            "ToolCallCompleted",
+            json!({"tool": "t", "success": "no"}),
+            ErrorCode::InvalidType,
+            "/args/success",
+        ),
+        (
+            "ToolCallCompleted",
+            json!({"tool": "t", "error": 7}),
+            ErrorCode::InvalidType,
+            "/args/error",
+        ),
+        (
+            "ContinuationEvaluated",
+            json!({"stepNumber": "x"}),
+            ErrorCode::InvalidType,
+            "/args/stepNumber",
+        ),
+    ];
+    for (event, args, code, path) in cases {
+        let mut encoder = Encoder::new("sess", "exec", BroadcastConfig::debug());
+        let e = encoder.push(event, &args, &now).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_deref()),
+            (code, Some(path)),
+            "{event} {args}"
+        );
+        // A refused event changes nothing: no status transition happened.
+        assert_eq!(encoder.status(), "idle", "{event} {args}");
+    }
+    // Well-typed fields still go through, and decode.
+    let mut encoder = Encoder::new("sess", "exec", BroadcastConfig::debug());
+    let sent = encoder
+        .push(
+            "AgentStepCompleted",
+            &json!({"stepNumber": 2, "usage": {"input": -5}, "hasToolCalls": false}),
+            &now,
+        )
+        .unwrap();
+    for b in sent {
+        decode_value(&b.envelope).unwrap();
+    }
+}

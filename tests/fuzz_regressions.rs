@@ -149,10 +149,8 @@ fn an_envelope_with_a_recording_key_stays_an_envelope_in_its_recording() {
 /// (`201593.42425871422` → `201593.42425871425`). So a value that crosses
 /// the boundary as JSON text (every JS call) changes, and an envelope
 /// ingested as a value and again as text is not seen as a redelivery.
-/// The fix is the dependency feature (`serde_json/float_roundtrip`), which
-/// is not this file's to change.
+/// Fixed by the dependency feature (`serde_json/float_roundtrip`, Cargo.toml).
 #[test]
-#[ignore = "needs serde_json's float_roundtrip feature (Cargo.toml)"]
 fn floats_survive_json_text_exactly() {
     let x = 201593.42425871422_f64;
     let state = format!(r#"{{"stateInfo":{{"cumulativeExecutionSeconds":{x}}}}}"#);
@@ -235,19 +233,14 @@ fn a_failed_run_patches_the_step_it_marks() {
     checks::session_script(&serde_json::from_slice(&seed).unwrap());
 }
 
-// ---- open: found by the fuzzers, not fixed here -----------------------------
-// Run with `cargo test --test fuzz_regressions -- --ignored`; drop the
-// `#[ignore]` with the fix.
-
 /// Found by `slim_serialize` (seed `negative-usage-fails-own-validation.txt`):
 /// the reference reads negative token counts (state-model vector "AgentState
 /// roundtrip usage with string and float numbers" keeps `cacheRead: -1`), the
-/// serializer writes them, and `validateSnapshot` then rejects stepline's own
-/// snapshot (`/usage/cacheRead` `out_of_range`: the schema's counts are
-/// `minimum: 0`). Either the schema's usage counts accept any integer, or the
-/// serializer clamps; a contract decision (src/snapshot/rules.rs).
+/// serializer writes them, and `validateSnapshot` rejected stepline's own
+/// snapshot (`/usage/cacheRead` `out_of_range`: the schema's counts were
+/// `minimum: 0`). The producer is the contract: token counts may be negative,
+/// valid with an `out_of_range` warning (src/snapshot/rules.rs, `Kind::Tokens`).
 #[test]
-#[ignore = "open: src/snapshot/rules.rs, usage counts minimum 0 vs the reference's negative counts"]
 fn a_snapshot_of_a_state_with_negative_usage_validates() {
     replay("slim_serialize", checks::slim_serialize_strict);
 }

@@ -255,3 +255,80 @@ fn steps_are_dropped_when_messages_alone_cannot_make_it_fit() {
     assert!(fitted.bytes <= budget && fitted.bytes < full.bytes);
     assert!(validate(&fitted.snapshot).valid());
 }
+
+#[test]
+fn negative_token_counts_are_valid_with_a_warning_and_the_schema_agrees() {
+    // The reference keeps negative counts it reads (state-model vectors), so
+    // stepline's own snapshot of such a state must validate.
+    let state = AgentState::parse(
+        r#"{"usage":{"input":-3,"cacheRead":-1},"steps":[{"usage":{"input":-2}}]}"#,
+        &now(),
+    )
+    .unwrap();
+    let snapshot = slim_state(&state, &SlimConfig::full());
+    assert_eq!(snapshot["usage"]["cacheRead"], -1);
+    let report = validate(&snapshot);
+    assert!(report.valid(), "{:?}", report.errors);
+    let warned: Vec<(&str, &str)> = report
+        .warnings
+        .iter()
+        .map(|w| (w.path.as_str(), w.code))
+        .collect();
+    assert!(
+        warned.contains(&("/usage/input", "out_of_range")),
+        "{warned:?}"
+    );
+    assert!(
+        warned.contains(&("/usage/cacheRead", "out_of_range")),
+        "{warned:?}"
+    );
+    let schema = snapshot_schema();
+    let cache_read = &schema["properties"]["usage"]["properties"]["cacheRead"];
+    assert_eq!(cache_read["type"], "integer");
+    assert!(cache_read.get("minimum").is_none(), "{cache_read}");
+    // Other counts keep their minimum, and a token count must still be an integer.
+    assert_eq!(schema["properties"]["step_count"]["minimum"], 0);
+    let mut broken = snapshot.clone();
+    broken["usage"]["input"] = json!(1.5);
+    let errors: Vec<(String, &str)> = validate(&broken)
+        .errors
+        .into_iter()
+        .map(|e| (e.path, e.code))
+        .collect();
+    assert_eq!(errors, [("/usage/input".to_string(), "wrong_type")]);
+}
+
+#[test]
+fn whole_numbers_beyond_the_integer_range_in_options_are_out_of_range() {
+    for (key, text) in [
+        ("maxBytes", "1e300"),
+        ("maxContentLength", "9223372036854775808"),
+        ("maxMessages", "18446744073709552000"),
+    ] {
+        let opts: Value = serde_json::from_str(&format!(r#"{{"{key}":{text}}}"#)).unwrap();
+        let e = SlimConfig::from_options(opts.as_object().unwrap(), "/options").unwrap_err();
+        assert_eq!(e.code, ErrorCode::OutOfRange, "{key}={text}");
+        assert_eq!(e.path.as_deref(), Some(format!("/options/{key}").as_str()));
+    }
+    let fraction: Value = serde_json::from_str(r#"{"maxSteps":2.5}"#).unwrap();
+    let e = SlimConfig::from_options(fraction.as_object().unwrap(), "/options").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidType);
+    let minus_zero: Value = serde_json::from_str(r#"{"maxSteps":-0}"#).unwrap();
+    let (config, _) =
+        SlimConfig::from_options(minus_zero.as_object().unwrap(), "/options").unwrap();
+    assert_eq!(config.max_steps, 0);
+    // The broadcaster's options go through the same reader.
+    let big: Value = serde_json::from_str(r#"{"maxArgLength":1e300}"#).unwrap();
+    let e = stepline::envelope::BroadcastConfig::from_options(big.as_object().unwrap(), "/options")
+        .unwrap_err();
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::OutOfRange, Some("/options/maxArgLength"))
+    );
+    let offset: Value =
+        serde_json::from_str(r#"{"compat":{"utcOffsetMinutes":4611686018427387904}}"#).unwrap();
+    let e =
+        stepline::envelope::BroadcastConfig::from_options(offset.as_object().unwrap(), "/options")
+            .unwrap_err();
+    assert_eq!(e.code, ErrorCode::OutOfRange);
+}

@@ -116,7 +116,10 @@ impl BroadcastConfig {
             None => {}
             Some(Value::Null) => c.max_message_bytes = None,
             Some(_) => match read::opt_i64(m, "maxMessageBytes", path)? {
-                Some(n) if n >= 256 => c.max_message_bytes = Some(n as usize),
+                // Saturate: `as` would truncate a large cap to a small one in wasm32.
+                Some(n) if n >= 256 => {
+                    c.max_message_bytes = Some(usize::try_from(n).unwrap_or(usize::MAX))
+                }
                 _ => {
                     return Err(SteplineError::at(
                         ErrorCode::InvalidValue,
@@ -134,8 +137,9 @@ impl BroadcastConfig {
                 read::only_keys(o, &["utcOffsetMinutes"], &p)?;
                 let minutes = read::opt_i64(o, "utcOffsetMinutes", &p)?.unwrap_or(0);
                 Some(
-                    i32::try_from(minutes * 60)
-                        .ok()
+                    minutes
+                        .checked_mul(60)
+                        .and_then(|seconds| i32::try_from(seconds).ok())
                         .and_then(FixedOffset::east_opt)
                         .ok_or_else(|| {
                             SteplineError::at(

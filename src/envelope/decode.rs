@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::schema::{fields, Field, Kind};
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{child, index, obj, type_name, Limits};
+use crate::json::{child, index, obj, type_name, Limits, Whole};
 use crate::model::time::is_rfc3339;
 
 /// A non-fatal finding: something kept but not understood.
@@ -252,6 +252,16 @@ pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
     (ok, errors)
 }
 
+/// Checks a payload of a known type with the rules [`decode_value`] applies,
+/// without keeping the result (the encoder's guard on what it copies). Paths
+/// are relative to the payload (`/step_number`).
+pub fn check_payload(kind: &str, payload: &Map<String, Value>) -> Result<()> {
+    match fields(kind) {
+        Some(spec) => normalise(payload, spec, "", &mut Vec::new()).map(drop),
+        None => Ok(()),
+    }
+}
+
 fn normalise(
     input: &Map<String, Value>,
     spec: &[Field],
@@ -343,8 +353,17 @@ fn checked(v: &Value, kind: Kind, path: &str) -> Result<Value> {
             .as_str()
             .map(Value::from)
             .ok_or_else(|| wrong("a string"))?,
-        Kind::Int if v.is_i64() || v.is_u64() => v.clone(),
-        Kind::Int => return Err(wrong("an integer")),
+        Kind::Int => match v {
+            Value::Number(n) => match crate::json::whole(n) {
+                // Rewritten, not cloned: `-0` arrives as the float -0.0.
+                Whole::Int(i) => Value::from(i),
+                // Kept as it was always read: counters up to u64::MAX.
+                Whole::OutOfRange if n.is_u64() => v.clone(),
+                Whole::OutOfRange => return Err(out_of_range(n, path)),
+                Whole::NotWhole => return Err(wrong("an integer")),
+            },
+            _ => return Err(wrong("an integer")),
+        },
         Kind::Num if v.is_number() => v.clone(),
         Kind::Num => return Err(wrong("a number")),
         Kind::Bool if v.is_boolean() => v.clone(),
@@ -374,13 +393,23 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
     let int = |k: &str| -> Result<i64> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(0),
-            Some(n) => n.as_i64().ok_or_else(|| {
-                SteplineError::at(
+            Some(Value::Number(n)) => match crate::json::whole(n) {
+                Whole::Int(i) => Ok(i),
+                Whole::OutOfRange => Err(out_of_range(n, &child(path, k))),
+                Whole::NotWhole => Err(SteplineError::at(
                     ErrorCode::InvalidType,
                     &child(path, k),
-                    format!("expected `{k}` as an integer, found {}", type_name(n)),
-                )
-            }),
+                    format!(
+                        "expected `{k}` as an integer, found {}",
+                        crate::json::number_text(n)
+                    ),
+                )),
+            },
+            Some(other) => Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                &child(path, k),
+                format!("expected `{k}` as an integer, found {}", type_name(other)),
+            )),
         }
     };
     let seed_form =
@@ -396,6 +425,17 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
             int("reasoning")?,
         ])
     })
+}
+
+fn out_of_range(n: &serde_json::Number, path: &str) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::OutOfRange,
+        path,
+        format!(
+            "expected an integer from -2^63 to 2^63-1, found {}",
+            crate::json::number_text(n)
+        ),
+    )
 }
 
 fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) -> Value {

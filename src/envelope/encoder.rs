@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::continuation::Outcome;
 use crate::envelope::cap;
 use crate::envelope::config::BroadcastConfig;
+use crate::envelope::decode;
 use crate::envelope::summary::{summarize_args, truncate_args};
 use crate::error::Result;
 use crate::json::{child, obj};
@@ -99,32 +100,30 @@ impl Encoder {
                 }
             }
             "AgentStepStarted" => {
+                let payload = checked(
+                    "agent.step.started",
+                    obj([
+                        ("step_number", arg("stepNumber")),
+                        (
+                            "message_count",
+                            args.get("messageCount")
+                                .filter(|v| !v.is_null())
+                                .cloned()
+                                .unwrap_or(Value::from(0)),
+                        ),
+                        (
+                            "available_tools",
+                            args.get("availableTools")
+                                .filter(|v| !v.is_null())
+                                .cloned()
+                                .unwrap_or(Value::from(0)),
+                        ),
+                    ]),
+                )?;
                 if self.config.auto_status_tracking {
                     out.extend(self.transition("processing", now));
                 }
-                out.push(
-                    self.emit(
-                        "agent.step.started",
-                        obj([
-                            ("step_number", arg("stepNumber")),
-                            (
-                                "message_count",
-                                args.get("messageCount")
-                                    .filter(|v| !v.is_null())
-                                    .cloned()
-                                    .unwrap_or(Value::from(0)),
-                            ),
-                            (
-                                "available_tools",
-                                args.get("availableTools")
-                                    .filter(|v| !v.is_null())
-                                    .cloned()
-                                    .unwrap_or(Value::from(0)),
-                            ),
-                        ]),
-                        now,
-                    ),
-                );
+                out.push(self.emit("agent.step.started", payload, now));
             }
             "AgentStepCompleted" => {
                 let duration = match (
@@ -139,7 +138,7 @@ impl Encoder {
                     }
                     (None, None) => Value::Null,
                 };
-                out.push(self.emit(
+                let payload = checked(
                     "agent.step.completed",
                     obj([
                         ("step_number", arg("stepNumber")),
@@ -149,8 +148,8 @@ impl Encoder {
                         ("usage", arg("usage")),
                         ("duration_ms", duration),
                     ]),
-                    now,
-                ));
+                )?;
+                out.push(self.emit("agent.step.completed", payload, now));
             }
             "ToolCallStarted" => {
                 let tool_args = args.get("args").cloned().unwrap_or(Value::Null);
@@ -165,15 +164,15 @@ impl Encoder {
                         Value::from(summarize_args(&tool_args, compat)),
                     )
                 };
-                out.push(self.emit(
+                let payload = checked(
                     "agent.tool.started",
                     obj([
                         ("tool_name", arg("tool")),
                         ("tool_call_id", Value::Null),
                         detail,
                     ]),
-                    now,
-                ));
+                )?;
+                out.push(self.emit("agent.tool.started", payload, now));
             }
             "ToolCallCompleted" => {
                 let stamp = |k: &str| -> Result<Option<Timestamp>> {
@@ -186,7 +185,7 @@ impl Encoder {
                     (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
                     _ => Value::from(0),
                 };
-                out.push(self.emit(
+                let payload = checked(
                     "agent.tool.completed",
                     obj([
                         ("tool_name", arg("tool")),
@@ -196,14 +195,25 @@ impl Encoder {
                         ("duration_ms", duration),
                         ("result_summary", Value::Null),
                     ]),
-                    now,
-                ));
+                )?;
+                out.push(self.emit("agent.tool.completed", payload, now));
             }
             "ContinuationEvaluated" => {
                 let outcome = Outcome::from_value(
                     args.get("outcome").unwrap_or(&Value::Array(Vec::new())),
                     "/args/outcome",
                 )?;
+                // Checked before the status changes, so a refused event changes nothing.
+                let step_number = arg("stepNumber");
+                if self.config.include_continuation_trace {
+                    checked(
+                        "agent.continuation",
+                        obj([
+                            ("step_number", step_number.clone()),
+                            ("should_continue", Value::Bool(outcome.should_continue)),
+                        ]),
+                    )?;
+                }
                 if self.config.auto_status_tracking && !outcome.should_continue {
                     let status = match outcome.stop_reason() {
                         "completed" => "completed",
@@ -229,7 +239,7 @@ impl Encoder {
                     out.push(self.emit(
                         "agent.continuation",
                         obj([
-                            ("step_number", arg("stepNumber")),
+                            ("step_number", step_number),
                             ("should_continue", Value::Bool(outcome.should_continue)),
                             ("stop_reason", Value::from(outcome.stop_reason())),
                             ("resolved_by", Value::from(outcome.resolved_by())),
@@ -328,6 +338,45 @@ impl Encoder {
                 ("payload", payload),
             ]),
         }
+    }
+}
+
+/// Payload fields copied from the event, and the event field each comes from.
+const FROM_ARGS: &[(&str, &str)] = &[
+    ("step_number", "stepNumber"),
+    ("message_count", "messageCount"),
+    ("available_tools", "availableTools"),
+    ("has_tool_calls", "hasToolCalls"),
+    ("errors", "errorCount"),
+    ("finish_reason", "finishReason"),
+    ("usage", "usage"),
+    ("duration_ms", "durationMs"),
+    ("tool_name", "tool"),
+    ("args", "args"),
+    ("success", "success"),
+    ("error", "error"),
+];
+
+/// `payload` checked with the decoder's own rules, so the encoder never emits
+/// an envelope its decoder (and so every `Session`) rejects. The error points
+/// into the event (`/args/stepNumber`, `/args/usage/input`).
+fn checked(kind: &str, payload: Value) -> Result<Value> {
+    if let Value::Object(m) = &payload {
+        decode::check_payload(kind, m).map_err(|mut e| {
+            e.path = e.path.map(|p| args_path(&p));
+            e
+        })?;
+    }
+    Ok(payload)
+}
+
+/// A payload pointer (`/usage/input`) as the pointer of the event field it came from.
+fn args_path(payload_path: &str) -> String {
+    let rest = payload_path.strip_prefix('/').unwrap_or(payload_path);
+    let (field, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    match FROM_ARGS.iter().find(|(name, _)| *name == field) {
+        Some((_, arg)) => format!("/args/{arg}{tail}"),
+        None => format!("/payload{payload_path}"),
     }
 }
 

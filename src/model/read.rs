@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::type_name;
+use crate::json::{type_name, Whole};
 
 fn empty_map() -> &'static Map<String, Value> {
     static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
@@ -93,10 +93,23 @@ pub fn only_keys(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result
 }
 
 /// An optional whole-number field (options and specs: no PHP coercion here).
+/// A whole number beyond `i64` (`1e300`, `2 ** 64`) is `out_of_range`, not a
+/// wrong type; `-0` is 0 (see [`crate::json::whole`]).
 pub fn opt_i64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
+        Some(v @ Value::Number(n)) => match crate::json::whole(n) {
+            Whole::Int(i) => Ok(Some(i)),
+            Whole::OutOfRange => Err(SteplineError::at(
+                ErrorCode::OutOfRange,
+                &crate::json::child(path, key),
+                format!(
+                    "expected `{key}` to be a whole number from -2^63 to 2^63-1, found {}",
+                    crate::json::number_text(n)
+                ),
+            )),
+            Whole::NotWhole => Err(wrong_type(path, key, "a whole number", v)),
+        },
         Some(other) => Err(wrong_type(path, key, "a whole number", other)),
     }
 }

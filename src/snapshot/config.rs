@@ -133,7 +133,9 @@ impl SlimConfig {
         }
         let max_bytes = match int("maxBytes")? {
             None => None,
-            Some(n) if n > 0 => Some(n as usize),
+            // Past the address space (a 32-bit usize in wasm) no output is larger:
+            // saturate instead of truncating to a small budget.
+            Some(n) if n > 0 => Some(usize::try_from(n).unwrap_or(usize::MAX)),
             Some(n) => {
                 return Err(SteplineError::at(
                     ErrorCode::InvalidValue,

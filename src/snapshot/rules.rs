@@ -10,6 +10,11 @@ pub enum Kind {
     Integer {
         min: i64,
     },
+    /// A token count: an integer, normally zero or more. The reference keeps
+    /// the negative counts it reads (state-model vector "AgentState roundtrip
+    /// usage with string and float numbers"), so a snapshot of a real state
+    /// may hold them: valid, with an `out_of_range` warning.
+    Tokens,
     Number {
         min: f64,
     },
@@ -63,46 +68,47 @@ pub const FINISH_REASONS: &[&str] = &[
 ];
 
 const COUNT: Kind = Kind::Integer { min: 0 };
+const TOKENS: Kind = Kind::Tokens;
 
 pub const USAGE: &[Field] = &[
-    field("input", COUNT, false, false, "Input (prompt) tokens."),
+    field("input", TOKENS, false, false, "Input (prompt) tokens."),
     field(
         "output",
-        COUNT,
+        TOKENS,
         false,
         false,
         "Output tokens, reasoning excluded.",
     ),
     field(
         "cacheWrite",
-        COUNT,
+        TOKENS,
         false,
         false,
         "Tokens written to the provider cache.",
     ),
     field(
         "cacheRead",
-        COUNT,
+        TOKENS,
         false,
         false,
         "Tokens read from the provider cache.",
     ),
-    field("reasoning", COUNT, false, false, "Reasoning tokens."),
+    field("reasoning", TOKENS, false, false, "Reasoning tokens."),
     field(
         "prompt",
-        COUNT,
+        TOKENS,
         false,
         false,
         "Seed-000 form: prompt tokens.",
     ),
     field(
         "completion",
-        COUNT,
+        TOKENS,
         false,
         false,
         "Seed-000 form: completion tokens.",
     ),
-    field("total", COUNT, false, false, "Seed-000 form: all tokens."),
+    field("total", TOKENS, false, false, "Seed-000 form: all tokens."),
 ];
 
 pub const EXECUTION: &[Field] = &[
@@ -169,7 +175,7 @@ const TOOL_CALL_KIND: Kind = Kind::Object(TOOL_CALL);
 
 pub const STEP_USAGE: &[Field] = &[field(
     "total",
-    COUNT,
+    TOKENS,
     true,
     false,
     "All tokens of the step.",

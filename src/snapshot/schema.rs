@@ -75,6 +75,8 @@ fn kind(k: &Kind) -> Value {
             ("type", Value::from("integer")),
             ("minimum", Value::from(*min)),
         ]),
+        // No minimum: negative counts are valid (the validator only warns).
+        Kind::Tokens => obj([("type", Value::from("integer"))]),
         Kind::Number { min } => obj([
             ("type", Value::from("number")),
             ("minimum", Value::from(*min)),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::json::{child, index, obj, type_name};
+use crate::json::{child, index, obj, type_name, Whole};
 use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
 
 /// One finding.
@@ -11,7 +11,8 @@ use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
 pub struct Issue {
     pub path: String,
     /// `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
-    /// `out_of_range`, `inconsistent` (errors) or `unknown_field` (warning).
+    /// `out_of_range`, `inconsistent` (errors) or `unknown_field` and
+    /// `out_of_range` for a negative token count (warnings).
     pub code: &'static str,
     pub message: String,
 }
@@ -52,6 +53,14 @@ impl Report {
         ])
     }
 
+    fn warn(&mut self, path: &str, code: &'static str, message: String) {
+        self.warnings.push(Issue {
+            path: path.to_string(),
+            code,
+            message,
+        });
+    }
+
     fn error(&mut self, path: &str, code: &'static str, message: String) {
         self.errors.push(Issue {
             path: path.to_string(),
@@ -75,6 +84,11 @@ pub fn validate(snapshot: &Value) -> Report {
     report
 }
 
+/// A number as [`crate::json::whole`] reads it; `None` for a non-number.
+fn whole_number(v: &Value) -> Option<Whole> {
+    v.as_number().map(crate::json::whole)
+}
+
 fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
     let wrong = |r: &mut Report, expected: &str| {
         r.error(
@@ -94,11 +108,19 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
                 wrong(r, "a boolean");
             }
         }
-        Kind::Integer { min } => match v.as_i64() {
-            Some(n) if n < *min => r.error(path, "out_of_range", format!("expected an integer of at least {min}, found {n}")),
-            Some(_) => {}
-            None if v.is_u64() => {}
-            None => wrong(r, "an integer"),
+        Kind::Integer { min } => match whole_number(v) {
+            Some(Whole::Int(n)) if n < *min => r.error(path, "out_of_range", format!("expected an integer of at least {min}, found {n}")),
+            Some(Whole::Int(_)) => {}
+            Some(Whole::OutOfRange) if v.is_u64() => {}
+            Some(Whole::OutOfRange) => r.error(path, "out_of_range", "expected an integer from -2^63 to 2^63-1".into()),
+            Some(Whole::NotWhole) | None => wrong(r, "an integer"),
+        },
+        Kind::Tokens => match whole_number(v) {
+            Some(Whole::Int(n)) if n < 0 => r.warn(path, "out_of_range", format!("expected a token count of zero or more, found {n} (kept: the reference producer keeps negative counts)")),
+            Some(Whole::Int(_)) => {}
+            Some(Whole::OutOfRange) if v.is_u64() => {}
+            Some(Whole::OutOfRange) => r.error(path, "out_of_range", "expected an integer from -2^63 to 2^63-1".into()),
+            Some(Whole::NotWhole) | None => wrong(r, "an integer"),
         },
         Kind::Number { min } => match v.as_f64() {
             Some(n) if n < *min => r.error(path, "out_of_range", format!("expected a number of at least {}, found {}", crate::php::format_php_float(*min), crate::php::format_php_float(n))),

@@ -3,7 +3,6 @@
 //! A message's role is read exactly as the producer does: case-sensitive, and
 //! any unknown role string counts as `user`.
 
-use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
@@ -29,30 +28,37 @@ fn role_named(value: &JsValue, i: u32) -> Result<Role, SteplineError> {
     })
 }
 
-/// The message's role. A role that cannot be read (a getter or Proxy trap that
-/// throws, a revoked Proxy) is no role string, so it counts as `user` like any
-/// other, and what was thrown never reaches the wasm frames: `Reflect.get`
-/// catches.
-fn role_of(message: &JsValue) -> Role {
+/// The message's role. A message that is not an object, or whose role is not
+/// a string, has no role string and counts as `user` like any unknown role (as
+/// in the producer). A role that cannot be read at all (a getter or Proxy trap
+/// that throws, a revoked Proxy) is an `invalid_value` error at `/role`, as an
+/// unreadable `roles` list is for `hasRole`: answering `user` for it would be a
+/// silently wrong value. What was thrown never reaches the wasm frames
+/// (`walk::get` catches).
+fn role_of(message: &JsValue) -> Result<Role, JsValue> {
     let raw = if message.is_object() {
-        Reflect::get(message, &JsValue::from_str("role"))
-            .ok()
-            .and_then(|r| r.as_string())
+        walk::get(message, "role", "")
+            .map_err(to_js_error)?
+            .as_string()
     } else {
         None
     };
-    Role::from_str_or_user(raw.as_deref().unwrap_or(""))
+    Ok(Role::from_str_or_user(raw.as_deref().unwrap_or("")))
 }
 
 /// True for a `user` message (and, as in the producer, for unknown roles).
+/// Like every role helper, throws {@link SteplineError} (`invalid_value`, path
+/// `/role`) when reading the role throws (a getter, a Proxy trap).
 ///
 /// @example
 /// ```js
 /// isUser({ role: 'user', content: 'hi' }); // true
 /// ```
 #[wasm_bindgen(js_name = isUser)]
-pub fn is_user(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
-    role_of(&message).is_user()
+pub fn is_user(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+) -> Result<bool, JsValue> {
+    Ok(role_of(&message)?.is_user())
 }
 
 /// True for an `assistant` message.
@@ -64,8 +70,8 @@ pub fn is_user(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: Js
 #[wasm_bindgen(js_name = isAssistant)]
 pub fn is_assistant(
     #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
-) -> bool {
-    role_of(&message).is_assistant()
+) -> Result<bool, JsValue> {
+    Ok(role_of(&message)?.is_assistant())
 }
 
 /// True for a `tool` (tool result) message.
@@ -75,8 +81,10 @@ pub fn is_assistant(
 /// isTool({ role: 'tool', content: '{"temp":21}' }); // true
 /// ```
 #[wasm_bindgen(js_name = isTool)]
-pub fn is_tool(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
-    role_of(&message).is_tool()
+pub fn is_tool(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+) -> Result<bool, JsValue> {
+    Ok(role_of(&message)?.is_tool())
 }
 
 /// True for `system` **and** `developer` messages (both instruct the model).
@@ -86,8 +94,10 @@ pub fn is_tool(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: Js
 /// isSystem({ role: 'developer', content: 'Be terse.' }); // true
 /// ```
 #[wasm_bindgen(js_name = isSystem)]
-pub fn is_system(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue) -> bool {
-    role_of(&message).is_system()
+pub fn is_system(
+    #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
+) -> Result<bool, JsValue> {
+    Ok(role_of(&message)?.is_system())
 }
 
 /// True for a `developer` message only.
@@ -99,13 +109,14 @@ pub fn is_system(#[wasm_bindgen(unchecked_param_type = "MessageLike")] message: 
 #[wasm_bindgen(js_name = isDeveloper)]
 pub fn is_developer(
     #[wasm_bindgen(unchecked_param_type = "MessageLike")] message: JsValue,
-) -> bool {
-    role_of(&message).is_developer()
+) -> Result<bool, JsValue> {
+    Ok(role_of(&message)?.is_developer())
 }
 
 /// True when the message has any of `roles` (one role or a list).
 /// Throws {@link SteplineError} (`invalid_value`) for a string that is not a role,
-/// or for a list whose items cannot be read (a throwing getter or Proxy trap).
+/// for a list whose items cannot be read (a throwing getter or Proxy trap), or
+/// when the message's role cannot be read (path `/role`).
 ///
 /// @example
 /// ```js
@@ -117,7 +128,7 @@ pub fn has_role(
     #[wasm_bindgen(unchecked_param_type = "Role | Role[]")] roles: JsValue,
 ) -> Result<bool, JsValue> {
     let parsed = roles_of(&roles).map_err(to_js_error)?;
-    Ok(role_of(&message).has_role(&parsed))
+    Ok(role_of(&message)?.has_role(&parsed))
 }
 
 /// `hasRole`'s `roles`: one role or a list, read item by item (not `Array.from`,

@@ -45,7 +45,7 @@ pub fn slim_snapshot(
         let (config, max_bytes) = SlimConfig::from_options(&opts, "/options")?;
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
-        let doc = JsDoc::new(js_document(&state, "the agent state")?);
+        let doc = JsDoc::new(js_document(&state, "the agent state")?, state.is_string());
         let source = SlimSource::from_doc(&doc, &config, &clock());
         let source = doc.finish(source)?;
         let fitted = slim_within(&source, &config, max_bytes)?;
@@ -86,7 +86,8 @@ pub fn restore_state(
 /// Checks an untrusted snapshot and reports every problem at once, each with a
 /// JSON-pointer `path`, a `code` (`missing_field`, `wrong_type`, `invalid_enum`,
 /// `invalid_timestamp`, `out_of_range`, `inconsistent`, or `invalid_json` when
-/// the text is not JSON) and a `message`. Unknown properties are `warnings`.
+/// the text is not JSON) and a `message`. Unknown properties are `warnings`, and so
+/// are negative token counts (`out_of_range`): the producer keeps them, so they are valid.
 ///
 /// @example
 /// ```js
@@ -131,8 +132,14 @@ pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
 /// return one, so the first such error is kept in `failed`, every later read
 /// answers "absent", and [`JsDoc::finish`] returns the error in place of
 /// whatever the walk made of the missing parts.
+///
+/// What the walk keeps is read as `parseAgentState` reads the same input: a
+/// string with a lone surrogate is `invalid_json`, and for JSON text (`from_text`)
+/// so is a number `JSON.parse` made Infinity. Parts that are not kept are not
+/// read, so they are not checked.
 struct JsDoc {
     root: JsValue,
+    from_text: bool,
     failed: RefCell<Option<SteplineError>>,
 }
 
@@ -153,9 +160,10 @@ impl JsNode {
 }
 
 impl JsDoc {
-    fn new(root: JsValue) -> JsDoc {
+    fn new(root: JsValue, from_text: bool) -> JsDoc {
         JsDoc {
             root,
+            from_text,
             failed: RefCell::new(None),
         }
     }
@@ -208,7 +216,7 @@ impl Doc for JsDoc {
             if !walk::is_plain_object(v, path)? {
                 return Ok(None);
             }
-            walk::keys(v, path).map(Some)
+            walk::well_formed_keys(v, path).map(Some)
         })
     }
 
@@ -241,7 +249,14 @@ impl Doc for JsDoc {
         }
         // A string node is a string, not JSON text to parse.
         if let Some(s) = node.value.as_string() {
+            // A lone surrogate reads as U+FFFD: check the engine's string only then.
+            if s.contains('\u{fffd}') && !walk::well_formed(node.value.unchecked_ref()) {
+                return Err(walk::lone_surrogate(&node.path, "the agent state"));
+            }
             return Ok(Value::String(s));
+        }
+        if self.from_text {
+            return walk::parsed_json_value(&node.value, &node.path, "the agent state");
         }
         let path = (!node.path.is_empty()).then_some(&*node.path);
         walk::json_value(&node.value, path, "the agent state")
@@ -267,6 +282,9 @@ fn js_document(input: &JsValue, what: &str) -> Result<JsValue, SteplineError> {
         }
         return Ok(input.clone());
     }
+    // Not checked for lone surrogates here: `isWellFormed` on 20 MB costs a
+    // quarter of a JSON.parse, and JSON.parse keeps them in the strings it
+    // makes, where the walk checks the ones it keeps.
     // UTF-16 units: a lower bound on the UTF-8 bytes, so the limit still holds.
     let units = input.unchecked_ref::<js_sys::JsString>().length() as usize;
     let limits = Limits::default();

@@ -28,6 +28,30 @@ extern "C" {
     fn object_has_own(value: &JsValue, key: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
     fn json_stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = JSON, js_name = stringify, catch)]
+    fn json_stringify_with(
+        value: &JsValue,
+        replacer: &js_sys::Function,
+    ) -> Result<JsValue, JsValue>;
+    /// `String.prototype.isWellFormed.call(s)` (caught: an engine without it throws).
+    #[wasm_bindgen(js_namespace = ["String", "prototype", "isWellFormed"], js_name = call, catch)]
+    fn is_well_formed(s: &js_sys::JsString) -> Result<bool, JsValue>;
+}
+
+/// Whether a string has no lone surrogate, without copying it into the wasm:
+/// the engine's `isWellFormed` where it has one, else a unit-by-unit scan.
+pub fn well_formed(s: &js_sys::JsString) -> bool {
+    is_well_formed(s).unwrap_or_else(|_| s.is_valid_utf16())
+}
+
+/// The `invalid_json` error for a lone surrogate at `path`, as the core
+/// parser reports it for the same JSON text.
+pub fn lone_surrogate(path: &str, what: &str) -> SteplineError {
+    error_at(
+        ErrorCode::InvalidJson,
+        path,
+        format!("expected {what} as well-formed text, found a lone UTF-16 surrogate"),
+    )
 }
 
 /// Longest description of a thrown value kept in an error message.
@@ -136,6 +160,24 @@ pub fn keys(value: &JsValue, path: &str) -> Result<Vec<String>, SteplineError> {
     Ok(keys.iter().filter_map(|k| k.as_string()).collect())
 }
 
+/// [`keys`], with a key holding a lone surrogate refused as `invalid_json` (it
+/// would read as U+FFFD and no longer name its member).
+pub fn well_formed_keys(value: &JsValue, path: &str) -> Result<Vec<String>, SteplineError> {
+    let keys = object_keys(value).map_err(|e| read_failed(path, &e))?;
+    let mut out = Vec::with_capacity(keys.length() as usize);
+    for key in keys.iter() {
+        let Some(text) = key.as_string() else {
+            continue;
+        };
+        // Only a key that reads with U+FFFD can hold a lone surrogate.
+        if text.contains('\u{fffd}') && !well_formed(key.unchecked_ref()) {
+            return Err(lone_surrogate(&child(path, &text), "a key"));
+        }
+        out.push(text);
+    }
+    Ok(out)
+}
+
 /// The `length` of an array (or of a Proxy of one, which may report anything).
 /// An array longer than half the JSON byte limit could not be written as JSON
 /// within it, so it is `too_large` rather than walked.
@@ -190,6 +232,53 @@ pub fn json_value(input: &JsValue, path: Option<&str>, what: &str) -> Result<Val
         ));
     };
     crate::json::parse(&text, &Limits::default())
+}
+
+/// [`json_value`] for a value made by `JSON.parse` from text: a number token
+/// beyond `f64` (`1e999`), which `JSON.parse` reads as Infinity and
+/// `JSON.stringify` writes as `null`, is `invalid_json`, as the core parser
+/// (and so `parseAgentState`) reports the same text. A replacer sees every
+/// number before it is written; it only notes what it sees.
+pub fn parsed_json_value(input: &JsValue, path: &str, what: &str) -> Result<Value, SteplineError> {
+    if let Some(n) = input.as_f64() {
+        return if n.is_finite() {
+            Ok(Value::from(n))
+        } else {
+            Err(number_out_of_range(path))
+        };
+    }
+    let overflow = std::rc::Rc::new(std::cell::Cell::new(false));
+    let seen = overflow.clone();
+    let replacer = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(
+        move |_key: JsValue, value: JsValue| {
+            if value.as_f64().is_some_and(|n| !n.is_finite()) {
+                seen.set(true);
+            }
+            value
+        },
+    );
+    let at = (!path.is_empty()).then_some(path);
+    let text = json_stringify_with(input, replacer.as_ref().unchecked_ref())
+        .map_err(|e| stringify_failed(&e, at, what))?;
+    if overflow.get() {
+        return Err(number_out_of_range(path));
+    }
+    let Some(text) = text.as_string() else {
+        return Err(error_at(
+            ErrorCode::InvalidType,
+            path,
+            format!("expected {what} as a JSON string or an object, found a value JSON cannot represent"),
+        ));
+    };
+    crate::json::parse(&text, &Limits::default())
+}
+
+fn number_out_of_range(path: &str) -> SteplineError {
+    error_at(
+        ErrorCode::InvalidJson,
+        path,
+        "expected valid JSON: number out of range".to_string(),
+    )
 }
 
 fn stringify_failed(e: &JsValue, path: Option<&str>, what: &str) -> SteplineError {

@@ -292,7 +292,7 @@ const TEXT_ENTRIES = {
 /**
  * slimSnapshot parses JSON text with the engine's JSON.parse and reads only the fields it
  * keeps, so a hostile token in a field it never reads (an envelope's step_number) is rightly
- * ignored; the fields it does keep are pinned by their own (todo) test below.
+ * ignored; the fields it does keep are pinned by their own test below.
  */
 const READS_ONLY_WHAT_IT_KEEPS = ['slimSnapshot(x)'];
 
@@ -493,10 +493,7 @@ test('integers beyond 2^53 and 1e30 are typed errors or the nearest double, neve
   }
 });
 
-test('-0 as JSON text reads as the integer 0, as JSON.parse and the object form do', {
-  todo: 'serde_json parses `-0` as the float -0.0, so "step_number":-0 is invalid_type ("expected an integer") '
-    + 'while the object { step_number: -0 } (JSON.stringify writes 0) is accepted',
-}, () => {
+test('-0 as JSON text reads as the integer 0, as JSON.parse and the object form do', () => {
   const text = '{"type":"agent.step.started","session_id":"s","payload":{"step_number":-0}}';
   const fromObject = probe('-0 object', () => decodeEnvelope(JSON.parse(text)));
   assert.equal(fromObject.value.payload.step_number, 0);
@@ -504,27 +501,24 @@ test('-0 as JSON text reads as the integer 0, as JSON.parse and the object form 
   assert.deepEqual(fromText.value, fromObject.value);
 });
 
-test('whole numbers outside the integer range in options are out_of_range, not "expected a whole number"', {
-  todo: 'maxBytes: 1e300 and maxContentLength: 2**63 are reported as invalid_type "expected `maxBytes` to be a whole number, '
-    + 'found a number" (src/snapshot/config.rs reads them with as_i64 only); the value is whole, just out of range',
-}, () => {
+test('whole numbers outside the integer range in options are out_of_range, not "expected a whole number"', () => {
   for (const [key, n] of [['maxBytes', 1e300], ['maxContentLength', 2 ** 63], ['maxMessages', 2 ** 64]]) {
     const { error } = probe(`slimSnapshot ${key}=${n}`, () => slimSnapshot(GOOD_STATE, { [key]: n }));
     assert.equal(error?.code, 'out_of_range', `${key}: ${error && describe(error)}`);
   }
 });
 
-test('slimSnapshot reads out-of-range numbers and lone surrogates in the fields it keeps as parseAgentState does', {
-  todo: 'slimSnapshot parses text with JSON.parse and walks the JS value (js_document/JsDoc in src/wasm/snapshot.rs): '
-    + '"input":1e999 becomes Infinity and then 0 in snapshot.usage, and a lone surrogate in agentId becomes U+FFFD, while '
-    + 'parseAgentState rejects the same text as invalid_json',
-}, () => {
+test('slimSnapshot reads out-of-range numbers and lone surrogates in the fields it keeps as parseAgentState does', () => {
   for (const [name, input] of [
     ['usage.input 1e999 (text)', '{"usage":{"input":1e999,"output":5}}'],
     ['cumulativeExecutionSeconds 1e999 (text)', '{"stateInfo":{"cumulativeExecutionSeconds":1e999}}'],
     ['cumulativeExecutionSeconds Infinity (object)', { stateInfo: { cumulativeExecutionSeconds: Infinity } }],
     ['a lone surrogate in agentId (object)', { agentId: 'a\ud800' }],
     ['an escaped lone surrogate in agentId (text)', '{"agentId":"a\\ud800"}'],
+    ['a raw lone surrogate in agentId (text)', '{"agentId":"a\udc00"}'],
+    ['a lone surrogate in a top-level key (object)', { ['k\udbff']: 1 }],
+    ['an escaped lone surrogate in a kept message (text)', '{"messageStore":{"sections":[{"name":"messages","messages":[{"role":"user","content":"\\ud800"}]}]}}'],
+    ['Infinity in kept usage (object)', { usage: { input: Infinity } }],
   ]) {
     const parsed = probe(`parseAgentState with ${name}`, () => parseAgentState(input, { now: NOW }));
     const slim = probe(`slimSnapshot with ${name}`, () => slimSnapshot(input));
@@ -779,11 +773,7 @@ test('wrong JS types in every value and options slot are typed errors, never Typ
   sweep(corpus, VALUE_ENTRIES);
 });
 
-test('the encoder never emits an envelope its own decoder rejects: ill-typed event fields are typed errors', {
-  todo: 'EnvelopeEncoder#push copies event fields into the payload unchecked (src/envelope/encoder.rs): stepNumber "x" or 1.5, '
-    + 'messageCount "many", usage.input 1e300, hasToolCalls "yes", tool 5 all produce envelopes that decodeEnvelope and '
-    + 'Session#ingest reject with invalid_type, so a UI fed by this encoder drops them',
-}, () => {
+test('the encoder never emits an envelope its own decoder rejects: ill-typed event fields are typed errors', () => {
   const events = [
     { event: 'AgentStepStarted', args: { stepNumber: 'x' } },
     { event: 'AgentStepStarted', args: { stepNumber: 1.5 } },
@@ -977,9 +967,21 @@ test('user objects that throw while being read (getters, Proxy traps, revoked pr
     assert.equal(error.path, path, `${label}: ${describe(error)}`);
     assert.match(error.message, message, label);
   }
-  // A message whose role cannot be read has no role string: like any unknown role, it counts as user.
+  // A message whose role cannot be read is a typed error, as an unreadable roles list is for hasRole
+  // (it used to count as user, a silently wrong answer); a missing or unknown role still counts as user.
   const unreadable = { get role() { throw new Error('role'); } };
-  assert.deepEqual([isUser(unreadable), isAssistant(unreadable), hasRole(unreadable, 'user'), isUser(revoked())], [true, false, true, true]);
+  for (const [label, fn, message] of [
+    ['isUser(a throwing role getter)', () => isUser(unreadable), /Error: role/],
+    ['isAssistant(a throwing role getter)', () => isAssistant(unreadable), /Error: role/],
+    ['hasRole(a throwing role getter, user)', () => hasRole(unreadable, 'user'), /Error: role/],
+    ['isUser(a revoked Proxy)', () => isUser(revoked()), /revoked/],
+  ]) {
+    const { error } = probe(label, fn);
+    assert.equal(error?.code, 'invalid_value', `${label}: ${error ? describe(error) : 'no error'}`);
+    assert.equal(error.path, '/role', `${label}: ${describe(error)}`);
+    assert.match(error.message, message, label);
+  }
+  assert.deepEqual([isUser({}), isUser({ role: 5 }), isAssistant({ role: 'robot' })], [true, true, false]);
   validateSnapshot(trap());
   assertUsable('throwing user objects');
 
@@ -1012,7 +1014,8 @@ test('user objects that throw while being read (getters, Proxy traps, revoked pr
     }
   `, { timeout: 120_000 });
   assertSurvived(outcome, 'throwing user objects');
-  assert.deepEqual(outcome.hostile.map((o) => o.threw?.code ?? 'ok'), [...Array(9).fill('invalid_value'), 'ok']);
+  // isUser(a revoked Proxy), last, is a typed error too since its role cannot be read.
+  assert.deepEqual(outcome.hostile.map((o) => o.threw?.code ?? 'ok'), Array(10).fill('invalid_value'));
 });
 
 test('string-typed entry points given non-strings throw typed errors, without trapping or leaking wasm memory', () => {
