@@ -171,6 +171,24 @@ pub fn number_text(n: &serde_json::Number) -> String {
     serde_json::to_string(n).unwrap_or_default()
 }
 
+/// A JavaScript number as JavaScript writes it, for error messages: `3`,
+/// `1.5`, `NaN`, `Infinity`. (f64's `Display` pulls ~14 KB of core's exact
+/// float formatting into the wasm; serde_json's shortest form is already there.)
+pub fn js_number_text(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    // Whole numbers below 1e21 print as digits, as in JavaScript (serde_json
+    // would keep a ".0"); the conversion is exact for a whole f64.
+    if x.fract() == 0.0 && x.abs() < 1e21 {
+        return (x as i128).to_string();
+    }
+    serde_json::Number::from_f64(x).map_or_else(String::new, |n| number_text(&n))
+}
+
 /// A string as a JSON string literal, for error messages. (`{:?}` would pull
 /// core's Unicode printability tables into the wasm.)
 pub fn quote(s: &str) -> String {
@@ -192,6 +210,23 @@ pub fn type_name(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn js_numbers_read_as_javascript_writes_them() {
+        for (x, text) in [
+            (3.0, "3"),
+            (-0.0, "0"),
+            (1.5, "1.5"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (2f64.powi(53), "9007199254740992"),
+            (1e20, "100000000000000000000"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+        ] {
+            assert_eq!(js_number_text(x), text, "{x:?}");
+        }
+    }
 
     #[test]
     fn deep_nesting_is_rejected_before_parsing() {

@@ -87,10 +87,9 @@ pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> 
     if input.is_string() {
         let text = input.as_string().unwrap_or_default();
         // A lone surrogate cannot be UTF-8: the copy above turned it into U+FFFD.
-        // Only then are the code units checked (js-sys reads them one boundary
-        // call each, which cost a fifth of a bulk replay when done for every string).
-        if text.contains('\u{FFFD}') && !input.unchecked_ref::<js_sys::JsString>().is_valid_utf16()
-        {
+        // Only then is the string checked (checking every string, with js-sys's
+        // one boundary call per code unit, cost a fifth of a bulk replay).
+        if text.contains('\u{FFFD}') && !super::walk::well_formed(input.unchecked_ref()) {
             return Err(SteplineError::new(
                 ErrorCode::InvalidJson,
                 None,

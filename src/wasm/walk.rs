@@ -63,7 +63,7 @@ pub fn thrown(e: &JsValue) -> String {
     let text = if let Some(s) = e.as_string() {
         return crate::json::quote(&shorten(s));
     } else if let Some(n) = e.as_f64() {
-        format!("the number {n}")
+        format!("the number {}", crate::json::js_number_text(n))
     } else if let Some(b) = e.as_bool() {
         format!("the value {b}")
     } else if e.is_null() || e.is_undefined() {
@@ -191,7 +191,8 @@ pub fn length(value: &JsValue, path: &str) -> Result<u32, SteplineError> {
             path,
             format!(
                 "expected an array with a whole-number length, found length {}",
-                raw.as_f64().map_or_else(|| thrown(&raw), |n| n.to_string())
+                raw.as_f64()
+                    .map_or_else(|| thrown(&raw), crate::json::js_number_text)
             ),
         ));
     }
@@ -200,7 +201,10 @@ pub fn length(value: &JsValue, path: &str) -> Result<u32, SteplineError> {
         return Err(error_at(
             ErrorCode::TooLarge,
             path,
-            format!("expected an array of at most {max} items, found {n}"),
+            format!(
+                "expected an array of at most {max} items, found {}",
+                crate::json::js_number_text(n)
+            ),
         ));
     }
     Ok(n as u32)
