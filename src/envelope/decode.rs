@@ -3,8 +3,6 @@
 //! unknown types and unknown fields are kept and reported as warnings, so a
 //! newer producer never breaks an older UI.
 
-use std::borrow::Cow;
-
 use serde_json::{Map, Value};
 
 use crate::envelope::schema::{fields, Field, Kind};
@@ -40,16 +38,6 @@ pub struct Decoded {
     pub warnings: Vec<Warning>,
 }
 
-/// The envelope's own keys (anything else at the top level is `extra`).
-const ENVELOPE_KEYS: &[&str] = &[
-    "type",
-    "event_type",
-    "session_id",
-    "execution_id",
-    "timestamp",
-    "payload",
-];
-
 /// `truncated: true`: the payload was shortened to fit the broadcaster's limit.
 const TRUNCATED: &str = "truncated";
 
@@ -62,34 +50,42 @@ pub const ENVELOPE_LIMITS: Limits = Limits {
 
 /// Decodes JSON text holding one envelope.
 pub fn decode_text(text: &str) -> Result<Decoded> {
-    decode_value(&crate::json::parse(text, &ENVELOPE_LIMITS)?)
+    decode_owned(crate::json::parse(text, &ENVELOPE_LIMITS)?)
 }
 
 /// Decodes one envelope. The seed-003 native form (`event_type`, fields at the
-/// top level, no session) is accepted too.
+/// top level, no session) is accepted too. [`decode_owned`] does the same
+/// without copying the input.
 pub fn decode_value(v: &Value) -> Result<Decoded> {
-    let m = match v {
+    decode_owned(v.clone())
+}
+
+/// [`decode_value`], taking the parsed envelope: its values move into the
+/// normalised form instead of being copied (copies were a third of a bulk
+/// replay's decoding).
+pub fn decode_owned(v: Value) -> Result<Decoded> {
+    let mut m = match v {
         Value::Object(m) => m,
         other => {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
                 "",
-                format!("expected an envelope object, found {}", type_name(other)),
+                format!("expected an envelope object, found {}", type_name(&other)),
             ))
         }
     };
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    let kind = match m.get(type_key) {
-        Some(Value::String(s)) => s.as_str(),
+    let kind = match m.shift_remove(type_key) {
+        Some(Value::String(s)) => s,
         Some(other) => {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
                 &child("", type_key),
                 format!(
                     "expected the event type as a string, found {}",
-                    type_name(other)
+                    type_name(&other)
                 ),
             ))
         }
@@ -101,8 +97,8 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
             ))
         }
     };
-    let session_id = match m.get("session_id") {
-        Some(Value::String(s)) => Value::from(s.as_str()),
+    let session_id = match m.shift_remove("session_id") {
+        Some(s @ Value::String(_)) => s,
         None | Some(Value::Null) if native => Value::Null,
         None | Some(Value::Null) => {
             return Err(SteplineError::at(
@@ -117,35 +113,35 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
                 "/session_id",
                 format!(
                     "expected `session_id` as a string, found {}",
-                    type_name(other)
+                    type_name(&other)
                 ),
             ))
         }
     };
-    let execution_id = match m.get("execution_id") {
+    let execution_id = match m.shift_remove("execution_id") {
         None | Some(Value::Null) => Value::Null,
-        Some(Value::String(s)) => Value::from(s.as_str()),
+        Some(s @ Value::String(_)) => s,
         Some(other) => {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
                 "/execution_id",
                 format!(
                     "expected `execution_id` as a string, found {}",
-                    type_name(other)
+                    type_name(&other)
                 ),
             ))
         }
     };
-    let timestamp = match m.get("timestamp") {
+    let timestamp = match m.shift_remove("timestamp") {
         None | Some(Value::Null) => Value::Null,
-        Some(Value::String(s)) if is_rfc3339(s) => Value::from(s.as_str()),
+        Some(Value::String(s)) if is_rfc3339(&s) => Value::String(s),
         Some(Value::String(s)) => {
             return Err(SteplineError::at(
                 ErrorCode::InvalidTimestamp,
                 "/timestamp",
                 format!(
                     "expected an RFC 3339 timestamp, found {}",
-                    crate::json::quote(s)
+                    crate::json::quote(&s)
                 ),
             ))
         }
@@ -155,77 +151,69 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
                 "/timestamp",
                 format!(
                     "expected `timestamp` as a string, found {}",
-                    type_name(other)
+                    type_name(&other)
                 ),
             ))
         }
     };
-    // Borrowed where possible: cloning the payload here and again field by
-    // field in `normalise` was a fifth of a bulk ingest.
-    let empty = Map::new();
-    let (payload_in, payload_path): (Cow<'_, Map<String, Value>>, &str) = if native {
-        let fields: Map<String, Value> = m
-            .iter()
-            .filter(|(k, _)| !ENVELOPE_KEYS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        (Cow::Owned(fields), "")
+    // What is left of the top level after the envelope's own keys: the native
+    // form's fields, or the dialects' unknown top-level fields.
+    let (payload_in, payload_path) = if native {
+        // The other spelling of the type key is not a field either.
+        m.shift_remove("type");
+        m.shift_remove("payload");
+        (std::mem::take(&mut m), "")
     } else {
-        match m.get("payload") {
-            Some(Value::Object(p)) => (Cow::Borrowed(p), "/payload"),
-            Some(Value::Array(a)) if a.is_empty() => (Cow::Borrowed(&empty), "/payload"),
-            None | Some(Value::Null) => (Cow::Borrowed(&empty), "/payload"),
+        m.shift_remove("event_type");
+        match m.shift_remove("payload") {
+            Some(Value::Object(p)) => (p, "/payload"),
+            Some(Value::Array(a)) if a.is_empty() => (Map::new(), "/payload"),
+            None | Some(Value::Null) => (Map::new(), "/payload"),
             Some(other) => {
                 return Err(SteplineError::at(
                     ErrorCode::InvalidType,
                     "/payload",
                     format!(
                         "expected the payload as an object, found {}",
-                        type_name(other)
+                        type_name(&other)
                     ),
                 ))
             }
         }
     };
-    let payload = match fields(kind) {
-        Some(spec) => normalise(&payload_in, spec, payload_path, &mut warnings)?,
+    let payload = match fields(&kind) {
+        Some(spec) => normalise(payload_in, spec, payload_path, &mut warnings)?,
         None => {
             warnings.push(Warning {
                 path: child("", type_key),
                 code: "unknown_type",
                 message: format!(
                     "unknown event type {} (kept as is)",
-                    crate::json::quote(kind)
+                    crate::json::quote(&kind)
                 ),
             });
-            Value::Object(payload_in.into_owned())
+            Value::Object(payload_in)
         }
     };
     let mut out = Map::new();
-    out.insert("type".into(), Value::from(kind));
+    out.insert("type".into(), Value::String(kind));
     out.insert("session_id".into(), session_id);
     out.insert("execution_id".into(), execution_id);
     out.insert("timestamp".into(), timestamp);
     out.insert("payload".into(), payload);
-    if !native {
-        let extra: Map<String, Value> = m
-            .iter()
-            .filter(|(k, _)| !ENVELOPE_KEYS.contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for k in extra.keys() {
-            warnings.push(Warning {
-                path: child("", k),
-                code: "unknown_field",
-                message: format!(
-                    "unknown envelope field {} (kept in extra)",
-                    crate::json::quote(k)
-                ),
-            });
-        }
-        if !extra.is_empty() {
-            out.insert("extra".into(), Value::Object(extra));
-        }
+    // `m` now holds only unknown top-level fields (empty in the native form).
+    for k in m.keys() {
+        warnings.push(Warning {
+            path: child("", k),
+            code: "unknown_field",
+            message: format!(
+                "unknown envelope field {} (kept in extra)",
+                crate::json::quote(k)
+            ),
+        });
+    }
+    if !m.is_empty() {
+        out.insert("extra".into(), Value::Object(m));
     }
     Ok(Decoded {
         envelope: Value::Object(out),
@@ -257,22 +245,28 @@ pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
 /// are relative to the payload (`/step_number`).
 pub fn check_payload(kind: &str, payload: &Map<String, Value>) -> Result<()> {
     match fields(kind) {
-        Some(spec) => normalise(payload, spec, "", &mut Vec::new()).map(drop),
+        Some(spec) => normalise(payload.clone(), spec, "", &mut Vec::new()).map(drop),
         None => Ok(()),
     }
 }
 
+/// The payload's known fields under their normalised names, in `spec` order,
+/// then `extra` with the fields left over (in the order they came).
 fn normalise(
-    input: &Map<String, Value>,
+    mut input: Map<String, Value>,
     spec: &[Field],
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value> {
     let mut out = Map::new();
     for f in spec {
-        let found = std::iter::once(f.name)
-            .chain(f.aliases.iter().copied())
-            .find_map(|k| input.get(k).map(|v| (k, v)));
+        // The first spelling present is read; the other spellings are dropped.
+        let mut found = None;
+        for key in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
+            if let Some(v) = input.shift_remove(key) {
+                found = found.or(Some((key, v)));
+            }
+        }
         match found {
             None | Some((_, Value::Null)) if f.required => {
                 return Err(SteplineError::at(
@@ -286,45 +280,40 @@ fn normalise(
                 out.insert(f.name.into(), Value::Null);
             }
             Some((key, v)) => {
-                let p = child(path, key);
+                let at = At { path, key };
                 match f.kind {
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
                             out.insert(f.name.into(), Value::from(names.len()));
-                            out.insert("available_tool_names".into(), checked(v, Kind::Any, &p)?);
+                            out.insert("available_tool_names".into(), Value::Array(names));
                         }
-                        _ => {
-                            out.insert(f.name.into(), checked(v, Kind::Int, &p)?);
+                        v => {
+                            out.insert(f.name.into(), checked(v, Kind::Int, at)?);
                         }
                     },
                     kind => {
-                        out.insert(f.name.into(), checked(v, kind, &p)?);
+                        out.insert(f.name.into(), checked(v, kind, at)?);
                     }
                 }
             }
         }
     }
     // The encoder's cap (`cap::fit`) marks a shortened payload of any type.
-    match input.get(TRUNCATED) {
+    match input.shift_remove(TRUNCATED) {
         None => {}
         Some(Value::Null) => {
             out.insert(TRUNCATED.into(), Value::Null);
         }
         Some(v) => {
-            out.insert(
-                TRUNCATED.into(),
-                checked(v, Kind::Bool, &child(path, TRUNCATED))?,
-            );
+            let at = At {
+                path,
+                key: TRUNCATED,
+            };
+            out.insert(TRUNCATED.into(), checked(v, Kind::Bool, at)?);
         }
     }
-    let known =
-        |k: &str| k == TRUNCATED || spec.iter().any(|f| f.name == k || f.aliases.contains(&k));
-    let extra: Map<String, Value> = input
-        .iter()
-        .filter(|(k, _)| !known(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    for k in extra.keys() {
+    // What is left is unknown.
+    for k in input.keys() {
         warnings.push(Warning {
             path: child(path, k),
             code: "unknown_field",
@@ -334,46 +323,61 @@ fn normalise(
             ),
         });
     }
-    if !extra.is_empty() {
-        out.insert("extra".into(), Value::Object(extra));
+    if !input.is_empty() {
+        out.insert("extra".into(), Value::Object(input));
     }
     Ok(Value::Object(out))
 }
 
-fn checked(v: &Value, kind: Kind, path: &str) -> Result<Value> {
-    let wrong = |expected: &str| {
+/// Where a field is: its pointer is only written out for an error, so a valid
+/// envelope allocates no paths.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    path: &'a str,
+    key: &'a str,
+}
+
+impl At<'_> {
+    fn pointer(self) -> String {
+        child(self.path, self.key)
+    }
+}
+
+fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
+    let wrong = |expected: &str, v: &Value| {
         SteplineError::at(
             ErrorCode::InvalidType,
-            path,
+            &at.pointer(),
             format!("expected {expected}, found {}", type_name(v)),
         )
     };
     Ok(match kind {
-        Kind::Str => v
-            .as_str()
-            .map(Value::from)
-            .ok_or_else(|| wrong("a string"))?,
-        Kind::Int => match v {
+        Kind::Str if v.is_string() => v,
+        Kind::Str => return Err(wrong("a string", &v)),
+        Kind::Int => match &v {
             Value::Number(n) => match crate::json::whole(n) {
-                // Rewritten, not cloned: `-0` arrives as the float -0.0.
+                // Rewritten: `-0` arrives as the float -0.0.
                 Whole::Int(i) => Value::from(i),
                 // Kept as it was always read: counters up to u64::MAX.
-                Whole::OutOfRange if n.is_u64() => v.clone(),
-                Whole::OutOfRange => return Err(out_of_range(n, path)),
-                Whole::NotWhole => return Err(wrong("an integer")),
+                Whole::OutOfRange if n.is_u64() => v,
+                Whole::OutOfRange => return Err(out_of_range(n, &at.pointer())),
+                Whole::NotWhole => return Err(wrong("an integer", &v)),
             },
-            _ => return Err(wrong("an integer")),
+            _ => return Err(wrong("an integer", &v)),
         },
-        Kind::Num if v.is_number() => v.clone(),
-        Kind::Num => return Err(wrong("a number")),
-        Kind::Bool if v.is_boolean() => v.clone(),
-        Kind::Bool => return Err(wrong("a boolean")),
-        Kind::Object if v.is_object() || matches!(v, Value::Array(a) if a.is_empty()) => v.clone(),
-        Kind::Object => return Err(wrong("an object")),
-        Kind::Any => v.clone(),
-        Kind::ToolCount => v.clone(),
-        Kind::Usage => usage(v, path)?,
-        Kind::Evaluations => evaluations(v, path)?,
+        Kind::Num if v.is_number() => v,
+        Kind::Num => return Err(wrong("a number", &v)),
+        Kind::Bool if v.is_boolean() => v,
+        Kind::Bool => return Err(wrong("a boolean", &v)),
+        Kind::Object if v.is_object() || matches!(&v, Value::Array(a) if a.is_empty()) => v,
+        Kind::Object => return Err(wrong("an object", &v)),
+        Kind::Any => v,
+        Kind::ToolCount => v,
+        Kind::Usage => usage(&v, &at.pointer())?,
+        Kind::Evaluations => {
+            evaluations(&v, &at.pointer())?;
+            v
+        }
     })
 }
 
@@ -448,7 +452,7 @@ fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) ->
     ])
 }
 
-fn evaluations(v: &Value, path: &str) -> Result<Value> {
+fn evaluations(v: &Value, path: &str) -> Result<()> {
     let list = v.as_array().ok_or_else(|| {
         SteplineError::at(
             ErrorCode::InvalidType,
@@ -486,5 +490,5 @@ fn evaluations(v: &Value, path: &str) -> Result<Value> {
             }
         }
     }
-    Ok(v.clone())
+    Ok(())
 }
