@@ -329,7 +329,7 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
     let runs = runs();
     let mut input = interleaved(&runs);
     let again = input[3].clone();
-    input.push(again); // a redelivery is recorded too
+    input.push(again.clone()); // a redelivery is counted in the header, not written again
     let mut log = log_of(&input);
     for (id, turns) in &runs {
         for t in turns {
@@ -338,7 +338,16 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
     }
     let saved = log.save();
     let first: Value = serde_json::from_str(saved.lines().next().unwrap()).unwrap();
-    assert_eq!(first, json!({"stepline_recording": 1, "kind": "runlog"}));
+    let dup_session = again["session_id"].as_str().unwrap();
+    assert_eq!(
+        first,
+        json!({"stepline_recording": 1, "kind": "runlog",
+               "sessions": {dup_session: {"duplicates": 1}}})
+    );
+    assert_eq!(
+        saved.lines().count(),
+        1 + input.len() - 1 + log.snapshots().count()
+    );
     let back = RunLog::load(&saved).unwrap();
     assert_eq!(back.summary(), log.summary());
     assert_eq!(back.summary()["duplicates"], 1);
