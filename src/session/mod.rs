@@ -137,7 +137,7 @@ pub struct Session {
     text_limit: usize,
     /// The applied envelopes as received, by arrival number (for
     /// recordings); stream text the limit dropped leaves it.
-    log: BTreeMap<u64, String>,
+    log: Log,
     /// The next arrival number (a `RunLog` numbers across its sessions).
     next_seq: u64,
     /// Fingerprints of the envelopes applied (see [`dedup`]).
@@ -185,7 +185,7 @@ impl Session {
             no_id: None,
             stale: Vec::new(),
             text_limit: limit,
-            log: BTreeMap::new(),
+            log: Log::default(),
             next_seq: 0,
             seen: Seen::default(),
             counts: Counts::default(),
@@ -223,12 +223,12 @@ impl Session {
     /// each), in arrival order, but for those whose streamed text the
     /// limit dropped.
     pub fn log(&self) -> impl Iterator<Item = &str> {
-        self.log.values().map(String::as_str)
+        self.log.iter().map(|(_, l)| l)
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
     pub(crate) fn log_entries(&self) -> impl Iterator<Item = (u64, &str)> {
-        self.log.iter().map(|(n, l)| (*n, l.as_str()))
+        self.log.iter()
     }
 
     /// Brings every execution's text up to date: once for any number of
@@ -387,7 +387,7 @@ impl Session {
             if n == seq {
                 logged = false;
             } else {
-                self.log.remove(&n);
+                self.log.remove(n);
             }
             if let Some(fp) = fp {
                 self.seen.remove(fp);
@@ -404,7 +404,7 @@ impl Session {
         out.applied = true;
         if logged {
             let line = raw.unwrap_or_else(|| serde_json::to_string(&env).unwrap_or_default());
-            self.log.insert(seq, line);
+            self.log.push(seq, line);
         }
         out
     }
@@ -522,6 +522,42 @@ fn dedup_key(env: &Map<String, Value>, exec: &Execution, turn: usize) -> Option<
         f.int(step_of(exec, payload));
     }
     Some(f.finish())
+}
+
+/// Log lines by arrival number. Numbers only grow, so a sorted vector
+/// holds them at 24 bytes a line (a tree map took twice that); a line whose
+/// text was dropped leaves a hole, and the holes are squeezed out once they
+/// are half the vector, so dropping stays cheap per line.
+#[derive(Clone, Debug, Default)]
+struct Log {
+    lines: Vec<(u64, String)>,
+    holes: usize,
+}
+
+impl Log {
+    fn push(&mut self, seq: u64, line: String) {
+        self.lines.push((seq, line));
+    }
+
+    fn remove(&mut self, seq: u64) {
+        if let Ok(i) = self.lines.binary_search_by_key(&seq, |(n, _)| *n) {
+            // No line is empty (each is JSON text): empty marks a hole.
+            if !std::mem::take(&mut self.lines[i].1).is_empty() {
+                self.holes += 1;
+            }
+        }
+        if self.holes > self.lines.len() / 2 {
+            self.lines.retain(|(_, l)| !l.is_empty());
+            self.holes = 0;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.lines
+            .iter()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(n, l)| (*n, l.as_str()))
+    }
 }
 
 /// A stream chunk's index: its own, else the one after the highest seen

@@ -125,8 +125,10 @@ impl Session {
     /// Streamed text the session's text limit dropped is not in it either
     /// (it is gone): the header then says `"text_limit"` (when not the
     /// default) and, per execution that lost text, `"text_dropped":
-    /// [{"execution": <position>, "bytes": <n>}]`, the bytes of chunks and
-    /// deltas dropped whole, which a replay adds back to its counts. A
+    /// [{"execution": <position>, "bytes": <n>, "first_at", "last_at"}]`,
+    /// the bytes of chunks and deltas dropped whole, which a replay adds
+    /// back to its counts (and the execution's time span, which their
+    /// timestamps may have widened). A
     /// replay shows the same text, flags and counts; the chunk that
     /// crosses the limit is kept whole, so the replay cuts it the same way.
     ///
@@ -205,9 +207,12 @@ impl Session {
             .enumerate()
             .filter(|(_, e)| e.stream.dropped_whole() > 0)
             .map(|(i, e)| {
+                // The dropped envelopes' timestamps count in the span too.
                 crate::json::obj([
                     ("execution", Value::from(i)),
                     ("bytes", Value::from(e.stream.dropped_whole())),
+                    ("first_at", crate::session::view::opt_str(&e.first_at)),
+                    ("last_at", crate::session::view::opt_str(&e.last_at)),
                 ])
             })
             .collect();
@@ -240,6 +245,18 @@ impl Session {
                     )
                 })?;
             exec.stream.add_dropped(bytes);
+            let ts = |k: &str| match item.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(v) => Err(expected(&child(&at, k), "a timestamp string", v)),
+            };
+            let (first, last) = (ts("first_at")?, ts("last_at")?);
+            if let Some(f) = first.filter(|f| exec.first_at.as_ref().is_none_or(|e| f < e)) {
+                exec.first_at = Some(f);
+            }
+            if let Some(l) = last.filter(|l| exec.last_at.as_ref().is_none_or(|e| l > e)) {
+                exec.last_at = Some(l);
+            }
         }
         Ok(())
     }

@@ -74,8 +74,12 @@ pub struct StreamText {
     /// The lowest index dropped whole: every index from it up that arrived
     /// was dropped, and every later one will be.
     cut_from: Option<i64>,
-    /// Bytes dropped whole (chunks past the limit, deltas past it).
+    /// Bytes dropped whole (chunks past the limit, deltas past it): their
+    /// envelopes leave the log, so a recording must say how many.
     dropped_whole: u64,
+    /// Bytes cut off the end of a delta that crossed the limit (its
+    /// envelope stays in the log, so a replay cuts it again).
+    dropped_cut: u64,
     /// Chunks seen, by index, for gap detection (indexes start at 0).
     pub gaps: Gaps,
     /// A chunk landed inside the text; `settle` rebuilds it.
@@ -108,6 +112,7 @@ impl StreamText {
             bytes: 0,
             cut_from: None,
             dropped_whole: 0,
+            dropped_cut: 0,
             gaps: Gaps::default(),
             stale: false,
             evicted: Vec::new(),
@@ -192,9 +197,12 @@ impl StreamText {
     /// the limit, the rest counted. Returns the part kept.
     pub fn delta<'a>(&mut self, delta: &'a str, text: &mut String) -> &'a str {
         let kept = push_within(text, delta, self.limit);
-        self.dropped_whole = self
-            .dropped_whole
-            .saturating_add((delta.len() - kept.len()) as u64);
+        let dropped = (delta.len() - kept.len()) as u64;
+        if kept.is_empty() {
+            self.dropped_whole = self.dropped_whole.saturating_add(dropped);
+        } else {
+            self.dropped_cut = self.dropped_cut.saturating_add(dropped);
+        }
         kept
     }
 
@@ -227,7 +235,9 @@ impl StreamText {
     /// `text` must be settled.
     pub fn dropped_bytes(&self, text: &str) -> u64 {
         let tail = self.bytes.saturating_sub(text.len()) as u64;
-        self.dropped_whole.saturating_add(tail)
+        self.dropped_whole
+            .saturating_add(self.dropped_cut)
+            .saturating_add(tail)
     }
 
     /// The bytes dropped whole, which a recording cannot replay (those
