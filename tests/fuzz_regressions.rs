@@ -90,7 +90,7 @@ fn a_replayed_session_records_the_lines_it_read() {
     let mut s = stepline::session::Session::new(None);
     s.ingest_text(line).unwrap();
     let (back, _) = stepline::session::Session::from_recording(&s.to_recording()).unwrap();
-    assert_eq!(back.log(), [line]);
+    assert_eq!(back.log().collect::<Vec<_>>(), [line]);
     assert_eq!(back.to_recording(), s.to_recording());
 }
 

@@ -329,7 +329,7 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
     let runs = runs();
     let mut input = interleaved(&runs);
     let again = input[3].clone();
-    input.push(again); // a redelivery is recorded too
+    input.push(again.clone()); // a redelivery is counted in the header, not written again
     let mut log = log_of(&input);
     for (id, turns) in &runs {
         for t in turns {
@@ -338,7 +338,16 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
     }
     let saved = log.save();
     let first: Value = serde_json::from_str(saved.lines().next().unwrap()).unwrap();
-    assert_eq!(first, json!({"stepline_recording": 1, "kind": "runlog"}));
+    let dup_session = again["session_id"].as_str().unwrap();
+    assert_eq!(
+        first,
+        json!({"stepline_recording": 1, "kind": "runlog",
+               "sessions": {dup_session: {"duplicates": 1}}})
+    );
+    assert_eq!(
+        saved.lines().count(),
+        1 + input.len() - 1 + log.snapshots().count()
+    );
     let back = RunLog::load(&saved).unwrap();
     assert_eq!(back.summary(), log.summary());
     assert_eq!(back.summary()["duplicates"], 1);
@@ -572,5 +581,89 @@ fn hostile_lines_are_errors_never_panics() {
         let mut log = RunLog::new();
         assert_eq!(log.ingest_jsonl(&text).errors.len(), 1, "{i}");
         assert!(log.ingest_text(line).is_err());
+    }
+}
+
+// ---- memory bounds ---------------------------------------------------------------
+
+#[test]
+fn redeliveries_are_counted_not_kept_and_a_reloaded_log_counts_them_again() {
+    let runs = runs();
+    let input = interleaved(&runs);
+    let mut log = log_of(&input);
+    let single = log.save();
+    let mut duplicates = 0;
+    for _ in 0..3 {
+        for e in &input {
+            duplicates += usize::from(log.ingest_value(e).unwrap().duplicate);
+        }
+    }
+    // Chunks without an index have no identity: each is more text.
+    let unindexed = 3 * input.len() - duplicates;
+    assert!(duplicates > 2 * input.len());
+    let saved = log.save();
+    assert_eq!(
+        saved.lines().count(),
+        single.lines().count() + unindexed,
+        "no redelivered line is written"
+    );
+    let back = RunLog::load(&saved).unwrap();
+    assert_eq!(back.summary(), log.summary());
+    assert_eq!(back.summary()["duplicates"], duplicates);
+    let views = |l: &RunLog| l.sessions().map(|(_, s)| s.view()).collect::<Vec<_>>();
+    assert_eq!(views(&back), views(&log));
+    assert_eq!(
+        back.save(),
+        saved,
+        "saving a loaded log writes the same file"
+    );
+    // The same through a batch into an empty log.
+    let mut batch = RunLog::new();
+    let out = batch.ingest_jsonl(&saved);
+    assert_eq!(out.errors.count, 0);
+    assert_eq!(batch.summary(), log.summary());
+}
+
+#[test]
+fn a_saved_header_naming_an_unknown_session_is_refused_with_its_path() {
+    let line = r#"{"type":"agent.status","session_id":"a","payload":{"status":"processing"}}"#;
+    for (sessions, path) in [
+        (r#"{"b":{"duplicates":2}}"#, "/lines/1/sessions/b"),
+        (
+            r#"{"a":{"duplicates":-2}}"#,
+            "/lines/1/sessions/a/duplicates",
+        ),
+        (r#"[]"#, "/lines/1/sessions"),
+    ] {
+        let text = format!(
+            "{{\"stepline_recording\":1,\"kind\":\"runlog\",\"sessions\":{sessions}}}\n{line}\n"
+        );
+        let err = RunLog::load(&text).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some(path), "{sessions}");
+        let out = RunLog::new().ingest_jsonl(&text);
+        assert_eq!(out.errors[0].1.path.as_deref(), Some(path));
+    }
+}
+
+#[test]
+fn a_run_log_keeps_its_sessions_text_within_the_limit_and_saves_what_it_dropped() {
+    let chunk = |s: &str, i: usize| {
+        json!({"type": "agent.stream.chunk", "session_id": s, "execution_id": "e",
+               "payload": {"content": "y".repeat((1 << 20) - 200), "chunk_index": i}})
+    };
+    let mut log = RunLog::new();
+    for i in 0..12 {
+        log.ingest_value(&chunk("a", i)).unwrap();
+        log.ingest_value(&chunk("b", 11 - i)).unwrap();
+    }
+    let saved = log.save();
+    // Per session the chunks within 8 MiB and the one crossing it, not all 12.
+    assert!(saved.len() < (2 * 9) << 20, "{} bytes saved", saved.len());
+    let back = RunLog::load(&saved).unwrap();
+    for id in ["a", "b"] {
+        let e = &back.session(id).unwrap().view()["executions"][0];
+        assert_eq!(e["text"].as_str().unwrap().len(), 8 << 20);
+        assert_eq!(e["text_dropped_bytes"], 12 * ((1 << 20) - 200) - (8 << 20));
+        assert_eq!(e, &log.session(id).unwrap().view()["executions"][0]);
     }
 }

@@ -885,3 +885,251 @@ fn text_streamed_before_a_tool_call_does_not_count_against_the_final_answer() {
     assert_eq!(texts(&s.reconcile(&snapshot("All good."))), 0);
     assert_eq!(texts(&s.reconcile(&snapshot("Something else."))), 1);
 }
+
+// ---- memory bounds: the text limit, and costs that must stay linear --------------
+
+fn chunk(i: i64, c: &str) -> Value {
+    envelope(
+        "agent.stream.chunk",
+        json!({"content": c, "chunk_index": i}),
+    )
+}
+
+fn capped(limit: usize, envelopes: &[Value]) -> Session {
+    let mut s = Session::with_text_limit(None, limit);
+    for e in envelopes {
+        s.ingest_value(e).unwrap();
+    }
+    s
+}
+
+#[test]
+fn chunks_in_reverse_order_give_the_view_of_chunks_in_order() {
+    let forward: Vec<Value> = (0..2000)
+        .map(|i| chunk(i, &format!("part {i}. ")))
+        .collect();
+    let mut reverse = forward.clone();
+    reverse.reverse();
+    for limit in [usize::MAX, 5000] {
+        let (a, b) = (capped(limit, &forward), capped(limit, &reverse));
+        assert_eq!(view_of(&a), view_of(&b), "limit {limit}");
+        let whole: String = (0..2000).map(|i| format!("part {i}. ")).collect();
+        let text = a.view()["executions"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(text, whole[..limit.min(whole.len())], "limit {limit}");
+    }
+    let mut deferred = Session::with_text_limit(None, 5000);
+    for e in &reverse {
+        deferred.ingest_text_deferred(&e.to_string()).unwrap();
+    }
+    assert_eq!(
+        view_of(&deferred),
+        view_of(&capped(5000, &forward)),
+        "the view reads stale text up to date"
+    );
+    deferred.settle();
+    assert_eq!(
+        deferred.executions()[0].text,
+        capped(5000, &forward).executions()[0].text
+    );
+}
+
+#[test]
+fn streamed_text_past_the_limit_is_cut_at_a_character_boundary_and_flagged() {
+    // 3 + 4 + 4 bytes; the limit falls inside the euro sign of the second chunk.
+    let s = capped(5, &[chunk(0, "abc"), chunk(1, "d€"), chunk(2, "wxyz")]);
+    let e = &s.view()["executions"][0];
+    assert_eq!(e["text"], "abcd");
+    assert_eq!(e["text_truncated"], true);
+    assert_eq!(e["text_dropped_bytes"], 3 + 4);
+    assert_eq!(e["missing_chunks"], json!([]));
+    let whole = capped(100, &[chunk(0, "abc"), chunk(1, "d€"), chunk(2, "wxyz")]);
+    let e = &whole.view()["executions"][0];
+    assert_eq!(
+        (&e["text"], &e["text_truncated"], &e["text_dropped_bytes"]),
+        (&json!("abcd€wxyz"), &json!(false), &json!(0))
+    );
+}
+
+#[test]
+fn chunks_past_the_limit_leave_no_text_in_the_log_and_their_redelivery_is_a_duplicate() {
+    let chunks: Vec<Value> = (0..100).map(|i| chunk(i, &"x".repeat(1000))).collect();
+    let mut s = capped(10_000, &chunks);
+    assert_eq!(
+        s.log().count(),
+        10,
+        "only the chunks whose text shows are logged"
+    );
+    assert!(s.to_recording().len() < 11 * 1200);
+    for e in [&chunks[0], &chunks[50], &chunks[99]] {
+        let out = s.ingest_value(e).unwrap();
+        assert!(
+            out.duplicate && !out.applied,
+            "{}",
+            e["payload"]["chunk_index"]
+        );
+    }
+    // In reverse order every chunk shows at first, then drops out of the log.
+    let mut reverse = chunks.clone();
+    reverse.reverse();
+    let r = capped(10_000, &reverse);
+    assert_eq!(r.log().count(), 10);
+    assert_eq!(r.counts().applied, 100);
+    assert_eq!(r.view()["executions"][0]["text_dropped_bytes"], 90_000);
+    assert!(s.ingest_value(&reverse[0]).unwrap().duplicate);
+}
+
+#[test]
+fn a_capped_sessions_recording_replays_to_the_same_view() {
+    let mut envelopes = vec![envelope(
+        "agent.status",
+        json!({"status": "processing", "previous_status": "idle"}),
+    )];
+    envelopes.extend((0..50).rev().map(|i| chunk(i, "0123456789")));
+    envelopes.push(chunk(60, "past a gap past the cut"));
+    let s = capped(105, &envelopes);
+    let recording = s.to_recording();
+    let header: Value = serde_json::from_str(recording.lines().next().unwrap()).unwrap();
+    assert_eq!(header["text_limit"], 105);
+    assert_eq!(
+        header["text_dropped"],
+        json!([{"execution": 0, "bytes": 39 * 10 + 23,
+                 "first_at": "2026-01-20T12:00:00.250Z", "last_at": "2026-01-20T12:00:00.250Z"}]),
+        "chunks 11..49 and 60 dropped whole; chunk 10 is kept and cut"
+    );
+    let (back, _) = Session::from_recording(&recording).unwrap();
+    assert_eq!(view_of(&back), view_of(&s));
+    let e = &back.view()["executions"][0];
+    assert_eq!(e["text"].as_str().unwrap().len(), 105);
+    assert_eq!(e["text_dropped_bytes"], 50 * 10 + 23 - 105);
+    assert_eq!(
+        e["missing_chunks"],
+        json!([]),
+        "gaps past the cut are not listed"
+    );
+    assert_eq!(back.to_recording(), recording);
+}
+
+#[test]
+fn a_recording_with_a_bad_text_dropped_entry_is_refused_with_its_path() {
+    let line = chunk(0, "a").to_string();
+    for (header, path) in [
+        (
+            r#"{"stepline_recording":1,"text_limit":-1}"#,
+            "/lines/1/text_limit",
+        ),
+        (
+            r#"{"stepline_recording":1,"text_dropped":[{"execution":3,"bytes":1}]}"#,
+            "/lines/1/text_dropped/0/execution",
+        ),
+        (
+            r#"{"stepline_recording":1,"text_dropped":[{"execution":0,"bytes":"x"}]}"#,
+            "/lines/1/text_dropped/0/bytes",
+        ),
+        (
+            r#"{"stepline_recording":1,"text_dropped":{}}"#,
+            "/lines/1/text_dropped",
+        ),
+    ] {
+        let err = Session::from_recording(&format!("{header}\n{line}\n")).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some(path), "{header}");
+    }
+}
+
+#[test]
+fn reconcile_compares_a_truncated_stream_within_what_was_kept() {
+    let s = capped(12, &[chunk(0, "Checking. "), chunk(1, "The answer is 42.")]);
+    assert_eq!(s.view()["executions"][0]["text"], "Checking. Th");
+    let snap = |content: &str| json!({"messages": [{"role": "assistant", "content": content}]});
+    let texts = |r: &Report| kinds(r).iter().filter(|k| **k == "text_mismatch").count();
+    assert_eq!(
+        texts(&s.reconcile(&snap("The answer is 42."))),
+        0,
+        "overlap agrees"
+    );
+    assert_eq!(texts(&s.reconcile(&snap("Checking. The answer is 42."))), 0);
+    assert_eq!(
+        texts(&s.reconcile(&snap("answer is 42."))),
+        0,
+        "starts past the kept text"
+    );
+    assert_eq!(
+        texts(&s.reconcile(&snap("Tx answer is 42."))),
+        1,
+        "the overlap differs"
+    );
+    assert_eq!(
+        texts(&s.reconcile(&snap("Longer than all that was streamed."))),
+        1
+    );
+}
+
+#[test]
+fn seed_003_deltas_and_tool_output_stop_at_the_limit() {
+    let delta = |t: &str| {
+        envelope(
+            "agent.llm.output_text.delta",
+            json!({"step_index": 1, "text_delta": t}),
+        )
+    };
+    let output = |t: &str| {
+        envelope(
+            "agent.tool.output",
+            json!({"step_index": 1, "tool_name": "sh", "text_delta": t}),
+        )
+    };
+    let s = capped(
+        6,
+        &[
+            delta("abcd"),
+            delta("efgh"),
+            delta("ijkl"),
+            output("1234"),
+            output("5678"),
+        ],
+    );
+    let e = &s.view()["executions"][0];
+    assert_eq!(
+        (&e["text"], &e["text_dropped_bytes"]),
+        (&json!("abcdef"), &json!(6))
+    );
+    assert_eq!(e["steps"][0]["text"], "abcdef");
+    assert_eq!(e["steps"][0]["tools"][0]["output"], "123456");
+    assert_eq!(e["steps"][0]["tools"][0]["output_dropped_bytes"], 2);
+    assert_eq!(s.log().count(), 4, "the delta dropped whole is not logged");
+    let (back, _) = Session::from_recording(&s.to_recording()).unwrap();
+    assert_eq!(view_of(&back), view_of(&s));
+}
+
+#[test]
+fn many_turns_each_find_their_own_execution() {
+    let mut s = Session::new(None);
+    for round in 0..2 {
+        for i in 0..3000 {
+            let mut e = envelope("agent.step.started", json!({"step_number": round + 1}));
+            e["execution_id"] = json!(format!("e{i}"));
+            s.ingest_value(&e).unwrap();
+        }
+    }
+    let v = s.view();
+    let execs = v["executions"].as_array().unwrap();
+    assert_eq!(execs.len(), 3000);
+    assert!(execs
+        .iter()
+        .all(|e| e["steps"].as_array().unwrap().len() == 2));
+    assert_eq!(execs[2999]["execution_id"], "e2999");
+}
+
+#[test]
+fn warnings_are_listed_up_to_a_thousand_and_all_counted() {
+    let mut s = Session::new(None);
+    for i in 0..1500 {
+        s.ingest_value(&envelope("agent.custom", json!({"n": i})))
+            .unwrap();
+    }
+    let v = s.view();
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1000);
+    assert_eq!(v["warning_count"], 1500);
+}

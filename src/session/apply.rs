@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::usage::Usage;
+use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Execution, StepView, ToolRun};
 
 /// What an applied envelope touched, so the next patch sends only that.
@@ -36,16 +37,20 @@ pub fn step_of(exec: &Execution, payload: &Map<String, Value>) -> i64 {
         })
 }
 
-/// Applies one decoded envelope of a known or unknown type.
+/// Applies one decoded envelope of a known or unknown type. `arrival` is
+/// its place in the session's log (and its fingerprint): stream text keeps
+/// it while the text it brought can show, and hands it back through
+/// `exec.stream.take_evicted()` when the text limit drops that text.
 pub fn apply(
     exec: &mut Execution,
     kind: &str,
     ts: Option<&str>,
     p: &Map<String, Value>,
+    arrival: Arrival,
 ) -> Touched {
     let n = step_of(exec, p);
     let before = exec.steps.get(&n).and_then(|s| s.usage);
-    let touched = apply_event(exec, kind, ts, p);
+    let touched = apply_event(exec, kind, ts, p, arrival);
     let after = exec.steps.get(&n).and_then(|s| s.usage);
     if before != after {
         let total = sub_usage(&exec.usage_total, &before.unwrap_or_default());
@@ -59,6 +64,7 @@ fn apply_event(
     kind: &str,
     ts: Option<&str>,
     p: &Map<String, Value>,
+    arrival: Arrival,
 ) -> Touched {
     if let Some(ts) = ts {
         if exec.first_at.as_deref().is_none_or(|f| ts < f) {
@@ -154,44 +160,47 @@ fn apply_event(
         | "agent.tool.failed"
         | "agent.tool.output" => {
             let n = step_of(exec, p);
-            tool_event(step_mut(exec, n), kind, ts, p);
+            let limit = exec.stream.limit();
+            tool_event(step_mut(exec, n), kind, ts, p, limit);
             Touched::Step(n)
         }
         "agent.stream.chunk" => {
             let content = str_of(p, "content").unwrap_or_default();
-            let next = exec
-                .chunks
-                .keys()
-                .next_back()
-                .map_or(0, |i| i.saturating_add(1));
-            let index = int_of(p, "chunk_index").unwrap_or(next);
+            let index = int_of(p, "chunk_index").unwrap_or(exec.stream.next_index());
             if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
                 exec.stream_complete = true;
             }
-            let appends = index >= next;
-            exec.chunk_gaps.arrived(index, 0);
-            exec.chunks.insert(index, content);
-            if appends {
-                if let Some(c) = exec.chunks.get(&index) {
-                    exec.text.push_str(c);
-                }
-            } else {
-                exec.text = exec.chunks.values().map(String::as_str).collect();
+            match exec
+                .stream
+                .chunk(index, content, &mut exec.text, Some(arrival))
+            {
+                ChunkOutcome::Kept { replaced } => Touched::Text { replaced },
+                // The dropped size shows in the header.
+                ChunkOutcome::Dropped => Touched::Header,
             }
-            Touched::Text { replaced: !appends }
         }
         "agent.llm.output_text.delta" => {
             let n = step_of(exec, p);
             let delta = str_of(p, "text_delta").unwrap_or_default();
-            exec.text.push_str(&delta);
-            step_mut(exec, n).text.push_str(&delta);
+            let kept = exec.stream.delta(&delta, &mut exec.text);
+            if kept.is_empty() && !delta.is_empty() {
+                // Nothing of it can show: the log need not keep it.
+                exec.stream.drop_arrival(arrival);
+            }
+            step_mut(exec, n).text.push_str(kept);
             Touched::Step(n)
         }
         _ => Touched::Header,
     }
 }
 
-fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map<String, Value>) {
+fn tool_event(
+    step: &mut StepView,
+    kind: &str,
+    ts: Option<String>,
+    p: &Map<String, Value>,
+    limit: usize,
+) {
     let call = p.get("tool_call").and_then(Value::as_object);
     let name = str_of(p, "tool_name")
         .or_else(|| call.and_then(|c| str_of(c, "name")))
@@ -255,7 +264,9 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map<Strin
             }
         }
     } else if let Some(d) = str_of(p, "text_delta") {
-        run.output.push_str(&d);
+        let kept = push_within(&mut run.output, &d, limit);
+        let dropped = (d.len() - kept.len()) as u64;
+        run.output_dropped_bytes = run.output_dropped_bytes.saturating_add(dropped);
     }
 }
 

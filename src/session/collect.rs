@@ -23,7 +23,10 @@ impl Session {
         let last = self.executions().last();
         let final_output = last
             .and_then(|e| e.final_answer.clone())
-            .or_else(|| last.map(|e| e.text.clone()).filter(|t| !t.is_empty()))
+            .or_else(|| {
+                last.map(|e| e.text().into_owned())
+                    .filter(|t| !t.is_empty())
+            })
             .or_else(|| {
                 last.and_then(|e| e.steps.values().next_back())
                     .map(|s| s.text.clone())

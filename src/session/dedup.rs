@@ -143,6 +143,11 @@ impl Seen {
         self.0.insert(fp)
     }
 
+    /// Forgets a fingerprint (of an envelope whose text was dropped).
+    pub fn remove(&mut self, fp: Fingerprint) {
+        self.0.remove(&fp);
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }

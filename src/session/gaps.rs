@@ -51,18 +51,50 @@ impl Gaps {
 
     /// How many numbers are missing.
     pub fn count(&self) -> u64 {
-        self.ranges
-            .iter()
-            .fold(0u64, |n, (s, e)| n.saturating_add(e.abs_diff(*s)))
+        self.count_below(None)
     }
 
     /// The first [`LISTED`] missing numbers, ascending.
     pub fn list(&self) -> Vec<i64> {
-        self.ranges
-            .iter()
-            .flat_map(|(&s, &e)| s..e)
+        self.list_below(None)
+    }
+
+    /// How many numbers below `end` (all with `None`) are missing.
+    pub fn count_below(&self, end: Option<i64>) -> u64 {
+        self.below(end)
+            .fold(0u64, |n, (s, e)| n.saturating_add(e.abs_diff(s)))
+    }
+
+    /// The first [`LISTED`] missing numbers below `end` (all with `None`).
+    pub fn list_below(&self, end: Option<i64>) -> Vec<i64> {
+        self.below(end)
+            .flat_map(|(s, e)| s..e)
             .take(LISTED)
             .collect()
+    }
+
+    /// The missing ranges, cut at `end`.
+    fn below(&self, end: Option<i64>) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let end = end.unwrap_or(i64::MAX);
+        self.ranges
+            .range(..end)
+            .map(move |(&s, &e)| (s, e.min(end)))
+    }
+
+    /// The highest number that arrived.
+    pub fn highest(&self) -> Option<i64> {
+        self.highest
+    }
+
+    /// Whether `n` arrived (for numbers from the base up).
+    pub fn contains(&self, n: i64) -> bool {
+        if self.highest.is_none_or(|h| n > h) {
+            return false;
+        }
+        match self.ranges.range(..=n).next_back() {
+            Some((_, &end)) => n >= end,
+            None => true,
+        }
     }
 }
 
@@ -94,6 +126,18 @@ mod tests {
         }
         assert_eq!(g.count(), u64::MAX - 3, "MIN+1..MAX less 0 and MAX-1");
         assert_eq!(g.list().len(), LISTED);
+    }
+
+    #[test]
+    fn arrival_and_gaps_below_a_bound() {
+        let mut g = Gaps::default();
+        for n in [0, 3, 7] {
+            g.arrived(n, 0);
+        }
+        assert!(g.contains(3) && !g.contains(4) && !g.contains(8));
+        assert_eq!(g.list_below(Some(5)), [1, 2, 4]);
+        assert_eq!(g.count_below(Some(5)), 3);
+        assert_eq!(g.highest(), Some(7));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod patch;
 pub mod reconcile;
 pub mod recording;
 pub mod runlog;
+pub mod text;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -29,10 +30,13 @@ use serde_json::{Map, Value};
 use crate::envelope::decode::{decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::obj;
+use crate::model::usage::Usage;
 use crate::session::apply::{apply, step_of};
 use crate::session::dedup::{Fingerprint, Fingerprinter, Seen};
+use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
-use crate::session::view::{add_usage, state_status, usage_value, Counts, Execution};
+use crate::session::text::{StreamText, DEFAULT_TEXT_LIMIT};
+use crate::session::view::{add_usage, state_status, sub_usage, usage_value, Counts, Execution};
 
 /// What one ingest did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -111,29 +115,91 @@ pub fn line_error(line: usize, e: &crate::error::SteplineError) -> Value {
 }
 
 /// One session's live view, built from its envelopes.
-#[derive(Clone, Debug, Default)]
+///
+/// Memory follows what the view shows, not how long the stream runs:
+/// redeliveries and other sessions' envelopes are counted, not kept; each
+/// execution keeps at most `text_limit` bytes of streamed text (and each
+/// tool run as much output), counting what it drops; warnings are listed
+/// up to 1,000 and counted. What grows per envelope is 16 bytes of
+/// fingerprint and the log line of each envelope that still shows.
+#[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
     executions: Vec<Execution>,
-    /// Every applied envelope as received, in arrival order (for recordings).
-    log: Vec<String>,
+    /// The latest execution per id, and the latest without one: finding
+    /// the turn by a scan cost the square of the number of turns.
+    by_id: BTreeMap<String, usize>,
+    no_id: Option<usize>,
+    /// Executions whose text is stale (see [`text`]) until `settle`.
+    stale: Vec<usize>,
+    /// Bytes of streamed text kept per execution.
+    text_limit: usize,
+    /// The applied envelopes as received, by arrival number (for
+    /// recordings); stream text the limit dropped leaves it.
+    log: Log,
+    /// The next arrival number (a `RunLog` numbers across its sessions).
+    next_seq: u64,
     /// Fingerprints of the envelopes applied (see [`dedup`]).
     seen: Seen,
     counts: Counts,
+    /// Usage summed over the executions, kept up to date per envelope.
+    usage_total: Usage,
     /// Rejected envelopes per foreign session id.
     foreign: BTreeMap<String, u64>,
+    /// The first 1,000 warnings, and how many there were.
     warnings: Vec<Value>,
+    warning_count: u64,
     dirty: Dirty,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::with_text_limit(None, DEFAULT_TEXT_LIMIT)
+    }
 }
 
 impl Session {
     /// A session for `session_id`; with `None` the first envelope's session is adopted.
     pub fn new(session_id: Option<String>) -> Session {
+        Session::with_text_limit(session_id, DEFAULT_TEXT_LIMIT)
+    }
+
+    /// A session that keeps at most `limit` bytes of streamed text per
+    /// execution (and of output per tool run); [`new`](Session::new) keeps
+    /// [`DEFAULT_TEXT_LIMIT`] (8 MiB).
+    ///
+    /// ```
+    /// use stepline::session::Session;
+    /// let mut s = Session::with_text_limit(None, 4);
+    /// s.ingest_text(r#"{"type":"agent.stream.chunk","session_id":"s","payload":{"content":"héllo","chunk_index":0}}"#).unwrap();
+    /// let e = &s.view()["executions"][0];
+    /// assert_eq!((e["text"].as_str(), e["text_truncated"].as_bool()), (Some("hél"), Some(true)));
+    /// assert_eq!(e["text_dropped_bytes"], 2);
+    /// ```
+    pub fn with_text_limit(session_id: Option<String>, limit: usize) -> Session {
         Session {
             session_id,
-            ..Session::default()
+            executions: Vec::new(),
+            by_id: BTreeMap::new(),
+            no_id: None,
+            stale: Vec::new(),
+            text_limit: limit,
+            log: Log::default(),
+            next_seq: 0,
+            seen: Seen::default(),
+            counts: Counts::default(),
+            usage_total: Usage::default(),
+            foreign: BTreeMap::new(),
+            warnings: Vec::new(),
+            warning_count: 0,
+            dirty: Dirty::default(),
         }
+    }
+
+    /// Bytes of streamed text kept per execution.
+    pub fn text_limit(&self) -> usize {
+        self.text_limit
     }
 
     pub fn session_id(&self) -> Option<&str> {
@@ -154,9 +220,27 @@ impl Session {
     }
 
     /// Every applied envelope as received (compact JSON text, one line
-    /// each), in arrival order.
-    pub fn log(&self) -> &[String] {
-        &self.log
+    /// each), in arrival order, but for those whose streamed text the
+    /// limit dropped.
+    pub fn log(&self) -> impl Iterator<Item = &str> {
+        self.log.iter().map(|(_, l)| l)
+    }
+
+    /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
+    pub(crate) fn log_entries(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.log.iter()
+    }
+
+    /// Brings every execution's text up to date: once for any number of
+    /// chunks that arrived out of order. Every `ingest_*` method but
+    /// [`ingest_text_deferred`](Session::ingest_text_deferred) does this
+    /// before it returns.
+    pub fn settle(&mut self) {
+        for pos in std::mem::take(&mut self.stale) {
+            if let Some(e) = self.executions.get_mut(pos) {
+                e.settle();
+            }
+        }
     }
 
     /// The broadcast status of the latest execution.
@@ -166,6 +250,17 @@ impl Session {
 
     /// Ingests JSON text holding one envelope.
     pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
+        let out = self.ingest_text_deferred(text);
+        self.settle();
+        out
+    }
+
+    /// [`ingest_text`](Session::ingest_text) without [`settle`](Session::settle):
+    /// for a caller that ingests many envelopes before it reads the view,
+    /// so chunks arriving in reverse order rebuild the text once, not once
+    /// each. `view()`, `reconcile()` and `collect()` read the text up to
+    /// date regardless; `take_patch()` and the `text` field need `settle()`.
+    pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
         let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
         let d = decode_value(&raw)?;
         // Kept as one JSONL line: the text itself unless it spans lines.
@@ -189,7 +284,7 @@ impl Session {
             if line.trim().is_empty() {
                 continue;
             }
-            match self.ingest_text(line) {
+            match self.ingest_text_deferred(line) {
                 Ok(o) => {
                     out.applied += u64::from(o.applied);
                     out.duplicates += u64::from(o.duplicate);
@@ -198,19 +293,24 @@ impl Session {
                 Err(e) => out.errors.push(i + 1, e),
             }
         }
+        self.settle();
         out
     }
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
         let d = decode_value(v)?;
-        Ok(self.ingest_with(d, serde_json::to_string(v).ok()))
+        let out = self.ingest_with(d, serde_json::to_string(v).ok());
+        self.settle();
+        Ok(out)
     }
 
     /// Ingests an already decoded envelope (the log, and so a recording,
     /// then holds its normalised form).
     pub fn ingest_decoded(&mut self, d: Decoded) -> IngestOutcome {
-        self.ingest_with(d, None)
+        let out = self.ingest_with(d, None);
+        self.settle();
+        out
     }
 
     /// `raw` is the envelope as received, kept for recordings so they replay
@@ -237,16 +337,28 @@ impl Session {
             _ => {}
         }
         let pos = self.execution_pos(&env);
-        let Some(fingerprint) = dedup_key(&env, &self.executions[pos], pos) else {
-            return self.applied(out, env, raw, pos);
+        let exec = &self.executions[pos];
+        // A chunk past the text limit's cut keeps no fingerprint: whether
+        // its index arrived before says whether it is a redelivery.
+        let past_cut = chunk_index(&env, exec).and_then(|i| exec.stream.past_cut(i));
+        let fingerprint = match past_cut {
+            Some(true) => return self.duplicate(out),
+            Some(false) => None,
+            None => dedup_key(&env, exec, pos),
         };
-        if !self.seen.insert(fingerprint) {
-            self.counts.duplicates += 1;
-            self.dirty.header = true;
-            out.duplicate = true;
-            return out;
+        if let Some(fp) = fingerprint {
+            if !self.seen.insert(fp) {
+                return self.duplicate(out);
+            }
         }
-        self.applied(out, env, raw, pos)
+        self.applied(out, env, raw, pos, fingerprint)
+    }
+
+    fn duplicate(&mut self, mut out: IngestOutcome) -> IngestOutcome {
+        self.counts.duplicates += 1;
+        self.dirty.header = true;
+        out.duplicate = true;
+        out
     }
 
     fn applied(
@@ -255,18 +367,45 @@ impl Session {
         env: Map<String, Value>,
         raw: Option<String>,
         pos: usize,
+        fingerprint: Option<Fingerprint>,
     ) -> IngestOutcome {
         let (kind, payload) = parts(&env);
         let ts = env.get("timestamp").and_then(Value::as_str);
-        let touched = apply(&mut self.executions[pos], kind, ts, payload);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let exec = &mut self.executions[pos];
+        let usage_before = exec.usage();
+        let touched = apply(exec, kind, ts, payload, (seq, fingerprint));
+        self.usage_total = add_usage(&sub_usage(&self.usage_total, &usage_before), &exec.usage());
+        if exec.stream.is_stale() && !self.stale.contains(&pos) {
+            self.stale.push(pos);
+        }
+        // Text the limit dropped takes its envelopes out of the log (and
+        // their fingerprints: a redelivery is then known by its index).
+        let mut logged = true;
+        for (n, fp) in exec.stream.take_evicted() {
+            if n == seq {
+                logged = false;
+            } else {
+                self.log.remove(n);
+            }
+            if let Some(fp) = fp {
+                self.seen.remove(fp);
+            }
+        }
         self.dirty.touch(pos, touched);
         for w in &out.warnings {
-            self.warnings.push(w.to_value());
+            if self.warnings.len() < LISTED {
+                self.warnings.push(w.to_value());
+            }
+            self.warning_count += 1;
         }
         self.counts.applied += 1;
         out.applied = true;
-        let line = raw.unwrap_or_else(|| serde_json::to_string(&env).unwrap_or_default());
-        self.log.push(line);
+        if logged {
+            let line = raw.unwrap_or_else(|| serde_json::to_string(&env).unwrap_or_default());
+            self.log.push(seq, line);
+        }
         out
     }
 
@@ -283,7 +422,11 @@ impl Session {
                 .get("previous_status")
                 .and_then(Value::as_str)
                 .is_some_and(|p| view::TERMINAL.contains(&p));
-        if let Some(i) = self.executions.iter().rposition(|e| e.id.as_deref() == id) {
+        let latest = match id {
+            Some(id) => self.by_id.get(id).copied(),
+            None => self.no_id,
+        };
+        if let Some(i) = latest {
             let ended = self.executions[i]
                 .status()
                 .is_some_and(|s| view::TERMINAL.contains(&s));
@@ -291,21 +434,26 @@ impl Session {
                 return i;
             }
         }
+        let pos = self.executions.len();
         self.executions.push(Execution {
             id: id.map(str::to_string),
+            stream: StreamText::with_limit(self.text_limit),
             ..Execution::default()
         });
-        self.dirty.execution_added(self.executions.len() - 1);
-        self.executions.len() - 1
+        match id {
+            Some(id) => {
+                self.by_id.insert(id.to_string(), pos);
+            }
+            None => self.no_id = Some(pos),
+        }
+        self.dirty.execution_added(pos);
+        pos
     }
 
     /// Top-level fields of the view (no executions).
     pub fn header_value(&self) -> Value {
         let status = self.status();
-        let usage = self
-            .executions
-            .iter()
-            .fold(Default::default(), |a, e| add_usage(&a, &e.usage()));
+        let usage = self.usage_total;
         let foreign: Map<String, Value> = self
             .foreign
             .iter()
@@ -326,6 +474,7 @@ impl Session {
             ("usage", usage_value(&usage)),
             ("counts", self.counts.to_value()),
             ("rejected_sessions", Value::Object(foreign)),
+            ("warning_count", Value::from(self.warning_count)),
         ])
     }
 
@@ -373,6 +522,54 @@ fn dedup_key(env: &Map<String, Value>, exec: &Execution, turn: usize) -> Option<
         f.int(step_of(exec, payload));
     }
     Some(f.finish())
+}
+
+/// Log lines by arrival number. Numbers only grow, so a sorted vector
+/// holds them at 24 bytes a line (a tree map took twice that); a line whose
+/// text was dropped leaves a hole, and the holes are squeezed out once they
+/// are half the vector, so dropping stays cheap per line.
+#[derive(Clone, Debug, Default)]
+struct Log {
+    lines: Vec<(u64, String)>,
+    holes: usize,
+}
+
+impl Log {
+    fn push(&mut self, seq: u64, line: String) {
+        self.lines.push((seq, line));
+    }
+
+    fn remove(&mut self, seq: u64) {
+        if let Ok(i) = self.lines.binary_search_by_key(&seq, |(n, _)| *n) {
+            // No line is empty (each is JSON text): empty marks a hole.
+            if !std::mem::take(&mut self.lines[i].1).is_empty() {
+                self.holes += 1;
+            }
+        }
+        if self.holes > self.lines.len() / 2 {
+            self.lines.retain(|(_, l)| !l.is_empty());
+            self.holes = 0;
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (u64, &str)> {
+        self.lines
+            .iter()
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(n, l)| (*n, l.as_str()))
+    }
+}
+
+/// A stream chunk's index: its own, else the one after the highest seen
+/// (as `apply` numbers it).
+fn chunk_index(env: &Map<String, Value>, exec: &Execution) -> Option<i64> {
+    let (kind, payload) = parts(env);
+    (kind == "agent.stream.chunk").then(|| {
+        payload
+            .get("chunk_index")
+            .and_then(Value::as_i64)
+            .unwrap_or_else(|| exec.stream.next_index())
+    })
 }
 
 /// The type and payload of a normalised envelope.

@@ -93,7 +93,8 @@ impl Session {
     pub fn reconcile(&self, snapshot: &Value) -> Report {
         let empty = Map::new();
         let snap = snapshot.as_object().unwrap_or(&empty);
-        let streamed = self.executions().last().cloned().unwrap_or_default();
+        let mut streamed = self.executions().last().cloned().unwrap_or_default();
+        streamed.settle();
         let mut d = Diffs(Vec::new());
         let exception_path = compare_status(&streamed, snap, &mut d);
         compare_steps(&streamed, snap, &mut d, exception_path);
@@ -368,8 +369,13 @@ fn compare_continuation(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs)
 /// answers two steps later streams both, while the final message holds only
 /// the answer. The final message therefore has to be the end of the streamed
 /// text (or, cut, appear in it followed by more).
+///
+/// When the session's text limit dropped the end of the stream, only what
+/// was kept is compared: the final message, placed at the end of the whole
+/// stream (its length is known), must agree with the kept text where the
+/// two overlap. A truncated stream is not a difference in itself.
 fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
-    if e.chunks.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
+    if e.stream.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
         return;
     }
     let Some(messages) = snap.get("messages").and_then(Value::as_array) else {
@@ -383,13 +389,18 @@ fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
         return;
     };
     let streamed = e.text.as_str();
-    let same = streamed == content
-        || (!content.is_empty() && streamed.ends_with(content))
-        || content.strip_suffix("...").is_some_and(|cut| {
-            streamed
-                .rfind(cut)
-                .is_some_and(|at| streamed.len() > at + cut.len())
-        });
+    let dropped = e.text_dropped_bytes();
+    let same = if dropped > 0 {
+        agrees_within_kept(streamed, dropped, content)
+    } else {
+        streamed == content
+            || (!content.is_empty() && streamed.ends_with(content))
+            || content.strip_suffix("...").is_some_and(|cut| {
+                streamed
+                    .rfind(cut)
+                    .is_some_and(|at| streamed.len() > at + cut.len())
+            })
+    };
     if !same {
         d.push(
             "text_mismatch",
@@ -398,6 +409,24 @@ fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
             Value::from(content),
             "the streamed text differs from the final assistant message".into(),
         );
+    }
+}
+
+/// Whether `content`, the end of a stream of which `kept` is the start and
+/// `dropped` bytes followed, agrees with `kept` where they overlap. A
+/// message the snapshot cut (`...`) could sit anywhere, so it always can.
+fn agrees_within_kept(kept: &str, dropped: u64, content: &str) -> bool {
+    if content.ends_with("...") {
+        return true;
+    }
+    let whole = kept.len() as u64 + dropped;
+    let Some(start) = whole.checked_sub(content.len() as u64) else {
+        return false;
+    };
+    match usize::try_from(start).ok().and_then(|s| kept.get(s..)) {
+        Some(overlap) => content.starts_with(overlap),
+        // It starts past the kept text (or inside a character: no match).
+        None => start >= kept.len() as u64,
     }
 }
 

@@ -1,8 +1,10 @@
 //! Recordings as files: JSONL, one JSON value per line.
 //!
 //! - An optional first line is a header, recognised by its `stepline_recording`
-//!   key: `{"stepline_recording": 1, "session_id"?, "created_at"?, "meta"?}`
-//!   (a run log adds `"kind": "runlog"`).
+//!   key: `{"stepline_recording": 1, "session_id"?, "created_at"?, "meta"?,
+//!   "text_limit"?, "text_dropped"?}` (a run log adds `"kind": "runlog"` and
+//!   `"sessions"?`; see [`Session::to_recording`] and `RunLog::save` for
+//!   what the counts mean).
 //! - A snapshot line is `{"stepline_snapshot": {...slim snapshot...},
 //!   "session_id"?, "execution_id"?}`.
 //! - Every other non-empty line is an envelope in any dialect the decoder
@@ -25,7 +27,8 @@ use serde_json::Value;
 
 use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{quote, type_name};
+use crate::json::{child, index, quote, type_name};
+use crate::session::text::DEFAULT_TEXT_LIMIT;
 use crate::session::Session;
 
 /// The key that marks a header line, and the format version it holds.
@@ -117,7 +120,17 @@ impl Session {
     /// applied envelope in arrival order as it was received (any dialect,
     /// timestamps as sent), so replaying it rebuilds the same view.
     /// Redeliveries and other sessions' envelopes are not part of a session;
-    /// a `RunLog` keeps those too.
+    /// a `RunLog` counts redeliveries too.
+    ///
+    /// Streamed text the session's text limit dropped is not in it either
+    /// (it is gone): the header then says `"text_limit"` (when not the
+    /// default) and, per execution that lost text, `"text_dropped":
+    /// [{"execution": <position>, "bytes": <n>, "first_at", "last_at"}]`,
+    /// the bytes of chunks and deltas dropped whole, which a replay adds
+    /// back to its counts (and the execution's time span, which their
+    /// timestamps may have widened). A
+    /// replay shows the same text, flags and counts; the chunk that
+    /// crosses the limit is kept whole, so the replay cuts it the same way.
     ///
     /// ```
     /// use stepline::session::Session;
@@ -132,6 +145,12 @@ impl Session {
         header.insert(HEADER_KEY.into(), Value::from(FORMAT));
         if let Some(id) = self.session_id() {
             header.insert("session_id".into(), Value::from(id));
+        }
+        if self.text_limit() != DEFAULT_TEXT_LIMIT {
+            header.insert("text_limit".into(), Value::from(self.text_limit()));
+        }
+        if let Some(dropped) = self.text_dropped() {
+            header.insert("text_dropped".into(), dropped);
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
@@ -149,11 +168,14 @@ impl Session {
     pub fn from_recording(text: &str) -> Result<(Session, Vec<Value>)> {
         let mut session = Session::new(None);
         let mut snapshots = Vec::new();
-        for (_, line) in lines(text) {
+        let mut dropped = None;
+        for (n, line) in lines(text) {
             match line? {
                 Line::Header(h) => {
                     let id = h.get("session_id").and_then(Value::as_str);
-                    session = Session::new(id.map(str::to_string));
+                    let limit = text_limit(&h).map_err(|e| at_line(n, e))?;
+                    session = Session::with_text_limit(id.map(str::to_string), limit);
+                    dropped = h.get("text_dropped").cloned().map(|d| (n, d));
                 }
                 Line::Envelope { text, decoded, .. } => {
                     // Logged as read, so the replayed session records the
@@ -167,7 +189,109 @@ impl Session {
                 }
             }
         }
+        session.settle();
+        if let Some((n, d)) = dropped {
+            session
+                .restore_text_dropped(&d, "/text_dropped")
+                .map_err(|e| at_line(n, e))?;
+        }
         Ok((session, snapshots))
+    }
+
+    /// `[{"execution", "bytes"}]` for the executions whose text lost whole
+    /// chunks or deltas to the limit, if any did.
+    pub(crate) fn text_dropped(&self) -> Option<Value> {
+        let list: Vec<Value> = self
+            .executions()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.stream.dropped_whole() > 0)
+            .map(|(i, e)| {
+                // The dropped envelopes' timestamps count in the span too.
+                crate::json::obj([
+                    ("execution", Value::from(i)),
+                    ("bytes", Value::from(e.stream.dropped_whole())),
+                    ("first_at", crate::session::view::opt_str(&e.first_at)),
+                    ("last_at", crate::session::view::opt_str(&e.last_at)),
+                ])
+            })
+            .collect();
+        (!list.is_empty()).then_some(Value::Array(list))
+    }
+
+    /// Adds a recording's `text_dropped` counts (at `path`) to the replayed
+    /// executions.
+    pub(crate) fn restore_text_dropped(&mut self, list: &Value, path: &str) -> Result<()> {
+        let Some(items) = list.as_array() else {
+            return Err(expected(path, "an array", list));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let at = index(path, i);
+            let field = |k: &str| {
+                let v = item.get(k).unwrap_or(&Value::Null);
+                v.as_u64()
+                    .ok_or_else(|| expected(&child(&at, k), "a non-negative integer", v))
+            };
+            let (pos, bytes) = (field("execution")?, field("bytes")?);
+            let count = self.executions.len();
+            let exec = usize::try_from(pos)
+                .ok()
+                .and_then(|p| self.executions.get_mut(p))
+                .ok_or_else(|| {
+                    SteplineError::at(
+                        ErrorCode::InvalidValue,
+                        &child(&at, "execution"),
+                        format!("expected one of the {count} replayed executions, found {pos}"),
+                    )
+                })?;
+            exec.stream.add_dropped(bytes);
+            let ts = |k: &str| match item.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(v) => Err(expected(&child(&at, k), "a timestamp string", v)),
+            };
+            let (first, last) = (ts("first_at")?, ts("last_at")?);
+            if let Some(f) = first.filter(|f| exec.first_at.as_ref().is_none_or(|e| f < e)) {
+                exec.first_at = Some(f);
+            }
+            if let Some(l) = last.filter(|l| exec.last_at.as_ref().is_none_or(|e| l > e)) {
+                exec.last_at = Some(l);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The header's `text_limit`, else the default.
+fn text_limit(h: &Value) -> Result<usize> {
+    match h.get("text_limit") {
+        None => Ok(DEFAULT_TEXT_LIMIT),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| expected("/text_limit", "a non-negative integer", v)),
+    }
+}
+
+/// `expected <what>, found <type>` at `path`.
+pub(crate) fn expected(path: &str, what: &str, found: &Value) -> SteplineError {
+    let code = if found.is_number() {
+        ErrorCode::InvalidValue
+    } else {
+        ErrorCode::InvalidType
+    };
+    SteplineError::at(
+        code,
+        path,
+        format!("expected {what}, found {}", describe(found)),
+    )
+}
+
+fn describe(v: &Value) -> String {
+    if v.is_number() {
+        v.to_string()
+    } else {
+        type_name(v).to_string()
     }
 }
 

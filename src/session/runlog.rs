@@ -24,11 +24,12 @@ use serde_json::{Map, Value};
 
 use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::Result;
+use crate::error::SteplineError;
 use crate::json::obj;
 use crate::model::usage::Usage;
 use crate::session::line_errors;
 use crate::session::recording::{
-    lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
+    at_line, expected, lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
 use crate::session::view::{add_usage, usage_value, Execution, ToolStatus};
 use crate::session::{IngestOutcome, Session};
@@ -38,11 +39,11 @@ use crate::session::{IngestOutcome, Session};
 pub struct RunLog {
     sessions: Vec<(String, Session)>,
     index: BTreeMap<String, usize>,
-    /// Every envelope that decoded, as one line of JSON text as received, in
-    /// global arrival order. Redeliveries are kept too, so a reloaded log
-    /// counts the same duplicates. (The text names its session; no separate
-    /// session index is needed to replay it.)
-    arrivals: Vec<String>,
+    /// The next arrival number: sessions log their envelopes under it, so
+    /// `save` writes them in global arrival order. Redeliveries are counted
+    /// by the sessions, not kept (each would cost its whole text again);
+    /// `save` writes the counts in its header.
+    next_seq: u64,
     /// Whole `stepline_snapshot` lines, in the order they were added.
     snapshots: Vec<Value>,
     /// The header of a loaded recording (its `created_at` and `meta` are saved again).
@@ -87,7 +88,8 @@ impl RunLog {
     /// session on first sight.
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
         let decoded = decode_value(v)?;
-        Ok(self.route(decoded, serde_json::to_string(v).unwrap_or_default()))
+        let line = serde_json::to_string(v).unwrap_or_default();
+        Ok(self.route_settled(decoded, line))
     }
 
     /// Routes one envelope given as JSON text; the text is what `save` writes.
@@ -100,7 +102,7 @@ impl RunLog {
         } else {
             text.to_string()
         };
-        Ok(self.route(decoded, line))
+        Ok(self.route_settled(decoded, line))
     }
 
     /// Ingests JSONL in the recording format (envelopes, snapshot lines, an
@@ -116,10 +118,21 @@ impl RunLog {
     /// ```
     pub fn ingest_jsonl(&mut self, text: &str) -> BatchOutcome {
         let mut out = BatchOutcome::default();
+        let mut notes = None;
         for (n, line) in lines(text) {
             match line {
-                Ok(line) => self.take(line, &mut out),
+                Ok(line) => {
+                    if let Some(h) = self.take(line, &mut out) {
+                        notes = Some((n, h));
+                    }
+                }
                 Err(e) => out.errors.push(n, e),
+            }
+        }
+        self.settle();
+        if let Some((n, h)) = notes {
+            if let Err(e) = self.restore_notes(&h) {
+                out.errors.push(n, at_line(n, e));
             }
         }
         out
@@ -130,8 +143,15 @@ impl RunLog {
     pub fn load(text: &str) -> Result<RunLog> {
         let mut log = RunLog::new();
         let mut out = BatchOutcome::default();
-        for (_, line) in lines(text) {
-            log.take(line?, &mut out);
+        let mut notes = None;
+        for (n, line) in lines(text) {
+            if let Some(h) = log.take(line?, &mut out) {
+                notes = Some((n, h));
+            }
+        }
+        log.settle();
+        if let Some((n, h)) = notes {
+            log.restore_notes(&h).map_err(|e| at_line(n, e))?;
         }
         Ok(log)
     }
@@ -162,8 +182,15 @@ impl RunLog {
     }
 
     /// One JSONL recording: the header `{"stepline_recording":1,"kind":"runlog"}`
-    /// (plus a loaded recording's `created_at` and `meta`), every envelope of
-    /// every session in global arrival order as received, then the snapshot lines.
+    /// (plus a loaded recording's `created_at` and `meta`), every applied
+    /// envelope of every session in global arrival order as received, then
+    /// the snapshot lines.
+    ///
+    /// Redeliveries are not written but counted: the header's `"sessions":
+    /// {"<id>": {"duplicates"?: n, "text_dropped"?: [...]}}` lists, per
+    /// session, its redeliveries and the text its limit dropped (see
+    /// `Session::to_recording`), and `load` adds them back, so a loaded log
+    /// has the same summary and views.
     pub fn save(&self) -> String {
         let mut header = Map::new();
         header.insert(HEADER_KEY.into(), Value::from(FORMAT));
@@ -173,9 +200,32 @@ impl RunLog {
                 header.insert(key.into(), v.clone());
             }
         }
+        let notes: Map<String, Value> = self
+            .sessions
+            .iter()
+            .filter_map(|(id, s)| {
+                let mut m = Map::new();
+                if s.counts().duplicates > 0 {
+                    m.insert("duplicates".into(), Value::from(s.counts().duplicates));
+                }
+                if let Some(d) = s.text_dropped() {
+                    m.insert("text_dropped".into(), d);
+                }
+                (!m.is_empty()).then(|| (id.clone(), Value::Object(m)))
+            })
+            .collect();
+        if !notes.is_empty() {
+            header.insert("sessions".into(), Value::Object(notes));
+        }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
-        for line in &self.arrivals {
+        let mut all: Vec<(u64, &str)> = self
+            .sessions
+            .iter()
+            .flat_map(|(_, s)| s.log_entries())
+            .collect();
+        all.sort_unstable_by_key(|(n, _)| *n);
+        for (_, line) in all {
             out.push_str(line);
             out.push('\n');
         }
@@ -216,11 +266,17 @@ impl RunLog {
         t.into_value(self.sessions.len())
     }
 
-    fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) {
+    /// Takes one line; a header's per-session notes are returned, to be
+    /// restored once the sessions they name exist.
+    fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) -> Option<Value> {
         match line {
-            Line::Header(h) => self.header = Some(h),
+            Line::Header(h) => {
+                let notes = h.get("sessions").cloned();
+                self.header = Some(h);
+                return notes;
+            }
             Line::Envelope { text, decoded, .. } => {
-                let r = self.route(decoded, text.to_string());
+                let (r, _) = self.route(decoded, text.to_string());
                 out.applied += usize::from(r.applied);
                 out.duplicates += usize::from(r.duplicate);
             }
@@ -229,9 +285,58 @@ impl RunLog {
                 out.snapshots += 1;
             }
         }
+        None
     }
 
-    fn route(&mut self, decoded: Decoded, line: String) -> IngestOutcome {
+    /// Adds a saved header's `sessions` counts to the loaded sessions.
+    fn restore_notes(&mut self, notes: &Value) -> Result<()> {
+        let Some(notes) = notes.as_object() else {
+            return Err(expected("/sessions", "an object", notes));
+        };
+        for (id, note) in notes {
+            let path = crate::json::child("/sessions", id);
+            let Some((_, s)) = self.index.get(id).and_then(|&i| self.sessions.get_mut(i)) else {
+                return Err(SteplineError::at(
+                    crate::error::ErrorCode::InvalidValue,
+                    &path,
+                    "expected a session of the recording, found an id none of its envelopes has",
+                ));
+            };
+            if let Some(v) = note.get("duplicates") {
+                let n = v.as_u64().ok_or_else(|| {
+                    expected(
+                        &crate::json::child(&path, "duplicates"),
+                        "a non-negative integer",
+                        v,
+                    )
+                })?;
+                s.counts.duplicates = s.counts.duplicates.saturating_add(n);
+            }
+            if let Some(d) = note.get("text_dropped") {
+                s.restore_text_dropped(d, &crate::json::child(&path, "text_dropped"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings every session's text up to date (see `Session::settle`).
+    fn settle(&mut self) {
+        for (_, s) in &mut self.sessions {
+            s.settle();
+        }
+    }
+
+    fn route_settled(&mut self, decoded: Decoded, line: String) -> IngestOutcome {
+        let (out, i) = self.route(decoded, line);
+        if let Some((_, s)) = self.sessions.get_mut(i) {
+            s.settle();
+        }
+        out
+    }
+
+    /// Routes an envelope to its session (left unsettled); returns what it
+    /// did and the session's position.
+    fn route(&mut self, decoded: Decoded, line: String) -> (IngestOutcome, usize) {
         let id = decoded.envelope.get("session_id").and_then(Value::as_str);
         let id = id.unwrap_or_default();
         let i = match self.index.get(id) {
@@ -245,12 +350,17 @@ impl RunLog {
                 i
             }
         };
-        self.arrivals.push(line.clone());
-        match self.sessions.get_mut(i) {
-            // The session logs the line as received too (its own recording).
-            Some((_, s)) => s.ingest_with(decoded, Some(line)),
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let out = match self.sessions.get_mut(i) {
+            // The session logs the line as received, under the global number.
+            Some((_, s)) => {
+                s.next_seq = seq;
+                s.ingest_with(decoded, Some(line))
+            }
             None => IngestOutcome::default(),
-        }
+        };
+        (out, i)
     }
 }
 

@@ -1,6 +1,7 @@
 //! The live view of one session: what the streamed envelopes say so far.
 //! Plain data; `apply.rs` changes it, `to_value` shows it to JS.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -8,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::json::obj;
 use crate::model::usage::Usage;
 use crate::session::gaps::Gaps;
+use crate::session::text::StreamText;
 
 /// Where a tool run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,8 +44,11 @@ pub struct ToolRun {
     pub error: Option<String>,
     pub duration_ms: Option<Value>,
     pub result_summary: Option<String>,
-    /// Seed-003 `agent.tool.output` deltas, in arrival order.
+    /// Seed-003 `agent.tool.output` deltas, in arrival order, up to the
+    /// session's text limit.
     pub output: String,
+    /// Output bytes past the text limit, dropped.
+    pub output_dropped_bytes: u64,
     pub seen_started: bool,
     pub seen_completed: bool,
 }
@@ -73,6 +78,10 @@ impl ToolRun {
             ),
             ("result_summary", opt_str(&self.result_summary)),
             ("output", Value::from(self.output.as_str())),
+            (
+                "output_dropped_bytes",
+                Value::from(self.output_dropped_bytes),
+            ),
             (
                 "seen",
                 obj([
@@ -186,8 +195,13 @@ pub struct Execution {
     /// it on every ingest used to cost the square of the transitions).
     pub(crate) status_end: Option<String>,
     pub steps: BTreeMap<i64, StepView>,
-    /// Stream chunks by index; the text is their concatenation in index order.
-    pub chunks: BTreeMap<i64, String>,
+    /// The stream chunks that can still show, gap detection, and what the
+    /// session's text limit dropped.
+    pub stream: StreamText,
+    /// The chunks' text in index order (or the seed-003 deltas' in arrival
+    /// order), at most the text limit. Out of date while
+    /// `stream.is_stale()`, until [`Execution::settle`]; read it through
+    /// [`Execution::text`].
     pub text: String,
     pub stream_complete: bool,
     /// Seed-003 `agent.run.completed` answer.
@@ -198,7 +212,6 @@ pub struct Execution {
     /// the view does not walk every step.
     pub usage_total: Usage,
     pub step_gaps: Gaps,
-    pub chunk_gaps: Gaps,
 }
 
 /// Statuses after which nothing more happens in an execution.
@@ -248,8 +261,31 @@ impl Execution {
 
     /// Chunk indexes below the highest one seen that never arrived (indexes
     /// start at 0; the first [`LISTED`](crate::session::gaps::LISTED)).
+    /// Once the text limit dropped chunks, only those below the highest
+    /// chunk kept (see [`StreamText::missing`]).
     pub fn missing_chunks(&self) -> Vec<i64> {
-        self.chunk_gaps.list()
+        self.stream.missing().0
+    }
+
+    /// The streamed text, brought up to date if chunks arrived out of order
+    /// since the last [`Execution::settle`].
+    pub fn text(&self) -> Cow<'_, str> {
+        if self.stream.is_stale() {
+            Cow::Owned(self.stream.rebuilt())
+        } else {
+            Cow::Borrowed(&self.text)
+        }
+    }
+
+    /// Brings `text` up to date (once for any number of chunks that arrived
+    /// out of order).
+    pub fn settle(&mut self) {
+        self.stream.settle(&mut self.text);
+    }
+
+    /// Bytes of streamed text the limit dropped.
+    pub fn text_dropped_bytes(&self) -> u64 {
+        self.stream.dropped_bytes(&self.text())
     }
 
     /// Usage summed over the execution's completed steps.
@@ -261,6 +297,7 @@ impl Execution {
     /// steps are not copied).
     pub fn header_value(&self) -> Value {
         let status = self.status();
+        let dropped = self.text_dropped_bytes();
         obj([
             ("execution_id", opt_str(&self.id)),
             ("status", status.map_or(Value::Null, Value::from)),
@@ -279,7 +316,9 @@ impl Execution {
             ("missing_steps", ints(&self.missing_steps())),
             ("missing_step_count", Value::from(self.step_gaps.count())),
             ("missing_chunks", ints(&self.missing_chunks())),
-            ("missing_chunk_count", Value::from(self.chunk_gaps.count())),
+            ("missing_chunk_count", Value::from(self.stream.missing().1)),
+            ("text_truncated", Value::from(dropped > 0)),
+            ("text_dropped_bytes", Value::from(dropped)),
         ])
     }
 
@@ -291,7 +330,7 @@ impl Execution {
                 "steps".into(),
                 Value::Array(self.steps.values().map(StepView::to_value).collect()),
             );
-            m.insert("text".into(), Value::from(self.text.as_str()));
+            m.insert("text".into(), Value::from(self.text().as_ref()));
         }
         v
     }

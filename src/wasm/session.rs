@@ -70,14 +70,30 @@ impl Session {
 
 #[wasm_bindgen]
 impl Session {
-    /// `{ sessionId? }`: without one, the first envelope's session is adopted.
+    /// `{ sessionId?, maxTextBytes? }`: without a session id, the first
+    /// envelope's session is adopted; `maxTextBytes` is the streamed text
+    /// kept per execution (default 8 MiB; see `SessionOptions`).
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
+    /// ```
     #[wasm_bindgen(constructor)]
     pub fn new(options_arg: Option<SessionOptionsArg>) -> Result<Session, JsValue> {
-        let opts = options(&options_arg.map(JsValue::from), &["sessionId"]).map_err(to_js_error)?;
+        let opts = options(
+            &options_arg.map(JsValue::from),
+            &["sessionId", "maxTextBytes"],
+        )
+        .map_err(to_js_error)?;
         let id = read::opt_str(&opts, "sessionId", "/options")
             .map_err(to_js_error)?
             .map(str::to_string);
-        Ok(Session::with_core(Core::new(id), Vec::new()))
+        let limit = crate::session::text::limit_option(&opts, "maxTextBytes", "/options")
+            .map_err(to_js_error)?;
+        Ok(Session::with_core(
+            Core::with_text_limit(id, limit),
+            Vec::new(),
+        ))
     }
 
     /// Ingests one envelope (object or JSON string, any dialect) and notifies
@@ -91,7 +107,11 @@ impl Session {
         let text = envelope_text(&envelope).map_err(to_js_error)?;
         let outcome = {
             let mut inner = self.inner.borrow_mut();
-            let outcome = inner.core.ingest_text(&text).map_err(to_js_error)?;
+            // Settled in getSnapshot: chunks in reverse order rebuild the text once per read.
+            let outcome = inner
+                .core
+                .ingest_text_deferred(&text)
+                .map_err(to_js_error)?;
             inner.stale = true;
             outcome
         };
@@ -126,6 +146,7 @@ impl Session {
     pub fn get_snapshot(&self) -> Result<JsValue, JsValue> {
         let mut inner = self.inner.borrow_mut();
         if inner.stale {
+            inner.core.settle();
             let patch = to_js(&inner.core.take_patch())?;
             let Inner {
                 snapshot,

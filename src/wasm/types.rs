@@ -294,8 +294,21 @@ extern "C" {
 
 #[wasm_bindgen(typescript_custom_section)]
 const SESSION_TYPES: &'static str = r#"
-/** Options of `new Session()`. */
-export interface SessionOptions { sessionId?: string }
+/**
+ * Options of `new Session()`.
+ * - `sessionId`: without one, the first envelope's session is adopted.
+ * - `maxTextBytes`: bytes of UTF-8 streamed text kept per execution, and of
+ *   output per tool run (default 8 MiB, 8388608). Past it the text is cut at a
+ *   character boundary and the view says `text_truncated: true` with
+ *   `text_dropped_bytes`; chunks past it keep no text, in the view or in
+ *   `toRecording()`.
+ *
+ * @example
+ * ```js
+ * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
+ * ```
+ */
+export interface SessionOptions { sessionId?: string; maxTextBytes?: number }
 
 /** What one `ingest` did. `rejected` is `"foreign_session"` for another session's envelope. */
 export interface IngestResult {
@@ -328,6 +341,8 @@ export interface ToolRunView {
   duration_ms: number | null;
   result_summary: string | null;
   output: string;
+  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
+  output_dropped_bytes: number;
   /** Which halves arrived; a missing one is a lost event or still to come. */
   seen: { started: boolean; completed: boolean };
 }
@@ -367,11 +382,18 @@ export interface ExecutionView {
   /** Step numbers below the highest seen that never arrived (the first 1,000). */
   missing_steps: number[];
   missing_step_count: number;
-  /** Chunk indexes below the highest seen that never arrived (the first 1,000). */
+  /**
+   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
+   * `maxTextBytes` dropped text, only those below the highest chunk kept.
+   */
   missing_chunks: number[];
   missing_chunk_count: number;
+  /** The streamed text reached `maxTextBytes`: `text` is its start. */
+  text_truncated: boolean;
+  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
+  text_dropped_bytes: number;
   steps: readonly StepView[];
-  /** Streamed text in chunk-index order. */
+  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
   text: string;
 }
 
@@ -383,7 +405,9 @@ export interface SessionView {
   usage: UsageWithTotal;
   counts: { applied: number; duplicates: number; rejected: number };
   rejected_sessions: Record<string, number>;
+  /** The first 1,000 warnings; `warning_count` counts all. */
   warnings: readonly EnvelopeWarning[];
+  warning_count: number;
   executions: readonly ExecutionView[];
 }
 

@@ -4,7 +4,7 @@
 // wasm memory grows in 64 KiB pages and never shrinks, so every measurement gets a fresh
 // instance, made by importing the package's wasm-bindgen glue (stepline/web's
 // web/stepline.js) under its own URL and instantiating the package's stepline_bg.wasm.
-// What holds is tested; what does not is marked `todo` with the numbers.
+// Each test states the bound it holds (the caps are documented in README.md, "Memory bounds").
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -111,11 +111,11 @@ test('wasm memory grows linearly with the retained run (steps, chunks, tool call
   assert.ok(large.grown <= 12 * large.viewBytes, `wasm memory is x${(large.grown / large.viewBytes).toFixed(1)} the view`);
 });
 
-// Each chunk's text is held by the chunk map, the joined text (a growing String), the envelope log and the
-// dedup key: about four copies, more while the joined text's capacity doubles.
+// Each chunk's text is held by the chunk map, the joined text (a growing String) and the envelope log:
+// three copies, more while the joined text's capacity doubles. (10 MB of text: over the default 8 MiB limit.)
 test('streamed text costs a bounded multiple of its bytes: 40 chunks of 256 KB take under 6x their size', async (t) => {
   const w = await freshInstance();
-  const session = new w.Session();
+  const session = new w.Session({ maxTextBytes: 16 * MB });
   const piece = 'lorem ipsum '.repeat(256 * KB / 12);
   session.getSnapshot();
   const before = w.memoryBytes();
@@ -151,7 +151,10 @@ test('free() gives a session\'s memory back for reuse: five create/ingest/free c
 
 // A re-stamped event is a new envelope, not a redelivery (only byte-identical
 // normalised envelopes are): it is kept in the log that toRecording() writes,
-// as its text, plus a 16-byte fingerprint. What must hold is that this is all.
+// as its text, plus a 16-byte fingerprint in a tree and a log entry (the text's
+// pointer and its arrival number, by which text the limit drops leaves the log
+// and a RunLog saves in arrival order): about 80 bytes with the allocator's
+// share. What must hold is that this is all.
 test('re-sent events with a new timestamp cost their text in the recording log and nothing more', async (t) => {
   const w = await freshInstance();
   const session = new w.Session();
@@ -165,7 +168,7 @@ test('re-sent events with a new timestamp cost their text in the recording log a
   t.diagnostic(`20,000 re-stamped step.started: +${fmt(grown)} (${(grown / 20_000).toFixed(0)} B each), view ${JSON.stringify(view).length} B`);
   assert.deepEqual(view.executions[0].steps, first.executions[0].steps, 'the view did not change');
   const text = restamped(1).length;
-  assert.ok(grown / 20_000 <= text + 64, `${(grown / 20_000).toFixed(0)} B per re-stamped envelope of ${text} B`);
+  assert.ok(grown / 20_000 <= text + 80, `${(grown / 20_000).toFixed(0)} B per re-stamped envelope of ${text} B`);
   session.free();
 });
 
@@ -192,28 +195,75 @@ test('a JSONL batch full of bad lines costs bounded memory (its error list is ca
   for (const [name, extra] of Object.entries(growth)) assert.ok(extra <= MB, `${name}: 70,000 more bad lines cost ${fmt(extra)}`);
 });
 
-test('streamed text per execution is capped, so an endless chunk stream has a bounded footprint', {
-  todo: 'there is no cap on streamed text (Execution::text and Execution::chunks in src/session/view.rs, plus every chunk '
-    + 'envelope in `log` and `keys`): each chunk may be up to the 1 MiB envelope limit; 48 of them keep 48 MiB of text '
-    + 'in the view and 361 MB of wasm memory once getSnapshot() has serialised it (x7.5); an endless stream ends in an '
-    + 'allocation failure that kills the instance (unlike missing_steps/missing_chunks, which list at most 1,000)',
-}, async (t) => {
+test('streamed text per execution is capped (maxTextBytes, 8 MiB by default), so an endless chunk stream has a bounded footprint', async (t) => {
   const w = await freshInstance();
   const session = new w.Session();
   const piece = 'y'.repeat(MB - 200);
+  const chunk = (i) => JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: at(i), payload: { content: piece, chunk_index: i } });
   const before = w.memoryBytes();
-  for (let i = 0; i < 24; i++) session.ingest(JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: at(i), payload: { content: piece, chunk_index: i } }));
-  const text = session.getSnapshot().executions[0].text;
-  t.diagnostic(`24 chunks of ~1 MiB: view text ${fmt(text.length)}, wasm +${fmt(w.memoryBytes() - before)}`);
+  for (let i = 0; i < 24; i++) session.ingest(chunk(i));
+  let exec = session.getSnapshot().executions[0];
+  const first = w.memoryBytes();
+  t.diagnostic(`24 chunks of ~1 MiB: view text ${fmt(exec.text.length)}, wasm +${fmt(first - before)}`);
+  assert.equal(exec.text.length, 8 * MB);
+  assert.equal(exec.text_truncated, true);
+  assert.equal(exec.text_dropped_bytes, 24 * piece.length - 8 * MB);
+  // The stream goes on (read as a live UI does): nothing more is kept.
+  for (let i = 24; i < 96; i++) {
+    session.ingest(chunk(i));
+    if (i % 8 === 0) session.getSnapshot();
+  }
+  exec = session.getSnapshot().executions[0];
+  const grown = w.memoryBytes() - first;
+  t.diagnostic(`72 more chunks (${fmt(72 * piece.length)}): wasm +${fmt(grown)}`);
+  assert.equal(exec.text_dropped_bytes, 96 * piece.length - 8 * MB);
+  assert.equal(session.counts?.applied ?? session.getSnapshot().counts.applied, 96);
+  assert.ok(grown <= 2 * MB, `72 MB more streamed text grew wasm memory by ${fmt(grown)}`);
+  // Its recording holds only the text that shows (and says what it dropped).
+  const recording = session.toRecording();
+  assert.ok(recording.length < 10 * MB, `the recording is ${fmt(recording.length)}`);
+  const back = w.Session.fromRecording(recording);
+  assert.deepEqual(back.getSnapshot().executions[0], exec);
+  back.free();
   session.free();
-  assert.ok(text.length <= 16 * MB, `the view keeps ${fmt(text.length)} of streamed text`);
 });
 
-test('a run log keeps redelivered envelopes at no memory cost', {
-  todo: 'RunLog keeps every arrival, duplicates included (`arrivals` in src/session/runlog.rs, by design so that a saved and '
-    + 'reloaded log counts the same duplicates): each redelivery costs its full text, so an endless redelivery stream grows '
-    + 'the log without bound; storing a duplicate count instead would keep save/load faithful',
-}, async (t) => {
+test('chunks in reverse order are held within the limit too: twice the stream, the same memory', async (t) => {
+  const piece = 'z'.repeat(MB - 200);
+  const measure = async (chunks) => {
+    const w = await freshInstance();
+    const session = new w.Session({ maxTextBytes: 4 * MB });
+    const before = w.memoryBytes();
+    for (let i = chunks - 1; i >= 0; i--) {
+      session.ingest(JSON.stringify({ ...base, type: 'agent.stream.chunk', timestamp: at(i), payload: { content: piece, chunk_index: i } }));
+    }
+    const exec = session.getSnapshot().executions[0];
+    const grown = w.memoryBytes() - before;
+    t.diagnostic(`${chunks} chunks of ~1 MiB, last first, 4 MiB kept: wasm +${fmt(grown)}`);
+    assert.equal(exec.text.length, 4 * MB);
+    assert.deepEqual(exec.missing_chunks, []);
+    assert.equal(exec.text_dropped_bytes, chunks * piece.length - 4 * MB);
+    session.free();
+    return grown;
+  };
+  const small = await measure(32);
+  const large = await measure(64);
+  assert.ok(large <= small + 4 * MB, `32 more chunks grew wasm memory from ${fmt(small)} to ${fmt(large)}`);
+});
+
+test('maxTextBytes must be a non-negative integer', async () => {
+  const w = await freshInstance();
+  for (const bad of [-1, 1.5, '8']) {
+    assert.throws(() => new w.Session({ maxTextBytes: bad }), (e) => e.code !== undefined && e.path === '/options/maxTextBytes', String(bad));
+  }
+  const s = new w.Session({ maxTextBytes: 0 });
+  s.ingest({ ...base, type: 'agent.stream.chunk', payload: { content: 'abc', chunk_index: 0 } });
+  assert.equal(s.getSnapshot().executions[0].text, '');
+  assert.equal(s.getSnapshot().executions[0].text_dropped_bytes, 3);
+  s.free();
+});
+
+test('a run log keeps redelivered envelopes at no memory cost', async (t) => {
   const w = await freshInstance();
   const lines = runLines(1000);
   const log = new w.RunLog();
@@ -224,5 +274,8 @@ test('a run log keeps redelivered envelopes at no memory cost', {
   t.diagnostic(`${4 * lines.length} redeliveries into a RunLog: +${fmt(grown)}`);
   assert.equal(log.summary().duplicates, 4 * lines.length);
   assert.ok(grown <= PAGE, `redeliveries grew the run log by ${fmt(grown)}`);
+  const back = w.RunLog.load(log.save());
+  assert.deepEqual(back.summary(), log.summary(), 'a saved and loaded log counts the same duplicates');
+  back.free();
   log.free();
 });

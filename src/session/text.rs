@@ -1,0 +1,368 @@
+//! An execution's streamed text, held within a byte limit.
+//!
+//! The text is the concatenation of the stream chunks in index order, cut
+//! to the first `limit` bytes (at a character boundary). Because that is a
+//! function of the set of chunks, any arrival order gives the same text.
+//! Memory stays near `limit`: a chunk that starts at or past the limit can
+//! never show (a chunk that arrives later only pushes it further out), so
+//! its text is dropped and only its size counted. Every chunk still counts
+//! as arrived for gap detection, which keeps ranges, not chunks.
+//!
+//! A chunk below the highest one (out of index order) makes the text stale
+//! instead of rebuilding it at once: rebuilding per chunk made chunks in
+//! reverse order cost the square of their number. [`StreamText::settle`]
+//! rebuilds it once, before anything reads it.
+//!
+//! ```
+//! use stepline::session::text::StreamText;
+//! let mut t = StreamText::with_limit(3);
+//! let mut text = String::new();
+//! for (i, c) in [(2, "cd"), (0, "ab"), (3, "ef"), (1, "é")] {
+//!     t.chunk(i, c.to_string(), &mut text, None);
+//! }
+//! t.settle(&mut text);
+//! assert_eq!(text, "ab"); // "abé" is 4 bytes: the cut backs off to a boundary
+//! assert_eq!(t.dropped_bytes(&text), 6); // "é", then "cd" and "ef" dropped whole
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::session::dedup::Fingerprint;
+use crate::session::gaps::Gaps;
+
+/// Streamed text kept per execution unless the session says otherwise: 8 MiB of UTF-8.
+pub const DEFAULT_TEXT_LIMIT: usize = 8 * 1024 * 1024;
+
+/// Reads a text limit option (`key` in `m`, a non-negative integer of
+/// bytes; [`DEFAULT_TEXT_LIMIT`] when absent or null).
+pub fn limit_option(
+    m: &serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    path: &str,
+) -> crate::error::Result<usize> {
+    let at = crate::json::child(path, key);
+    match m.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(DEFAULT_TEXT_LIMIT),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                crate::session::recording::expected(&at, "a non-negative integer of bytes", v)
+            }),
+    }
+}
+
+/// An envelope that delivered a chunk: its place in the session's log and
+/// its redelivery fingerprint, both given up when the chunk is dropped.
+pub type Arrival = (u64, Option<Fingerprint>);
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Chunk {
+    text: String,
+    arrivals: Vec<Arrival>,
+}
+
+/// The chunks that can still show, and what the limit dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamText {
+    /// Bytes of text kept at most.
+    limit: usize,
+    /// Chunks starting below the limit, by index.
+    chunks: BTreeMap<i64, Chunk>,
+    /// Their bytes.
+    bytes: usize,
+    /// The lowest index dropped whole: every index from it up that arrived
+    /// was dropped, and every later one will be.
+    cut_from: Option<i64>,
+    /// Bytes dropped whole (chunks past the limit, deltas past it): their
+    /// envelopes leave the log, so a recording must say how many.
+    dropped_whole: u64,
+    /// Bytes cut off the end of a delta that crossed the limit (its
+    /// envelope stays in the log, so a replay cuts it again).
+    dropped_cut: u64,
+    /// Chunks seen, by index, for gap detection (indexes start at 0).
+    pub gaps: Gaps,
+    /// A chunk landed inside the text; `settle` rebuilds it.
+    stale: bool,
+    /// Arrivals of chunks dropped since the session last took them.
+    evicted: Vec<Arrival>,
+}
+
+impl Default for StreamText {
+    fn default() -> Self {
+        StreamText::with_limit(DEFAULT_TEXT_LIMIT)
+    }
+}
+
+/// What a chunk did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkOutcome {
+    /// Kept: the text grew at its end (`replaced: false`) or will be rebuilt.
+    Kept { replaced: bool },
+    /// Past the limit: only its size was counted.
+    Dropped,
+}
+
+impl StreamText {
+    /// No text yet; at most `limit` bytes of it will be kept.
+    pub fn with_limit(limit: usize) -> StreamText {
+        StreamText {
+            limit,
+            chunks: BTreeMap::new(),
+            bytes: 0,
+            cut_from: None,
+            dropped_whole: 0,
+            dropped_cut: 0,
+            gaps: Gaps::default(),
+            stale: false,
+            evicted: Vec::new(),
+        }
+    }
+
+    /// Bytes of text kept at most.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Whether any chunk arrived.
+    pub fn is_empty(&self) -> bool {
+        self.gaps.highest().is_none()
+    }
+
+    /// The index a chunk without one gets: after the highest seen.
+    pub fn next_index(&self) -> i64 {
+        self.gaps.highest().map_or(0, |h| h.saturating_add(1))
+    }
+
+    /// Whether chunk `i` lies past the cut (so its text cannot show), and
+    /// whether it arrived before. Decided before redelivery checks, since a
+    /// dropped chunk keeps no fingerprint.
+    pub fn past_cut(&self, i: i64) -> Option<bool> {
+        let from = self.cut_from?;
+        (i >= from).then(|| self.gaps.contains(i))
+    }
+
+    /// Adds chunk `index` (a second chunk under one index replaces the
+    /// first). `text` is the execution's text, appended to when the chunk
+    /// extends it and nothing is stale.
+    pub fn chunk(
+        &mut self,
+        index: i64,
+        content: String,
+        text: &mut String,
+        arrival: Option<Arrival>,
+    ) -> ChunkOutcome {
+        let limit = self.limit;
+        let appends = self.gaps.highest().is_none_or(|h| index > h);
+        self.gaps.arrived(index, 0);
+        if self.cut_from.is_some_and(|c| index >= c) || (appends && self.bytes >= limit) {
+            self.cut_from = Some(self.cut_from.map_or(index, |c| c.min(index)));
+            self.dropped_whole = self.dropped_whole.saturating_add(content.len() as u64);
+            self.evicted.extend(arrival);
+            return ChunkOutcome::Dropped;
+        }
+        let appends = appends && !self.stale;
+        if appends {
+            push_within(text, &content, limit);
+        } else {
+            self.stale = true;
+        }
+        let c = self.chunks.entry(index).or_default();
+        self.bytes = self.bytes - c.text.len() + content.len();
+        c.text = content;
+        c.arrivals.extend(arrival);
+        self.evict();
+        ChunkOutcome::Kept { replaced: !appends }
+    }
+
+    /// Drops the highest chunks while they start at or past the limit.
+    fn evict(&mut self) {
+        let limit = self.limit;
+        while let Some(entry) = self.chunks.last_entry() {
+            let len = entry.get().text.len();
+            if self.bytes - len < limit {
+                break;
+            }
+            let index = *entry.key();
+            let c = entry.remove();
+            self.bytes -= len;
+            self.dropped_whole = self.dropped_whole.saturating_add(len as u64);
+            self.cut_from = Some(index);
+            self.evicted.extend(c.arrivals);
+            self.stale = true;
+        }
+    }
+
+    /// Text that arrives without an index (seed-003 deltas): appended up to
+    /// the limit, the rest counted. Returns the part kept.
+    pub fn delta<'a>(&mut self, delta: &'a str, text: &mut String) -> &'a str {
+        let kept = push_within(text, delta, self.limit);
+        let dropped = (delta.len() - kept.len()) as u64;
+        if kept.is_empty() {
+            self.dropped_whole = self.dropped_whole.saturating_add(dropped);
+        } else {
+            self.dropped_cut = self.dropped_cut.saturating_add(dropped);
+        }
+        kept
+    }
+
+    /// Rebuilds a stale text from the chunks.
+    pub fn settle(&mut self, text: &mut String) {
+        if self.stale {
+            *text = self.rebuilt();
+            self.stale = false;
+        }
+    }
+
+    /// The text the chunks make, cut at the limit.
+    pub fn rebuilt(&self) -> String {
+        let mut text = String::with_capacity(self.bytes.min(self.limit));
+        for c in self.chunks.values() {
+            if push_within(&mut text, &c.text, self.limit).len() < c.text.len() {
+                break;
+            }
+        }
+        text
+    }
+
+    /// Whether the text is out of date until `settle`.
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
+
+    /// Bytes of streamed text not in the view: whole chunks and deltas
+    /// past the limit, plus the cut-off end of the chunk that crosses it.
+    /// `text` must be settled.
+    pub fn dropped_bytes(&self, text: &str) -> u64 {
+        let tail = self.bytes.saturating_sub(text.len()) as u64;
+        self.dropped_whole
+            .saturating_add(self.dropped_cut)
+            .saturating_add(tail)
+    }
+
+    /// The bytes dropped whole, which a recording cannot replay (those
+    /// chunks are not in it).
+    pub fn dropped_whole(&self) -> u64 {
+        self.dropped_whole
+    }
+
+    /// Adds bytes a recording says were dropped whole.
+    pub fn add_dropped(&mut self, bytes: u64) {
+        self.dropped_whole = self.dropped_whole.saturating_add(bytes);
+    }
+
+    /// Chunk indexes below the highest one kept that never arrived (below
+    /// the highest seen while nothing was dropped). Past the cut, a missing
+    /// chunk could not have shown, and a recording does not hold those
+    /// indexes, so they are not listed: the first
+    /// [`LISTED`](crate::session::gaps::LISTED), and the count.
+    pub fn missing(&self) -> (Vec<i64>, u64) {
+        let below = self.cut_from.map(|_| {
+            self.chunks
+                .keys()
+                .next_back()
+                .map_or(0, |h| h.saturating_add(1))
+        });
+        (self.gaps.list_below(below), self.gaps.count_below(below))
+    }
+
+    /// Hands back an arrival whose text was dropped whole at once.
+    pub fn drop_arrival(&mut self, arrival: Arrival) {
+        self.evicted.push(arrival);
+    }
+
+    /// The arrivals of chunks dropped since the last call.
+    pub fn take_evicted(&mut self) -> Vec<Arrival> {
+        std::mem::take(&mut self.evicted)
+    }
+}
+
+/// Appends as much of `s` as fits in `limit` bytes of `text`, cut back to a
+/// character boundary; returns the part appended.
+pub fn push_within<'a>(text: &mut String, s: &'a str, limit: usize) -> &'a str {
+    let room = limit.saturating_sub(text.len());
+    let mut end = room.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = &s[..end];
+    text.push_str(kept);
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(order: &[(i64, &str)], limit: usize) -> (String, u64, Vec<i64>) {
+        let mut t = StreamText::with_limit(limit);
+        let mut text = String::new();
+        for (i, c) in order {
+            t.chunk(*i, c.to_string(), &mut text, None);
+        }
+        t.settle(&mut text);
+        let dropped = t.dropped_bytes(&text);
+        (text, dropped, t.missing().0)
+    }
+
+    #[test]
+    fn any_order_gives_the_same_capped_text() {
+        let chunks = [
+            (0, "aaaa"),
+            (1, "bbbb"),
+            (2, "cccc"),
+            (3, "dddd"),
+            (4, "eeee"),
+        ];
+        let forward = run(&chunks, 10);
+        assert_eq!(forward, ("aaaabbbbcc".to_string(), 10, vec![]));
+        let mut reverse = chunks;
+        reverse.reverse();
+        assert_eq!(run(&reverse, 10), forward);
+        assert_eq!(
+            run(
+                &[
+                    (2, "cccc"),
+                    (0, "aaaa"),
+                    (4, "eeee"),
+                    (1, "bbbb"),
+                    (3, "dddd")
+                ],
+                10
+            ),
+            forward
+        );
+    }
+
+    #[test]
+    fn the_cut_never_splits_a_character() {
+        assert_eq!(run(&[(0, "ab"), (1, "€x")], 4).0, "ab");
+        assert_eq!(run(&[(0, "ab"), (1, "€x")], 5).0, "ab€");
+    }
+
+    #[test]
+    fn chunks_past_the_limit_keep_no_text() {
+        let mut t = StreamText::with_limit(1000);
+        let mut text = String::new();
+        for i in (0..1000).rev() {
+            t.chunk(i, "x".repeat(100), &mut text, Some((i as u64, None)));
+        }
+        t.settle(&mut text);
+        assert_eq!(text.len(), 1000);
+        assert_eq!(t.chunks.len(), 10, "only what can show is held");
+        assert_eq!(t.take_evicted().len(), 990);
+        assert_eq!(t.dropped_bytes(&text), 99_000);
+    }
+
+    #[test]
+    fn gaps_past_the_cut_are_not_listed() {
+        let (_, _, missing) = run(&[(0, "aaaa"), (2, "cccc"), (3, "dddd"), (9, "z")], 6);
+        assert_eq!(
+            missing,
+            [1],
+            "3 and 9 lie past the cut, so 4..9 are not missing text"
+        );
+        let (_, _, missing) = run(&[(0, "aa"), (2, "cc")], 100);
+        assert_eq!(missing, [1]);
+    }
+}
