@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::envelope::decode::{decode_value, Decoded, Warning, ENVELOPE_LIMITS};
+use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::obj;
 use crate::model::usage::Usage;
@@ -262,7 +262,6 @@ impl Session {
     /// date regardless; `take_patch()` and the `text` field need `settle()`.
     pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
         let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
-        let d = decode_value(&raw)?;
         // Kept as one JSONL line: the text itself unless it spans lines.
         // A byte scan: `contains` with a char pattern decodes every character.
         let line = if text.bytes().any(|b| b == b'\n' || b == b'\r') {
@@ -270,6 +269,7 @@ impl Session {
         } else {
             text.trim().to_string()
         };
+        let d = decode_owned(raw)?;
         Ok(self.ingest_with(d, Some(line)))
     }
 

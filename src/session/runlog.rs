@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
+use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::error::SteplineError;
 use crate::json::obj;
@@ -95,13 +95,13 @@ impl RunLog {
     /// Routes one envelope given as JSON text; the text is what `save` writes.
     pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
         let v = crate::json::parse(text, &ENVELOPE_LIMITS)?;
-        let decoded = decode_value(&v)?;
         let text = text.trim();
         let line = if text.contains(['\n', '\r']) {
             serde_json::to_string(&v).unwrap_or_default()
         } else {
             text.to_string()
         };
+        let decoded = decode_owned(v)?;
         Ok(self.route_settled(decoded, line))
     }
 
