@@ -443,7 +443,7 @@ pub fn session_script(script: &Value) {
                 one_outcome(&o);
             }
         } else if op.get("patch").is_some() {
-            let patch = s.take_patch();
+            let patch = take_patch(&mut s);
             apply_patch(&mut mirror, &patch);
             assert_eq!(mirror, s.view(), "patches rebuild the view\npatch: {patch}");
         } else if let Some(snap) = op.get("reconcile") {
@@ -462,7 +462,7 @@ pub fn session_script(script: &Value) {
     );
     let _ = s.view();
     let _ = s.collect();
-    let patch = s.take_patch();
+    let patch = take_patch(&mut s);
     apply_patch(&mut mirror, &patch);
     assert_eq!(mirror, s.view(), "patches rebuild the view\npatch: {patch}");
     recording_round_trip(&s);
@@ -509,10 +509,20 @@ fn redelivery_is_duplicate(
     1
 }
 
+/// The session's next patch, which must be JSON text.
+pub fn take_patch(s: &mut Session) -> Value {
+    let text = s.take_patch();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("the patch is not JSON ({e}): {text}"))
+}
+
 /// What the JavaScript `Session` does with a patch (`src/wasm/session.rs`
-/// `apply_patch`), on plain values.
+/// `apply_patch`), on plain values: `session` and `header` carry only the
+/// fields that changed, on top of the previous ones.
 pub fn apply_patch(view: &mut Value, patch: &Value) {
-    let mut next = patch["session"].as_object().cloned().unwrap_or_default();
+    let mut next = view.as_object().cloned().unwrap_or_default();
+    for (k, v) in patch["session"].as_object().into_iter().flatten() {
+        next.insert(k.clone(), v.clone());
+    }
     let mut warnings = view
         .get("warnings")
         .and_then(Value::as_array)

@@ -1,12 +1,22 @@
 //! Change lists for cheap reads: after each ingest the JS side asks for what
 //! changed since its last read and rebuilds only those parts of its
 //! immutable snapshot, so unchanged steps stay the same JS objects.
+//!
+//! The patch is written as JSON text directly (the JS side parses it once):
+//! building it as `serde_json::Value`s first allocated every key and value
+//! of both headers on every read, which cost more than the ingest itself.
+//! Headers go field by field: each field's text is kept as last sent, and
+//! only the fields whose text changed are sent (a streamed chunk changes the
+//! counts, `last_at` and the text, nothing else).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::model::usage::Usage;
 use crate::session::apply::Touched;
+use crate::session::view::{add_usage, state_status, Execution};
 use crate::session::Session;
 
 /// What changed since the last patch, per execution position.
@@ -20,6 +30,10 @@ pub struct Dirty {
     warnings_sent: usize,
     /// Per execution, how much of the text was already sent.
     text_sent: Vec<usize>,
+    /// The top-level header's fields as last sent.
+    session_sent: Vec<String>,
+    /// Per execution, its header's fields as last sent.
+    exec_sent: Vec<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -52,66 +66,320 @@ impl Dirty {
 }
 
 impl Session {
-    /// The changes since the previous call, then forgets them:
-    /// `{session, warnings_added, executions: [{index, whole?} | {index, header, steps, text}]}`.
-    /// `session` is the top-level header (always small); an execution is
-    /// either `whole` (new) or its header plus changed steps (`[step]`, in
-    /// step order, each to be placed by `number`) and its text as
+    /// The changes since the previous call as JSON text, then forgets them:
+    /// `{session?, warnings_added?, executions?: [{index, whole} | {index,
+    /// header?, steps?, text?}]}`. A key is left out when nothing under it
+    /// changed (`{}` when nothing did). `session` holds the top-level fields
+    /// that changed (all of them in the first patch); an execution is either
+    /// `whole` (new) or the header fields that changed, the changed steps
+    /// (in step order, each to be placed by `number`) and its text as
     /// `{append}` or `{replace}`.
-    pub fn take_patch(&mut self) -> Value {
+    pub fn take_patch(&mut self) -> String {
         let mut dirty = std::mem::take(&mut self.dirty);
-        let mut out = Map::new();
-        out.insert("session".into(), self.header_value());
-        let new_warnings = self.warnings.get(dirty.warnings_sent..).unwrap_or(&[]);
-        out.insert("warnings_added".into(), Value::Array(new_warnings.to_vec()));
+        let mut out = String::from("{");
+        let mut fields = Fields::new(&mut dirty.session_sent);
+        self.header_fields(&mut fields);
+        fields.finish(&mut out, "session");
+        if let Some(new) = self
+            .warnings
+            .get(dirty.warnings_sent..)
+            .filter(|w| !w.is_empty())
+        {
+            key(&mut out, "warnings_added");
+            value(&mut out, &Value::Array(new.to_vec()));
+        }
         dirty.warnings_sent = self.warnings.len();
         dirty.text_sent.resize(self.executions.len(), 0);
-        let mut execs = Vec::new();
+        dirty.exec_sent.resize_with(self.executions.len(), Vec::new);
         let positions: BTreeSet<usize> = dirty
             .added
             .iter()
             .chain(dirty.execs.keys())
             .copied()
             .collect();
+        let mark = out.len();
+        key(&mut out, "executions");
+        out.push('[');
         for pos in positions {
-            let Some(exec) = self.executions.get(pos) else {
+            let (Some(exec), Some(sent)) = (self.executions.get(pos), dirty.exec_sent.get_mut(pos))
+            else {
                 continue;
             };
-            let mut m = Map::new();
-            m.insert("index".into(), Value::from(pos));
+            sep(&mut out);
+            let _ = write!(out, "{{\"index\":{pos}");
+            let sent_text = dirty.text_sent.get(pos).copied().unwrap_or(0);
             if dirty.added.contains(&pos) {
-                m.insert("whole".into(), exec.to_value());
+                key(&mut out, "whole");
+                sent.clear();
+                let mut fields = Fields::new(sent);
+                exec_header_fields(exec, &mut fields);
+                out.push('{');
+                out.push_str(&fields.changed);
+                key(&mut out, "steps");
+                out.push('[');
+                for step in exec.steps.values() {
+                    sep(&mut out);
+                    value(&mut out, &step.to_value());
+                }
+                out.push(']');
+                key(&mut out, "text");
+                string(&mut out, &exec.text);
+                out.push('}');
             } else {
                 let d = dirty.execs.get(&pos).cloned().unwrap_or_default();
-                m.insert("header".into(), exec.header_value());
-                let steps = d
-                    .steps
-                    .iter()
-                    .filter_map(|n| exec.steps.get(n))
-                    .map(|s| s.to_value())
-                    .collect();
-                m.insert("steps".into(), Value::Array(steps));
-                let sent = dirty.text_sent[pos];
-                if d.text || exec.text.len() != sent {
-                    let text = match exec.text.get(sent..) {
-                        Some(tail) if !d.text_replaced => ("append", tail),
-                        _ => ("replace", exec.text.as_str()),
-                    };
-                    m.insert(
-                        "text".into(),
-                        crate::json::obj([(text.0, Value::from(text.1))]),
-                    );
+                let mut fields = Fields::new(sent);
+                exec_header_fields(exec, &mut fields);
+                fields.finish(&mut out, "header");
+                let mut steps = d.steps.iter().filter_map(|n| exec.steps.get(n)).peekable();
+                if steps.peek().is_some() {
+                    key(&mut out, "steps");
+                    out.push('[');
+                    for step in steps {
+                        sep(&mut out);
+                        value(&mut out, &step.to_value());
+                    }
+                    out.push(']');
+                }
+                if d.text || exec.text.len() != sent_text {
+                    key(&mut out, "text");
+                    match exec.text.get(sent_text..) {
+                        Some(tail) if !d.text_replaced => {
+                            out.push_str("{\"append\":");
+                            string(&mut out, tail);
+                        }
+                        _ => {
+                            out.push_str("{\"replace\":");
+                            string(&mut out, &exec.text);
+                        }
+                    }
+                    out.push('}');
                 }
             }
-            dirty.text_sent[pos] = exec.text.len();
-            execs.push(Value::Object(m));
+            out.push('}');
+            if let Some(n) = dirty.text_sent.get_mut(pos) {
+                *n = exec.text.len();
+            }
         }
-        out.insert("executions".into(), Value::Array(execs));
+        if out.ends_with('[') {
+            out.truncate(mark);
+        } else {
+            out.push(']');
+        }
+        out.push('}');
         self.dirty = Dirty {
             warnings_sent: dirty.warnings_sent,
             text_sent: dirty.text_sent,
+            session_sent: dirty.session_sent,
+            exec_sent: dirty.exec_sent,
             ..Dirty::default()
         };
-        Value::Object(out)
+        out
+    }
+
+    /// The fields of [`Session::header_value`], in its order.
+    fn header_fields(&self, f: &mut Fields) {
+        let status = self.status();
+        let usage = self
+            .executions
+            .iter()
+            .fold(Usage::default(), |a, e| add_usage(&a, &e.usage()));
+        f.field("session_id", |o| opt_string(o, self.session_id.as_deref()));
+        f.field("status", |o| opt_string(o, status));
+        f.field("state_status", |o| {
+            opt_string(o, status.and_then(state_status))
+        });
+        f.field("usage", |o| usage_text(o, &usage));
+        f.field("counts", |o| {
+            let c = self.counts;
+            let _ = write!(
+                o,
+                "{{\"applied\":{},\"duplicates\":{},\"rejected\":{}}}",
+                c.applied, c.duplicates, c.rejected
+            );
+        });
+        f.field("rejected_sessions", |o| {
+            o.push('{');
+            for (id, n) in &self.foreign {
+                sep(o);
+                string(o, id);
+                let _ = write!(o, ":{n}");
+            }
+            o.push('}');
+        });
+    }
+}
+
+/// The fields of [`Execution::header_value`], in its order.
+fn exec_header_fields(e: &Execution, f: &mut Fields) {
+    let status = e.status();
+    f.field("execution_id", |o| opt_string(o, e.id.as_deref()));
+    f.field("status", |o| opt_string(o, status));
+    f.field("state_status", |o| {
+        opt_string(o, status.and_then(state_status))
+    });
+    f.field("first_at", |o| opt_string(o, e.first_at.as_deref()));
+    f.field("last_at", |o| opt_string(o, e.last_at.as_deref()));
+    f.field("usage", |o| usage_text(o, &e.usage()));
+    f.field("stream_complete", |o| {
+        o.push_str(if e.stream_complete { "true" } else { "false" })
+    });
+    f.field("final_answer", |o| opt_string(o, e.final_answer.as_deref()));
+    f.field("error", |o| opt_string(o, e.run_error.as_deref()));
+    f.field("missing_steps", |o| ints(o, &e.missing_steps()));
+    f.field("missing_step_count", |o| {
+        let _ = write!(o, "{}", e.step_gaps.count());
+    });
+    f.field("missing_chunks", |o| ints(o, &e.missing_chunks()));
+    f.field("missing_chunk_count", |o| {
+        let _ = write!(o, "{}", e.chunk_gaps.count());
+    });
+}
+
+/// One header's fields, each written as JSON text and compared with its
+/// text as last sent (`sent`, one entry per field in order).
+struct Fields<'a> {
+    sent: &'a mut Vec<String>,
+    /// `"key":value` pairs of the fields that changed, comma-separated.
+    changed: String,
+    next: usize,
+    scratch: String,
+}
+
+impl<'a> Fields<'a> {
+    fn new(sent: &'a mut Vec<String>) -> Fields<'a> {
+        Fields {
+            sent,
+            changed: String::new(),
+            next: 0,
+            scratch: String::new(),
+        }
+    }
+
+    fn field(&mut self, name: &str, write: impl FnOnce(&mut String)) {
+        self.scratch.clear();
+        write(&mut self.scratch);
+        if self.sent.len() <= self.next {
+            self.sent.resize_with(self.next + 1, String::new);
+        }
+        let Some(sent) = self.sent.get_mut(self.next) else {
+            return;
+        };
+        self.next += 1;
+        if *sent != self.scratch {
+            if !self.changed.is_empty() {
+                self.changed.push(',');
+            }
+            string(&mut self.changed, name);
+            self.changed.push(':');
+            self.changed.push_str(&self.scratch);
+            std::mem::swap(sent, &mut self.scratch);
+        }
+    }
+
+    /// `,"name":{changed fields}` into `out`, or nothing when none changed.
+    fn finish(self, out: &mut String, name: &str) {
+        if !self.changed.is_empty() {
+            key(out, name);
+            out.push('{');
+            out.push_str(&self.changed);
+            out.push('}');
+        }
+    }
+}
+
+/// A comma unless `out` is just after an opening bracket.
+fn sep(out: &mut String) {
+    if !(out.ends_with('{') || out.ends_with('[')) {
+        out.push(',');
+    }
+}
+
+/// `,"name":` (the comma when needed).
+fn key(out: &mut String, name: &str) {
+    sep(out);
+    string(out, name);
+    out.push(':');
+}
+
+fn value(out: &mut String, v: &Value) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+}
+
+fn opt_string(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => string(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+fn ints(out: &mut String, list: &[i64]) {
+    out.push('[');
+    for n in list {
+        sep(out);
+        let _ = write!(out, "{n}");
+    }
+    out.push(']');
+}
+
+/// [`crate::session::view::usage_value`] as text.
+fn usage_text(out: &mut String, u: &Usage) {
+    let _ = write!(
+        out,
+        "{{\"input\":{},\"output\":{},\"cacheWrite\":{},\"cacheRead\":{},\"reasoning\":{},\"total\":{}}}",
+        u.input,
+        u.output,
+        u.cache_write,
+        u.cache_read,
+        u.reasoning,
+        u.total()
+    );
+}
+
+/// A JSON string literal: `"`, `\` and control characters escaped, the
+/// rest copied in runs (what `JSON.parse` reads back is the same string).
+fn string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // Only ASCII bytes end a run, so `start..i` is on char boundaries.
+        out.push_str(s.get(start..i).unwrap_or_default());
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string;
+
+    #[test]
+    fn strings_are_escaped_as_json_reads_them_back() {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c",
+            "line\nbreak\r\ttab",
+            "\u{0}\u{1f}x",
+            "é😀\u{2028}",
+        ] {
+            let mut out = String::new();
+            string(&mut out, s);
+            assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s, "{out}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -96,7 +96,7 @@ impl Session {
             outcome
         };
         self.notify();
-        to_js(&outcome.to_value())
+        outcome_js(&outcome)
     }
 
     /// Ingests a JSONL batch; lines that fail are reported, not thrown:
@@ -126,7 +126,7 @@ impl Session {
     pub fn get_snapshot(&self) -> Result<JsValue, JsValue> {
         let mut inner = self.inner.borrow_mut();
         if inner.stale {
-            let patch = to_js(&inner.core.take_patch())?;
+            let patch = js_sys::JSON::parse(&inner.core.take_patch())?;
             let Inner {
                 snapshot,
                 step_lists,
@@ -262,113 +262,207 @@ thread_local! {
     static UNSUBSCRIBED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn get(o: &JsValue, key: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+#[wasm_bindgen]
+extern "C" {
+    /// `Reflect.get` without js-sys's try/catch wrapper: used only on the
+    /// parsed patch and the snapshot's own plain objects (no getters, no
+    /// proxies), never on `undefined`.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
+    fn field(target: &JsValue, key: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
+    fn set_field(target: &JsValue, key: &JsValue, value: &JsValue) -> bool;
+    /// `Object.assign(target, a, b)`; `undefined` sources are skipped.
+    #[wasm_bindgen(js_namespace = Object, js_name = assign)]
+    fn assign2(target: &Object, a: &JsValue, b: &JsValue) -> Object;
+    /// `JSON.parse` of a string already in JS (no copy out of wasm memory).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn parse_js(text: &JsValue) -> JsValue;
 }
 
-fn set(o: &Object, key: &str, v: &JsValue) -> Result<(), JsValue> {
-    Reflect::set(o, &JsValue::from_str(key), v).map(|_| ())
-}
-
-/// A shallow copy of `base` (or a new object) with `over`'s own fields on top.
-fn merged(base: &JsValue, over: &JsValue) -> Object {
-    let target = Object::new();
-    if base.is_object() {
-        Object::assign(&target, base.unchecked_ref());
+/// An ingest outcome as a new JS object. The usual ones (no warnings) are
+/// parsed from JSON text kept in JS: one boundary call instead of
+/// serialising a value and copying its text out of wasm memory per ingest.
+fn outcome_js(o: &crate::session::IngestOutcome) -> Result<JsValue, JsValue> {
+    let common = match (o.applied, o.duplicate, o.rejected) {
+        _ if !o.warnings.is_empty() => None,
+        (true, false, None) => Some(0),
+        (false, true, None) => Some(1),
+        (false, false, Some("foreign_session")) => Some(2),
+        _ => None,
+    };
+    match common {
+        Some(i) => Ok(OUTCOMES.with(|texts| parse_js(&texts[i]))),
+        None => to_js(&o.to_value()),
     }
-    if over.is_object() {
-        Object::assign(&target, over.unchecked_ref());
-    }
-    target
 }
 
-/// The next snapshot: `prev` with the patch applied, sharing what it did not
-/// touch. `step_lists` holds the unfrozen working copy of each execution's
-/// steps (see [`Session::step_lists`]).
+thread_local! {
+    /// The JSON text of the usual outcomes, in [`outcome_js`]'s order.
+    static OUTCOMES: [JsValue; 3] = [
+        r#"{"applied":true,"duplicate":false,"rejected":null,"warnings":[]}"#,
+        r#"{"applied":false,"duplicate":true,"rejected":null,"warnings":[]}"#,
+        r#"{"applied":false,"duplicate":false,"rejected":"foreign_session","warnings":[]}"#,
+    ]
+    .map(JsValue::from_str);
+}
+
+/// The property names the patch and the snapshot use, made into JS strings
+/// once: creating one from Rust decodes it from wasm memory every time.
+struct Keys {
+    session: JsValue,
+    warnings_added: JsValue,
+    warnings: JsValue,
+    executions: JsValue,
+    index: JsValue,
+    whole: JsValue,
+    header: JsValue,
+    steps: JsValue,
+    text: JsValue,
+    append: JsValue,
+    replace: JsValue,
+    number: JsValue,
+}
+
+impl Keys {
+    fn new() -> Keys {
+        let k = JsValue::from_str;
+        Keys {
+            session: k("session"),
+            warnings_added: k("warnings_added"),
+            warnings: k("warnings"),
+            executions: k("executions"),
+            index: k("index"),
+            whole: k("whole"),
+            header: k("header"),
+            steps: k("steps"),
+            text: k("text"),
+            append: k("append"),
+            replace: k("replace"),
+            number: k("number"),
+        }
+    }
+}
+
+thread_local! {
+    static KEYS: Keys = Keys::new();
+}
+
+/// The next snapshot: `prev` with the patch (see [`Core::take_patch`])
+/// applied, sharing what it did not touch; `prev` itself when nothing
+/// changed. `step_lists` holds the unfrozen working copy of each
+/// execution's steps (see [`Session::step_lists`]).
 fn apply_patch(
     prev: &JsValue,
     patch: &JsValue,
     step_lists: &mut Vec<Array>,
 ) -> Result<JsValue, JsValue> {
-    let next = merged(prev, &get(patch, "session"));
-    let old_warnings = get(prev, "warnings");
-    let added: Array = get(patch, "warnings_added").unchecked_into();
-    let warnings = if old_warnings.is_undefined() {
-        added
-    } else if added.length() == 0 {
-        old_warnings.unchecked_into()
-    } else {
-        old_warnings.unchecked_ref::<Array>().concat(&added)
-    };
-    set(&next, "warnings", &warnings)?;
-    let old_execs = get(prev, "executions");
-    let changes: Array = get(patch, "executions").unchecked_into();
-    let execs = if old_execs.is_undefined() {
-        Array::new()
-    } else if changes.length() == 0 {
-        old_execs.clone().unchecked_into()
-    } else {
-        old_execs.unchecked_ref::<Array>().slice(0, u32::MAX)
-    };
-    for change in changes.iter() {
-        let index = get(&change, "index").as_f64().unwrap_or(0.0) as u32;
-        let whole = get(&change, "whole");
-        let slot = index as usize;
-        if step_lists.len() <= slot {
-            step_lists.resize_with(slot + 1, Array::new);
+    KEYS.with(|k| {
+        let session = field(patch, &k.session);
+        let added = field(patch, &k.warnings_added);
+        let changes = field(patch, &k.executions);
+        let first = !prev.is_object();
+        if !first && session.is_undefined() && added.is_undefined() && changes.is_undefined() {
+            return Ok(prev.clone());
         }
-        let exec = if !whole.is_undefined() {
-            let steps: Array = get(&whole, "steps").unchecked_into();
-            step_lists[slot] = steps.slice(0, u32::MAX);
-            freeze_steps(&whole);
-            whole
+        let next = assign2(&Object::new(), prev, &session);
+        let old_warnings = if first {
+            JsValue::UNDEFINED
         } else {
-            let old = execs.get(index);
-            let exec = merged(&old, &get(&change, "header"));
-            let steps: Array = get(&change, "steps").unchecked_into();
-            if steps.length() > 0 {
-                let work = &step_lists[slot];
-                for step in steps.iter() {
-                    Object::freeze(step.unchecked_ref::<Object>());
-                    place_step(work, step);
-                }
-                set(&exec, "steps", &Object::freeze(&work.slice(0, u32::MAX)))?;
-            }
-            let text = get(&change, "text");
-            if text.is_object() {
-                let append = get(&text, "append");
-                // Concatenated as JS strings: the text so far never crosses
-                // into wasm (that copy would make streaming quadratic).
-                let value = if append.is_string() {
-                    let head = get(&old, "text");
-                    if head.is_string() {
-                        head.unchecked_into::<js_sys::JsString>()
-                            .concat(&append)
-                            .into()
-                    } else {
-                        append
-                    }
-                } else {
-                    get(&text, "replace")
-                };
-                set(&exec, "text", &value)?;
-            }
-            exec.into()
+            field(prev, &k.warnings)
         };
-        Object::freeze(exec.unchecked_ref::<Object>());
-        execs.set(index, exec);
+        if first || !added.is_undefined() {
+            let warnings = match (old_warnings.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
+                (Some(old), Some(new)) => old.concat(new),
+                (None, Some(new)) => new.clone(),
+                (_, None) => Array::new(),
+            };
+            set_field(&next, &k.warnings, &warnings);
+        }
+        if let Some(changes) = changes.dyn_ref::<Array>() {
+            let execs = if first {
+                Array::new()
+            } else {
+                field(prev, &k.executions)
+                    .unchecked_into::<Array>()
+                    .slice(0, u32::MAX)
+            };
+            for change in changes.iter() {
+                let index = field(&change, &k.index).as_f64().unwrap_or(0.0) as u32;
+                let exec = apply_exec(k, &execs.get(index), &change, index as usize, step_lists);
+                execs.set(index, exec);
+            }
+            set_field(&next, &k.executions, &Object::freeze(&execs));
+        } else if first {
+            set_field(&next, &k.executions, &Object::freeze(&Array::new()));
+        }
+        Ok(Object::freeze(&next).into())
+    })
+}
+
+/// One execution's change applied to its previous object (`undefined` when new).
+fn apply_exec(
+    k: &Keys,
+    old: &JsValue,
+    change: &JsValue,
+    slot: usize,
+    step_lists: &mut Vec<Array>,
+) -> JsValue {
+    if step_lists.len() <= slot {
+        step_lists.resize_with(slot + 1, Array::new);
     }
-    set(&next, "executions", &Object::freeze(&execs))?;
-    Ok(Object::freeze(&next).into())
+    let whole = field(change, &k.whole);
+    if whole.is_object() {
+        let steps: Array = field(&whole, &k.steps).unchecked_into();
+        for s in steps.iter() {
+            Object::freeze(s.unchecked_ref::<Object>());
+        }
+        step_lists[slot] = steps.slice(0, u32::MAX);
+        Object::freeze(&steps);
+        return Object::freeze(whole.unchecked_ref::<Object>()).into();
+    }
+    let exec = assign2(&Object::new(), old, &field(change, &k.header));
+    let steps = field(change, &k.steps);
+    if let Some(steps) = steps.dyn_ref::<Array>() {
+        let work = &step_lists[slot];
+        for step in steps.iter() {
+            Object::freeze(step.unchecked_ref::<Object>());
+            place_step(k, work, step);
+        }
+        set_field(&exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
+    }
+    let text = field(change, &k.text);
+    if text.is_object() {
+        let append = field(&text, &k.append);
+        // Concatenated as JS strings: the text so far never crosses
+        // into wasm (that copy would make streaming quadratic).
+        let value = if append.is_string() {
+            let head = if old.is_object() {
+                field(old, &k.text)
+            } else {
+                JsValue::UNDEFINED
+            };
+            if head.is_string() {
+                head.unchecked_into::<js_sys::JsString>()
+                    .concat(&append)
+                    .into()
+            } else {
+                append
+            }
+        } else {
+            field(&text, &k.replace)
+        };
+        set_field(&exec, &k.text, &value);
+    }
+    Object::freeze(&exec).into()
 }
 
 /// Puts a changed step in its place (steps are kept in number order; a
 /// changed step is usually the last one, so the search starts there).
-fn place_step(list: &Array, step: JsValue) {
-    let number = get(&step, "number").as_f64().unwrap_or(0.0);
+fn place_step(k: &Keys, list: &Array, step: JsValue) {
+    let number = field(&step, &k.number).as_f64().unwrap_or(0.0);
     let mut i = list.length();
     while i > 0 {
-        let n = get(&list.get(i - 1), "number").as_f64().unwrap_or(0.0);
+        let n = field(&list.get(i - 1), &k.number).as_f64().unwrap_or(0.0);
         if n == number {
             list.set(i - 1, step);
             return;
@@ -379,16 +473,6 @@ fn place_step(list: &Array, step: JsValue) {
         i -= 1;
     }
     list.splice(i, 0, &step);
-}
-
-fn freeze_steps(exec: &JsValue) {
-    let steps = get(exec, "steps");
-    if let Some(list) = steps.dyn_ref::<Array>() {
-        for s in list.iter() {
-            Object::freeze(s.unchecked_ref::<Object>());
-        }
-        Object::freeze(list);
-    }
 }
 
 /// Looks for the producer bugs the design documents describe, each with a

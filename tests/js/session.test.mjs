@@ -63,6 +63,30 @@ test('snapshots built from patches equal the full view for every run, read after
   }
 });
 
+test('the snapshot read after every event equals the full view, whatever the order, repetition or noise', () => {
+  for (const r of runs) {
+    const all = r.expected.flatMap(envelopesOf);
+    const sessionId = all[0].session_id;
+    const noisy = [];
+    all.slice().reverse().forEach((e, i) => {
+      noisy.push(e, e);
+      noisy.push(i % 3 === 0 ? { ...e, session_id: `other-${i % 2}` } : { ...e, [`x_${i}`]: i });
+    });
+    const s = new Session({ sessionId });
+    noisy.forEach((e, i) => {
+      s.ingest(e);
+      const view = s.getSnapshot();
+      const fresh = new Session({ sessionId });
+      fresh.ingestJsonl(noisy.slice(0, i + 1).map((x) => JSON.stringify(x)).join('\n'));
+      assert.deepEqual(view, fresh.getSnapshot(), `${r.name}, event ${i}`);
+      fresh.free();
+      for (const o of [view, view.executions, ...view.executions, ...view.executions.flatMap((x) => [x.steps, ...x.steps])]) {
+        assert.ok(Object.isFrozen(o), `${r.name}, event ${i}: frozen`);
+      }
+    });
+  }
+});
+
 test('streamed text is appended in index order, and replaced when a late chunk lands inside', () => {
   const chunk = (i, content) => ({ type: 'agent.stream.chunk', session_id: 's', execution_id: 'e', timestamp: '2026-01-20T12:00:00Z', payload: { content, chunk_index: i } });
   const s = new Session();
@@ -97,10 +121,13 @@ test('redelivery and foreign sessions through the JS API', () => {
   assert.deepEqual(s.ingest(first), { applied: true, duplicate: false, rejected: null, warnings: [] });
   assert.deepEqual(s.ingest(first), { applied: false, duplicate: true, rejected: null, warnings: [] });
   const other = { ...first, session_id: 'someone-else' };
-  assert.equal(s.ingest(other).rejected, 'foreign_session');
+  const rejected = s.ingest(other);
+  assert.deepEqual(rejected, { applied: false, duplicate: false, rejected: 'foreign_session', warnings: [] });
+  rejected.warnings.push('mine');
+  assert.deepEqual(s.ingest(other).warnings, [], 'each outcome is a new object');
   const view = s.getSnapshot();
-  assert.deepEqual(view.counts, { applied: 1, duplicates: 1, rejected: 1 });
-  assert.deepEqual(view.rejected_sessions, { 'someone-else': 1 });
+  assert.deepEqual(view.counts, { applied: 1, duplicates: 1, rejected: 2 });
+  assert.deepEqual(view.rejected_sessions, { 'someone-else': 2 });
   assert.equal(s.sessionId, first.session_id);
 });
 
