@@ -15,15 +15,13 @@ use serde_json::Value;
 
 use crate::model::usage::Usage;
 use crate::session::apply::Touched;
-use crate::session::view::{add_usage, state_status, Execution};
+use crate::session::view::{add_usage, state_status, Execution, StepView, ToolRun};
 use crate::session::Session;
 
 /// What changed since the last patch, per execution position.
 #[derive(Clone, Debug, Default)]
 pub struct Dirty {
     pub header: bool,
-    /// Executions added since the last patch (sent whole).
-    added: BTreeSet<usize>,
     execs: BTreeMap<usize, ExecDirty>,
     /// Warnings already sent.
     warnings_sent: usize,
@@ -37,6 +35,8 @@ pub struct Dirty {
 
 #[derive(Clone, Debug, Default)]
 struct ExecDirty {
+    /// Added since the last patch (sent whole).
+    added: bool,
     steps: BTreeSet<i64>,
     text: bool,
     text_replaced: bool,
@@ -44,7 +44,7 @@ struct ExecDirty {
 
 impl Dirty {
     pub fn execution_added(&mut self, pos: usize) {
-        self.added.insert(pos);
+        self.execs.entry(pos).or_default().added = true;
         self.header = true;
     }
 
@@ -74,11 +74,14 @@ impl Session {
     /// (in step order, each to be placed by `number`) and its text as
     /// `{append}` or `{replace}`.
     pub fn take_patch(&mut self) -> String {
-        let mut dirty = std::mem::take(&mut self.dirty);
-        let mut out = String::from("{");
-        let mut fields = Fields::new(&mut dirty.session_sent);
-        self.header_fields(&mut fields);
-        fields.finish(&mut out, "session");
+        // Taken out for the length of the call (the fields read the session).
+        let mut taken = std::mem::take(&mut self.dirty);
+        let dirty = &mut taken;
+        let mut out = String::with_capacity(256);
+        out.push('{');
+        let mut fields = Fields::open(&mut out, "session", &mut dirty.session_sent);
+        header_fields(self, &mut fields);
+        fields.close();
         if let Some(new) = self
             .warnings
             .get(dirty.warnings_sent..)
@@ -90,59 +93,52 @@ impl Session {
         dirty.warnings_sent = self.warnings.len();
         dirty.text_sent.resize(self.executions.len(), 0);
         dirty.exec_sent.resize_with(self.executions.len(), Vec::new);
-        let positions: BTreeSet<usize> = dirty
-            .added
-            .iter()
-            .chain(dirty.execs.keys())
-            .copied()
-            .collect();
         let mark = out.len();
         key(&mut out, "executions");
         out.push('[');
-        for pos in positions {
-            let (Some(exec), Some(sent)) = (self.executions.get(pos), dirty.exec_sent.get_mut(pos))
-            else {
+        for (pos, d) in std::mem::take(&mut dirty.execs) {
+            let (Some(exec), Some(sent), Some(sent_text)) = (
+                self.executions.get(pos),
+                dirty.exec_sent.get_mut(pos),
+                dirty.text_sent.get_mut(pos),
+            ) else {
                 continue;
             };
             sep(&mut out);
             out.push_str("{\"index\":");
             uint(&mut out, pos as u64);
-            let sent_text = dirty.text_sent.get(pos).copied().unwrap_or(0);
-            if dirty.added.contains(&pos) {
-                key(&mut out, "whole");
+            if d.added {
                 sent.clear();
-                let mut fields = Fields::new(sent);
+                let mut fields = Fields::open(&mut out, "whole", sent);
                 exec_header_fields(exec, &mut fields);
-                out.push('{');
-                out.push_str(&fields.changed);
+                // The steps and the text go in the same object as the header.
                 key(&mut out, "steps");
                 out.push('[');
                 for step in exec.steps.values() {
                     sep(&mut out);
-                    value(&mut out, &step.to_value());
+                    step_text(&mut out, step);
                 }
                 out.push(']');
                 key(&mut out, "text");
                 string(&mut out, &exec.text);
                 out.push('}');
             } else {
-                let d = dirty.execs.get(&pos).cloned().unwrap_or_default();
-                let mut fields = Fields::new(sent);
+                let mut fields = Fields::open(&mut out, "header", sent);
                 exec_header_fields(exec, &mut fields);
-                fields.finish(&mut out, "header");
+                fields.close();
                 let mut steps = d.steps.iter().filter_map(|n| exec.steps.get(n)).peekable();
                 if steps.peek().is_some() {
                     key(&mut out, "steps");
                     out.push('[');
                     for step in steps {
                         sep(&mut out);
-                        value(&mut out, &step.to_value());
+                        step_text(&mut out, step);
                     }
                     out.push(']');
                 }
-                if d.text || exec.text.len() != sent_text {
+                if d.text || exec.text.len() != *sent_text {
                     key(&mut out, "text");
-                    match exec.text.get(sent_text..) {
+                    match exec.text.get(*sent_text..) {
                         Some(tail) if !d.text_replaced => {
                             out.push_str("{\"append\":");
                             string(&mut out, tail);
@@ -156,9 +152,7 @@ impl Session {
                 }
             }
             out.push('}');
-            if let Some(n) = dirty.text_sent.get_mut(pos) {
-                *n = exec.text.len();
-            }
+            *sent_text = exec.text.len();
         }
         if out.ends_with('[') {
             out.truncate(mark);
@@ -166,50 +160,45 @@ impl Session {
             out.push(']');
         }
         out.push('}');
-        self.dirty = Dirty {
-            warnings_sent: dirty.warnings_sent,
-            text_sent: dirty.text_sent,
-            session_sent: dirty.session_sent,
-            exec_sent: dirty.exec_sent,
-            ..Dirty::default()
-        };
+        dirty.header = false;
+        self.dirty = taken;
         out
     }
+}
 
-    /// The fields of [`Session::header_value`], in its order.
-    fn header_fields(&self, f: &mut Fields) {
-        let status = self.status();
-        let usage = self
-            .executions
-            .iter()
-            .fold(Usage::default(), |a, e| add_usage(&a, &e.usage()));
-        f.field("session_id", |o| opt_string(o, self.session_id.as_deref()));
-        f.field("status", |o| opt_string(o, status));
-        f.field("state_status", |o| {
-            opt_string(o, status.and_then(state_status))
-        });
-        f.field("usage", |o| usage_text(o, &usage));
-        f.field("counts", |o| {
-            let c = self.counts;
-            o.push_str("{\"applied\":");
-            uint(o, c.applied);
-            o.push_str(",\"duplicates\":");
-            uint(o, c.duplicates);
-            o.push_str(",\"rejected\":");
-            uint(o, c.rejected);
-            o.push('}');
-        });
-        f.field("rejected_sessions", |o| {
-            o.push('{');
-            for (id, n) in &self.foreign {
-                sep(o);
-                string(o, id);
-                o.push(':');
-                uint(o, *n);
-            }
-            o.push('}');
-        });
-    }
+/// The fields of [`Session::header_value`], in its order.
+fn header_fields(s: &Session, f: &mut Fields) {
+    let status = s.status();
+    let usage = s
+        .executions
+        .iter()
+        .fold(Usage::default(), |a, e| add_usage(&a, &e.usage()));
+    f.field("session_id", |o| opt_string(o, s.session_id.as_deref()));
+    f.field("status", |o| opt_string(o, status));
+    f.field("state_status", |o| {
+        opt_string(o, status.and_then(state_status))
+    });
+    f.field("usage", |o| usage_text(o, &usage));
+    f.field("counts", |o| {
+        let c = s.counts;
+        o.push_str("{\"applied\":");
+        uint(o, c.applied);
+        o.push_str(",\"duplicates\":");
+        uint(o, c.duplicates);
+        o.push_str(",\"rejected\":");
+        uint(o, c.rejected);
+        o.push('}');
+    });
+    f.field("rejected_sessions", |o| {
+        o.push('{');
+        for (id, n) in &s.foreign {
+            sep(o);
+            string(o, id);
+            o.push(':');
+            uint(o, *n);
+        }
+        o.push('}');
+    });
 }
 
 /// The fields of [`Execution::header_value`], in its order.
@@ -234,55 +223,150 @@ fn exec_header_fields(e: &Execution, f: &mut Fields) {
     f.field("missing_chunk_count", |o| uint(o, e.chunk_gaps.count()));
 }
 
-/// One header's fields, each written as JSON text and compared with its
-/// text as last sent (`sent`, one entry per field in order).
+/// [`StepView::to_value`] as text, without copying the step's values
+/// (arguments and continuation traces are the bulk of a step).
+fn step_text(out: &mut String, s: &StepView) {
+    out.push_str("{\"number\":");
+    int(out, s.number);
+    key(out, "step_id");
+    opt_string(out, s.step_id.as_deref());
+    key(out, "type");
+    opt_string(out, s.step_type());
+    key(out, "started_at");
+    opt_string(out, s.started_at.as_deref());
+    key(out, "completed_at");
+    opt_string(out, s.completed_at.as_deref());
+    key(out, "duration_ms");
+    opt_value(out, s.duration_ms.as_ref());
+    key(out, "message_count");
+    opt_int(out, s.message_count);
+    key(out, "tools_available");
+    opt_int(out, s.tools_available);
+    key(out, "has_tool_calls");
+    opt_bool(out, s.has_tool_calls);
+    key(out, "finish_reason");
+    opt_string(out, s.finish_reason.as_deref());
+    key(out, "usage");
+    match &s.usage {
+        Some(u) => usage_text(out, u),
+        None => out.push_str("null"),
+    }
+    key(out, "errors");
+    opt_int(out, s.errors);
+    key(out, "error");
+    opt_string(out, s.error.as_deref());
+    key(out, "continuation");
+    opt_value(out, s.continuation.as_ref());
+    key(out, "tools");
+    out.push('[');
+    for t in &s.tools {
+        sep(out);
+        tool_text(out, t);
+    }
+    out.push(']');
+    key(out, "text");
+    string(out, &s.text);
+    key(out, "seen");
+    seen_text(out, s.seen_started, s.seen_completed);
+    out.push('}');
+}
+
+/// [`ToolRun::to_value`] as text.
+fn tool_text(out: &mut String, t: &ToolRun) {
+    out.push_str("{\"name\":");
+    string(out, &t.name);
+    key(out, "call_id");
+    opt_string(out, t.call_id.as_deref());
+    key(out, "status");
+    string(out, t.status().as_str());
+    key(out, "args_summary");
+    opt_string(out, t.args_summary.as_deref());
+    key(out, "args");
+    opt_value(out, t.args.as_ref());
+    key(out, "started_at");
+    opt_string(out, t.started_at.as_deref());
+    key(out, "completed_at");
+    opt_string(out, t.completed_at.as_deref());
+    key(out, "error");
+    opt_string(out, t.error.as_deref());
+    key(out, "duration_ms");
+    opt_value(out, t.duration_ms.as_ref());
+    key(out, "result_summary");
+    opt_string(out, t.result_summary.as_deref());
+    key(out, "output");
+    string(out, &t.output);
+    key(out, "seen");
+    seen_text(out, t.seen_started, t.seen_completed);
+    out.push('}');
+}
+
+fn seen_text(out: &mut String, started: bool, completed: bool) {
+    out.push_str("{\"started\":");
+    out.push_str(if started { "true" } else { "false" });
+    out.push_str(",\"completed\":");
+    out.push_str(if completed { "true" } else { "false" });
+    out.push('}');
+}
+
+/// One header's fields written into the patch as `"name":{...}`, each
+/// compared with its text as last sent (`sent`, one entry per field in
+/// order) and taken back out when it did not change.
 struct Fields<'a> {
+    out: &'a mut String,
     sent: &'a mut Vec<String>,
-    /// `"key":value` pairs of the fields that changed, comma-separated.
-    changed: String,
+    /// Where `"name":{` starts, to remove it when no field changed.
+    mark: usize,
     next: usize,
-    scratch: String,
+    any: bool,
 }
 
 impl<'a> Fields<'a> {
-    fn new(sent: &'a mut Vec<String>) -> Fields<'a> {
+    fn open(out: &'a mut String, name: &str, sent: &'a mut Vec<String>) -> Fields<'a> {
+        let mark = out.len();
+        key(out, name);
+        out.push('{');
         Fields {
+            out,
             sent,
-            changed: String::new(),
+            mark,
             next: 0,
-            scratch: String::new(),
+            any: false,
         }
     }
 
     fn field(&mut self, name: &str, write: impl FnOnce(&mut String)) {
-        self.scratch.clear();
-        write(&mut self.scratch);
+        let out = &mut *self.out;
+        let before = out.len();
+        if self.any {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(name);
+        out.push_str("\":");
+        let start = out.len();
+        write(out);
         if self.sent.len() <= self.next {
             self.sent.resize_with(self.next + 1, String::new);
         }
-        let Some(sent) = self.sent.get_mut(self.next) else {
+        let (Some(sent), Some(text)) = (self.sent.get_mut(self.next), out.get(start..)) else {
             return;
         };
         self.next += 1;
-        if *sent != self.scratch {
-            if !self.changed.is_empty() {
-                self.changed.push(',');
-            }
-            self.changed.push('"');
-            self.changed.push_str(name);
-            self.changed.push_str("\":");
-            self.changed.push_str(&self.scratch);
-            std::mem::swap(sent, &mut self.scratch);
+        if sent == text {
+            out.truncate(before);
+        } else {
+            sent.clear();
+            sent.push_str(text);
+            self.any = true;
         }
     }
 
-    /// `,"name":{changed fields}` into `out`, or nothing when none changed.
-    fn finish(self, out: &mut String, name: &str) {
-        if !self.changed.is_empty() {
-            key(out, name);
-            out.push('{');
-            out.push_str(&self.changed);
-            out.push('}');
+    /// Ends the object, or removes it when no field changed.
+    fn close(self) {
+        if self.any {
+            self.out.push('}');
+        } else {
+            self.out.truncate(self.mark);
         }
     }
 }
@@ -328,6 +412,28 @@ fn key(out: &mut String, name: &str) {
 
 fn value(out: &mut String, v: &Value) {
     out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+}
+
+fn opt_value(out: &mut String, v: Option<&Value>) {
+    match v {
+        Some(v) => value(out, v),
+        None => out.push_str("null"),
+    }
+}
+
+fn opt_int(out: &mut String, n: Option<i64>) {
+    match n {
+        Some(n) => int(out, n),
+        None => out.push_str("null"),
+    }
+}
+
+fn opt_bool(out: &mut String, b: Option<bool>) {
+    out.push_str(match b {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "null",
+    });
 }
 
 fn opt_string(out: &mut String, s: Option<&str>) {

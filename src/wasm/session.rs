@@ -51,6 +51,9 @@ struct Inner {
     /// copying a frozen array takes V8's slow element-by-element path, which
     /// made every step change cost far more the longer the run was.
     step_lists: Vec<Array>,
+    /// An unfrozen copy of the published `executions` array, for the same
+    /// reason (copying the frozen one took most of a streamed chunk's read).
+    exec_list: Array,
 }
 
 impl Session {
@@ -62,6 +65,7 @@ impl Session {
                 stale: true,
                 recorded,
                 step_lists: Vec::new(),
+                exec_list: Array::new(),
             }),
             listeners: RefCell::new(Vec::new()),
         }
@@ -130,9 +134,10 @@ impl Session {
             let Inner {
                 snapshot,
                 step_lists,
+                exec_list,
                 ..
             } = &mut *inner;
-            *snapshot = apply_patch(snapshot, &patch, step_lists)?;
+            *snapshot = apply_patch(snapshot, &patch, step_lists, exec_list)?;
             inner.stale = false;
         }
         Ok(inner.snapshot.clone())
@@ -350,11 +355,13 @@ thread_local! {
 /// The next snapshot: `prev` with the patch (see [`Core::take_patch`])
 /// applied, sharing what it did not touch; `prev` itself when nothing
 /// changed. `step_lists` holds the unfrozen working copy of each
-/// execution's steps (see [`Session::step_lists`]).
+/// execution's steps (see [`Session::step_lists`]), `exec_list` that of the
+/// executions.
 fn apply_patch(
     prev: &JsValue,
     patch: &JsValue,
     step_lists: &mut Vec<Array>,
+    exec_list: &Array,
 ) -> Result<JsValue, JsValue> {
     KEYS.with(|k| {
         let session = field(patch, &k.session);
@@ -379,18 +386,13 @@ fn apply_patch(
             set_field(&next, &k.warnings, &warnings);
         }
         if let Some(changes) = changes.dyn_ref::<Array>() {
-            let execs = if first {
-                Array::new()
-            } else {
-                field(prev, &k.executions)
-                    .unchecked_into::<Array>()
-                    .slice(0, u32::MAX)
-            };
             for change in changes.iter() {
                 let index = field(&change, &k.index).as_f64().unwrap_or(0.0) as u32;
-                let exec = apply_exec(k, &execs.get(index), &change, index as usize, step_lists);
-                execs.set(index, exec);
+                let old = exec_list.get(index);
+                let exec = apply_exec(k, &old, &change, index as usize, step_lists);
+                exec_list.set(index, exec);
             }
+            let execs = exec_list.slice(0, u32::MAX);
             set_field(&next, &k.executions, &Object::freeze(&execs));
         } else if first {
             set_field(&next, &k.executions, &Object::freeze(&Array::new()));
