@@ -693,27 +693,32 @@ fn patches_carry_only_what_changed() {
     let mut s = Session::new(None);
     s.ingest_value(&envelope("agent.step.started", json!({"step_number": 1})))
         .unwrap();
+    // [session, warnings, ...executions: [index, header, steps, text, replaced]]
     let first = patch(&mut s);
-    assert!(
-        first["executions"][0].get("whole").is_some(),
+    assert_eq!(first[0]["session_id"], "s1", "all fields at first");
+    assert_eq!(first[1], 0, "no warnings");
+    let new = &first[2];
+    assert_eq!(new[0], 0);
+    assert_eq!(
+        new[1]["execution_id"], "e1",
         "a new execution is sent whole"
     );
-    assert_eq!(first["session"]["session_id"], "s1", "all fields at first");
+    assert_eq!(new[2].as_array().unwrap().len(), 1);
+    assert_eq!((&new[3], &new[4]), (&json!(""), &json!(1)));
     s.ingest_value(&envelope("agent.step.started", json!({"step_number": 2})))
         .unwrap();
     let second = patch(&mut s);
-    let steps = second["executions"][0]["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 1);
-    assert_eq!(steps[0]["number"], 2);
     assert_eq!(
-        second["session"],
+        second[0],
         json!({"counts": {"applied": 2, "duplicates": 0, "rejected": 0}}),
         "only the fields that changed"
     );
-    assert!(
-        second["executions"][0].get("header").is_none(),
-        "the execution's own fields did not change"
-    );
+    let exec = &second[2];
+    assert_eq!(exec[1], 0, "the execution's own fields did not change");
+    let steps = exec[2].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    assert_eq!(steps[0]["number"], 2);
+    assert_eq!(exec[3], Value::Null, "nor did its text");
     let chunk = |i: i64, c: &str| {
         envelope(
             "agent.stream.chunk",
@@ -723,21 +728,17 @@ fn patches_carry_only_what_changed() {
     s.ingest_value(&chunk(0, "ab")).unwrap();
     s.ingest_value(&chunk(2, "ef")).unwrap();
     let gap = patch(&mut s);
-    assert_eq!(gap["executions"][0]["text"], json!({"append": "abef"}));
     assert_eq!(
-        gap["executions"][0]["header"],
-        json!({"missing_chunks": [1], "missing_chunk_count": 1})
-    );
-    assert!(
-        gap["executions"][0].get("steps").is_none(),
-        "no step changed"
+        gap[2],
+        json!([0, {"missing_chunks": [1], "missing_chunk_count": 1}, 0, "abef", 0])
     );
     s.ingest_value(&chunk(1, "cd")).unwrap();
+    let filled = patch(&mut s);
     assert_eq!(
-        patch(&mut s)["executions"][0]["text"],
-        json!({"replace": "abcdef"})
+        (&filled[2][3], &filled[2][4]),
+        (&json!("abcdef"), &json!(1))
     );
-    assert_eq!(patch(&mut s), json!({}), "nothing changed");
+    assert_eq!(patch(&mut s), json!([0, 0]), "nothing changed");
 }
 
 /// Ingests `envelopes` one at a time and checks after each that the patches

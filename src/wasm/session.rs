@@ -130,14 +130,14 @@ impl Session {
     pub fn get_snapshot(&self) -> Result<JsValue, JsValue> {
         let mut inner = self.inner.borrow_mut();
         if inner.stale {
-            let patch = js_sys::JSON::parse(&inner.core.take_patch())?;
+            let patch: Array = js_sys::JSON::parse(&inner.core.take_patch())?.unchecked_into();
             let Inner {
                 snapshot,
                 step_lists,
                 exec_list,
                 ..
             } = &mut *inner;
-            *snapshot = apply_patch(snapshot, &patch, step_lists, exec_list)?;
+            *snapshot = apply_patch(snapshot, &patch, step_lists, exec_list);
             inner.stale = false;
         }
         Ok(inner.snapshot.clone())
@@ -311,147 +311,125 @@ thread_local! {
     .map(JsValue::from_str);
 }
 
-/// The property names the patch and the snapshot use, made into JS strings
-/// once: creating one from Rust decodes it from wasm memory every time.
+/// The property names the snapshot uses, made into JS strings once:
+/// creating one from Rust decodes it from wasm memory every time.
 struct Keys {
-    session: JsValue,
-    warnings_added: JsValue,
     warnings: JsValue,
     executions: JsValue,
-    index: JsValue,
-    whole: JsValue,
-    header: JsValue,
     steps: JsValue,
     text: JsValue,
-    append: JsValue,
-    replace: JsValue,
     number: JsValue,
 }
 
-impl Keys {
-    fn new() -> Keys {
+thread_local! {
+    static KEYS: Keys = {
         let k = JsValue::from_str;
         Keys {
-            session: k("session"),
-            warnings_added: k("warnings_added"),
             warnings: k("warnings"),
             executions: k("executions"),
-            index: k("index"),
-            whole: k("whole"),
-            header: k("header"),
             steps: k("steps"),
             text: k("text"),
-            append: k("append"),
-            replace: k("replace"),
             number: k("number"),
         }
-    }
+    };
 }
 
-thread_local! {
-    static KEYS: Keys = Keys::new();
-}
-
-/// The next snapshot: `prev` with the patch (see [`Core::take_patch`])
-/// applied, sharing what it did not touch; `prev` itself when nothing
-/// changed. `step_lists` holds the unfrozen working copy of each
+/// The next snapshot: `prev` with the patch (see [`Core::take_patch`] for
+/// its layout) applied, sharing what it did not touch; `prev` itself when
+/// nothing changed. `step_lists` holds the unfrozen working copy of each
 /// execution's steps (see [`Session::step_lists`]), `exec_list` that of the
 /// executions.
 fn apply_patch(
     prev: &JsValue,
-    patch: &JsValue,
+    patch: &Array,
     step_lists: &mut Vec<Array>,
     exec_list: &Array,
-) -> Result<JsValue, JsValue> {
+) -> JsValue {
     KEYS.with(|k| {
-        let session = field(patch, &k.session);
-        let added = field(patch, &k.warnings_added);
-        let changes = field(patch, &k.executions);
+        let session = patch.get(0);
+        let added = patch.get(1);
+        let changes = patch.length();
         let first = !prev.is_object();
-        if !first && session.is_undefined() && added.is_undefined() && changes.is_undefined() {
-            return Ok(prev.clone());
+        let changed = |v: &JsValue| v.is_object();
+        if !first && !changed(&session) && !changed(&added) && changes <= 2 {
+            return prev.clone();
         }
         let next = assign2(&Object::new(), prev, &session);
-        let old_warnings = if first {
-            JsValue::UNDEFINED
-        } else {
-            field(prev, &k.warnings)
-        };
-        if first || !added.is_undefined() {
-            let warnings = match (old_warnings.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
+        if first || changed(&added) {
+            let old = if first {
+                JsValue::UNDEFINED
+            } else {
+                field(prev, &k.warnings)
+            };
+            let warnings = match (old.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
                 (Some(old), Some(new)) => old.concat(new),
                 (None, Some(new)) => new.clone(),
                 (_, None) => Array::new(),
             };
             set_field(&next, &k.warnings, &warnings);
         }
-        if let Some(changes) = changes.dyn_ref::<Array>() {
-            for change in changes.iter() {
-                let index = field(&change, &k.index).as_f64().unwrap_or(0.0) as u32;
-                let old = exec_list.get(index);
-                let exec = apply_exec(k, &old, &change, index as usize, step_lists);
+        if first || changes > 2 {
+            for i in 2..changes {
+                let change: Array = patch.get(i).unchecked_into();
+                let index = change.get(0).as_f64().unwrap_or(0.0) as u32;
+                let exec = apply_exec(
+                    k,
+                    &exec_list.get(index),
+                    &change,
+                    index as usize,
+                    step_lists,
+                );
                 exec_list.set(index, exec);
             }
             let execs = exec_list.slice(0, u32::MAX);
             set_field(&next, &k.executions, &Object::freeze(&execs));
-        } else if first {
-            set_field(&next, &k.executions, &Object::freeze(&Array::new()));
         }
-        Ok(Object::freeze(&next).into())
+        Object::freeze(&next).into()
     })
 }
 
-/// One execution's change applied to its previous object (`undefined` when new).
+/// One execution's change `[index, header, steps, text, replaced]` applied
+/// to its previous object (`undefined` when new).
 fn apply_exec(
     k: &Keys,
     old: &JsValue,
-    change: &JsValue,
+    change: &Array,
     slot: usize,
     step_lists: &mut Vec<Array>,
 ) -> JsValue {
     if step_lists.len() <= slot {
         step_lists.resize_with(slot + 1, Array::new);
     }
-    let whole = field(change, &k.whole);
-    if whole.is_object() {
-        let steps: Array = field(&whole, &k.steps).unchecked_into();
-        for s in steps.iter() {
-            Object::freeze(s.unchecked_ref::<Object>());
-        }
-        step_lists[slot] = steps.slice(0, u32::MAX);
-        Object::freeze(&steps);
-        return Object::freeze(whole.unchecked_ref::<Object>()).into();
-    }
-    let exec = assign2(&Object::new(), old, &field(change, &k.header));
-    let steps = field(change, &k.steps);
+    let new = !old.is_object();
+    let exec = assign2(&Object::new(), old, &change.get(1));
+    let steps = change.get(2);
     if let Some(steps) = steps.dyn_ref::<Array>() {
         let work = &step_lists[slot];
         for step in steps.iter() {
             Object::freeze(step.unchecked_ref::<Object>());
             place_step(k, work, step);
         }
-        set_field(&exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
     }
-    let text = field(change, &k.text);
-    if text.is_object() {
-        let append = field(&text, &k.append);
-        // Concatenated as JS strings: the text so far never crosses
-        // into wasm (that copy would make streaming quadratic).
-        let value = if append.is_string() {
-            let head = if old.is_object() {
-                field(old, &k.text)
-            } else {
-                JsValue::UNDEFINED
-            };
-            if head.is_string() {
-                head.unchecked_into::<js_sys::JsString>()
-                    .concat(&append)
-                    .into()
-            } else {
-                append
-            }
+    if new || steps.is_object() {
+        set_field(
+            &exec,
+            &k.steps,
+            &Object::freeze(&step_lists[slot].slice(0, u32::MAX)),
+        );
+    }
+    let text = change.get(3);
+    if text.is_string() {
+        let replaced = change.get(4).as_f64() == Some(1.0);
+        // Appended as JS strings: the text so far never crosses into wasm
+        // (that copy would make streaming quadratic).
+        let head = if replaced || new {
+            JsValue::UNDEFINED
         } else {
-            field(&text, &k.replace)
+            field(old, &k.text)
+        };
+        let value = match head.dyn_ref::<js_sys::JsString>() {
+            Some(head) => head.concat(&text).into(),
+            None => text,
         };
         set_field(&exec, &k.text, &value);
     }
