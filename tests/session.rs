@@ -704,7 +704,7 @@ fn patches_carry_only_what_changed() {
         "a new execution is sent whole"
     );
     assert_eq!(new[2].as_array().unwrap().len(), 1);
-    assert_eq!((&new[3], &new[4]), (&json!(""), &json!(1)));
+    assert_eq!((&new[3], &new[4]), (&json!(""), &json!(true)));
     s.ingest_value(&envelope("agent.step.started", json!({"step_number": 2})))
         .unwrap();
     let second = patch(&mut s);
@@ -730,13 +730,13 @@ fn patches_carry_only_what_changed() {
     let gap = patch(&mut s);
     assert_eq!(
         gap[2],
-        json!([0, {"missing_chunks": [1], "missing_chunk_count": 1}, 0, "abef", 0])
+        json!([0, {"missing_chunks": [1], "missing_chunk_count": 1}, 0, "abef", false])
     );
     s.ingest_value(&chunk(1, "cd")).unwrap();
     let filled = patch(&mut s);
     assert_eq!(
         (&filled[2][3], &filled[2][4]),
-        (&json!("abcdef"), &json!(1))
+        (&json!("abcdef"), &json!(true))
     );
     assert_eq!(patch(&mut s), json!([0, 0]), "nothing changed");
 }

@@ -557,9 +557,9 @@ pub fn apply_patch(view: &mut Value, patch: &Value) {
             }
         }
         exec.insert("steps".into(), Value::Array(steps));
-        let text = match (change[3].as_str(), change[4].as_u64()) {
+        let text = match (change[3].as_str(), change[4].as_bool()) {
             (None, _) => old["text"].as_str().unwrap_or("").to_string(),
-            (Some(all), Some(1)) => all.to_string(),
+            (Some(all), Some(true)) => all.to_string(),
             (Some(tail), _) => format!("{}{tail}", old["text"].as_str().unwrap_or("")),
         };
         exec.insert("text".into(), Value::from(text));

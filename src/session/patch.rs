@@ -28,9 +28,18 @@ pub struct Dirty {
     /// Per execution, how much of the text was already sent.
     text_sent: Vec<usize>,
     /// The top-level header's fields as last sent.
-    session_sent: Vec<String>,
+    session_sent: Sent,
     /// Per execution, its header's fields as last sent.
-    exec_sent: Vec<Vec<String>>,
+    exec_sent: Vec<Sent>,
+}
+
+/// One header's fields as last sent: each as JSON text, in order, and the
+/// usage also as numbers (compared before it is written: writing its six
+/// numbers on every read cost more than the rest of the header).
+#[derive(Clone, Debug, Default)]
+struct Sent {
+    fields: Vec<String>,
+    usage: Option<Usage>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -73,7 +82,7 @@ impl Session {
     /// that changed (all of them for a new execution), `steps` the changed
     /// steps in step order (each to be placed by `number`; all of them for a
     /// new execution), `text` the text appended, or the whole text when
-    /// `replaced` is 1 (a chunk landed inside it), or `null`. `0` stands for
+    /// `replaced` is true (a chunk landed inside it), or `null`. `0` stands for
     /// "nothing changed" in place of an object or a list. Arrays rather than
     /// objects with named keys: `JSON.parse` builds them several times faster,
     /// and a streamed chunk's read is mostly this parse.
@@ -97,7 +106,9 @@ impl Session {
         }
         dirty.warnings_sent = self.warnings.len();
         dirty.text_sent.resize(self.executions.len(), 0);
-        dirty.exec_sent.resize_with(self.executions.len(), Vec::new);
+        dirty
+            .exec_sent
+            .resize_with(self.executions.len(), Sent::default);
         for (pos, d) in std::mem::take(&mut dirty.execs) {
             let (Some(exec), Some(sent), Some(sent_text)) = (
                 self.executions.get(pos),
@@ -110,7 +121,7 @@ impl Session {
             uint(&mut out, pos as u64);
             out.push(',');
             if d.added {
-                sent.clear();
+                *sent = Sent::default();
             }
             let mut fields = Fields::open(&mut out, sent);
             exec_header_fields(exec, &mut fields);
@@ -143,14 +154,14 @@ impl Session {
                 Some(tail) if !d.added && !d.text_replaced => {
                     if d.text || !tail.is_empty() {
                         string(&mut out, tail);
-                        out.push_str(",0]");
+                        out.push_str(",false]");
                     } else {
-                        out.push_str("null,0]");
+                        out.push_str("null,false]");
                     }
                 }
                 _ => {
                     string(&mut out, &exec.text);
-                    out.push_str(",1]");
+                    out.push_str(",true]");
                 }
             }
             *sent_text = exec.text.len();
@@ -174,7 +185,7 @@ fn header_fields(s: &Session, f: &mut Fields) {
     f.field("state_status", |o| {
         opt_string(o, status.and_then(state_status))
     });
-    f.field("usage", |o| usage_text(o, &usage));
+    f.usage(usage);
     f.field("counts", |o| {
         let c = s.counts;
         o.push_str("{\"applied\":");
@@ -207,7 +218,7 @@ fn exec_header_fields(e: &Execution, f: &mut Fields) {
     });
     f.field("first_at", |o| opt_string(o, e.first_at.as_deref()));
     f.field("last_at", |o| opt_string(o, e.last_at.as_deref()));
-    f.field("usage", |o| usage_text(o, &e.usage()));
+    f.usage(e.usage());
     f.field("stream_complete", |o| {
         o.push_str(if e.stream_complete { "true" } else { "false" })
     });
@@ -309,7 +320,7 @@ fn seen_text(out: &mut String, started: bool, completed: bool) {
 /// order) and taken back out when it did not change.
 struct Fields<'a> {
     out: &'a mut String,
-    sent: &'a mut Vec<String>,
+    sent: &'a mut Sent,
     /// Where the object starts, to remove it when no field changed.
     mark: usize,
     next: usize,
@@ -317,7 +328,7 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn open(out: &'a mut String, sent: &'a mut Vec<String>) -> Fields<'a> {
+    fn open(out: &'a mut String, sent: &'a mut Sent) -> Fields<'a> {
         let mark = out.len();
         out.push('{');
         Fields {
@@ -340,10 +351,11 @@ impl<'a> Fields<'a> {
         out.push_str("\":");
         let start = out.len();
         write(out);
-        if self.sent.len() <= self.next {
-            self.sent.resize_with(self.next + 1, String::new);
+        let fields = &mut self.sent.fields;
+        if fields.len() <= self.next {
+            fields.resize_with(self.next + 1, String::new);
         }
-        let (Some(sent), Some(text)) = (self.sent.get_mut(self.next), out.get(start..)) else {
+        let (Some(sent), Some(text)) = (fields.get_mut(self.next), out.get(start..)) else {
             return;
         };
         self.next += 1;
@@ -354,6 +366,16 @@ impl<'a> Fields<'a> {
             sent.push_str(text);
             self.any = true;
         }
+    }
+
+    /// The `usage` field, written only when its numbers changed.
+    fn usage(&mut self, now: Usage) {
+        if self.sent.usage == Some(now) && self.sent.fields.len() > self.next {
+            self.next += 1;
+            return;
+        }
+        self.field("usage", |o| usage_text(o, &now));
+        self.sent.usage = Some(now);
     }
 
     /// Ends the object, or puts `0` in its place when no field changed.

@@ -371,7 +371,7 @@ fn apply_patch(
         if first || changes > 2 {
             for i in 2..changes {
                 let change: Array = patch.get(i).unchecked_into();
-                let index = change.get(0).as_f64().unwrap_or(0.0) as u32;
+                let index = number(&change.get(0)) as u32;
                 let exec = apply_exec(
                     k,
                     &exec_list.get(index),
@@ -419,7 +419,7 @@ fn apply_exec(
     }
     let text = change.get(3);
     if text.is_string() {
-        let replaced = change.get(4).as_f64() == Some(1.0);
+        let replaced = change.get(4).as_bool() == Some(true);
         // Appended as JS strings: the text so far never crosses into wasm
         // (that copy would make streaming quadratic).
         let head = if replaced || new {
@@ -436,13 +436,19 @@ fn apply_exec(
     Object::freeze(&exec).into()
 }
 
+/// A number the patch holds (an index or a step number). `Number#valueOf`
+/// returns it directly; `as_f64` goes through wasm memory and a DataView.
+fn number(v: &JsValue) -> f64 {
+    v.unchecked_ref::<js_sys::Number>().value_of()
+}
+
 /// Puts a changed step in its place (steps are kept in number order; a
 /// changed step is usually the last one, so the search starts there).
 fn place_step(k: &Keys, list: &Array, step: JsValue) {
-    let number = field(&step, &k.number).as_f64().unwrap_or(0.0);
+    let number = self::number(&field(&step, &k.number));
     let mut i = list.length();
     while i > 0 {
-        let n = field(&list.get(i - 1), &k.number).as_f64().unwrap_or(0.0);
+        let n = self::number(&field(&list.get(i - 1), &k.number));
         if n == number {
             list.set(i - 1, step);
             return;
