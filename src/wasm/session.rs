@@ -231,6 +231,11 @@ impl Session {
 impl Session {
     /// Calls the listeners with no borrow held, so they may use the session.
     fn notify(&self) {
+        // No listeners (the usual case when the view is polled): none of
+        // the unsubscribed ids can be ours either.
+        if self.listeners.borrow().is_empty() {
+            return;
+        }
         self.drop_unsubscribed();
         let listeners = self.listeners.borrow().clone();
         for (id, f) in &listeners {

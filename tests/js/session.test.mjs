@@ -36,6 +36,8 @@ test('getSnapshot returns the same object until an ingest, then shares unchanged
   for (const e of envelopes.slice(0, 6)) s.ingest(e); // through step 1's completion
   const before = s.getSnapshot();
   assert.equal(s.getSnapshot(), before, 'no ingest, same object');
+  s.ingestJsonl('');
+  assert.equal(s.getSnapshot(), before, 'an ingest that changed nothing, same object');
   s.ingest(envelopes[6]); // step 2 started
   const after = s.getSnapshot();
   assert.notEqual(after, before);
