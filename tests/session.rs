@@ -6,6 +6,10 @@ use serde_json::{json, Value};
 use stepline::session::reconcile::Report;
 use stepline::session::Session;
 
+/// The fuzz checks' model of the JS side's patch application.
+#[path = "../fuzz/src/checks.rs"]
+mod checks;
+
 fn agent_runs() -> Vec<Value> {
     let text = std::fs::read_to_string(format!(
         "{}/tests/vectors/cognesy-v1.22/agent-runs.json",
@@ -679,22 +683,42 @@ fn reconcile_names_lost_chunks() {
 
 // ---- cheap reads ---------------------------------------------------------------
 
+/// The session's next patch, parsed (it is JSON text for the JS side).
+fn patch(s: &mut Session) -> Value {
+    serde_json::from_str(&s.take_patch()).unwrap()
+}
+
 #[test]
 fn patches_carry_only_what_changed() {
     let mut s = Session::new(None);
     s.ingest_value(&envelope("agent.step.started", json!({"step_number": 1})))
         .unwrap();
-    let first = s.take_patch();
-    assert!(
-        first["executions"][0].get("whole").is_some(),
+    // [session, warnings, ...executions: [index, header, steps, text, replaced]]
+    let first = patch(&mut s);
+    assert_eq!(first[0]["session_id"], "s1", "all fields at first");
+    assert_eq!(first[1], 0, "no warnings");
+    let new = &first[2];
+    assert_eq!(new[0], 0);
+    assert_eq!(
+        new[1]["execution_id"], "e1",
         "a new execution is sent whole"
     );
+    assert_eq!(new[2].as_array().unwrap().len(), 1);
+    assert_eq!((&new[3], &new[4]), (&json!(""), &json!(true)));
     s.ingest_value(&envelope("agent.step.started", json!({"step_number": 2})))
         .unwrap();
-    let second = s.take_patch();
-    let steps = second["executions"][0]["steps"].as_array().unwrap();
+    let second = patch(&mut s);
+    assert_eq!(
+        second[0],
+        json!({"counts": {"applied": 2, "duplicates": 0, "rejected": 0}}),
+        "only the fields that changed"
+    );
+    let exec = &second[2];
+    assert_eq!(exec[1], 0, "the execution's own fields did not change");
+    let steps = exec[2].as_array().unwrap();
     assert_eq!(steps.len(), 1);
     assert_eq!(steps[0]["number"], 2);
+    assert_eq!(exec[3], Value::Null, "nor did its text");
     let chunk = |i: i64, c: &str| {
         envelope(
             "agent.stream.chunk",
@@ -703,16 +727,56 @@ fn patches_carry_only_what_changed() {
     };
     s.ingest_value(&chunk(0, "ab")).unwrap();
     s.ingest_value(&chunk(2, "ef")).unwrap();
+    let gap = patch(&mut s);
     assert_eq!(
-        s.take_patch()["executions"][0]["text"],
-        json!({"append": "abef"})
+        gap[2],
+        json!([0, {"missing_chunks": [1], "missing_chunk_count": 1}, 0, "abef", false])
     );
     s.ingest_value(&chunk(1, "cd")).unwrap();
+    let filled = patch(&mut s);
     assert_eq!(
-        s.take_patch()["executions"][0]["text"],
-        json!({"replace": "abcdef"})
+        (&filled[2][3], &filled[2][4]),
+        (&json!("abcdef"), &json!(true))
     );
-    assert_eq!(s.take_patch()["executions"], json!([]), "nothing changed");
+    assert_eq!(patch(&mut s), json!([0, 0]), "nothing changed");
+}
+
+/// Ingests `envelopes` one at a time and checks after each that the patches
+/// so far, applied as the JS side applies them, give exactly the view.
+fn patches_rebuild_the_view(name: &str, envelopes: &[Value]) {
+    let mut s = Session::new(None);
+    let mut mirror = Value::Null;
+    for (i, e) in envelopes.iter().enumerate() {
+        let _ = s.ingest_value(e);
+        checks::apply_patch(&mut mirror, &checks::take_patch(&mut s));
+        assert_eq!(mirror, s.view(), "{name}: after envelope {i}");
+    }
+}
+
+#[test]
+fn patches_rebuild_the_view_after_every_envelope_of_every_reference_run() {
+    for (name, _, turns) in runs() {
+        let all: Vec<Value> = turns.iter().flat_map(|t| t.envelopes.clone()).collect();
+        patches_rebuild_the_view(&format!("{name} in order"), &all);
+        // Backwards: gaps open and close, chunks land inside the text.
+        let back: Vec<Value> = all.iter().rev().cloned().collect();
+        patches_rebuild_the_view(&format!("{name} backwards"), &back);
+        // Every envelope twice, a foreign one and one with unknown fields
+        // (warnings) in between.
+        let mut noisy = Vec::new();
+        for (i, e) in all.iter().enumerate() {
+            noisy.push(e.clone());
+            noisy.push(e.clone());
+            let mut odd = e.clone();
+            if i % 3 == 0 {
+                odd["session_id"] = json!(format!("other-{}", i % 2));
+            } else {
+                odd[format!("x_{i}")] = json!(i);
+            }
+            noisy.push(odd);
+        }
+        patches_rebuild_the_view(&format!("{name} with noise"), &noisy);
+    }
 }
 
 #[test]

@@ -433,7 +433,7 @@ pub fn session_script(script: &Value) {
                 one_outcome(&o);
             }
         } else if op.get("patch").is_some() {
-            let patch = s.take_patch();
+            let patch = take_patch(&mut s);
             apply_patch(&mut mirror, &patch);
             assert_eq!(mirror, s.view(), "patches rebuild the view\npatch: {patch}");
         } else if let Some(snap) = op.get("reconcile") {
@@ -452,7 +452,7 @@ pub fn session_script(script: &Value) {
     );
     let _ = s.view();
     let _ = s.collect();
-    let patch = s.take_patch();
+    let patch = take_patch(&mut s);
     apply_patch(&mut mirror, &patch);
     assert_eq!(mirror, s.view(), "patches rebuild the view\npatch: {patch}");
     recording_round_trip(&s);
@@ -499,42 +499,46 @@ fn redelivery_is_duplicate(
     1
 }
 
+/// The session's next patch, which must be JSON text.
+pub fn take_patch(s: &mut Session) -> Value {
+    let text = s.take_patch();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("the patch is not JSON ({e}): {text}"))
+}
+
 /// What the JavaScript `Session` does with a patch (`src/wasm/session.rs`
-/// `apply_patch`), on plain values.
+/// `apply_patch`), on plain values. The patch is `[session, warnings,
+/// ...executions]`, each execution `[index, header, steps, text, replaced]`
+/// (see `Session::take_patch`); objects carry only the fields that changed,
+/// on top of the previous ones.
 pub fn apply_patch(view: &mut Value, patch: &Value) {
-    let mut next = patch["session"].as_object().cloned().unwrap_or_default();
+    let parts = patch.as_array().expect("a patch is an array");
+    let mut next = view.as_object().cloned().unwrap_or_default();
+    for (k, v) in parts[0].as_object().into_iter().flatten() {
+        next.insert(k.clone(), v.clone());
+    }
     let mut warnings = view
         .get("warnings")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    warnings.extend(
-        patch["warnings_added"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default(),
-    );
+    warnings.extend(parts[1].as_array().cloned().unwrap_or_default());
     let mut execs = view
         .get("executions")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    for change in patch["executions"].as_array().into_iter().flatten() {
-        let index = change["index"].as_u64().expect("index") as usize;
+    for change in &parts[2..] {
+        let index = change[0].as_u64().expect("index") as usize;
         if execs.len() <= index {
             execs.resize(index + 1, Value::Null);
         }
-        if let Some(whole) = change.get("whole") {
-            execs[index] = whole.clone();
-            continue;
-        }
         let old = execs[index].clone();
         let mut exec = old.as_object().cloned().unwrap_or_default();
-        for (k, v) in change["header"].as_object().into_iter().flatten() {
+        for (k, v) in change[1].as_object().into_iter().flatten() {
             exec.insert(k.clone(), v.clone());
         }
         let mut steps = old["steps"].as_array().cloned().unwrap_or_default();
-        for step in change["steps"].as_array().into_iter().flatten() {
+        for step in change[2].as_array().into_iter().flatten() {
             let n = step["number"].as_i64();
             match steps.iter().position(|s| s["number"].as_i64() >= n) {
                 Some(i) if steps[i]["number"].as_i64() == n => steps[i] = step.clone(),
@@ -543,13 +547,12 @@ pub fn apply_patch(view: &mut Value, patch: &Value) {
             }
         }
         exec.insert("steps".into(), Value::Array(steps));
-        if let Some(text) = change.get("text") {
-            let value = match text.get("append").and_then(Value::as_str) {
-                Some(tail) => format!("{}{tail}", old["text"].as_str().unwrap_or("")),
-                None => text["replace"].as_str().unwrap_or("").to_string(),
-            };
-            exec.insert("text".into(), Value::from(value));
-        }
+        let text = match (change[3].as_str(), change[4].as_bool()) {
+            (None, _) => old["text"].as_str().unwrap_or("").to_string(),
+            (Some(all), Some(true)) => all.to_string(),
+            (Some(tail), _) => format!("{}{tail}", old["text"].as_str().unwrap_or("")),
+        };
+        exec.insert("text".into(), Value::from(text));
         execs[index] = Value::Object(exec);
     }
     next.insert("warnings".into(), Value::Array(warnings));

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -51,6 +51,9 @@ struct Inner {
     /// copying a frozen array takes V8's slow element-by-element path, which
     /// made every step change cost far more the longer the run was.
     step_lists: Vec<Array>,
+    /// An unfrozen copy of the published `executions` array, for the same
+    /// reason (copying the frozen one took most of a streamed chunk's read).
+    exec_list: Array,
 }
 
 impl Session {
@@ -62,6 +65,7 @@ impl Session {
                 stale: true,
                 recorded,
                 step_lists: Vec::new(),
+                exec_list: Array::new(),
             }),
             listeners: RefCell::new(Vec::new()),
         }
@@ -116,7 +120,7 @@ impl Session {
             outcome
         };
         self.notify();
-        to_js(&outcome.to_value())
+        outcome_js(&outcome)
     }
 
     /// Ingests a JSONL batch; lines that fail are reported, not thrown:
@@ -147,13 +151,14 @@ impl Session {
         let mut inner = self.inner.borrow_mut();
         if inner.stale {
             inner.core.settle();
-            let patch = to_js(&inner.core.take_patch())?;
+            let patch: Array = js_sys::JSON::parse(&inner.core.take_patch())?.unchecked_into();
             let Inner {
                 snapshot,
                 step_lists,
+                exec_list,
                 ..
             } = &mut *inner;
-            *snapshot = apply_patch(snapshot, &patch, step_lists)?;
+            *snapshot = apply_patch(snapshot, &patch, step_lists, exec_list);
             inner.stale = false;
         }
         Ok(inner.snapshot.clone())
@@ -247,6 +252,11 @@ impl Session {
 impl Session {
     /// Calls the listeners with no borrow held, so they may use the session.
     fn notify(&self) {
+        // No listeners (the usual case when the view is polled): none of
+        // the unsubscribed ids can be ours either.
+        if self.listeners.borrow().is_empty() {
+            return;
+        }
         self.drop_unsubscribed();
         let listeners = self.listeners.borrow().clone();
         for (id, f) in &listeners {
@@ -283,113 +293,188 @@ thread_local! {
     static UNSUBSCRIBED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn get(o: &JsValue, key: &str) -> JsValue {
-    Reflect::get(o, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+#[wasm_bindgen]
+extern "C" {
+    /// `Reflect.get` without js-sys's try/catch wrapper: used only on the
+    /// parsed patch and the snapshot's own plain objects (no getters, no
+    /// proxies), never on `undefined`.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
+    fn field(target: &JsValue, key: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
+    fn set_field(target: &JsValue, key: &JsValue, value: &JsValue) -> bool;
+    /// `Object.assign(target, a, b)`; `undefined` sources are skipped.
+    #[wasm_bindgen(js_namespace = Object, js_name = assign)]
+    fn assign2(target: &Object, a: &JsValue, b: &JsValue) -> Object;
+    /// `JSON.parse` of a string already in JS (no copy out of wasm memory).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn parse_js(text: &JsValue) -> JsValue;
 }
 
-fn set(o: &Object, key: &str, v: &JsValue) -> Result<(), JsValue> {
-    Reflect::set(o, &JsValue::from_str(key), v).map(|_| ())
-}
-
-/// A shallow copy of `base` (or a new object) with `over`'s own fields on top.
-fn merged(base: &JsValue, over: &JsValue) -> Object {
-    let target = Object::new();
-    if base.is_object() {
-        Object::assign(&target, base.unchecked_ref());
+/// An ingest outcome as a new JS object. The usual ones (no warnings) are
+/// parsed from JSON text kept in JS: one boundary call instead of
+/// serialising a value and copying its text out of wasm memory per ingest.
+fn outcome_js(o: &crate::session::IngestOutcome) -> Result<JsValue, JsValue> {
+    let common = match (o.applied, o.duplicate, o.rejected) {
+        _ if !o.warnings.is_empty() => None,
+        (true, false, None) => Some(0),
+        (false, true, None) => Some(1),
+        (false, false, Some("foreign_session")) => Some(2),
+        _ => None,
+    };
+    match common {
+        Some(i) => Ok(OUTCOMES.with(|texts| parse_js(&texts[i]))),
+        None => to_js(&o.to_value()),
     }
-    if over.is_object() {
-        Object::assign(&target, over.unchecked_ref());
-    }
-    target
 }
 
-/// The next snapshot: `prev` with the patch applied, sharing what it did not
-/// touch. `step_lists` holds the unfrozen working copy of each execution's
-/// steps (see [`Session::step_lists`]).
+thread_local! {
+    /// The JSON text of the usual outcomes, in [`outcome_js`]'s order.
+    static OUTCOMES: [JsValue; 3] = [
+        r#"{"applied":true,"duplicate":false,"rejected":null,"warnings":[]}"#,
+        r#"{"applied":false,"duplicate":true,"rejected":null,"warnings":[]}"#,
+        r#"{"applied":false,"duplicate":false,"rejected":"foreign_session","warnings":[]}"#,
+    ]
+    .map(JsValue::from_str);
+}
+
+/// The property names the snapshot uses, made into JS strings once:
+/// creating one from Rust decodes it from wasm memory every time.
+struct Keys {
+    warnings: JsValue,
+    executions: JsValue,
+    steps: JsValue,
+    text: JsValue,
+    number: JsValue,
+}
+
+thread_local! {
+    static KEYS: Keys = {
+        let k = JsValue::from_str;
+        Keys {
+            warnings: k("warnings"),
+            executions: k("executions"),
+            steps: k("steps"),
+            text: k("text"),
+            number: k("number"),
+        }
+    };
+}
+
+/// The next snapshot: `prev` with the patch (see [`Core::take_patch`] for
+/// its layout) applied, sharing what it did not touch; `prev` itself when
+/// nothing changed. `step_lists` holds the unfrozen working copy of each
+/// execution's steps (see [`Session::step_lists`]), `exec_list` that of the
+/// executions.
 fn apply_patch(
     prev: &JsValue,
-    patch: &JsValue,
+    patch: &Array,
     step_lists: &mut Vec<Array>,
-) -> Result<JsValue, JsValue> {
-    let next = merged(prev, &get(patch, "session"));
-    let old_warnings = get(prev, "warnings");
-    let added: Array = get(patch, "warnings_added").unchecked_into();
-    let warnings = if old_warnings.is_undefined() {
-        added
-    } else if added.length() == 0 {
-        old_warnings.unchecked_into()
-    } else {
-        old_warnings.unchecked_ref::<Array>().concat(&added)
-    };
-    set(&next, "warnings", &warnings)?;
-    let old_execs = get(prev, "executions");
-    let changes: Array = get(patch, "executions").unchecked_into();
-    let execs = if old_execs.is_undefined() {
-        Array::new()
-    } else if changes.length() == 0 {
-        old_execs.clone().unchecked_into()
-    } else {
-        old_execs.unchecked_ref::<Array>().slice(0, u32::MAX)
-    };
-    for change in changes.iter() {
-        let index = get(&change, "index").as_f64().unwrap_or(0.0) as u32;
-        let whole = get(&change, "whole");
-        let slot = index as usize;
-        if step_lists.len() <= slot {
-            step_lists.resize_with(slot + 1, Array::new);
+    exec_list: &Array,
+) -> JsValue {
+    KEYS.with(|k| {
+        let session = patch.get(0);
+        let added = patch.get(1);
+        let changes = patch.length();
+        let first = !prev.is_object();
+        let changed = |v: &JsValue| v.is_object();
+        if !first && !changed(&session) && !changed(&added) && changes <= 2 {
+            return prev.clone();
         }
-        let exec = if !whole.is_undefined() {
-            let steps: Array = get(&whole, "steps").unchecked_into();
-            step_lists[slot] = steps.slice(0, u32::MAX);
-            freeze_steps(&whole);
-            whole
-        } else {
-            let old = execs.get(index);
-            let exec = merged(&old, &get(&change, "header"));
-            let steps: Array = get(&change, "steps").unchecked_into();
-            if steps.length() > 0 {
-                let work = &step_lists[slot];
-                for step in steps.iter() {
-                    Object::freeze(step.unchecked_ref::<Object>());
-                    place_step(work, step);
-                }
-                set(&exec, "steps", &Object::freeze(&work.slice(0, u32::MAX)))?;
+        let next = assign2(&Object::new(), prev, &session);
+        if first || changed(&added) {
+            let old = if first {
+                JsValue::UNDEFINED
+            } else {
+                field(prev, &k.warnings)
+            };
+            let warnings = match (old.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
+                (Some(old), Some(new)) => old.concat(new),
+                (None, Some(new)) => new.clone(),
+                (_, None) => Array::new(),
+            };
+            set_field(&next, &k.warnings, &warnings);
+        }
+        if first || changes > 2 {
+            for i in 2..changes {
+                let change: Array = patch.get(i).unchecked_into();
+                let index = number(&change.get(0)) as u32;
+                let exec = apply_exec(
+                    k,
+                    &exec_list.get(index),
+                    &change,
+                    index as usize,
+                    step_lists,
+                );
+                exec_list.set(index, exec);
             }
-            let text = get(&change, "text");
-            if text.is_object() {
-                let append = get(&text, "append");
-                // Concatenated as JS strings: the text so far never crosses
-                // into wasm (that copy would make streaming quadratic).
-                let value = if append.is_string() {
-                    let head = get(&old, "text");
-                    if head.is_string() {
-                        head.unchecked_into::<js_sys::JsString>()
-                            .concat(&append)
-                            .into()
-                    } else {
-                        append
-                    }
-                } else {
-                    get(&text, "replace")
-                };
-                set(&exec, "text", &value)?;
-            }
-            exec.into()
-        };
-        Object::freeze(exec.unchecked_ref::<Object>());
-        execs.set(index, exec);
+            let execs = exec_list.slice(0, u32::MAX);
+            set_field(&next, &k.executions, &Object::freeze(&execs));
+        }
+        Object::freeze(&next).into()
+    })
+}
+
+/// One execution's change `[index, header, steps, text, replaced]` applied
+/// to its previous object (`undefined` when new).
+fn apply_exec(
+    k: &Keys,
+    old: &JsValue,
+    change: &Array,
+    slot: usize,
+    step_lists: &mut Vec<Array>,
+) -> JsValue {
+    if step_lists.len() <= slot {
+        step_lists.resize_with(slot + 1, Array::new);
     }
-    set(&next, "executions", &Object::freeze(&execs))?;
-    Ok(Object::freeze(&next).into())
+    let new = !old.is_object();
+    let exec = assign2(&Object::new(), old, &change.get(1));
+    let steps = change.get(2);
+    if let Some(steps) = steps.dyn_ref::<Array>() {
+        let work = &step_lists[slot];
+        for step in steps.iter() {
+            Object::freeze(step.unchecked_ref::<Object>());
+            place_step(k, work, step);
+        }
+    }
+    if new || steps.is_object() {
+        set_field(
+            &exec,
+            &k.steps,
+            &Object::freeze(&step_lists[slot].slice(0, u32::MAX)),
+        );
+    }
+    let text = change.get(3);
+    if text.is_string() {
+        let replaced = change.get(4).as_bool() == Some(true);
+        // Appended as JS strings: the text so far never crosses into wasm
+        // (that copy would make streaming quadratic).
+        let head = if replaced || new {
+            JsValue::UNDEFINED
+        } else {
+            field(old, &k.text)
+        };
+        let value = match head.dyn_ref::<js_sys::JsString>() {
+            Some(head) => head.concat(&text).into(),
+            None => text,
+        };
+        set_field(&exec, &k.text, &value);
+    }
+    Object::freeze(&exec).into()
+}
+
+/// A number the patch holds (an index or a step number). `Number#valueOf`
+/// returns it directly; `as_f64` goes through wasm memory and a DataView.
+fn number(v: &JsValue) -> f64 {
+    v.unchecked_ref::<js_sys::Number>().value_of()
 }
 
 /// Puts a changed step in its place (steps are kept in number order; a
 /// changed step is usually the last one, so the search starts there).
-fn place_step(list: &Array, step: JsValue) {
-    let number = get(&step, "number").as_f64().unwrap_or(0.0);
+fn place_step(k: &Keys, list: &Array, step: JsValue) {
+    let number = self::number(&field(&step, &k.number));
     let mut i = list.length();
     while i > 0 {
-        let n = get(&list.get(i - 1), "number").as_f64().unwrap_or(0.0);
+        let n = self::number(&field(&list.get(i - 1), &k.number));
         if n == number {
             list.set(i - 1, step);
             return;
@@ -400,16 +485,6 @@ fn place_step(list: &Array, step: JsValue) {
         i -= 1;
     }
     list.splice(i, 0, &step);
-}
-
-fn freeze_steps(exec: &JsValue) {
-    let steps = get(exec, "steps");
-    if let Some(list) = steps.dyn_ref::<Array>() {
-        for s in list.iter() {
-            Object::freeze(s.unchecked_ref::<Object>());
-        }
-        Object::freeze(list);
-    }
 }
 
 /// Looks for the producer bugs the design documents describe, each with a

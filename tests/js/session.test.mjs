@@ -36,6 +36,8 @@ test('getSnapshot returns the same object until an ingest, then shares unchanged
   for (const e of envelopes.slice(0, 6)) s.ingest(e); // through step 1's completion
   const before = s.getSnapshot();
   assert.equal(s.getSnapshot(), before, 'no ingest, same object');
+  s.ingestJsonl('');
+  assert.equal(s.getSnapshot(), before, 'an ingest that changed nothing, same object');
   s.ingest(envelopes[6]); // step 2 started
   const after = s.getSnapshot();
   assert.notEqual(after, before);
@@ -60,6 +62,30 @@ test('snapshots built from patches equal the full view for every run, read after
     const fresh = new Session();
     for (const turn of r.expected) fresh.ingestJsonl(envelopesOf(turn).map((e) => JSON.stringify(e)).join('\n'));
     assert.deepEqual(s.getSnapshot(), fresh.getSnapshot(), r.name);
+  }
+});
+
+test('the snapshot read after every event equals the full view, whatever the order, repetition or noise', () => {
+  for (const r of runs) {
+    const all = r.expected.flatMap(envelopesOf);
+    const sessionId = all[0].session_id;
+    const noisy = [];
+    all.slice().reverse().forEach((e, i) => {
+      noisy.push(e, e);
+      noisy.push(i % 3 === 0 ? { ...e, session_id: `other-${i % 2}` } : { ...e, [`x_${i}`]: i });
+    });
+    const s = new Session({ sessionId });
+    noisy.forEach((e, i) => {
+      s.ingest(e);
+      const view = s.getSnapshot();
+      const fresh = new Session({ sessionId });
+      fresh.ingestJsonl(noisy.slice(0, i + 1).map((x) => JSON.stringify(x)).join('\n'));
+      assert.deepEqual(view, fresh.getSnapshot(), `${r.name}, event ${i}`);
+      fresh.free();
+      for (const o of [view, view.executions, ...view.executions, ...view.executions.flatMap((x) => [x.steps, ...x.steps])]) {
+        assert.ok(Object.isFrozen(o), `${r.name}, event ${i}: frozen`);
+      }
+    });
   }
 });
 
@@ -97,10 +123,13 @@ test('redelivery and foreign sessions through the JS API', () => {
   assert.deepEqual(s.ingest(first), { applied: true, duplicate: false, rejected: null, warnings: [] });
   assert.deepEqual(s.ingest(first), { applied: false, duplicate: true, rejected: null, warnings: [] });
   const other = { ...first, session_id: 'someone-else' };
-  assert.equal(s.ingest(other).rejected, 'foreign_session');
+  const rejected = s.ingest(other);
+  assert.deepEqual(rejected, { applied: false, duplicate: false, rejected: 'foreign_session', warnings: [] });
+  rejected.warnings.push('mine');
+  assert.deepEqual(s.ingest(other).warnings, [], 'each outcome is a new object');
   const view = s.getSnapshot();
-  assert.deepEqual(view.counts, { applied: 1, duplicates: 1, rejected: 1 });
-  assert.deepEqual(view.rejected_sessions, { 'someone-else': 1 });
+  assert.deepEqual(view.counts, { applied: 1, duplicates: 1, rejected: 2 });
+  assert.deepEqual(view.rejected_sessions, { 'someone-else': 2 });
   assert.equal(s.sessionId, first.session_id);
 });
 
