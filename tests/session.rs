@@ -1197,3 +1197,40 @@ fn warnings_are_listed_up_to_a_thousand_and_all_counted() {
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1000);
     assert_eq!(v["warning_count"], 1500);
 }
+
+#[test]
+fn view_warnings_name_the_envelope_they_came_from() {
+    let mut s = Session::new(None);
+    let mut e = envelope(
+        "agent.step.started",
+        json!({"step_number": 1, "mood": "calm"}),
+    );
+    e["timestamp"] = json!("2026-01-20T12:00:01.000Z");
+    s.ingest_value(&e).unwrap();
+    let v = s.view();
+    let w = &v["warnings"][0];
+    assert_eq!(w["path"], "/payload/mood");
+    assert_eq!(w["code"], "unknown_field");
+    assert_eq!(w["type"], "agent.step.started");
+    assert_eq!(w["timestamp"], "2026-01-20T12:00:01.000Z");
+}
+
+#[test]
+fn a_jsonl_batch_lists_its_warnings_by_line_up_to_a_thousand_and_counts_all() {
+    let mut s = Session::new(None);
+    let mut lines = vec![envelope("agent.status", json!({"status": "processing"})).to_string()];
+    lines.push(String::new());
+    for i in 0..1200 {
+        lines.push(envelope("agent.custom", json!({"n": i})).to_string());
+    }
+    let out = s.ingest_jsonl(&lines.join("\n"));
+    assert_eq!(out.warning_count, 1200);
+    assert_eq!(out.warnings.len(), 1000);
+    // Line 1 is clean and line 2 blank: the first warning is line 3's.
+    assert_eq!(out.warnings[0].0, 3);
+    assert_eq!(out.warnings[0].1.code, "unknown_type");
+    let v = out.to_value();
+    assert_eq!(v["warningCount"], 1200);
+    assert_eq!(v["warnings"][999]["line"], 1002);
+    assert_eq!(v["warnings"][0]["warning"]["path"], "/type");
+}

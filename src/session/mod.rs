@@ -72,18 +72,31 @@ pub struct JsonlOutcome {
     pub rejected: u64,
     /// The lines that could not be ingested (the first 1,000 listed, all counted).
     pub errors: crate::error::LineErrors,
+    /// Warnings of the lines ingested, with their 1-based line number (the
+    /// first 1,000 listed).
+    pub warnings: Vec<(usize, Warning)>,
+    /// How many warnings there were.
+    pub warning_count: u64,
 }
 
 impl JsonlOutcome {
     /// `{applied, duplicates, rejected, errors: [{line, error: {code, path,
-    /// message}}], errorCount}` (`errors` lists the first 1,000).
+    /// message}}], errorCount, warnings: [{line, warning: {path, code,
+    /// message}}], warningCount}` (the lists hold the first 1,000).
     pub fn to_value(&self) -> Value {
+        let warnings = self
+            .warnings
+            .iter()
+            .map(|(line, w)| obj([("line", Value::from(*line)), ("warning", w.to_value())]))
+            .collect();
         obj([
             ("applied", Value::from(self.applied)),
             ("duplicates", Value::from(self.duplicates)),
             ("rejected", Value::from(self.rejected)),
             ("errors", line_errors(&self.errors)),
             ("errorCount", Value::from(self.errors.count)),
+            ("warnings", Value::Array(warnings)),
+            ("warningCount", Value::from(self.warning_count)),
         ])
     }
 }
@@ -289,6 +302,10 @@ impl Session {
                     out.applied += u64::from(o.applied);
                     out.duplicates += u64::from(o.duplicate);
                     out.rejected += u64::from(o.rejected.is_some());
+                    out.warning_count += o.warnings.len() as u64;
+                    let room = LISTED.saturating_sub(out.warnings.len());
+                    out.warnings
+                        .extend(o.warnings.into_iter().take(room).map(|w| (i + 1, w)));
                 }
                 Err(e) => out.errors.push(i + 1, e),
             }
@@ -396,7 +413,14 @@ impl Session {
         self.dirty.touch(pos, touched);
         for w in &out.warnings {
             if self.warnings.len() < LISTED {
-                self.warnings.push(w.to_value());
+                // Named by the envelope it came from: its path alone is
+                // relative to an envelope the view does not otherwise name.
+                let mut named = w.to_value();
+                if let Value::Object(m) = &mut named {
+                    m.insert("type".into(), Value::from(kind));
+                    m.insert("timestamp".into(), ts.map_or(Value::Null, Value::from));
+                }
+                self.warnings.push(named);
             }
             self.warning_count += 1;
         }

@@ -326,6 +326,9 @@ export interface IngestBatchResult {
   /** The first 1,000 failing lines; `errorCount` counts all of them. */
   errors: { line: number; error: { code: string; path: string; message: string } }[];
   errorCount: number;
+  /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
+  warnings: { line: number; warning: EnvelopeWarning }[];
+  warningCount: number;
 }
 
 /** One tool call of a step, assembled from its events in any order. */
@@ -405,8 +408,8 @@ export interface SessionView {
   usage: UsageWithTotal;
   counts: { applied: number; duplicates: number; rejected: number };
   rejected_sessions: Record<string, number>;
-  /** The first 1,000 warnings; `warning_count` counts all. */
-  warnings: readonly EnvelopeWarning[];
+  /** The first 1,000 warnings, each with the type and timestamp of the envelope it came from; `warning_count` counts all. */
+  warnings: readonly SessionWarning[];
   warning_count: number;
   executions: readonly ExecutionView[];
 }
@@ -620,6 +623,9 @@ export type Envelope =
 
 /** A non-fatal decoding finding. */
 export interface EnvelopeWarning { path: string; code: "unknown_type" | "unknown_field"; message: string }
+
+/** A warning in a session's view: `path` is inside the envelope named by `type` and `timestamp`. */
+export interface SessionWarning extends EnvelopeWarning { type: string; timestamp: string | null }
 
 export type TryDecodeResult =
   | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[] }

@@ -202,3 +202,22 @@ test('a RunLog routes interleaved sessions, summarises, and saves/loads', () => 
   assert.equal(batch.errors[0].line, 2);
   assert.equal(batch.errors[0].error.code, 'invalid_json');
 });
+
+test('ingestJsonl lists its lines\' warnings, and the view names the envelope each warning came from', () => {
+  const s = new Session();
+  const line = (type, payload, timestamp) => JSON.stringify({ type, session_id: 'w', execution_id: 'e', timestamp, payload });
+  const out = s.ingestJsonl([
+    line('agent.status', { status: 'processing' }, '2026-01-20T12:00:00.000Z'),
+    line('agent.step.started', { step_number: 1, mood: 'calm' }, '2026-01-20T12:00:01.000Z'),
+    line('agent.custom', { n: 1 }, '2026-01-20T12:00:02.000Z'),
+  ].join('\n'));
+  assert.equal(out.warningCount, 2);
+  assert.deepEqual(out.warnings.map((w) => [w.line, w.warning.code, w.warning.path]), [[2, 'unknown_field', '/payload/mood'], [3, 'unknown_type', '/type']]);
+  const { warnings, warning_count } = s.getSnapshot();
+  assert.equal(warning_count, 2);
+  assert.deepEqual(warnings.map((w) => [w.type, w.timestamp, w.path]), [
+    ['agent.step.started', '2026-01-20T12:00:01.000Z', '/payload/mood'],
+    ['agent.custom', '2026-01-20T12:00:02.000Z', '/type'],
+  ]);
+  s.free();
+});
