@@ -9,8 +9,6 @@
 //! only the fields whose text changed are sent (a streamed chunk changes the
 //! counts, `last_at` and the text, nothing else).
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use serde_json::Value;
 
 use crate::model::usage::Usage;
@@ -22,7 +20,12 @@ use crate::session::Session;
 #[derive(Clone, Debug, Default)]
 pub struct Dirty {
     pub header: bool,
-    execs: BTreeMap<usize, ExecDirty>,
+    /// Per execution position, what changed (`Default` when nothing did).
+    execs: Vec<ExecDirty>,
+    /// The positions in `execs` that changed, each once, in no order.
+    /// (A vector rather than a sorted map: this runs on every ingest, and
+    /// each map type is kilobytes of wasm.)
+    touched: Vec<usize>,
     /// Warnings already sent.
     warnings_sent: usize,
     /// Per execution, how much of the text was already sent.
@@ -46,30 +49,63 @@ struct Sent {
 struct ExecDirty {
     /// Added since the last patch (sent whole).
     added: bool,
-    steps: BTreeSet<i64>,
+    /// Listed in `Dirty::touched`.
+    listed: bool,
+    /// The step numbers touched, possibly repeated (sorted and deduplicated
+    /// when the patch is taken).
+    steps: Vec<i64>,
     text: bool,
     text_replaced: bool,
 }
 
 impl Dirty {
     pub fn execution_added(&mut self, pos: usize) {
-        self.execs.entry(pos).or_default().added = true;
+        self.exec(pos).added = true;
         self.header = true;
     }
 
     pub fn touch(&mut self, pos: usize, t: Touched) {
         self.header = true;
-        let e = self.execs.entry(pos).or_default();
+        let e = self.exec(pos);
         match t {
             Touched::Header => {}
-            Touched::Step(n) => {
-                e.steps.insert(n);
-            }
+            // Consecutive events mostly touch the same step.
+            Touched::Step(n) if e.steps.last() != Some(&n) => e.steps.push(n),
+            Touched::Step(_) => {}
             Touched::Text { replaced } => {
                 e.text = true;
                 e.text_replaced |= replaced;
             }
         }
+    }
+
+    /// The change record of the execution at `pos`, listed as touched.
+    fn exec(&mut self, pos: usize) -> &mut ExecDirty {
+        if self.execs.len() <= pos {
+            self.execs.resize_with(pos + 1, ExecDirty::default);
+        }
+        let e = &mut self.execs[pos];
+        if !e.listed {
+            e.listed = true;
+            self.touched.push(pos);
+        }
+        e
+    }
+
+    /// The changed executions in position order, each with its steps
+    /// sorted and deduplicated; the records are reset.
+    fn take_touched(&mut self) -> Vec<(usize, ExecDirty)> {
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched
+            .into_iter()
+            .filter_map(|pos| {
+                let mut d = std::mem::take(self.execs.get_mut(pos)?);
+                d.steps.sort_unstable();
+                d.steps.dedup();
+                Some((pos, d))
+            })
+            .collect()
     }
 }
 
@@ -109,7 +145,7 @@ impl Session {
         dirty
             .exec_sent
             .resize_with(self.executions.len(), Sent::default);
-        for (pos, d) in std::mem::take(&mut dirty.execs) {
+        for (pos, d) in dirty.take_touched() {
             let (Some(exec), Some(sent), Some(sent_text)) = (
                 self.executions.get(pos),
                 dirty.exec_sent.get_mut(pos),

@@ -254,9 +254,10 @@ impl RunLog {
     pub fn summary(&self) -> Value {
         let mut t = Tally::default();
         for (_, s) in &self.sessions {
-            *t.by_status
+            t.by_status
                 .entry(s.status().unwrap_or("unknown"))
-                .or_default() += 1;
+                .or_default()
+                .0 += 1;
             t.duplicates += s.counts().duplicates;
             t.rejected += s.counts().rejected;
             for e in s.executions() {
@@ -367,8 +368,10 @@ impl RunLog {
 /// The running figures behind `summary`.
 #[derive(Default)]
 struct Tally<'a> {
-    by_status: BTreeMap<&'a str, u64>,
-    by_stop_reason: BTreeMap<&'a str, u64>,
+    // One map type for all three tallies (the counts use `.0`): each map
+    // type is kilobytes of wasm.
+    by_status: BTreeMap<&'a str, (u64, u64)>,
+    by_stop_reason: BTreeMap<&'a str, (u64, u64)>,
     executions: u64,
     steps: u64,
     tools: BTreeMap<&'a str, (u64, u64)>,
@@ -385,7 +388,7 @@ struct Tally<'a> {
 impl<'a> Tally<'a> {
     fn execution(&mut self, e: &'a Execution) {
         self.executions += 1;
-        *self.by_stop_reason.entry(stop_reason(e)).or_default() += 1;
+        self.by_stop_reason.entry(stop_reason(e)).or_default().0 += 1;
         if e.run_error.is_some() || e.status() == Some("failed") {
             self.run_errors += 1;
         }
@@ -410,10 +413,10 @@ impl<'a> Tally<'a> {
     }
 
     fn into_value(self, sessions: usize) -> Value {
-        let counts = |m: BTreeMap<&str, u64>| {
+        let counts = |m: BTreeMap<&str, (u64, u64)>| {
             Value::Object(
                 m.into_iter()
-                    .map(|(k, n)| (k.to_string(), Value::from(n)))
+                    .map(|(k, (n, _))| (k.to_string(), Value::from(n)))
                     .collect(),
             )
         };

@@ -232,16 +232,18 @@ impl Execution {
             return;
         }
         self.statuses.push((to, from));
-        let left: std::collections::BTreeSet<&str> = self
+        // Sorted for binary search (a set type would be kilobytes of wasm).
+        let mut left: Vec<&str> = self
             .statuses
             .iter()
             .filter_map(|(to, from)| from.as_deref().filter(|f| f != to))
             .collect();
+        left.sort_unstable();
         let ends: Vec<&str> = self
             .statuses
             .iter()
             .map(|(s, _)| s.as_str())
-            .filter(|s| !left.contains(s))
+            .filter(|s| left.binary_search(s).is_err())
             .collect();
         self.status_end = ends
             .iter()
