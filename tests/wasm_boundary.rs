@@ -165,9 +165,11 @@ fn stream_accumulator_accepts_sse_lines_and_objects() {
 
 #[wasm_bindgen_test]
 fn role_helpers_follow_the_producer() {
-    assert!(is_user(parse(r#"{"role": "wizard"}"#)));
-    assert!(is_system(parse(r#"{"role": "developer"}"#)));
-    assert!(!is_system(parse(r#"{"role": "System"}"#)));
+    assert!(is_user(parse(r#"{"role": "wizard"}"#)).unwrap());
+    assert!(is_system(parse(r#"{"role": "developer"}"#)).unwrap());
+    assert!(!is_system(parse(r#"{"role": "System"}"#)).unwrap());
+    // As the producer reads it: a role that is not a known string is `user`.
+    assert!(is_user(parse(r#"{"role": 5}"#)).unwrap());
     assert!(has_role(parse(r#"{"role": "tool"}"#), parse(r#"["user", "tool"]"#)).unwrap());
     let err = has_role(parse(r#"{"role": "tool"}"#), JsValue::from_str("robot")).unwrap_err();
     assert_eq!(get(&err, "path"), "/roles/0");
