@@ -90,6 +90,29 @@ describe('recordings opened from files', () => {
     await page.close();
   });
 
+  test('streamed text past the session\'s text limit is cut, and the panel says how much was dropped', async () => {
+    // 40 chunks of 256 KiB: 10 MiB of text against the default limit of 8 MiB.
+    const base = { session_id: 'sess-big-text', execution_id: 'exec-1' };
+    const at = (ms) => new Date(Date.UTC(2026, 0, 20, 12, 0, 0, ms)).toISOString();
+    const lines = [
+      { ...base, type: 'agent.status', timestamp: at(0), payload: { status: 'processing', previous_status: 'idle' } },
+      { ...base, type: 'agent.step.started', timestamp: at(1), payload: { step_number: 1, message_count: 1, available_tools: 0 } },
+      ...Array.from({ length: 40 }, (_, i) => ({ ...base, type: 'agent.stream.chunk', timestamp: at(2 + i), payload: { content: 'z'.repeat(256 * 1024), chunk_index: i } })),
+    ];
+    server.setRoute('/big-text.jsonl', () => ({ type: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') }));
+    const page = await openPage(browser);
+    await page.goto(`${server.url}?recording=/big-text.jsonl`);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 60_000 });
+    const exec = await page.evaluate(() => {
+      const e = window.stepline.view.executions[0];
+      return { length: e.text.length, truncated: e.text_truncated, dropped: e.text_dropped_bytes };
+    });
+    assert.deepEqual(exec, { length: 8 * 1024 * 1024, truncated: true, dropped: 2 * 1024 * 1024 });
+    assert.match(await page.textContent('[data-testid=stream-title]'), /cut at the text limit, 2,097,152 bytes dropped/);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   test('a 100,000-event recording loads with progress and stays virtualised', async () => {
     const text = generateRecordingText({ envelopes: 100_000, header: true });
     server.setRoute('/big.jsonl', () => ({ type: 'application/x-ndjson', body: text }));

@@ -55,7 +55,7 @@ export class StepDetail implements View {
   readonly el: HTMLElement;
   private body = h('div', { class: 'detail-body' });
   private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', 'aria-live': 'polite' });
-  private textTitle = h('h3', null, 'Streamed text');
+  private textTitle = h('h3', { 'data-testid': 'stream-title' }, 'Streamed text');
   private lastStep: StepView | null | undefined = undefined;
   private lastExec: ExecutionView | null = null;
 
@@ -77,7 +77,8 @@ export class StepDetail implements View {
       if (appended && this.lastExec && this.text.childNodes.length < 500) this.text.append(exec!.text.slice(this.lastExec.text.length));
       else this.text.textContent = exec?.text ?? '';
       this.text.classList.toggle('streaming', exec?.status === 'processing');
-      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}` : 'Streamed text';
+      const cut = exec?.text_truncated ? ` · cut at the text limit, ${exec.text_dropped_bytes.toLocaleString('en-US')} bytes dropped` : '';
+      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}` : 'Streamed text';
       this.lastExec = exec;
     }
   }
