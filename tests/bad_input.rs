@@ -8,6 +8,9 @@ use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::ErrorCode;
 
+mod common;
+use common::vectors;
+
 fn now() -> Timestamp {
     chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
 }
@@ -191,12 +194,7 @@ fn huge_input_is_rejected_by_size() {
 /// return `Ok` or a typed error, never panic.
 #[test]
 fn mutated_vector_inputs_never_panic() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/cognesy-v1.22/state-model.json"
-    ))
-    .unwrap();
-    let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let cases = vectors("state-model.json");
     let replacements = [
         json!(null),
         json!(-1),

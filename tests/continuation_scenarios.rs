@@ -1,13 +1,16 @@
 //! Seed 004's pause/resume semantics as named scenarios, criteria specs as data,
 //! explanations and the "what if" replay.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use stepline::continuation::replay::{replay, ReplayOptions};
 use stepline::continuation::spec::{default_criteria, parse_criteria, Defaults};
 use stepline::continuation::{evaluate_all, Observation, Outcome};
 use stepline::model::time::{parse, Timestamp};
 use stepline::model::{AgentState, AgentStep, StepResult};
 use stepline::ErrorCode;
+
+mod common;
+use common::vectors;
 
 fn at(s: &str) -> Timestamp {
     parse(
@@ -261,12 +264,7 @@ fn outcomes_explain_themselves() {
 
 #[test]
 fn replay_answers_what_if_max_steps_were_5() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/cognesy-v1.22/continuation.json"
-    ))
-    .unwrap();
-    let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let cases = vectors("continuation.json");
     let case = cases
         .iter()
         .find(|c| c["name"] == "c.default-criteria 19th step with tool calls")

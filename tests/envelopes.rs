@@ -6,14 +6,8 @@ use stepline::envelope::decode::{decode_lines, decode_text, decode_value};
 use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::ErrorCode;
 
-fn vectors(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/vectors/cognesy-v1.22/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+mod common;
+use common::vectors;
 
 #[test]
 fn every_envelope_of_every_agent_run_decodes_without_error_or_warning() {

@@ -12,14 +12,8 @@ use stepline::snapshot::serialize::slim_state;
 use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
 
-fn vectors(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/vectors/cognesy-v1.22/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
+mod common;
+use common::vectors;
 
 fn runs() -> Vec<Value> {
     vectors("agent-runs.json")

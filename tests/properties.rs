@@ -23,6 +23,9 @@ use stepline::snapshot::truncate::truncate;
 use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
+mod common;
+use common::vectors;
+
 fn config(cases: u32) -> Config {
     Config {
         cases,
@@ -33,15 +36,6 @@ fn config(cases: u32) -> Config {
 
 fn now() -> Timestamp {
     chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
-
-fn vectors(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/vectors/cognesy-v1.22/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
 }
 
 /// The first turn of every recorded reference run.

@@ -10,6 +10,9 @@ use stepline::session::runlog::RunLog;
 use stepline::session::Session;
 use stepline::ErrorCode;
 
+mod common;
+use common::vectors;
+
 /// One turn of a reference run: its envelopes and final slim snapshot.
 struct Turn {
     envelopes: Vec<Value>,
@@ -19,12 +22,7 @@ struct Turn {
 /// Every reference run, its session id suffixed with the run's index so
 /// each run is a session of its own.
 fn runs() -> Vec<(String, Vec<Turn>)> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/vectors/cognesy-v1.22/agent-runs.json",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
+    let cases = vectors("agent-runs.json");
     cases
         .iter()
         .enumerate()

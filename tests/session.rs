@@ -6,17 +6,15 @@ use serde_json::{json, Value};
 use stepline::session::reconcile::Report;
 use stepline::session::Session;
 
+mod common;
+use common::vectors;
+
 /// The fuzz checks' model of the JS side's patch application.
 #[path = "../fuzz/src/checks.rs"]
 mod checks;
 
 fn agent_runs() -> Vec<Value> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/vectors/cognesy-v1.22/agent-runs.json",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
+    vectors("agent-runs.json")
 }
 
 /// One turn of a reference run: its envelopes and final slim snapshots.

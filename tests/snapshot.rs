@@ -12,28 +12,29 @@ use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
 
+mod common;
+use common::vectors;
+
 fn now() -> Timestamp {
     chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
 }
 
-fn vectors() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/cognesy-v1.22/slim-serializer.json"
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
+fn slim_cases() -> Vec<Value> {
+    vectors("slim-serializer.json")
 }
 
 fn state_of(name: &str) -> AgentState {
-    let case = vectors().into_iter().find(|c| c["name"] == name).unwrap();
+    let case = slim_cases()
+        .into_iter()
+        .find(|c| c["name"] == name)
+        .unwrap();
     AgentState::from_value(&case["input"]["state"], &now()).unwrap()
 }
 
 #[test]
 fn every_reference_snapshot_validates_without_errors() {
     let mut checked = 0;
-    for case in vectors() {
+    for case in slim_cases() {
         let name = case["name"].as_str().unwrap();
         let snapshot = if name.starts_with("serialize") {
             case["expected"].clone()
@@ -98,7 +99,7 @@ fn every_problem_is_reported_with_its_path_not_only_the_first() {
 
 #[test]
 fn inconsistent_counts_and_numbering_are_reported() {
-    let mut snapshot = vectors()
+    let mut snapshot = slim_cases()
         .into_iter()
         .find(|c| {
             c["name"] == "serialize [default] tool calls conversation with 3 steps (completed)"
