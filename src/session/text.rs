@@ -34,20 +34,25 @@ use crate::session::gaps::Gaps;
 pub const DEFAULT_TEXT_LIMIT: usize = 8 * 1024 * 1024;
 
 /// Reads a text limit option (`key` in `m`, a non-negative integer of
-/// bytes; [`DEFAULT_TEXT_LIMIT`] when absent or null).
+/// bytes; [`DEFAULT_TEXT_LIMIT`] when absent or null). Read as every other
+/// whole-number option is: a fraction is `invalid_type`, a whole number out
+/// of range (negative, or beyond 2^63) `out_of_range`; a limit beyond the
+/// address space means no limit.
 pub fn limit_option(
     m: &serde_json::Map<String, serde_json::Value>,
     key: &str,
     path: &str,
 ) -> crate::error::Result<usize> {
-    let at = crate::json::child(path, key);
-    match m.get(key) {
-        None | Some(serde_json::Value::Null) => Ok(DEFAULT_TEXT_LIMIT),
-        Some(v) => v
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| {
-                crate::session::recording::expected(&at, "a non-negative integer of bytes", v)
+    match crate::model::read::opt_i64(m, key, path)? {
+        None => Ok(DEFAULT_TEXT_LIMIT),
+        Some(n) => u64::try_from(n)
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+            .map_err(|_| {
+                crate::error::SteplineError::at(
+                    crate::error::ErrorCode::OutOfRange,
+                    &crate::json::child(path, key),
+                    format!("expected `{key}` to be a non-negative number of bytes, found {n}"),
+                )
             }),
     }
 }

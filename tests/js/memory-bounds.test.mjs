@@ -251,10 +251,10 @@ test('chunks in reverse order are held within the limit too: twice the stream, t
   assert.ok(large <= small + 4 * MB, `32 more chunks grew wasm memory from ${fmt(small)} to ${fmt(large)}`);
 });
 
-test('maxTextBytes must be a non-negative integer', async () => {
+test('maxTextBytes must be a non-negative integer: a fraction or a string is invalid_type, a whole number out of range out_of_range', async () => {
   const w = await freshInstance();
-  for (const bad of [-1, 1.5, '8']) {
-    assert.throws(() => new w.Session({ maxTextBytes: bad }), (e) => e.code !== undefined && e.path === '/options/maxTextBytes', String(bad));
+  for (const [bad, code] of [[-1, 'out_of_range'], [1e300, 'out_of_range'], [1.5, 'invalid_type'], ['8', 'invalid_type']]) {
+    assert.throws(() => new w.Session({ maxTextBytes: bad }), (e) => e.code === code && e.path === '/options/maxTextBytes', String(bad));
   }
   const s = new w.Session({ maxTextBytes: 0 });
   s.ingest({ ...base, type: 'agent.stream.chunk', payload: { content: 'abc', chunk_index: 0 } });
