@@ -387,12 +387,19 @@ fn apply_patch(
             } else {
                 field(prev, &k.warnings)
             };
+            // Frozen like the rest of the snapshot; warnings are rare and at
+            // most 1,000, so this runs seldom and stays small.
+            if let Some(new) = added.dyn_ref::<Array>() {
+                for i in 0..new.length() {
+                    Object::freeze(new.get(i).unchecked_ref::<Object>());
+                }
+            }
             let warnings = match (old.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
                 (Some(old), Some(new)) => old.concat(new),
                 (None, Some(new)) => new.clone(),
                 (_, None) => Array::new(),
             };
-            set_field(&next, &k.warnings, &warnings);
+            set_field(&next, &k.warnings, &Object::freeze(&warnings));
         }
         if first || changes > 2 {
             for i in 2..changes {

@@ -82,7 +82,7 @@ test('the snapshot read after every event equals the full view, whatever the ord
       fresh.ingestJsonl(noisy.slice(0, i + 1).map((x) => JSON.stringify(x)).join('\n'));
       assert.deepEqual(view, fresh.getSnapshot(), `${r.name}, event ${i}`);
       fresh.free();
-      for (const o of [view, view.executions, ...view.executions, ...view.executions.flatMap((x) => [x.steps, ...x.steps])]) {
+      for (const o of [view, view.executions, ...view.executions, ...view.executions.flatMap((x) => [x.steps, ...x.steps]), view.warnings, ...view.warnings]) {
         assert.ok(Object.isFrozen(o), `${r.name}, event ${i}: frozen`);
       }
     });
