@@ -25,7 +25,7 @@
 
 use serde_json::Value;
 
-use crate::envelope::decode::{decode_value, Decoded, ENVELOPE_LIMITS};
+use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, quote, type_name};
 use crate::session::text::DEFAULT_TEXT_LIMIT;
@@ -88,10 +88,12 @@ impl Recording {
     /// ```
     pub fn parse(text: &str) -> Result<Recording> {
         let mut rec = Recording::default();
-        for (_, line) in lines(text) {
+        for (_, line) in lines(text, true) {
             match line? {
                 Line::Header(h) => rec.header = Some(h),
-                Line::Envelope { value, .. } => rec.items.push(Item::Envelope(value)),
+                Line::Envelope { value, .. } => {
+                    rec.items.extend(value.map(Item::Envelope));
+                }
                 Line::Snapshot(v) => rec.items.push(snapshot_item(v)),
             }
         }
@@ -169,7 +171,7 @@ impl Session {
         let mut session = Session::new(None);
         let mut snapshots = Vec::new();
         let mut dropped = None;
-        for (n, line) in lines(text) {
+        for (n, line) in lines(text, false) {
             match line? {
                 Line::Header(h) => {
                     let id = h.get("session_id").and_then(Value::as_str);
@@ -298,10 +300,11 @@ fn describe(v: &Value) -> String {
 /// One classified, checked line.
 pub(crate) enum Line<'a> {
     Header(Value),
-    /// The line's text (trimmed), its value and the value decoded.
+    /// The line's text (trimmed), its value as read (when asked for: see
+    /// [`lines`]) and the value decoded.
     Envelope {
         text: &'a str,
-        value: Value,
+        value: Option<Value>,
         decoded: Decoded,
     },
     /// The whole snapshot line.
@@ -309,15 +312,20 @@ pub(crate) enum Line<'a> {
 }
 
 /// The non-blank lines of `text` with their 1-based numbers, each checked.
-/// A header is recognised on the first non-blank line only.
-pub(crate) fn lines(text: &str) -> impl Iterator<Item = (usize, Result<Line<'_>>)> + '_ {
+/// A header is recognised on the first non-blank line only. Envelope lines
+/// keep their value as read only with `keep_values` (else it moves into the
+/// decoded form, uncopied: replaying needs only the text and the decoded form).
+pub(crate) fn lines(
+    text: &str,
+    keep_values: bool,
+) -> impl Iterator<Item = (usize, Result<Line<'_>>)> + '_ {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty())
         .enumerate()
-        .map(|(k, (n, l))| (n, line(l, k == 0).map_err(|e| at_line(n, e))))
+        .map(move |(k, (n, l))| (n, line(l, k == 0, keep_values).map_err(|e| at_line(n, e))))
 }
 
 /// Rebases an error found inside line `n` onto `/lines/<n>`.
@@ -326,7 +334,7 @@ pub(crate) fn at_line(n: usize, e: SteplineError) -> SteplineError {
     SteplineError::new(e.code, Some(path), e.message)
 }
 
-fn line(text: &str, first: bool) -> Result<Line<'_>> {
+fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
     let value = crate::json::parse(text, &ENVELOPE_LIMITS)?;
     // A line with an event type is an envelope, whatever unknown fields it
     // carries (an envelope's own `stepline_snapshot` key stays in `extra`).
@@ -367,7 +375,12 @@ fn line(text: &str, first: bool) -> Result<Line<'_>> {
         optional_str(&value, "execution_id")?;
         return Ok(Line::Snapshot(value));
     }
-    let decoded = decode_value(&value)?;
+    let (value, decoded) = if keep_value {
+        let decoded = decode_value(&value)?;
+        (Some(value), decoded)
+    } else {
+        (None, decode_owned(value)?)
+    };
     Ok(Line::Envelope {
         text,
         value,

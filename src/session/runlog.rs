@@ -119,7 +119,7 @@ impl RunLog {
     pub fn ingest_jsonl(&mut self, text: &str) -> BatchOutcome {
         let mut out = BatchOutcome::default();
         let mut notes = None;
-        for (n, line) in lines(text) {
+        for (n, line) in lines(text, false) {
             match line {
                 Ok(line) => {
                     if let Some(h) = self.take(line, &mut out) {
@@ -144,7 +144,7 @@ impl RunLog {
         let mut log = RunLog::new();
         let mut out = BatchOutcome::default();
         let mut notes = None;
-        for (n, line) in lines(text) {
+        for (n, line) in lines(text, false) {
             if let Some(h) = log.take(line?, &mut out) {
                 notes = Some((n, h));
             }
