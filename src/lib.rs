@@ -13,6 +13,7 @@ pub mod model;
 pub mod php;
 pub mod session;
 pub mod snapshot;
+pub mod sort;
 
 pub use error::{ErrorCode, SteplineError};
 

@@ -108,7 +108,7 @@ fn walk(envs: &[Envelope]) -> Turns {
             unfinished.push((first, t.last));
         }
     }
-    unfinished.sort_unstable();
+    crate::sort::sort(&mut unfinished);
     Turns {
         start_of,
         unfinished,

@@ -96,12 +96,12 @@ impl Dirty {
     /// sorted and deduplicated; the records are reset.
     fn take_touched(&mut self) -> Vec<(usize, ExecDirty)> {
         let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
+        crate::sort::sort(&mut touched);
         touched
             .into_iter()
             .filter_map(|pos| {
                 let mut d = std::mem::take(self.execs.get_mut(pos)?);
-                d.steps.sort_unstable();
+                crate::sort::sort(&mut d.steps);
                 d.steps.dedup();
                 Some((pos, d))
             })

@@ -531,7 +531,7 @@ fn snapshot_wins(e: &mut Execution, snap: &Map<String, Value>) {
                     .position(|c| c.get("name").and_then(Value::as_str) == Some(name))
                     .unwrap_or(calls.len())
             };
-            s.tools.sort_by_key(|t| rank(&t.name));
+            crate::sort::stable_sort_by_key(&mut s.tools, |t| rank(&t.name));
         }
     }
     let broadcast = match snap.get("status").and_then(Value::as_str) {

@@ -224,7 +224,7 @@ impl RunLog {
             .iter()
             .flat_map(|(_, s)| s.log_entries())
             .collect();
-        all.sort_unstable_by_key(|(n, _)| *n);
+        crate::sort::sort_by_key(&mut all, |&(n, _)| n);
         for (_, line) in all {
             out.push_str(line);
             out.push('\n');
@@ -478,7 +478,7 @@ fn stop_reason(e: &Execution) -> &str {
 /// `{p50, p95, max, count}` by nearest rank; the values keep their JSON form.
 fn percentiles(mut list: Vec<&Value>) -> Value {
     let num = |v: &Value| v.as_f64().unwrap_or(0.0);
-    list.sort_by(|a, b| num(a).total_cmp(&num(b)));
+    crate::sort::stable_sort_by_key(&mut list, |v| crate::sort::total_order_key(num(v)));
     let rank = |p: usize| {
         let r = (p * list.len()).div_ceil(100).max(1);
         list.get(r - 1).map_or(Value::Null, |v| (*v).clone())

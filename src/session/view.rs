@@ -238,7 +238,7 @@ impl Execution {
             .iter()
             .filter_map(|(to, from)| from.as_deref().filter(|f| f != to))
             .collect();
-        left.sort_unstable();
+        crate::sort::sort(&mut left);
         let ends: Vec<&str> = self
             .statuses
             .iter()
