@@ -2,13 +2,11 @@
 //! never broadcast (quirk 7), and execution time limits measured from the
 //! session's start instead of the execution's (seed 004, quirk 3).
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use super::{
-    instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, FINAL_STATUS_MISSING,
-    TIME_LIMIT_FROM_SESSION_START,
+    instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, Slots,
+    FINAL_STATUS_MISSING, TIME_LIMIT_FROM_SESSION_START,
 };
 use crate::json::{child, index, obj, quote};
 
@@ -68,12 +66,11 @@ struct Turns {
 }
 
 fn walk(envs: &[Envelope]) -> Turns {
-    type Run<'a> = (Option<&'a str>, Option<&'a str>);
-    let mut open: BTreeMap<Run, Turn> = BTreeMap::new();
+    let mut open = Slots::new();
     let mut start_of = Vec::with_capacity(envs.len());
     let mut unfinished = Vec::new();
     for (pos, e) in envs.iter().enumerate() {
-        let t = open.entry(e.run()).or_insert_with(|| Turn::new(pos));
+        let t = open.get_or_insert_with(e.run_key(None), || Turn::new(pos));
         let status = match e.kind {
             "agent.status" => e.payload.get("status").and_then(Value::as_str),
             _ => None,

@@ -164,9 +164,10 @@ impl Envelope<'_> {
         p
     }
 
-    /// The run this envelope belongs to: see [`Envelope::session`].
-    fn run(&self) -> (Option<&str>, Option<&str>) {
-        (self.session, self.execution)
+    /// The key of the run this envelope belongs to (see [`Envelope::session`]),
+    /// and of one of its steps.
+    fn run_key(&self, step: Option<i64>) -> String {
+        slot_key(self.session, self.execution, step)
     }
 
     fn step_number(&self) -> Option<i64> {
@@ -190,6 +191,67 @@ fn read_envelopes(list: &[Value]) -> Vec<Envelope<'_>> {
             })
         })
         .collect()
+}
+
+/// Items found by a key made of a run's ids (and a step number). Kept in a
+/// vector behind the one string-keyed map type the sessions use too: each
+/// map type is kilobytes of wasm.
+struct Slots<T> {
+    index: std::collections::BTreeMap<String, u64>,
+    items: Vec<T>,
+}
+
+impl<T> Slots<T> {
+    fn new() -> Self {
+        Slots {
+            index: std::collections::BTreeMap::new(),
+            items: Vec::new(),
+        }
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut T> {
+        let &i = self.index.get(key)?;
+        self.items.get_mut(i as usize)
+    }
+
+    fn get_or_insert_with(&mut self, key: String, new: impl FnOnce() -> T) -> &mut T {
+        let i = match self.index.get(&key) {
+            Some(&i) => i as usize,
+            None => {
+                self.items.push(new());
+                self.index.insert(key, (self.items.len() - 1) as u64);
+                self.items.len() - 1
+            }
+        };
+        &mut self.items[i]
+    }
+
+    /// In the order they were first seen.
+    fn values(&self) -> impl Iterator<Item = &T> {
+        self.items.iter()
+    }
+}
+
+/// The key of a run (session and execution ids, either missing) and
+/// optionally a step: each part length-prefixed, so no two differ only in
+/// where one id ends.
+fn slot_key(session: Option<&str>, execution: Option<&str>, step: Option<i64>) -> String {
+    let mut key = String::new();
+    for part in [session, execution] {
+        match part {
+            None => key.push('-'),
+            Some(s) => {
+                key.push_str(&s.len().to_string());
+                key.push(':');
+                key.push_str(s);
+            }
+        }
+    }
+    if let Some(n) = step {
+        key.push('#');
+        key.push_str(&n.to_string());
+    }
+    key
 }
 
 /// An absolute date/time (ISO 8601 / RFC 3339 / PHP `DATE_ATOM`). Relative words
@@ -219,4 +281,28 @@ fn items(v: Option<&Value>) -> &[Value] {
 
 fn text(v: Option<&Value>) -> Value {
     v.filter(|v| v.is_string()).cloned().unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slot_key;
+
+    #[test]
+    fn slot_keys_tell_every_run_and_step_apart() {
+        let keys = [
+            slot_key(None, None, None),
+            slot_key(Some(""), None, None),
+            slot_key(None, Some(""), None),
+            slot_key(Some("a"), Some("b"), None),
+            slot_key(Some("a1:b"), None, None),
+            slot_key(Some("a"), Some("b"), Some(1)),
+            slot_key(Some("a"), Some("b#1"), None),
+            slot_key(Some("a"), Some("b"), Some(-1)),
+        ];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+    }
 }

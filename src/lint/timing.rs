@@ -2,13 +2,11 @@
 //! from the step object's creation time, and durations that disagree with the
 //! timestamps around them.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use super::{
-    instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, DURATION_INCONSISTENT,
-    STEP_TIMING_FROM_CREATION, STEP_TIMING_INVERTED,
+    instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, Slots,
+    DURATION_INCONSISTENT, STEP_TIMING_FROM_CREATION, STEP_TIMING_INVERTED,
 };
 use crate::json::{index, obj};
 
@@ -239,17 +237,16 @@ fn pair_evidence(started: &Envelope, completed: &Envelope, extra: Vec<(&str, Val
 /// before it (a later turn reusing the execution id starts again at step 1);
 /// one that arrived before its start pairs with the earliest start left over.
 fn step_pairs(envs: &[Envelope]) -> Vec<(usize, usize)> {
-    type StepKey<'a> = (Option<&'a str>, Option<&'a str>, i64);
-    let mut open: BTreeMap<StepKey, Vec<usize>> = BTreeMap::new();
+    let mut open: Slots<Vec<usize>> = Slots::new();
     let mut early = Vec::new();
     let mut pairs = Vec::new();
     for (pos, e) in envs.iter().enumerate() {
         let Some(n) = e.step_number() else {
             continue;
         };
-        let key = (e.session, e.execution, n);
+        let key = e.run_key(Some(n));
         match e.kind {
-            "agent.step.started" => open.entry(key).or_default().push(pos),
+            "agent.step.started" => open.get_or_insert_with(key, Vec::new).push(pos),
             "agent.step.completed" => match open.get_mut(&key).and_then(Vec::pop) {
                 Some(s) => pairs.push((s, pos)),
                 None => early.push((key, pos)),

@@ -142,7 +142,9 @@ pub struct Session {
     executions: Vec<Execution>,
     /// The latest execution per id, and the latest without one: finding
     /// the turn by a scan cost the square of the number of turns.
-    by_id: BTreeMap<String, usize>,
+    /// Positions as u64, the value type of `foreign`: one map type fewer
+    /// in the wasm (each is kilobytes).
+    by_id: BTreeMap<String, u64>,
     no_id: Option<usize>,
     /// Executions whose text is stale (see [`text`]) until `settle`.
     stale: Vec<usize>,
@@ -447,7 +449,7 @@ impl Session {
                 .and_then(Value::as_str)
                 .is_some_and(|p| view::TERMINAL.contains(&p));
         let latest = match id {
-            Some(id) => self.by_id.get(id).copied(),
+            Some(id) => self.by_id.get(id).map(|&i| i as usize),
             None => self.no_id,
         };
         if let Some(i) = latest {
@@ -466,7 +468,7 @@ impl Session {
         });
         match id {
             Some(id) => {
-                self.by_id.insert(id.to_string(), pos);
+                self.by_id.insert(id.to_string(), pos as u64);
             }
             None => self.no_id = Some(pos),
         }

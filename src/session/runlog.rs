@@ -38,7 +38,9 @@ use crate::session::{IngestOutcome, Session};
 #[derive(Clone, Debug, Default)]
 pub struct RunLog {
     sessions: Vec<(String, Session)>,
-    index: BTreeMap<String, usize>,
+    /// Positions in `sessions` (u64: the one string-keyed map type the
+    /// sessions use too).
+    index: BTreeMap<String, u64>,
     /// The next arrival number: sessions log their envelopes under it, so
     /// `save` writes them in global arrival order. Redeliveries are counted
     /// by the sessions, not kept (each would cost its whole text again);
@@ -177,7 +179,7 @@ impl RunLog {
 
     /// One session by id (`""` for envelopes that carry none).
     pub fn session(&self, id: &str) -> Option<&Session> {
-        let i = *self.index.get(id)?;
+        let i = *self.index.get(id)? as usize;
         self.sessions.get(i).map(|(_, s)| s)
     }
 
@@ -254,10 +256,7 @@ impl RunLog {
     pub fn summary(&self) -> Value {
         let mut t = Tally::default();
         for (_, s) in &self.sessions {
-            t.by_status
-                .entry(s.status().unwrap_or("unknown"))
-                .or_default()
-                .0 += 1;
+            bump(&mut t.by_status, s.status().unwrap_or("unknown"), 1);
             t.duplicates += s.counts().duplicates;
             t.rejected += s.counts().rejected;
             for e in s.executions() {
@@ -296,7 +295,11 @@ impl RunLog {
         };
         for (id, note) in notes {
             let path = crate::json::child("/sessions", id);
-            let Some((_, s)) = self.index.get(id).and_then(|&i| self.sessions.get_mut(i)) else {
+            let Some((_, s)) = self
+                .index
+                .get(id)
+                .and_then(|&i| self.sessions.get_mut(i as usize))
+            else {
                 return Err(SteplineError::at(
                     crate::error::ErrorCode::InvalidValue,
                     &path,
@@ -341,13 +344,13 @@ impl RunLog {
         let id = decoded.envelope.get("session_id").and_then(Value::as_str);
         let id = id.unwrap_or_default();
         let i = match self.index.get(id) {
-            Some(&i) => i,
+            Some(&i) => i as usize,
             None => {
                 let i = self.sessions.len();
                 // `""` adopts nothing: its envelopes carry no session id.
                 let own = (!id.is_empty()).then(|| id.to_string());
                 self.sessions.push((id.to_string(), Session::new(own)));
-                self.index.insert(id.to_string(), i);
+                self.index.insert(id.to_string(), i as u64);
                 i
             }
         };
@@ -365,16 +368,31 @@ impl RunLog {
     }
 }
 
+/// Counts by name.
+type Counts = BTreeMap<String, u64>;
+
+/// Adds `by` to `key`'s count (allocating the key only when it is new).
+fn bump(m: &mut Counts, key: &str, by: u64) {
+    match m.get_mut(key) {
+        Some(n) => *n += by,
+        None => {
+            m.insert(key.to_string(), by);
+        }
+    }
+}
+
 /// The running figures behind `summary`.
 #[derive(Default)]
 struct Tally<'a> {
-    // One map type for all three tallies (the counts use `.0`): each map
-    // type is kilobytes of wasm.
-    by_status: BTreeMap<&'a str, (u64, u64)>,
-    by_stop_reason: BTreeMap<&'a str, (u64, u64)>,
+    // The one string-keyed map type the sessions use: each map type is
+    // kilobytes of wasm.
+    by_status: Counts,
+    by_stop_reason: Counts,
     executions: u64,
     steps: u64,
-    tools: BTreeMap<&'a str, (u64, u64)>,
+    /// Tool calls by tool name, and of those the failed ones.
+    tools: Counts,
+    tools_failed: Counts,
     usage: Usage,
     step_ms: Vec<&'a Value>,
     tool_ms: Vec<&'a Value>,
@@ -388,7 +406,7 @@ struct Tally<'a> {
 impl<'a> Tally<'a> {
     fn execution(&mut self, e: &'a Execution) {
         self.executions += 1;
-        self.by_stop_reason.entry(stop_reason(e)).or_default().0 += 1;
+        bump(&mut self.by_stop_reason, stop_reason(e), 1);
         if e.run_error.is_some() || e.status() == Some("failed") {
             self.run_errors += 1;
         }
@@ -402,9 +420,8 @@ impl<'a> Tally<'a> {
                 .extend(step.duration_ms.as_ref().filter(|v| v.is_number()));
             for tool in &step.tools {
                 let failed = u64::from(tool.status() == ToolStatus::Failed);
-                let entry = self.tools.entry(tool.name.as_str()).or_default();
-                entry.0 += 1;
-                entry.1 += failed;
+                bump(&mut self.tools, &tool.name, 1);
+                bump(&mut self.tools_failed, &tool.name, failed);
                 self.failed_tools += failed;
                 self.tool_ms
                     .extend(tool.duration_ms.as_ref().filter(|v| v.is_number()));
@@ -413,19 +430,18 @@ impl<'a> Tally<'a> {
     }
 
     fn into_value(self, sessions: usize) -> Value {
-        let counts = |m: BTreeMap<&str, (u64, u64)>| {
-            Value::Object(
-                m.into_iter()
-                    .map(|(k, (n, _))| (k.to_string(), Value::from(n)))
-                    .collect(),
-            )
-        };
-        let tools = self.tools.into_iter().map(|(name, (count, failed))| {
+        let counts =
+            |m: Counts| Value::Object(m.into_iter().map(|(k, n)| (k, Value::from(n))).collect());
+        let failed = self.tools_failed;
+        let tools = self.tools.into_iter().map(|(name, count)| {
             let v = obj([
                 ("count", Value::from(count)),
-                ("failed", Value::from(failed)),
+                (
+                    "failed",
+                    Value::from(failed.get(&name).copied().unwrap_or(0)),
+                ),
             ]);
-            (name.to_string(), v)
+            (name, v)
         });
         obj([
             ("sessions", Value::from(sessions)),
