@@ -202,19 +202,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     out.insert("timestamp".into(), timestamp);
     out.insert("payload".into(), payload);
     // `m` now holds only unknown top-level fields (empty in the native form).
-    for k in m.keys() {
-        warnings.push(Warning {
-            path: child("", k),
-            code: "unknown_field",
-            message: format!(
-                "unknown envelope field {} (kept in extra)",
-                crate::json::quote(k)
-            ),
-        });
-    }
-    if !m.is_empty() {
-        out.insert("extra".into(), Value::Object(m));
-    }
+    keep_unknown(&mut out, m, "", "envelope field", "extra", &mut warnings);
     Ok(Decoded {
         envelope: Value::Object(out),
         warnings,
@@ -313,20 +301,40 @@ fn normalise(
         }
     }
     // What is left is unknown.
-    for k in input.keys() {
+    keep_unknown(
+        &mut out,
+        input,
+        path,
+        "payload field",
+        "payload.extra",
+        warnings,
+    );
+    Ok(Value::Object(out))
+}
+
+/// Keeps the fields left in `unknown` under `extra` in `out`, with an
+/// `unknown_field` warning each ("unknown {what} \"k\" (kept in {kept_in})").
+fn keep_unknown(
+    out: &mut Map<String, Value>,
+    unknown: Map<String, Value>,
+    path: &str,
+    what: &str,
+    kept_in: &str,
+    warnings: &mut Vec<Warning>,
+) {
+    for k in unknown.keys() {
         warnings.push(Warning {
             path: child(path, k),
             code: "unknown_field",
             message: format!(
-                "unknown payload field {} (kept in payload.extra)",
+                "unknown {what} {} (kept in {kept_in})",
                 crate::json::quote(k)
             ),
         });
     }
-    if !input.is_empty() {
-        out.insert("extra".into(), Value::Object(input));
+    if !unknown.is_empty() {
+        out.insert("extra".into(), Value::Object(unknown));
     }
-    Ok(Value::Object(out))
 }
 
 /// Where a field is: its pointer is only written out for an error, so a valid
