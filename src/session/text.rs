@@ -63,8 +63,46 @@ pub type Arrival = (u64, Option<Fingerprint>);
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Chunk {
-    text: String,
+    text: Piece,
     arrivals: Vec<Arrival>,
+}
+
+/// A chunk's text: where it sits in the execution's text when all of it is
+/// there (the usual case: chunks in order, below the limit), else its own
+/// copy. Keeping every chunk's copy next to the text they make doubled the
+/// text's memory.
+#[derive(Clone, Debug, PartialEq)]
+enum Piece {
+    /// Bytes `start..start + len` of the text as last settled.
+    At {
+        start: usize,
+        len: usize,
+    },
+    Owned(String),
+}
+
+impl Default for Piece {
+    fn default() -> Self {
+        Piece::Owned(String::new())
+    }
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::At { len, .. } => *len,
+            Piece::Owned(s) => s.len(),
+        }
+    }
+
+    /// The chunk's text, read from `text` (the execution's text, unchanged
+    /// since the piece was placed in it) when it is there.
+    fn as_str<'a>(&'a self, text: &'a str) -> &'a str {
+        match self {
+            Piece::At { start, len } => text.get(*start..start + len).unwrap_or_default(),
+            Piece::Owned(s) => s,
+        }
+    }
 }
 
 /// The chunks that can still show, and what the limit dropped.
@@ -167,14 +205,21 @@ impl StreamText {
             return ChunkOutcome::Dropped;
         }
         let appends = appends && !self.stale;
-        if appends {
-            push_within(text, &content, limit);
+        let piece = if appends {
+            let start = text.len();
+            let kept = push_within(text, &content, limit).len();
+            if kept == content.len() {
+                Piece::At { start, len: kept }
+            } else {
+                Piece::Owned(content)
+            }
         } else {
             self.stale = true;
-        }
+            Piece::Owned(content)
+        };
         let c = self.chunks.entry(index).or_default();
-        self.bytes = self.bytes - c.text.len() + content.len();
-        c.text = content;
+        self.bytes = self.bytes - c.text.len() + piece.len();
+        c.text = piece;
         c.arrivals.extend(arrival);
         self.evict();
         ChunkOutcome::Kept { replaced: !appends }
@@ -211,23 +256,45 @@ impl StreamText {
         kept
     }
 
-    /// Rebuilds a stale text from the chunks.
+    /// Rebuilds a stale text from the chunks; each chunk then points into
+    /// the new text when all of it is there, and holds its own copy if not.
     pub fn settle(&mut self, text: &mut String) {
-        if self.stale {
-            *text = self.rebuilt();
-            self.stale = false;
+        if !self.stale {
+            return;
         }
+        let mut new = String::with_capacity(self.bytes.min(self.limit));
+        let mut full = true;
+        for c in self.chunks.values_mut() {
+            let s = c.text.as_str(text);
+            let start = new.len();
+            let kept = if full {
+                push_within(&mut new, s, self.limit).len()
+            } else {
+                0
+            };
+            let piece = if kept == s.len() {
+                Piece::At { start, len: kept }
+            } else {
+                full = false;
+                Piece::Owned(s.to_string())
+            };
+            c.text = piece;
+        }
+        *text = new;
+        self.stale = false;
     }
 
-    /// The text the chunks make, cut at the limit.
-    pub fn rebuilt(&self) -> String {
-        let mut text = String::with_capacity(self.bytes.min(self.limit));
+    /// The text the chunks make, cut at the limit (`text` is the
+    /// execution's text as it stands, which the chunks may point into).
+    pub fn rebuilt(&self, text: &str) -> String {
+        let mut out = String::with_capacity(self.bytes.min(self.limit));
         for c in self.chunks.values() {
-            if push_within(&mut text, &c.text, self.limit).len() < c.text.len() {
+            let s = c.text.as_str(text);
+            if push_within(&mut out, s, self.limit).len() < s.len() {
                 break;
             }
         }
-        text
+        out
     }
 
     /// Whether the text is out of date until `settle`.
@@ -337,6 +404,36 @@ mod tests {
             ),
             forward
         );
+    }
+
+    #[test]
+    fn chunks_wholly_in_the_text_point_into_it_instead_of_keeping_a_copy() {
+        let mut t = StreamText::with_limit(10);
+        let mut text = String::new();
+        for (i, c) in [(0, "abc"), (1, "def"), (3, "jk")] {
+            t.chunk(i, c.to_string(), &mut text, None);
+        }
+        let owned = |t: &StreamText| -> Vec<i64> {
+            t.chunks
+                .iter()
+                .filter(|(_, c)| matches!(c.text, Piece::Owned(_)))
+                .map(|(i, _)| *i)
+                .collect()
+        };
+        assert_eq!(owned(&t), Vec::<i64>::new());
+        // A late chunk inside the text is held until the text is rebuilt;
+        // then only the chunk the limit cuts keeps a copy.
+        t.chunk(2, "ghi".to_string(), &mut text, None);
+        assert_eq!(owned(&t), [2]);
+        assert_eq!(t.rebuilt(&text), "abcdefghij");
+        t.settle(&mut text);
+        assert_eq!(text, "abcdefghij");
+        assert_eq!(owned(&t), [3]);
+        assert_eq!(t.dropped_bytes(&text), 1);
+        // A replaced chunk reads its new text, the others theirs from the new text.
+        t.chunk(1, "DEF".to_string(), &mut text, None);
+        t.settle(&mut text);
+        assert_eq!(text, "abcDEFghij");
     }
 
     #[test]

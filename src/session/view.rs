@@ -273,7 +273,7 @@ impl Execution {
     /// since the last [`Execution::settle`].
     pub fn text(&self) -> Cow<'_, str> {
         if self.stream.is_stale() {
-            Cow::Owned(self.stream.rebuilt())
+            Cow::Owned(self.stream.rebuilt(&self.text))
         } else {
             Cow::Borrowed(&self.text)
         }
