@@ -16,7 +16,6 @@ use stepline::envelope::decode::{decode_text, decode_value};
 use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
-use stepline::session::Session;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::slim_state;
 use stepline::snapshot::truncate::truncate;
@@ -24,7 +23,7 @@ use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
 mod common;
-use common::vectors;
+use common::{session_of, vectors, view_of};
 
 fn config(cases: u32) -> Config {
     Config {
@@ -54,28 +53,6 @@ fn recorded_turns() -> &'static [Vec<Value>] {
             })
             .collect()
     })
-}
-
-fn session_of(envelopes: &[Value]) -> Session {
-    let mut s = Session::new(None);
-    for e in envelopes {
-        s.ingest_value(e).unwrap();
-    }
-    s
-}
-
-/// "Same view" as in tests/session.rs: without the counters, and with a
-/// step's tool runs in a fixed order (without call ids they are in arrival order).
-fn view_of(s: &Session) -> Value {
-    let mut v = s.view();
-    v.as_object_mut().unwrap().remove("counts");
-    for exec in v["executions"].as_array_mut().unwrap() {
-        for step in exec["steps"].as_array_mut().unwrap() {
-            let tools = step["tools"].as_array_mut().unwrap();
-            tools.sort_by_key(|t| t.to_string());
-        }
-    }
-    v
 }
 
 fn kind(e: &Value) -> &str {

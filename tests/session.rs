@@ -7,7 +7,7 @@ use stepline::session::reconcile::Report;
 use stepline::session::Session;
 
 mod common;
-use common::vectors;
+use common::{session_of, vectors, view_of};
 
 /// The fuzz checks' model of the JS side's patch application.
 #[path = "../fuzz/src/checks.rs"]
@@ -54,29 +54,6 @@ fn runs() -> Vec<(String, String, Vec<Turn>)> {
             )
         })
         .collect()
-}
-
-fn session_of(envelopes: &[Value]) -> Session {
-    let mut s = Session::new(None);
-    for e in envelopes {
-        s.ingest_value(e).unwrap();
-    }
-    s
-}
-
-/// The view without what legitimately depends on arrival: the counters,
-/// and the order of a step's tool runs, which without call ids is the order
-/// they arrived in (reconcile puts them in the final state's order).
-fn view_of(s: &Session) -> Value {
-    let mut v = s.view();
-    v.as_object_mut().unwrap().remove("counts");
-    for exec in v["executions"].as_array_mut().unwrap() {
-        for step in exec["steps"].as_array_mut().unwrap() {
-            let tools = step["tools"].as_array_mut().unwrap();
-            tools.sort_by_key(|t| t.to_string());
-        }
-    }
-    v
 }
 
 fn kinds(r: &Report) -> Vec<&'static str> {

@@ -13,24 +13,7 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
-
-const TYPES: &[&str] = &[
-    "agent.status",
-    "agent.step.started",
-    "agent.step.completed",
-    "agent.tool.started",
-    "agent.tool.completed",
-    "agent.stream.chunk",
-    "agent.continuation",
-    "agent.llm.started",
-    "agent.llm.output_text.delta",
-    "agent.llm.completed",
-    "agent.tool.output",
-    "agent.tool.failed",
-    "agent.step.failed",
-    "agent.run.completed",
-    "agent.run.failed",
-];
+use stepline::envelope::schema::KNOWN_TYPES;
 
 /// Every payload field name and alias the schema knows, and a few it does not.
 const FIELDS: &[&str] = &[
@@ -266,7 +249,7 @@ fn value(field: &str, v: &Val, depth: usize) -> Value {
 fn envelope(e: &Env, fixed: Option<&str>) -> Value {
     let kind = match &e.unknown_kind {
         Some(k) if e.kind >= 240 => k.clone(),
-        _ => TYPES[e.kind as usize % TYPES.len()].to_string(),
+        _ => KNOWN_TYPES[e.kind as usize % KNOWN_TYPES.len()].to_string(),
     };
     let mut payload = Map::new();
     for (k, v) in e.fields.iter().take(12) {

@@ -99,7 +99,14 @@ impl Piece {
     /// since the piece was placed in it) when it is there.
     fn as_str<'a>(&'a self, text: &'a str) -> &'a str {
         match self {
-            Piece::At { start, len } => text.get(*start..start + len).unwrap_or_default(),
+            Piece::At { start, len } => {
+                // Only chunk() and settle() write pieces and the text, together.
+                debug_assert!(
+                    text.get(*start..start + len).is_some(),
+                    "a piece outside the text"
+                );
+                text.get(*start..start + len).unwrap_or_default()
+            }
             Piece::Owned(s) => s,
         }
     }
