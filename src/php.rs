@@ -2,7 +2,7 @@
 //! `(float)` casts, `array_filter` truthiness and `json_encode` with default flags.
 //! Matching these is what makes the core agree with the producer byte for byte.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 /// PHP `empty()` / falsiness: null, false, 0, 0.0, "", "0" and empty arrays.
 pub fn is_falsy(v: &Value) -> bool {
@@ -17,7 +17,7 @@ pub fn is_falsy(v: &Value) -> bool {
 }
 
 /// PHP `isset($a[$k])`-style lookup: a present key holding null counts as absent.
-pub fn get<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub fn get<'a>(map: &'a Map, key: &str) -> Option<&'a Value> {
     map.get(key).filter(|v| !v.is_null())
 }
 
@@ -27,7 +27,7 @@ pub fn is_empty_array(v: &Value) -> bool {
 }
 
 /// A map as PHP writes it: an empty one is `[]`.
-pub fn map_value(m: &Map<String, Value>) -> Value {
+pub fn map_value(m: &Map) -> Value {
     if m.is_empty() {
         Value::Array(Vec::new())
     } else {
@@ -202,7 +202,7 @@ fn encode_into(v: &Value, out: &mut String) {
     }
 }
 
-fn is_php_list(o: &Map<String, Value>) -> bool {
+fn is_php_list(o: &Map) -> bool {
     o.keys().enumerate().all(|(i, k)| {
         k.parse::<usize>().ok() == Some(i)
             && !k.starts_with('+')
@@ -220,9 +220,9 @@ pub fn format_php_float(f: f64) -> String {
         // Integral: PHP keeps ".0". (Avoids `{:.1}`, whose exact-float formatter is large in wasm.)
         return format!("{}.0", f as i64);
     }
-    // Shortest round-trip digits from serde_json's formatter (ryu), re-laid out the
+    // Shortest round-trip digits from the JSON number writer (zmij), re-laid out the
     // way PHP prints them: plain below 1e15 and from 1e-4, else `1.5e+15` / `1.0e-5`.
-    let shortest = serde_json::Number::from_f64(f.abs())
+    let shortest = crate::json::Number::from_f64(f.abs())
         .map_or_else(|| "0".to_string(), |n| crate::json::number_text(&n));
     let (mantissa, exp) = match shortest.split_once(['e', 'E']) {
         Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
@@ -282,7 +282,7 @@ fn encode_string(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn int_cast_reads_numeric_prefixes_like_php() {

@@ -3,7 +3,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::ErrorCode;

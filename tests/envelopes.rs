@@ -1,9 +1,10 @@
 //! Envelope decoding: every producer dialect into one model, strict about known
 //! types, tolerant of unknown ones, and the encoder's output decodes back.
 
-use serde_json::{json, Value};
 use stepline::envelope::decode::{decode_lines, decode_text, decode_value};
 use stepline::envelope::{BroadcastConfig, Encoder};
+use stepline::json;
+use stepline::json::Value;
 use stepline::ErrorCode;
 
 mod common;
@@ -44,7 +45,7 @@ fn what_the_encoder_sends_decodes_back_to_the_same_envelope() {
                 continue;
             };
             for b in encoder.push(event, &op["args"], &now).unwrap() {
-                let text = serde_json::to_string(&b.envelope).unwrap();
+                let text = stepline::json::to_string(&b.envelope);
                 let d = decode_text(&text).unwrap();
                 assert!(d.warnings.is_empty(), "{}: {:?}", case["name"], d.warnings);
                 assert_eq!(d.envelope, b.envelope, "{}", case["name"]);
@@ -287,7 +288,7 @@ fn the_size_cap_holds_for_huge_arguments_results_and_chunks() {
             .unwrap(),
     );
     for b in &sent {
-        let text = serde_json::to_string(&b.envelope).unwrap();
+        let text = stepline::json::to_string(&b.envelope);
         assert!(
             text.len() <= cap,
             "{} is {} bytes",

@@ -74,7 +74,9 @@ fn slim_serialize_seeds() {
 #[test]
 fn session_ingest_seeds() {
     replay("session_ingest", |data| {
-        let script: serde_json::Value = serde_json::from_slice(data).expect("a JSON script");
+        let script: stepline::json::Value =
+            stepline::json::from_str(std::str::from_utf8(data).expect("UTF-8"))
+                .expect("a JSON script");
         checks::session_script(&script);
     });
 }
@@ -112,7 +114,7 @@ fn a_truncated_payload_decodes_without_warnings() {
 /// overflow panic for `i64::MAX` and an abort for large values in wasm.
 #[test]
 fn a_huge_max_messages_reserves_nothing() {
-    let state = serde_json::json!({"messageStore": {"sections": [{"name": "messages",
+    let state = stepline::json!({"messageStore": {"sections": [{"name": "messages",
         "messages": [{"role": "user", "content": "hi"}]}]}});
     let config = stepline::snapshot::SlimConfig {
         max_messages: i64::MAX,
@@ -144,12 +146,13 @@ fn an_envelope_with_a_recording_key_stays_an_envelope_in_its_recording() {
 }
 
 /// Found by `session_ingest` (seed `float-text-value-duplicate.json`, whose
-/// floats are already as text parsing reads them): serde_json without its
-/// `float_roundtrip` feature reads about one float in eight back 1 ULP off
+/// floats are already as text parsing reads them): serde_json (the parser
+/// then) without its `float_roundtrip` feature read about one float in eight back 1 ULP off
 /// (`201593.42425871422` → `201593.42425871425`). So a value that crosses
 /// the boundary as JSON text (every JS call) changes, and an envelope
 /// ingested as a value and again as text is not seen as a redelivery.
-/// Fixed by the dependency feature (`serde_json/float_roundtrip`, Cargo.toml).
+/// Fixed then by that feature; the core's own parser (src/json/parse.rs) now
+/// reads floats with Rust's correctly rounding `str::parse::<f64>`.
 #[test]
 fn floats_survive_json_text_exactly() {
     let x = 201593.42425871422_f64;
@@ -161,7 +164,7 @@ fn floats_survive_json_text_exactly() {
     );
 
     let mut s = stepline::session::Session::new(None);
-    let env = serde_json::json!({"type": "agent.step.completed", "session_id": "s1",
+    let env = stepline::json!({"type": "agent.step.completed", "session_id": "s1",
         "payload": {"step_number": 1, "duration_ms": x}});
     assert!(s.ingest_value(&env).unwrap().applied);
     assert!(s.ingest_text(&env.to_string()).unwrap().duplicate);
@@ -169,7 +172,7 @@ fn floats_survive_json_text_exactly() {
     // Found again by `session_ingest` (round 6): a session's recording holds
     // the envelope as text, so its replay reads another float.
     let mut s = stepline::session::Session::new(None);
-    let env = serde_json::json!({"type": "agent.tool.started", "session_id": "s1",
+    let env = stepline::json!({"type": "agent.tool.started", "session_id": "s1",
         "payload": {"tool_name": "t", "args": 7.291119892650856e-304}});
     s.ingest_value(&env).unwrap();
     let (back, _) = stepline::session::Session::from_recording(&s.to_recording()).unwrap();
@@ -230,7 +233,7 @@ fn a_failed_run_patches_the_step_it_marks() {
             .join("fuzz/regressions/session_ingest/run-failed-step-missing-from-patch.json"),
     )
     .unwrap();
-    checks::session_script(&serde_json::from_slice(&seed).unwrap());
+    checks::session_script(&stepline::json::from_str(std::str::from_utf8(&seed).unwrap()).unwrap());
 }
 
 /// Found by `slim_serialize` (seed `negative-usage-fails-own-validation.txt`):

@@ -2,9 +2,10 @@
 //! the producer bug perturbs it, and stays silent on the clean runs.
 
 use chrono::Duration;
-use serde_json::{json, Value};
 use stepline::envelope::decode::decode_value;
 use stepline::envelope::encoder::step_duration_ms;
+use stepline::json;
+use stepline::json::Value;
 use stepline::lint::{diagnose, diagnose_value, DiagnoseInput, Diagnostic, Severity, CODES};
 use stepline::model::time::{format_utc_millis, Timestamp};
 use stepline::model::AgentState;
@@ -153,12 +154,15 @@ fn tool_args_in_state_content_are_flagged_even_when_reformatted() {
         .position(|m| m["_metadata"]["tool_calls"].is_array())
         .unwrap();
     let args = messages[i]["_metadata"]["tool_calls"][0]["function"]["arguments"].clone();
-    let parsed: Value = serde_json::from_str(args.as_str().unwrap()).unwrap();
+    let parsed: Value = stepline::json::from_str(args.as_str().unwrap()).unwrap();
     // Same JSON value, different text: still the arguments.
-    messages[i]["content"] = Value::from(format!(
-        "\n{}  ",
-        serde_json::to_string_pretty(&parsed).unwrap()
-    ));
+    let spaced: Vec<String> = parsed
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| format!("  {} : {}", stepline::json::to_string(k.as_str()), v))
+        .collect();
+    messages[i]["content"] = Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["tool_args_in_content"]);
     assert_eq!(

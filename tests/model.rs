@@ -1,8 +1,8 @@
 //! Behaviour of the step/state model beyond the reference vectors: seed 001
 //! timing, seed 003 ids and annotations, seed 004 execution time.
 
-use serde_json::json;
 use stepline::continuation::Outcome;
+use stepline::json;
 use stepline::model::message::Messages;
 use stepline::model::step::StepError;
 use stepline::model::time::{parse, Timestamp};
@@ -17,7 +17,7 @@ fn now() -> Timestamp {
     chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
 }
 
-fn step(usage: serde_json::Value) -> AgentStep {
+fn step(usage: stepline::json::Value) -> AgentStep {
     AgentStep::from_value(&json!({"usage": usage}), "", &now()).unwrap()
 }
 

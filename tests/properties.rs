@@ -10,10 +10,11 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use serde_json::{json, Value};
 use stepline::envelope::cap::encoded_len;
 use stepline::envelope::decode::{decode_text, decode_value};
 use stepline::envelope::{BroadcastConfig, Encoder};
+use stepline::json;
+use stepline::json::Value;
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::restore::restore;
@@ -382,7 +383,7 @@ proptest! {
                 }
             }
             for env in encode(&mut enc, e) {
-                let text = serde_json::to_string(&env).unwrap();
+                let text = stepline::json::to_string(&env);
                 if let Some(max) = config.max_message_bytes {
                     prop_assert!(text.len() <= max, "{} bytes over {max}", text.len());
                 }

@@ -1,7 +1,8 @@
 //! Seed 004, issue 1: tool-call arguments never become assistant content.
 //! Payloads are realistic OpenAI chat-completions bodies kept in tests/fixtures/openai.
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::model::provider::openai::{normalize_response, StreamAccumulator};
 use stepline::model::provider::NormalizeOptions;
 use stepline::model::time::Timestamp;
@@ -16,7 +17,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn json_fixture(name: &str) -> Value {
-    serde_json::from_str(&fixture(name)).unwrap()
+    stepline::json::from_str(&fixture(name)).unwrap()
 }
 
 fn now() -> Timestamp {

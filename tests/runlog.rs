@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::session::recording::{Item, Recording};
 use stepline::session::runlog::RunLog;
 use stepline::session::Session;
@@ -252,11 +253,11 @@ fn summary_figures_match_what_the_vector_data_says() {
         .collect();
 
     assert_eq!(summary["sessions"], runs.len());
-    assert_eq!(summary["by_status"], json!(by_status));
-    assert_eq!(summary["by_stop_reason"], json!(by_stop));
+    assert_eq!(summary["by_status"], object(by_status));
+    assert_eq!(summary["by_stop_reason"], object(by_stop));
     assert_eq!(summary["executions"], executions);
     assert_eq!(summary["steps"], steps);
-    assert_eq!(summary["tool_calls"], json!(tool_calls));
+    assert_eq!(summary["tool_calls"], object(tool_calls));
     for (k, v) in &tokens {
         assert_eq!(summary["tokens"][*k], *v, "tokens.{k}");
     }
@@ -335,7 +336,7 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
         }
     }
     let saved = log.save();
-    let first: Value = serde_json::from_str(saved.lines().next().unwrap()).unwrap();
+    let first: Value = stepline::json::from_str(saved.lines().next().unwrap()).unwrap();
     let dup_session = again["session_id"].as_str().unwrap();
     assert_eq!(
         first,
@@ -369,7 +370,7 @@ fn save_keeps_envelopes_as_received_in_global_arrival_order() {
     let lines: Vec<Value> = saved
         .lines()
         .skip(1)
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| stepline::json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines, input);
 }
@@ -442,7 +443,7 @@ fn a_header_line_and_snapshot_lines_survive_the_round_trip() {
     // Through a run log: the header's created_at and meta are saved again.
     let log = RunLog::load(&text).unwrap();
     let saved = log.save();
-    let first: Value = serde_json::from_str(saved.lines().next().unwrap()).unwrap();
+    let first: Value = stepline::json::from_str(saved.lines().next().unwrap()).unwrap();
     assert_eq!(first["meta"], header["meta"]);
     assert_eq!(first["created_at"], header["created_at"]);
     assert_eq!(saved.lines().last(), text.lines().last());
@@ -664,4 +665,9 @@ fn a_run_log_keeps_its_sessions_text_within_the_limit_and_saves_what_it_dropped(
         assert_eq!(e["text_dropped_bytes"], 12 * ((1 << 20) - 200) - (8 << 20));
         assert_eq!(e, &log.session(id).unwrap().view()["executions"][0]);
     }
+}
+
+/// A map as the JSON object the summary writes (keys in sorted order).
+fn object<V: Into<Value>>(m: BTreeMap<String, V>) -> Value {
+    Value::Object(m.into_iter().map(|(k, v)| (k, v.into())).collect())
 }

@@ -2,7 +2,8 @@
 //! sessions, gaps) and reconciliation against the reference's own runs,
 //! in order and perturbed.
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::session::reconcile::Report;
 use stepline::session::Session;
 
@@ -660,7 +661,7 @@ fn reconcile_names_lost_chunks() {
 
 /// The session's next patch, parsed (it is JSON text for the JS side).
 fn patch(s: &mut Session) -> Value {
-    serde_json::from_str(&s.take_patch()).unwrap()
+    stepline::json::from_str(&s.take_patch()).unwrap()
 }
 
 #[test]
@@ -1030,7 +1031,7 @@ fn a_capped_sessions_recording_replays_to_the_same_view() {
     envelopes.push(chunk(60, "past a gap past the cut"));
     let s = capped(105, &envelopes);
     let recording = s.to_recording();
-    let header: Value = serde_json::from_str(recording.lines().next().unwrap()).unwrap();
+    let header: Value = stepline::json::from_str(recording.lines().next().unwrap()).unwrap();
     assert_eq!(header["text_limit"], 105);
     assert_eq!(
         header["text_dropped"],

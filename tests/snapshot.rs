@@ -1,7 +1,8 @@
 //! Slim snapshots beyond the vectors: byte budgets, validation of untrusted
 //! snapshots, and the schema agreeing with the validator.
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::budget::slim_within;
@@ -173,7 +174,7 @@ fn a_budget_tightens_content_then_messages_then_steps_and_says_so() {
     assert!(unlimited.truncation.is_none());
     assert_eq!(
         unlimited.bytes,
-        serde_json::to_string(&unlimited.snapshot).unwrap().len()
+        stepline::json::to_string(&unlimited.snapshot).len()
     );
 
     let fitted = slim_within(
@@ -243,7 +244,7 @@ fn steps_are_dropped_when_messages_alone_cannot_make_it_fit() {
             ..SlimConfig::default()
         },
     );
-    let budget = serde_json::to_string(&without_messages).unwrap().len() - 200;
+    let budget = stepline::json::to_string(&without_messages).len() - 200;
     let fitted = slim_within(
         &SlimSource::from_state(&state, &SlimConfig::default()),
         &SlimConfig::default(),
@@ -306,20 +307,20 @@ fn whole_numbers_beyond_the_integer_range_in_options_are_out_of_range() {
         ("maxContentLength", "9223372036854775808"),
         ("maxMessages", "18446744073709552000"),
     ] {
-        let opts: Value = serde_json::from_str(&format!(r#"{{"{key}":{text}}}"#)).unwrap();
+        let opts: Value = stepline::json::from_str(&format!(r#"{{"{key}":{text}}}"#)).unwrap();
         let e = SlimConfig::from_options(opts.as_object().unwrap(), "/options").unwrap_err();
         assert_eq!(e.code, ErrorCode::OutOfRange, "{key}={text}");
         assert_eq!(e.path.as_deref(), Some(format!("/options/{key}").as_str()));
     }
-    let fraction: Value = serde_json::from_str(r#"{"maxSteps":2.5}"#).unwrap();
+    let fraction: Value = stepline::json::from_str(r#"{"maxSteps":2.5}"#).unwrap();
     let e = SlimConfig::from_options(fraction.as_object().unwrap(), "/options").unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidType);
-    let minus_zero: Value = serde_json::from_str(r#"{"maxSteps":-0}"#).unwrap();
+    let minus_zero: Value = stepline::json::from_str(r#"{"maxSteps":-0}"#).unwrap();
     let (config, _) =
         SlimConfig::from_options(minus_zero.as_object().unwrap(), "/options").unwrap();
     assert_eq!(config.max_steps, 0);
     // The broadcaster's options go through the same reader.
-    let big: Value = serde_json::from_str(r#"{"maxArgLength":1e300}"#).unwrap();
+    let big: Value = stepline::json::from_str(r#"{"maxArgLength":1e300}"#).unwrap();
     let e = stepline::envelope::BroadcastConfig::from_options(big.as_object().unwrap(), "/options")
         .unwrap_err();
     assert_eq!(
@@ -327,7 +328,7 @@ fn whole_numbers_beyond_the_integer_range_in_options_are_out_of_range() {
         (ErrorCode::OutOfRange, Some("/options/maxArgLength"))
     );
     let offset: Value =
-        serde_json::from_str(r#"{"compat":{"utcOffsetMinutes":4611686018427387904}}"#).unwrap();
+        stepline::json::from_str(r#"{"compat":{"utcOffsetMinutes":4611686018427387904}}"#).unwrap();
     let e =
         stepline::envelope::BroadcastConfig::from_options(offset.as_object().unwrap(), "/options")
             .unwrap_err();

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Map, Value};
+use stepline::json::{Map, Value};
 use stepline::envelope::schema::KNOWN_TYPES;
 
 /// Every payload field name and alias the schema knows, and a few it does not.
@@ -181,30 +181,30 @@ fn natural(field: &str, seed: u16) -> Value {
         "finish_reason" => pick(&["stop", "tool_calls", "length", "error"]),
         "stop_reason" => pick(&["completed", "steps_limit", "error", ""]),
         "usage" if seed.is_multiple_of(3) => {
-            serde_json::json!({"prompt": n % 50, "completion": n % 7})
+            stepline::json!({"prompt": n % 50, "completion": n % 7})
         }
-        "usage" => serde_json::json!({"input": n % 100, "output": n % 13, "cacheRead": n % 5}),
+        "usage" => stepline::json!({"input": n % 100, "output": n % 13, "cacheRead": n % 5}),
         "duration_ms" if seed.is_multiple_of(2) => Value::from(n * 7),
         "duration_ms" => Value::from(f64::from(seed) / 3.0),
-        "evaluations" => serde_json::json!([
+        "evaluations" => stepline::json!([
             {"criterion": "StepsLimit", "decision": pick(&["allow_continuation", "forbid_continuation"]), "reason": "r"}
         ]),
         "continuation" => {
-            serde_json::json!({"should_continue": seed.is_multiple_of(2), "stop_reason": "completed"})
+            stepline::json!({"should_continue": seed.is_multiple_of(2), "stop_reason": "completed"})
         }
-        "step" => serde_json::json!({
+        "step" => stepline::json!({
             "step_id": format!("id{}", seed % 4),
             "llm_response": {"text": "answer", "finish_reason": "stop",
                              "usage": {"prompt_tokens": n % 9, "completion_tokens": 2},
-                             "tool_calls": if seed.is_multiple_of(2) { vec![serde_json::json!({"id": "c1", "name": "search"})] } else { vec![] }}
+                             "tool_calls": if seed.is_multiple_of(2) { vec![stepline::json!({"id": "c1", "name": "search"})] } else { vec![] }}
         }),
         "tool_call" => {
-            serde_json::json!({"id": format!("c{}", seed % 3), "name": "search", "arguments": {"q": "x"}})
+            stepline::json!({"id": format!("c{}", seed % 3), "name": "search", "arguments": {"q": "x"}})
         }
         "tool_result" => {
-            serde_json::json!({"output": "out", "error": if seed.is_multiple_of(2) { Value::Null } else { Value::from("boom") }})
+            stepline::json!({"output": "out", "error": if seed.is_multiple_of(2) { Value::Null } else { Value::from("boom") }})
         }
-        "args" => serde_json::json!({"query": "x".repeat(seed as usize % 40)}),
+        "args" => stepline::json!({"query": "x".repeat(seed as usize % 40)}),
         "content" | "chunk" | "text_delta" | "llm_delta" => {
             pick(&["Hel", "lo ", "wörld", "🚀", "", "\u{2028}", "a\nb"])
         }
@@ -212,11 +212,11 @@ fn natural(field: &str, seed: u16) -> Value {
     }
 }
 
-/// Any finite float (non-finite ones are not JSON). With serde_json's
-/// `float_roundtrip` feature every float reads back from JSON text exactly;
-/// before it, about 1 in 8 came back 1 ULP off (fuzz/README.md, finding 5).
+/// Any finite float (non-finite ones are not JSON). Every float must read back
+/// from JSON text exactly; serde_json without `float_roundtrip`, the parser
+/// then, read about 1 in 8 back 1 ULP off (fuzz/README.md, finding 5).
 fn float(f: f64) -> Value {
-    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+    stepline::json::Number::from_f64(f).map_or(Value::Null, Value::Number)
 }
 
 fn value(field: &str, v: &Val, depth: usize) -> Value {
@@ -323,7 +323,7 @@ struct Runs {
 fn runs() -> &'static Runs {
     static RUNS: OnceLock<Runs> = OnceLock::new();
     RUNS.get_or_init(|| {
-        let runs: Value = serde_json::from_str(include_str!(
+        let runs: Value = stepline::json::from_str(include_str!(
             "../../tests/vectors/cognesy-v1.22/agent-runs.json"
         ))
         .expect("agent-runs.json");
@@ -405,24 +405,24 @@ fn snapshot(s: &Snap) -> Value {
                 .take(8)
                 .enumerate()
                 .map(|(i, (fr, tools, names))| {
-                    serde_json::json!({
+                    stepline::json!({
                         "step_number": i + 1,
                         "type": if *tools { "tool_execution" } else { "final_response" },
                         "has_tool_calls": tools,
                         "finish_reason": (["stop", "tool_calls", "length"])[*fr as usize % 3],
                         "errors": 0,
                         "usage": {"total": 3},
-                        "tool_calls": names.iter().take(4).map(|n| serde_json::json!({"id": format!("c{n}"), "name": (["search", "fetch"])[*n as usize % 2]})).collect::<Vec<_>>(),
+                        "tool_calls": names.iter().take(4).map(|n| stepline::json!({"id": format!("c{n}"), "name": (["search", "fetch"])[*n as usize % 2]})).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
             let messages = match text {
                 Some(t) => {
-                    serde_json::json!([{"role": "assistant", "content": t, "_metadata": []}])
+                    stepline::json!([{"role": "assistant", "content": t, "_metadata": []}])
                 }
-                None => serde_json::json!([]),
+                None => stepline::json!([]),
             };
-            serde_json::json!({
+            stepline::json!({
                 "agent_id": "a", "parent_agent_id": null,
                 "status": (["in_progress", "completed", "failed"])[*status as usize % 3],
                 "step_count": step_count, "usage": {"input": 1, "output": 2, "cacheWrite": 0, "cacheRead": 0, "reasoning": 0},
@@ -441,15 +441,15 @@ fn script(input: &Input) -> Value {
     for op in input.ops.iter().take(64) {
         if let Op::Recorded { run, edits } = op {
             for e in recorded(*run, edits) {
-                ops.push(serde_json::json!({ "value": e }));
+                ops.push(stepline::json!({ "value": e }));
             }
             continue;
         }
         ops.push(match op {
             Op::Recorded { .. } => unreachable!(),
-            Op::Value(e) => serde_json::json!({"value": envelope(e, fixed)}),
-            Op::Text(e) => serde_json::json!({"text": envelope(e, fixed).to_string()}),
-            Op::Raw(s) => serde_json::json!({"text": s}),
+            Op::Value(e) => stepline::json!({"value": envelope(e, fixed)}),
+            Op::Text(e) => stepline::json!({"text": envelope(e, fixed).to_string()}),
+            Op::Raw(s) => stepline::json!({"text": s}),
             Op::Jsonl(lines) => {
                 let text: Vec<String> = lines
                     .iter()
@@ -460,23 +460,23 @@ fn script(input: &Input) -> Value {
                         Line::Blank => String::new(),
                     })
                     .collect();
-                serde_json::json!({"jsonl": text.join("\n")})
+                stepline::json!({"jsonl": text.join("\n")})
             }
-            Op::Redeliver(n) => serde_json::json!({"redeliver": n}),
-            Op::Patch => serde_json::json!({"patch": true}),
-            Op::Reconcile(s) => serde_json::json!({"reconcile": snapshot(s)}),
+            Op::Redeliver(n) => stepline::json!({"redeliver": n}),
+            Op::Patch => stepline::json!({"patch": true}),
+            Op::Reconcile(s) => stepline::json!({"reconcile": snapshot(s)}),
         });
     }
-    serde_json::json!({"session_id": fixed, "ops": ops})
+    stepline::json!({"session_id": fixed, "ops": ops})
 }
 
 fuzz_target!(|input: Input| {
     // Through text once, exactly as the seed files are read back.
-    let script: Value = serde_json::from_str(&script(&input).to_string()).unwrap_or(Value::Null);
+    let script: Value = stepline::json::from_str(&script(&input).to_string()).unwrap_or(Value::Null);
     if let Ok(path) = std::env::var("STEPLINE_FUZZ_SCRIPT") {
         let _ = std::fs::write(
             path,
-            serde_json::to_string_pretty(&script).unwrap_or_default(),
+            stepline::json::to_string(&script),
         );
     }
     stepline_fuzz::checks::session_script(&script);

@@ -4,17 +4,17 @@
 //! `stepline_fuzz::checks`) and by the regression test
 //! (`tests/fuzz_regressions.rs`, through `#[path]`), so a committed seed is
 //! replayed through exactly the code that found it. Only `stepline`,
-//! `serde_json` and `chrono` are used here: the main package has those.
+//! `chrono` is used here: the main package has it.
 //!
 //! Every check panics (with a message) on a broken invariant; a typed
 //! `SteplineError` is never a failure.
 
 #![allow(dead_code)]
 
-use serde_json::{Map, Value};
 use stepline::envelope::decode::{decode_lines, decode_text, decode_value, ENVELOPE_LIMITS};
 use stepline::error::SteplineError;
 use stepline::json::{parse_bytes, Limits};
+use stepline::json::{Map, Value};
 use stepline::model::time::Timestamp;
 use stepline::model::view::agent_state_view;
 use stepline::model::AgentState;
@@ -83,7 +83,7 @@ pub fn envelope_decode(data: &[u8]) {
                 check_pointer(&w.path);
                 let _ = w.to_value();
             }
-            serde_json::to_string(&d.envelope).expect("serializable");
+            stepline::json::to_string(&d.envelope);
         }
         Err(e) => check_error(e),
     }
@@ -275,13 +275,14 @@ pub fn state_parse(data: &[u8]) {
 
 /// Input: a first line of slim options (`{"preset":…,"maxBytes":…}`, anything
 /// else means the defaults), then the state's JSON text.
-pub fn split_options(data: &[u8]) -> (Map<String, Value>, &[u8]) {
+pub fn split_options(data: &[u8]) -> (Map, &[u8]) {
     let (head, rest) = match data.iter().position(|&b| b == b'\n') {
         Some(i) => (&data[..i], &data[i + 1..]),
         None => (&[][..], data),
     };
-    let opts = serde_json::from_slice::<Value>(head)
+    let opts = std::str::from_utf8(head)
         .ok()
+        .and_then(|h| stepline::json::from_str(h).ok())
         .and_then(|v| v.as_object().cloned())
         .unwrap_or_default();
     (opts, rest)
@@ -357,7 +358,7 @@ fn slim_serialize_with(data: &[u8]) {
     };
     match slim_within(&source, &config, max_bytes) {
         Ok(f) => {
-            let text = serde_json::to_string(&f.snapshot).expect("serializable");
+            let text = stepline::json::to_string(&f.snapshot);
             assert_eq!(f.bytes, text.len(), "bytes is the compact size");
             if let Some(b) = max_bytes {
                 assert!(f.bytes <= b, "within maxBytes {b}: {}", f.bytes);
@@ -502,7 +503,8 @@ fn redelivery_is_duplicate(
 /// The session's next patch, which must be JSON text.
 pub fn take_patch(s: &mut Session) -> Value {
     let text = s.take_patch();
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("the patch is not JSON ({e}): {text}"))
+    stepline::json::from_str(&text)
+        .unwrap_or_else(|e| panic!("the patch is not JSON ({e}): {text}"))
 }
 
 /// What the JavaScript `Session` does with a patch (`src/wasm/session.rs`

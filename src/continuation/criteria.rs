@@ -4,7 +4,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::classes as class;
 use crate::continuation::decision::Decision;

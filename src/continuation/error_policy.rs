@@ -1,7 +1,7 @@
 //! The producer's error policy: how each kind of error is handled (stop, retry
 //! up to a limit, ignore), and the error context it is applied to.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::classes::{PROVIDER_RATE_LIMIT_EXCEPTION, TIMEOUT_EXCEPTION};
 use crate::continuation::format::ucfirst;

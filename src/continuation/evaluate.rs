@@ -1,6 +1,6 @@
 //! One-shot operations on whole states, as the JavaScript API offers them.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::criteria::{evaluate_all, Criterion};
 use crate::continuation::evaluation::Evaluation;

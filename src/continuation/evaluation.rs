@@ -1,6 +1,6 @@
 //! One criterion's explained vote.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::decision::Decision;
 use crate::error::Result;

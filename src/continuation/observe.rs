@@ -1,6 +1,6 @@
 //! What the criteria look at, read once from a state.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::error_policy::ErrorContext;
 use crate::model::state::AgentState;

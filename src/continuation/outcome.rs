@@ -1,6 +1,6 @@
 //! The resolved continuation decision for a step.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::classes::CONTINUATION_CRITERIA;
 use crate::continuation::decision::Decision;

@@ -1,6 +1,6 @@
 //! "What if": re-evaluates a recorded run step by step under other criteria.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::criteria::{evaluate_all, Criterion};
 use crate::continuation::observe::{Observation, RunFacts};

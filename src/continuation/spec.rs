@@ -22,7 +22,7 @@
 //!
 //! Every spec may also carry `criterion` (the class name its evaluation reports).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::continuation::criteria::{
     check_max_seconds, Criterion, ResponseCallback, ResponsePredicate,
@@ -449,7 +449,7 @@ fn finish_reasons(v: &Value, path: &str) -> Result<Vec<Value>> {
     }
 }
 
-fn positive(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
+fn positive(m: &Map, key: &str, path: &str) -> Result<Option<i64>> {
     let n = read::opt_i64(m, key, path)?;
     if let Some(n) = n.filter(|n| *n <= 0) {
         return Err(SteplineError::at(
@@ -461,7 +461,7 @@ fn positive(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>
     Ok(n)
 }
 
-fn non_negative(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
+fn non_negative(m: &Map, key: &str, path: &str) -> Result<Option<i64>> {
     let n = read::opt_i64(m, key, path)?;
     if let Some(n) = n.filter(|n| *n < 0) {
         return Err(SteplineError::at(

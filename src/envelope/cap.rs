@@ -4,7 +4,7 @@
 //! and the payload says so with `truncated: true`. Stream chunks are split
 //! instead (see [`split_text`]).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::snapshot::truncate::truncate;
@@ -14,7 +14,7 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 10_000;
 
 /// Bytes of the compact JSON encoding.
 pub fn encoded_len(v: &Value) -> usize {
-    serde_json::to_string(v).map_or(usize::MAX, |s| s.len())
+    crate::json::to_string(v).len()
 }
 
 /// Shortens the envelope's payload until the whole envelope fits `max` bytes:
@@ -137,7 +137,7 @@ pub fn split_text(text: &str, budget: usize) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn long_texts_are_shortened_until_the_envelope_fits() {
@@ -171,7 +171,7 @@ mod tests {
         let pieces = split_text(&text, 12);
         assert_eq!(pieces.concat(), text);
         for p in &pieces {
-            assert!(serde_json::to_string(p).unwrap().len() <= 14, "{p:?}");
+            assert!(crate::json::to_string(p).len() <= 14, "{p:?}");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! What the encoder broadcasts: the reference's `BroadcastConfig` and presets.
 
+use crate::json::{Map, Value};
 use chrono::FixedOffset;
-use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::child;
@@ -66,7 +66,7 @@ impl BroadcastConfig {
     /// Reads `{preset?, includeStreamChunks?, includeContinuationTrace?,
     /// includeToolArgs?, maxArgLength?, autoStatusTracking?, compat?}` where
     /// `compat` is `true` (local time = UTC) or `{utcOffsetMinutes}`.
-    pub fn from_options(m: &Map<String, Value>, path: &str) -> Result<BroadcastConfig> {
+    pub fn from_options(m: &Map, path: &str) -> Result<BroadcastConfig> {
         read::only_keys(
             m,
             &[

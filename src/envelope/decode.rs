@@ -3,7 +3,7 @@
 //! unknown types and unknown fields are kept and reported as warnings, so a
 //! newer producer never breaks an older UI.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::envelope::schema::{fields, Field, Kind};
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -77,7 +77,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    let kind = match m.shift_remove(type_key) {
+    let kind = match m.remove(type_key) {
         Some(Value::String(s)) => s,
         Some(other) => {
             return Err(SteplineError::at(
@@ -97,7 +97,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let session_id = match m.shift_remove("session_id") {
+    let session_id = match m.remove("session_id") {
         Some(s @ Value::String(_)) => s,
         None | Some(Value::Null) if native => Value::Null,
         None | Some(Value::Null) => {
@@ -118,7 +118,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let execution_id = match m.shift_remove("execution_id") {
+    let execution_id = match m.remove("execution_id") {
         None | Some(Value::Null) => Value::Null,
         Some(s @ Value::String(_)) => s,
         Some(other) => {
@@ -132,7 +132,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let timestamp = match m.shift_remove("timestamp") {
+    let timestamp = match m.remove("timestamp") {
         None | Some(Value::Null) => Value::Null,
         Some(Value::String(s)) if is_rfc3339(&s) => Value::String(s),
         Some(Value::String(s)) => {
@@ -160,12 +160,12 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     // form's fields, or the dialects' unknown top-level fields.
     let (payload_in, payload_path) = if native {
         // The other spelling of the type key is not a field either.
-        m.shift_remove("type");
-        m.shift_remove("payload");
+        m.remove("type");
+        m.remove("payload");
         (std::mem::take(&mut m), "")
     } else {
-        m.shift_remove("event_type");
-        match m.shift_remove("payload") {
+        m.remove("event_type");
+        match m.remove("payload") {
             Some(Value::Object(p)) => (p, "/payload"),
             Some(Value::Array(a)) if a.is_empty() => (Map::new(), "/payload"),
             None | Some(Value::Null) => (Map::new(), "/payload"),
@@ -231,7 +231,7 @@ pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
 /// Checks a payload of a known type with the rules [`decode_value`] applies,
 /// without keeping the result (the encoder's guard on what it copies). Paths
 /// are relative to the payload (`/step_number`).
-pub fn check_payload(kind: &str, payload: &Map<String, Value>) -> Result<()> {
+pub fn check_payload(kind: &str, payload: &Map) -> Result<()> {
     match fields(kind) {
         Some(spec) => normalise(payload.clone(), spec, "", &mut Vec::new()).map(drop),
         None => Ok(()),
@@ -241,7 +241,7 @@ pub fn check_payload(kind: &str, payload: &Map<String, Value>) -> Result<()> {
 /// The payload's known fields under their normalised names, in `spec` order,
 /// then `extra` with the fields left over (in the order they came).
 fn normalise(
-    mut input: Map<String, Value>,
+    mut input: Map,
     spec: &[Field],
     path: &str,
     warnings: &mut Vec<Warning>,
@@ -251,7 +251,7 @@ fn normalise(
         // The first spelling present is read; the other spellings are dropped.
         let mut found = None;
         for key in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
-            if let Some(v) = input.shift_remove(key) {
+            if let Some(v) = input.remove(key) {
                 found = found.or(Some((key, v)));
             }
         }
@@ -287,7 +287,7 @@ fn normalise(
         }
     }
     // The encoder's cap (`cap::fit`) marks a shortened payload of any type.
-    match input.shift_remove(TRUNCATED) {
+    match input.remove(TRUNCATED) {
         None => {}
         Some(Value::Null) => {
             out.insert(TRUNCATED.into(), Value::Null);
@@ -315,8 +315,8 @@ fn normalise(
 /// Keeps the fields left in `unknown` under `extra` in `out`, with an
 /// `unknown_field` warning each ("unknown {what} \"k\" (kept in {kept_in})").
 fn keep_unknown(
-    out: &mut Map<String, Value>,
-    unknown: Map<String, Value>,
+    out: &mut Map,
+    unknown: Map,
     path: &str,
     what: &str,
     kept_in: &str,
@@ -439,7 +439,7 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
     })
 }
 
-fn out_of_range(n: &serde_json::Number, path: &str) -> SteplineError {
+fn out_of_range(n: &crate::json::Number, path: &str) -> SteplineError {
     SteplineError::at(
         ErrorCode::OutOfRange,
         path,

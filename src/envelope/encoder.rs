@@ -2,7 +2,7 @@
 //! reference's `AgentEventEnvelopeAdapter` produces them (envelopes.json),
 //! with DESIGN.md fixes 1, 3 and 4 unless `compat` is set.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::continuation::Outcome;
 use crate::envelope::cap;

@@ -1,6 +1,6 @@
 //! Tool-argument summaries and truncation, as the reference adapter writes them.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::php;
 use crate::snapshot::truncate::truncate;
@@ -38,11 +38,9 @@ pub fn truncate_args(args: &Value, max: i64, compat: bool) -> Value {
     };
     match args {
         Value::Array(list) => Value::Array(list.iter().map(cut).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), cut(v)))
-                .collect::<Map<String, Value>>(),
-        ),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), cut(v))).collect::<Map>())
+        }
         _ => Value::Array(Vec::new()),
     }
 }

@@ -2,7 +2,7 @@
 //! never broadcast (quirk 7), and execution time limits measured from the
 //! session's start instead of the execution's (seed 004, quirk 3).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{
     instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, Slots,

@@ -1,6 +1,6 @@
 //! Reading a diagnosis request from JSON (what the wasm boundary passes).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{run, Diagnostic};
 use crate::envelope::decode::decode_value;
@@ -20,7 +20,7 @@ use crate::snapshot::SlimConfig;
 ///
 /// @example
 /// ```
-/// use serde_json::json;
+/// use stepline::json;
 /// let found = stepline::lint::diagnose_value(&json!({
 ///     "envelopes": [
 ///         {"type": "agent.step.started", "session_id": "s", "execution_id": "e",

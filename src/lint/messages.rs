@@ -1,7 +1,7 @@
 //! Detectors over message lists: tool-call arguments copied into an assistant
 //! message's content, and tool results a snapshot should not hold.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{items, text, Diagnostic, Severity, TOOL_ARGS_IN_CONTENT, TOOL_RESULTS_NOT_EXCLUDED};
 use crate::json::{child, index, obj, Limits};

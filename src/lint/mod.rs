@@ -15,7 +15,7 @@ mod timing;
 
 pub use input::diagnose_value;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::json::obj;
 use crate::model::time::{self, Timestamp};

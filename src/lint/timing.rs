@@ -2,7 +2,7 @@
 //! from the step object's creation time, and durations that disagree with the
 //! timestamps around them.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{
     instant, items, millis, ms_text, text, Diagnostic, Envelope, Severity, Slots,
@@ -224,7 +224,7 @@ fn pair_evidence(started: &Envelope, completed: &Envelope, extra: Vec<(&str, Val
         ),
     ]) {
         Value::Object(m) => m,
-        _ => serde_json::Map::new(),
+        _ => crate::json::Map::new(),
     };
     for (k, v) in extra {
         m.insert(k.into(), v);

@@ -4,7 +4,7 @@
 //! optional `annotations` key on a step and writes the key only when there is
 //! something in it, so reference round trips are unaffected.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, index};
@@ -46,7 +46,7 @@ pub struct Citation {
 pub struct Annotations {
     pub safety: Vec<SafetyNote>,
     pub citations: Vec<Citation>,
-    pub extra: Map<String, Value>,
+    pub extra: Map,
 }
 
 impl Annotations {

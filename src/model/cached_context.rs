@@ -1,7 +1,7 @@
 //! The inference context cached across steps (system messages, tools, tool
 //! choice, response format), read from `cachedContext` or the legacy `cache` key.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::Result;
 use crate::json::child;
@@ -29,7 +29,7 @@ pub struct ResponseFormat {
 impl CachedContext {
     /// Reads the state's cache: `cachedContext` wins over the legacy `cache`; inside
     /// it, `toolChoice`/`responseFormat` win over `tool_choice`/`response_format`.
-    pub fn from_state(state: &Map<String, Value>, path: &str) -> Result<CachedContext> {
+    pub fn from_state(state: &Map, path: &str) -> Result<CachedContext> {
         let (key, data) = match (state.get("cachedContext"), state.get("cache")) {
             (Some(v @ (Value::Object(_) | Value::Array(_))), _) => ("cachedContext", v),
             (_, Some(v @ (Value::Object(_) | Value::Array(_)))) => ("cache", v),
@@ -96,7 +96,7 @@ impl CachedContext {
 
 impl ResponseFormat {
     /// Missing fields take the reference defaults: schema `[]`, name `schema`, strict `true`.
-    fn from_map(m: &Map<String, Value>, path: &str) -> Result<ResponseFormat> {
+    fn from_map(m: &Map, path: &str) -> Result<ResponseFormat> {
         Ok(ResponseFormat {
             kind: read::opt_scalar_string(m, "type", path)?.unwrap_or_default(),
             schema: php::get(m, "schema")

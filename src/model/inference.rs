@@ -1,6 +1,6 @@
 //! The model's answer for one step (the reference's `InferenceResponse`).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, type_name};

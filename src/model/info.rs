@@ -1,6 +1,6 @@
 //! `StateInfo` (session identity and timing) and `StepInfo` (step id and time).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::Result;
 use crate::json::child;

@@ -4,7 +4,7 @@
 //! values ("", "0", [] and null) are dropped, which is why an assistant message
 //! whose content is `"0"` serializes without `content` (vectors pin this).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, index, type_name};
@@ -17,7 +17,7 @@ use crate::php;
 pub struct ContentPart {
     pub kind: String,
     /// Every field except `type`, in input order.
-    pub fields: Map<String, Value>,
+    pub fields: Map,
 }
 
 impl ContentPart {
@@ -186,7 +186,7 @@ pub struct Message {
     pub name: String,
     pub content: Content,
     /// `_metadata` (or its `metadata` alias): tool calls, tool results, app data.
-    pub metadata: Map<String, Value>,
+    pub metadata: Map,
     /// Read from an array that was not a message shape but held only strings
     /// (e.g. `{"role": "assistant"}`). The reference keeps such a message even
     /// though it shows no content (slim-serializer vectors), so it is never "empty".

@@ -1,6 +1,6 @@
 //! The conversation store: named sections of messages plus free parameters.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::Result;
 use crate::json::child;
@@ -18,7 +18,7 @@ pub struct Section {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageStore {
     pub sections: Vec<Section>,
-    pub parameters: Map<String, Value>,
+    pub parameters: Map,
 }
 
 /// The section the agent appends the conversation to.

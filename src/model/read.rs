@@ -3,18 +3,18 @@
 
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Whole};
 
-fn empty_map() -> &'static Map<String, Value> {
-    static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
+fn empty_map() -> &'static Map {
+    static EMPTY: OnceLock<Map> = OnceLock::new();
     EMPTY.get_or_init(Map::new)
 }
 
 /// A PHP array used as a map: a JSON object, or `[]` (PHP's empty array).
-pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
+pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map> {
     match v {
         Value::Object(m) => Ok(m),
         Value::Array(a) if a.is_empty() => Ok(empty_map()),
@@ -45,7 +45,7 @@ pub fn entries<'a>(v: &'a Value, path: &str, what: &str) -> Result<Vec<(String, 
 }
 
 /// An optional string field; null or absent gives `None`.
-pub fn opt_str<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a str>> {
+pub fn opt_str<'a>(m: &'a Map, key: &str, path: &str) -> Result<Option<&'a str>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -54,7 +54,7 @@ pub fn opt_str<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<O
 }
 
 /// A string field PHP would coerce: numbers and booleans become their string form.
-pub fn opt_scalar_string(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>> {
+pub fn opt_scalar_string(m: &Map, key: &str, path: &str) -> Result<Option<String>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -65,7 +65,7 @@ pub fn opt_scalar_string(m: &Map<String, Value>, key: &str, path: &str) -> Resul
 }
 
 /// An optional boolean field with PHP truthiness for non-booleans.
-pub fn bool_or(m: &Map<String, Value>, key: &str, default: bool) -> bool {
+pub fn bool_or(m: &Map, key: &str, default: bool) -> bool {
     match m.get(key) {
         None | Some(Value::Null) => default,
         Some(v) => !crate::php::is_falsy(v),
@@ -78,7 +78,7 @@ pub fn invalid(code: ErrorCode, path: &str, message: impl Into<String>) -> Stepl
 }
 
 /// Rejects keys outside `allowed`, so a misspelt option is never silently ignored.
-pub fn only_keys(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<()> {
+pub fn only_keys(m: &Map, allowed: &[&str], path: &str) -> Result<()> {
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) => Err(SteplineError::at(
@@ -95,7 +95,7 @@ pub fn only_keys(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result
 /// An optional whole-number field (options and specs: no PHP coercion here).
 /// A whole number beyond `i64` (`1e300`, `2 ** 64`) is `out_of_range`, not a
 /// wrong type; `-0` is 0 (see [`crate::json::whole`]).
-pub fn opt_i64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>> {
+pub fn opt_i64(m: &Map, key: &str, path: &str) -> Result<Option<i64>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v @ Value::Number(n)) => match crate::json::whole(n) {
@@ -115,7 +115,7 @@ pub fn opt_i64(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<i
 }
 
 /// An optional boolean field (options and specs: no PHP coercion here).
-pub fn opt_bool(m: &Map<String, Value>, key: &str, path: &str) -> Result<Option<bool>> {
+pub fn opt_bool(m: &Map, key: &str, path: &str) -> Result<Option<bool>> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),

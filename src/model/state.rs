@@ -1,6 +1,6 @@
 //! The whole persisted agent state (the reference's `AgentState::toArray` form).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::continuation::Outcome;
 use crate::error::{ErrorCode, Result, SteplineError};

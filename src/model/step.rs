@@ -8,7 +8,7 @@
 //! derived view (seed 001) is offered next to them: `requested_tool_calls` and
 //! `executed_tool_calls`.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::Result;
 use crate::json::child;

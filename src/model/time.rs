@@ -5,11 +5,11 @@
 //! writes `DATE_ATOM` (`Y-m-d\TH:i:sP`): whole seconds, keeping the offset of the
 //! parsed value. The core never reads a clock itself: callers pass `now`.
 
+use crate::json::Value;
 use chrono::{
     DateTime, Datelike, Duration, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeZone,
     Timelike,
 };
-use serde_json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 

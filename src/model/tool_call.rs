@@ -1,6 +1,6 @@
 //! Tool calls requested by the model.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, type_name};
@@ -94,7 +94,7 @@ pub fn decode_arguments(raw: Option<&Value>, path: &str) -> Result<Value> {
     match raw {
         None | Some(Value::Null) => Ok(Value::Array(Vec::new())),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Array(Vec::new())),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+        Some(Value::String(s)) => match crate::json::from_str(s) {
             Ok(v @ (Value::Object(_) | Value::Array(_))) => Ok(v),
             Ok(Value::Null) => Ok(Value::Array(Vec::new())),
             Ok(other) => Err(read::invalid(
@@ -171,7 +171,7 @@ impl ToolCalls {
 }
 
 /// Helper for callers holding a map: `{}` when the arguments are `[]`.
-pub fn arguments_map(arguments: &Value) -> Map<String, Value> {
+pub fn arguments_map(arguments: &Value) -> Map {
     match arguments {
         Value::Object(m) => m.clone(),
         _ => Map::new(),

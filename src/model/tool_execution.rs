@@ -1,6 +1,6 @@
 //! The execution of one tool call, with its result or error and its timing.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::{ErrorCode, Result};
 use crate::json::child;

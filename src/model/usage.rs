@@ -1,6 +1,6 @@
 //! Token usage as the reference counts it.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::model::read;

@@ -9,7 +9,7 @@
 //! else is exactly the reference's `toArray` output, so a view can be stored and
 //! read back (the extra keys are ignored on read).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
@@ -131,7 +131,7 @@ fn calls<'a>(calls: impl Iterator<Item = &'a ToolCall>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn now() -> crate::model::Timestamp {
         chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
@@ -188,7 +188,7 @@ mod tests {
             "/tests/vectors/cognesy-v1.22/state-model.json"
         ))
         .unwrap();
-        let cases: Value = serde_json::from_str(&text).unwrap();
+        let cases: Value = crate::json::from_str(&text).unwrap();
         let input = &cases[0]["input"]["data"];
         let state = AgentState::from_value(input, &now()).unwrap();
         let reread = AgentState::from_value(&agent_state_view(&state), &now()).unwrap();

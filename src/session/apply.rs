@@ -2,7 +2,7 @@
 //! independent: a step, tool run or chunk is created by whichever of its
 //! events arrives first and completed by the others.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::model::usage::Usage;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
@@ -23,7 +23,7 @@ pub enum Touched {
 /// (v1.22 tool events carry neither, nor a call id) the highest step whose
 /// start or completion has arrived. A continuation that arrives early does
 /// not move tool events into the next step.
-pub fn step_of(exec: &Execution, payload: &Map<String, Value>) -> i64 {
+pub fn step_of(exec: &Execution, payload: &Map) -> i64 {
     payload
         .get("step_index")
         .or_else(|| payload.get("step_number"))
@@ -45,7 +45,7 @@ pub fn apply(
     exec: &mut Execution,
     kind: &str,
     ts: Option<&str>,
-    p: &Map<String, Value>,
+    p: &Map,
     arrival: Arrival,
 ) -> Touched {
     let n = step_of(exec, p);
@@ -63,7 +63,7 @@ fn apply_event(
     exec: &mut Execution,
     kind: &str,
     ts: Option<&str>,
-    p: &Map<String, Value>,
+    p: &Map,
     arrival: Arrival,
 ) -> Touched {
     if let Some(ts) = ts {
@@ -194,13 +194,7 @@ fn apply_event(
     }
 }
 
-fn tool_event(
-    step: &mut StepView,
-    kind: &str,
-    ts: Option<String>,
-    p: &Map<String, Value>,
-    limit: usize,
-) {
+fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map, limit: usize) {
     let call = p.get("tool_call").and_then(Value::as_object);
     let name = str_of(p, "tool_name")
         .or_else(|| call.and_then(|c| str_of(c, "name")))
@@ -271,7 +265,7 @@ fn tool_event(
 }
 
 /// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.
-fn absorb_step_object(step: &mut StepView, s: &Map<String, Value>) {
+fn absorb_step_object(step: &mut StepView, s: &Map) {
     set(&mut step.step_id, str_of(s, "step_id"));
     if let Some(r) = s.get("llm_response").and_then(Value::as_object) {
         set(&mut step.finish_reason, str_of(r, "finish_reason"));
@@ -303,11 +297,11 @@ fn set<T>(slot: &mut Option<T>, v: Option<T>) {
     }
 }
 
-fn str_of(m: &Map<String, Value>, k: &str) -> Option<String> {
+fn str_of(m: &Map, k: &str) -> Option<String> {
     m.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
-fn int_of(m: &Map<String, Value>, k: &str) -> Option<i64> {
+fn int_of(m: &Map, k: &str) -> Option<i64> {
     m.get(k).and_then(Value::as_i64)
 }
 

@@ -1,7 +1,7 @@
 //! `collect()`: the seed-003 response shape `{ turns, final_output }` built
 //! from the streamed events, for callers that want one result, not a stream.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::json::obj;
 use crate::session::view::{opt_str, usage_value, StepView, ToolRun};

@@ -13,7 +13,7 @@
 //! ingest; these lanes read eight bytes per step.
 //!
 //! ```
-//! use serde_json::json;
+//! use stepline::json;
 //! use stepline::session::dedup::{Fingerprinter, Seen};
 //! let fp = |v| { let mut f = Fingerprinter::new(); f.value(&v); f.finish() };
 //! let mut seen = Seen::default();
@@ -25,7 +25,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use crate::json::Value;
 
 /// A 128-bit identity of a value.
 pub type Fingerprint = (u64, u64);

@@ -25,7 +25,7 @@ pub mod view;
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
@@ -280,7 +280,7 @@ impl Session {
         // Kept as one JSONL line: the text itself unless it spans lines.
         // A byte scan: `contains` with a char pattern decodes every character.
         let line = if text.bytes().any(|b| b == b'\n' || b == b'\r') {
-            serde_json::to_string(&raw).unwrap_or_default()
+            crate::json::to_string(&raw)
         } else {
             text.trim().to_string()
         };
@@ -319,7 +319,7 @@ impl Session {
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
         let d = decode_value(v)?;
-        let out = self.ingest_with(d, serde_json::to_string(v).ok());
+        let out = self.ingest_with(d, Some(crate::json::to_string(v)));
         self.settle();
         Ok(out)
     }
@@ -383,7 +383,7 @@ impl Session {
     fn applied(
         &mut self,
         mut out: IngestOutcome,
-        env: Map<String, Value>,
+        env: Map,
         raw: Option<String>,
         pos: usize,
         fingerprint: Option<Fingerprint>,
@@ -429,7 +429,7 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged {
-            let line = raw.unwrap_or_else(|| serde_json::to_string(&env).unwrap_or_default());
+            let line = raw.unwrap_or_else(|| crate::json::to_string(&env));
             self.log.push(seq, line);
         }
         out
@@ -439,7 +439,7 @@ impl Session {
     /// new turn; so is `processing` after a terminal status under the same id,
     /// because the reference adapter keeps one execution id for every turn
     /// it broadcasts.
-    fn execution_pos(&mut self, env: &Map<String, Value>) -> usize {
+    fn execution_pos(&mut self, env: &Map) -> usize {
         let id = env.get("execution_id").and_then(Value::as_str);
         let (kind, payload) = parts(env);
         let restarts = kind == "agent.status"
@@ -480,7 +480,7 @@ impl Session {
     pub fn header_value(&self) -> Value {
         let status = self.status();
         let usage = self.usage_total;
-        let foreign: Map<String, Value> = self
+        let foreign: Map = self
             .foreign
             .iter()
             .map(|(k, n)| (k.clone(), Value::from(*n)))
@@ -523,7 +523,7 @@ impl Session {
 /// ones are two pieces of text). Tool events without a call id or step
 /// number are keyed with the step they are attributed to, since the
 /// reference sends byte-identical tool events in consecutive steps.
-fn dedup_key(env: &Map<String, Value>, exec: &Execution, turn: usize) -> Option<Fingerprint> {
+fn dedup_key(env: &Map, exec: &Execution, turn: usize) -> Option<Fingerprint> {
     let (kind, payload) = parts(env);
     let unindexed = match kind {
         "agent.stream.chunk" => !payload.contains_key("chunk_index"),
@@ -588,7 +588,7 @@ impl Log {
 
 /// A stream chunk's index: its own, else the one after the highest seen
 /// (as `apply` numbers it).
-fn chunk_index(env: &Map<String, Value>, exec: &Execution) -> Option<i64> {
+fn chunk_index(env: &Map, exec: &Execution) -> Option<i64> {
     let (kind, payload) = parts(env);
     (kind == "agent.stream.chunk").then(|| {
         payload
@@ -599,8 +599,8 @@ fn chunk_index(env: &Map<String, Value>, exec: &Execution) -> Option<i64> {
 }
 
 /// The type and payload of a normalised envelope.
-fn parts(env: &Map<String, Value>) -> (&str, &Map<String, Value>) {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+fn parts(env: &Map) -> (&str, &Map) {
+    static EMPTY: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
     let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
     let payload = env
         .get("payload")

@@ -3,13 +3,13 @@
 //! immutable snapshot, so unchanged steps stay the same JS objects.
 //!
 //! The patch is written as JSON text directly (the JS side parses it once):
-//! building it as `serde_json::Value`s first allocated every key and value
+//! building it as `crate::json::Value`s first allocated every key and value
 //! of both headers on every read, which cost more than the ingest itself.
 //! Headers go field by field: each field's text is kept as last sent, and
 //! only the fields whose text changed are sent (a streamed chunk changes the
 //! counts, `last_at` and the text, nothing else).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::model::usage::Usage;
 use crate::session::apply::Touched;
@@ -470,7 +470,7 @@ fn key(out: &mut String, name: &str) {
 }
 
 fn value(out: &mut String, v: &Value) {
-    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
+    crate::json::write_value(out, v);
 }
 
 fn opt_value(out: &mut String, v: Option<&Value>) {
@@ -592,7 +592,7 @@ mod tests {
         ] {
             let mut out = String::new();
             string(&mut out, s);
-            assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s, "{out}");
+            assert_eq!(crate::json::from_str(&out).unwrap(), *s, "{out}");
         }
     }
 }

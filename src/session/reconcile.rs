@@ -2,7 +2,7 @@
 //! snapshot wins; the report says exactly where the two disagree, and names
 //! the differences the reference producer itself causes.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::json::{child, index, obj};
 use crate::session::view::{state_status, Execution, StepView, TERMINAL};
@@ -129,7 +129,7 @@ impl Session {
 
 /// Status: the snapshot's state status against the mapped broadcast one.
 /// Returns whether the stream shows the reference's exception path.
-fn compare_status(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) -> bool {
+fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) -> bool {
     let fin = snap.get("status").and_then(Value::as_str);
     let broadcast = e.status();
     let mapped = broadcast.and_then(state_status);
@@ -166,7 +166,7 @@ fn compare_status(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) -> bo
     exception_path
 }
 
-fn compare_steps(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs, exception_path: bool) {
+fn compare_steps(e: &Execution, snap: &Map, d: &mut Diffs, exception_path: bool) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)
@@ -333,7 +333,7 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
     }
 }
 
-fn compare_continuation(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
+fn compare_continuation(e: &Execution, snap: &Map, d: &mut Diffs) {
     let Some(fin) = snap.get("last_continuation").and_then(Value::as_object) else {
         return;
     };
@@ -374,7 +374,7 @@ fn compare_continuation(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs)
 /// was kept is compared: the final message, placed at the end of the whole
 /// stream (its length is known), must agree with the kept text where the
 /// two overlap. A truncated stream is not a difference in itself.
-fn compare_text(e: &Execution, snap: &Map<String, Value>, d: &mut Diffs) {
+fn compare_text(e: &Execution, snap: &Map, d: &mut Diffs) {
     if e.stream.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
         return;
     }
@@ -500,7 +500,7 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
 
 /// The execution corrected by the snapshot: its status, and per listed
 /// step the final fields (steps that never streamed are added).
-fn snapshot_wins(e: &mut Execution, snap: &Map<String, Value>) {
+fn snapshot_wins(e: &mut Execution, snap: &Map) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)

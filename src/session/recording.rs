@@ -23,7 +23,7 @@
 //! assert_eq!(rec.to_jsonl(), text);
 //! ```
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -143,7 +143,7 @@ impl Session {
     /// assert!(snapshots.is_empty());
     /// ```
     pub fn to_recording(&self) -> String {
-        let mut header = serde_json::Map::new();
+        let mut header = crate::json::Map::new();
         header.insert(HEADER_KEY.into(), Value::from(FORMAT));
         if let Some(id) = self.session_id() {
             header.insert("session_id".into(), Value::from(id));
@@ -353,7 +353,7 @@ fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
                 "/stepline_recording",
                 format!(
                     "expected recording format 1, found {}",
-                    serde_json::to_string(version).unwrap_or_default()
+                    crate::json::to_string(version)
                 ),
             ));
         }
@@ -409,7 +409,7 @@ pub(crate) fn snapshot_line(
     execution_id: Option<&str>,
     snapshot: Value,
 ) -> Value {
-    let mut m = serde_json::Map::new();
+    let mut m = crate::json::Map::new();
     m.insert(SNAPSHOT_KEY.into(), snapshot);
     if let Some(s) = session_id {
         m.insert("session_id".into(), Value::from(s));
@@ -437,6 +437,6 @@ fn snapshot_item(mut line: Value) -> Item {
 
 /// Appends `v` as one JSON line.
 pub(crate) fn push_line(out: &mut String, v: &Value) {
-    out.push_str(&serde_json::to_string(v).unwrap_or_default());
+    out.push_str(&crate::json::to_string(v));
     out.push('\n');
 }

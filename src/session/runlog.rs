@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::Result;
@@ -90,7 +90,7 @@ impl RunLog {
     /// session on first sight.
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
         let decoded = decode_value(v)?;
-        let line = serde_json::to_string(v).unwrap_or_default();
+        let line = crate::json::to_string(v);
         Ok(self.route_settled(decoded, line))
     }
 
@@ -99,7 +99,7 @@ impl RunLog {
         let v = crate::json::parse(text, &ENVELOPE_LIMITS)?;
         let text = text.trim();
         let line = if text.contains(['\n', '\r']) {
-            serde_json::to_string(&v).unwrap_or_default()
+            crate::json::to_string(&v)
         } else {
             text.to_string()
         };
@@ -202,7 +202,7 @@ impl RunLog {
                 header.insert(key.into(), v.clone());
             }
         }
-        let notes: Map<String, Value> = self
+        let notes: Map = self
             .sessions
             .iter()
             .filter_map(|(id, s)| {

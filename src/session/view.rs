@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::json::obj;
 use crate::model::usage::Usage;

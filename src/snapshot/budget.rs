@@ -1,7 +1,7 @@
 //! `maxBytes`: a slim snapshot that fits a byte budget, tightened
 //! deterministically, saying what it dropped.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::obj;
@@ -53,7 +53,7 @@ pub fn slim_within(
 ) -> Result<Fitted> {
     let size = |c: &SlimConfig| -> (Value, usize) {
         let s = slim(source, c);
-        let bytes = serde_json::to_string(&s).map_or(usize::MAX, |t| t.len());
+        let bytes = crate::json::to_string(&s).len();
         (s, bytes)
     };
     let (snapshot, bytes) = size(config);

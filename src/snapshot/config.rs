@@ -1,6 +1,6 @@
 //! What a slim snapshot keeps: the reference's `SlimSerializationConfig`.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::child;
@@ -73,7 +73,7 @@ impl SlimConfig {
 
     /// Reads `{preset?, maxMessages?, …, compat?}`; fields override the preset
     /// (default `standard`). Returns the config and the `maxBytes` budget, if any.
-    pub fn from_options(m: &Map<String, Value>, path: &str) -> Result<(SlimConfig, Option<usize>)> {
+    pub fn from_options(m: &Map, path: &str) -> Result<(SlimConfig, Option<usize>)> {
         read::only_keys(
             m,
             &[

@@ -1,7 +1,7 @@
 //! Slim snapshot → state, as the reference's `deserialize`: steps are not
 //! restored, and neither is `executionStartedAt` (seed 004).
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::Result;
 use crate::json::obj;

@@ -1,7 +1,7 @@
 //! The published JSON Schema (draft 2020-12) of a slim snapshot, generated from
 //! the same rules the validator uses.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::json::obj;
 use crate::snapshot::rules::{Field, Kind, SNAPSHOT};

@@ -1,7 +1,7 @@
 //! State → slim snapshot, exactly as the reference's `SlimAgentStateSerializer`
 //! (with the two deliberate fixes unless `compat`).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::json::obj;
 use crate::model::state::AgentState;

@@ -3,7 +3,7 @@
 //! outcome — gathered from a parsed state, or from any [`Doc`] without
 //! building the rest (a 20 MB state keeps 50 of its 10,000 messages).
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::continuation::Outcome;
 use crate::error::Result;
@@ -17,7 +17,7 @@ use crate::snapshot::config::SlimConfig;
 use crate::snapshot::serialize::last;
 
 /// Read access to a JSON document that need not be built in full: a
-/// `serde_json::Value`, or (in WebAssembly) a JavaScript object from `JSON.parse`.
+/// `crate::json::Value`, or (in WebAssembly) a JavaScript object from `JSON.parse`.
 pub trait Doc {
     type Node: Clone;
     fn root(&self) -> Self::Node;

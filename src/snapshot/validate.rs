@@ -1,7 +1,7 @@
 //! Validation of untrusted snapshots: every problem, each with a JSON pointer,
 //! a code and a message; unknown properties are warnings, not errors.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::json::{child, index, obj, type_name, Whole};
 use crate::snapshot::rules::{Field, Kind, SNAPSHOT};

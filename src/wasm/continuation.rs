@@ -2,8 +2,8 @@
 
 use std::rc::Rc;
 
+use crate::json::Value;
 use js_sys::{Array, Function, Object, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::continuation::criteria::ResponseCallback;

@@ -7,7 +7,7 @@
 //! taken as is, objects go through `JSON.stringify`), so one bounded parser
 //! checks everything untrusted.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
@@ -19,13 +19,7 @@ use super::errors::to_js_error;
 
 /// Serializes a core value into a plain JavaScript value.
 pub fn to_js(value: &Value) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        to_js_error(SteplineError::new(
-            ErrorCode::InvalidValue,
-            None,
-            e.to_string(),
-        ))
-    })?;
+    let text = crate::json::to_string(value);
     js_sys::JSON::parse(&text)
 }
 
@@ -120,17 +114,14 @@ pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> 
 
 /// Reads an options object (`undefined`/`null` give an empty one). Keys outside
 /// `allowed` are an error so a misspelt option is never silently ignored.
-pub fn options(
-    input: &Option<JsValue>,
-    allowed: &[&str],
-) -> Result<Map<String, Value>, SteplineError> {
+pub fn options(input: &Option<JsValue>, allowed: &[&str]) -> Result<Map, SteplineError> {
     let map = options_map(input)?;
     read::only_keys(&map, allowed, "/options")?;
     Ok(map)
 }
 
 /// Reads an options object without checking its keys (the caller does).
-pub fn options_map(input: &Option<JsValue>) -> Result<Map<String, Value>, SteplineError> {
+pub fn options_map(input: &Option<JsValue>) -> Result<Map, SteplineError> {
     let Some(input) = input.as_ref().filter(|v| !v.is_undefined() && !v.is_null()) else {
         return Ok(Map::new());
     };
@@ -139,7 +130,7 @@ pub fn options_map(input: &Option<JsValue>) -> Result<Map<String, Value>, Stepli
 }
 
 /// The `now` option resolved against `Date.now()`.
-pub fn now_option(opts: &Map<String, Value>) -> Result<Option<NowSpec>, SteplineError> {
+pub fn now_option(opts: &Map) -> Result<Option<NowSpec>, SteplineError> {
     opts.get("now")
         .filter(|v| !v.is_null())
         .map(|v| NowSpec::from_value(v, "/options/now"))

@@ -1,6 +1,6 @@
 //! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `EnvelopeEncoder`, `channelFor`.
 
-use serde_json::Value;
+use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::envelope::decode::{decode_lines, decode_text, Decoded};

@@ -1,6 +1,6 @@
 //! `normalizeInferenceResponse` and `InferenceStreamAccumulator`.
 
-use serde_json::Value;
+use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};

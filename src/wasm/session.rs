@@ -5,8 +5,8 @@
 
 use std::cell::RefCell;
 
+use crate::json::Value;
 use js_sys::{Array, Function, Object};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use serde_json::Value;
+use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};

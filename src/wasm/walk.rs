@@ -9,8 +9,8 @@
 //! [`SteplineError`] (with the JSON pointer of the value being read) that
 //! unwinds through Rust normally.
 
+use crate::json::Value;
 use js_sys::{Array, Object, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};

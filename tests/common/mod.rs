@@ -6,7 +6,7 @@
 // Each test crate compiles this module whole and uses part of it.
 #![allow(dead_code)]
 
-use serde_json::Value;
+use stepline::json::Value;
 use stepline::session::Session;
 
 /// The cases of one vector file, e.g. `vectors("agent-runs.json")`.
@@ -16,7 +16,10 @@ pub fn vectors(file: &str) -> Vec<Value> {
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
+        Value::Array(cases) => cases,
+        other => panic!("{path}: expected an array of cases, found {other}"),
+    }
 }
 
 /// A session (adopting the first session id it sees) fed `envelopes` in order.

@@ -2,7 +2,7 @@
 //! conventions: `"<uuid>"` means "an id is present"; `[]` and `{}` are equal;
 //! object key order is irrelevant; floats and ints are distinct (`1500.0` ≠ `1500`).
 
-use serde_json::Value;
+use stepline::json::Value;
 
 /// `Ok(())` when `actual` matches `expected`, else the first difference with its path.
 pub fn matches(expected: &Value, actual: &Value) -> Result<(), String> {
@@ -40,7 +40,7 @@ fn walk(expected: &Value, actual: &Value, path: &str) -> Result<(), String> {
                     None => return Err(format!("{}: missing key {k:?}", here())),
                 }
             }
-            if let Some(extra) = a.keys().find(|k| !e.contains_key(*k)) {
+            if let Some(extra) = a.keys().find(|k| !e.contains_key(k)) {
                 return Err(format!("{}: unexpected key {extra:?}", here()));
             }
             Ok(())

@@ -3,8 +3,8 @@
 //! fixes (true UTC timestamps; truncation at character boundaries) against the
 //! expectation adjusted accordingly.
 
-use serde_json::Value;
 use stepline::envelope::{BroadcastConfig, Encoder};
+use stepline::json::Value;
 use stepline::model::time::{format_utc_millis, Timestamp};
 
 use crate::compare::matches;

@@ -14,7 +14,7 @@ mod state_model;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use serde_json::Value;
+use stepline::json::Value;
 
 /// What a case handler computes: the value, or the error the core raised.
 pub type Outcome = Result<Value, stepline::SteplineError>;
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
                 continue;
             }
         };
-        let cases: Vec<Value> = match serde_json::from_str(&text) {
+        let cases: Vec<Value> = match stepline::json::from_str(&text) {
             Ok(Value::Array(cases)) => cases,
             _ => {
                 println!("{}: not a JSON array of cases", suite.file);

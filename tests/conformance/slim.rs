@@ -6,7 +6,7 @@
 //! boundaries, no `_metadata.result` when tool results are excluded) and in
 //! `compat` mode against the reference's output as recorded.
 
-use serde_json::{Map, Value};
+use stepline::json::{Map, Value};
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::restore::restore;

@@ -1,7 +1,8 @@
 //! state-model.json: AgentState/AgentStep/ToolExecution/Usage/finish reasons/roles/messages.
 //! Each handler computes exactly the observation the vector records.
 
-use serde_json::{json, Value};
+use stepline::json;
+use stepline::json::Value;
 use stepline::model::info::{StateInfo, StepInfo};
 use stepline::model::message::{Content, Message, Messages};
 use stepline::model::step::StepError;

@@ -7,7 +7,7 @@
 
 pub mod openai;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::model::inference::InferenceResponse;
 use crate::model::message::Message;
@@ -47,7 +47,7 @@ pub fn real_text(content: &str, calls: &[ToolCall]) -> bool {
     if content.trim().is_empty() {
         return false;
     }
-    match serde_json::from_str::<Value>(content) {
+    match crate::json::from_str(content) {
         Ok(parsed @ Value::Object(_)) => !calls.iter().any(|c| c.arguments == parsed),
         _ => true,
     }

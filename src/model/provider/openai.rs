@@ -1,6 +1,6 @@
 //! OpenAI chat completions: whole responses and streamed chunks.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, index, type_name};
@@ -98,10 +98,10 @@ fn usage(v: Option<&Value>) -> Usage {
     }
 }
 
-fn reasoning(message: &Map<String, Value>) -> String {
+fn reasoning(message: &Map) -> String {
     ["reasoning_content", "reasoning"]
         .iter()
-        .find_map(|k| message.get(*k).and_then(Value::as_str))
+        .find_map(|k| message.get(k).and_then(Value::as_str))
         .unwrap_or_default()
         .to_string()
 }

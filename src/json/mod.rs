@@ -4,9 +4,23 @@
 //! a byte limit or nested deeper than a depth limit *before* building any value,
 //! so a hostile payload costs at most one linear scan.
 
-use serde_json::Value;
+#[macro_use]
+mod macros;
+mod parse;
+mod value;
+mod write;
+
+pub use parse::{from_str, ParseError, MAX_NESTING};
+pub use value::{Entry, Iter, IterMut, Key, Map, Number, Value};
+pub use write::{to_string, write_str, write_value, WriteJson};
 
 use crate::error::{ErrorCode, Result, SteplineError};
+
+/// Any value that converts into a [`Value`], by reference: what `json!` uses for
+/// the Rust expressions in a literal, so they stay usable afterwards.
+pub fn to_value<T: Clone + Into<Value>>(v: &T) -> Value {
+    v.clone().into()
+}
 
 /// Size and nesting limits applied to untrusted JSON.
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +56,7 @@ pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
         ));
     }
     check_depth(text.as_bytes(), limits.max_depth)?;
-    serde_json::from_str(text).map_err(|e| {
+    from_str(text).map_err(|e| {
         SteplineError::new(
             ErrorCode::InvalidJson,
             None,
@@ -117,7 +131,7 @@ pub enum Whole {
 
 /// How `n` reads as an integer. The one place integer fields and options are
 /// read, so every reader agrees on `-0` and on numbers out of range.
-pub fn whole(n: &serde_json::Number) -> Whole {
+pub fn whole(n: &Number) -> Whole {
     if let Some(i) = n.as_i64() {
         return Whole::Int(i);
     }
@@ -125,7 +139,7 @@ pub fn whole(n: &serde_json::Number) -> Whole {
         return Whole::OutOfRange;
     }
     match n.as_f64() {
-        // serde_json reads the token `-0` as the float -0.0; JSON.parse reads
+        // The parser reads the token `-0` as the float -0.0 (as serde_json does); JSON.parse reads
         // it as 0 and JSON.stringify writes 0, so the object form of the same
         // input is the integer 0. (`-0.0` reads the same and cannot be told apart.)
         Some(f) if f == 0.0 && f.is_sign_negative() => Whole::Int(0),
@@ -154,26 +168,22 @@ pub fn index(path: &str, i: usize) -> String {
     format!("{path}/{i}")
 }
 
-/// Builds a JSON object from key/value pairs, in order. Used instead of
-/// `serde_json::json!`, which routes every interpolated value through a generic
-/// serializer and costs several KB of wasm per call site.
+/// Builds a JSON object from key/value pairs, in order (keys must differ). Used
+/// instead of `json!` in the library, which clones every interpolated value.
 pub fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
-    let mut m = serde_json::Map::with_capacity(N);
-    for (k, v) in pairs {
-        m.insert(k.to_string(), v);
-    }
-    Value::Object(m)
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-/// A number's JSON text, through serde_json's serializer. (`Number`'s `Display`
-/// goes through core's float formatting, which costs ~15 KB of wasm.)
-pub fn number_text(n: &serde_json::Number) -> String {
-    serde_json::to_string(n).unwrap_or_default()
+/// A number's JSON text: `3`, `-7`, `1.5`, `1.0`, `1e21`.
+pub fn number_text(n: &Number) -> String {
+    let mut out = String::new();
+    n.write(&mut out);
+    out
 }
 
 /// A JavaScript number as JavaScript writes it, for error messages: `3`,
 /// `1.5`, `NaN`, `Infinity`. (f64's `Display` pulls ~14 KB of core's exact
-/// float formatting into the wasm; serde_json's shortest form is already there.)
+/// float formatting into the wasm; the shortest form is already there.)
 pub fn js_number_text(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -181,18 +191,20 @@ pub fn js_number_text(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    // Whole numbers below 1e21 print as digits, as in JavaScript (serde_json
-    // would keep a ".0"); the conversion is exact for a whole f64.
+    // Whole numbers below 1e21 print as digits, as in JavaScript (Number::write
+    // keeps a ".0" on floats); the conversion is exact for a whole f64.
     if x.fract() == 0.0 && x.abs() < 1e21 {
         return (x as i128).to_string();
     }
-    serde_json::Number::from_f64(x).map_or_else(String::new, |n| number_text(&n))
+    Number::from_f64(x).map_or_else(String::new, |n| number_text(&n))
 }
 
 /// A string as a JSON string literal, for error messages. (`{:?}` would pull
 /// core's Unicode printability tables into the wasm.)
 pub fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
+    let mut out = String::new();
+    write_str(&mut out, s);
+    out
 }
 
 /// Names a JSON value's type for error messages ("a string", "an object", ...).

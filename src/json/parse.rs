@@ -1,0 +1,368 @@
+//! A strict JSON parser (RFC 8259) into [`Value`].
+//!
+//! It accepts exactly what `serde_json` accepts and reads numbers the same way:
+//! integers without fraction or exponent stay integers (`-0` is the float -0.0),
+//! integers beyond 64 bits and everything else become floats, rounded correctly,
+//! and a float beyond f64's range is an error rather than infinity. Strings with
+//! escapes for lone surrogates are refused: Rust strings cannot hold them.
+
+use super::value::{Map, Number, Value};
+
+/// How deep arrays and objects may nest (as in serde_json) before the parser
+/// refuses; keeps recursion off the end of the stack for text no limit checked first.
+pub const MAX_NESTING: usize = 127;
+
+/// Why text is not JSON, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    /// What was expected or found, e.g. "expected `,` or `}`".
+    pub reason: &'static str,
+    /// 1-based line of the offending byte.
+    pub line: usize,
+    /// 1-based column (in bytes) of the offending byte.
+    pub column: usize,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.reason, self.line, self.column
+        )
+    }
+}
+
+/// Parses one JSON text; only whitespace may follow the value.
+///
+/// ```
+/// let v = stepline::json::from_str(r#"{"n": -0, "big": 18446744073709551616}"#).unwrap();
+/// assert!(v["n"].is_f64() && v["big"].is_f64());
+/// assert!(stepline::json::from_str("[1,]").is_err());
+/// ```
+pub fn from_str(text: &str) -> Result<Value, ParseError> {
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    let v = p.value(MAX_NESTING)?;
+    p.skip_ws();
+    if p.at < p.bytes.len() {
+        return Err(p.fail("trailing characters"));
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+type Parsed<T> = Result<T, ParseError>;
+
+impl<'a> Parser<'a> {
+    fn fail(&self, reason: &'static str) -> ParseError {
+        let upto = &self.bytes[..self.at.min(self.bytes.len())];
+        let line = 1 + upto.iter().filter(|&&b| b == b'\n').count();
+        let column = 1 + upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        ParseError {
+            reason,
+            line,
+            column,
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.bytes.get(self.at).copied()
+    }
+
+    fn literal(&mut self, word: &'static str, v: Value) -> Parsed<Value> {
+        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+            self.at += word.len();
+            Ok(v)
+        } else {
+            Err(self.fail("expected value"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Parsed<Value> {
+        match self.peek() {
+            None => Err(self.fail("EOF while parsing a value")),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number().map(Value::Number),
+            Some(_) => Err(self.fail("expected value")),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Parsed<Value> {
+        if depth == 0 {
+            return Err(self.fail("recursion limit exceeded"));
+        }
+        self.at += 1; // [
+        let mut items = Vec::new();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth - 1)?);
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Value::Array(items));
+                }
+                None => return Err(self.fail("EOF while parsing a list")),
+                Some(_) => return Err(self.fail("expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Parsed<Value> {
+        if depth == 0 {
+            return Err(self.fail("recursion limit exceeded"));
+        }
+        self.at += 1; // {
+        let mut entries = Vec::new();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(Value::Object(Map::new()));
+        }
+        loop {
+            match self.peek() {
+                Some(b'"') => {}
+                None => return Err(self.fail("EOF while parsing an object")),
+                Some(_) => return Err(self.fail("key must be a string")),
+            }
+            let key = self.string()?;
+            match self.peek() {
+                Some(b':') => self.at += 1,
+                None => return Err(self.fail("EOF while parsing an object")),
+                Some(_) => return Err(self.fail("expected `:`")),
+            }
+            let v = self.value(depth - 1)?;
+            entries.push((key, v));
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Value::Object(Map::from_entries(entries)));
+                }
+                None => return Err(self.fail("EOF while parsing an object")),
+                Some(_) => return Err(self.fail("expected `,` or `}`")),
+            }
+        }
+    }
+
+    /// A string literal starting at the opening quote.
+    fn string(&mut self) -> Parsed<String> {
+        self.at += 1; // "
+        let start = self.at;
+        // Fast path: no escapes, the text is copied in one piece.
+        while let Some(&b) = self.bytes.get(self.at) {
+            match b {
+                b'"' => {
+                    let s = self.text[start..self.at].to_string();
+                    self.at += 1;
+                    return Ok(s);
+                }
+                b'\\' => break,
+                0..=0x1f => {
+                    return Err(self
+                        .fail("control character (\\u0000-\\u001F) found while parsing a string"))
+                }
+                _ => self.at += 1,
+            }
+        }
+        let mut out = String::with_capacity(self.at - start + 16);
+        out.push_str(&self.text[start..self.at]);
+        let mut run = self.at;
+        loop {
+            let Some(&b) = self.bytes.get(self.at) else {
+                return Err(self.fail("EOF while parsing a string"));
+            };
+            match b {
+                b'"' => {
+                    out.push_str(&self.text[run..self.at]);
+                    self.at += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(&self.text[run..self.at]);
+                    self.at += 1;
+                    self.escape(&mut out)?;
+                    run = self.at;
+                }
+                0..=0x1f => {
+                    return Err(self
+                        .fail("control character (\\u0000-\\u001F) found while parsing a string"))
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// One escape after its backslash.
+    fn escape(&mut self, out: &mut String) -> Parsed<()> {
+        let Some(&b) = self.bytes.get(self.at) else {
+            return Err(self.fail("EOF while parsing a string"));
+        };
+        self.at += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let first = self.hex4()?;
+                let code = match first {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(self.at) != Some(&b'\\')
+                            || self.bytes.get(self.at + 1) != Some(&b'u')
+                        {
+                            return Err(self.fail("lone leading surrogate in hex escape"));
+                        }
+                        self.at += 2;
+                        let second = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&second) {
+                            return Err(self.fail("lone leading surrogate in hex escape"));
+                        }
+                        0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => {
+                        return Err(self.fail("lone trailing surrogate in hex escape"))
+                    }
+                    c => c,
+                };
+                match char::from_u32(code) {
+                    Some(c) => c,
+                    None => return Err(self.fail("invalid unicode code point")),
+                }
+            }
+            _ => {
+                self.at -= 1;
+                return Err(self.fail("invalid escape"));
+            }
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Parsed<u32> {
+        let mut n = 0;
+        for _ in 0..4 {
+            let digit = match self.bytes.get(self.at) {
+                Some(&b @ b'0'..=b'9') => b - b'0',
+                Some(&b @ b'a'..=b'f') => b - b'a' + 10,
+                Some(&b @ b'A'..=b'F') => b - b'A' + 10,
+                None => return Err(self.fail("EOF while parsing a string")),
+                Some(_) => return Err(self.fail("invalid escape")),
+            };
+            n = n * 16 + digit as u32;
+            self.at += 1;
+        }
+        Ok(n)
+    }
+
+    fn digits(&mut self) -> usize {
+        let from = self.at;
+        while let Some(b'0'..=b'9') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+        self.at - from
+    }
+
+    fn number(&mut self) -> Parsed<Number> {
+        let start = self.at;
+        let negative = self.bytes[self.at] == b'-';
+        if negative {
+            self.at += 1;
+        }
+        let int_start = self.at;
+        match self.bytes.get(self.at) {
+            Some(b'0') => {
+                self.at += 1;
+                if let Some(b'0'..=b'9') = self.bytes.get(self.at) {
+                    return Err(self.fail("invalid number"));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.fail("invalid number")),
+        }
+        let int_end = self.at;
+        let mut float = false;
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return Err(self.fail("invalid number"));
+            }
+            float = true;
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.at) {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.at) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.fail("invalid number"));
+            }
+            float = true;
+        }
+        if !float {
+            let mut u: u64 = 0;
+            let fits = self.bytes[int_start..int_end].iter().all(|&b| {
+                match u
+                    .checked_mul(10)
+                    .and_then(|x| x.checked_add((b - b'0') as u64))
+                {
+                    Some(x) => {
+                        u = x;
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if fits {
+                if !negative {
+                    return Ok(Number::from_u64(u));
+                }
+                if u == 0 {
+                    return Ok(Number::from_f64(-0.0).unwrap_or(Number::from_u64(0)));
+                }
+                if u <= i64::MAX as u64 + 1 {
+                    return Ok(Number::from_i64((u as i64).wrapping_neg()));
+                }
+                return Number::from_f64(-(u as f64))
+                    .ok_or_else(|| self.fail("number out of range"));
+            }
+        }
+        // Floats and integers beyond 64 bits: Rust's parser rounds correctly.
+        match self.text[start..self.at].parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Number::from_f64(f).unwrap_or(Number::from_u64(0))),
+            _ => {
+                self.at = start;
+                Err(self.fail("number out of range"))
+            }
+        }
+    }
+}

@@ -1,0 +1,860 @@
+//! The JSON value every part of the core reads and writes.
+//!
+//! Objects keep their keys in the order they were written, as PHP arrays do, in a
+//! plain vector: the objects the core meets are small (an envelope has six keys),
+//! where a scan beats hashing, and no hash table or hasher has to ship in the wasm.
+//! The API follows `crate::json::Value`'s, so the code reads as Rust readers expect.
+
+use std::ops::{Index, IndexMut};
+
+/// A JSON value.
+///
+/// ```
+/// use stepline::json::Value;
+/// let v: Value = stepline::json::from_str(r#"{"a": [1, 2.5, "x"]}"#).unwrap();
+/// assert_eq!(v["a"][1].as_f64(), Some(2.5));
+/// assert_eq!(v.to_string(), r#"{"a":[1,2.5,"x"]}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Value {
+    /// `null`.
+    #[default]
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number: an integer when written without fraction or exponent.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// An object, in key order as written.
+    Object(Map),
+}
+
+/// A JSON number, remembering whether it was written as an integer: `1` and `1.0`
+/// differ (the reference's vectors keep `.0` on floats on purpose).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Number(N);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum N {
+    /// A non-negative integer.
+    PosInt(u64),
+    /// A negative integer.
+    NegInt(i64),
+    /// A finite float (never NaN or infinite).
+    Float(f64),
+}
+
+impl Number {
+    /// The number as a float; `None` only for NaN and infinities, which JSON cannot write.
+    pub fn from_f64(f: f64) -> Option<Number> {
+        f.is_finite().then_some(Number(N::Float(f)))
+    }
+
+    pub(crate) fn from_u64(u: u64) -> Number {
+        Number(N::PosInt(u))
+    }
+
+    pub(crate) fn from_i64(i: i64) -> Number {
+        if i < 0 {
+            Number(N::NegInt(i))
+        } else {
+            Number(N::PosInt(i as u64))
+        }
+    }
+
+    /// Whether it is an integer that fits in a `u64`.
+    pub fn is_u64(&self) -> bool {
+        matches!(self.0, N::PosInt(_))
+    }
+
+    /// Whether it is an integer that fits in an `i64`.
+    pub fn is_i64(&self) -> bool {
+        match self.0 {
+            N::PosInt(u) => u <= i64::MAX as u64,
+            N::NegInt(_) => true,
+            N::Float(_) => false,
+        }
+    }
+
+    /// Whether it was written as a float (or is too large for an integer).
+    pub fn is_f64(&self) -> bool {
+        matches!(self.0, N::Float(_))
+    }
+
+    /// The integer, when it is a non-negative integer.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self.0 {
+            N::PosInt(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The integer, when it is an integer in `i64` range.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self.0 {
+            N::PosInt(u) => i64::try_from(u).ok(),
+            N::NegInt(i) => Some(i),
+            N::Float(_) => None,
+        }
+    }
+
+    /// The number as a float (integers beyond 2^53 round).
+    pub fn as_f64(&self) -> Option<f64> {
+        Some(match self.0 {
+            N::PosInt(u) => u as f64,
+            N::NegInt(i) => i as f64,
+            N::Float(f) => f,
+        })
+    }
+
+    /// Appends the number's JSON text: integers as digits, floats in their
+    /// shortest round-tripping form with a `.0` or an exponent (`1.0`, `1e21`).
+    pub(crate) fn write(&self, out: &mut String) {
+        match self.0 {
+            N::PosInt(u) => write_u64(out, u),
+            N::NegInt(i) => {
+                out.push('-');
+                write_u64(out, i.unsigned_abs());
+            }
+            N::Float(f) => out.push_str(zmij::Buffer::new().format_finite(f)),
+        }
+    }
+}
+
+/// Digits of `u`, without core's formatting machinery.
+fn write_u64(out: &mut String, mut u: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::new();
+        self.write(&mut s);
+        f.write_str(&s)
+    }
+}
+
+macro_rules! from_unsigned {
+    ($($t:ty)*) => {$(
+        impl From<$t> for Number {
+            fn from(u: $t) -> Number { Number::from_u64(u as u64) }
+        }
+        impl From<$t> for Value {
+            fn from(u: $t) -> Value { Value::Number(Number::from_u64(u as u64)) }
+        }
+    )*};
+}
+macro_rules! from_signed {
+    ($($t:ty)*) => {$(
+        impl From<$t> for Number {
+            fn from(i: $t) -> Number { Number::from_i64(i as i64) }
+        }
+        impl From<$t> for Value {
+            fn from(i: $t) -> Value { Value::Number(Number::from_i64(i as i64)) }
+        }
+    )*};
+}
+from_unsigned!(u8 u16 u32 u64 usize);
+from_signed!(i8 i16 i32 i64 isize);
+
+impl From<f64> for Value {
+    /// NaN and infinities become `null`, as `JSON.stringify` writes them.
+    fn from(f: f64) -> Value {
+        Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
+
+impl From<f32> for Value {
+    fn from(f: f32) -> Value {
+        Value::from(f as f64)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::String(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::String(s)
+    }
+}
+
+impl From<Number> for Value {
+    fn from(n: Number) -> Value {
+        Value::Number(n)
+    }
+}
+
+impl From<Map> for Value {
+    fn from(m: Map) -> Value {
+        Value::Object(m)
+    }
+}
+
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(v: Vec<T>) -> Value {
+        Value::Array(v.into_iter().map(Into::into).collect())
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+/// Anything that converts by value converts by reference too, cloning.
+impl<T: Clone + Into<Value>> From<&T> for Value {
+    fn from(v: &T) -> Value {
+        v.clone().into()
+    }
+}
+
+impl Value {
+    /// The string, when it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The boolean, when it is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, when it is one.
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// See [`Number::as_u64`].
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(Number::as_u64)
+    }
+
+    /// See [`Number::as_i64`].
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(Number::as_i64)
+    }
+
+    /// See [`Number::as_f64`].
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().and_then(Number::as_f64)
+    }
+
+    /// Whether it is a non-negative integer.
+    pub fn is_u64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_u64)
+    }
+
+    /// Whether it is an integer in `i64` range.
+    pub fn is_i64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_i64)
+    }
+
+    /// Whether it is a number written as a float.
+    pub fn is_f64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_f64)
+    }
+
+    /// The array, when it is one.
+    pub fn as_array(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The array, mutably, when it is one.
+    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The object, when it is one.
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The object, mutably, when it is one.
+    pub fn as_object_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether it is `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Whether it is a string.
+    pub fn is_string(&self) -> bool {
+        matches!(self, Value::String(_))
+    }
+
+    /// Whether it is a number.
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Number(_))
+    }
+
+    /// Whether it is a boolean.
+    pub fn is_boolean(&self) -> bool {
+        matches!(self, Value::Bool(_))
+    }
+
+    /// Whether it is an array.
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    /// Whether it is an object.
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    /// A member by key (objects) or by index (arrays).
+    pub fn get<I: Key>(&self, key: I) -> Option<&Value> {
+        key.find(self)
+    }
+
+    /// A member by key (objects) or by index (arrays), mutably.
+    pub fn get_mut<I: Key>(&mut self, key: I) -> Option<&mut Value> {
+        key.find_mut(self)
+    }
+
+    /// The value at a JSON pointer (RFC 6901), e.g. `/steps/0/id`.
+    pub fn pointer(&self, pointer: &str) -> Option<&Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        rest.split('/').try_fold(self, |at, token| {
+            let token = unescape_token(token);
+            match at {
+                Value::Object(m) => m.get(&token),
+                Value::Array(a) => array_index(&token).and_then(|i| a.get(i)),
+                _ => None,
+            }
+        })
+    }
+
+    /// The value at a JSON pointer, mutably.
+    pub fn pointer_mut(&mut self, pointer: &str) -> Option<&mut Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        rest.split('/').try_fold(self, |at, token| {
+            let token = unescape_token(token);
+            match at {
+                Value::Object(m) => m.get_mut(&token),
+                Value::Array(a) => array_index(&token).and_then(move |i| a.get_mut(i)),
+                _ => None,
+            }
+        })
+    }
+
+    /// Moves the value out, leaving `null`.
+    pub fn take(&mut self) -> Value {
+        std::mem::take(self)
+    }
+}
+
+fn unescape_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// An array index token: digits without a leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.is_empty() || (token.len() > 1 && token.starts_with('0')) {
+        return None;
+    }
+    if !token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+/// What indexes a [`Value`]: a key for objects, a position for arrays.
+pub trait Key {
+    #[doc(hidden)]
+    fn find(self, v: &Value) -> Option<&Value>;
+    #[doc(hidden)]
+    fn find_mut(self, v: &mut Value) -> Option<&mut Value>;
+}
+
+impl Key for &str {
+    fn find(self, v: &Value) -> Option<&Value> {
+        v.as_object()?.get(self)
+    }
+    fn find_mut(self, v: &mut Value) -> Option<&mut Value> {
+        v.as_object_mut()?.get_mut(self)
+    }
+}
+
+impl Key for &String {
+    fn find(self, v: &Value) -> Option<&Value> {
+        Key::find(self.as_str(), v)
+    }
+    fn find_mut(self, v: &mut Value) -> Option<&mut Value> {
+        Key::find_mut(self.as_str(), v)
+    }
+}
+
+impl Key for String {
+    fn find(self, v: &Value) -> Option<&Value> {
+        Key::find(self.as_str(), v)
+    }
+    fn find_mut(self, v: &mut Value) -> Option<&mut Value> {
+        Key::find_mut(self.as_str(), v)
+    }
+}
+
+impl Key for usize {
+    fn find(self, v: &Value) -> Option<&Value> {
+        v.as_array()?.get(self)
+    }
+    fn find_mut(self, v: &mut Value) -> Option<&mut Value> {
+        v.as_array_mut()?.get_mut(self)
+    }
+}
+
+static NULL: Value = Value::Null;
+
+impl<I: Key> Index<I> for Value {
+    type Output = Value;
+    /// The member, or `null` when there is none (as `serde_json` does).
+    fn index(&self, key: I) -> &Value {
+        key.find(self).unwrap_or(&NULL)
+    }
+}
+
+impl IndexMut<&str> for Value {
+    /// The member, inserted as `null` when missing; a `null` value becomes an
+    /// object first. Indexing anything else mutably is a programming error.
+    fn index_mut(&mut self, key: &str) -> &mut Value {
+        if self.is_null() {
+            *self = Value::Object(Map::new());
+        }
+        match self {
+            Value::Object(m) => m.entry(key).or_insert(Value::Null),
+            _ => panic!("cannot index a non-object JSON value with a key"),
+        }
+    }
+}
+
+impl IndexMut<String> for Value {
+    fn index_mut(&mut self, key: String) -> &mut Value {
+        &mut self[key.as_str()]
+    }
+}
+
+impl IndexMut<usize> for Value {
+    fn index_mut(&mut self, i: usize) -> &mut Value {
+        match self {
+            Value::Array(a) => &mut a[i],
+            _ => panic!("cannot index a non-array JSON value with a position"),
+        }
+    }
+}
+
+/// A JSON object: keys in the order written, each key once.
+#[derive(Clone, Debug, Default)]
+pub struct Map {
+    entries: Vec<(String, Value)>,
+}
+
+impl Map {
+    /// An empty object.
+    pub fn new() -> Map {
+        Map {
+            entries: Vec::new(),
+        }
+    }
+
+    /// An empty object with room for `n` members.
+    pub fn with_capacity(n: usize) -> Map {
+        Map {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// An object from members that may repeat a key: the last value wins, at
+    /// the key's first place (as `JSON.parse` and PHP's `json_decode` do).
+    pub(crate) fn from_entries(mut entries: Vec<(String, Value)>) -> Map {
+        dedup(&mut entries);
+        Map { entries }
+    }
+
+    /// How many members.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has no members.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k == key)
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value of `key`, mutably.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether `key` is present.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+
+    /// Sets `key`: in place when present (returning the old value), else at the end.
+    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+        match self.position(&key) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            None => {
+                self.entries.push((key, value));
+                None
+            }
+        }
+    }
+
+    /// Removes `key`, keeping the other members' order.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let i = self.position(key)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    /// Removes `key` and returns it with its value, keeping the others' order.
+    pub fn remove_entry(&mut self, key: &str) -> Option<(String, Value)> {
+        let i = self.position(key)?;
+        Some(self.entries.remove(i))
+    }
+
+    /// The member of `key`, for inserting when missing.
+    pub fn entry(&mut self, key: impl Into<String> + AsRef<str>) -> Entry<'_> {
+        match self.position(key.as_ref()) {
+            Some(i) => Entry {
+                map: self,
+                at: Ok(i),
+            },
+            None => Entry {
+                map: self,
+                at: Err(key.into()),
+            },
+        }
+    }
+
+    /// Keeps the members for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Value) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    /// Moves every member of `other` in (replacing same keys), leaving it empty.
+    pub fn append(&mut self, other: &mut Map) {
+        self.extend(std::mem::take(&mut other.entries));
+    }
+
+    /// The members in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(self.entries.iter())
+    }
+
+    /// The members in order, values mutable.
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        IterMut(self.entries.iter_mut())
+    }
+
+    /// The keys in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    /// The values in order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// The values in order, mutably.
+    pub fn values_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+}
+
+/// One member of a [`Map`], present or not: see [`Map::entry`].
+pub struct Entry<'a> {
+    map: &'a mut Map,
+    at: Result<usize, String>,
+}
+
+impl<'a> Entry<'a> {
+    /// The value, inserting `default` when missing.
+    pub fn or_insert(self, default: Value) -> &'a mut Value {
+        self.or_insert_with(|| default)
+    }
+
+    /// The value, inserting `default()` when missing.
+    pub fn or_insert_with(self, default: impl FnOnce() -> Value) -> &'a mut Value {
+        let i = match self.at {
+            Ok(i) => i,
+            Err(key) => {
+                self.map.entries.push((key, default()));
+                self.map.entries.len() - 1
+            }
+        };
+        &mut self.map.entries[i].1
+    }
+}
+
+impl PartialEq for Map {
+    /// Same members with equal values, in any order (as `serde_json`'s maps compare).
+    fn eq(&self, other: &Map) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        // Usually the same order: compare in step, and look up only from the first difference.
+        let same = self
+            .entries
+            .iter()
+            .zip(&other.entries)
+            .take_while(|((a, _), (b, _))| a == b)
+            .count();
+        self.entries[..same]
+            .iter()
+            .zip(&other.entries[..same])
+            .all(|((_, a), (_, b))| a == b)
+            && self.entries[same..]
+                .iter()
+                .all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+/// Keeps each key once: the last value, at the first place. Small objects are
+/// checked pairwise; larger ones through a sort of positions by key, so that a
+/// hostile object of a million keys costs n·log n, not n².
+fn dedup(entries: &mut Vec<(String, Value)>) {
+    let n = entries.len();
+    if n < 2 {
+        return;
+    }
+    let mut dropped = vec![];
+    if n <= 16 {
+        for j in 1..n {
+            if let Some(i) = (0..j).find(|&i| entries[i].0 == entries[j].0) {
+                dropped.push((i, j));
+            }
+        }
+    } else {
+        let mut order: Vec<usize> = (0..n).collect();
+        crate::sort::sort_by_key(&mut order, |&i| (entries[i].0.as_str(), i));
+        for w in order.windows(2) {
+            if entries[w[0]].0 == entries[w[1]].0 {
+                // Runs are in position order: pair every later one with the run's first.
+                let first = order[order.partition_point(|&i| entries[i].0 < entries[w[0]].0)];
+                dropped.push((first, w[1]));
+            }
+        }
+    }
+    if dropped.is_empty() {
+        return;
+    }
+    // Later duplicates carry their value to the first place, in position order so the last wins.
+    crate::sort::sort_by_key(&mut dropped, |&(_, j)| j);
+    let mut gone = vec![false; n];
+    for &(i, j) in &dropped {
+        let v = entries[j].1.take();
+        entries[i].1 = v;
+        gone[j] = true;
+    }
+    let mut at = 0;
+    entries.retain(|_| {
+        at += 1;
+        !gone[at - 1]
+    });
+}
+
+impl FromIterator<(String, Value)> for Map {
+    fn from_iter<T: IntoIterator<Item = (String, Value)>>(iter: T) -> Map {
+        Map::from_entries(iter.into_iter().collect())
+    }
+}
+
+impl Extend<(String, Value)> for Map {
+    fn extend<T: IntoIterator<Item = (String, Value)>>(&mut self, iter: T) {
+        self.entries.extend(iter);
+        dedup(&mut self.entries);
+    }
+}
+
+impl IntoIterator for Map {
+    type Item = (String, Value);
+    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+/// Borrowed members of a [`Map`], in order.
+pub struct Iter<'a>(std::slice::Iter<'a, (String, Value)>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a String, &'a Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (k, v))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+/// Members of a [`Map`] with mutable values, in order.
+pub struct IterMut<'a>(std::slice::IterMut<'a, (String, Value)>);
+
+impl<'a> Iterator for IterMut<'a> {
+    type Item = (&'a String, &'a mut Value);
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&*k, v))
+    }
+}
+
+impl<'a> IntoIterator for &'a Map {
+    type Item = (&'a String, &'a Value);
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Map {
+    type Item = (&'a String, &'a mut Value);
+    type IntoIter = IterMut<'a>;
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
+    }
+}
+
+impl Index<&str> for Map {
+    type Output = Value;
+    fn index(&self, key: &str) -> &Value {
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl std::fmt::Display for Value {
+    /// Compact JSON text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&super::to_string(self))
+    }
+}
+
+// Comparisons with Rust literals, as `serde_json` has them: `v["n"] == 3`,
+// `v["type"] == "agent.status"`. Integers compare by value whatever the number's
+// kind; floats compare as floats.
+impl PartialEq<str> for Value {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Value {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<String> for Value {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == Some(other.as_str())
+    }
+}
+
+impl PartialEq<bool> for Value {
+    fn eq(&self, other: &bool) -> bool {
+        self.as_bool() == Some(*other)
+    }
+}
+
+macro_rules! eq_signed {
+    ($($t:ty)*) => {$(
+        impl PartialEq<$t> for Value {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_i64() == Some(*other as i64)
+            }
+        }
+    )*};
+}
+macro_rules! eq_unsigned {
+    ($($t:ty)*) => {$(
+        impl PartialEq<$t> for Value {
+            fn eq(&self, other: &$t) -> bool {
+                self.as_u64() == Some(*other as u64)
+            }
+        }
+    )*};
+}
+eq_signed!(i8 i16 i32 i64 isize);
+eq_unsigned!(u8 u16 u32 u64 usize);
+
+impl PartialEq<f64> for Value {
+    fn eq(&self, other: &f64) -> bool {
+        self.as_f64() == Some(*other)
+    }
+}

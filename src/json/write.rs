@@ -1,0 +1,121 @@
+//! Compact JSON text, byte for byte as `serde_json` and `JSON.stringify` write it:
+//! no spaces, only `"`, `\` and control characters escaped.
+
+use super::value::{Map, Number, Value};
+
+/// What has a JSON text: values, objects, numbers and strings.
+pub trait WriteJson {
+    /// Appends the compact JSON text to `out`.
+    fn write_json(&self, out: &mut String);
+}
+
+impl WriteJson for Value {
+    fn write_json(&self, out: &mut String) {
+        write_value(out, self);
+    }
+}
+
+impl WriteJson for Map {
+    fn write_json(&self, out: &mut String) {
+        write_object(out, self);
+    }
+}
+
+impl WriteJson for Number {
+    fn write_json(&self, out: &mut String) {
+        self.write(out);
+    }
+}
+
+impl WriteJson for str {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    fn write_json(&self, out: &mut String) {
+        (**self).write_json(out);
+    }
+}
+
+/// Compact JSON text.
+///
+/// ```
+/// let v = stepline::json!({"a": [1, 1.5, null], "b": "x\ny"});
+/// assert_eq!(stepline::json::to_string(&v), r#"{"a":[1,1.5,null],"b":"x\ny"}"#);
+/// assert_eq!(stepline::json::to_string("é\u{1}"), r#""é\u0001""#);
+/// ```
+pub fn to_string<T: WriteJson + ?Sized>(v: &T) -> String {
+    let mut out = String::new();
+    v.write_json(&mut out);
+    out
+}
+
+/// Appends `v`'s compact JSON text to `out`.
+pub fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => n.write(out),
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => write_object(out, m),
+    }
+}
+
+fn write_object(out: &mut String, m: &Map) {
+    out.push('{');
+    for (i, (k, item)) in m.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(out, k);
+        out.push(':');
+        write_value(out, item);
+    }
+    out.push('}');
+}
+
+/// Appends `s` as a JSON string literal.
+pub fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 0xf) as usize] as char);
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
