@@ -77,7 +77,10 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    let kind = match m.remove(type_key) {
+    // Each known member is taken out with its key, and the key goes into the
+    // normalised envelope again (see `key_of`).
+    let (type_found, type_value) = split(m.remove_entry(type_key));
+    let kind = match type_value {
         Some(Value::String(s)) => s,
         Some(other) => {
             return Err(SteplineError::at(
@@ -97,7 +100,8 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let session_id = match m.remove("session_id") {
+    let (session_key, session_value) = split(m.remove_entry("session_id"));
+    let session_id = match session_value {
         Some(s @ Value::String(_)) => s,
         None | Some(Value::Null) if native => Value::Null,
         None | Some(Value::Null) => {
@@ -118,7 +122,8 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let execution_id = match m.remove("execution_id") {
+    let (execution_key, execution_value) = split(m.remove_entry("execution_id"));
+    let execution_id = match execution_value {
         None | Some(Value::Null) => Value::Null,
         Some(s @ Value::String(_)) => s,
         Some(other) => {
@@ -132,7 +137,8 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let timestamp = match m.remove("timestamp") {
+    let (timestamp_key, timestamp_value) = split(m.remove_entry("timestamp"));
+    let timestamp = match timestamp_value {
         None | Some(Value::Null) => Value::Null,
         Some(Value::String(s)) if is_rfc3339(&s) => Value::String(s),
         Some(Value::String(s)) => {
@@ -158,14 +164,15 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     };
     // What is left of the top level after the envelope's own keys: the native
     // form's fields, or the dialects' unknown top-level fields.
-    let (payload_in, payload_path) = if native {
+    let (payload_key, payload_in, payload_path) = if native {
         // The other spelling of the type key is not a field either.
         m.remove("type");
         m.remove("payload");
-        (std::mem::take(&mut m), "")
+        (None, std::mem::take(&mut m), "")
     } else {
         m.remove("event_type");
-        match m.remove("payload") {
+        let (payload_key, payload_value) = split(m.remove_entry("payload"));
+        let (payload_in, payload_path) = match payload_value {
             Some(Value::Object(p)) => (p, "/payload"),
             Some(Value::Array(a)) if a.is_empty() => (Map::new(), "/payload"),
             None | Some(Value::Null) => (Map::new(), "/payload"),
@@ -179,7 +186,8 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
                     ),
                 ))
             }
-        }
+        };
+        (payload_key, payload_in, payload_path)
     };
     let payload = match fields(&kind) {
         Some(spec) => normalise(payload_in, spec, payload_path, &mut warnings)?,
@@ -195,18 +203,35 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             Value::Object(payload_in)
         }
     };
-    let mut out = Map::new();
-    out.insert("type".into(), Value::String(kind));
-    out.insert("session_id".into(), session_id);
-    out.insert("execution_id".into(), execution_id);
-    out.insert("timestamp".into(), timestamp);
-    out.insert("payload".into(), payload);
+    let mut out = Map::with_capacity(6);
+    out.push(key_of("type", type_found), Value::String(kind));
+    out.push(key_of("session_id", session_key), session_id);
+    out.push(key_of("execution_id", execution_key), execution_id);
+    out.push(key_of("timestamp", timestamp_key), timestamp);
+    out.push(key_of("payload", payload_key), payload);
     // `m` now holds only unknown top-level fields (empty in the native form).
     keep_unknown(&mut out, m, "", "envelope field", "extra", &mut warnings);
     Ok(Decoded {
         envelope: Value::Object(out),
         warnings,
     })
+}
+
+/// The key to write `name` under: the key read when it is spelled so (no key
+/// is allocated twice; allocation was a fifth of a bulk replay), else a new one.
+fn key_of(name: &'static str, found: Option<String>) -> String {
+    match found {
+        Some(k) if k == name => k,
+        _ => name.to_string(),
+    }
+}
+
+/// A member taken out of an object, as (key, value) options.
+fn split(entry: Option<(String, Value)>) -> (Option<String>, Option<Value>) {
+    match entry {
+        Some((k, v)) => (Some(k), Some(v)),
+        None => (None, None),
+    }
 }
 
 /// A JSONL batch: every line decoded, failures collected with their line
@@ -246,15 +271,21 @@ fn normalise(
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value> {
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(spec.len() + 1);
     for f in spec {
         // The first spelling present is read; the other spellings are dropped.
+        // The key read is reused when it is already the normalised name.
         let mut found = None;
+        let mut name = None;
         for key in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
-            if let Some(v) = input.remove(key) {
-                found = found.or(Some((key, v)));
+            if let Some((k, v)) = input.remove_entry(key) {
+                if found.is_none() {
+                    name = Some(k).filter(|k| k == f.name);
+                    found = Some((key, v));
+                }
             }
         }
+        let mut name = move || name.take().unwrap_or_else(|| f.name.to_string());
         match found {
             None | Some((_, Value::Null)) if f.required => {
                 return Err(SteplineError::at(
@@ -265,22 +296,22 @@ fn normalise(
             }
             None => {}
             Some((_, Value::Null)) => {
-                out.insert(f.name.into(), Value::Null);
+                out.insert(name(), Value::Null);
             }
             Some((key, v)) => {
                 let at = At { path, key };
                 match f.kind {
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
-                            out.insert(f.name.into(), Value::from(names.len()));
+                            out.insert(name(), Value::from(names.len()));
                             out.insert("available_tool_names".into(), Value::Array(names));
                         }
                         v => {
-                            out.insert(f.name.into(), checked(v, Kind::Int, at)?);
+                            out.insert(name(), checked(v, Kind::Int, at)?);
                         }
                     },
                     kind => {
-                        out.insert(f.name.into(), checked(v, kind, at)?);
+                        out.insert(name(), checked(v, kind, at)?);
                     }
                 }
             }

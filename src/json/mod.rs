@@ -1,8 +1,8 @@
 //! Bounded JSON parsing and JSON-pointer helpers shared by every decoder.
 //!
 //! All untrusted text enters the core through [`parse`], which rejects input over
-//! a byte limit or nested deeper than a depth limit *before* building any value,
-//! so a hostile payload costs at most one linear scan.
+//! a byte limit before reading it and nesting deeper than a depth limit as soon as
+//! the parser reaches it, so a hostile payload costs at most one linear pass.
 
 #[macro_use]
 mod macros;
@@ -55,13 +55,20 @@ pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
             ),
         ));
     }
-    check_depth(text.as_bytes(), limits.max_depth)?;
-    from_str(text).map_err(|e| {
-        SteplineError::new(
+    parse::from_str_nested(text, limits.max_depth).map_err(|e| match e.reason {
+        parse::TOO_DEEP => SteplineError::new(
+            ErrorCode::TooDeep,
+            None,
+            format!(
+                "expected JSON nested at most {} levels deep, found deeper nesting at line {} column {}",
+                limits.max_depth, e.line, e.column
+            ),
+        ),
+        _ => SteplineError::new(
             ErrorCode::InvalidJson,
             None,
             format!("expected valid JSON: {e}"),
-        )
+        ),
     })
 }
 
@@ -78,41 +85,6 @@ pub fn parse_bytes(bytes: &[u8], limits: &Limits) -> Result<Value> {
         )
     })?;
     parse(text, limits)
-}
-
-/// One pass over the bytes counting bracket depth outside strings.
-fn check_depth(bytes: &[u8], max_depth: usize) -> Result<()> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, &b) in bytes.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max_depth {
-                    return Err(SteplineError::new(
-                        ErrorCode::TooDeep,
-                        None,
-                        format!("expected JSON nested at most {max_depth} levels deep, found deeper nesting at byte {offset}"),
-                    ));
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 /// A JSON number read where a whole number is expected.

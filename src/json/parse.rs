@@ -41,12 +41,21 @@ impl std::fmt::Display for ParseError {
 /// assert!(stepline::json::from_str("[1,]").is_err());
 /// ```
 pub fn from_str(text: &str) -> Result<Value, ParseError> {
+    from_str_nested(text, MAX_NESTING)
+}
+
+/// Why [`from_str_nested`] refused text nested too deep.
+pub(crate) const TOO_DEEP: &str = "recursion limit exceeded";
+
+/// [`from_str`] with at most `max_depth` levels of arrays and objects (at most
+/// [`MAX_NESTING`], whatever is asked).
+pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<Value, ParseError> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         at: 0,
     };
-    let v = p.value(MAX_NESTING)?;
+    let v = p.value(max_depth.min(MAX_NESTING))?;
     p.skip_ws();
     if p.at < p.bytes.len() {
         return Err(p.fail("trailing characters"));
@@ -110,14 +119,14 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self, depth: usize) -> Parsed<Value> {
         if depth == 0 {
-            return Err(self.fail("recursion limit exceeded"));
+            return Err(self.fail(TOO_DEEP));
         }
         self.at += 1; // [
-        let mut items = Vec::new();
         if self.peek() == Some(b']') {
             self.at += 1;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let mut items = Vec::new();
         loop {
             items.push(self.value(depth - 1)?);
             match self.peek() {
@@ -134,14 +143,14 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Parsed<Value> {
         if depth == 0 {
-            return Err(self.fail("recursion limit exceeded"));
+            return Err(self.fail(TOO_DEEP));
         }
         self.at += 1; // {
-        let mut entries = Vec::new();
         if self.peek() == Some(b'}') {
             self.at += 1;
             return Ok(Value::Object(Map::new()));
         }
+        let mut members = Vec::new();
         loop {
             match self.peek() {
                 Some(b'"') => {}
@@ -155,12 +164,12 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.fail("expected `:`")),
             }
             let v = self.value(depth - 1)?;
-            entries.push((key, v));
+            members.push((key, v));
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
-                    return Ok(Value::Object(Map::from_entries(entries)));
+                    return Ok(Value::Object(Map::from_entries(members)));
                 }
                 None => return Err(self.fail("EOF while parsing an object")),
                 Some(_) => return Err(self.fail("expected `,` or `}`")),

@@ -567,6 +567,13 @@ impl Map {
         }
     }
 
+    /// Appends a member whose key the caller knows is not present (the
+    /// decoders building normalised objects), skipping `insert`'s search.
+    pub(crate) fn push(&mut self, key: String, value: Value) {
+        debug_assert!(!self.contains_key(&key), "duplicate key {key}");
+        self.entries.push((key, value));
+    }
+
     /// Removes `key`, keeping the other members' order.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position(key)?;
