@@ -346,7 +346,11 @@ pub fn is_rfc3339(s: &str) -> bool {
             && matches!(t[0], b'+' | b'-')
             && t[3] == b':'
             && [t[1], t[2], t[4], t[5]].iter().all(u8::is_ascii_digit));
-    offset_ok && parse(s, &DateTime::default()).is_some()
+    // Straight to the ISO reader: `parse`'s keyword forms cannot match a text of
+    // this shape, and its lower-cased copy was a twentieth of a bulk replay.
+    offset_ok
+        && parse_iso(s, Timestamp::default().offset())
+            .is_some_and(|t| in_atom_range(&t))
 }
 
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
