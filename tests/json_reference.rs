@@ -184,3 +184,21 @@ fn objects_compare_by_members_not_by_order() {
     );
     assert_ne!(a, Value::Null);
 }
+
+#[test]
+fn large_reordered_objects_compare_equal_and_differences_are_seen() {
+    let members: Vec<String> = (0..500)
+        .map(|i| format!("\"k{i}\":[{i},{{\"n\":{i}}}]"))
+        .collect();
+    let forward = json::from_str(&format!("{{{}}}", members.join(","))).unwrap();
+    let mut reversed = members.clone();
+    reversed.reverse();
+    let backward = json::from_str(&format!("{{{}}}", reversed.join(","))).unwrap();
+    assert_eq!(forward, backward);
+    let mut changed = reversed;
+    changed[250] = "\"k249\":[249,{\"n\":-1}]".into();
+    assert_ne!(
+        forward,
+        json::from_str(&format!("{{{}}}", changed.join(","))).unwrap()
+    );
+}

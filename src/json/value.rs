@@ -676,14 +676,25 @@ impl PartialEq for Map {
             .zip(&other.entries)
             .take_while(|((a, _), (b, _))| a == b)
             .count();
+        let rest = (&self.entries[same..], &other.entries[same..]);
         self.entries[..same]
             .iter()
             .zip(&other.entries[..same])
             .all(|((_, a), (_, b))| a == b)
-            && self.entries[same..]
-                .iter()
-                .all(|(k, v)| other.get(k) == Some(v))
+            && if rest.0.len() <= 16 {
+                rest.0.iter().all(|(k, v)| other.get(k) == Some(v))
+            } else {
+                // Large and reordered: compare sorted, n log n rather than n².
+                by_key(rest.0) == by_key(rest.1)
+            }
     }
+}
+
+/// Members in key order (keys are unique within a map).
+fn by_key(entries: &[(String, Value)]) -> Vec<&(String, Value)> {
+    let mut refs: Vec<&(String, Value)> = entries.iter().collect();
+    crate::sort::sort_by_key(&mut refs, |e| e.0.as_str());
+    refs
 }
 
 /// Keeps each key once: the last value, at the first place. Small objects are

@@ -348,9 +348,7 @@ pub fn is_rfc3339(s: &str) -> bool {
             && [t[1], t[2], t[4], t[5]].iter().all(u8::is_ascii_digit));
     // Straight to the ISO reader: `parse`'s keyword forms cannot match a text of
     // this shape, and its lower-cased copy was a twentieth of a bulk replay.
-    offset_ok
-        && parse_iso(s, Timestamp::default().offset())
-            .is_some_and(|t| in_atom_range(&t))
+    offset_ok && parse_iso(s, Timestamp::default().offset()).is_some_and(|t| in_atom_range(&t))
 }
 
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
