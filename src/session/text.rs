@@ -60,7 +60,70 @@ pub type Arrival = (u64, Option<Fingerprint>);
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Chunk {
     text: Piece,
-    arrivals: Vec<Arrival>,
+    arrivals: Arrivals,
+}
+
+/// The envelopes that delivered a chunk. Almost every chunk has exactly
+/// one, kept in place: a list per chunk cost its header in the chunk map
+/// and a 4-slot allocation (~136 bytes of wasm memory per chunk). In place,
+/// the log number is a u32 and the fingerprint four u32 halves, so that
+/// the chunk is 36 bytes and 4-byte aligned in wasm32 (an `Arrival` in
+/// place, 32 bytes and 8-byte aligned, would make it 56); an arrival
+/// numbered past u32 goes to the list, as does a second one.
+#[derive(Clone, Debug, Default, PartialEq)]
+enum Arrivals {
+    #[default]
+    None,
+    /// One arrival without a fingerprint (a chunk without an index).
+    Bare(u32),
+    /// One arrival with its fingerprint.
+    One(u32, [u32; 4]),
+    /// Anything else: several arrivals, or one numbered past u32.
+    Many(Vec<Arrival>),
+}
+
+impl Arrivals {
+    fn add(&mut self, a: Arrival) {
+        match std::mem::take(self) {
+            Arrivals::None => *self = Arrivals::packed(a),
+            Arrivals::Many(mut list) => {
+                list.push(a);
+                *self = Arrivals::Many(list);
+            }
+            one => {
+                let mut list = Vec::with_capacity(2);
+                one.drain_into(&mut list);
+                list.push(a);
+                *self = Arrivals::Many(list);
+            }
+        }
+    }
+
+    /// `a` in place when its number fits, else as a list of one.
+    fn packed(a: Arrival) -> Arrivals {
+        let Ok(n) = u32::try_from(a.0) else {
+            return Arrivals::Many(vec![a]);
+        };
+        match a.1 {
+            None => Arrivals::Bare(n),
+            Some((x, y)) => {
+                Arrivals::One(n, [x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32])
+            }
+        }
+    }
+
+    /// Moves the arrivals to the end of `out`.
+    fn drain_into(self, out: &mut Vec<Arrival>) {
+        match self {
+            Arrivals::None => {}
+            Arrivals::Bare(n) => out.push((u64::from(n), None)),
+            Arrivals::One(n, [x0, x1, y0, y1]) => {
+                let half = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
+                out.push((u64::from(n), Some((half(x0, x1), half(y0, y1)))));
+            }
+            Arrivals::Many(list) => out.extend(list),
+        }
+    }
 }
 
 /// A chunk's text: where it sits in the execution's text when all of it is
@@ -223,7 +286,9 @@ impl StreamText {
         let c = self.chunks.entry(index).or_default();
         self.bytes = self.bytes - c.text.len() + piece.len();
         c.text = piece;
-        c.arrivals.extend(arrival);
+        if let Some(a) = arrival {
+            c.arrivals.add(a);
+        }
         self.evict();
         ChunkOutcome::Kept { replaced: !appends }
     }
@@ -241,7 +306,7 @@ impl StreamText {
             self.bytes -= len;
             self.dropped_whole = self.dropped_whole.saturating_add(len as u64);
             self.cut_from = Some(index);
-            self.evicted.extend(c.arrivals);
+            c.arrivals.drain_into(&mut self.evicted);
             self.stale = true;
         }
     }
@@ -457,6 +522,35 @@ mod tests {
         assert_eq!(t.chunks.len(), 10, "only what can show is held");
         assert_eq!(t.take_evicted().len(), 990);
         assert_eq!(t.dropped_bytes(&text), 99_000);
+    }
+
+    #[test]
+    fn arrivals_come_back_as_given_whether_kept_in_place_or_listed() {
+        let fp = Some((u64::MAX - 1, 1 << 40 | 7));
+        let past_u32 = u64::from(u32::MAX) + 1;
+        let [a0, a1, a2, a3]: [Arrival; 4] = [(3, fp), (past_u32, fp), (9, None), (5, None)];
+        let mut t = StreamText::with_limit(3);
+        let mut text = String::new();
+        t.chunk(0, "a".into(), &mut text, None);
+        t.chunk(1, "b".into(), &mut text, Some(a0));
+        t.chunk(2, "c".into(), &mut text, Some(a2));
+        assert_eq!(
+            t.chunks[&1].arrivals,
+            Arrivals::One(3, [u32::MAX - 1, u32::MAX, 7, 256])
+        );
+        assert_eq!(t.chunks[&2].arrivals, Arrivals::Bare(9));
+        t.chunk(3, "d".into(), &mut text, Some(a3));
+        assert_eq!(t.take_evicted(), [a3], "past the limit at once");
+        // A chunk delivered again under its index keeps both arrivals.
+        t.chunk(1, "B".into(), &mut text, Some(a1));
+        assert_eq!(t.chunks[&1].arrivals, Arrivals::Many(vec![a0, a1]));
+        t.chunk(0, "xy".into(), &mut text, None);
+        assert_eq!(t.take_evicted(), [a2]);
+        t.chunk(0, "xyz".into(), &mut text, None);
+        assert_eq!(t.take_evicted(), [a0, a1]);
+        // One numbered past u32 is listed from the start.
+        t.chunk(0, "x".into(), &mut text, Some(a1));
+        assert_eq!(t.chunks[&0].arrivals, Arrivals::Many(vec![a1]));
     }
 
     #[test]
