@@ -26,3 +26,10 @@ pub mod wasm;
 pub fn version() -> &'static str {
     concat!(env!("CARGO_PKG_VERSION"), "+", env!("STEPLINE_BUILD_ID"))
 }
+
+/// The wasm heap: talc instead of Rust's default dlmalloc, for speed and size
+/// (bulk ingestJsonl allocates and frees every parsed string). Single-threaded
+/// wasm only, which is what the package is built for.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
