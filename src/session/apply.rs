@@ -41,11 +41,14 @@ pub fn step_of(exec: &Execution, payload: &Map) -> i64 {
 /// its place in the session's log (and its fingerprint): stream text keeps
 /// it while the text it brought can show, and hands it back through
 /// `exec.stream.take_evicted()` when the text limit drops that text.
+///
+/// The payload is the envelope's own, which the session drops afterwards (its
+/// log keeps the text): what the view keeps is moved out of it, not copied.
 pub fn apply(
     exec: &mut Execution,
     kind: &str,
     ts: Option<&str>,
-    p: &Map,
+    p: &mut Map,
     arrival: Arrival,
 ) -> Touched {
     let n = step_of(exec, p);
@@ -63,7 +66,7 @@ fn apply_event(
     exec: &mut Execution,
     kind: &str,
     ts: Option<&str>,
-    p: &Map,
+    p: &mut Map,
     arrival: Arrival,
 ) -> Touched {
     if let Some(ts) = ts {
@@ -111,12 +114,12 @@ fn apply_event(
             }
             set(
                 &mut step.duration_ms,
-                p.get("duration_ms").filter(|v| !v.is_null()).cloned(),
+                p.remove("duration_ms").filter(|v| !v.is_null()),
             );
-            if let Some(c) = p.get("continuation").filter(|v| v.is_object()) {
-                step.continuation = Some(c.clone());
+            if let Some(c) = p.remove("continuation").filter(Value::is_object) {
+                step.continuation = Some(c);
             }
-            if let Some(s) = p.get("step").and_then(Value::as_object) {
+            if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
                 absorb_step_object(step, s);
             }
             Touched::Step(n)
@@ -130,7 +133,7 @@ fn apply_event(
             }
             let step = step_mut(exec, n);
             step.error = error;
-            if let Some(s) = p.get("step").and_then(Value::as_object) {
+            if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
                 absorb_step_object(step, s);
             }
             // The step changed in both cases (a step touch re-sends the header too).
@@ -150,7 +153,7 @@ fn apply_event(
                 "resolved_by",
                 "evaluations",
             ] {
-                c.insert(k.into(), p.get(k).cloned().unwrap_or(Value::Null));
+                c.insert(k.into(), p.remove(k).unwrap_or(Value::Null));
             }
             step_mut(exec, n).continuation = Some(Value::Object(c));
             Touched::Step(n)
@@ -194,12 +197,15 @@ fn apply_event(
     }
 }
 
-fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map, limit: usize) {
-    let call = p.get("tool_call").and_then(Value::as_object);
+fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &mut Map, limit: usize) {
+    let mut call = match p.remove("tool_call") {
+        Some(Value::Object(c)) => Some(c),
+        _ => None,
+    };
     let name = str_of(p, "tool_name")
-        .or_else(|| call.and_then(|c| str_of(c, "name")))
+        .or_else(|| call.as_mut().and_then(|c| str_of(c, "name")))
         .unwrap_or_default();
-    let call_id = str_of(p, "tool_call_id").or_else(|| call.and_then(|c| str_of(c, "id")));
+    let call_id = str_of(p, "tool_call_id").or_else(|| call.as_mut().and_then(|c| str_of(c, "id")));
     let starting = kind == "agent.tool.started";
     let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
     // Pair with the run this event completes: by call id when the producer
@@ -233,13 +239,16 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map, limi
         run.started_at = ts;
         set(&mut run.args_summary, str_of(p, "args_summary"));
         let args = p
-            .get("args")
+            .remove("args")
             .filter(|v| !v.is_null())
-            .or_else(|| call.and_then(|c| c.get("arguments")));
-        set(&mut run.args, args.cloned());
+            .or_else(|| call.as_mut().and_then(|c| c.remove("arguments")));
+        set(&mut run.args, args);
     } else if ending {
-        let result = p.get("tool_result").and_then(Value::as_object);
-        let error = str_of(p, "error").or_else(|| result.and_then(|r| str_of(r, "error")));
+        let mut result = match p.remove("tool_result") {
+            Some(Value::Object(r)) => Some(r),
+            _ => None,
+        };
+        let error = str_of(p, "error").or_else(|| result.as_mut().and_then(|r| str_of(r, "error")));
         run.seen_completed = true;
         run.completed_at = ts;
         run.success = Some(match p.get("success").and_then(Value::as_bool) {
@@ -249,10 +258,10 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map, limi
         run.error = error;
         set(
             &mut run.duration_ms,
-            p.get("duration_ms").filter(|v| !v.is_null()).cloned(),
+            p.remove("duration_ms").filter(|v| !v.is_null()),
         );
         set(&mut run.result_summary, str_of(p, "result_summary"));
-        if let Some(out) = result.and_then(|r| str_of(r, "output")) {
+        if let Some(out) = result.as_mut().and_then(|r| str_of(r, "output")) {
             if run.output.is_empty() {
                 run.output = out;
             }
@@ -265,9 +274,9 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &Map, limi
 }
 
 /// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.
-fn absorb_step_object(step: &mut StepView, s: &Map) {
+fn absorb_step_object(step: &mut StepView, s: &mut Map) {
     set(&mut step.step_id, str_of(s, "step_id"));
-    if let Some(r) = s.get("llm_response").and_then(Value::as_object) {
+    if let Some(r) = s.get_mut("llm_response").and_then(Value::as_object_mut) {
         set(&mut step.finish_reason, str_of(r, "finish_reason"));
         if step.usage.is_none() {
             step.usage = r.get("usage").and_then(usage_of);
@@ -297,8 +306,12 @@ fn set<T>(slot: &mut Option<T>, v: Option<T>) {
     }
 }
 
-fn str_of(m: &Map, k: &str) -> Option<String> {
-    m.get(k).and_then(Value::as_str).map(str::to_string)
+/// The string at `k`, moved out of the payload (each is read once).
+fn str_of(m: &mut Map, k: &str) -> Option<String> {
+    match m.get_mut(k) {
+        Some(Value::String(s)) => Some(std::mem::take(s)),
+        _ => None,
+    }
 }
 
 fn int_of(m: &Map, k: &str) -> Option<i64> {

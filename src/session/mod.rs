@@ -383,18 +383,24 @@ impl Session {
     fn applied(
         &mut self,
         mut out: IngestOutcome,
-        env: Map,
+        mut env: Map,
         raw: Option<String>,
         pos: usize,
         fingerprint: Option<Fingerprint>,
     ) -> IngestOutcome {
-        let (kind, payload) = parts(&env);
+        // The log line first: `apply` moves what the view keeps out of the payload.
+        let line = raw.unwrap_or_else(|| crate::json::to_string(&env));
+        let mut payload = match env.get_mut("payload") {
+            Some(Value::Object(p)) => std::mem::take(p),
+            _ => Map::new(),
+        };
+        let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
         let ts = env.get("timestamp").and_then(Value::as_str);
         let seq = self.next_seq;
         self.next_seq += 1;
         let exec = &mut self.executions[pos];
         let usage_before = exec.usage();
-        let touched = apply(exec, kind, ts, payload, (seq, fingerprint));
+        let touched = apply(exec, kind, ts, &mut payload, (seq, fingerprint));
         self.usage_total = add_usage(&sub_usage(&self.usage_total, &usage_before), &exec.usage());
         if exec.stream.is_stale() && !self.stale.contains(&pos) {
             self.stale.push(pos);
@@ -429,7 +435,6 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged {
-            let line = raw.unwrap_or_else(|| crate::json::to_string(&env));
             self.log.push(seq, line);
         }
         out
