@@ -181,7 +181,16 @@ impl<'a> Parser<'a> {
     fn string(&mut self) -> Parsed<String> {
         self.at += 1; // "
         let start = self.at;
-        // Fast path: no escapes, the text is copied in one piece.
+        // Fast path: no escapes, the text is copied in one piece. Eight bytes
+        // at a time while none of them needs a look.
+        while let Some(word) = self.bytes.get(self.at..self.at + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if needs_look(u64::from_le_bytes(w)) {
+                break;
+            }
+            self.at += 8;
+        }
         while let Some(&b) = self.bytes.get(self.at) {
             match b {
                 b'"' => {
@@ -371,6 +380,49 @@ impl<'a> Parser<'a> {
             _ => {
                 self.at = start;
                 Err(self.fail("number out of range"))
+            }
+        }
+    }
+}
+
+/// Whether any of eight bytes is a quote, a backslash or a control character
+/// (the classic has-zero-byte test, exact for "any").
+fn needs_look(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    (zero_byte(w ^ (ONES * u64::from(b'"')))
+        | zero_byte(w ^ (ONES * u64::from(b'\\')))
+        | below_space)
+        != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_look;
+
+    #[test]
+    fn eight_byte_scan_flags_exactly_the_bytes_that_need_a_look() {
+        for special in (0u8..0x20).chain([b'"', b'\\']) {
+            for at in 0..8 {
+                for fill in [b'a', b' ', 0x7f, 0x80, 0xff, b'!', b'#', b'[', b']'] {
+                    let mut w = [fill; 8];
+                    w[at] = special;
+                    assert!(
+                        needs_look(u64::from_le_bytes(w)),
+                        "{special:#x} at {at} in {fill:#x}"
+                    );
+                }
+            }
+        }
+        for b in 0x20u8..=0xff {
+            if b != b'"' && b != b'\\' {
+                assert!(!needs_look(u64::from_le_bytes([b; 8])), "{b:#x}");
+                assert!(
+                    !needs_look(u64::from_le_bytes([b, 0x20, 0xff, b, 0x7f, b, 0x21, b])),
+                    "{b:#x}"
+                );
             }
         }
     }
