@@ -278,8 +278,9 @@ impl Session {
     pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
         let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
         // Kept as one JSONL line: the text itself unless it spans lines.
-        // A byte scan: `contains` with a char pattern decodes every character.
-        let line = if text.bytes().any(|b| b == b'\n' || b == b'\r') {
+        // `[u8]::contains` runs memchr (a char pattern decodes every character).
+        let bytes = text.as_bytes();
+        let line = if bytes.contains(&b'\n') || bytes.contains(&b'\r') {
             crate::json::to_string(&raw)
         } else {
             text.trim().to_string()
