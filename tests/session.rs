@@ -1210,3 +1210,21 @@ fn a_jsonl_batch_lists_its_warnings_by_line_up_to_a_thousand_and_counts_all() {
     assert_eq!(v["warnings"][999]["line"], 1002);
     assert_eq!(v["warnings"][0]["warning"]["path"], "/type");
 }
+
+/// The log keeps each envelope on one JSONL line: text that breaks lines in
+/// its whitespace is kept re-written compactly, one-line text as it came.
+#[test]
+fn envelope_text_spanning_lines_is_logged_on_one_line() {
+    let one_line = envelope("agent.status", json!({"status": "processing"})).to_string();
+    let spread = "{\r\n  \"type\": \"agent.status\",\n  \"session_id\": \"s1\",\n  \"execution_id\": \"e1\",\n  \"timestamp\": \"2026-01-20T12:00:01Z\",\n  \"payload\": {\"status\": \"completed\"}\n}\n";
+    let mut s = Session::new(None);
+    s.ingest_text(&one_line).unwrap();
+    s.ingest_text(spread).unwrap();
+    let recording = s.to_recording();
+    let lines: Vec<&str> = recording.lines().collect();
+    assert!(lines.contains(&one_line.as_str()), "{recording}");
+    let compact = stepline::json::to_string(&stepline::json::from_str(spread).unwrap());
+    assert!(lines.contains(&compact.as_str()), "{recording}");
+    let (back, _) = Session::from_recording(&recording).unwrap();
+    assert_eq!(back.view(), s.view());
+}

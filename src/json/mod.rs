@@ -44,6 +44,19 @@ impl Default for Limits {
 
 /// Parses untrusted JSON text under `limits`.
 pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
+    parse_text(text, limits).map(|parsed| parsed.value)
+}
+
+/// A parsed text, and whether whitespace in it broke lines (a JSONL log keeps
+/// such a text re-written on one line; the parser sees every such byte, so no
+/// second scan is needed to know).
+pub struct Parsed {
+    pub value: Value,
+    pub line_breaks: bool,
+}
+
+/// [`parse`], also saying whether the text spans lines.
+pub fn parse_text(text: &str, limits: &Limits) -> Result<Parsed> {
     if text.len() > limits.max_bytes {
         return Err(SteplineError::new(
             ErrorCode::TooLarge,

@@ -41,7 +41,7 @@ impl std::fmt::Display for ParseError {
 /// assert!(stepline::json::from_str("[1,]").is_err());
 /// ```
 pub fn from_str(text: &str) -> Result<Value, ParseError> {
-    from_str_nested(text, MAX_NESTING)
+    from_str_nested(text, MAX_NESTING).map(|parsed| parsed.value)
 }
 
 /// Why [`from_str_nested`] refused text nested too deep.
@@ -49,24 +49,30 @@ pub(crate) const TOO_DEEP: &str = "recursion limit exceeded";
 
 /// [`from_str`] with at most `max_depth` levels of arrays and objects (at most
 /// [`MAX_NESTING`], whatever is asked).
-pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<Value, ParseError> {
+pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<super::Parsed, ParseError> {
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         at: 0,
+        line_breaks: false,
     };
-    let v = p.value(max_depth.min(MAX_NESTING))?;
+    let value = p.value(max_depth.min(MAX_NESTING))?;
     p.skip_ws();
     if p.at < p.bytes.len() {
         return Err(p.fail("trailing characters"));
     }
-    Ok(v)
+    Ok(super::Parsed {
+        value,
+        line_breaks: p.line_breaks,
+    })
 }
 
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     at: usize,
+    /// Whether whitespace between tokens held a line break.
+    line_breaks: bool,
 }
 
 type Parsed<T> = Result<T, ParseError>;
@@ -84,7 +90,12 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.at) {
+        while let Some(&b) = self.bytes.get(self.at) {
+            match b {
+                b' ' | b'\t' => {}
+                b'\n' | b'\r' => self.line_breaks = true,
+                _ => break,
+            }
             self.at += 1;
         }
     }
@@ -183,10 +194,13 @@ impl<'a> Parser<'a> {
         let start = self.at;
         // Fast path: no escapes, the text is copied in one piece. Eight bytes
         // at a time while none of them needs a look.
-        while let Some(word) = self.bytes.get(self.at..self.at + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            if needs_look(u64::from_le_bytes(w)) {
+        // (`try_into` is one load; `copy_from_slice` calls memcpy in the wasm.)
+        while let Some(Ok(word)) = self
+            .bytes
+            .get(self.at..self.at + 8)
+            .map(<[u8; 8]>::try_from)
+        {
+            if needs_look(u64::from_le_bytes(word)) {
                 break;
             }
             self.at += 8;

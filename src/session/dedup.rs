@@ -71,16 +71,14 @@ impl Fingerprinter {
     fn bytes(&mut self, tag: u8, bytes: &[u8]) {
         self.word(u64::from(tag) << 56 | bytes.len() as u64);
         let mut chunks = bytes.chunks_exact(8);
+        // `try_into` is one load; `copy_from_slice` called memcpy per word in the wasm.
         for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.word(u64::from_le_bytes(w));
+            self.word(u64::from_le_bytes(c.try_into().unwrap_or_default()));
         }
         let tail = chunks.remainder();
         if !tail.is_empty() {
-            let mut w = [0u8; 8];
-            w[..tail.len()].copy_from_slice(tail);
-            self.word(u64::from_le_bytes(w));
+            let w = tail.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+            self.word(w);
         }
     }
 

@@ -276,16 +276,15 @@ impl Session {
     /// each. `view()`, `reconcile()` and `collect()` read the text up to
     /// date regardless; `take_patch()` and the `text` field need `settle()`.
     pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
-        let raw = crate::json::parse(text, &ENVELOPE_LIMITS)?;
-        // Kept as one JSONL line: the text itself unless it spans lines.
-        // `[u8]::contains` runs memchr (a char pattern decodes every character).
-        let bytes = text.as_bytes();
-        let line = if bytes.contains(&b'\n') || bytes.contains(&b'\r') {
-            crate::json::to_string(&raw)
+        let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
+        // Kept as one JSONL line: the text itself unless it spans lines (JSON
+        // text can break lines only in whitespace, which the parser reports).
+        let line = if parsed.line_breaks {
+            crate::json::to_string(&parsed.value)
         } else {
             text.trim().to_string()
         };
-        let d = decode_owned(raw)?;
+        let d = decode_owned(parsed.value)?;
         Ok(self.ingest_with(d, Some(line)))
     }
 

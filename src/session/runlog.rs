@@ -96,12 +96,12 @@ impl RunLog {
 
     /// Routes one envelope given as JSON text; the text is what `save` writes.
     pub fn ingest_text(&mut self, text: &str) -> Result<IngestOutcome> {
-        let v = crate::json::parse(text, &ENVELOPE_LIMITS)?;
-        let text = text.trim();
-        let line = if text.contains(['\n', '\r']) {
+        let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
+        let v = parsed.value;
+        let line = if parsed.line_breaks {
             crate::json::to_string(&v)
         } else {
-            text.to_string()
+            text.trim().to_string()
         };
         let decoded = decode_owned(v)?;
         Ok(self.route_settled(decoded, line))
