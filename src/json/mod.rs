@@ -7,7 +7,7 @@
 #[macro_use]
 mod macros;
 mod parse;
-mod value;
+pub(crate) mod value;
 mod write;
 
 pub use parse::{from_str, ParseError, MAX_NESTING};
@@ -166,9 +166,11 @@ pub fn number_text(n: &Number) -> String {
     out
 }
 
-/// A JavaScript number as JavaScript writes it, for error messages: `3`,
-/// `1.5`, `NaN`, `Infinity`. (f64's `Display` pulls ~14 KB of core's exact
-/// float formatting into the wasm; the shortest form is already there.)
+/// A JavaScript number as JavaScript writes it (`Number.prototype.toString`),
+/// for error messages: `3`, `1.5`, `1e+21`, `18446744073709552000`, `NaN`.
+/// The shortest round-tripping digits come from the JSON number writer, laid
+/// out by JavaScript's rules. (f64's `Display` would pull ~14 KB of core's
+/// exact float formatting into the wasm, and prints other digits.)
 pub fn js_number_text(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -176,12 +178,49 @@ pub fn js_number_text(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    // Whole numbers below 1e21 print as digits, as in JavaScript (Number::write
-    // keeps a ".0" on floats); the conversion is exact for a whole f64.
-    if x.fract() == 0.0 && x.abs() < 1e21 {
-        return (x as i128).to_string();
+    if x == 0.0 {
+        return "0".into();
     }
-    Number::from_f64(x).map_or_else(String::new, |n| number_text(&n))
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x.abs());
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // The value is 0.DIGITS × 10^n.
+    let int_part = int_part.trim_start_matches('0');
+    let n = if int_part.is_empty() {
+        exp - (frac_part.len() - frac_part.trim_start_matches('0').len()) as i32
+    } else {
+        int_part.len() as i32 + exp
+    };
+    let all = format!("{int_part}{frac_part}");
+    let digits = all.trim_start_matches('0').trim_end_matches('0');
+    let k = digits.len() as i32;
+    let mut out = String::from(if x < 0.0 { "-" } else { "" });
+    if k <= n && n <= 21 {
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n > 0 { '+' } else { '-' });
+        value::write_u64(&mut out, u64::from((n - 1).unsigned_abs()));
+    }
+    out
 }
 
 /// A string as a JSON string literal, for error messages. (`{:?}` would pull
@@ -210,13 +249,31 @@ mod tests {
 
     #[test]
     fn js_numbers_read_as_javascript_writes_them() {
+        // Expected texts are what Node prints for `String(x)`.
         for (x, text) in [
             (3.0, "3"),
             (-0.0, "0"),
             (1.5, "1.5"),
             (0.1 + 0.2, "0.30000000000000004"),
             (2f64.powi(53), "9007199254740992"),
+            (2f64.powi(53) + 2.0, "9007199254740994"),
             (1e20, "100000000000000000000"),
+            (2f64.powi(64), "18446744073709552000"),
+            (2f64.powi(63), "9223372036854776000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e21, "1e+21"),
+            (1e300, "1e+300"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (123e-20, "1.23e-18"),
+            (5e-324, "5e-324"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (-2.5e-5, "-0.000025"),
+            (100.0, "100"),
+            (-1.5, "-1.5"),
+            (4.35, "4.35"),
+            (12345.678, "12345.678"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Infinity"),
             (f64::NEG_INFINITY, "-Infinity"),

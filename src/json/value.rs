@@ -125,7 +125,7 @@ impl Number {
 }
 
 /// Digits of `u`, without core's formatting machinery.
-fn write_u64(out: &mut String, mut u: u64) {
+pub(crate) fn write_u64(out: &mut String, mut u: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
