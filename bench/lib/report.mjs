@@ -1,7 +1,7 @@
 // BENCHMARKS.md, written by npm run bench from what this run measured: the machine and the
 // versions, a summary of every target, then each section's tables and notes, in the order of
 // ORDER whatever order the sections ran in.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 
 import { fmtLoad, pkgBuiltNow } from './machine.mjs';
@@ -82,6 +82,10 @@ export class Report {
     for (const name of [...ORDER, ...[...this.sections.keys()].filter((k) => !ORDER.includes(k))]) {
       if (this.sections.has(name)) lines.push(...this.sections.get(name), '');
     }
+    // What profiling found where targets are missed: written by hand (bench/findings.md),
+    // copied in so the figures and their explanation travel together.
+    const findings = new URL('../findings.md', import.meta.url);
+    if (existsSync(findings)) lines.push(readFileSync(findings, 'utf8').trim(), '');
     writeFileSync(path, `${lines.join('\n').replace(/\n+$/, '')}\n`);
   }
 }
