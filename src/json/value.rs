@@ -557,6 +557,8 @@ impl Map {
     }
 
     /// Sets `key`: in place when present (returning the old value), else at the end.
+    /// It scans the members, so build a large object with `collect` instead,
+    /// which checks all keys at once (n log n).
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
         match self.position(&key) {
             Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),

@@ -37,12 +37,13 @@ impl ContentPart {
                 let kind = read::opt_str(m, "type", path)?
                     .unwrap_or("text")
                     .to_string();
-                let mut fields = Map::new();
-                for (k, val) in m {
-                    if k != "type" {
-                        fields.insert(k.clone(), val.clone());
-                    }
-                }
+                // Collected, not inserted one by one: a part may carry any
+                // number of keys, and each insert scans the keys before it.
+                let mut fields: Map = m
+                    .iter()
+                    .filter(|(k, _)| *k != "type")
+                    .map(|(k, val)| (k.clone(), val.clone()))
+                    .collect();
                 if kind == "image_url" {
                     // Both `{url}` and `{image_url: "..."}` become `{image_url: {url}}`.
                     let url = match (fields.remove("url"), fields.get("image_url")) {
@@ -80,12 +81,9 @@ impl ContentPart {
     }
 
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("type".into(), Value::String(self.kind.clone()));
-        for (k, v) in self.exported_fields() {
-            m.insert(k.clone(), v.clone());
-        }
-        Value::Object(m)
+        let kind = ("type".to_string(), Value::String(self.kind.clone()));
+        let fields = self.exported_fields().map(|(k, v)| (k.clone(), v.clone()));
+        Value::Object(std::iter::once(kind).chain(fields).collect())
     }
 
     fn text_value(&self) -> Option<&str> {
