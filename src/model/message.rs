@@ -37,13 +37,10 @@ impl ContentPart {
                 let kind = read::opt_str(m, "type", path)?
                     .unwrap_or("text")
                     .to_string();
-                // Collected, not inserted one by one: a part may carry any
+                // Copied whole, not inserted key by key: a part may carry any
                 // number of keys, and each insert scans the keys before it.
-                let mut fields: Map = m
-                    .iter()
-                    .filter(|(k, _)| *k != "type")
-                    .map(|(k, val)| (k.clone(), val.clone()))
-                    .collect();
+                let mut fields = m.clone();
+                fields.remove("type");
                 if kind == "image_url" {
                     // Both `{url}` and `{image_url: "..."}` become `{image_url: {url}}`.
                     let url = match (fields.remove("url"), fields.get("image_url")) {
@@ -81,9 +78,13 @@ impl ContentPart {
     }
 
     pub fn to_value(&self) -> Value {
-        let kind = ("type".to_string(), Value::String(self.kind.clone()));
-        let fields = self.exported_fields().map(|(k, v)| (k.clone(), v.clone()));
-        Value::Object(std::iter::once(kind).chain(fields).collect())
+        // Pushed, not inserted: the fields are a map's keys (unique) and a part
+        // may carry any number of them, which `insert` would scan each time.
+        let mut members = vec![("type".to_string(), Value::String(self.kind.clone()))];
+        for (k, v) in self.exported_fields() {
+            members.push((k.clone(), v.clone()));
+        }
+        Value::Object(Map::from_entries(members))
     }
 
     fn text_value(&self) -> Option<&str> {

@@ -114,16 +114,15 @@ impl SlimSource {
             let state = AgentState::from_value(&doc.value(&root)?, now)?;
             return Ok(SlimSource::from_state(&state, config));
         };
-        // Collected (keys are unique): inserting one by one scans the keys
-        // before each, which a state with very many top-level keys would feel.
-        let small = keys
-            .iter()
-            .filter(|k| !SELECTIVE.contains(&k.as_str()))
-            .filter_map(|k| {
-                doc.get(&root, k)
-                    .map(|node| Ok((k.clone(), doc.value(&node)?)))
-            })
-            .collect::<Result<Map>>()?;
+        // Pushed, then checked once: inserting key by key scans the keys before
+        // each, which a state with very many top-level keys would feel.
+        let mut members = Vec::new();
+        for k in keys.iter().filter(|k| !SELECTIVE.contains(&k.as_str())) {
+            if let Some(node) = doc.get(&root, k) {
+                members.push((k.clone(), doc.value(&node)?));
+            }
+        }
+        let small = Map::from_entries(members);
         let head = AgentState::from_value(&Value::Object(small), now)?;
         let messages = match doc.get(&root, "messageStore") {
             Some(store) => newest_messages(doc, &store, keep(config.max_messages))?,
