@@ -7,12 +7,14 @@
 #[macro_use]
 mod macros;
 mod parse;
-pub(crate) mod value;
+mod value;
 mod write;
 
 pub use parse::{from_str, ParseError, MAX_NESTING};
 pub use value::{Entry, Iter, IterMut, Key, Map, Number, Value};
 pub use write::{to_string, write_str, write_value, WriteJson};
+
+pub(crate) use value::write_u64;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 

@@ -148,28 +148,19 @@ impl std::fmt::Display for Number {
     }
 }
 
-macro_rules! from_unsigned {
-    ($($t:ty)*) => {$(
+/// `From` each integer type, through the constructor for its sign.
+macro_rules! from_integers {
+    ($make:ident as $wide:ty: $($t:ty)*) => {$(
         impl From<$t> for Number {
-            fn from(u: $t) -> Number { Number::from_u64(u as u64) }
+            fn from(n: $t) -> Number { Number::$make(n as $wide) }
         }
         impl From<$t> for Value {
-            fn from(u: $t) -> Value { Value::Number(Number::from_u64(u as u64)) }
+            fn from(n: $t) -> Value { Value::Number(Number::$make(n as $wide)) }
         }
     )*};
 }
-macro_rules! from_signed {
-    ($($t:ty)*) => {$(
-        impl From<$t> for Number {
-            fn from(i: $t) -> Number { Number::from_i64(i as i64) }
-        }
-        impl From<$t> for Value {
-            fn from(i: $t) -> Value { Value::Number(Number::from_i64(i as i64)) }
-        }
-    )*};
-}
-from_unsigned!(u8 u16 u32 u64 usize);
-from_signed!(i8 i16 i32 i64 isize);
+from_integers!(from_u64 as u64: u8 u16 u32 u64 usize);
+from_integers!(from_i64 as i64: i8 i16 i32 i64 isize);
 
 impl From<f64> for Value {
     /// NaN and infinities become `null`, as `JSON.stringify` writes them.

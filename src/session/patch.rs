@@ -439,18 +439,8 @@ fn int(out: &mut String, n: i64) {
     uint(out, n.unsigned_abs());
 }
 
-fn uint(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+fn uint(out: &mut String, n: u64) {
+    crate::json::write_u64(out, n);
 }
 
 /// A comma unless `out` is just after an opening bracket.
