@@ -202,3 +202,33 @@ fn large_reordered_objects_compare_equal_and_differences_are_seen() {
         json::from_str(&format!("{{{}}}", changed.join(","))).unwrap()
     );
 }
+
+#[test]
+fn pointers_read_as_serde_json_reads_them() {
+    let text = r#"{"a":{"b/c":[10,{"m~n":true}],"":1},"0":[null]}"#;
+    let ours = json::from_str(text).unwrap();
+    let reference: serde_json::Value = serde_json::from_str(text).unwrap();
+    for pointer in [
+        "",
+        "/a",
+        "/a/b~1c",
+        "/a/b~1c/1/m~0n",
+        "/a/b~1c/01",
+        "/a/b~1c/2",
+        "/a/",
+        "/0/0",
+        "a",
+        "/x/y",
+    ] {
+        assert_eq!(
+            ours.pointer(pointer).map(json::to_string),
+            reference
+                .pointer(pointer)
+                .map(|v| serde_json::to_string(v).unwrap()),
+            "{pointer:?}"
+        );
+    }
+    let mut ours = ours;
+    *ours.pointer_mut("/a/b~1c/0").unwrap() = stepline::json!(11);
+    assert_eq!(ours["a"]["b/c"][0], 11);
+}

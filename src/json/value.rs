@@ -353,33 +353,19 @@ impl Value {
 
     /// The value at a JSON pointer (RFC 6901), e.g. `/steps/0/id`.
     pub fn pointer(&self, pointer: &str) -> Option<&Value> {
-        if pointer.is_empty() {
-            return Some(self);
-        }
-        let rest = pointer.strip_prefix('/')?;
-        rest.split('/').try_fold(self, |at, token| {
-            let token = unescape_token(token);
-            match at {
-                Value::Object(m) => m.get(&token),
-                Value::Array(a) => array_index(&token).and_then(|i| a.get(i)),
-                _ => None,
-            }
+        tokens(pointer)?.try_fold(self, |at, token| match at {
+            Value::Object(m) => m.get(&token),
+            Value::Array(a) => array_index(&token).and_then(|i| a.get(i)),
+            _ => None,
         })
     }
 
     /// The value at a JSON pointer, mutably.
     pub fn pointer_mut(&mut self, pointer: &str) -> Option<&mut Value> {
-        if pointer.is_empty() {
-            return Some(self);
-        }
-        let rest = pointer.strip_prefix('/')?;
-        rest.split('/').try_fold(self, |at, token| {
-            let token = unescape_token(token);
-            match at {
-                Value::Object(m) => m.get_mut(&token),
-                Value::Array(a) => array_index(&token).and_then(move |i| a.get_mut(i)),
-                _ => None,
-            }
+        tokens(pointer)?.try_fold(self, |at, token| match at {
+            Value::Object(m) => m.get_mut(&token),
+            Value::Array(a) => array_index(&token).and_then(move |i| a.get_mut(i)),
+            _ => None,
         })
     }
 
@@ -389,8 +375,18 @@ impl Value {
     }
 }
 
-fn unescape_token(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
+/// A pointer's reference tokens, unescaped; none for `""` (the whole value),
+/// `None` for text that is not a pointer.
+fn tokens(pointer: &str) -> Option<impl Iterator<Item = String> + '_> {
+    let rest = match pointer {
+        "" => None,
+        p => Some(p.strip_prefix('/')?),
+    };
+    Some(
+        rest.into_iter()
+            .flat_map(|r| r.split('/'))
+            .map(|token| token.replace("~1", "/").replace("~0", "~")),
+    )
 }
 
 /// An array index token: digits without a leading zero.
