@@ -1,8 +1,18 @@
-//! Bounded JSON parsing and JSON-pointer helpers shared by every decoder.
+//! The core's JSON: the value type ([`Value`], [`Map`], [`Number`]), a strict
+//! parser, the compact writer, `json!`, and the bounded parsing and
+//! JSON-pointer helpers every decoder shares.
 //!
 //! All untrusted text enters the core through [`parse`], which rejects input over
 //! a byte limit before reading it and nesting deeper than a depth limit as soon as
 //! the parser reaches it, so a hostile payload costs at most one linear pass.
+//!
+//! ```
+//! use stepline::json::{self, Limits};
+//! let v = json::parse(r#"{"type": "agent.status", "payload": {"status": "processing"}}"#, &Limits::default()).unwrap();
+//! assert_eq!(v["payload"]["status"], "processing");
+//! let deep = "[".repeat(65) + &"]".repeat(65);
+//! assert_eq!(json::parse(&deep, &Limits::default()).unwrap_err().code, stepline::ErrorCode::TooDeep);
+//! ```
 
 #[macro_use]
 mod macros;
@@ -29,7 +39,8 @@ pub fn to_value<T: Clone + Into<Value>>(v: &T) -> Value {
 pub struct Limits {
     /// Largest accepted input, in bytes of UTF-8.
     pub max_bytes: usize,
-    /// Deepest accepted nesting of arrays and objects.
+    /// Deepest accepted nesting of arrays and objects (at most
+    /// [`MAX_NESTING`], whatever is asked).
     pub max_depth: usize,
 }
 
@@ -53,7 +64,9 @@ pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
 /// such a text re-written on one line; the parser sees every such byte, so no
 /// second scan is needed to know).
 pub struct Parsed {
+    /// The value read.
     pub value: Value,
+    /// Whether a line break occurred between tokens (JSON text has none elsewhere).
     pub line_breaks: bool,
 }
 
