@@ -839,26 +839,18 @@ impl PartialEq<bool> for Value {
     }
 }
 
-macro_rules! eq_signed {
-    ($($t:ty)*) => {$(
+/// `==` with each integer type, read through the accessor for its sign.
+macro_rules! eq_integers {
+    ($read:ident as $wide:ty: $($t:ty)*) => {$(
         impl PartialEq<$t> for Value {
             fn eq(&self, other: &$t) -> bool {
-                self.as_i64() == Some(*other as i64)
+                self.$read() == Some(*other as $wide)
             }
         }
     )*};
 }
-macro_rules! eq_unsigned {
-    ($($t:ty)*) => {$(
-        impl PartialEq<$t> for Value {
-            fn eq(&self, other: &$t) -> bool {
-                self.as_u64() == Some(*other as u64)
-            }
-        }
-    )*};
-}
-eq_signed!(i8 i16 i32 i64 isize);
-eq_unsigned!(u8 u16 u32 u64 usize);
+eq_integers!(as_i64 as i64: i8 i16 i32 i64 isize);
+eq_integers!(as_u64 as u64: u8 u16 u32 u64 usize);
 
 impl PartialEq<f64> for Value {
     fn eq(&self, other: &f64) -> bool {

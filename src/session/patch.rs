@@ -518,40 +518,9 @@ fn usage_text(out: &mut String, u: &Usage) {
     out.push('}');
 }
 
-/// A JSON string literal: `"`, `\` and control characters escaped, the
-/// rest copied in runs (what `JSON.parse` reads back is the same string).
+/// A JSON string literal (the JSON writer's: `JSON.parse` reads back the same string).
 fn string(out: &mut String, s: &str) {
-    out.push('"');
-    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
-        out.push_str(s);
-        out.push('"');
-        return;
-    }
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        // Only ASCII bytes end a run, so `start..i` is on char boundaries.
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-        } else {
-            out.push_str(escape);
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-    out.push('"');
+    crate::json::write_str(out, s);
 }
 
 #[cfg(test)]
