@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run lint: rustfmt and clippy (warnings are errors), natively and for the wasm
-# target, where src/wasm/ is compiled. Runs every check and reports each one.
+# target, where src/wasm/ is compiled: with the default `full` feature and without it
+# (the live entry's build). Runs every check and reports each one.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,6 +15,7 @@ check() {
 check fmt cargo fmt --check
 check clippy-native cargo clippy --all-targets -- -D warnings
 check clippy-wasm cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+check clippy-wasm-live cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 
 if [ "${#failed[@]}" -gt 0 ]; then
   printf '\nlint: failed: %s\n' "${failed[*]}"

@@ -1,17 +1,15 @@
-//! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `EnvelopeEncoder`, `channelFor`.
+//! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `channelFor`.
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::envelope::channel_for;
 use crate::envelope::decode::{decode_lines, decode_text, Decoded};
-use crate::envelope::{channel_for, BroadcastConfig, Encoder};
-use crate::error::{ErrorCode, SteplineError};
+use crate::error::SteplineError;
 use crate::json::obj;
-use crate::model::read;
 
-use super::convert::{clock, envelope_text, from_js, options_map, out, string_arg, to_js};
+use super::convert::{envelope_text, out, string_arg, to_js};
 use super::errors::to_js_error;
-use super::types::EncoderOptionsArg;
 
 fn error_value(e: &SteplineError) -> Value {
     obj([
@@ -124,138 +122,4 @@ pub fn channel_for_js(
 ) -> Result<String, JsValue> {
     let id = string_arg(&session_id, "the session id").map_err(to_js_error)?;
     Ok(channel_for(&id))
-}
-
-/// Encodes agent events into envelopes exactly like the producer's broadcast
-/// adapter (status machine, chunk indexes, argument summaries), with true UTC
-/// timestamps and real step durations unless `config.compat` is set, and every
-/// envelope within `config.maxMessageBytes` (default 10,000).
-///
-/// @example
-/// ```js
-/// const enc = new EnvelopeEncoder({ sessionId: 's1', executionId: 'e1', config: { preset: 'debug' } });
-/// for (const { channel, envelope } of enc.push({ event: 'AgentStepStarted', args: { stepNumber: 1 } })) {
-///   await pusher.trigger(channel, 'agent', envelope);
-/// }
-/// ```
-#[wasm_bindgen]
-pub struct EnvelopeEncoder {
-    inner: Encoder,
-    /// A fixed clock (replays, tests); `None` reads `Date.now()` per event.
-    now: Option<crate::model::time::Timestamp>,
-}
-
-#[wasm_bindgen]
-impl EnvelopeEncoder {
-    /// `{ sessionId, executionId?, config?, now? }` — `now` (ISO string or epoch
-    /// ms) fixes the clock for replays and tests.
-    #[wasm_bindgen(constructor)]
-    pub fn new(options: EncoderOptionsArg) -> Result<EnvelopeEncoder, JsValue> {
-        (|| {
-            let m = options_map(&Some(JsValue::from(options)))?;
-            read::only_keys(
-                &m,
-                &["sessionId", "executionId", "config", "now"],
-                "/options",
-            )?;
-            let now = super::convert::now_option(&m)?
-                .map(|spec| crate::model::time::resolve_now(Some(&spec), clock(), "/options/now"))
-                .transpose()?;
-            let session = read::opt_str(&m, "sessionId", "/options")?.ok_or_else(|| {
-                SteplineError::at(
-                    ErrorCode::MissingField,
-                    "/options/sessionId",
-                    "expected `sessionId`",
-                )
-            })?;
-            let execution = read::opt_str(&m, "executionId", "/options")?.unwrap_or("");
-            let config = match m.get("config") {
-                Some(c) if !c.is_null() => BroadcastConfig::from_options(
-                    read::object(c, "/options/config", "config")?,
-                    "/options/config",
-                )?,
-                _ => BroadcastConfig::default(),
-            };
-            Ok(EnvelopeEncoder {
-                inner: Encoder::new(session, execution, config),
-                now,
-            })
-        })()
-        .map_err(to_js_error)
-    }
-
-    /// Encodes `{ event, args, at? }` (the producer's event class name and
-    /// fields) into zero or more `{ channel, envelope }`. `at` (ISO string or
-    /// epoch ms) is when the event happened, for replaying recorded events with
-    /// their own times; it overrides the encoder's clock for this event only.
-    #[wasm_bindgen(unchecked_return_type = "Broadcast[]")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "AgentEventInput | string")] event: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        out((|| {
-            let v = from_js(&event, "the event")?;
-            let m = read::object(&v, "", "an event")?;
-            read::only_keys(m, &["event", "args", "at"], "")?;
-            let name = read::opt_str(m, "event", "")?.ok_or_else(|| {
-                SteplineError::at(ErrorCode::MissingField, "/event", "expected `event`")
-            })?;
-            let args = m.get("args").cloned().unwrap_or(Value::Array(Vec::new()));
-            let clock_now = self.now.unwrap_or_else(clock);
-            let at = match m.get("at").filter(|v| !v.is_null()) {
-                Some(v) => crate::model::time::resolve_now(
-                    Some(&crate::model::time::NowSpec::from_value(v, "/at")?),
-                    clock_now,
-                    "/at",
-                )?,
-                None => clock_now,
-            };
-            let sent = self.inner.push(name, &args, &at)?;
-            Ok(Value::Array(sent.iter().map(|b| b.to_value()).collect()))
-        })())
-    }
-
-    /// Emits a status change now (always sent, with the previous status).
-    #[wasm_bindgen(unchecked_return_type = "Broadcast")]
-    pub fn status(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string")] status: JsValue,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | undefined"
-        )]
-        details: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        out((|| {
-            let status = string_arg(&status, "the status")?;
-            let status = status.as_str();
-            let m = options_map(&Some(details))?;
-            read::only_keys(&m, &["error", "lastResponse"], "/details")?;
-            let error = read::opt_str(&m, "error", "/details")?;
-            let last = read::opt_str(&m, "lastResponse", "/details")?;
-            Ok(self
-                .inner
-                .set_status(status, error, last, &self.now.unwrap_or_else(clock))?
-                .to_value())
-        })())
-    }
-
-    /// Starts a new execution (chunk counter and status reset), optionally with a new id.
-    pub fn reset(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] execution_id: JsValue,
-    ) -> Result<(), JsValue> {
-        let id = if execution_id.is_null() || execution_id.is_undefined() {
-            None
-        } else {
-            Some(string_arg(&execution_id, "the execution id").map_err(to_js_error)?)
-        };
-        self.inner.reset(id.as_deref());
-        Ok(())
-    }
-
-    /// The current broadcast status (`idle`, `processing`, `completed`, …).
-    #[wasm_bindgen(getter, js_name = currentStatus)]
-    pub fn current_status(&self) -> String {
-        self.inner.status().to_string()
-    }
 }

@@ -2,17 +2,37 @@
 //! Every function here converts its arguments, calls the core, and converts
 //! the result back; the logic lives in the core where it is tested natively.
 
-pub mod continuation;
+//!
+//! Two packages are built from it. With the `full` feature (the default)
+//! everything is exported. Without it only what a web UI needs to show a live
+//! run is: decoding, `channelFor`, `Session` (all but `reconcile`) and the
+//! role tests. That is the `stepline/live` entry; the linker leaves the rest
+//! of the core out of its wasm (DESIGN.md section 11's size budget).
+
 pub mod convert;
 pub mod envelope;
 pub mod errors;
-pub mod inference;
 pub mod roles;
 pub mod session;
-pub mod snapshot;
-pub mod state;
 pub mod types;
 pub mod walk;
+
+#[cfg(feature = "full")]
+pub mod continuation;
+#[cfg(feature = "full")]
+pub mod diagnose;
+#[cfg(feature = "full")]
+pub mod encoder;
+#[cfg(feature = "full")]
+pub mod inference;
+#[cfg(feature = "full")]
+pub mod reconcile;
+#[cfg(feature = "full")]
+pub mod runlog;
+#[cfg(feature = "full")]
+pub mod snapshot;
+#[cfg(feature = "full")]
+pub mod state;
 
 use wasm_bindgen::prelude::*;
 

@@ -9,11 +9,10 @@ use crate::json::Value;
 use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{ErrorCode, SteplineError};
 use crate::model::read;
 use crate::session::Session as Core;
 
-use super::convert::{envelope_text, from_js, options, out, string_arg, to_js};
+use super::convert::{envelope_text, options, string_arg, to_js};
 use super::errors::to_js_error;
 use super::types::SessionOptionsArg;
 
@@ -34,12 +33,12 @@ pub struct Session {
     /// listeners run: a listener may read the snapshot (or ingest) again.
     /// Every method takes `&self`, so wasm-bindgen never holds a lock on the
     /// object across a call back into JS.
-    inner: RefCell<Inner>,
+    pub(super) inner: RefCell<Inner>,
     listeners: RefCell<Vec<(u32, Function)>>,
 }
 
-struct Inner {
-    core: Core,
+pub(super) struct Inner {
+    pub(super) core: Core,
     /// The snapshot last handed out; replaced, never mutated.
     snapshot: JsValue,
     /// The core has changes the snapshot does not show yet.
@@ -179,30 +178,6 @@ impl Session {
         // session drops the listener before it next notifies.
         Closure::<dyn FnMut()>::new(move || UNSUBSCRIBED.with(|u| u.borrow_mut().push(id)))
             .into_js_value()
-    }
-
-    /// The streamed view against the final slim snapshot (the snapshot wins):
-    /// `{ consistent, differences: [{ kind, path, streamed, final, message,
-    /// cause }], view }`.
-    #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
-    pub fn reconcile(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        out(from_js(&snapshot, "the snapshot").and_then(|s| {
-            if s.is_object() {
-                Ok(self.inner.borrow().core.reconcile(&s).to_value())
-            } else {
-                Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    "",
-                    format!(
-                        "expected a snapshot object, found {}",
-                        crate::json::type_name(&s)
-                    ),
-                ))
-            }
-        }))
     }
 
     /// The seed-003 response `{ turns, final_output }` from what was streamed.
@@ -492,120 +467,4 @@ fn place_step(k: &Keys, list: &Array, step: JsValue) {
         i -= 1;
     }
     list.splice(i, 0, &step);
-}
-
-/// Looks for the producer bugs the design documents describe, each with a
-/// `code`, `severity`, JSON-pointer `path`, `message` and `evidence`: tool
-/// arguments in assistant content, inverted step timing, durations that
-/// disagree with timestamps, a time limit measured from the session start,
-/// a final status never broadcast, tool results in a snapshot taken
-/// without them.
-///
-/// @example
-/// ```js
-/// for (const d of diagnose({ envelopes, snapshot, includeToolResults: false })) {
-///   console.warn(`${d.severity} ${d.code} at ${d.path}: ${d.message}`);
-/// }
-/// ```
-#[wasm_bindgen(unchecked_return_type = "Diagnostic[]")]
-pub fn diagnose(
-    #[wasm_bindgen(unchecked_param_type = "DiagnoseInput | string")] input: JsValue,
-) -> Result<JsValue, JsValue> {
-    out(from_js(&input, "the diagnose input").and_then(|v| {
-        crate::lint::diagnose_value(&v)
-            .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
-    }))
-}
-
-/// Many sessions at once (parallel workers, many users): envelopes are
-/// routed to their session by `session_id`; `summary()` is computed on each
-/// call from the sessions' views.
-///
-/// @example
-/// ```js
-/// const log = RunLog.load(fs.readFileSync('day.jsonl', 'utf8'));
-/// const { sessions, by_status, tool_calls, durations } = log.summary();
-/// console.log(durations.step_ms.p95, tool_calls.search?.failed);
-/// ```
-#[wasm_bindgen]
-pub struct RunLog {
-    core: crate::session::runlog::RunLog,
-}
-
-#[wasm_bindgen]
-impl RunLog {
-    #[wasm_bindgen(constructor)]
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> RunLog {
-        RunLog {
-            core: crate::session::runlog::RunLog::new(),
-        }
-    }
-
-    /// Routes one envelope (object or JSON string) to its session.
-    #[wasm_bindgen(unchecked_return_type = "IngestResult")]
-    pub fn ingest(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        out(envelope_text(&envelope)
-            .and_then(|t| self.core.ingest_text(&t))
-            .map(|o| o.to_value()))
-    }
-
-    /// Ingests a JSONL recording (envelopes and snapshot lines); bad lines are
-    /// reported with their number: `{ applied, duplicates, snapshots, errors }`.
-    #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "RunLogBatchResult")]
-    pub fn ingest_jsonl(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let text = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
-        to_js(&self.core.ingest_jsonl(&text).to_value())
-    }
-
-    /// Keeps a final snapshot of a session (saved with the log).
-    #[wasm_bindgen(js_name = addSnapshot)]
-    pub fn add_snapshot(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
-    ) -> Result<(), JsValue> {
-        let id = string_arg(&session_id, "the session id").map_err(to_js_error)?;
-        let v = from_js(&snapshot, "the snapshot").map_err(to_js_error)?;
-        self.core.add_snapshot(&id, v);
-        Ok(())
-    }
-
-    /// Every session's view, in first-seen order.
-    #[wasm_bindgen(unchecked_return_type = "SessionView[]")]
-    pub fn sessions(&self) -> Result<JsValue, JsValue> {
-        to_js(&Value::Array(
-            self.core.sessions().map(|(_, s)| s.view()).collect(),
-        ))
-    }
-
-    /// Sessions by status and stop reason, steps, tool calls by name with
-    /// failures, tokens, step and tool durations (p50, p95, max), errors.
-    #[wasm_bindgen(unchecked_return_type = "RunLogSummary")]
-    pub fn summary(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.core.summary())
-    }
-
-    /// The log as JSONL: a header, every envelope as received in arrival
-    /// order, then the snapshots.
-    pub fn save(&self) -> String {
-        self.core.save()
-    }
-
-    /// Loads what `save()` wrote (or any recording); a bad line throws
-    /// `SteplineError` with the path `/lines/<n>/...`.
-    pub fn load(
-        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    ) -> Result<RunLog, JsValue> {
-        let text = string_arg(&text, "the run log").map_err(to_js_error)?;
-        crate::session::runlog::RunLog::load(&text)
-            .map(|core| RunLog { core })
-            .map_err(to_js_error)
-    }
 }

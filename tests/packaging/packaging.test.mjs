@@ -2,8 +2,9 @@
 // tarball (offline: it has no dependencies) into throwaway projects under os.tmpdir(), and
 // decode the same envelope in each place a user would run it: (a) Node ESM `import`,
 // (b) Node CommonJS `require`, (c) a page built by Vite and loaded in headless Chromium,
-// which does `await init()`, and (d) a module worker on that page. Every one must give the
-// exact decoded value in tests/packaging/fixtures/envelope.json. Runs after `npm run build`
+// which does `await init()`, (d) a module worker on that page, and (e) a second page of that
+// app using the live entry, `stepline/live`, which must load only the live wasm. Every one
+// must give the exact decoded value in tests/packaging/fixtures/envelope.json. Runs after `npm run build`
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -121,7 +122,7 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
     const listed = f === 'package.json' || allowed.some((a) => (a.endsWith('/') ? f.startsWith(a) : f === a));
     assert.ok(listed, `${f} is in the tarball but not in package.json "files"`);
   }
-  for (const wasm of ['node/stepline_bg.wasm', 'web/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
+  for (const wasm of ['node/stepline_bg.wasm', 'web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
   assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
 });
 
@@ -162,13 +163,20 @@ function viteAppInChromium() {
     });
     const server = await servePanel({ root: dist });
     try {
-      const page = await openPage(browser);
-      const wasmResponses = [];
-      page.on('response', (r) => { if (r.url().endsWith('.wasm')) wasmResponses.push(`${r.status()} ${r.headers()['content-type']}`); });
-      await page.goto(server.url);
-      await page.waitForFunction(() => ['main', 'worker'].every((id) => document.getElementById(id).dataset.state !== 'pending'), null, { timeout: 30_000 });
-      const read = async (id) => page.$eval(`#${id}`, (el) => ({ state: el.dataset.state, text: el.textContent }));
-      return { main: await read('main'), worker: await read('worker'), problems: page.problems, wasmResponses };
+      /** Loads one page of the app; returns the listed elements' results and the wasm it fetched. */
+      const load = async (path, ids) => {
+        const page = await openPage(browser);
+        const fetched = [];
+        page.on('response', (r) => {
+          if (r.url().endsWith('.wasm')) fetched.push(r.body().then((body) => ({ status: r.status(), type: r.headers()['content-type'], size: body.length })));
+        });
+        await page.goto(new URL(path, server.url).href);
+        await page.waitForFunction((want) => want.every((id) => document.getElementById(id).dataset.state !== 'pending'), ids, { timeout: 30_000 });
+        const results = {};
+        for (const id of ids) results[id] = await page.$eval(`#${id}`, (el) => ({ state: el.dataset.state, text: el.textContent }));
+        return { ...results, problems: page.problems, wasmResponses: await Promise.all(fetched) };
+      };
+      return { index: await load('./', ['main', 'worker']), live: await load('./live.html', ['live']) };
     } finally {
       await browser.close();
       await server.close();
@@ -177,17 +185,31 @@ function viteAppInChromium() {
   return pageRun;
 }
 
+const wasmSize = (dir) => readFileSync(join(pkgDir, dir, 'stepline_bg.wasm')).length;
+
 test('(c) a Vite-built page does `await init()` and shows the decoded envelope in the DOM, exactly', { timeout: 180_000 }, async () => {
-  const { main, problems, wasmResponses } = await viteAppInChromium();
+  const { main, problems, wasmResponses } = (await viteAppInChromium()).index;
   assert.equal(main.state, 'done', `the page failed: ${main.text}`);
   assertReport(JSON.parse(main.text), 'Vite page');
-  assert.ok(wasmResponses.length >= 1 && wasmResponses.every((r) => r === '200 application/wasm'), `wasm responses: ${wasmResponses.join(', ')}`);
+  assert.ok(wasmResponses.length >= 1, 'no wasm was fetched');
+  for (const r of wasmResponses) assert.deepEqual(r, { status: 200, type: 'application/wasm', size: wasmSize('web') });
   assert.deepEqual(problems, []);
 });
 
 test('(d) a module worker on that page imports stepline, awaits init() and posts the same decoded envelope', { timeout: 180_000 }, async () => {
-  const { worker, problems } = await viteAppInChromium();
+  const { worker, problems } = (await viteAppInChromium()).index;
   assert.equal(worker.state, 'done', `the worker failed: ${worker.text}`);
   assertReport(JSON.parse(worker.text), 'module worker');
+  assert.deepEqual(problems, []);
+});
+
+test('(e) a page of the same app using stepline/live loads only the live wasm, decodes exactly and ingests into a Session', { timeout: 180_000 }, async () => {
+  const { live, problems, wasmResponses } = (await viteAppInChromium()).live;
+  assert.equal(live.state, 'done', `the live page failed: ${live.text}`);
+  const report = JSON.parse(live.text);
+  assertReport(report, 'live page');
+  assert.equal(report.ingested.applied, true);
+  assert.equal(report.sessionId, fixture.decoded.session_id);
+  assert.deepEqual(wasmResponses, [{ status: 200, type: 'application/wasm', size: wasmSize('live') }]);
   assert.deepEqual(problems, []);
 });

@@ -1,0 +1,37 @@
+// The live entry, `stepline/live`: what a web UI needs to show a run as it streams
+// (decodeEnvelope, tryDecodeEnvelope, decodeEnvelopes, channelFor, Session without
+// `reconcile`, the role tests, version), in a wasm about half the size of the full
+// package's. Same core, same behaviour; the rest of the API is in `stepline`.
+//
+//   import init, { Session } from 'stepline/live';
+//   await init();            // fetches stepline_bg.wasm next to live/stepline.js
+//   const session = new Session({ sessionId });
+//
+// `init(input)` and `initSync({ module })` accept the wasm bytes, a Response, a URL
+// or a compiled WebAssembly.Module, for users who load the wasm themselves
+// (`stepline/live/stepline_bg.wasm`).
+import rawInit, { initSync as rawInitSync, __registerErrorClass } from './live/stepline.js';
+
+// Declared for TypeScript in live/stepline.d.ts (generated from the Rust crate).
+export class SteplineError extends Error {
+  constructor(code, path, message) {
+    super(message);
+    this.name = 'SteplineError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+export default async function init(module_or_path) {
+  const exports = await rawInit(module_or_path);
+  __registerErrorClass(SteplineError);
+  return exports;
+}
+
+export function initSync(module) {
+  const exports = rawInitSync(module);
+  __registerErrorClass(SteplineError);
+  return exports;
+}
+
+// @stepline-exports (this line is replaced by scripts/build.mjs)

@@ -1,0 +1,37 @@
+//! `Session.reconcile`: the streamed view against the final slim snapshot.
+//! Full package only: it needs the snapshot reader, which the live package
+//! leaves out.
+
+use wasm_bindgen::prelude::*;
+
+use crate::error::{ErrorCode, SteplineError};
+
+use super::convert::{from_js, out};
+use super::session::Session;
+
+#[wasm_bindgen]
+impl Session {
+    /// The streamed view against the final slim snapshot (the snapshot wins):
+    /// `{ consistent, differences: [{ kind, path, streamed, final, message,
+    /// cause }], view }`.
+    #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
+    pub fn reconcile(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        out(from_js(&snapshot, "the snapshot").and_then(|s| {
+            if s.is_object() {
+                Ok(self.inner.borrow().core.reconcile(&s).to_value())
+            } else {
+                Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "",
+                    format!(
+                        "expected a snapshot object, found {}",
+                        crate::json::type_name(&s)
+                    ),
+                ))
+            }
+        }))
+    }
+}

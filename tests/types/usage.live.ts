@@ -1,0 +1,15 @@
+// Type test for the live entry (`stepline/live`): init first, then a Session read the way
+// React's useSyncExternalStore does. What only the full package has must not type-check.
+import init, { Session, SteplineError, decodeEnvelope, type SessionView } from 'stepline/live';
+
+await init();
+const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 });
+const unsubscribe: () => void = session.subscribe(() => {});
+const view: SessionView = session.getSnapshot();
+const status: string = decodeEnvelope('{}').type;
+unsubscribe();
+// @ts-expect-error reconcile needs the snapshot reader, which only the full package has
+session.reconcile({});
+const isError: boolean = new Error() instanceof SteplineError;
+
+export { view, status, isError };
