@@ -2,7 +2,7 @@
 //
 //   cargo build (release, wasm32)  ->  wasm-bindgen --target nodejs  ->  pkg/node/
 //                                  ->  wasm-bindgen --target web     ->  pkg/web/
-//   cargo build --no-default-features (the live-UI subset, src/wasm/mod.rs)
+//   cargo build --profile size --no-default-features (the live-UI subset, src/wasm/mod.rs)
 //                                  ->  wasm-bindgen --target web     ->  pkg/live/
 //   wasm-opt -Oz on the three .wasm files, then the entry files from pkg-template/,
 //   the CLI (bin/stepline.mjs, mode 755) and the JSON Schemas in schemas/, which
@@ -80,13 +80,15 @@ function checkWasmBindgen() {
 }
 
 /**
- * cargo build; returns the path of the cdylib .wasm cargo reports. `live` builds without the
- * default `full` feature, in its own target directory so that both builds stay incremental.
+ * cargo build; returns the path of the cdylib .wasm cargo reports. The full package is built
+ * with the release profile (for speed); `live` without the default `full` feature and with
+ * the `size` profile (Cargo.toml), which has its own output directory, so both builds stay
+ * incremental.
  */
-function cargoBuild(crate, { live = false } = {}) {
-  const variant = live ? ['--no-default-features', '--target-dir', join(crate.targetDir, 'live')] : [];
+function cargoBuild({ live = false } = {}) {
+  const variant = live ? ['--profile', 'size', '--no-default-features'] : ['--release'];
   const out = run(`cargo build${live ? ' (live)' : ''}`, 'cargo', [
-    'build', '--release', '--target', TARGET, '--lib', ...variant, '--message-format=json-render-diagnostics',
+    'build', ...variant, '--target', TARGET, '--lib', '--message-format=json-render-diagnostics',
   ], { capture: true });
   let wasm = null;
   for (const line of out.split('\n')) {
@@ -327,9 +329,9 @@ async function main() {
   log(`stepline ${crate.version}+${env.STEPLINE_BUILD_ID}, wasm-bindgen ${wbVersion}`);
 
   log(`cargo build --release --target ${TARGET}`);
-  const wasm = cargoBuild(crate);
-  log(`cargo build --release --target ${TARGET} --no-default-features (the live entry)`);
-  const liveWasm = cargoBuild(crate, { live: true });
+  const wasm = cargoBuild();
+  log(`cargo build --profile size --target ${TARGET} --no-default-features (the live entry)`);
+  const liveWasm = cargoBuild({ live: true });
 
   const staging = join(crate.targetDir, 'stepline-pkg');
   rmSync(staging, { recursive: true, force: true });
