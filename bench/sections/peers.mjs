@@ -8,9 +8,12 @@
 // the run: at 100k one of their runs takes many minutes. There each peer runs once, stopped
 // at a time budget (--peer-budget, seconds; 0 runs them to the end), which makes its figure
 // a lower bound: the time it had spent when it was stopped, and how far it had got.
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 import { Session } from 'stepline';
+import { initSync as initLive, Session as LiveSession } from 'stepline/live';
 
 import { describeRun, runCounts } from '../agent-run.mjs';
 import * as agUi from '../contenders/ag-ui.mjs';
@@ -23,6 +26,8 @@ const PEERS = [agUi, ai];
 const SMALL = 10_000;
 const LARGE = 100_000;
 const INGEST_ONLY = 'stepline, ingest only';
+// What a web UI loads (`stepline/live`): the same core built for size (opt-level "z").
+const LIVE_ENTRY = 'stepline/live, size build';
 const PAIRED = 'stepline, N = 10,000';
 
 const perEvent = (msTime, n) => `${(msTime * 1000 / n).toFixed(1)} µs`;
@@ -65,7 +70,10 @@ export default async function peers({ runs, bigRuns, peerBudget, report }) {
     for (const envelope of events[SMALL].stepline) session.ingest(envelope);
     return session;
   };
-  const { rows: small } = await round({ ...loops(SMALL), [INGEST_ONLY]: ingestOnly }, { warmup: 1, runs: smallRuns, check: check(SMALL) }, 'stepline');
+  initLive({ module: readFileSync(fileURLToPath(import.meta.resolve('stepline/live/stepline_bg.wasm'))) });
+  const liveEntry = () => stepline.loop(events[SMALL].stepline, { Session: LiveSession });
+  const checkSmall = (label, result) => (label === LIVE_ENTRY ? stepline.check(result, runsBySize[SMALL]) : check(SMALL)(label, result));
+  const { rows: small } = await round({ ...loops(SMALL), [LIVE_ENTRY]: liveEntry, [INGEST_ONLY]: ingestOnly }, { warmup: 1, runs: smallRuns, check: checkSmall }, 'stepline');
   console.log(`  (${seconds(started)})`);
 
   // N = 100,000: stepline for `bigRuns` rounds, each peer once within its budget. Each
@@ -114,6 +122,8 @@ export default async function peers({ runs, bigRuns, peerBudget, report }) {
   console.log(`    stepline t(100k) / t(10k), median of the paired rounds' ratios: ${growth.toFixed(2)}x (${growth <= 11 ? 'met' : 'NOT met'}); in CPU time ${cpuGrowth.toFixed(2)}x; across the phases ${(sl100 / sl10).toFixed(2)}x`);
   report.target('peers', `N = 10k: stepline ≥ 10× faster than the faster peer (${fastest.label})`, `${speedup.toFixed(2)}× (CPU time ${fastest.cpuRatio.toFixed(2)}×)`, speedup >= 10);
   report.target('peers', 'N = 10k: stepline live loop', `${ms(sl10)} ms, ${perEvent(sl10, SMALL)} per envelope`);
+  const liveRow = at(small, LIVE_ENTRY);
+  report.target('peers', 'N = 10k: stepline/live (size build) vs the faster peer', `${(fastest.median / liveRow.median).toFixed(2)}× faster (${ms(liveRow.median)} ms)`, fastest.median / liveRow.median >= 10);
   report.target('peers', 'N = 100k: stepline live loop', `${ms(sl100)} ms, ${perEvent(sl100, LARGE)} per envelope`);
   report.target('peers', 'stepline t(100k) ≤ 11× t(10k)', `${growth.toFixed(2)}× (CPU time ${cpuGrowth.toFixed(2)}×)`, growth <= 11);
   for (const k of PEERS) {
@@ -152,6 +162,7 @@ export default async function peers({ runs, bigRuns, peerBudget, report }) {
     '| N | contender | events | median ms | per event | × stepline | |',
     '|--:|---|--:|--:|--:|--:|---|',
     ...CONTENDERS.map((k) => rowFor(SMALL, small, k)),
+    `| ${int(SMALL)} | (${LIVE_ENTRY}) | ${int(SMALL)} | ${ms(liveRow.median)} | ${perEvent(liveRow.median, SMALL)} | ${(liveRow.median / sl10).toFixed(2)}× | what a web UI loads: the same loop on \`stepline/live\` (opt-level "z") |`,
     `| ${int(SMALL)} | (${INGEST_ONLY}) | ${int(SMALL)} | ${ms(at(small, INGEST_ONLY).median)} | ${perEvent(at(small, INGEST_ONLY).median, SMALL)} | ${(at(small, INGEST_ONLY).median / sl10).toFixed(2)}× | no view read: where the loop's time goes |`,
     ...CONTENDERS.map((k) => rowFor(LARGE, large, k)),
     '',
