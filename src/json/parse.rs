@@ -400,8 +400,9 @@ impl<'a> Parser<'a> {
 }
 
 /// Whether any of eight bytes is a quote, a backslash or a control character
-/// (the classic has-zero-byte test, exact for "any").
-fn needs_look(w: u64) -> bool {
+/// (the classic has-zero-byte test, exact for "any"): the bytes a string
+/// literal's reader must look at, and the ones its writer must escape.
+pub(super) fn needs_look(w: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;

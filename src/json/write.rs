@@ -1,6 +1,7 @@
 //! Compact JSON text, byte for byte as `serde_json` and `JSON.stringify` write it:
 //! no spaces, only `"`, `\` and control characters escaped.
 
+use super::parse::needs_look;
 use super::value::{Map, Number, Value};
 
 /// What has a JSON text: values, objects, numbers and strings.
@@ -93,7 +94,17 @@ pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    loop {
+        // Eight bytes at a time while none of them needs escaping: most text
+        // needs none, and a view's text is most of what it writes.
+        while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+            if needs_look(u64::from_le_bytes(word)) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&b) = bytes.get(i) else { break };
         let escape: &str = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -103,7 +114,10 @@ pub fn write_str(out: &mut String, s: &str) {
             0x08 => "\\b",
             0x0c => "\\f",
             0..=0x1f => "",
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&s[start..i]);
         if escape.is_empty() {
@@ -114,8 +128,58 @@ pub fn write_str(out: &mut String, s: &str) {
         } else {
             out.push_str(escape);
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_str;
+
+    /// The byte-at-a-time writer the eight-byte scan must agree with.
+    fn reference(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn string_escaping_matches_the_byte_at_a_time_writer_at_every_offset() {
+        let specials: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
+        for fill in ["a", "é", "🚀", " ", "\u{7f}"] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    for &special in &specials {
+                        let mut s: String = fill.repeat(at);
+                        s.push(special);
+                        s.push_str(&fill.repeat(len - at));
+                        s.push(special);
+                        let mut out = String::new();
+                        write_str(&mut out, &s);
+                        assert_eq!(out, reference(&s), "{s:?}");
+                    }
+                }
+                let plain = fill.repeat(len);
+                let mut out = String::new();
+                write_str(&mut out, &plain);
+                assert_eq!(out, reference(&plain));
+            }
+        }
+    }
 }
