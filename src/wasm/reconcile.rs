@@ -13,7 +13,13 @@ use super::session::Session;
 impl Session {
     /// The streamed view against the final slim snapshot (the snapshot wins):
     /// `{ consistent, differences: [{ kind, path, streamed, final, message,
-    /// cause }], view }`.
+    /// cause }], view }`. Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const report = session.reconcile(await (await fetch(`/runs/${id}/snapshot`)).json());
+    /// for (const d of report.differences) console.warn(d.kind, d.path, d.message, d.cause);
+    /// ```
     #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
     pub fn reconcile(
         &self,

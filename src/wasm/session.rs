@@ -25,7 +25,7 @@ use super::types::SessionOptionsArg;
 /// const session = new Session({ sessionId: 'sess-1' });
 /// echo.channel('agent.sess-1').listen('.agent', (e) => session.ingest(e));
 /// // React: const view = useSyncExternalStore(session.subscribe, session.getSnapshot);
-/// // on completion: const report = session.reconcile(await fetchSnapshot());
+/// // on completion (full package only): const report = session.reconcile(await fetchSnapshot());
 /// ```
 #[wasm_bindgen]
 pub struct Session {

@@ -10,6 +10,8 @@ import { test } from 'node:test';
 import init, * as live from 'stepline/live';
 import * as full from 'stepline';
 
+import { demoRun as demoRunOf } from '../../scripts/demo-run.mjs';
+
 const require = createRequire(import.meta.url);
 const liveBytes = readFileSync(require.resolve('stepline/live/stepline_bg.wasm'));
 const fullBytes = readFileSync(require.resolve('stepline/stepline_bg.wasm'));
@@ -20,7 +22,8 @@ const vectorsDir = process.env.STEPLINE_VECTORS
   ? new URL(`file://${process.env.STEPLINE_VECTORS.replace(/\/?$/, '/')}`)
   : new URL('tests/vectors/cognesy-v1.22/', root);
 const runs = JSON.parse(readFileSync(new URL('agent-runs.json', vectorsDir), 'utf8'));
-const demoRun = readFileSync(new URL('www/public/demo-run.jsonl', root), 'utf8');
+// The panel's bundled run, made the way scripts/build-www.mjs makes it (not committed).
+const { recording: demoRun } = await demoRunOf();
 
 /** What `live` and `full` give for `fn`, as `{ ok, value }` or `{ ok: false, error }`. */
 function outcome(fn) {
