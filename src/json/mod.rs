@@ -20,7 +20,7 @@ mod parse;
 mod value;
 mod write;
 
-pub use parse::{from_str, ParseError, MAX_NESTING};
+pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use value::{Entry, Iter, IterMut, Key, Map, Number, Value};
 pub use write::{to_string, write_str, write_value, WriteJson};
 

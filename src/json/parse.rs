@@ -413,9 +413,51 @@ pub(super) fn needs_look(w: u64) -> bool {
         != 0
 }
 
+/// Whether UTF-8 text holds U+FFFD (EF BF BD), the character a JavaScript
+/// string's lone surrogate becomes when it is encoded. Eight bytes at a time
+/// while none is EF: `str::contains` with a non-ASCII `char` runs the general
+/// substring search, which was a twentieth of a bulk replay.
+pub fn contains_replacement_char(text: &str) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const FFFD: [u8; 3] = [0xEF, 0xBF, 0xBD];
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        let x = u64::from_le_bytes(word) ^ (ONES * 0xEF);
+        if x.wrapping_sub(ONES) & !x & HIGH != 0
+            && (i..i + 8).any(|j| bytes[j..].starts_with(&FFFD))
+        {
+            return true;
+        }
+        i += 8;
+    }
+    bytes[i..].windows(3).any(|w| w == FFFD)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::needs_look;
+    use super::{contains_replacement_char, needs_look};
+
+    #[test]
+    fn replacement_char_is_found_at_every_offset_and_only_when_whole() {
+        for len in 0..20 {
+            for at in 0..=len {
+                for fill in ["a", "é", "\u{f000}", "\u{fffc}", "\u{fffe}", "🚀"] {
+                    let head = fill.repeat(at);
+                    let tail = fill.repeat(len - at);
+                    let with = format!("{head}\u{fffd}{tail}");
+                    assert!(contains_replacement_char(&with), "{with:?}");
+                    let without = format!("{head}{tail}");
+                    assert_eq!(
+                        contains_replacement_char(&without),
+                        without.contains('\u{fffd}'),
+                        "{without:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn eight_byte_scan_flags_exactly_the_bytes_that_need_a_look() {

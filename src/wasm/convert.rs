@@ -83,10 +83,7 @@ pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> 
         // A lone surrogate cannot be UTF-8: the copy above turned it into U+FFFD.
         // Only then is the string checked (checking every string, with js-sys's
         // one boundary call per code unit, cost a fifth of a bulk replay).
-        // U+FFFD is EF BF BD in UTF-8: text without an EF byte (memchr) has none,
-        // and a non-ASCII `contains` would run the general substring search.
-        if text.as_bytes().contains(&0xEF)
-            && text.contains('\u{FFFD}')
+        if crate::json::contains_replacement_char(&text)
             && !super::walk::well_formed(input.unchecked_ref())
         {
             return Err(SteplineError::new(

@@ -250,7 +250,9 @@ impl Doc for JsDoc {
         // A string node is a string, not JSON text to parse.
         if let Some(s) = node.value.as_string() {
             // A lone surrogate reads as U+FFFD: check the engine's string only then.
-            if s.contains('\u{fffd}') && !walk::well_formed(node.value.unchecked_ref()) {
+            if crate::json::contains_replacement_char(&s)
+                && !walk::well_formed(node.value.unchecked_ref())
+            {
                 return Err(walk::lone_surrogate(&node.path, "the agent state"));
             }
             return Ok(Value::String(s));

@@ -170,7 +170,7 @@ pub fn well_formed_keys(value: &JsValue, path: &str) -> Result<Vec<String>, Step
             continue;
         };
         // Only a key that reads with U+FFFD can hold a lone surrogate.
-        if text.contains('\u{fffd}') && !well_formed(key.unchecked_ref()) {
+        if crate::json::contains_replacement_char(&text) && !well_formed(key.unchecked_ref()) {
             return Err(lone_surrogate(&child(path, &text), "a key"));
         }
         out.push(text);
