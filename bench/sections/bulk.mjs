@@ -12,6 +12,7 @@ import { EnvelopeSchema } from '../zod-envelope.mjs';
 
 const N = 200_000;
 const BASE = 'JSON.parse per line';
+const NO_VIEW = 'ingestJsonl(text), no view read';
 
 export default async function bulk({ bigRuns, report }) {
   console.log(`\n=== bulk replay: a ${int(N)}-envelope recording into a session, against JSON.parse (+ zod) of its lines (DESIGN.md section 11)`);
@@ -37,6 +38,11 @@ export default async function bulk({ bigRuns, report }) {
       const session = new Session();
       return { handle: session, batch: session.ingestJsonl(text), view: session.getSnapshot() };
     },
+    // Where the time goes: the same replay without reading the view at the end.
+    [NO_VIEW]: () => {
+      const session = new Session();
+      return { handle: session, batch: session.ingestJsonl(text) };
+    },
     'Session.fromRecording(text)': () => {
       const session = Session.fromRecording(text);
       return { handle: session, view: session.getSnapshot() };
@@ -44,9 +50,11 @@ export default async function bulk({ bigRuns, report }) {
   };
   // Every contender must take the whole recording (checked on its warm-up result).
   const check = (label, result) => {
-    const ok = label.startsWith('Session')
-      ? result.view.counts.applied === N && result.view.status === 'completed' && (result.batch?.errors.length ?? 0) === 0
-      : result.length === N;
+    const ok = label === NO_VIEW
+      ? result.batch.applied === N && result.batch.errors.length === 0
+      : label.startsWith('Session')
+        ? result.view.counts.applied === N && result.view.status === 'completed' && (result.batch?.errors.length ?? 0) === 0
+        : result.length === N;
     if (!ok) throw new Error(`bulk: ${label} did not take the whole recording`);
   };
   started = performance.now();
@@ -78,7 +86,9 @@ export default async function bulk({ bigRuns, report }) {
     '',
     ...markdownTable(rows, BASE),
     '',
-    `\`ingestJsonl\` takes ${vsZod.toFixed(2)}× the time of \`JSON.parse\` + zod.`,
+    `\`ingestJsonl\` takes ${vsZod.toFixed(2)}× the time of \`JSON.parse\` + zod. The targets are measured as a page`,
+    'uses a replay: the view is read once at the end (`getSnapshot()`), which for this run builds 14,286 steps as',
+    `JS objects. Without that read (the "${NO_VIEW}" row) the replay takes ${row(NO_VIEW).ratio.toFixed(2)}× \`JSON.parse\`.`,
     '',
     ...rows.map((r) => `- ${r.label}: ${rate(N, r.median)} envelopes`),
   ]);
