@@ -169,7 +169,7 @@ fn large_objects_with_repeated_keys_keep_first_place_and_last_value() {
     let v = json::from_str(&text).unwrap();
     let m = v.as_object().unwrap();
     assert_eq!(m.len(), 1000);
-    assert_eq!(m.keys().next().map(String::as_str), Some("k0"));
+    assert_eq!(m.keys().next().map(|k| &**k), Some("k0"));
     assert_eq!(v["k0"], 2000);
 }
 

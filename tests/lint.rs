@@ -160,7 +160,7 @@ fn tool_args_in_state_content_are_flagged_even_when_reformatted() {
         .as_object()
         .unwrap()
         .iter()
-        .map(|(k, v)| format!("  {} : {}", stepline::json::to_string(k.as_str()), v))
+        .map(|(k, v)| format!("  {} : {}", stepline::json::to_string(&**k), v))
         .collect();
     messages[i]["content"] = Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
     let found = diagnose(&input);
@@ -602,7 +602,7 @@ fn diagnose_value_decodes_raw_envelopes_and_reads_the_options() {
     assert_eq!(found, diagnose(&input));
     assert_eq!(codes(&found), vec!["tool_results_not_excluded"; 2]);
     let v = found[0].to_value();
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| &**k).collect();
     assert_eq!(keys, ["code", "severity", "path", "message", "evidence"]);
     assert_eq!(v["severity"], "error");
     assert!(CODES.contains(&v["code"].as_str().unwrap()));

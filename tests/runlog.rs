@@ -235,7 +235,7 @@ fn summary_figures_match_what_the_vector_data_says() {
                 tool_ms.extend(e["payload"]["duration_ms"].as_f64());
             }
             for (k, v) in t.slim["usage"].as_object().unwrap() {
-                *tokens.entry(k.as_str()).or_default() += v.as_i64().unwrap();
+                *tokens.entry(&**k).or_default() += v.as_i64().unwrap();
             }
         }
     }

@@ -238,7 +238,7 @@ fn value(field: &str, v: &Val, depth: usize) -> Value {
             let mut m = Map::new();
             for (k, x) in pairs.iter().take(8) {
                 let name = FIELDS[*k as usize % FIELDS.len()];
-                m.insert(name.into(), value(name, x, depth + 1));
+                m.insert(name, value(name, x, depth + 1));
             }
             Value::Object(m)
         }
@@ -254,39 +254,39 @@ fn envelope(e: &Env, fixed: Option<&str>) -> Value {
     let mut payload = Map::new();
     for (k, v) in e.fields.iter().take(12) {
         let name = FIELDS[*k as usize % FIELDS.len()];
-        payload.insert(name.into(), value(name, v, 0));
+        payload.insert(name, value(name, v, 0));
     }
     let mut m = Map::new();
     m.insert(
-        if e.native { "event_type" } else { "type" }.into(),
+        if e.native { "event_type" } else { "type" },
         Value::from(kind),
     );
     let own = fixed.unwrap_or("sess-e2e");
     match &e.session {
         Sess::Same => {
-            m.insert("session_id".into(), Value::from(own));
+            m.insert("session_id", Value::from(own));
         }
         Sess::Other(n) => {
-            m.insert("session_id".into(), Value::from(format!("s{}", n % 3)));
+            m.insert("session_id", Value::from(format!("s{}", n % 3)));
         }
         Sess::Missing => {}
         Sess::Null => {
-            m.insert("session_id".into(), Value::Null);
+            m.insert("session_id", Value::Null);
         }
         Sess::Number => {
-            m.insert("session_id".into(), Value::from(1));
+            m.insert("session_id", Value::from(1));
         }
     }
     if let Some(x) = e.execution {
         m.insert(
-            "execution_id".into(),
+            "execution_id",
             Value::from(format!("exec-{}", x % 3 + 1)),
         );
     }
     match &e.timestamp {
         Stamp::Valid(n) => {
             m.insert(
-                "timestamp".into(),
+                "timestamp",
                 Value::from(format!(
                     "2026-01-20T12:{:02}:{:02}.{:03}Z",
                     n % 60,
@@ -297,7 +297,7 @@ fn envelope(e: &Env, fixed: Option<&str>) -> Value {
         }
         Stamp::Missing => {}
         Stamp::Raw(s) => {
-            m.insert("timestamp".into(), Value::from(s.as_str()));
+            m.insert("timestamp", Value::from(s.as_str()));
         }
     }
     if e.native {
@@ -305,7 +305,7 @@ fn envelope(e: &Env, fixed: Option<&str>) -> Value {
             m.entry(k).or_insert(v);
         }
     } else {
-        m.insert("payload".into(), Value::Object(payload));
+        m.insert("payload", Value::Object(payload));
     }
     if let Some((k, v)) = &e.top_extra {
         m.entry(k.clone()).or_insert_with(|| value(k, v, 0));
@@ -376,7 +376,7 @@ fn recorded(run: u8, edits: &[Edit]) -> Vec<Value> {
                 let name = FIELDS[*k as usize % FIELDS.len()];
                 let v = value(name, v, 0);
                 if let Some(p) = list[a].get_mut("payload").and_then(Value::as_object_mut) {
-                    p.insert(name.into(), v);
+                    p.insert(name, v);
                 }
             }
             Edit::Foreign(a) => {

@@ -548,16 +548,16 @@ pub fn apply_patch(view: &mut Value, patch: &Value) {
                 None => steps.push(step.clone()),
             }
         }
-        exec.insert("steps".into(), Value::Array(steps));
+        exec.insert("steps", Value::Array(steps));
         let text = match (change[3].as_str(), change[4].as_bool()) {
             (None, _) => old["text"].as_str().unwrap_or("").to_string(),
             (Some(all), Some(true)) => all.to_string(),
             (Some(tail), _) => format!("{}{tail}", old["text"].as_str().unwrap_or("")),
         };
-        exec.insert("text".into(), Value::from(text));
+        exec.insert("text", Value::from(text));
         execs[index] = Value::Object(exec);
     }
-    next.insert("warnings".into(), Value::Array(warnings));
-    next.insert("executions".into(), Value::Array(execs));
+    next.insert("warnings", Value::Array(warnings));
+    next.insert("executions", Value::Array(execs));
     *view = Value::Object(next);
 }

@@ -154,7 +154,7 @@ impl Outcome {
     pub fn to_explained_value(&self) -> Value {
         let mut v = self.to_value();
         if let Value::Object(m) = &mut v {
-            m.insert("explanation".into(), Value::String(self.explanation()));
+            m.insert("explanation", Value::String(self.explanation()));
         }
         v
     }

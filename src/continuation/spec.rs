@@ -389,7 +389,7 @@ fn predicate(
             )
         })
     };
-    match m.keys().next().map(String::as_str) {
+    match m.keys().next().map(|k| &**k) {
         Some("contains") => Ok(ResponsePredicate::Contains(text("contains")?)),
         Some("notContains") => Ok(ResponsePredicate::NotContains(text("notContains")?)),
         Some("equals") => Ok(ResponsePredicate::Equals(text("equals")?)),

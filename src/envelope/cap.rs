@@ -28,7 +28,7 @@ pub fn fit(mut envelope: Value, max: usize) -> Result<Value> {
     let Some(Value::Object(payload)) = envelope.get_mut("payload") else {
         return Err(too_large(max, encoded_len(&envelope)));
     };
-    payload.insert("truncated".into(), Value::Bool(true));
+    payload.insert("truncated", Value::Bool(true));
     let longest = payload.values().map(longest_string).max().unwrap_or(0);
     fit_containers(envelope, max, longest)
 }

@@ -77,9 +77,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    // Each known member is taken out with its key, and the key goes into the
-    // normalised envelope again (see `key_of`).
-    let (type_found, type_value) = split(m.remove_entry(type_key));
+    let type_value = m.remove(type_key);
     let kind = match type_value {
         Some(Value::String(s)) => s,
         Some(other) => {
@@ -100,7 +98,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let (session_key, session_value) = split(m.remove_entry("session_id"));
+    let session_value = m.remove("session_id");
     let session_id = match session_value {
         Some(s @ Value::String(_)) => s,
         None | Some(Value::Null) if native => Value::Null,
@@ -122,7 +120,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let (execution_key, execution_value) = split(m.remove_entry("execution_id"));
+    let execution_value = m.remove("execution_id");
     let execution_id = match execution_value {
         None | Some(Value::Null) => Value::Null,
         Some(s @ Value::String(_)) => s,
@@ -137,7 +135,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             ))
         }
     };
-    let (timestamp_key, timestamp_value) = split(m.remove_entry("timestamp"));
+    let timestamp_value = m.remove("timestamp");
     let timestamp = match timestamp_value {
         None | Some(Value::Null) => Value::Null,
         Some(Value::String(s)) if is_rfc3339(&s) => Value::String(s),
@@ -164,15 +162,14 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     };
     // What is left of the top level after the envelope's own keys: the native
     // form's fields, or the dialects' unknown top-level fields.
-    let (payload_key, payload_in, payload_path) = if native {
+    let (payload_in, payload_path) = if native {
         // The other spelling of the type key is not a field either.
         m.remove("type");
         m.remove("payload");
-        (None, std::mem::take(&mut m), "")
+        (std::mem::take(&mut m), "")
     } else {
         m.remove("event_type");
-        let (payload_key, payload_value) = split(m.remove_entry("payload"));
-        let (payload_in, payload_path) = match payload_value {
+        match m.remove("payload") {
             Some(Value::Object(p)) => (p, "/payload"),
             Some(Value::Array(a)) if a.is_empty() => (Map::new(), "/payload"),
             None | Some(Value::Null) => (Map::new(), "/payload"),
@@ -186,8 +183,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
                     ),
                 ))
             }
-        };
-        (payload_key, payload_in, payload_path)
+        }
     };
     let payload = match fields(&kind) {
         Some(spec) => normalise(payload_in, spec, payload_path, &mut warnings)?,
@@ -204,34 +200,17 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         }
     };
     let mut out = Map::with_capacity(6);
-    out.push(key_of("type", type_found), Value::String(kind));
-    out.push(key_of("session_id", session_key), session_id);
-    out.push(key_of("execution_id", execution_key), execution_id);
-    out.push(key_of("timestamp", timestamp_key), timestamp);
-    out.push(key_of("payload", payload_key), payload);
+    out.push("type", Value::String(kind));
+    out.push("session_id", session_id);
+    out.push("execution_id", execution_id);
+    out.push("timestamp", timestamp);
+    out.push("payload", payload);
     // `m` now holds only unknown top-level fields (empty in the native form).
     keep_unknown(&mut out, m, "", "envelope field", "extra", &mut warnings);
     Ok(Decoded {
         envelope: Value::Object(out),
         warnings,
     })
-}
-
-/// The key to write `name` under: the key read when it is spelled so (no key
-/// is allocated twice; allocation was a fifth of a bulk replay), else a new one.
-fn key_of(name: &'static str, found: Option<String>) -> String {
-    match found {
-        Some(k) if k == name => k,
-        _ => name.to_string(),
-    }
-}
-
-/// A member taken out of an object, as (key, value) options.
-fn split(entry: Option<(String, Value)>) -> (Option<String>, Option<Value>) {
-    match entry {
-        Some((k, v)) => (Some(k), Some(v)),
-        None => (None, None),
-    }
 }
 
 /// A JSONL batch: every line decoded, failures collected with their line
@@ -274,18 +253,13 @@ fn normalise(
     let mut out = Map::with_capacity(spec.len() + 1);
     for f in spec {
         // The first spelling present is read; the other spellings are dropped.
-        // The key read is reused when it is already the normalised name.
         let mut found = None;
-        let mut name = None;
         for key in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
-            if let Some((k, v)) = input.remove_entry(key) {
-                if found.is_none() {
-                    name = Some(k).filter(|k| k == f.name);
-                    found = Some((key, v));
-                }
+            if let Some(v) = input.remove(key) {
+                found = found.or(Some((key, v)));
             }
         }
-        let mut name = move || name.take().unwrap_or_else(|| f.name.to_string());
+        let name = || f.name;
         match found {
             None | Some((_, Value::Null)) if f.required => {
                 return Err(SteplineError::at(
@@ -304,7 +278,7 @@ fn normalise(
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
                             out.insert(name(), Value::from(names.len()));
-                            out.insert("available_tool_names".into(), Value::Array(names));
+                            out.insert("available_tool_names", Value::Array(names));
                         }
                         v => {
                             out.insert(name(), checked(v, Kind::Int, at)?);
@@ -321,14 +295,14 @@ fn normalise(
     match input.remove(TRUNCATED) {
         None => {}
         Some(Value::Null) => {
-            out.insert(TRUNCATED.into(), Value::Null);
+            out.insert(TRUNCATED, Value::Null);
         }
         Some(v) => {
             let at = At {
                 path,
                 key: TRUNCATED,
             };
-            out.insert(TRUNCATED.into(), checked(v, Kind::Bool, at)?);
+            out.insert(TRUNCATED, checked(v, Kind::Bool, at)?);
         }
     }
     // What is left is unknown.
@@ -364,7 +338,7 @@ fn keep_unknown(
         });
     }
     if !unknown.is_empty() {
-        out.insert("extra".into(), Value::Object(unknown));
+        out.insert("extra", Value::Object(unknown));
     }
 }
 

@@ -57,7 +57,7 @@ fn entries(args: &Value) -> Vec<(String, &Value)> {
             .enumerate()
             .map(|(i, v)| (i.to_string(), v))
             .collect(),
-        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v)).collect(),
+        Value::Object(m) => m.iter().map(|(k, v)| (k.to_string(), v)).collect(),
         _ => Vec::new(),
     }
 }

@@ -68,7 +68,7 @@ macro_rules! json_internal {
     (@object $object:ident () () ()) => {};
 
     (@object $object:ident [$($key:tt)+] ($value:expr) , $($rest:tt)*) => {
-        let _ = $object.insert(($($key)+).into(), $value);
+        let _ = $object.insert(::std::string::String::from($($key)+), $value);
         $crate::json_internal!(@object $object () ($($rest)*) ($($rest)*));
     };
 
@@ -77,7 +77,7 @@ macro_rules! json_internal {
     };
 
     (@object $object:ident [$($key:tt)+] ($value:expr)) => {
-        let _ = $object.insert(($($key)+).into(), $value);
+        let _ = $object.insert(::std::string::String::from($($key)+), $value);
     };
 
     (@object $object:ident ($($key:tt)+) (: null $($rest:tt)*) $copy:tt) => {

@@ -16,12 +16,13 @@
 
 #[macro_use]
 mod macros;
+mod names;
 mod parse;
 mod value;
 mod write;
 
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
-pub use value::{Entry, Iter, IterMut, Key, Map, Number, Value};
+pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 pub use write::{to_string, write_str, write_value, WriteJson};
 
 pub(crate) use value::write_u64;

@@ -6,7 +6,8 @@
 //! and a float beyond f64's range is an error rather than infinity. Strings with
 //! escapes for lone surrogates are refused: Rust strings cannot hold them.
 
-use super::value::{Map, Number, Value};
+use super::names;
+use super::value::{Map, Name, Number, Value};
 
 /// How deep arrays and objects may nest (as in serde_json) before the parser
 /// refuses; keeps recursion off the end of the stack for text no limit checked first.
@@ -76,6 +77,12 @@ struct Parser<'a> {
 }
 
 type Parsed<T> = Result<T, ParseError>;
+
+/// A string literal's text: borrowed from the input, or unescaped into a copy.
+enum Text<'a> {
+    Span(&'a str),
+    Unescaped(String),
+}
 
 impl<'a> Parser<'a> {
     fn fail(&self, reason: &'static str) -> ParseError {
@@ -168,7 +175,7 @@ impl<'a> Parser<'a> {
                 None => return Err(self.fail("EOF while parsing an object")),
                 Some(_) => return Err(self.fail("key must be a string")),
             }
-            let key = self.string()?;
+            let key = self.key()?;
             match self.peek() {
                 Some(b':') => self.at += 1,
                 None => return Err(self.fail("EOF while parsing an object")),
@@ -190,6 +197,25 @@ impl<'a> Parser<'a> {
 
     /// A string literal starting at the opening quote.
     fn string(&mut self) -> Parsed<String> {
+        Ok(match self.literal_text()? {
+            Text::Span(s) => s.to_string(),
+            Text::Unescaped(s) => s,
+        })
+    }
+
+    /// An object key: a name the core knows is its shared copy, no allocation.
+    fn key(&mut self) -> Parsed<Name> {
+        Ok(match self.literal_text()? {
+            Text::Span(s) => match names::known(s) {
+                Some(name) => Name::Borrowed(name),
+                None => Name::Owned(s.to_string()),
+            },
+            Text::Unescaped(s) => Name::Owned(s),
+        })
+    }
+
+    /// A string literal's text: the span of the input when it has no escapes.
+    fn literal_text(&mut self) -> Parsed<Text<'a>> {
         self.at += 1; // "
         let start = self.at;
         // Fast path: no escapes, the text is copied in one piece. Eight bytes
@@ -208,9 +234,9 @@ impl<'a> Parser<'a> {
         while let Some(&b) = self.bytes.get(self.at) {
             match b {
                 b'"' => {
-                    let s = self.text[start..self.at].to_string();
+                    let s = &self.text[start..self.at];
                     self.at += 1;
-                    return Ok(s);
+                    return Ok(Text::Span(s));
                 }
                 b'\\' => break,
                 0..=0x1f => {
@@ -231,7 +257,7 @@ impl<'a> Parser<'a> {
                 b'"' => {
                     out.push_str(&self.text[run..self.at]);
                     self.at += 1;
-                    return Ok(out);
+                    return Ok(Text::Unescaped(out));
                 }
                 b'\\' => {
                     out.push_str(&self.text[run..self.at]);

@@ -5,7 +5,13 @@
 //! where a scan beats hashing, and no hash table or hasher has to ship in the wasm.
 //! The API follows `crate::json::Value`'s, so the code reads as Rust readers expect.
 
+use std::borrow::Cow;
 use std::ops::{Index, IndexMut};
+
+/// An object's key. The names the core knows (envelope, payload and view
+/// fields) are read as shared static strings ([`super::parse`] looks them up),
+/// so most keys cost no allocation; any other key is owned.
+pub type Name = Cow<'static, str>;
 
 /// A JSON value.
 ///
@@ -462,7 +468,7 @@ impl IndexMut<&str> for Value {
             *self = Value::Object(Map::new());
         }
         match self {
-            Value::Object(m) => m.entry(key).or_insert(Value::Null),
+            Value::Object(m) => m.entry(key.to_string()).or_insert(Value::Null),
             _ => panic!("cannot index a non-object JSON value with a key"),
         }
     }
@@ -486,7 +492,7 @@ impl IndexMut<usize> for Value {
 /// A JSON object: keys in the order written, each key once.
 #[derive(Clone, Debug, Default)]
 pub struct Map {
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Name, Value)>,
 }
 
 impl Map {
@@ -506,7 +512,7 @@ impl Map {
 
     /// An object from members that may repeat a key: the last value wins, at
     /// the key's first place (as `JSON.parse` and PHP's `json_decode` do).
-    pub(crate) fn from_entries(mut entries: Vec<(String, Value)>) -> Map {
+    pub(crate) fn from_entries(mut entries: Vec<(Name, Value)>) -> Map {
         dedup(&mut entries);
         Map { entries }
     }
@@ -546,7 +552,13 @@ impl Map {
     /// Sets `key`: in place when present (returning the old value), else at the end.
     /// It scans the members, so build a large object with `collect` instead,
     /// which checks all keys at once (n log n).
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    pub fn insert(&mut self, key: impl Into<Name>, value: Value) -> Option<Value> {
+        self.insert_name(key.into(), value)
+    }
+
+    /// [`Map::insert`] after the key's conversion: one copy of the code for
+    /// every kind of key callers pass.
+    fn insert_name(&mut self, key: Name, value: Value) -> Option<Value> {
         match self.position(&key) {
             Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             None => {
@@ -558,7 +570,11 @@ impl Map {
 
     /// Appends a member whose key the caller knows is not present (the
     /// decoders building normalised objects), skipping `insert`'s search.
-    pub(crate) fn push(&mut self, key: String, value: Value) {
+    pub(crate) fn push(&mut self, key: impl Into<Name>, value: Value) {
+        self.push_name(key.into(), value);
+    }
+
+    fn push_name(&mut self, key: Name, value: Value) {
         debug_assert!(!self.contains_key(&key), "duplicate key {key}");
         self.entries.push((key, value));
     }
@@ -570,13 +586,13 @@ impl Map {
     }
 
     /// Removes `key` and returns it with its value, keeping the others' order.
-    pub fn remove_entry(&mut self, key: &str) -> Option<(String, Value)> {
+    pub fn remove_entry(&mut self, key: &str) -> Option<(Name, Value)> {
         let i = self.position(key)?;
         Some(self.entries.remove(i))
     }
 
     /// The member of `key`, for inserting when missing.
-    pub fn entry(&mut self, key: impl Into<String> + AsRef<str>) -> Entry<'_> {
+    pub fn entry(&mut self, key: impl Into<Name> + AsRef<str>) -> Entry<'_> {
         match self.position(key.as_ref()) {
             Some(i) => Entry {
                 map: self,
@@ -590,7 +606,7 @@ impl Map {
     }
 
     /// Keeps the members for which `keep` is true.
-    pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Value) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&Name, &mut Value) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));
     }
 
@@ -610,7 +626,7 @@ impl Map {
     }
 
     /// The keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Name> + ExactSizeIterator {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -630,7 +646,7 @@ impl Map {
 /// One member of a [`Map`], present or not: see [`Map::entry`].
 pub struct Entry<'a> {
     map: &'a mut Map,
-    at: Result<usize, String>,
+    at: Result<usize, Name>,
 }
 
 impl<'a> Entry<'a> {
@@ -680,16 +696,16 @@ impl PartialEq for Map {
 }
 
 /// Members in key order (keys are unique within a map).
-fn by_key(entries: &[(String, Value)]) -> Vec<&(String, Value)> {
-    let mut refs: Vec<&(String, Value)> = entries.iter().collect();
-    crate::sort::sort_by_key(&mut refs, |e| e.0.as_str());
+fn by_key(entries: &[(Name, Value)]) -> Vec<&(Name, Value)> {
+    let mut refs: Vec<&(Name, Value)> = entries.iter().collect();
+    crate::sort::sort_by_key(&mut refs, |e| &*e.0);
     refs
 }
 
 /// Keeps each key once: the last value, at the first place. Small objects are
 /// checked pairwise; larger ones through a sort of positions by key, so that a
 /// hostile object of a million keys costs n·log n, not n².
-fn dedup(entries: &mut Vec<(String, Value)>) {
+fn dedup(entries: &mut Vec<(Name, Value)>) {
     let n = entries.len();
     if n < 2 {
         return;
@@ -703,7 +719,7 @@ fn dedup(entries: &mut Vec<(String, Value)>) {
         }
     } else {
         let mut order: Vec<usize> = (0..n).collect();
-        crate::sort::sort_by_key(&mut order, |&i| (entries[i].0.as_str(), i));
+        crate::sort::sort_by_key(&mut order, |&i| (&*entries[i].0, i));
         for w in order.windows(2) {
             if entries[w[0]].0 == entries[w[1]].0 {
                 // Runs are in position order: pair every later one with the run's first.
@@ -730,32 +746,33 @@ fn dedup(entries: &mut Vec<(String, Value)>) {
     });
 }
 
-impl FromIterator<(String, Value)> for Map {
-    fn from_iter<T: IntoIterator<Item = (String, Value)>>(iter: T) -> Map {
-        Map::from_entries(iter.into_iter().collect())
+impl<K: Into<Name>> FromIterator<(K, Value)> for Map {
+    fn from_iter<T: IntoIterator<Item = (K, Value)>>(iter: T) -> Map {
+        Map::from_entries(iter.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 }
 
-impl Extend<(String, Value)> for Map {
-    fn extend<T: IntoIterator<Item = (String, Value)>>(&mut self, iter: T) {
-        self.entries.extend(iter);
+impl<K: Into<Name>> Extend<(K, Value)> for Map {
+    fn extend<T: IntoIterator<Item = (K, Value)>>(&mut self, iter: T) {
+        self.entries
+            .extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
         dedup(&mut self.entries);
     }
 }
 
 impl IntoIterator for Map {
-    type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type Item = (Name, Value);
+    type IntoIter = std::vec::IntoIter<(Name, Value)>;
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
     }
 }
 
 /// Borrowed members of a [`Map`], in order.
-pub struct Iter<'a>(std::slice::Iter<'a, (String, Value)>);
+pub struct Iter<'a>(std::slice::Iter<'a, (Name, Value)>);
 
 impl<'a> Iterator for Iter<'a> {
-    type Item = (&'a String, &'a Value);
+    type Item = (&'a Name, &'a Value);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (k, v))
     }
@@ -773,17 +790,17 @@ impl DoubleEndedIterator for Iter<'_> {
 impl ExactSizeIterator for Iter<'_> {}
 
 /// Members of a [`Map`] with mutable values, in order.
-pub struct IterMut<'a>(std::slice::IterMut<'a, (String, Value)>);
+pub struct IterMut<'a>(std::slice::IterMut<'a, (Name, Value)>);
 
 impl<'a> Iterator for IterMut<'a> {
-    type Item = (&'a String, &'a mut Value);
+    type Item = (&'a Name, &'a mut Value);
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (&*k, v))
     }
 }
 
 impl<'a> IntoIterator for &'a Map {
-    type Item = (&'a String, &'a Value);
+    type Item = (&'a Name, &'a Value);
     type IntoIter = Iter<'a>;
     fn into_iter(self) -> Iter<'a> {
         self.iter()
@@ -791,7 +808,7 @@ impl<'a> IntoIterator for &'a Map {
 }
 
 impl<'a> IntoIterator for &'a mut Map {
-    type Item = (&'a String, &'a mut Value);
+    type Item = (&'a Name, &'a mut Value);
     type IntoIter = IterMut<'a>;
     fn into_iter(self) -> IterMut<'a> {
         self.iter_mut()

@@ -227,7 +227,7 @@ fn pair_evidence(started: &Envelope, completed: &Envelope, extra: Vec<(&str, Val
         _ => crate::json::Map::new(),
     };
     for (k, v) in extra {
-        m.insert(k.into(), v);
+        m.insert(k.to_string(), v);
     }
     Value::Object(m)
 }

@@ -137,10 +137,10 @@ impl Annotations {
             .iter()
             .map(|c| {
                 let mut m = Map::new();
-                m.insert("label".into(), Value::from(c.label.clone()));
-                m.insert("url".into(), Value::from(c.url.clone()));
+                m.insert("label", Value::from(c.label.clone()));
+                m.insert("url", Value::from(c.url.clone()));
                 if let Some(r) = &c.provider_ref {
-                    m.insert("provider_ref".into(), r.clone());
+                    m.insert("provider_ref", r.clone());
                 }
                 Value::Object(m)
             })

@@ -145,28 +145,19 @@ impl InferenceResponse {
 
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("content".into(), Value::from(self.content.clone()));
+        m.insert("content", Value::from(self.content.clone()));
+        m.insert("finishReason", Value::from(self.finish_reason_raw.clone()));
+        m.insert("toolCalls", self.tool_calls.to_value());
         m.insert(
-            "finishReason".into(),
-            Value::from(self.finish_reason_raw.clone()),
-        );
-        m.insert("toolCalls".into(), self.tool_calls.to_value());
-        m.insert(
-            "reasoningContent".into(),
+            "reasoningContent",
             Value::from(self.reasoning_content.clone()),
         );
-        m.insert("usage".into(), self.usage.to_value());
-        m.insert("responseData".into(), self.response_data.to_value());
-        m.insert("isPartial".into(), Value::from(self.is_partial));
-        m.insert("id".into(), Value::from(self.id.clone()));
-        m.insert(
-            "createdAt".into(),
-            Value::from(format_atom(&self.created_at)),
-        );
-        m.insert(
-            "updatedAt".into(),
-            Value::from(format_atom(&self.updated_at)),
-        );
+        m.insert("usage", self.usage.to_value());
+        m.insert("responseData", self.response_data.to_value());
+        m.insert("isPartial", Value::from(self.is_partial));
+        m.insert("id", Value::from(self.id.clone()));
+        m.insert("createdAt", Value::from(format_atom(&self.created_at)));
+        m.insert("updatedAt", Value::from(format_atom(&self.updated_at)));
         Value::Object(m)
     }
 

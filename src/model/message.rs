@@ -23,7 +23,7 @@ pub struct ContentPart {
 impl ContentPart {
     pub fn text(text: &str) -> ContentPart {
         let mut fields = Map::new();
-        fields.insert("text".into(), Value::String(text.into()));
+        fields.insert("text", Value::String(text.into()));
         ContentPart {
             kind: "text".into(),
             fields,
@@ -50,8 +50,8 @@ impl ContentPart {
                     };
                     if let Some(url) = url {
                         let mut inner = Map::new();
-                        inner.insert("url".into(), url);
-                        fields.insert("image_url".into(), Value::Object(inner));
+                        inner.insert("url", url);
+                        fields.insert("image_url", Value::Object(inner));
                     }
                 }
                 Ok(ContentPart { kind, fields })
@@ -68,7 +68,7 @@ impl ContentPart {
     }
 
     /// Fields that `toArray` exports: not null/""/[] and not `_private`.
-    fn exported_fields(&self) -> impl Iterator<Item = (&String, &Value)> {
+    fn exported_fields(&self) -> impl Iterator<Item = (&crate::json::Name, &Value)> {
         self.fields.iter().filter(|(k, v)| {
             !k.starts_with('_')
                 && !matches!(v, Value::Null)
@@ -80,7 +80,7 @@ impl ContentPart {
     pub fn to_value(&self) -> Value {
         // Pushed, not inserted: the fields are a map's keys (unique) and a part
         // may carry any number of them, which `insert` would scan each time.
-        let mut members = vec![("type".to_string(), Value::String(self.kind.clone()))];
+        let mut members = vec![("type".into(), Value::String(self.kind.clone()))];
         for (k, v) in self.exported_fields() {
             members.push((k.clone(), v.clone()));
         }

@@ -35,7 +35,7 @@ pub fn entries<'a>(v: &'a Value, path: &str, what: &str) -> Result<Vec<(String, 
             .enumerate()
             .map(|(i, v)| (i.to_string(), v))
             .collect()),
-        Value::Object(m) => Ok(m.iter().map(|(k, v)| (k.clone(), v)).collect()),
+        Value::Object(m) => Ok(m.iter().map(|(k, v)| (k.to_string(), v)).collect()),
         other => Err(SteplineError::at(
             ErrorCode::InvalidType,
             path,
@@ -79,7 +79,7 @@ pub fn invalid(code: ErrorCode, path: &str, message: impl Into<String>) -> Stepl
 
 /// Rejects keys outside `allowed`, so a misspelt option is never silently ignored.
 pub fn only_keys(m: &Map, allowed: &[&str], path: &str) -> Result<()> {
-    match m.keys().find(|k| !allowed.contains(&k.as_str())) {
+    match m.keys().find(|k| !allowed.contains(&&***k)) {
         None => Ok(()),
         Some(k) => Err(SteplineError::at(
             ErrorCode::InvalidValue,

@@ -126,13 +126,13 @@ impl StepResult {
 
     fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("step".into(), self.step.to_value());
-        m.insert("outcome".into(), self.outcome.to_value());
+        m.insert("step", self.step.to_value());
+        m.insert("outcome", self.outcome.to_value());
         if let Some(t) = &self.started_at {
-            m.insert("startedAt".into(), Value::String(time::format_precise(t)));
+            m.insert("startedAt", Value::String(time::format_precise(t)));
         }
         if let Some(t) = &self.completed_at {
-            m.insert("completedAt".into(), Value::String(time::format_precise(t)));
+            m.insert("completedAt", Value::String(time::format_precise(t)));
         }
         Value::Object(m)
     }
@@ -245,39 +245,39 @@ impl AgentState {
     /// The reference's `toArray`.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("agentId".into(), Value::String(self.agent_id.clone()));
+        m.insert("agentId", Value::String(self.agent_id.clone()));
         m.insert(
-            "parentAgentId".into(),
+            "parentAgentId",
             self.parent_agent_id
                 .clone()
                 .map_or(Value::Null, Value::String),
         );
         m.insert(
-            "currentStepStartedAt".into(),
+            "currentStepStartedAt",
             atom_or_null(self.current_step_started_at.as_ref()),
         );
         m.insert(
-            "executionStartedAt".into(),
+            "executionStartedAt",
             atom_or_null(self.execution_started_at.as_ref()),
         );
-        m.insert("metadata".into(), self.metadata.clone());
-        m.insert("cachedContext".into(), self.cached_context.to_value());
-        m.insert("usage".into(), self.usage.to_value());
-        m.insert("messageStore".into(), self.message_store.to_value());
-        m.insert("stateInfo".into(), self.state_info.to_value());
+        m.insert("metadata", self.metadata.clone());
+        m.insert("cachedContext", self.cached_context.to_value());
+        m.insert("usage", self.usage.to_value());
+        m.insert("messageStore", self.message_store.to_value());
+        m.insert("stateInfo", self.state_info.to_value());
         m.insert(
-            "currentStep".into(),
+            "currentStep",
             self.current_step
                 .as_ref()
                 .map_or(Value::Null, AgentStep::to_value),
         );
-        m.insert("status".into(), Value::String(self.status.as_str().into()));
+        m.insert("status", Value::String(self.status.as_str().into()));
         m.insert(
-            "steps".into(),
+            "steps",
             Value::Array(self.steps.iter().map(AgentStep::to_value).collect()),
         );
         m.insert(
-            "stepResults".into(),
+            "stepResults",
             Value::Array(self.step_results.iter().map(StepResult::to_value).collect()),
         );
         Value::Object(m)

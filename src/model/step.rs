@@ -132,13 +132,13 @@ impl AgentStep {
     /// The reference's `toArray` (plus `annotations` when there are any).
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("stepInfo".into(), self.info.to_value());
-        m.insert("inputMessages".into(), self.input_messages.to_value());
-        m.insert("outputMessages".into(), self.output_messages.to_value());
-        m.insert("toolCalls".into(), self.tool_calls.to_value());
-        m.insert("toolExecutions".into(), self.tool_executions.to_value());
+        m.insert("stepInfo", self.info.to_value());
+        m.insert("inputMessages", self.input_messages.to_value());
+        m.insert("outputMessages", self.output_messages.to_value());
+        m.insert("toolCalls", self.tool_calls.to_value());
+        m.insert("toolExecutions", self.tool_executions.to_value());
         m.insert(
-            "errors".into(),
+            "errors",
             Value::Array(
                 self.errors
                     .iter()
@@ -151,17 +151,11 @@ impl AgentStep {
                     .collect(),
             ),
         );
-        m.insert("usage".into(), self.usage.to_value());
-        m.insert(
-            "inferenceResponse".into(),
-            self.inference_response.to_value(),
-        );
-        m.insert(
-            "stepType".into(),
-            Value::String(self.step_type.as_str().into()),
-        );
+        m.insert("usage", self.usage.to_value());
+        m.insert("inferenceResponse", self.inference_response.to_value());
+        m.insert("stepType", Value::String(self.step_type.as_str().into()));
         if !self.annotations.is_empty() {
-            m.insert("annotations".into(), self.annotations.to_value());
+            m.insert("annotations", self.annotations.to_value());
         }
         Value::Object(m)
     }

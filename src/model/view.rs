@@ -24,45 +24,45 @@ pub fn agent_state_view(state: &AgentState) -> Value {
         _ => Map::new(),
     };
     let duration_of = |step: &AgentStep, hint: usize| step_duration(state, step, hint);
-    out.insert("usage".into(), usage_view(&state.usage));
+    out.insert("usage", usage_view(&state.usage));
     let steps: Vec<Value> = state
         .steps
         .iter()
         .enumerate()
         .map(|(i, s)| step_view(s, duration_of(s, i)))
         .collect();
-    out.insert("steps".into(), Value::Array(steps));
+    out.insert("steps", Value::Array(steps));
     let current = state.current_step.as_ref().map_or(Value::Null, |s| {
         step_view(s, duration_of(s, state.steps.len().saturating_sub(1)))
     });
-    out.insert("currentStep".into(), current);
+    out.insert("currentStep", current);
     let results: Vec<Value> = state
         .step_results
         .iter()
         .map(|r| {
             let mut m = Map::new();
-            m.insert("step".into(), step_view(&r.step, r.duration_ms()));
-            m.insert("outcome".into(), r.outcome.to_value());
+            m.insert("step", step_view(&r.step, r.duration_ms()));
+            m.insert("outcome", r.outcome.to_value());
             if let Some(t) = &r.started_at {
                 m.insert(
-                    "startedAt".into(),
+                    "startedAt",
                     Value::from(crate::model::time::format_precise(t)),
                 );
             }
             if let Some(t) = &r.completed_at {
                 m.insert(
-                    "completedAt".into(),
+                    "completedAt",
                     Value::from(crate::model::time::format_precise(t)),
                 );
             }
             m.insert(
-                "durationMs".into(),
+                "durationMs",
                 r.duration_ms().map_or(Value::Null, Value::from),
             );
             Value::Object(m)
         })
         .collect();
-    out.insert("stepResults".into(), Value::Array(results));
+    out.insert("stepResults", Value::Array(results));
     Value::Object(out)
 }
 
@@ -82,7 +82,7 @@ fn step_duration(state: &AgentState, step: &AgentStep, hint: usize) -> Option<f6
 fn usage_view(u: &Usage) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
-        m.insert("total".into(), Value::from(u.total()));
+        m.insert("total", Value::from(u.total()));
     }
     v
 }
@@ -92,34 +92,28 @@ fn step_view(step: &AgentStep, duration_ms: Option<f64>) -> Value {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    m.insert("usage".into(), usage_view(&step.usage));
+    m.insert("usage", usage_view(&step.usage));
     m.insert(
-        "toolExecutions".into(),
+        "toolExecutions",
         Value::Array(step.tool_executions.0.iter().map(execution_view).collect()),
     );
     m.insert(
-        "requestedToolCalls".into(),
+        "requestedToolCalls",
         calls(step.requested_tool_calls().iter()),
     );
     m.insert(
-        "executedToolCalls".into(),
+        "executedToolCalls",
         calls(step.executed_tool_calls().into_iter()),
     );
-    m.insert(
-        "finishReason".into(),
-        Value::from(step.finish_reason().as_str()),
-    );
-    m.insert(
-        "durationMs".into(),
-        duration_ms.map_or(Value::Null, Value::from),
-    );
+    m.insert("finishReason", Value::from(step.finish_reason().as_str()));
+    m.insert("durationMs", duration_ms.map_or(Value::Null, Value::from));
     Value::Object(m)
 }
 
 fn execution_view(e: &ToolExecution) -> Value {
     let mut v = e.to_value();
     if let Value::Object(m) = &mut v {
-        m.insert("durationMs".into(), Value::from(e.duration_ms()));
+        m.insert("durationMs", Value::from(e.duration_ms()));
     }
     v
 }

@@ -153,7 +153,7 @@ fn apply_event(
                 "resolved_by",
                 "evaluations",
             ] {
-                c.insert(k.into(), p.remove(k).unwrap_or(Value::Null));
+                c.insert(k, p.remove(k).unwrap_or(Value::Null));
             }
             step_mut(exec, n).continuation = Some(Value::Object(c));
             Touched::Step(n)

@@ -425,8 +425,8 @@ impl Session {
                 // relative to an envelope the view does not otherwise name.
                 let mut named = w.to_value();
                 if let Value::Object(m) = &mut named {
-                    m.insert("type".into(), Value::from(kind));
-                    m.insert("timestamp".into(), ts.map_or(Value::Null, Value::from));
+                    m.insert("type", Value::from(kind));
+                    m.insert("timestamp", ts.map_or(Value::Null, Value::from));
                 }
                 self.warnings.push(named);
             }
@@ -513,9 +513,9 @@ impl Session {
     pub fn view(&self) -> Value {
         let mut v = self.header_value();
         if let Value::Object(m) = &mut v {
-            m.insert("warnings".into(), Value::Array(self.warnings.clone()));
+            m.insert("warnings", Value::Array(self.warnings.clone()));
             m.insert(
-                "executions".into(),
+                "executions",
                 Value::Array(self.executions.iter().map(Execution::to_value).collect()),
             );
         }

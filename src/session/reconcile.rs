@@ -111,12 +111,9 @@ impl Session {
         }
         if let Value::Object(m) = &mut view {
             let status = won.status().map(str::to_string);
+            m.insert("status", status.as_deref().map_or(Value::Null, Value::from));
             m.insert(
-                "status".into(),
-                status.as_deref().map_or(Value::Null, Value::from),
-            );
-            m.insert(
-                "state_status".into(),
+                "state_status",
                 snap.get("status").cloned().unwrap_or(Value::Null),
             );
         }

@@ -144,15 +144,15 @@ impl Session {
     /// ```
     pub fn to_recording(&self) -> String {
         let mut header = crate::json::Map::new();
-        header.insert(HEADER_KEY.into(), Value::from(FORMAT));
+        header.insert(HEADER_KEY, Value::from(FORMAT));
         if let Some(id) = self.session_id() {
-            header.insert("session_id".into(), Value::from(id));
+            header.insert("session_id", Value::from(id));
         }
         if self.text_limit() != DEFAULT_TEXT_LIMIT {
-            header.insert("text_limit".into(), Value::from(self.text_limit()));
+            header.insert("text_limit", Value::from(self.text_limit()));
         }
         if let Some(dropped) = self.text_dropped() {
-            header.insert("text_dropped".into(), dropped);
+            header.insert("text_dropped", dropped);
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
@@ -410,12 +410,12 @@ pub(crate) fn snapshot_line(
     snapshot: Value,
 ) -> Value {
     let mut m = crate::json::Map::new();
-    m.insert(SNAPSHOT_KEY.into(), snapshot);
+    m.insert(SNAPSHOT_KEY, snapshot);
     if let Some(s) = session_id {
-        m.insert("session_id".into(), Value::from(s));
+        m.insert("session_id", Value::from(s));
     }
     if let Some(e) = execution_id {
-        m.insert("execution_id".into(), Value::from(e));
+        m.insert("execution_id", Value::from(e));
     }
     Value::Object(m)
 }

@@ -195,11 +195,11 @@ impl RunLog {
     /// has the same summary and views.
     pub fn save(&self) -> String {
         let mut header = Map::new();
-        header.insert(HEADER_KEY.into(), Value::from(FORMAT));
-        header.insert("kind".into(), Value::from("runlog"));
+        header.insert(HEADER_KEY, Value::from(FORMAT));
+        header.insert("kind", Value::from("runlog"));
         for key in ["created_at", "meta"] {
             if let Some(v) = self.header.as_ref().and_then(|h| h.get(key)) {
-                header.insert(key.into(), v.clone());
+                header.insert(key, v.clone());
             }
         }
         let notes: Map = self
@@ -208,16 +208,16 @@ impl RunLog {
             .filter_map(|(id, s)| {
                 let mut m = Map::new();
                 if s.counts().duplicates > 0 {
-                    m.insert("duplicates".into(), Value::from(s.counts().duplicates));
+                    m.insert("duplicates", Value::from(s.counts().duplicates));
                 }
                 if let Some(d) = s.text_dropped() {
-                    m.insert("text_dropped".into(), d);
+                    m.insert("text_dropped", d);
                 }
                 (!m.is_empty()).then(|| (id.clone(), Value::Object(m)))
             })
             .collect();
         if !notes.is_empty() {
-            header.insert("sessions".into(), Value::Object(notes));
+            header.insert("sessions", Value::Object(notes));
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
@@ -297,7 +297,7 @@ impl RunLog {
             let path = crate::json::child("/sessions", id);
             let Some((_, s)) = self
                 .index
-                .get(id)
+                .get(&**id)
                 .and_then(|&i| self.sessions.get_mut(i as usize))
             else {
                 return Err(SteplineError::at(

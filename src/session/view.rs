@@ -329,10 +329,10 @@ impl Execution {
         let mut v = self.header_value();
         if let Value::Object(m) = &mut v {
             m.insert(
-                "steps".into(),
+                "steps",
                 Value::Array(self.steps.values().map(StepView::to_value).collect()),
             );
-            m.insert("text".into(), Value::from(self.text().as_ref()));
+            m.insert("text", Value::from(self.text().as_ref()));
         }
         v
     }
@@ -352,7 +352,7 @@ pub fn state_status(broadcast: &str) -> Option<&'static str> {
 pub fn usage_value(u: &Usage) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
-        m.insert("total".into(), Value::from(u.total()));
+        m.insert("total", Value::from(u.total()));
     }
     v
 }
@@ -400,9 +400,9 @@ pub struct Counts {
 impl Counts {
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
-        m.insert("applied".into(), Value::from(self.applied));
-        m.insert("duplicates".into(), Value::from(self.duplicates));
-        m.insert("rejected".into(), Value::from(self.rejected));
+        m.insert("applied", Value::from(self.applied));
+        m.insert("duplicates", Value::from(self.duplicates));
+        m.insert("rejected", Value::from(self.rejected));
         Value::Object(m)
     }
 }

@@ -18,19 +18,16 @@ pub fn snapshot_schema() -> Value {
     };
     let mut head = Map::new();
     head.insert(
-        "$schema".into(),
+        "$schema",
         Value::from("https://json-schema.org/draft/2020-12/schema"),
     );
     head.insert(
-        "$id".into(),
+        "$id",
         Value::from("https://stepline.dev/schemas/snapshot.schema.json"),
     );
+    head.insert("title", Value::from("stepline slim agent-state snapshot"));
     head.insert(
-        "title".into(),
-        Value::from("stepline slim agent-state snapshot"),
-    );
-    head.insert(
-        "description".into(),
+        "description",
         Value::from("The bounded form of an instructor-php AgentState (SlimAgentStateSerializer, seed 000). Unknown properties are allowed."),
     );
     head.append(&mut root);
@@ -44,7 +41,7 @@ fn object(fields: &[Field]) -> Value {
             Value::Object(m) => m,
             _ => Map::new(),
         };
-        s.insert("description".into(), Value::from(f.description));
+        s.insert("description", Value::from(f.description));
         let s = if f.nullable {
             obj([(
                 "anyOf",
@@ -53,7 +50,7 @@ fn object(fields: &[Field]) -> Value {
         } else {
             Value::Object(s)
         };
-        properties.insert(f.name.into(), s);
+        properties.insert(f.name, s);
     }
     let required: Vec<Value> = fields
         .iter()

@@ -109,7 +109,7 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
     if config.redact_tool_args {
         if let Some(Value::Array(calls)) = metadata.get("tool_calls") {
             let redacted = calls.iter().map(redact_call).collect();
-            metadata.insert("tool_calls".into(), Value::Array(redacted));
+            metadata.insert("tool_calls", Value::Array(redacted));
         }
     }
     if !config.include_tool_results && role == "tool" {
@@ -186,16 +186,16 @@ pub fn continuation_form(state: &AgentState, config: &SlimConfig) -> Value {
                 .map(|m| {
                     let (role, content, metadata) = slim_message_parts(m, config);
                     let mut out = Map::new();
-                    out.insert("role".into(), Value::from(role));
+                    out.insert("role", Value::from(role));
                     if let Some(name) = m
                         .get("name")
                         .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
                     {
-                        out.insert("name".into(), name.clone());
+                        out.insert("name", name.clone());
                     }
-                    out.insert("content".into(), content);
+                    out.insert("content", content);
                     if matches!(&metadata, Value::Object(m) if !m.is_empty()) {
-                        out.insert("_metadata".into(), metadata);
+                        out.insert("_metadata", metadata);
                     }
                     Value::Object(out)
                 })

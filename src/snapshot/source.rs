@@ -41,7 +41,8 @@ impl<'a> Doc for &'a Value {
         Value::get(node, key).filter(|v| !v.is_null())
     }
     fn keys(&self, node: &&'a Value) -> Option<Vec<String>> {
-        node.as_object().map(|m| m.keys().cloned().collect())
+        node.as_object()
+            .map(|m| m.keys().map(|k| k.to_string()).collect())
     }
     fn len(&self, node: &&'a Value) -> Option<usize> {
         node.as_array().map(Vec::len)
@@ -119,7 +120,7 @@ impl SlimSource {
         let mut members = Vec::new();
         for k in keys.iter().filter(|k| !SELECTIVE.contains(&k.as_str())) {
             if let Some(node) = doc.get(&root, k) {
-                members.push((k.clone(), doc.value(&node)?));
+                members.push((k.clone().into(), doc.value(&node)?));
             }
         }
         let small = Map::from_entries(members);

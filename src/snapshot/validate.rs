@@ -158,7 +158,7 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
                 for f in fields.iter() {
                     field(m.get(f.name), f, &child(path, f.name), r);
                 }
-                for key in m.keys().filter(|k| !fields.iter().any(|f| f.name == k.as_str())) {
+                for key in m.keys().filter(|k| !fields.iter().any(|f| f.name == &***k)) {
                     r.warnings.push(Issue {
                         path: child(path, key),
                         code: "unknown_field",

@@ -53,8 +53,8 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
                 .map(|s| s.to_value())
                 .unwrap_or(Value::Null);
             let mut m = Map::new();
-            m.insert("slim".into(), snapshot);
-            m.insert("restored".into(), restored);
+            m.insert("slim", snapshot);
+            m.insert("restored", restored);
             Value::Object(m)
         })
     } else if name.starts_with("ContinuationAgentStateSerializer") {
@@ -156,7 +156,7 @@ fn drop_tool_results(v: &mut Value, omit_empty: bool) {
                 if now_empty {
                     let keeps_empty = m.len() == 3 && m.contains_key("content") && !omit_empty;
                     if keeps_empty {
-                        m.insert("_metadata".into(), Value::Array(Vec::new()));
+                        m.insert("_metadata", Value::Array(Vec::new()));
                     } else {
                         m.remove("_metadata");
                     }
