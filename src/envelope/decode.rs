@@ -259,7 +259,6 @@ fn normalise(
                 found = found.or(Some((key, v)));
             }
         }
-        let name = || f.name;
         match found {
             None | Some((_, Value::Null)) if f.required => {
                 return Err(SteplineError::at(
@@ -270,22 +269,22 @@ fn normalise(
             }
             None => {}
             Some((_, Value::Null)) => {
-                out.insert(name(), Value::Null);
+                out.insert(f.name, Value::Null);
             }
             Some((key, v)) => {
                 let at = At { path, key };
                 match f.kind {
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
-                            out.insert(name(), Value::from(names.len()));
+                            out.insert(f.name, Value::from(names.len()));
                             out.insert("available_tool_names", Value::Array(names));
                         }
                         v => {
-                            out.insert(name(), checked(v, Kind::Int, at)?);
+                            out.insert(f.name, checked(v, Kind::Int, at)?);
                         }
                     },
                     kind => {
-                        out.insert(name(), checked(v, kind, at)?);
+                        out.insert(f.name, checked(v, kind, at)?);
                     }
                 }
             }

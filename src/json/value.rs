@@ -3,14 +3,22 @@
 //! Objects keep their keys in the order they were written, as PHP arrays do, in a
 //! plain vector: the objects the core meets are small (an envelope has six keys),
 //! where a scan beats hashing, and no hash table or hasher has to ship in the wasm.
-//! The API follows `crate::json::Value`'s, so the code reads as Rust readers expect.
+//! The API follows `serde_json::Value`'s, so the code reads as Rust readers expect.
 
 use std::borrow::Cow;
 use std::ops::{Index, IndexMut};
 
 /// An object's key. The names the core knows (envelope, payload and view
-/// fields) are read as shared static strings ([`super::parse`] looks them up),
+/// fields, listed in `src/json/names.rs`) are read as shared static strings,
 /// so most keys cost no allocation; any other key is owned.
+///
+/// ```
+/// use std::borrow::Cow;
+/// let v = stepline::json::from_str(r#"{"session_id": "s1", "my_field": 1}"#).unwrap();
+/// let keys: Vec<_> = v.as_object().unwrap().keys().collect();
+/// assert!(matches!(keys[0], Cow::Borrowed("session_id")));
+/// assert!(matches!(keys[1], Cow::Owned(k) if k == "my_field"));
+/// ```
 pub type Name = Cow<'static, str>;
 
 /// A JSON value.
