@@ -226,7 +226,10 @@ impl<'a> Parser<'a> {
             .get(self.at..self.at + 8)
             .map(<[u8; 8]>::try_from)
         {
-            if needs_look(u64::from_le_bytes(word)) {
+            let mask = look_mask(u64::from_le_bytes(word));
+            if mask != 0 {
+                // Straight to the first byte that needs a look.
+                self.at += (mask.trailing_zeros() / 8) as usize;
                 break;
             }
             self.at += 8;
@@ -425,18 +428,17 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Whether any of eight bytes is a quote, a backslash or a control character
-/// (the classic has-zero-byte test, exact for "any"): the bytes a string
-/// literal's reader must look at, and the ones its writer must escape.
-pub(super) fn needs_look(w: u64) -> bool {
+/// Which of eight bytes (little-endian) are a quote, a backslash or a control
+/// character: the bytes a string literal's reader must look at, and the ones
+/// its writer must escape. The classic has-zero-byte test sets the high bit of
+/// each flagged byte; a borrow can flag a byte after a real one, never before
+/// it, so the lowest bit set is exactly the first such byte.
+pub(super) fn look_mask(w: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (zero_byte(w ^ (ONES * u64::from(b'"')))
-        | zero_byte(w ^ (ONES * u64::from(b'\\')))
-        | below_space)
-        != 0
+    zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * u64::from(b'\\'))) | below_space
 }
 
 /// Whether UTF-8 text holds U+FFFD (EF BF BD), the character a JavaScript
@@ -463,7 +465,11 @@ pub fn contains_replacement_char(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{contains_replacement_char, needs_look};
+    use super::{contains_replacement_char, look_mask};
+
+    fn needs_look(w: u64) -> bool {
+        look_mask(w) != 0
+    }
 
     #[test]
     fn replacement_char_is_found_at_every_offset_and_only_when_whole() {
@@ -480,6 +486,29 @@ mod tests {
                         without.contains('\u{fffd}'),
                         "{without:?}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_lowest_flag_is_the_first_byte_that_needs_a_look() {
+        let specials = [b'"', b'\\', 0, 0x1f, b'\n'];
+        let fills = [b'a', b' ', 0x7f, 0x80, 0xff, b'!', b'#', 0x21, 0x5d];
+        for first in 0..8 {
+            for &special in &specials {
+                for &fill in &fills {
+                    for &later in &specials {
+                        for second in first + 1..=8 {
+                            let mut w = [fill; 8];
+                            w[first] = special;
+                            if second < 8 {
+                                w[second] = later;
+                            }
+                            let mask = look_mask(u64::from_le_bytes(w));
+                            assert_eq!(mask.trailing_zeros() / 8, first as u32, "{w:?}");
+                        }
+                    }
                 }
             }
         }

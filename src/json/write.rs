@@ -1,7 +1,7 @@
 //! Compact JSON text, byte for byte as `serde_json` and `JSON.stringify` write it:
 //! no spaces, only `"`, `\` and control characters escaped.
 
-use super::parse::needs_look;
+use super::parse::look_mask;
 use super::value::{Map, Number, Value};
 
 /// What has a JSON text: values, objects, numbers and strings.
@@ -99,7 +99,9 @@ pub fn write_str(out: &mut String, s: &str) {
         // Eight bytes at a time while none of them needs escaping: most text
         // needs none, and a view's text is most of what it writes.
         while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            if needs_look(u64::from_le_bytes(word)) {
+            let mask = look_mask(u64::from_le_bytes(word));
+            if mask != 0 {
+                i += (mask.trailing_zeros() / 8) as usize;
                 break;
             }
             i += 8;
