@@ -254,3 +254,21 @@ fn a_snapshot_of_a_state_with_negative_usage_validates() {
     .unwrap();
     checks::slim_serialize(&seed);
 }
+
+/// Not a stepline bug: the reference's own round trip is unstable for a message
+/// role of "0" (state-model.json pins the first step). The role is kept, so the
+/// message reads as `user`, but `toArray`'s array_filter drops "0" as falsy; the
+/// message read back then has the default role and writes it. The fuzz check now
+/// expects exactly this, and stability from the second round on.
+#[test]
+fn a_message_role_of_zero_is_dropped_once_then_reads_as_user() {
+    let now = checks::now();
+    let state = stepline::json!({"cachedContext": {"messages": [{"role": "0", "content": "Sys"}]}});
+    let first = stepline::model::AgentState::from_value(&state, &now).unwrap();
+    let written = first.to_value();
+    assert_eq!(written["cachedContext"]["messages"][0], stepline::json!({"content": "Sys"}));
+    let second = stepline::model::AgentState::from_value(&written, &now).unwrap().to_value();
+    assert_eq!(second["cachedContext"]["messages"][0], stepline::json!({"role": "user", "content": "Sys"}));
+    let third = stepline::model::AgentState::from_value(&second, &now).unwrap().to_value();
+    assert_eq!(third, second);
+}

@@ -268,7 +268,28 @@ pub fn state_parse(data: &[u8]) {
     let written = state.to_value();
     let back = AgentState::from_value(&written, &now)
         .unwrap_or_else(|e| panic!("toArray output reads back: {e}\n{written}"));
-    assert_eq!(back.to_value(), written, "toArray is stable through a read");
+    let again = back.to_value();
+    if again != written && has_role_zero(&value) {
+        // The reference's own quirk (state-model.json pins it): a message role
+        // of "0" is kept, `toArray`'s array_filter drops it as falsy, and the
+        // message read back has the default role, `user`. Stable from there.
+        let third = AgentState::from_value(&again, &now)
+            .unwrap_or_else(|e| panic!("toArray output reads back: {e}\n{again}"));
+        assert_eq!(third.to_value(), again, "toArray is stable from its second round");
+        return;
+    }
+    assert_eq!(again, written, "toArray is stable through a read");
+}
+
+/// Whether some object in `v` has `"role": "0"`.
+fn has_role_zero(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            m.get("role").and_then(Value::as_str) == Some("0") || m.values().any(has_role_zero)
+        }
+        Value::Array(items) => items.iter().any(has_role_zero),
+        _ => false,
+    }
 }
 
 // ---- slim_serialize ----------------------------------------------------------
