@@ -266,9 +266,19 @@ fn a_message_role_of_zero_is_dropped_once_then_reads_as_user() {
     let state = stepline::json!({"cachedContext": {"messages": [{"role": "0", "content": "Sys"}]}});
     let first = stepline::model::AgentState::from_value(&state, &now).unwrap();
     let written = first.to_value();
-    assert_eq!(written["cachedContext"]["messages"][0], stepline::json!({"content": "Sys"}));
-    let second = stepline::model::AgentState::from_value(&written, &now).unwrap().to_value();
-    assert_eq!(second["cachedContext"]["messages"][0], stepline::json!({"role": "user", "content": "Sys"}));
-    let third = stepline::model::AgentState::from_value(&second, &now).unwrap().to_value();
+    assert_eq!(
+        written["cachedContext"]["messages"][0],
+        stepline::json!({"content": "Sys"})
+    );
+    let second = stepline::model::AgentState::from_value(&written, &now)
+        .unwrap()
+        .to_value();
+    assert_eq!(
+        second["cachedContext"]["messages"][0],
+        stepline::json!({"role": "user", "content": "Sys"})
+    );
+    let third = stepline::model::AgentState::from_value(&second, &now)
+        .unwrap()
+        .to_value();
     assert_eq!(third, second);
 }

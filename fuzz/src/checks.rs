@@ -275,7 +275,11 @@ pub fn state_parse(data: &[u8]) {
         // message read back has the default role, `user`. Stable from there.
         let third = AgentState::from_value(&again, &now)
             .unwrap_or_else(|e| panic!("toArray output reads back: {e}\n{again}"));
-        assert_eq!(third.to_value(), again, "toArray is stable from its second round");
+        assert_eq!(
+            third.to_value(),
+            again,
+            "toArray is stable from its second round"
+        );
         return;
     }
     assert_eq!(again, written, "toArray is stable through a read");
