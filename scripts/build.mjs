@@ -258,8 +258,8 @@ function kb(bytes) {
 function reportSizes(pkgDir) {
   const groups = {
     node: ['node/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
-    web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js'],
-    live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js'],
+    web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js'],
+    live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js'],
   };
   const rows = [];
   const totals = {};

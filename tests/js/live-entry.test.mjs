@@ -9,6 +9,7 @@ import { test } from 'node:test';
 
 import init, * as live from 'stepline/live';
 import * as full from 'stepline';
+import * as web from 'stepline/web';
 
 import { demoRun as demoRunOf } from '../../scripts/demo-run.mjs';
 
@@ -103,7 +104,8 @@ test('decoding and the helpers agree with the full build, errors included, and e
     error = e;
   }
   assert.ok(error instanceof live.SteplineError, `not the live SteplineError: ${error}`);
-  assert.ok(!(error instanceof full.SteplineError), 'each entry has its own error class');
+  assert.ok(!(error instanceof full.SteplineError), 'the Node entry has its own error class');
+  assert.equal(live.SteplineError, web.SteplineError, 'the browser entries share one (pkg/entry.js)');
   assert.equal(error.path, '/options/unknownOption');
   const expected = outcome(() => new full.Session({ sessionId: 'a', unknownOption: 1 })).error;
   assert.deepEqual({ name: error.name, code: error.code, path: error.path, message: error.message }, expected);
