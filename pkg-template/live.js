@@ -4,17 +4,22 @@
 // package's. Same core, same behaviour; the rest of the API is in `stepline`.
 //
 //   import init, { Session } from 'stepline/live';
-//   await init();            // fetches stepline_bg.wasm next to live/stepline.js
+//   await init();            // fetches stepline_bg.wasm next to live/stepline.js (Node: reads it)
 //   const session = new Session({ sessionId });
 //
 // `init(input)` and `initSync({ module })` accept the wasm bytes, a Response, a URL
 // or a compiled WebAssembly.Module, for users who load the wasm themselves
 // (`stepline/live/stepline_bg.wasm`).
 import rawInit, { initSync as rawInitSync, __registerErrorClass } from './live/stepline.js';
-import { entryPoints } from './entry.js';
+import { Session } from './live/stepline.js';
+import { bindViewMethods, entryPoints } from './entry.js';
 
 export { SteplineError } from './entry.js';
-const { init, initSync } = entryPoints(rawInit, rawInitSync, __registerErrorClass);
+// Where the glue finds its wasm, for Node (file: URLs); through a variable so that
+// bundlers do not take it for a second asset to emit (the glue names the same file).
+const here = import.meta.url;
+const { init, initSync } = entryPoints(rawInit, rawInitSync, __registerErrorClass, new URL('./live/stepline_bg.wasm', here));
 export { init as default, initSync };
+bindViewMethods(Session);
 
 // @stepline-exports (this line is replaced by scripts/build.mjs)

@@ -15,10 +15,11 @@
 // keeps calling tools until the steps limit stops it.
 //
 //   node scripts/demo-run.mjs [out.jsonl]     writes the recording (default:
-//                                             www/public/demo-run.jsonl)
+//                                             www/public/demo-run.jsonl); --help
 //   import { demoRun } from './demo-run.mjs'  { envelopes, snapshots, recording }
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -280,8 +281,40 @@ export async function demoRun({ sessionId = 'sess-demo-checkout', executionId = 
   return { envelopes, snapshots, recording: `${recordingLines.join('\n')}\n` };
 }
 
+const USAGE = `usage: node scripts/demo-run.mjs [out.jsonl]
+
+Writes the bundled two-turn demo run (envelopes and each turn's final snapshot) as a
+recording to out.jsonl (default: www/public/demo-run.jsonl).
+
+  -h, --help   print this and exit`;
+
+/**
+ * The command line: `--help`, or at most one output path. Anything else that looks
+ * like an option is refused (exit 2) rather than taken for a file name.
+ */
+export function demoRunArgs(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    return { error: error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? `unknown option ${JSON.stringify(/'(.*?)'/.exec(error.message)?.[1] ?? '')}` : error.message.split('\n')[0] };
+  }
+  if (parsed.values.help) return { help: true };
+  if (parsed.positionals.length > 1) return { error: `expected at most one output file, got ${parsed.positionals.length}` };
+  return { out: parsed.positionals[0] ?? join(root, 'www', 'public', 'demo-run.jsonl') };
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const out = process.argv[2] ?? join(root, 'www', 'public', 'demo-run.jsonl');
+  const args = demoRunArgs(process.argv.slice(2));
+  if (args.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (args.error) {
+    console.error(`demo-run: ${args.error}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const { out } = args;
   const { envelopes, snapshots, recording } = await demoRun();
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, recording);

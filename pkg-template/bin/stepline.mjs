@@ -91,6 +91,9 @@ function parse(args, options) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
+    // Node's own text for this one ends `as in '-- "--x"` (a quote left open): say it here.
+    const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && /^Unknown option '(.*?)'\./.exec(error.message);
+    if (unknown) throw new UsageError(`unknown option '${unknown[1]}' (a file whose name starts with '-' goes after '--': -- ${unknown[1]})`);
     throw new UsageError(error.message.split('\n')[0]);
   }
 }
@@ -497,18 +500,20 @@ function summaryCommand(args) {
     out(JSON.stringify({ summary, errors }));
     return status;
   }
-  const counts = (o) => Object.entries(o).map(([k, n]) => `${k} ${n}`).join(', ') || '-';
-  const ms = (d) => (d.count === 0 ? '-' : `p50 ${d.p50} ms, p95 ${d.p95} ms, max ${d.max} ms (${d.count})`);
-  out(`sessions     ${summary.sessions} (${counts(summary.by_status)})`);
+  // Thousands separators, as `replay` prints its figures.
+  const n = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : String(x));
+  const counts = (o) => Object.entries(o).map(([k, c]) => `${k} ${n(c)}`).join(', ') || '-';
+  const ms = (d) => (d.count === 0 ? '-' : `p50 ${n(d.p50)} ms, p95 ${n(d.p95)} ms, max ${n(d.max)} ms (${n(d.count)})`);
+  out(`sessions     ${n(summary.sessions)} (${counts(summary.by_status)})`);
   out(`stop reasons ${counts(summary.by_stop_reason)}`);
-  out(`executions   ${summary.executions}, steps ${summary.steps}`);
-  out(`tokens       ${summary.tokens.total} (input ${summary.tokens.input}, output ${summary.tokens.output})`);
+  out(`executions   ${n(summary.executions)}, steps ${n(summary.steps)}`);
+  out(`tokens       ${n(summary.tokens.total)} (input ${n(summary.tokens.input)}, output ${n(summary.tokens.output)})`);
   out(`step time    ${ms(summary.durations.step_ms)}`);
   out(`tool time    ${ms(summary.durations.tool_ms)}`);
   const tools = Object.entries(summary.tool_calls);
-  out(`tool calls   ${tools.length === 0 ? '-' : tools.map(([name, t]) => `${name} ${t.count}${t.failed ? ` (${t.failed} failed)` : ''}`).join(', ')}`);
-  out(`errors       ${summary.errors.steps_with_errors} steps, ${summary.errors.failed_tools} tools, ${summary.errors.run_errors} runs`);
-  out(`envelopes    ${summary.duplicates} duplicates, ${summary.rejected} rejected`);
+  out(`tool calls   ${tools.length === 0 ? '-' : tools.map(([name, t]) => `${name} ${n(t.count)}${t.failed ? ` (${n(t.failed)} failed)` : ''}`).join(', ')}`);
+  out(`errors       ${n(summary.errors.steps_with_errors)} steps, ${n(summary.errors.failed_tools)} tools, ${n(summary.errors.run_errors)} runs`);
+  out(`envelopes    ${n(summary.duplicates)} duplicates, ${n(summary.rejected)} rejected`);
   for (const e of errors) out(`${e.file}:${e.line} ${e.code}: ${e.message}`);
   return status;
 }

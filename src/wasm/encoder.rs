@@ -101,20 +101,28 @@ impl EnvelopeEncoder {
         })())
     }
 
-    /// Emits a status change now (always sent, with the previous status).
+    /// Emits a status change now (always sent, with the previous status);
+    /// `details` may be left out.
+    ///
+    /// @example
+    /// ```js
+    /// enc.status('completed');
+    /// enc.status('failed', { error: 'Tool search failed' });
+    /// ```
     #[wasm_bindgen(unchecked_return_type = "Broadcast")]
     pub fn status(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] status: JsValue,
+        // `Option` so that the declaration marks it optional (`details?:`).
         #[wasm_bindgen(
-            unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | undefined"
+            unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | null"
         )]
-        details: JsValue,
+        details: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
         out((|| {
             let status = string_arg(&status, "the status")?;
             let status = status.as_str();
-            let m = options_map(&Some(details))?;
+            let m = options_map(&details)?;
             read::only_keys(&m, &["error", "lastResponse"], "/details")?;
             let error = read::opt_str(&m, "error", "/details")?;
             let last = read::opt_str(&m, "lastResponse", "/details")?;
@@ -126,14 +134,19 @@ impl EnvelopeEncoder {
     }
 
     /// Starts a new execution (chunk counter and status reset), optionally with a new id.
+    ///
+    /// @example
+    /// ```js
+    /// enc.reset('exec-2'); // or enc.reset() to keep the id
+    /// ```
     pub fn reset(
         &mut self,
-        #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] execution_id: JsValue,
+        // `Option` so that the declaration marks it optional (`execution_id?:`).
+        #[wasm_bindgen(unchecked_param_type = "string | null")] execution_id: Option<JsValue>,
     ) -> Result<(), JsValue> {
-        let id = if execution_id.is_null() || execution_id.is_undefined() {
-            None
-        } else {
-            Some(string_arg(&execution_id, "the execution id").map_err(to_js_error)?)
+        let id = match execution_id.filter(|v| !v.is_null() && !v.is_undefined()) {
+            None => None,
+            Some(v) => Some(string_arg(&v, "the execution id").map_err(to_js_error)?),
         };
         self.inner.reset(id.as_deref());
         Ok(())

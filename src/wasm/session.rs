@@ -165,9 +165,15 @@ impl Session {
 
     /// Calls `listener()` after every ingest; returns the function that
     /// unsubscribes it (calling it again does nothing). A listener may call
-    /// `getSnapshot()`, and even `ingest()`, on this session.
+    /// `getSnapshot()`, and even `ingest()`, on this session. `subscribe` and
+    /// `getSnapshot` are bound to their session by the package's entry files,
+    /// so both can be passed as they are (`useSyncExternalStore(session.subscribe,
+    /// session.getSnapshot)`).
     #[wasm_bindgen(unchecked_return_type = "() => void")]
-    pub fn subscribe(&self, listener: Function) -> JsValue {
+    pub fn subscribe(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "() => void")] listener: Function,
+    ) -> JsValue {
         let id = NEXT_LISTENER.with(|n| {
             let id = n.get();
             n.set(id.wrapping_add(1));

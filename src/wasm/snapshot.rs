@@ -96,7 +96,8 @@ pub fn restore_state(
 /// ```
 #[wasm_bindgen(js_name = validateSnapshot, unchecked_return_type = "SnapshotValidation")]
 pub fn validate_snapshot(
-    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+    // `unknown`: it is for untrusted input, and whatever it is gets a report, never a throw.
+    #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let report = match walk::json_value(&input, None, "the snapshot") {
         Ok(value) => validate(&value),
