@@ -1,8 +1,7 @@
 // What the browser entries (web.js, live.js) share: the SteplineError class, the
 // init/initSync wrappers that hand it to the wasm instance they start (so that every
 // failure is thrown as `new SteplineError(code, path, message)`), and the binding of
-// Session's view methods. Both entries use this one class: `instanceof SteplineError`
-// holds whichever of them threw.
+// Session's view methods. One class: `instanceof SteplineError` holds for either entry.
 
 // Declared for TypeScript in web/stepline.d.ts and live/stepline.d.ts (generated
 // from the Rust crate).
@@ -15,73 +14,53 @@ export class SteplineError extends Error {
   }
 }
 
-/**
- * `session.subscribe` and `session.getSnapshot` are handed to React's
- * `useSyncExternalStore` as they are, unbound, and wasm-bindgen's methods read
- * `this.__wbg_ptr`. Each instance gets its own bound copy on first read, kept, so the
- * functions are the same on every render (React resubscribes when `subscribe` changes).
- * A prototype getter, not a constructor wrapper: `Session.fromRecording` makes its
- * instances without the constructor. index.cjs holds the same function for Node.
- */
+// React calls `subscribe` and `getSnapshot` unbound: each session gets bound copies on
+// first read, kept (a stable `subscribe`, or React resubscribes on every render). A
+// getter, as `Session.fromRecording` bypasses the constructor. index.cjs: the same.
 export function bindViewMethods(Session) {
   for (const name of ['subscribe', 'getSnapshot']) {
     const method = Session.prototype[name];
     Object.defineProperty(Session.prototype, name, {
       configurable: true,
-      enumerable: false,
       get() {
-        if (this === Session.prototype || !(this instanceof Session)) return method;
+        if (!(this instanceof Session) || this === Session.prototype) return method;
         const bound = method.bind(this);
-        if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, configurable: true, writable: true });
+        if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, writable: true, configurable: true });
         return bound;
       },
     });
   }
 }
 
-/**
- * Node's fetch cannot read file: URLs, which is where the wasm is when a browser entry
- * runs in Node (tests, SSR, scripts): read those bytes from disk instead. Reached
- * through `process.getBuiltinModule` (Node 20.16+), so that bundlers see no import of
- * a Node module. Anything else is left to the glue (fetch, or the bytes as they are).
- */
+// Node's fetch cannot read file: URLs, where the wasm is when a browser entry runs in
+// Node: read the bytes (getBuiltinModule, Node 20.16+: no import for bundlers to see).
 function fromFileUrl(input) {
   const url = input instanceof URL ? input : typeof input === 'string' && input.startsWith('file:') ? new URL(input) : null;
-  if (url === null || url.protocol !== 'file:') return input;
-  const getBuiltinModule = globalThis.process?.getBuiltinModule;
-  if (typeof getBuiltinModule !== 'function') {
-    throw new Error(`stepline: cannot read ${url.href} here (loading the wasm from a file: URL needs Node 20.16 or newer); `
-      + "pass its bytes to init({ module_or_path: bytes }), or import 'stepline', the Node entry, which needs no init()");
-  }
-  return getBuiltinModule('node:fs').readFileSync(url);
+  if (url?.protocol !== 'file:') return input;
+  const load = globalThis.process?.getBuiltinModule;
+  if (!load) throw new Error(`stepline: cannot read ${url.href} (needs Node 20.16+); pass the wasm bytes to init()`);
+  return load('node:fs').readFileSync(url);
 }
 
-/** A plain `{ key: value }` object, the form wasm-bindgen reads without a deprecation warning. */
-function isOptionsObject(value, key) {
-  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && key in value;
-}
+const unwrap = (v, key) => (v && Object.getPrototypeOf(v) === Object.prototype && key in v ? v[key] : v);
 
 /**
- * `init` and `initSync` for one wasm-bindgen glue module. `wasmUrl` is where that glue
- * finds its wasm by default (it is only read where that is a file: URL, i.e. in Node).
- * Both accept the documented forms (nothing, the bytes, a Response, a URL, a compiled
- * WebAssembly.Module, or `{ module_or_path }` / `{ module }`) and always pass the glue
- * the object form, so no form logs wasm-bindgen's "deprecated parameters" warning.
+ * `init` and `initSync` for one glue module whose wasm is at `wasmUrl` (read only when
+ * that is a file: URL). Every documented input (nothing, bytes, a Response, a URL, a
+ * WebAssembly.Module, `{ module_or_path }`, `{ module }`) reaches the glue in its object
+ * form, so none logs wasm-bindgen's "deprecated parameters" warning.
  */
 export function entryPoints(rawInit, rawInitSync, registerErrorClass, wasmUrl) {
-  const defaultInput = () => (wasmUrl.protocol === 'file:' ? wasmUrl : undefined);
+  const fallback = wasmUrl.protocol === 'file:' ? wasmUrl : undefined;
   return {
     async init(input) {
-      let source = isOptionsObject(input, 'module_or_path') ? input.module_or_path : input;
-      source = fromFileUrl(source === undefined ? defaultInput() : await source);
+      const source = fromFileUrl((await unwrap(input, 'module_or_path')) ?? fallback);
       const exports = await rawInit(source === undefined ? undefined : { module_or_path: source });
       registerErrorClass(SteplineError);
       return exports;
     },
     initSync(input) {
-      let module = isOptionsObject(input, 'module') ? input.module : input;
-      module = fromFileUrl(module === undefined ? defaultInput() : module);
-      const exports = rawInitSync({ module });
+      const exports = rawInitSync({ module: fromFileUrl(unwrap(input, 'module') ?? fallback) });
       registerErrorClass(SteplineError);
       return exports;
     },

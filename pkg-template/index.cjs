@@ -16,19 +16,17 @@ class SteplineError extends Error {
 // The wasm throws `new SteplineError(code, path, message)` from here on.
 glue.__registerErrorClass(SteplineError);
 
-// `session.subscribe` and `session.getSnapshot` are handed to React's
-// `useSyncExternalStore` unbound, and wasm-bindgen's methods read `this.__wbg_ptr`:
-// each instance gets its own bound copy on first read, kept, so the functions stay the
-// same on every render. The browser entries do the same (entry.js, bindViewMethods).
+// React calls `subscribe` and `getSnapshot` unbound: each session gets bound copies on
+// first read, kept. As bindViewMethods in entry.js, for the browser entries.
 for (const name of ['subscribe', 'getSnapshot']) {
-  const method = glue.Session.prototype[name];
-  Object.defineProperty(glue.Session.prototype, name, {
+  const { Session } = glue;
+  const method = Session.prototype[name];
+  Object.defineProperty(Session.prototype, name, {
     configurable: true,
-    enumerable: false,
     get() {
-      if (this === glue.Session.prototype || !(this instanceof glue.Session)) return method;
+      if (!(this instanceof Session) || this === Session.prototype) return method;
       const bound = method.bind(this);
-      if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, configurable: true, writable: true });
+      if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, writable: true, configurable: true });
       return bound;
     },
   });

@@ -3,12 +3,8 @@
 // same instance and the same SteplineError class.
 import stepline from './index.cjs';
 
-/**
- * In Node the wasm is loaded with the module, so there is nothing to wait for: `init()`
- * resolves at once and `initSync()` returns. They are here so that code written for the
- * browser entry (`import init from 'stepline'; await init();`) also runs in Node, where
- * TypeScript's bundler resolution already accepts it. Their argument is ignored.
- */
+// Nothing to wait for in Node (the wasm loads with the module): these let code written
+// for the browser entry (`import init from 'stepline'; await init();`) run unchanged.
 export default async function init(_input) {}
 export function initSync(_input) {}
 

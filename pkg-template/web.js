@@ -12,8 +12,7 @@ import { Session } from './web/stepline.js';
 import { bindViewMethods, entryPoints } from './entry.js';
 
 export { SteplineError } from './entry.js';
-// Where the glue finds its wasm, for Node (file: URLs); through a variable so that
-// bundlers do not take it for a second asset to emit (the glue names the same file).
+// The glue's wasm, read in Node; `here`, not import.meta.url, so bundlers emit it once.
 const here = import.meta.url;
 const { init, initSync } = entryPoints(rawInit, rawInitSync, __registerErrorClass, new URL('./web/stepline_bg.wasm', here));
 export { init as default, initSync };

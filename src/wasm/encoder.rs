@@ -113,9 +113,9 @@ impl EnvelopeEncoder {
     pub fn status(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] status: JsValue,
-        // `Option` so that the declaration marks it optional (`details?:`).
+        // `unchecked_optional_param_type`: declared `details?:`, so it may be left out.
         #[wasm_bindgen(
-            unchecked_param_type = "{ error?: string | null; lastResponse?: string | null } | null"
+            unchecked_optional_param_type = "{ error?: string | null; lastResponse?: string | null } | null"
         )]
         details: Option<JsValue>,
     ) -> Result<JsValue, JsValue> {
@@ -141,8 +141,9 @@ impl EnvelopeEncoder {
     /// ```
     pub fn reset(
         &mut self,
-        // `Option` so that the declaration marks it optional (`execution_id?:`).
-        #[wasm_bindgen(unchecked_param_type = "string | null")] execution_id: Option<JsValue>,
+        // `unchecked_optional_param_type`: declared `execution_id?:`, so it may be left out.
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")]
+        execution_id: Option<JsValue>,
     ) -> Result<(), JsValue> {
         let id = match execution_id.filter(|v| !v.is_null() && !v.is_undefined()) {
             None => None,

@@ -37,7 +37,8 @@ fn warnings(d: &Decoded) -> Value {
 /// ```
 #[wasm_bindgen(js_name = decodeEnvelope, unchecked_return_type = "Envelope")]
 pub fn decode_envelope(
-    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+    // `unknown`: what arrives over the wire is untrusted; anything else throws `SteplineError`.
+    #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     out(envelope_text(&input)
         .and_then(|t| decode_text(&t))
@@ -54,7 +55,8 @@ pub fn decode_envelope(
 /// ```
 #[wasm_bindgen(js_name = tryDecodeEnvelope, unchecked_return_type = "TryDecodeResult")]
 pub fn try_decode_envelope(
-    #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
+    // `unknown`: for untrusted input, which gets `{ ok: false, error }`.
+    #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let result = match envelope_text(&input).and_then(|t| decode_text(&t)) {
         Ok(d) => obj([

@@ -13,3 +13,8 @@ session.reconcile({});
 const isError: boolean = new Error() instanceof SteplineError;
 
 export { view, status, isError };
+
+// React's useSyncExternalStore takes these unbound (the entry binds them to their session).
+const subscribeToRun: (onStoreChange: () => void) => () => void = session.subscribe;
+const readRun: () => SessionView = session.getSnapshot;
+export { subscribeToRun, readRun };

@@ -139,3 +139,18 @@ const runLog = RunLog.load('');
 const p95: number | null = runLog.summary().durations.step_ms.p95;
 const reloaded: Session = Session.fromRecording(live.toRecording());
 export { p95, reloaded };
+
+// Optional arguments are optional in the declarations too; the view methods fit React's
+// useSyncExternalStore (signature as in @types/react) passed as they are.
+import { validateSnapshot } from 'stepline';
+encoder.status('completed');
+encoder.status('failed', { error: 'Tool search failed' });
+encoder.reset();
+encoder.reset('exec-2');
+declare function useSyncExternalStore<T>(subscribe: (onStoreChange: () => void) => () => void, getSnapshot: () => T): T;
+const storeView: SessionView = useSyncExternalStore(live.subscribe, live.getSnapshot);
+// @ts-expect-error: a listener is called with no arguments
+live.subscribe((changed: string) => changed);
+const untrustedBody: unknown = JSON.parse('{}');
+const checked: boolean = validateSnapshot(untrustedBody).valid;
+export { storeView, checked };

@@ -1,0 +1,127 @@
+// What the README's examples leave out and a reader has: an Echo channel, a stored
+// state, a provider response, a recording on disk. Built from the reference vectors
+// and fixtures (tests/vectors, tests/fixtures), never from copies of the examples.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const vectorsDir = process.env.STEPLINE_VECTORS ?? join(root, 'tests', 'vectors', 'cognesy-v1.22');
+const runs = JSON.parse(readFileSync(join(vectorsDir, 'agent-runs.json'), 'utf8'));
+
+/** One turn of a recorded reference run (agent-runs.json), by the run's name. */
+export function referenceTurn(name, turn = 0) {
+  const run = runs.find((r) => r.name === name);
+  assert.ok(run, `agent-runs.json has no run named ${JSON.stringify(name)}`);
+  return run.expected[turn];
+}
+
+/** A reference run's envelopes (every turn), optionally under another session id. */
+export function envelopesOf(name, sessionId) {
+  referenceTurn(name);
+  return runs.find((r) => r.name === name).expected
+    .flatMap((turn) => turn.envelopes)
+    .map(({ envelope }) => (sessionId ? { ...envelope, session_id: sessionId } : envelope));
+}
+
+/** An OpenAI fixture (tests/fixtures/openai). */
+export function openaiFixture(file) {
+  return readFileSync(join(root, 'tests', 'fixtures', 'openai', file), 'utf8');
+}
+
+/**
+ * A stored state on its `n`th step: the reference's "steps limit" run (every step a
+ * clean tool call, 150 tokens) with its first step repeated n times, so that only the
+ * steps limit can stop it under the producer's default criteria.
+ */
+export function stateOnStep(n) {
+  const state = structuredClone(referenceTurn('steps limit 2 with a driver that always calls tools [default]').finalState);
+  const [step] = state.steps;
+  const [result] = state.stepResults;
+  state.steps = Array.from({ length: n }, () => structuredClone(step));
+  state.stepResults = Array.from({ length: n }, () => structuredClone(result));
+  state.currentStep = structuredClone(step);
+  state.usage = Object.fromEntries(Object.entries(step.usage).map(([k, v]) => [k, v * n]));
+  return state;
+}
+
+/**
+ * laravel-echo's `echo.channel(name).listen(event, callback)`, with `deliver` to play
+ * envelopes to the listeners of a channel as the Pusher connection would.
+ */
+export function fakeEcho() {
+  const listeners = [];
+  return {
+    channel(name) {
+      const channel = {
+        listen(event, callback) {
+          listeners.push({ name, event, callback });
+          return channel;
+        },
+      };
+      return channel;
+    },
+    deliver(name, envelopes) {
+      const targets = listeners.filter((l) => l.name === name);
+      assert.ok(targets.length > 0, `nothing listens on ${name}`);
+      for (const envelope of envelopes) for (const { callback } of targets) callback(envelope);
+    },
+  };
+}
+
+/**
+ * The part of React the examples call, with React's contract: `subscribe` and
+ * `getSnapshot` are called as plain functions (unbound), `subscribe` again whenever a
+ * render passes a different function, and `getSnapshot` must return the same value
+ * twice in a row unless the store changed. Written into the temporary folder as the
+ * package `react` (with `react/jsx-runtime`), so the examples import it by name.
+ */
+export const FAKE_REACT = {
+  'package.json': JSON.stringify({
+    name: 'react', version: '0.0.0-readme-test', type: 'module',
+    exports: { '.': { types: './index.d.ts', default: './index.js' }, './jsx-runtime': { types: './jsx-runtime.d.ts', default: './jsx-runtime.js' } },
+  }),
+  'index.js': `
+export const __fake = { subscriptions: 0, notifications: 0, renders: 0 };
+let current = null;
+export function useSyncExternalStore(subscribe, getSnapshot) {
+  __fake.renders += 1;
+  if (current?.subscribe !== subscribe) {
+    current?.unsubscribe();
+    __fake.subscriptions += 1;
+    const unsubscribe = subscribe(() => { __fake.notifications += 1; });
+    if (typeof unsubscribe !== 'function') throw new TypeError('subscribe must return an unsubscribe function');
+    current = { subscribe, unsubscribe };
+  }
+  const snapshot = getSnapshot();
+  if (getSnapshot() !== snapshot) throw new Error('The result of getSnapshot should be cached to avoid an infinite loop');
+  return snapshot;
+}
+`,
+  // Signature as in @types/react 19.
+  'index.d.ts': `
+export function useSyncExternalStore<Snapshot>(
+  subscribe: (onStoreChange: () => void) => () => void,
+  getSnapshot: () => Snapshot,
+  getServerSnapshot?: () => Snapshot,
+): Snapshot;
+export const __fake: { subscriptions: number; notifications: number; renders: number };
+`,
+  'jsx-runtime.js': `
+export function jsx(type, props, key) { return { type, props, key: key ?? null }; }
+export const jsxs = jsx;
+export const Fragment = Symbol('Fragment');
+`,
+  'jsx-runtime.d.ts': `
+export namespace JSX {
+  interface Element { type: unknown; props: unknown; key: string | null }
+  interface ElementChildrenAttribute { children: {} }
+  interface IntrinsicAttributes { key?: string | number | null }
+  interface IntrinsicElements { [name: string]: Record<string, unknown> }
+}
+export function jsx(type: unknown, props: unknown, key?: unknown): JSX.Element;
+export const jsxs: typeof jsx;
+export const Fragment: unique symbol;
+`,
+};

@@ -1,0 +1,240 @@
+// The context each README example leaves out, and nothing else: variables a reader
+// already has (`sessionId`, an Echo channel, a stored `state`, a `row`), declared for the
+// type check (`declare`, TypeScript) and given values for the run (`setup`, JavaScript,
+// with `__ctx` = ./context.mjs). `after` is the test's own check that the example did
+// what its text says (run only, never type-checked); `output` claims the next block as
+// the example's quoted result, compared with what `outputOf` returns.
+//
+// `match` finds the one block a context belongs to (a string it contains). A block
+// without a context must run on its own; a context that matches no block, or more than
+// one, fails the test, so an edited example cannot silently lose its check.
+export const CONTEXTS = [
+  {
+    file: 'README.md',
+    match: "import init, { Session } from 'stepline/live';\nimport { useSyncExternalStore } from 'react';",
+    declare: `
+declare const sessionId: string;
+declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };`,
+    setup: `
+const sessionId = 'sess-e2e';
+const echo = __ctx.fakeEcho();`,
+    after: `
+import { __fake as __react } from 'react';
+const __first = useRun();
+const __subscribed = __react.subscriptions;
+const __notified = __react.notifications;
+assert.deepEqual(__first.executions, []);
+echo.deliver('agent.sess-e2e', __ctx.envelopesOf('tool call then final answer [debug]'));
+assert.ok(__react.notifications > __notified, 'the subscribed listener was called');
+const __view = useRun();
+assert.equal(__view.executions.length, 1);
+assert.equal(__view.executions[0].steps.length, 2);
+assert.equal(__react.subscriptions, __subscribed, 'session.subscribe is the same function on every render');`,
+  },
+  {
+    file: 'README.md',
+    match: 'parseAgentState(row.state_json)',
+    declare: 'declare const row: { state_json: string };',
+    setup: "const row = { state_json: JSON.stringify(__ctx.referenceTurn('tool call then final answer [debug]').finalState) };",
+    after: `
+assert.equal(state.steps.length, 2);
+assert.equal(state.executionStartedAt, null);
+assert.deepEqual(__readme.logged.map((line) => line.slice(1, 4)), [['tool_execution', 'tool_calls', 150], ['final_response', 'stop', 162]]);`,
+  },
+  {
+    file: 'README.md',
+    match: 'normalizeInferenceResponse(await res.json())',
+    declare: `
+declare const res: Response;
+declare const conversation: unknown[];
+declare function run(name: string, args: unknown): Promise<unknown>;`,
+    setup: `
+const res = new Response(__ctx.openaiFixture('tool-call-with-text.json'));
+const conversation = [];
+const __calls = [];
+const run = async (name, args) => { __calls.push([name, args]); };`,
+    after: `
+assert.equal(conversation.length, 1);
+assert.equal(conversation[0].role, 'assistant');
+assert.ok(__calls.length > 0 && __calls.every(([name]) => typeof name === 'string'));`,
+  },
+  {
+    file: 'README.md',
+    match: 'new InferenceStreamAccumulator()',
+    declare: `
+declare const sseText: string;
+declare function render(text: string): void;`,
+    setup: `
+const sseText = __ctx.openaiFixture('streamed-tool-calls.sse');
+const __rendered = [];
+const render = (text) => __rendered.push(text);`,
+    after: `
+assert.ok(response.toolCalls.length > 0);
+for (const text of __rendered) assert.doesNotMatch(text, /[{}]/, 'no argument fragments in the text');`,
+  },
+  {
+    file: 'README.md',
+    match: 'messages.filter(isAssistant);',
+    declare: `
+import type { MessageLike } from 'stepline';
+declare const messages: MessageLike[];
+declare const message: MessageLike;`,
+    setup: `
+const messages = __ctx.referenceTurn('tool call then final answer [debug]').finalState.messageStore.sections[0].messages;
+const message = messages[0];`,
+  },
+  {
+    file: 'README.md',
+    match: "evaluateContinuation(state, { defaults: { maxSteps: 20 } },",
+    declare: `
+declare const state: object;
+declare const turnStartedAt: number;`,
+    setup: `
+const state = __ctx.stateOnStep(20);
+const turnStartedAt = Date.now() - 42_000;`,
+    output: 'outcome',
+    after: `
+// The quoted output elides evaluations; none of them may stop the run as well.
+assert.deepEqual(outcome.evaluations.filter((e) => e.decision === 'forbid').map((e) => e.criterion.split('\\\\').pop()), ['StepsLimit']);`,
+  },
+  {
+    file: 'README.md',
+    match: "{ kind: 'steps_limit', max: 10 },",
+    // The import is the previous example's.
+    declare: `
+import { evaluateContinuation } from 'stepline';
+declare const state: object;`,
+    setup: `
+import { evaluateContinuation } from 'stepline';
+const state = __ctx.stateOnStep(20);`,
+  },
+  {
+    file: 'README.md',
+    match: 'replayContinuation(state, { defaults: { maxSteps: 5 } })',
+    declare: 'declare const state: object;',
+    setup: 'const state = __ctx.stateOnStep(20);',
+  },
+  {
+    file: 'README.md',
+    match: 'validateSnapshot(untrusted)',
+    declare: `
+declare const stateJson: string;
+declare const untrusted: unknown;`,
+    setup: `
+const stateJson = JSON.stringify(__ctx.stateOnStep(20));
+const untrusted = structuredClone(__ctx.referenceTurn('tool call then final answer [debug]').slim);
+untrusted.execution.started_at = 'yesterday';`,
+    after: `
+assert.equal(truncation, null);
+assert.ok(bytes <= 64_000);
+assert.equal(resumed.executionStartedAt, null);
+assert.equal(valid, false);
+assert.deepEqual(errors.map((e) => [e.path, e.code]), [['/execution/started_at', 'invalid_timestamp']]);`,
+  },
+  {
+    file: 'README.md',
+    match: 'decodeEnvelope(raw);',
+    declare: `
+declare const sessionId: string;
+declare const echo: { channel(name: string): { listen(event: string, callback: (e: unknown) => void): unknown } };
+declare const message: unknown;
+declare const jsonl: string;
+declare function append(text: string): void;
+declare function showTool(name: string, args: unknown): void;
+declare function setStatus(status: string): void;`,
+    setup: `
+const sessionId = 'sess-e2e';
+const echo = __ctx.fakeEcho();
+const __shown = [];
+const append = (text) => __shown.push(['text', text]);
+const showTool = (name, args) => __shown.push(['tool', name, args]);
+const setStatus = (status) => __shown.push(['status', status]);
+const __envelopes = __ctx.envelopesOf('tool call then final answer [debug]');
+const message = __envelopes[0];
+const jsonl = __envelopes.map((e) => JSON.stringify(e)).join('\\n') + '\\n{broken';`,
+    after: `
+echo.deliver('agent.sess-e2e', __envelopes);
+assert.deepEqual(__shown.filter(([kind]) => kind === 'tool'), [['tool', 'search', { query: 'weather in Paris' }]]);
+assert.deepEqual(__shown.filter(([kind]) => kind === 'status').map(([, s]) => s), ['processing', 'completed']);
+assert.equal(r.ok, true);
+assert.equal(envelopes.length, __envelopes.length);
+assert.deepEqual(errors.map((e) => e.line), [__envelopes.length + 1]);`,
+  },
+  {
+    file: 'README.md',
+    match: 'new EnvelopeEncoder(',
+    declare: 'declare const pusher: { trigger(channel: string, event: string, data: unknown): Promise<unknown> };',
+    setup: `
+const __sent = [];
+const pusher = { trigger: async (channel, event, data) => { __sent.push([channel, event, data.type]); } };`,
+    after: `
+assert.deepEqual(__sent, [['agent.sess-1', 'agent', 'agent.tool.started']]);
+assert.equal(enc.currentStatus, 'idle');`,
+  },
+  {
+    file: 'README.md',
+    match: "import { useSyncExternalStore } from 'react';\n\nconst session = new Session({ sessionId: 'sess-1' });",
+    declare: `
+import type { ExecutionView } from 'stepline';
+declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };
+declare function Turn(props: { turn: ExecutionView }): null;`,
+    setup: `
+const echo = __ctx.fakeEcho();
+const Turn = () => null;`,
+    after: `
+import { __fake as __react } from 'react';
+assert.deepEqual(Run(), []);
+const __subscribed = __react.subscriptions;
+const __notified = __react.notifications;
+echo.deliver('agent.sess-1', __ctx.envelopesOf('two turns on one adapter (multi-turn) [default]', 'sess-1'));
+const __turns = Run();
+assert.ok(__react.notifications > __notified, 'the subscribed listener was called');
+assert.equal(__react.subscriptions, __subscribed, 'the same subscribe function on every render');
+assert.ok(__turns.length >= 1);
+assert.deepEqual(__turns.map((t) => t.key), session.getSnapshot().executions.map((e) => e.execution_id));`,
+  },
+  {
+    file: 'README.md',
+    match: 'session.reconcile(await fetchSlimSnapshot())',
+    declare: `
+import type { Session, SlimSnapshot } from 'stepline';
+declare const session: Session;
+declare function fetchSlimSnapshot(): Promise<SlimSnapshot>;`,
+    setup: `
+import { Session as __Session } from 'stepline';
+const __turn = __ctx.referenceTurn('tool call then final answer [debug]');
+const session = new __Session({ sessionId: 'sess-e2e' });
+for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) session.ingest(e);
+const fetchSlimSnapshot = async () => __turn.slim;`,
+    after: `
+assert.deepEqual(differences, []);
+assert.equal(consistent, true);
+assert.equal(view.executions.length, 1);`,
+  },
+  {
+    file: 'README.md',
+    match: 'log.ingestJsonl(fs.readFileSync(',
+    setup: `
+import { writeFileSync as __write } from 'node:fs';
+__write('workers.jsonl', ['tool call then final answer [debug]', 'steps limit 2 with a driver that always calls tools [default]']
+  .flatMap((name, i) => __ctx.envelopesOf(name, 'worker-' + i)).map((e) => JSON.stringify(e)).join('\\n'));`,
+    after: `
+import { RunLog as __RunLog } from 'stepline';
+assert.equal(log.summary().sessions, 2);
+assert.deepEqual(__RunLog.load(fs.readFileSync('day.jsonl', 'utf8')).summary(), log.summary());`,
+  },
+  {
+    file: 'README.md',
+    match: 'diagnose({ envelopes, snapshot, state, includeToolResults: false })',
+    declare: `
+import type { SlimSnapshot } from 'stepline';
+declare const envelopes: object[];
+declare const snapshot: SlimSnapshot;
+declare const state: object;`,
+    setup: `
+const __turn = __ctx.referenceTurn('tool throws (exception escapes ToolExecutor), default policy [debug]');
+const envelopes = __turn.envelopes.map(({ envelope }) => envelope);
+const snapshot = __turn.slim;
+const state = __turn.finalState;`,
+  },
+];
