@@ -4,7 +4,7 @@
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
-//     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`
+//     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`; the README examples
 //     types   tsc --noEmit -p tests/types/..., www/        the emitted declarations, the panel
 //     browser node --test tests/browser/*.test.mjs         the panel in Chromium, live via sockudo
 //     packaging node --test tests/packaging/*.test.mjs     npm pack into ESM, CJS, Vite page, worker

@@ -142,8 +142,9 @@ impl EnvelopeEncoder {
     pub fn reset(
         &mut self,
         // `unchecked_optional_param_type`: declared `execution_id?:`, so it may be left out.
-        #[wasm_bindgen(unchecked_optional_param_type = "string | null")]
-        execution_id: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] execution_id: Option<
+            JsValue,
+        >,
     ) -> Result<(), JsValue> {
         let id = match execution_id.filter(|v| !v.is_null() && !v.is_undefined()) {
             None => None,
