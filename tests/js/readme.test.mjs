@@ -167,10 +167,9 @@ async function runBlock(block) {
       context.output ? `__readme.outputs.value = ${context.output};` : '',
     ].join('\n');
     if (block.lang === 'jsx') {
-      const { transformSync } = await import('rolldown/experimental');
-      const out = transformSync(`${base}.jsx`, source, { jsx: { runtime: 'automatic' } });
-      assert.deepEqual(out.errors, [], `${name(block)} does not compile`);
-      source = out.code;
+      // Vite's own JSX transform (a dev dependency), React's automatic runtime.
+      const { transformWithOxc } = await import('vite');
+      source = (await transformWithOxc(source, `${base}.jsx`, { jsx: { runtime: 'automatic' } })).code;
     }
     writeFileSync(`${base}.mjs`, source);
   }
