@@ -111,7 +111,10 @@ impl Window {
         let listed = self.listed > 0;
         let step = |n: i64| if listed { Value::from(n) } else { Value::Null };
         obj([
-            ("step_count", self.step_count.map_or(Value::Null, Value::from)),
+            (
+                "step_count",
+                self.step_count.map_or(Value::Null, Value::from),
+            ),
             ("listed", Value::from(self.listed)),
             ("first_step", step(self.first)),
             ("last_step", step(self.last)),
