@@ -77,7 +77,13 @@ impl Window {
                 .max(0),
         };
         let first = last.saturating_sub(n).saturating_add(1);
-        let outside = streamed.steps.range(..first).map(|(k, _)| *k).collect();
+        // Step maps are ascending: the ones before the window come first.
+        let outside = streamed
+            .steps
+            .keys()
+            .take_while(|k| **k < first)
+            .copied()
+            .collect();
         Window {
             step_count,
             listed,

@@ -15,22 +15,15 @@ impl Session {
     /// `{ consistent, differences: [{ kind, path, step, streamed, final,
     /// message, cause }], window, view }`. Not in `stepline/live`.
     ///
-    /// A slim snapshot lists only the run's last N steps (20 with the
-    /// `standard` preset), numbered 1..N inside that window; `reconcile`
-    /// places them at the end of the run (window step k is run step
-    /// `step_count - N + k`). Streamed steps before the window are outside
-    /// it: not compared, kept as streamed, counted in `window` and marked
-    /// `snapshot_window: "outside"` in `view`, never differences. Each
-    /// difference's `step` is the run's own step number.
+    /// Steps before the snapshot's window (it lists the run's last N) are
+    /// outside it, never differences: see `SnapshotWindow`.
     ///
     /// @example
     /// ```js
     /// const report = session.reconcile(await (await fetch(`/runs/${id}/snapshot`)).json());
     /// for (const d of report.differences) console.warn(d.kind, d.path, d.step, d.message, d.cause);
-    /// // a 30-step run against a standard snapshot: consistent, steps 11..30 compared
-    /// const { first_step, last_step, outside_step_count } = report.window; // 11, 30, 10
-    /// const steps = report.view.executions.at(-1).steps;
-    /// steps[0].snapshot_window; // "outside": step 1 as streamed
+    /// // 30 steps, standard snapshot: { first_step: 11, last_step: 30, outside_step_count: 10, … }
+    /// console.log(report.window, report.view.executions.at(-1).steps[0].snapshot_window); // "outside"
     /// ```
     #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
     pub fn reconcile(

@@ -438,6 +438,15 @@ export interface Difference {
  * 1..N inside the window, and counts all of them in `step_count`: window step k is run step
  * `step_count - N + k`. Streamed steps before the window are outside it: the snapshot says
  * nothing about them, so they are kept as streamed and are never differences.
+ *
+ * @example
+ * ```js
+ * // a 30-step run against its standard snapshot (the last 20 steps):
+ * const { consistent, window, view } = session.reconcile(slimSnapshot(finalState).snapshot);
+ * // consistent: true; window: { step_count: 30, listed: 20, first_step: 11, last_step: 30,
+ * //   outside_steps: [1, …, 10], outside_step_count: 10 }
+ * view.executions.at(-1).steps.map((s) => s.snapshot_window); // 10 × "outside", 20 × "inside"
+ * ```
  */
 export interface SnapshotWindow {
   /** The snapshot's `step_count` (the run's total), or `null` when it states none. */
