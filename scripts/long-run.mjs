@@ -24,8 +24,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TOOLS = ['search_logs', 'query_metrics', 'read_file'];
 const START_MS = Date.parse('2026-01-20T12:00:00.000Z');
 
-/** PHP's DateTime::ATOM, as the producer stores times. */
-const atom = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+/** PHP's DateTime::ATOM with microseconds, as the producer stores times (durations stay real). */
+const atom = (ms) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
 const usage = (input, output) => ({ input, output, cacheWrite: 0, cacheRead: 0, reasoning: 0 });
 
 function outcome(goOn, stopReason, resolvedBy) {

@@ -13,7 +13,7 @@ use stepline::envelope::config::BroadcastConfig;
 use stepline::envelope::encoder::Encoder;
 use stepline::json;
 use stepline::json::Value;
-use stepline::model::time::{format_atom, from_epoch_millis, Timestamp};
+use stepline::model::time::{format_precise, from_epoch_millis, Timestamp};
 use stepline::model::AgentState;
 use stepline::session::reconcile::Report;
 use stepline::session::Session;
@@ -134,7 +134,7 @@ fn long_run(steps: i64, ending: Ending) -> Run {
             emit(
                 "ToolCallCompleted",
                 json!({"tool": name, "success": !failed, "error": error,
-                       "startedAt": format_atom(&at(tool_started)), "endedAt": format_atom(&at(clock))}),
+                       "startedAt": format_precise(&at(tool_started)), "endedAt": format_precise(&at(clock))}),
                 clock,
             );
             let result = if failed {
@@ -145,7 +145,7 @@ fn long_run(steps: i64, ending: Ending) -> Run {
             executions.push(
                 json!({"toolCall": tool_calls[j], "tool": name, "args": {"step": k},
                 "result": result, "error": error,
-                "startedAt": format_atom(&at(tool_started)), "endedAt": format_atom(&at(clock))}),
+                "startedAt": format_precise(&at(tool_started)), "endedAt": format_precise(&at(clock))}),
             );
             outputs.push(json!({"role": "tool", "content": if failed { format!("Error in tool call: timeout in step {k}") } else { json::to_string(&result) },
                 "_metadata": {"tool_call_id": tool_calls[j]["id"], "tool_name": name, "result": result}}));
@@ -167,23 +167,23 @@ fn long_run(steps: i64, ending: Ending) -> Run {
         let step = if throws {
             // What the producer keeps of a step whose tool threw (agent-runs.json).
             outputs.clear();
-            json!({"stepInfo": {"id": format!("step-{k}"), "createdAt": format_atom(&at(started))},
+            json!({"stepInfo": {"id": format!("step-{k}"), "createdAt": format_precise(&at(started))},
                 "inputMessages": input_messages, "outputMessages": [], "toolCalls": [], "toolExecutions": [],
                 "errors": errors, "usage": usage(0, 0),
                 "inferenceResponse": {"content": "", "finishReason": "", "toolCalls": [], "reasoningContent": "",
                     "usage": usage(0, 0), "responseData": {"statusCode": 0, "body": "", "headers": [], "isStreamed": false},
-                    "isPartial": false, "id": format!("inf-{k}"), "createdAt": format_atom(&at(started)),
-                    "updatedAt": format_atom(&at(clock))},
+                    "isPartial": false, "id": format!("inf-{k}"), "createdAt": format_precise(&at(started)),
+                    "updatedAt": format_precise(&at(clock))},
                 "stepType": "error"})
         } else {
-            json!({"stepInfo": {"id": format!("step-{k}"), "createdAt": format_atom(&at(started))},
+            json!({"stepInfo": {"id": format!("step-{k}"), "createdAt": format_precise(&at(started))},
                 "inputMessages": input_messages, "outputMessages": outputs, "toolCalls": tool_calls,
                 "toolExecutions": executions, "errors": errors, "usage": step_usage,
                 "inferenceResponse": {"content": text, "finishReason": finish, "toolCalls": tool_calls,
                     "reasoningContent": "", "usage": step_usage,
                     "responseData": {"statusCode": 200, "body": "", "headers": [], "isStreamed": true},
-                    "isPartial": false, "id": format!("inf-{k}"), "createdAt": format_atom(&at(started)),
-                    "updatedAt": format_atom(&at(clock))},
+                    "isPartial": false, "id": format!("inf-{k}"), "createdAt": format_precise(&at(started)),
+                    "updatedAt": format_precise(&at(clock))},
                 "stepType": step_type})
         };
         let outcome = match (last, throws) {
@@ -217,13 +217,13 @@ fn long_run(steps: i64, ending: Ending) -> Run {
                 json!({"agentId": "agent-long", "parentAgentId": null, "stepNumber": k,
                        "hasToolCalls": !calls.is_empty(), "errorCount": errors.len(),
                        "errorMessages": messages_text.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("; "),
-                       "usage": step_usage, "finishReason": finish, "startedAt": format_atom(&at(started))}),
+                       "usage": step_usage, "finishReason": finish, "startedAt": format_precise(&at(started))}),
                 clock,
             );
         }
         messages.extend(outputs);
         results.push(json!({"step": step, "outcome": outcome,
-            "startedAt": format_atom(&at(started)), "completedAt": format_atom(&at(clock))}));
+            "startedAt": format_precise(&at(started)), "completedAt": format_precise(&at(clock))}));
         state_steps.push(step);
     }
     let status = if ending == Ending::ToolThrows {
@@ -233,12 +233,12 @@ fn long_run(steps: i64, ending: Ending) -> Run {
     };
     let state = json!({
         "agentId": "agent-long", "parentAgentId": null,
-        "currentStepStartedAt": null, "executionStartedAt": format_atom(&at(START_MS)),
+        "currentStepStartedAt": null, "executionStartedAt": format_precise(&at(START_MS)),
         "metadata": [], "cachedContext": {"messages": [], "tools": [], "toolChoice": [], "responseFormat": []},
         "usage": total,
         "messageStore": {"sections": [{"name": "messages", "messages": messages}], "parameters": []},
-        "stateInfo": {"id": "state-long", "startedAt": format_atom(&at(START_MS - 60_000.0)),
-                      "updatedAt": format_atom(&at(clock)), "cumulativeExecutionSeconds": 0.0},
+        "stateInfo": {"id": "state-long", "startedAt": format_precise(&at(START_MS - 60_000.0)),
+                      "updatedAt": format_precise(&at(clock)), "cumulativeExecutionSeconds": 0.0},
         "currentStep": state_steps.last().cloned(), "status": status,
         "steps": state_steps, "stepResults": results,
     });
