@@ -56,7 +56,9 @@ export class ReconcileView implements View {
     return h('section', { class: 'report', 'data-testid': 'reconcile-report' },
       h('h3', null, r.label, ' ',
         h('span', { class: `pill ${consistent ? 'ok' : 'bad'}`, 'data-testid': 'reconcile-status' }, consistent ? 'consistent' : `${differences.length} difference${differences.length === 1 ? '' : 's'}`)),
-      consistent ? h('p', { class: 'muted' }, 'Every step, tool call, continuation, status and the streamed text agree with the final state.') : null,
+      consistent ? h('p', { class: 'muted' }, r.report.window.outside_step_count > 0
+        ? 'Every step the snapshot lists, its tool calls, the continuation, status and the streamed text agree with the final state.'
+        : 'Every step, tool call, continuation, status and the streamed text agree with the final state.') : null,
       this.window(r),
       byReference ? h('p', { class: 'muted' }, `${byReference} of them the producer causes by design (no final events when a tool throws).`) : null,
       differences.length === 0 ? null : h('ul', { class: 'diffs' }, differences.map((d) => {
