@@ -475,6 +475,12 @@ function replayCommand(args) {
       ? 'consistent'
       : `inconsistent, ${plural(differences.length, 'difference')}${byReference ? ` (${byReference} caused by the reference)` : ''}`;
     out(`reconciliation against ${source}: ${verdict}`);
+    const { window } = reconciliation;
+    // A slim snapshot lists only the run's last steps; the ones before are not compared.
+    if (window?.outside_step_count) {
+      const compared = window.listed ? `steps ${window.first_step}..${window.last_step} compared` : 'no steps listed';
+      out(`  snapshot window: ${compared}; ${plural(window.outside_step_count, 'streamed step')} before it outside the window, kept as streamed`);
+    }
     for (const d of differences) {
       out(`  ${d.kind} at ${d.path || '(root)'}: ${d.message}${d.cause ? ` (cause: ${d.cause})` : ''}`);
     }

@@ -22,6 +22,7 @@ pub mod recording;
 pub mod runlog;
 pub mod text;
 pub mod view;
+pub mod window;
 
 use std::collections::BTreeMap;
 

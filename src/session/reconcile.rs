@@ -6,6 +6,7 @@ use crate::json::{Map, Value};
 
 use crate::json::{child, index, obj};
 use crate::session::view::{state_status, Execution, StepView, TERMINAL};
+use crate::session::window::Window;
 use crate::session::Session;
 
 /// One disagreement between the stream and the final state.
@@ -17,6 +18,9 @@ pub struct Difference {
     pub kind: &'static str,
     /// JSON pointer into the snapshot (or `/stream/...` for stream-only facts).
     pub path: String,
+    /// The run step it is about (the run's own number, also for a snapshot
+    /// step whose `step_number` counts within its window), if any.
+    pub step: Option<i64>,
     pub streamed: Value,
     pub final_value: Value,
     pub message: String,
@@ -31,6 +35,7 @@ impl Difference {
         obj([
             ("kind", Value::from(self.kind)),
             ("path", Value::from(self.path.as_str())),
+            ("step", self.step.map_or(Value::Null, Value::from)),
             ("streamed", self.streamed.clone()),
             ("final", self.final_value.clone()),
             ("message", Value::from(self.message.as_str())),
@@ -43,7 +48,11 @@ impl Difference {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     pub differences: Vec<Difference>,
-    /// The session view after the snapshot won.
+    /// Which run steps the snapshot's step list covers; the streamed steps
+    /// before it are outside it (not compared, not differences).
+    pub window: Window,
+    /// The session view after the snapshot won. Each step of the reconciled
+    /// execution carries `snapshot_window` (`inside`, `outside`, `beyond`).
     pub view: Value,
 }
 
@@ -59,6 +68,7 @@ impl Report {
                 "differences",
                 Value::Array(self.differences.iter().map(Difference::to_value).collect()),
             ),
+            ("window", self.window.to_value()),
             ("view", self.view.clone()),
         ])
     }
@@ -71,6 +81,7 @@ impl Diffs {
         &mut self,
         kind: &'static str,
         path: String,
+        step: Option<i64>,
         streamed: Value,
         fin: Value,
         message: String,
@@ -78,6 +89,7 @@ impl Diffs {
         self.0.push(Difference {
             kind,
             path,
+            step,
             streamed,
             final_value: fin,
             message,
@@ -89,24 +101,27 @@ impl Diffs {
 impl Session {
     /// Compares the latest execution with its final slim snapshot (a
     /// snapshot covers the state after one turn). Unreadable snapshot parts
-    /// are compared as absent.
+    /// are compared as absent. The snapshot's steps are the run's last N
+    /// (see [`Window`]); the steps before them are kept as streamed.
     pub fn reconcile(&self, snapshot: &Value) -> Report {
         let empty = Map::new();
         let snap = snapshot.as_object().unwrap_or(&empty);
         let mut streamed = self.executions().last().cloned().unwrap_or_default();
         streamed.settle();
+        let window = Window::of(snap, &streamed);
         let mut d = Diffs(Vec::new());
         let exception_path = compare_status(&streamed, snap, &mut d);
-        compare_steps(&streamed, snap, &mut d, exception_path);
+        compare_steps(&streamed, snap, &window, &mut d, exception_path);
         compare_continuation(&streamed, snap, &mut d);
         compare_text(&streamed, snap, &mut d);
         lost_events(&streamed, &mut d);
-        let mut won = streamed.clone();
+        let mut won = streamed;
         let mut view = self.view();
-        snapshot_wins(&mut won, snap);
+        snapshot_wins(&mut won, snap, &window);
         if let Some(Value::Array(execs)) = view.get_mut("executions") {
             if let Some(last) = execs.last_mut() {
                 *last = won.to_value();
+                mark_window(last, &window);
             }
         }
         if let Value::Object(m) = &mut view {
@@ -119,7 +134,24 @@ impl Session {
         }
         Report {
             differences: d.0,
+            window,
             view,
+        }
+    }
+}
+
+/// Marks each step of the reconciled execution with where it stands against
+/// the snapshot's window, so a reader need not work it out.
+fn mark_window(execution: &mut Value, window: &Window) {
+    let Some(Value::Array(steps)) = execution.get_mut("steps") else {
+        return;
+    };
+    for step in steps {
+        let Some(n) = step.get("number").and_then(Value::as_i64) else {
+            continue;
+        };
+        if let Value::Object(m) = step {
+            m.insert("snapshot_window", Value::from(window.place(n).as_str()));
         }
     }
 }
@@ -143,6 +175,7 @@ fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) -> bool {
         d.push(
             "status_mismatch",
             "/status".into(),
+            None,
             broadcast.map_or(Value::Null, Value::from),
             fin.map_or(Value::Null, Value::from),
             format!(
@@ -163,28 +196,20 @@ fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) -> bool {
     exception_path
 }
 
-fn compare_steps(e: &Execution, snap: &Map, d: &mut Diffs, exception_path: bool) {
+fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception_path: bool) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    let count = snap
-        .get("step_count")
-        .and_then(Value::as_i64)
-        .unwrap_or(listed.len() as i64);
-    let window_start = count - listed.len() as i64 + 1;
-    let mut seen = Vec::new();
     for (i, st) in listed.iter().enumerate() {
         let path = index("/steps", i);
-        let n = st
-            .get("step_number")
-            .and_then(Value::as_i64)
-            .unwrap_or(window_start + i as i64);
-        seen.push(n);
+        // Placed by position: `step_number` counts within the window (quirk 2).
+        let n = w.run_step(i);
         let Some(s) = e.steps.get(&n) else {
             d.push(
                 "missing_step",
                 path,
+                Some(n),
                 Value::Null,
                 Value::from(n),
                 format!("step {n} is in the final state but nothing of it was streamed"),
@@ -195,6 +220,7 @@ fn compare_steps(e: &Execution, snap: &Map, d: &mut Diffs, exception_path: bool)
             d.push(
                 "step_not_completed",
                 child(&path, "step_number"),
+                Some(n),
                 Value::from(n),
                 Value::from(n),
                 format!("step {n} started but its completion was never streamed"),
@@ -217,17 +243,15 @@ fn compare_steps(e: &Execution, snap: &Map, d: &mut Diffs, exception_path: bool)
             }
         }
     }
-    for (n, s) in &e.steps {
-        let in_window = *n >= window_start && !seen.contains(n);
-        if *n > count || in_window {
-            d.push(
-                "extra_step",
-                format!("/stream/steps/{n}"),
-                s.to_value(),
-                Value::Null,
-                format!("step {n} was streamed but the final state does not list it"),
-            );
-        }
+    for (n, s) in e.steps.iter().filter(|(n, _)| **n > w.last) {
+        d.push(
+            "extra_step",
+            format!("/stream/steps/{n}"),
+            Some(*n),
+            s.to_value(),
+            Value::Null,
+            format!("step {n} was streamed but the final state does not list it"),
+        );
     }
 }
 
@@ -243,6 +267,7 @@ fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
         d.push(
             "field_mismatch",
             child(path, k),
+            Some(s.number),
             streamed,
             fin.clone(),
             format!(
@@ -278,6 +303,7 @@ fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
             d.push(
                 "field_mismatch",
                 format!("{path}/usage/total"),
+                Some(s.number),
                 streamed_total,
                 total.clone(),
                 format!(
@@ -309,6 +335,7 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
             None => d.push(
                 "tool_call_missing",
                 index(&child(path, "tool_calls"), j),
+                Some(s.number),
                 Value::Null,
                 call.clone(),
                 format!("step {}: tool call {name} was never streamed", s.number),
@@ -320,6 +347,7 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
         d.push(
             "tool_call_unexpected",
             format!("/stream/steps/{}/tools/{t}", s.number),
+            Some(s.number),
             run.to_value(),
             Value::Null,
             format!(
@@ -350,6 +378,7 @@ fn compare_continuation(e: &Execution, snap: &Map, d: &mut Diffs) {
             d.push(
                 "continuation_mismatch",
                 format!("/last_continuation/{k}"),
+                Some(*n),
                 a.cloned().unwrap_or(Value::Null),
                 b.cloned().unwrap_or(Value::Null),
                 format!("the continuation streamed for step {n} differs in `{k}`"),
@@ -402,6 +431,7 @@ fn compare_text(e: &Execution, snap: &Map, d: &mut Diffs) {
         d.push(
             "text_mismatch",
             format!("/messages/{i}/content"),
+            None,
             Value::from(streamed),
             Value::from(content),
             "the streamed text differs from the final assistant message".into(),
@@ -429,13 +459,14 @@ fn agrees_within_kept(kept: &str, dropped: u64, content: &str) -> bool {
 
 /// Events the view shows were sent but never arrived.
 fn lost_events(e: &Execution, d: &mut Diffs) {
-    let mut lost = |what: String, path: String| {
-        d.push("lost_event", path, Value::Null, Value::Null, what);
+    let mut lost = |what: String, path: String, step: Option<i64>| {
+        d.push("lost_event", path, step, Value::Null, Value::Null, what);
     };
     for n in e.missing_steps() {
         lost(
             format!("no event of step {n} arrived"),
             format!("/stream/steps/{n}"),
+            Some(n),
         );
     }
     let streams_decisions = e.steps.values().any(|s| s.continuation.is_some());
@@ -444,12 +475,14 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
             lost(
                 format!("agent.continuation of step {n} never arrived"),
                 format!("/stream/steps/{n}"),
+                Some(*n),
             );
         }
         if s.seen_completed && !s.seen_started {
             lost(
                 format!("agent.step.started of step {n} never arrived"),
                 format!("/stream/steps/{n}"),
+                Some(*n),
             );
         }
         for (t, run) in s.tools.iter().enumerate() {
@@ -461,6 +494,7 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
                         run.name
                     ),
                     p,
+                    Some(*n),
                 );
             } else if run.seen_started && !run.seen_completed && s.seen_completed {
                 lost(
@@ -469,6 +503,7 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
                         run.name
                     ),
                     p,
+                    Some(*n),
                 );
             }
         }
@@ -477,6 +512,7 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
         lost(
             format!("stream chunk {i} never arrived"),
             format!("/stream/chunks/{i}"),
+            None,
         );
     }
     for (s, prev) in &e.statuses {
@@ -490,22 +526,22 @@ fn lost_events(e: &Execution, d: &mut Diffs) {
             lost(
                 format!("the status change to {prev} (before {s}) never arrived"),
                 "/stream/status".into(),
+                None,
             );
         }
     }
 }
 
 /// The execution corrected by the snapshot: its status, and per listed
-/// step the final fields (steps that never streamed are added).
-fn snapshot_wins(e: &mut Execution, snap: &Map) {
+/// step (placed in the run by the window) the final fields; steps that never
+/// streamed are added. Steps outside the window keep what was streamed.
+fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    for st in listed {
-        let Some(n) = st.get("step_number").and_then(Value::as_i64) else {
-            continue;
-        };
+    for (i, st) in listed.iter().enumerate() {
+        let n = w.run_step(i);
         if !e.steps.contains_key(&n) {
             e.step_gaps.arrived(n, 1);
         }

@@ -12,13 +12,18 @@ use super::session::Session;
 #[wasm_bindgen]
 impl Session {
     /// The streamed view against the final slim snapshot (the snapshot wins):
-    /// `{ consistent, differences: [{ kind, path, streamed, final, message,
-    /// cause }], view }`. Not in `stepline/live`.
+    /// `{ consistent, differences: [{ kind, path, step, streamed, final,
+    /// message, cause }], window, view }`. Not in `stepline/live`.
+    ///
+    /// Steps before the snapshot's window (it lists the run's last N) are
+    /// outside it, never differences: see `SnapshotWindow`.
     ///
     /// @example
     /// ```js
     /// const report = session.reconcile(await (await fetch(`/runs/${id}/snapshot`)).json());
-    /// for (const d of report.differences) console.warn(d.kind, d.path, d.message, d.cause);
+    /// for (const d of report.differences) console.warn(d.kind, d.path, d.step, d.message, d.cause);
+    /// // 30 steps, standard snapshot: { first_step: 11, last_step: 30, outside_step_count: 10, … }
+    /// console.log(report.window, report.view.executions.at(-1).steps[0].snapshot_window); // "outside"
     /// ```
     #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
     pub fn reconcile(

@@ -418,8 +418,13 @@ export interface SessionView {
 export interface Difference {
   kind: "missing_step" | "extra_step" | "step_not_completed" | "field_mismatch" | "tool_call_missing"
     | "tool_call_unexpected" | "continuation_mismatch" | "status_mismatch" | "text_mismatch" | "lost_event";
-  /** JSON pointer into the snapshot, or `/stream/...` for stream-only facts. */
+  /**
+   * JSON pointer into the snapshot, or `/stream/...` for stream-only facts. A snapshot's
+   * `/steps/<i>` is its i-th listed step, which is run step `window.first_step + i`.
+   */
   path: string;
+  /** The run step it is about (the run's own number, whatever the snapshot's window), or `null`. */
+  step: number | null;
   streamed: unknown;
   final: unknown;
   message: string;
@@ -427,8 +432,55 @@ export interface Difference {
   cause: string | null;
 }
 
-/** `reconcile()`: the snapshot wins; `view` is the corrected view. */
-export interface ReconcileReport { consistent: boolean; differences: Difference[]; view: SessionView }
+/**
+ * Which of the run's steps a slim snapshot's step list covers. A snapshot lists only the run's
+ * last N steps (20 with the `standard` preset, 50 with `full`, none with `minimal`), numbered
+ * 1..N inside the window, and counts all of them in `step_count`: window step k is run step
+ * `step_count - N + k`. Streamed steps before the window are outside it: the snapshot says
+ * nothing about them, so they are kept as streamed and are never differences.
+ *
+ * @example
+ * ```js
+ * // a 30-step run against its standard snapshot (the last 20 steps):
+ * const { consistent, window, view } = session.reconcile(slimSnapshot(finalState).snapshot);
+ * // consistent: true; window: { step_count: 30, listed: 20, first_step: 11, last_step: 30,
+ * //   outside_steps: [1, …, 10], outside_step_count: 10 }
+ * view.executions.at(-1).steps.map((s) => s.snapshot_window); // 10 × "outside", 20 × "inside"
+ * ```
+ */
+export interface SnapshotWindow {
+  /** The snapshot's `step_count` (the run's total), or `null` when it states none. */
+  step_count: number | null;
+  /** How many steps the snapshot lists. */
+  listed: number;
+  /** Run number of the first / last listed step; `null` when it lists none. */
+  first_step: number | null;
+  last_step: number | null;
+  /** Streamed steps before the window (the first 1,000); `outside_step_count` counts all. */
+  outside_steps: number[];
+  outside_step_count: number;
+}
+
+/**
+ * Where a step of `reconcile()`'s view stands against the snapshot's window: `inside` (listed;
+ * its final fields won), `outside` (before the window; as streamed, not compared) or `beyond`
+ * (numbered past the snapshot's `step_count`: an `extra_step` difference).
+ */
+export type SnapshotWindowPlace = "inside" | "outside" | "beyond";
+
+/** A step of `reconcile()`'s view: the streamed step, marked with its place in the window. */
+export interface ReconciledStepView extends StepView { snapshot_window?: SnapshotWindowPlace }
+/** An execution of `reconcile()`'s view; the reconciled one (the last) has marked steps. */
+export interface ReconciledExecutionView extends Omit<ExecutionView, "steps"> { steps: readonly ReconciledStepView[] }
+/** `reconcile()`'s view: the session view after the snapshot won. */
+export interface ReconciledView extends Omit<SessionView, "executions"> { executions: readonly ReconciledExecutionView[] }
+
+/**
+ * `reconcile()`: the snapshot wins; `view` is the corrected view, in which every step keeps its
+ * own data (the snapshot's fields go to the run steps its window covers) and each step of the
+ * reconciled execution says where it stands (`snapshot_window`).
+ */
+export interface ReconcileReport { consistent: boolean; differences: Difference[]; window: SnapshotWindow; view: ReconciledView }
 
 /** Seed 003's response shape, collected from the events. */
 export interface CollectedResponse {

@@ -125,6 +125,13 @@ const view: SessionView = live.getSnapshot();
 const toolStatus: 'running' | 'succeeded' | 'failed' | undefined = view.executions[0]?.steps[0]?.tools[0]?.status;
 const report: ReconcileReport = live.reconcile('{}');
 const kinds: Difference['kind'][] = report.differences.map((d) => d.kind);
+const differenceSteps: (number | null)[] = report.differences.map((d) => d.step);
+const outsideWindow: number = report.window.outside_step_count;
+const firstInWindow: number | null = report.window.first_step;
+const place: 'inside' | 'outside' | 'beyond' | undefined = report.view.executions[0]?.steps[0]?.snapshot_window;
+// @ts-expect-error: the live view's steps carry no window marker; only reconcile()'s view does
+const notLive = view.executions[0]?.steps[0]?.snapshot_window;
+export { differenceSteps, outsideWindow, firstInWindow, place, notLive };
 const finalOutput: string = live.collect().final_output;
 const codes: string[] = diagnose({ envelopes: [decoded] }).map((d) => d.code);
 // @ts-expect-error: unknown session options are rejected by the types too

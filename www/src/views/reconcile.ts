@@ -1,18 +1,14 @@
 // The reconciliation report: the stream against the final state, turn by
-// turn. Each difference links to the step it is about.
+// turn. Each difference links to the step it is about; a snapshot that lists
+// only the run's last steps says how many were outside its window.
 import type { Difference } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { clip } from '../format';
 import type { Panel, Reconciliation, View } from '../panel';
 
-/** The step a difference is about: `/steps/<i>` (0-based in the snapshot) or `/stream/steps/<n>`. */
+/** The run step a difference is about, as the core says (`null` for run-wide ones). */
 export function stepOfDifference(d: Difference): number | null {
-  const stream = /^\/stream\/steps\/(\d+)/.exec(d.path);
-  if (stream) return Number(stream[1]);
-  const snap = /^\/steps\/(\d+)/.exec(d.path);
-  if (snap) return Number(snap[1]) + 1;
-  const said = /^step (\d+)/.exec(d.message);
-  return said ? Number(said[1]) : null;
+  return d.step;
 }
 
 /** Differences per `exec:step`, for the timeline's marks. */
@@ -44,13 +40,26 @@ export class ReconcileView implements View {
     replaceChildren(this.el, panel.reconciliations.map((r) => this.report(panel, r)));
   }
 
+  /** How much of the run the snapshot's step window covers, when it leaves steps out. */
+  private window(r: Reconciliation): HTMLElement | null {
+    const { listed, first_step: first, last_step: last, outside_step_count: outside } = r.report.window;
+    if (outside === 0) return null;
+    const steps = `${outside} step${outside === 1 ? '' : 's'}`;
+    const compared = listed > 0 ? `it lists steps ${first}–${last}` : 'it lists no steps';
+    return h('p', { class: 'muted', 'data-testid': 'reconcile-window' },
+      `${steps} outside the snapshot's window (${compared}): shown as streamed, not compared.`);
+  }
+
   private report(panel: Panel, r: Reconciliation): HTMLElement {
     const { consistent, differences } = r.report;
     const byReference = differences.filter((d) => d.cause !== null).length;
     return h('section', { class: 'report', 'data-testid': 'reconcile-report' },
       h('h3', null, r.label, ' ',
         h('span', { class: `pill ${consistent ? 'ok' : 'bad'}`, 'data-testid': 'reconcile-status' }, consistent ? 'consistent' : `${differences.length} difference${differences.length === 1 ? '' : 's'}`)),
-      consistent ? h('p', { class: 'muted' }, 'Every step, tool call, continuation, status and the streamed text agree with the final state.') : null,
+      consistent ? h('p', { class: 'muted' }, r.report.window.outside_step_count > 0
+        ? 'Every step the snapshot lists, its tool calls, the continuation, status and the streamed text agree with the final state.'
+        : 'Every step, tool call, continuation, status and the streamed text agree with the final state.') : null,
+      this.window(r),
       byReference ? h('p', { class: 'muted' }, `${byReference} of them the producer causes by design (no final events when a tool throws).`) : null,
       differences.length === 0 ? null : h('ul', { class: 'diffs' }, differences.map((d) => {
         const step = stepOfDifference(d);
