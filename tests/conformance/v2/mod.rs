@@ -1,0 +1,8 @@
+//! Handlers for the instructor-php v2.7.0 corpus (`tests/vectors/instructor-php-v2.7`).
+//! Same file names as v1.22's, different formats: nothing here is shared with
+//! the v1.22 handlers but the comparison rules (`crate::compare`).
+
+use crate::Suite;
+
+/// The v2.7 files this runner checks, each with its handler.
+pub const SUITES: &[Suite] = &[];
