@@ -148,16 +148,21 @@ fn by_value(
     case: &Value,
 ) -> Option<Result<(), String>> {
     let outcome = run(name, &case["input"])?;
-    let expected = &case["expected"];
+    Some(judge(&case["expected"], outcome))
+}
+
+/// `Ok` when `outcome` is `expected`, or, when the reference threw, when the
+/// core failed in the same situation.
+fn judge(expected: &Value, outcome: Outcome) -> Result<(), String> {
     let throws = expected
         .get("throws")
         .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1));
-    Some(match (throws, outcome) {
+    match (throws, outcome) {
         (Some(t), Err(e)) => same_situation(t["class"].as_str().unwrap_or(""), &e),
         (Some(t), Ok(v)) => Err(format!("expected an error ({}), got {}", t["message"], v)),
         (None, Err(e)) => Err(format!("unexpected error: {e}")),
         (None, Ok(actual)) => compare::matches(expected, &actual),
-    })
+    }
 }
 
 /// The reference's exception class and our error code must describe the same
@@ -170,6 +175,8 @@ fn same_situation(class: &str, err: &stepline::SteplineError) -> Result<(), Stri
         "ToolExecutionException" => &[MissingField],
         "InvalidArgumentException" => &[InvalidType, InvalidValue, MissingField, OutOfRange],
         "Exception" => &[InvalidTimestamp, InvalidValue],
+        // v2.7 cannot rebuild a stored ToolExecutionException (its README, item 25).
+        "ArgumentCountError" => &[InvalidValue],
         _ => return Ok(()),
     };
     if allowed.contains(&err.code) {
