@@ -6,6 +6,9 @@
 //! execution's [`ExecutionContinuation`], and the loop stops when a signal
 //! exists and nobody asked to continue.
 
+pub mod broadcast;
+pub mod guard;
 pub mod signal;
+pub mod status;
 
 pub use signal::{ExecutionContinuation, StopReason, StopSignal, StopSignals};

@@ -315,6 +315,21 @@ impl ExecutionContinuation {
         ])
     }
 
+    /// A copy with `signal` added after the others.
+    pub fn with_new_stop_signal(&self, signal: StopSignal) -> ExecutionContinuation {
+        let mut out = self.clone();
+        out.stop_signals.0.push(signal);
+        out
+    }
+
+    /// A copy with the request to continue set or cleared.
+    pub fn with_continuation_requested(&self, requested: bool) -> ExecutionContinuation {
+        ExecutionContinuation {
+            stop_signals: self.stop_signals.clone(),
+            is_continuation_requested: requested,
+        }
+    }
+
     /// A signal exists and nobody asked to continue.
     pub fn should_stop(&self) -> bool {
         self.stop_signals.has_any() && !self.is_continuation_requested

@@ -60,7 +60,7 @@ pub fn derived(state: &AgentState, now: &Timestamp, form: Form) -> Value {
     let mut m = Map::new();
     m.insert("status", status.clone());
     m.insert("executionCount", Value::from(state.execution_count));
-    m.insert("stepCount", Value::from(state.steps().count() as i64));
+    m.insert("stepCount", Value::from(state.step_count() as i64));
     m.insert("stopReason", opt_str(signal.map(|s| s.reason.as_str())));
     m.insert(
         "stopSource",
@@ -164,7 +164,7 @@ pub fn derived(state: &AgentState, now: &Timestamp, form: Form) -> Value {
                 "executionId",
                 opt_str(exec.map(|e| e.execution_id.as_str())),
             ),
-            ("steps", Value::from(state.steps().count() as i64)),
+            ("steps", Value::from(state.step_count() as i64)),
             ("continuation", Value::from(continuation.explain())),
             ("hasErrors", Value::from(has_errors)),
             ("errorCount", Value::from(errors.len() as i64)),

@@ -158,6 +158,20 @@ pub struct ExecutionState {
 }
 
 impl ExecutionState {
+    /// A new execution (`pending`, started `now`, fresh uuid).
+    pub fn fresh(now: &Timestamp) -> ExecutionState {
+        ExecutionState {
+            execution_id: crate::model::ids::new_id(),
+            status: ExecutionStatus::Pending,
+            started_at: *now,
+            completed_at: None,
+            step_executions: Vec::new(),
+            continuation: ExecutionContinuation::default(),
+            current_step_started_at: None,
+            current_step: None,
+        }
+    }
+
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ExecutionState> {
         let m = read::object(v, path, "the execution")?;
         let opt_time = |k: &str| -> Result<Option<Timestamp>> {

@@ -178,6 +178,68 @@ impl AgentState {
             .flat_map(|e| e.step_executions.iter().map(|s| &s.step))
     }
 
+    /// Recorded steps plus the current one, if any (`stepCount()`, what
+    /// `StepsLimitHook` compares).
+    pub fn step_count(&self) -> usize {
+        self.execution.as_ref().map_or(0, |e| {
+            e.step_executions.len() + usize::from(e.current_step.is_some())
+        })
+    }
+
+    /// `withCurrentStepCompleted()`: the current step, if any, is recorded
+    /// with the execution's continuation (its request to continue cleared,
+    /// as on the execution), started when the step started (else `now`) and
+    /// completed `now`.
+    pub fn with_current_step_completed(&self, now: &Timestamp) -> AgentState {
+        let mut out = self.clone();
+        if let Some(exec) = out.execution.as_mut() {
+            if let Some(step) = exec.current_step.take() {
+                exec.continuation = exec.continuation.with_continuation_requested(false);
+                exec.step_executions.push(super::execution::StepExecution {
+                    id: step.id.clone(),
+                    step,
+                    continuation: exec.continuation.clone(),
+                    started_at: exec.current_step_started_at.take().unwrap_or(*now),
+                    completed_at: *now,
+                });
+            }
+        }
+        out
+    }
+
+    /// `withExecutionCompleted()`: the execution ends `now` with its final
+    /// status ([`crate::continuation::v2::status::final_status`]). Without an
+    /// execution a fresh one is started and completed.
+    pub fn with_execution_completed(&self, now: &Timestamp) -> AgentState {
+        let mut out = self.clone();
+        let signal = self.stop_signal().cloned();
+        let has_errors = self.steps().any(AgentStep::has_errors)
+            || self
+                .execution
+                .as_ref()
+                .and_then(|e| e.current_step.as_ref())
+                .is_some_and(AgentStep::has_errors);
+        let exec = out
+            .execution
+            .get_or_insert_with(|| ExecutionState::fresh(now));
+        exec.status =
+            crate::continuation::v2::status::final_status(exec.status, has_errors, signal.as_ref());
+        exec.completed_at = Some(*now);
+        out
+    }
+
+    /// A copy with `signal` added to the execution's continuation (what a
+    /// guard hook does when it trips).
+    /// Without an execution one is started `now`.
+    pub fn with_stop_signal(&self, signal: StopSignal, now: &Timestamp) -> AgentState {
+        let mut out = self.clone();
+        let exec = out
+            .execution
+            .get_or_insert_with(|| ExecutionState::fresh(now));
+        exec.continuation = exec.continuation.with_new_stop_signal(signal);
+        out
+    }
+
     /// The step the state is on: the current one, else the last recorded.
     pub fn last_step(&self) -> Option<&AgentStep> {
         self.execution.as_ref().and_then(ExecutionState::last_step)
