@@ -4,6 +4,7 @@
 
 mod broadcast;
 mod continuation;
+mod envelopes;
 mod state_model;
 
 use crate::Suite;
@@ -17,5 +18,9 @@ pub const SUITES: &[Suite] = &[
     Suite {
         file: "continuation.json",
         check: |n, c| crate::by_value(continuation::run, n, c),
+    },
+    Suite {
+        file: "envelopes.json",
+        check: envelopes::check,
     },
 ];
