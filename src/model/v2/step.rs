@@ -106,52 +106,54 @@ fn empty_response_data() -> Value {
 }
 
 impl InferenceResponse {
-    /// Reads a stored response. `legacy` is the step itself, whose v1-era
-    /// `toolCalls`/`usage` fill a step stored without a response.
-    fn from_value(v: Option<&Value>, legacy: &Map, path: &str, now: &Timestamp) -> Result<Self> {
-        let empty = Map::new();
-        let (m, path) = match v {
-            None | Some(Value::Null) => (legacy, path.to_string()),
-            Some(r) => {
+    /// Reads the step's `inferenceResponse`, or, for a v1-era step stored
+    /// without one, builds it from the step's own `toolCalls` and `usage`
+    /// (as v2 hydrates it: everything else empty, a fresh id, dated `now`).
+    fn of_step(step: &Map, path: &str, now: &Timestamp) -> Result<Self> {
+        match step.get("inferenceResponse") {
+            Some(r) if !r.is_null() => {
                 let at = child(path, "inferenceResponse");
-                (read::object(r, &at, "the inference response")?, at)
+                Self::from_map(read::object(r, &at, "the inference response")?, &at, now)
             }
+            _ => {
+                let mut legacy = Map::new();
+                for key in ["toolCalls", "usage"] {
+                    if let Some(v) = step.get(key) {
+                        legacy.insert(key, v.clone());
+                    }
+                }
+                Self::from_map(&legacy, path, now)
+            }
+        }
+    }
+
+    fn from_map(m: &Map, path: &str, now: &Timestamp) -> Result<Self> {
+        let text = |k: &str| -> Result<String> {
+            Ok(read::opt_scalar_string(m, k, path)?.unwrap_or_default())
         };
-        let own = v.is_some_and(|v| !v.is_null());
-        let source = if own { m } else { &empty };
         Ok(InferenceResponse {
-            content: read::opt_scalar_string(source, "content", &path)?.unwrap_or_default(),
-            finish_reason_raw: read::opt_scalar_string(source, "finishReason", &path)?
-                .unwrap_or_default(),
+            content: text("content")?,
+            finish_reason_raw: text("finishReason")?,
             tool_calls: match m.get("toolCalls") {
                 None | Some(Value::Null) => Vec::new(),
-                Some(tc) => tool_calls(tc, &child(&path, "toolCalls"))?,
+                Some(tc) => tool_calls(tc, &child(path, "toolCalls"))?,
             },
-            reasoning_content: read::opt_scalar_string(source, "reasoningContent", &path)?
-                .unwrap_or_default(),
+            reasoning_content: text("reasoningContent")?,
             usage: match m.get("usage") {
                 None | Some(Value::Null) => Usage::default(),
-                Some(u) => Usage::from_value(u, &child(&path, "usage"))?,
+                Some(u) => Usage::from_value(u, &child(path, "usage"))?,
             },
-            response_data: match source.get("responseData") {
+            response_data: match m.get("responseData") {
                 None | Some(Value::Null) => empty_response_data(),
                 Some(d) => {
-                    read::object(d, &child(&path, "responseData"), "the response data")?;
+                    read::object(d, &child(path, "responseData"), "the response data")?;
                     d.clone()
                 }
             },
-            is_partial: read::bool_or(source, "isPartial", false),
-            id: uuid_or_new(source, "id", &path)?,
-            created_at: time::read_or_now(
-                source.get("createdAt"),
-                now,
-                &child(&path, "createdAt"),
-            )?,
-            updated_at: time::read_or_now(
-                source.get("updatedAt"),
-                now,
-                &child(&path, "updatedAt"),
-            )?,
+            is_partial: read::bool_or(m, "isPartial", false),
+            id: uuid_or_new(m, "id", path)?,
+            created_at: time::read_or_now(m.get("createdAt"), now, &child(path, "createdAt"))?,
+            updated_at: time::read_or_now(m.get("updatedAt"), now, &child(path, "updatedAt"))?,
         })
     }
 
@@ -252,12 +254,7 @@ impl AgentStep {
                 ToolExecution::from_value(v, p, now)
             })?,
             errors: step_errors(m, path)?,
-            inference_response: InferenceResponse::from_value(
-                m.get("inferenceResponse"),
-                m,
-                path,
-                now,
-            )?,
+            inference_response: InferenceResponse::of_step(m, path, now)?,
         })
     }
 
