@@ -249,3 +249,93 @@ impl Guard {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Timestamp {
+        chrono::DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    fn state() -> AgentState {
+        let v = crate::json::from_str(r#"{"execution": {"status": "in_progress"}}"#).unwrap();
+        AgentState::from_value(&v, &at("2026-08-10T12:00:00Z")).unwrap()
+    }
+
+    #[test]
+    fn guard_specs_read_from_data_and_refuse_unknown_kinds_with_a_path() {
+        let specs = crate::json::from_str(
+            r#"[{"kind": "steps_limit", "max": 20}, {"kind": "token_usage_limit", "max": 32768},
+                {"kind": "execution_time_limit", "max": 300}, {"kind": "finish_reason", "stopReasons": ["length"]}]"#,
+        )
+        .unwrap();
+        let guards = Guard::list_from_value(&specs, "/guards").unwrap();
+        assert_eq!(&guards[..3], &Guard::use_guards_defaults()[..]);
+        assert_eq!(
+            guards[3],
+            Guard::FinishReason {
+                stop_reasons: vec![FinishReason::Length]
+            }
+        );
+        assert_eq!(guards[3].trigger(), Trigger::AfterStep);
+        for (spec, code, path) in [
+            (
+                r#"[{"kind": "guard"}]"#,
+                ErrorCode::InvalidValue,
+                "/guards/0/kind",
+            ),
+            (r#"[{"max": 3}]"#, ErrorCode::MissingField, "/guards/0/kind"),
+            (
+                r#"[{"kind": "steps_limit"}]"#,
+                ErrorCode::MissingField,
+                "/guards/0/max",
+            ),
+            (
+                r#"[{"kind": "steps_limit", "max": 1.5}]"#,
+                ErrorCode::InvalidType,
+                "/guards/0/max",
+            ),
+            (
+                r#"[{"kind": "steps_limit", "max": 3, "min": 1}]"#,
+                ErrorCode::InvalidValue,
+                "/guards/0/min",
+            ),
+            (
+                r#"[{"kind": "finish_reason", "stopReasons": ["end_turn"]}]"#,
+                ErrorCode::InvalidValue,
+                "/guards/0/stopReasons/0",
+            ),
+        ] {
+            let err = Guard::list_from_value(&crate::json::from_str(spec).unwrap(), "/guards")
+                .unwrap_err();
+            assert_eq!(
+                (err.code, err.path.as_deref()),
+                (code, Some(path)),
+                "{spec}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_time_guard_trips_at_its_limit_in_fractional_seconds() {
+        let guard = Guard::ExecutionTimeLimit { max_seconds: 300.0 };
+        let clock = |now: &str| Clock {
+            execution_started_at: at("2026-08-10T12:00:00Z"),
+            now: at(now),
+        };
+        assert_eq!(
+            guard.check(&state(), &clock("2026-08-10T12:04:59.500Z")),
+            None
+        );
+        let signal = guard
+            .check(&state(), &clock("2026-08-10T12:05:00Z"))
+            .unwrap();
+        assert_eq!(signal.reason, StopReason::TimeLimit);
+        assert_eq!(
+            signal.message,
+            "Execution time limit reached: 300.00s/300.00s"
+        );
+        assert_eq!(signal.source.as_deref(), Some(TIME));
+    }
+}

@@ -34,7 +34,6 @@ pub fn run(_name: &str, input: &Value) -> Option<Outcome> {
             |v| AgentStep::from_value(v, "", &now),
             |s| s.to_value(Form::Reference),
             |s| {
-                let calls = |list: Vec<Value>| Value::Array(list);
                 json!({
                     "stepType": s.step_type().as_str(),
                     "hasToolCalls": s.has_tool_calls(),
@@ -42,8 +41,8 @@ pub fn run(_name: &str, input: &Value) -> Option<Outcome> {
                     "usage": s.usage().to_value(),
                     "hasErrors": s.has_errors(),
                     "errorsAsString": s.error_messages().join("\n"),
-                    "requestedToolCalls": calls(s.inference_response.tool_calls.iter().map(|c| c.to_value()).collect()),
-                    "executedToolCalls": calls(s.tool_executions.iter().map(|e| e.tool_call.to_value()).collect()),
+                    "requestedToolCalls": s.inference_response.tool_calls.iter().map(|c| c.to_value()).collect::<Vec<_>>(),
+                    "executedToolCalls": s.tool_executions.iter().map(|e| e.tool_call.to_value()).collect::<Vec<_>>(),
                     "toString": summary(s),
                 })
             },
@@ -138,9 +137,12 @@ fn whole_state(data: &Value, now: &Timestamp) -> Outcome {
     )
 }
 
-/// Compares `derived` with the vector's, where the harness shows an object
-/// the core reports as data: `debug().errors` is an `ErrorList` object that
-/// the vectors print as its class; the core reports the error count.
+/// Runs a case and compares it with the vector. Two adjustments, both about
+/// how the harness recorded rather than what the producer did: for `part …`
+/// cases it recorded a different selection of derived values per case (each
+/// recorded one is compared; ours has a few more); and `debug().errors` is an
+/// `ErrorList` object the vectors print as its class name, where the core
+/// reports the error count (`errorCount`), so neither side's is compared.
 pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
     let mut case = case.clone();
     let expected_derived = case["expected"].get("derived").cloned();
