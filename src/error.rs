@@ -27,6 +27,9 @@ pub enum ErrorCode {
     InvalidTimestamp,
     /// A number is out of the allowed range (e.g. unrealistic token counts).
     OutOfRange,
+    /// A stored agent state is neither a v1.22 nor a v2.x state (or mixes
+    /// both): it is refused rather than read as either's empty default.
+    UnknownStateVersion,
 }
 
 impl ErrorCode {
@@ -41,11 +44,12 @@ impl ErrorCode {
             ErrorCode::InvalidValue => "invalid_value",
             ErrorCode::InvalidTimestamp => "invalid_timestamp",
             ErrorCode::OutOfRange => "out_of_range",
+            ErrorCode::UnknownStateVersion => "unknown_state_version",
         }
     }
 
     /// Every code, for documentation and the TypeScript union.
-    pub const ALL: [ErrorCode; 8] = [
+    pub const ALL: [ErrorCode; 9] = [
         ErrorCode::InvalidJson,
         ErrorCode::TooLarge,
         ErrorCode::TooDeep,
@@ -54,6 +58,7 @@ impl ErrorCode {
         ErrorCode::InvalidValue,
         ErrorCode::InvalidTimestamp,
         ErrorCode::OutOfRange,
+        ErrorCode::UnknownStateVersion,
     ];
 }
 

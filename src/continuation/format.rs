@@ -6,6 +6,17 @@
 /// arithmetic on the float's bits: `{:.1}` pulls ~7 KB of exact-float formatting
 /// into the wasm.
 pub fn one_decimal(x: f64) -> String {
+    decimals(x, 1)
+}
+
+/// `sprintf('%.2f', $x)` (v2's time guard message), rounded as [`one_decimal`].
+pub fn two_decimals(x: f64) -> String {
+    decimals(x, 2)
+}
+
+/// `sprintf('%.{places}f', $x)` for 1 ≤ `places` ≤ 3, rounded as [`one_decimal`].
+fn decimals(x: f64, places: u32) -> String {
+    let scale: u128 = 10u128.pow(places);
     if !x.is_finite() {
         return if x.is_nan() {
             "nan".into()
@@ -24,8 +35,8 @@ pub fn one_decimal(x: f64) -> String {
     } else {
         (fraction | (1u64 << 52), exponent - 1075)
     };
-    // x * 10 = mantissa * 10 * 2^exp2, rounded to an integer, ties to even.
-    let scaled = u128::from(mantissa) * 10;
+    // x * 10^places = mantissa * 10^places * 2^exp2, rounded to an integer, ties to even.
+    let scaled = u128::from(mantissa) * scale;
     let tenths: u128 = if exp2 >= 0 {
         match scaled
             .checked_shl(exp2 as u32)
@@ -62,7 +73,7 @@ pub fn one_decimal(x: f64) -> String {
             break;
         }
     }
-    if digits.len() == 1 {
+    while digits.len() <= places as usize {
         digits.push(b'0');
     }
     let mut out = String::with_capacity(digits.len() + 2);
@@ -70,7 +81,7 @@ pub fn one_decimal(x: f64) -> String {
         out.push('-');
     }
     for (i, d) in digits.iter().rev().enumerate() {
-        if i == digits.len() - 1 {
+        if i == digits.len() - places as usize {
             out.push('.');
         }
         out.push(*d as char);
@@ -100,6 +111,15 @@ pub fn reason_class_name(class: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_decimals_pads_and_rounds_like_sprintf() {
+        assert_eq!(two_decimals(0.0), "0.00");
+        assert_eq!(two_decimals(-1.0), "-1.00");
+        assert_eq!(two_decimals(0.001), "0.00");
+        assert_eq!(two_decimals(300.0), "300.00");
+        assert_eq!(two_decimals(31.256), "31.26");
+    }
 
     #[test]
     fn one_decimal_rounds_the_binary_value() {

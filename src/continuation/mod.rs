@@ -12,6 +12,7 @@ pub mod observe;
 pub mod outcome;
 pub mod replay;
 pub mod spec;
+pub mod v2;
 
 pub use criteria::{evaluate_all, Criterion};
 pub use decision::Decision;

@@ -7,9 +7,33 @@ use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::child;
 use crate::model::read;
 
+/// Which producer's broadcaster the encoder reproduces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// instructor-php v1.22's `AgentEventEnvelopeAdapter` (the default).
+    #[default]
+    V1_22,
+    /// instructor-php v2.x's `AgentEventBroadcaster`: continuation
+    /// `{step_number, should_stop, stop_reason, resolved_by}`, four-key status
+    /// on failure and stop, the trailing `stopped` after `completed`.
+    V2,
+}
+
+impl Dialect {
+    /// `"v1.22"` or `"v2"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::V1_22 => "v1.22",
+            Dialect::V2 => "v2",
+        }
+    }
+}
+
 /// Switches of the reference adapter, plus stepline's compat switch.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BroadcastConfig {
+    /// The producer whose envelopes are reproduced.
+    pub dialect: Dialect,
     pub include_stream_chunks: bool,
     pub include_continuation_trace: bool,
     /// Send the (truncated) tool arguments instead of a one-line summary.
@@ -31,6 +55,7 @@ impl Default for BroadcastConfig {
     /// The reference's default (= `standard()`).
     fn default() -> Self {
         BroadcastConfig {
+            dialect: Dialect::V1_22,
             include_stream_chunks: true,
             include_continuation_trace: false,
             include_tool_args: false,
@@ -64,8 +89,9 @@ impl BroadcastConfig {
     }
 
     /// Reads `{preset?, includeStreamChunks?, includeContinuationTrace?,
-    /// includeToolArgs?, maxArgLength?, autoStatusTracking?, compat?}` where
-    /// `compat` is `true` (local time = UTC) or `{utcOffsetMinutes}`.
+    /// includeToolArgs?, maxArgLength?, autoStatusTracking?, compat?, dialect?}`
+    /// where `compat` is `true` (local time = UTC) or `{utcOffsetMinutes}` and
+    /// `dialect` is `"v1.22"` (default) or `"v2"`.
     pub fn from_options(m: &Map, path: &str) -> Result<BroadcastConfig> {
         read::only_keys(
             m,
@@ -78,6 +104,7 @@ impl BroadcastConfig {
                 "autoStatusTracking",
                 "compat",
                 "maxMessageBytes",
+                "dialect",
             ],
             path,
         )?;
@@ -91,6 +118,20 @@ impl BroadcastConfig {
                     &child(path, "preset"),
                     format!(
                         "expected \"minimal\", \"standard\" or \"debug\", found {}",
+                        crate::json::quote(other)
+                    ),
+                ))
+            }
+        };
+        c.dialect = match read::opt_str(m, "dialect", path)? {
+            None | Some("v1.22") => Dialect::V1_22,
+            Some("v2") => Dialect::V2,
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    &child(path, "dialect"),
+                    format!(
+                        "expected \"v1.22\" or \"v2\", found {}",
                         crate::json::quote(other)
                     ),
                 ))

@@ -186,7 +186,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         }
     };
     let payload = match fields(&kind) {
-        Some(spec) => normalise(payload_in, spec, payload_path, &mut warnings)?,
+        Some(spec) => normalise_kind(&kind, payload_in, spec, payload_path, &mut warnings)?,
         None => {
             warnings.push(Warning {
                 path: child("", type_key),
@@ -237,9 +237,41 @@ pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
 /// are relative to the payload (`/step_number`).
 pub fn check_payload(kind: &str, payload: &Map) -> Result<()> {
     match fields(kind) {
-        Some(spec) => normalise(payload.clone(), spec, "", &mut Vec::new()).map(drop),
+        Some(spec) => normalise_kind(kind, payload.clone(), spec, "", &mut Vec::new()).map(drop),
         None => Ok(()),
     }
+}
+
+/// [`normalise`], then what one field cannot say on its own: a continuation
+/// carries v1.22's `should_continue` or v2's `should_stop`, and reads into the
+/// one vocabulary with both (`should_continue` = not `should_stop`).
+fn normalise_kind(
+    kind: &str,
+    input: Map,
+    spec: &[Field],
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Value> {
+    let mut out = normalise(input, spec, path, warnings)?;
+    if kind == "agent.continuation" {
+        if let Value::Object(m) = &mut out {
+            let flag = |k: &str| m.get(k).and_then(Value::as_bool);
+            match (flag("should_continue"), flag("should_stop")) {
+                (Some(_), _) => {}
+                (None, Some(stop)) => {
+                    m.insert("should_continue", Value::Bool(!stop));
+                }
+                (None, None) => {
+                    return Err(SteplineError::at(
+                        ErrorCode::MissingField,
+                        &child(path, "should_continue"),
+                        "expected `should_continue` (v1.22) or `should_stop` (v2)",
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The payload's known fields under their normalised names, in `spec` order,

@@ -15,6 +15,8 @@ use crate::model::time::{self, Timestamp};
 use crate::model::tool_execution::millis_between;
 use chrono::Timelike;
 
+mod v2;
+
 /// One broadcast: the Pusher channel and the envelope.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Broadcast {
@@ -74,30 +76,45 @@ impl Encoder {
 
     /// Encodes one producer event (`event` is the reference class name, `args`
     /// its fields as in envelopes.json). Events the adapter does not broadcast
-    /// give no envelopes.
+    /// give no envelopes. The config's dialect says which producer's adapter
+    /// (v1.22's, or v2's `AgentEventBroadcaster` and its events) is reproduced.
     pub fn push(&mut self, event: &str, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        match self.config.dialect {
+            crate::envelope::config::Dialect::V1_22 => self.push_v1(event, args, now),
+            crate::envelope::config::Dialect::V2 => self.push_v2(event, args, now),
+        }
+    }
+
+    /// Text streamed by the model as `agent.stream.chunk`s (none when chunks
+    /// are off or the text is empty); a text over the cap is split into
+    /// consecutive chunks, never cut.
+    fn stream_chunks(&mut self, content: &str, now: &Timestamp) -> Vec<Broadcast> {
+        let mut out = Vec::new();
+        if self.config.include_stream_chunks && !content.is_empty() {
+            let pieces = match self.config.max_message_bytes {
+                Some(max) => {
+                    let overhead = cap::encoded_len(&self.chunk("", u64::MAX, now).envelope);
+                    cap::split_text(content, max.saturating_sub(overhead + 2))
+                }
+                None => vec![content],
+            };
+            for piece in pieces {
+                let index = self.chunk_counter;
+                self.chunk_counter += 1;
+                out.push(self.chunk(piece, index, now));
+            }
+        }
+        out
+    }
+
+    fn push_v1(&mut self, event: &str, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
         let mut out = Vec::new();
         let arg = |k: &str| args.get(k).cloned().unwrap_or(Value::Null);
         let compat = self.config.compat.is_some();
         match event {
             "StreamEventReceived" => {
                 let content = args.get("content").and_then(Value::as_str).unwrap_or("");
-                if self.config.include_stream_chunks && !content.is_empty() {
-                    // A chunk over the cap is split into consecutive chunks, never cut.
-                    let pieces = match self.config.max_message_bytes {
-                        Some(max) => {
-                            let overhead =
-                                cap::encoded_len(&self.chunk("", u64::MAX, now).envelope);
-                            cap::split_text(content, max.saturating_sub(overhead + 2))
-                        }
-                        None => vec![content],
-                    };
-                    for piece in pieces {
-                        let index = self.chunk_counter;
-                        self.chunk_counter += 1;
-                        out.push(self.chunk(piece, index, now));
-                    }
-                }
+                out.extend(self.stream_chunks(content, now));
             }
             "AgentStepStarted" => {
                 let payload = checked(

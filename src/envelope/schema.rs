@@ -107,9 +107,12 @@ const AGENT_STREAM_CHUNK: &[Field] = &[
     f("tokens_delta", &[], Kind::Int, false),
 ];
 
+/// v1.22 sends `should_continue`, v2 `should_stop` (one of them is required;
+/// see `decode`); v2's `stop_reason` is null when no signal stopped the run.
 const AGENT_CONTINUATION: &[Field] = &[
     f("step_number", &["step_index"], Kind::Int, true),
-    f("should_continue", &[], Kind::Bool, true),
+    f("should_continue", &[], Kind::Bool, false),
+    f("should_stop", &[], Kind::Bool, false),
     f("stop_reason", &[], Kind::Str, false),
     f("resolved_by", &[], Kind::Str, false),
     f("evaluations", &[], Kind::Evaluations, false),

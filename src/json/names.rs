@@ -44,6 +44,7 @@ const KNOWN: &[&str] = &[
     "resolved_by",
     "result_summary",
     "should_continue",
+    "should_stop",
     "status",
     "step",
     "step_count",

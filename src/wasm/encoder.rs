@@ -15,7 +15,9 @@ use super::types::EncoderOptionsArg;
 /// Encodes agent events into envelopes exactly like the producer's broadcast
 /// adapter (status machine, chunk indexes, argument summaries), with true UTC
 /// timestamps and real step durations unless `config.compat` is set, and every
-/// envelope within `config.maxMessageBytes` (default 10,000).
+/// envelope within `config.maxMessageBytes` (default 10,000). `config.dialect:
+/// "v2"` reproduces instructor-php v2's `AgentEventBroadcaster` instead of the
+/// v1.22 adapter.
 ///
 /// @example
 /// ```js

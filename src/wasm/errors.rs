@@ -54,7 +54,8 @@ const STEPLINE_ERROR_TS: &'static str = r#"
 /** Machine-readable class of a {@link SteplineError}. */
 export type SteplineErrorCode =
   | "invalid_json" | "too_large" | "too_deep" | "invalid_type"
-  | "missing_field" | "invalid_value" | "invalid_timestamp" | "out_of_range";
+  | "missing_field" | "invalid_value" | "invalid_timestamp" | "out_of_range"
+  | "unknown_state_version";
 
 /**
  * Every failure in stepline is thrown as a `SteplineError`.

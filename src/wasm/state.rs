@@ -3,31 +3,46 @@
 use wasm_bindgen::prelude::*;
 
 use crate::model::time::resolve_now;
+use crate::model::version::AnyAgentState;
 use crate::model::view::agent_state_view;
-use crate::model::AgentState;
 
 use super::convert::{clock, now_option, options, out};
 use super::walk;
 
-/// Reads an agent state in the reference producer's full format
-/// (`AgentState::toArray()` of instructor-php) and returns it as plain objects,
-/// with derived values on every step: `stepType`, `requestedToolCalls`,
-/// `executedToolCalls`, `finishReason`, `usage.total` and `durationMs` (when the
-/// step's start and end are stored). Missing parts take the producer's defaults;
-/// `options.now` (ISO string or epoch ms) is the time used for missing dates.
-/// `executionStartedAt` is never restored from storage: it is always `null`.
+/// Reads a stored agent state of either producer release and returns it as
+/// plain objects. The release is recognised from the state's keys
+/// (`stateVersion` in the result says which was read for v2):
+///
+/// - instructor-php v1.22 (`AgentState::toArray()` of `packages/addons`): the
+///   state with derived values on every step: `stepType`,
+///   `requestedToolCalls`, `executedToolCalls`, `finishReason`, `usage.total`
+///   and `durationMs` (when the step's start and end are stored).
+///   `executionStartedAt` is never restored from storage: it is always `null`.
+/// - instructor-php v2.x (`packages/agents`): the state as stored with
+///   `stateVersion: "v2"` and `derived` (`status`, `stepCount`, `stopReason`,
+///   `stopSource`, `usage`, `hasErrors`, `finalResponse`, per-step summaries,
+///   …). A stored `llmConfig.apiKey` is shown as `"[redacted]"`.
+///
+/// Missing parts take the producer's defaults; `options.now` (ISO string or
+/// epoch ms) is the time used for missing dates. A state that is neither, or
+/// mixes both, throws {@link SteplineError} with code `unknown_state_version`
+/// rather than being read as an empty state.
 ///
 /// Throws {@link SteplineError} with a JSON-pointer `path` on bad input.
 ///
 /// @example
 /// ```js
 /// const state = parseAgentState(row.state_json);
-/// for (const step of state.steps) {
-///   console.log(step.stepType, step.finishReason, step.usage.total,
-///               step.requestedToolCalls.map(c => c.name));
+/// if ('stateVersion' in state) {
+///   console.log(state.derived.status, state.derived.stopReason, state.derived.usage);
+/// } else {
+///   for (const step of state.steps) {
+///     console.log(step.stepType, step.finishReason, step.usage.total,
+///                 step.requestedToolCalls.map(c => c.name));
+///   }
 /// }
 /// ```
-#[wasm_bindgen(js_name = parseAgentState, unchecked_return_type = "AgentState")]
+#[wasm_bindgen(js_name = parseAgentState, unchecked_return_type = "AgentState | AgentStateV2")]
 pub fn parse_agent_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
     opts: Option<super::types::ParseAgentStateOptionsArg>,
@@ -37,7 +52,69 @@ pub fn parse_agent_state(
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
         // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
         let value = walk::json_value(&input, None, "the agent state")?;
-        let state = AgentState::from_value(&value, &now)?;
-        Ok(agent_state_view(&state))
+        Ok(match AnyAgentState::from_value(&value, &now)? {
+            AnyAgentState::V1_22(state) => agent_state_view(&state),
+            AnyAgentState::V2(state) => crate::model::v2::view::view(&state, &now),
+        })
     })())
 }
+
+#[wasm_bindgen(typescript_custom_section)]
+const AGENT_STATE_V2_TS: &'static str = r#"
+/** The status of a v2 execution; `null` between executions. */
+export type ExecutionStatusV2 = "pending" | "in_progress" | "completed" | "stopped" | "failed";
+/** One of v2's ten stop reasons (lower priority wins: `error` 0 … `unknown` 9). */
+export type StopReasonV2 = "error" | "stop_requested" | "user_requested" | "steps_limit" | "token_limit"
+  | "time_limit" | "retry_limit" | "finish_reason" | "completed" | "unknown";
+/** A v2 stop signal. */
+export interface StopSignalV2 { reason: StopReasonV2; message: string; context: PhpMap; source: string | null }
+/** A v2 continuation (snake_case on the wire). */
+export interface ExecutionContinuationV2 { stop_signals: StopSignalV2[]; is_continuation_requested: boolean }
+/** Token usage as v2 stores it (no `total`). */
+export interface UsageV2 { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
+/** A recorded v2 step, summarised. */
+export interface StepSummaryV2 {
+  stepType: StepType; finishReason: FinishReason; hasToolCalls: boolean; toolCalls: number;
+  toolExecutions: number; errors: number; errorsAsString: string; usage: UsageV2; stopSignal: StopSignalV2 | null;
+}
+/** What a v2 state's accessors give, under their names. */
+export interface AgentStateV2Derived {
+  status: ExecutionStatusV2 | null; executionCount: number; stepCount: number;
+  stopReason: StopReasonV2 | null; stopSource: string | null; stopSignal: StopSignalV2 | null;
+  shouldStop: boolean; executionContinuation: ExecutionContinuationV2; explain: string;
+  /** `null` without an execution. */
+  hasErrors: boolean | null; errors: string; usage: UsageV2;
+  hasFinalResponse: boolean; finalResponse: string; currentResponse: string;
+  lastStepType: StepType | null; messageCount: number; steps: StepSummaryV2[];
+  agentId: string; parentAgentId: string | null; createdAt: string; updatedAt: string;
+  hasExecution: boolean; hasCurrentStep: boolean; executionId: string | null;
+  /** Seconds. */
+  executionDuration: number | null; stepsDuration: number | null; lastStepDuration: number | null;
+  lastStepUsage: UsageV2; lastStepStartedAt: string | null; lastStepCompletedAt: string | null;
+  lastToolExecution: Record<string, unknown> | null; systemPrompt: string; metadata: PhpMap; messageRoles: Role[];
+  debug: { status: ExecutionStatusV2 | null; executionCount: number; hasExecution: boolean; executionId: string | null;
+    steps: number; continuation: string; hasErrors: boolean; errorCount: number; usage: UsageV2 };
+}
+/** A v2.x (instructor-php `packages/agents`) state as {@link parseAgentState} returns it. */
+export interface AgentStateV2 {
+  stateVersion: "v2";
+  agentId: string;
+  parentAgentId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  context: {
+    metadata: PhpMap; systemPrompt: string; responseFormat: PhpMap;
+    messageStore: { sections: { name: string; messages: Record<string, unknown>[] }[]; parameters: PhpMap };
+  };
+  /** The resolved LLM config as stored, `apiKey` shown as `"[redacted]"`. */
+  llmConfig: PhpMap | null;
+  executionCount: number;
+  execution: {
+    executionId: string; status: ExecutionStatusV2; startedAt: string; completedAt: string | null;
+    stepExecutions: { id: string; step: Record<string, unknown>; continuation: ExecutionContinuationV2;
+      startedAt: string; completedAt: string; duration: number }[];
+    continuation: ExecutionContinuationV2; currentStepStartedAt: string | null; currentStep: Record<string, unknown> | null;
+  } | null;
+  derived: AgentStateV2Derived;
+}
+"#;

@@ -713,6 +713,12 @@ export interface EnvelopeEncoderConfig {
   maxMessageBytes?: number | null;
   /** Reproduce the producer: local time printed with `Z`, quirky step durations, byte cuts. */
   compat?: boolean | { utcOffsetMinutes: number };
+  /**
+   * Which producer's broadcaster: `"v1.22"` (default, `AgentEventEnvelopeAdapter`) or `"v2"`
+   * (`AgentEventBroadcaster`: events `PartialInferenceDeltaCreated`, `StreamEventParsed`,
+   * `ContinuationEvaluated {stepNumber, executionState}`, `AgentExecutionStopped`, `AgentExecutionFailed`).
+   */
+  dialect?: "v1.22" | "v2";
 }
 
 export interface EnvelopeEncoderOptions {

@@ -3,6 +3,7 @@
 //! fixes (true UTC timestamps; truncation at character boundaries) against the
 //! expectation adjusted accordingly.
 
+use stepline::envelope::config::Dialect;
 use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::json::Value;
 use stepline::model::time::{format_utc_millis, Timestamp};
@@ -21,11 +22,25 @@ fn offset_minutes(zone: Option<&str>) -> Option<i32> {
 }
 
 pub fn check(_name: &str, case: &Value) -> Option<Result<(), String>> {
+    check_as(case, Dialect::V1_22, offset_minutes)
+}
+
+/// Runs an envelopes.json case through the encoder in `dialect`; `offsets`
+/// gives the UTC offset (minutes) of the vector's PHP default timezone at the
+/// vector's instant.
+pub fn check_as(
+    case: &Value,
+    dialect: Dialect,
+    offsets: fn(Option<&str>) -> Option<i32>,
+) -> Option<Result<(), String>> {
     let input = &case["input"];
     let now: Timestamp = chrono::DateTime::parse_from_rfc3339(input["now"].as_str()?).ok()?;
-    let base = BroadcastConfig::from_reference(&input["config"])?;
+    let base = BroadcastConfig {
+        dialect,
+        ..BroadcastConfig::from_reference(&input["config"])?
+    };
     let offset =
-        chrono::FixedOffset::east_opt(offset_minutes(input["phpDefaultTimezone"].as_str())? * 60)?;
+        chrono::FixedOffset::east_opt(offsets(input["phpDefaultTimezone"].as_str())? * 60)?;
     let run = |config: BroadcastConfig| -> Result<Value, String> {
         let mut encoder = Encoder::new(
             input["sessionId"].as_str().unwrap_or(""),

@@ -116,7 +116,10 @@ fn fixed_expectation(expected: &Value, invalid: &[Value], drop_results: bool) ->
 
 /// `$.expected.a.b[1].c` → `/a/b/1/c`.
 pub fn pointer(json_path: &str) -> String {
-    let rest = json_path.trim_start_matches("$.expected");
+    // v1.22 paths start at the case (`$.expected[0]…`), v2.7's at `expected` (`$[0]…`).
+    let rest = json_path
+        .trim_start_matches("$.expected")
+        .trim_start_matches('$');
     rest.replace('[', ".")
         .replace(']', "")
         .split('.')

@@ -29,10 +29,14 @@ import {
   parseAgentState, normalizeInferenceResponse, InferenceStreamAccumulator,
   isUser, isSystem, hasRole,
 } from 'stepline';
-import type { AgentState, AgentStep, StepType, FinishReason, NormalizedInference, StreamDelta, Message } from 'stepline';
+import type { AgentState, AgentStateV2, StopReasonV2, AgentStep, StepType, FinishReason, NormalizedInference, StreamDelta, Message } from 'stepline';
 
-const state: AgentState = parseAgentState('{}', { now: '2026-01-20T12:00:00Z' });
-const bare: AgentState = parseAgentState('{}'); // options are optional
+// parseAgentState reads either release; `stateVersion` (v2 only) tells them apart.
+const parsed = parseAgentState('{}', { now: '2026-01-20T12:00:00Z' });
+if ('stateVersion' in parsed) throw new Error('expected a v1.22 state');
+const state: AgentState = parsed;
+const bare: AgentState | AgentStateV2 = parseAgentState('{}'); // options are optional
+const v2Reason: StopReasonV2 | null = 'stateVersion' in bare ? bare.derived.stopReason : null;
 const firstStep: AgentStep | undefined = state.steps[0];
 const kind: StepType | undefined = firstStep?.stepType;
 const reason: FinishReason | undefined = firstStep?.finishReason;
@@ -66,7 +70,7 @@ parseAgentState('{}', { nwo: 1 });
 // @ts-expect-error: roles are a closed union
 hasRole({ role: 'tool' }, 'robot');
 
-export { bare, state, reason, total, duration, requested, appended, delta, count, flags };
+export { bare, v2Reason, state, reason, total, duration, requested, appended, delta, count, flags };
 
 // Continuation: outcomes, specs as data, replays.
 import { evaluateContinuation, resolveOutcome, replayContinuation } from 'stepline';

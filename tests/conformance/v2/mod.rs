@@ -1,0 +1,26 @@
+//! Handlers for the instructor-php v2.7.0 corpus (`tests/vectors/instructor-php-v2.7`).
+//! Same file names as v1.22's, different formats: nothing here is shared with
+//! the v1.22 handlers but the comparison rules (`crate::compare`).
+
+mod broadcast;
+mod continuation;
+mod envelopes;
+mod state_model;
+
+use crate::Suite;
+
+/// The v2.7 files this runner checks, each with its handler.
+pub const SUITES: &[Suite] = &[
+    Suite {
+        file: "state-model.json",
+        check: state_model::check,
+    },
+    Suite {
+        file: "continuation.json",
+        check: |n, c| crate::by_value(continuation::run, n, c),
+    },
+    Suite {
+        file: "envelopes.json",
+        check: envelopes::check,
+    },
+];

@@ -1,0 +1,174 @@
+//! `parseAgentState`'s version recognition: every stored state of each
+//! producer release in the corpora is read by its own release's reader, and
+//! never as the other's empty default (a v2.7 final state used to read as an
+//! empty v1.22 state: 0 steps, `in_progress`, no usage).
+
+use stepline::json::Value;
+use stepline::model::time::Timestamp;
+use stepline::model::v2::derived::derived;
+use stepline::model::v2::Form;
+use stepline::model::version::{AnyAgentState, StateVersion};
+use stepline::ErrorCode;
+
+fn cases(folder: &str, file: &str) -> Vec<Value> {
+    let path = format!(
+        "{}/tests/vectors/{folder}/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
+        Value::Array(c) => c,
+        _ => panic!("{path}: not an array of cases"),
+    }
+}
+
+/// The corpus shows the ids the producer generated as `"<uuid>"`; a stored
+/// state has real ones, so each placeholder gets a distinct valid uuid.
+fn with_ids(v: &Value) -> Value {
+    fn walk(v: &mut Value, n: &mut u32) {
+        match v {
+            Value::String(s) if s == "<uuid>" => {
+                *n += 1;
+                *s = format!("9e000000-0000-4000-8000-{:012}", n);
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
+            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
+            _ => {}
+        }
+    }
+    let mut out = v.clone();
+    walk(&mut out, &mut 0);
+    out
+}
+
+fn now_v2() -> Timestamp {
+    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250+00:00").unwrap()
+}
+
+fn now_v1() -> Timestamp {
+    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
+}
+
+/// Every v1.22 state the v1.22 corpus holds, named.
+fn v1_states() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for c in cases("cognesy-v1.22", "state-model.json") {
+        if c["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("AgentState roundtrip")
+        {
+            out.push((c["name"].to_string(), c["input"]["data"].clone()));
+        }
+    }
+    for c in cases("cognesy-v1.22", "agent-runs.json") {
+        for (i, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
+            out.push((
+                format!("{} turn {i}", c["name"]),
+                turn["finalState"].clone(),
+            ));
+        }
+    }
+    for file in ["continuation.json", "slim-serializer.json"] {
+        for c in cases("cognesy-v1.22", file) {
+            if let Some(state) = c["input"].get("state").filter(|s| s.is_object()) {
+                out.push((c["name"].to_string(), state.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_v2_final_state_reads_as_v2_with_the_runs_derived_values() {
+    let mut checked = 0;
+    for c in cases("instructor-php-v2.7", "agent-runs.json") {
+        for (i, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
+            let name = format!("{} turn {i}", c["name"]);
+            let state = &with_ids(&turn["finalState"]);
+            assert_eq!(StateVersion::of(state), Ok(StateVersion::V2), "{name}");
+            let AnyAgentState::V2(s) = AnyAgentState::from_value(state, &now_v2())
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+            else {
+                panic!("{name}: not read as a v2 state");
+            };
+            let ours = derived(&s, &now_v2(), Form::Reference);
+            for (key, expected) in turn["derived"].as_object().unwrap() {
+                assert_eq!(&ours[&**key], expected, "{name}: derived {key}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 42, "only {checked} final states");
+}
+
+#[test]
+fn every_v1_state_of_the_v1_corpus_reads_as_v1() {
+    let states = v1_states();
+    assert!(states.len() > 100, "only {} states", states.len());
+    for (name, state) in states {
+        assert_eq!(StateVersion::of(&state), Ok(StateVersion::V1_22), "{name}");
+        if let Ok(read) = AnyAgentState::from_value(&state, &now_v1()) {
+            assert_eq!(read.version(), StateVersion::V1_22, "{name}");
+        }
+    }
+}
+
+#[test]
+fn every_v2_state_of_the_v2_state_model_reads_as_v2_except_the_one_mixing_v1_keys() {
+    for c in cases("instructor-php-v2.7", "state-model.json") {
+        let Some(state) = c["input"].get("state") else {
+            continue;
+        };
+        let name = c["name"].as_str().unwrap();
+        let version = StateVersion::of(state);
+        if name == "edge extra unknown fields are ignored" {
+            // v2.7 itself ignores the v1 `status`/`steps` keys beside its own; a
+            // reader that cannot tell which release wrote it refuses it instead.
+            assert_eq!(version.unwrap_err().code, ErrorCode::UnknownStateVersion);
+        } else if name == "edge only agentId" {
+            // Nothing but an id: the empty state of either release.
+            assert_eq!(version, Ok(StateVersion::V1_22));
+        } else {
+            assert_eq!(version, Ok(StateVersion::V2), "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_state_of_neither_release_is_refused_not_read_as_empty() {
+    for text in [
+        r#"{"foo": 1}"#,
+        r#"{"agentId": "a", "state": {"steps": []}}"#,
+        r#"{"execution": null, "messageStore": {}}"#,
+    ] {
+        let v = stepline::json::from_str(text).unwrap();
+        let err = AnyAgentState::from_value(&v, &now_v1()).unwrap_err();
+        assert_eq!(err.code, ErrorCode::UnknownStateVersion, "{text}");
+        assert_eq!(err.path.as_deref(), Some(""), "{text}");
+        assert_eq!(err.code.as_str(), "unknown_state_version");
+    }
+}
+
+#[test]
+fn a_stored_api_key_never_reaches_the_view_an_error_or_debug_output() {
+    let key = "sk-test-SEEDED-4f1c2a9e";
+    let run = &cases("instructor-php-v2.7", "agent-runs.json")[0];
+    let mut state = with_ids(&run["expected"][0]["finalState"]);
+    state["llmConfig"] = stepline::json::from_str(&format!(
+        r#"{{"apiUrl": "https://llm.invalid/v1", "apiKey": "{key}", "model": "m"}}"#
+    ))
+    .unwrap();
+    let AnyAgentState::V2(s) = AnyAgentState::from_value(&state, &now_v2()).unwrap() else {
+        panic!("not read as v2");
+    };
+    let view = stepline::model::v2::view::view(&s, &now_v2());
+    assert!(!view.to_string().contains(key), "the view shows the key");
+    assert_eq!(view["llmConfig"]["apiKey"], "[redacted]");
+    assert!(!format!("{s:?}").contains(key), "Debug shows the key");
+    // A bad value elsewhere in the same state: the error names it, not the key.
+    state["executionCount"] = Value::from("1");
+    let err = AnyAgentState::from_value(&state, &now_v2()).unwrap_err();
+    assert!(!err.to_string().contains(key));
+    assert_eq!(err.path.as_deref(), Some("/executionCount"));
+}
