@@ -4,6 +4,7 @@
 use crate::json::{Map, Value};
 
 use crate::json::obj;
+use crate::model::leaked_args::leaked_call;
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::format_atom;
@@ -107,6 +108,20 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
         _ => Map::new(),
     };
     if config.redact_tool_args {
+        if role == "assistant" && !config.compat {
+            // DESIGN fix 5: arguments the driver copied into the content
+            // (seed 004) would survive a redaction of the tool calls alone.
+            // The reference (`compat`) keeps them there.
+            let leaked = match (message.get("content"), metadata.get("tool_calls")) {
+                (Some(Value::String(text)), Some(Value::Array(calls))) => {
+                    leaked_call(text, calls).is_some()
+                }
+                _ => false,
+            };
+            if leaked {
+                content = Value::from("");
+            }
+        }
         if let Some(Value::Array(calls)) = metadata.get("tool_calls") {
             let redacted = calls.iter().map(redact_call).collect();
             metadata.insert("tool_calls", Value::Array(redacted));
