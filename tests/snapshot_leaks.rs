@@ -28,7 +28,12 @@ fn now() -> Timestamp {
 fn leaking_state() -> (Value, String) {
     let case = vectors("agent-runs.json")
         .into_iter()
-        .find(|c| c["name"].as_str().unwrap().starts_with("tool call then final answer"))
+        .find(|c| {
+            c["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("tool call then final answer")
+        })
         .unwrap();
     let mut state = case["expected"][0]["finalState"].clone();
     let messages = state["messageStore"]["sections"][0]["messages"]
@@ -64,7 +69,11 @@ fn redacting_tool_args_also_removes_the_arguments_copied_into_content() {
     let (state, args) = leaking_state();
     // The argument's key only occurs in the arguments (the user asked in prose).
     assert!(args.contains("query"));
-    for preset in [SlimConfig::minimal(), SlimConfig::standard(), SlimConfig::full()] {
+    for preset in [
+        SlimConfig::minimal(),
+        SlimConfig::standard(),
+        SlimConfig::full(),
+    ] {
         let config = SlimConfig {
             redact_tool_args: true,
             ..preset
@@ -200,7 +209,10 @@ fn diagnose_does_not_flag_prose_beside_a_redacted_call() {
 }
 
 fn seed_snapshot() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/seed/000-snapshot.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/seed/000-snapshot.json"
+    );
     json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

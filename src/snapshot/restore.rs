@@ -5,8 +5,8 @@ use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{obj, Map};
-use crate::model::read;
 use crate::model::message_store::DEFAULT_SECTION;
+use crate::model::read;
 use crate::model::state::AgentState;
 use crate::model::time::Timestamp;
 
