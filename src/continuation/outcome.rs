@@ -108,8 +108,24 @@ impl Outcome {
                 evaluations.push(Evaluation::from_value(item, &child(&p, &key))?);
             }
         }
+        // `bool $shouldContinue` under `strict_types`: only a boolean (or
+        // nothing) reads; the stored value is trusted, not recomputed.
+        let should_continue = match crate::php::get(m, "shouldContinue") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(read::invalid(
+                    crate::error::ErrorCode::InvalidType,
+                    &child(path, "shouldContinue"),
+                    format!(
+                        "expected `shouldContinue` as a boolean, found {}",
+                        crate::json::type_name(other)
+                    ),
+                ))
+            }
+        };
         Ok(Outcome {
-            should_continue: read::bool_or(m, "shouldContinue", false),
+            should_continue,
             evaluations,
         })
     }

@@ -13,7 +13,8 @@ pub struct SlimConfig {
     pub max_messages: i64,
     /// Most recent steps kept (≤ 0 keeps none).
     pub max_steps: i64,
-    /// Longer string contents are cut to this many bytes plus `...`.
+    /// Longer string contents are cut to this many bytes plus `...`; ≤ 0 cuts
+    /// nothing (the reference truncates only when the limit is positive).
     pub max_content_length: i64,
     /// `false` replaces tool results with `[tool result omitted]`.
     pub include_tool_results: bool,

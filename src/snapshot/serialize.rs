@@ -98,7 +98,9 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
         .get("content")
         .cloned()
         .unwrap_or_else(|| Value::from(""));
-    if let Value::String(s) = &content {
+    // The reference cuts only when `maxContentLength > 0`: 0 or less is no
+    // limit here (unlike the envelope's `maxArgLength`, where 0 cuts all).
+    if let (Value::String(s), true) = (&content, config.max_content_length > 0) {
         if let Some(cut) = truncate(s, config.max_content_length, config.compat) {
             content = Value::String(cut);
         }
