@@ -74,7 +74,10 @@ impl Evaluation {
                 return Err(read::invalid(
                     ErrorCode::InvalidType,
                     &child(path, "stopReason"),
-                    format!("expected `stopReason` as a string, found {}", type_name(other)),
+                    format!(
+                        "expected `stopReason` as a string, found {}",
+                        type_name(other)
+                    ),
                 ))
             }
         };

@@ -38,7 +38,10 @@ pub fn summarize_args(args: &Value, compat: bool) -> String {
 pub fn truncate_args(args: &Value, max: i64, compat: bool) -> Value {
     let cut = |v: &Value| match v {
         Value::String(s) if max < 0 => {
-            let keep = i64::try_from(s.len()).unwrap_or(i64::MAX).saturating_add(max).max(0);
+            let keep = i64::try_from(s.len())
+                .unwrap_or(i64::MAX)
+                .saturating_add(max)
+                .max(0);
             // `truncate` leaves only an empty string uncut; PHP still appends `...`.
             Value::String(truncate(s, keep, compat).unwrap_or_else(|| "...".into()))
         }

@@ -159,7 +159,10 @@ impl ResponseFormat {
                 return Err(read::invalid(
                     ErrorCode::InvalidType,
                     &at,
-                    format!("expected the schema as an array, found {}", type_name(other)),
+                    format!(
+                        "expected the schema as an array, found {}",
+                        type_name(other)
+                    ),
                 ))
             }
         };
@@ -197,7 +200,10 @@ impl ResponseFormat {
                 "schema",
                 self.schema.clone().unwrap_or(Value::Array(Vec::new())),
             ),
-            ("name", Value::from(self.name.as_deref().unwrap_or("schema"))),
+            (
+                "name",
+                Value::from(self.name.as_deref().unwrap_or("schema")),
+            ),
             ("strict", Value::from(self.strict.unwrap_or(true))),
         ])
     }

@@ -36,11 +36,12 @@ impl ToolExecution {
         let (id, name, args, args_path) = match nested {
             Some(tc) => {
                 let tc_path = child(path, "toolCall");
-                let args_key = if php::get(tc, "arguments").is_none() && php::get(tc, "args").is_some() {
-                    "args"
-                } else {
-                    "arguments"
-                };
+                let args_key =
+                    if php::get(tc, "arguments").is_none() && php::get(tc, "args").is_some() {
+                        "args"
+                    } else {
+                        "arguments"
+                    };
                 (
                     read::opt_scalar_string(tc, "id", &tc_path)?,
                     read::opt_scalar_string(tc, "name", &tc_path)?,
