@@ -4,7 +4,7 @@ use crate::json::Value;
 
 use crate::continuation::decision::Decision;
 use crate::error::{ErrorCode, Result};
-use crate::json::{child, type_name};
+use crate::json::child;
 use crate::model::read;
 
 /// The reference's `StopReason` values, the only ones a stored evaluation may name.
@@ -49,11 +49,7 @@ impl Evaluation {
             match crate::php::get(m, k) {
                 None => Ok(default.to_string()),
                 Some(Value::String(s)) => Ok(s.clone()),
-                Some(other) => Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &child(path, k),
-                    format!("expected `{k}` as a string, found {}", type_name(other)),
-                )),
+                Some(other) => Err(read::wrong_type(path, k, "a string", other)),
             }
         };
         let stop_reason = match crate::php::get(m, "stopReason") {
@@ -70,27 +66,12 @@ impl Evaluation {
                     ),
                 ))
             }
-            Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &child(path, "stopReason"),
-                    format!(
-                        "expected `stopReason` as a string, found {}",
-                        type_name(other)
-                    ),
-                ))
-            }
+            Some(other) => return Err(read::wrong_type(path, "stopReason", "a string", other)),
         };
         let context = match crate::php::get(m, "context") {
             None => Value::Array(Vec::new()),
             Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
-            Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &child(path, "context"),
-                    format!("expected `context` as an array, found {}", type_name(other)),
-                ))
-            }
+            Some(other) => return Err(read::wrong_type(path, "context", "an array", other)),
         };
         Ok(Evaluation {
             criterion: text("criterion", "unknown")?,

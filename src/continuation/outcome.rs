@@ -114,14 +114,7 @@ impl Outcome {
             None => false,
             Some(Value::Bool(b)) => *b,
             Some(other) => {
-                return Err(read::invalid(
-                    crate::error::ErrorCode::InvalidType,
-                    &child(path, "shouldContinue"),
-                    format!(
-                        "expected `shouldContinue` as a boolean, found {}",
-                        crate::json::type_name(other)
-                    ),
-                ))
+                return Err(read::wrong_type(path, "shouldContinue", "a boolean", other))
             }
         };
         Ok(Outcome {

@@ -3,8 +3,8 @@
 
 use crate::json::{Map, Value};
 
-use crate::error::{ErrorCode, Result};
-use crate::json::{child, type_name};
+use crate::error::Result;
+use crate::json::child;
 use crate::model::message::Messages;
 use crate::model::read;
 use crate::php;
@@ -54,13 +54,7 @@ impl CachedContext {
         let tools = match php::get(m, "tools") {
             None => Value::Array(Vec::new()),
             Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
-            Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &child(&path, "tools"),
-                    format!("expected the tools as an array, found {}", type_name(other)),
-                ))
-            }
+            Some(other) => return Err(read::wrong_type(&path, "tools", "an array", other)),
         };
         let choice_key = if php::get(m, "toolChoice").is_some() {
             "toolChoice"
@@ -71,13 +65,11 @@ impl CachedContext {
             None => Value::Array(Vec::new()),
             Some(v @ (Value::Object(_) | Value::Array(_) | Value::String(_))) => v.clone(),
             Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &child(&path, choice_key),
-                    format!(
-                        "expected the tool choice as a string or an array, found {}",
-                        type_name(other)
-                    ),
+                return Err(read::wrong_type(
+                    &path,
+                    choice_key,
+                    "a string or an array",
+                    other,
                 ))
             }
         };
@@ -132,53 +124,32 @@ impl ResponseFormat {
     fn from_map(m: &Map, path: &str) -> Result<Option<ResponseFormat>> {
         // `$data['json_schema']['schema']` under `??`: a nested map, else nothing.
         let nested = php::get(m, "json_schema").and_then(Value::as_object);
-        let pick = |k: &str| -> (Option<&Value>, String) {
+        let nested_path = child(path, "json_schema");
+        // The value of `k` and the path of the object holding it.
+        let pick = |k: &str| -> (Option<&Value>, &str) {
             match (php::get(m, k), nested.and_then(|n| php::get(n, k))) {
-                (Some(v), _) => (Some(v), child(path, k)),
-                (None, Some(v)) => (Some(v), child(&child(path, "json_schema"), k)),
-                (None, None) => (None, child(path, k)),
+                (None, Some(v)) => (Some(v), nested_path.as_str()),
+                (v, _) => (v, path),
             }
         };
-        let string = |v: Option<&Value>, at: &str| -> Result<Option<String>> {
+        let string = |k: &str, (v, at): (Option<&Value>, &str)| -> Result<Option<String>> {
             match v {
                 None => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    at,
-                    format!("expected a string, found {}", type_name(other)),
-                )),
+                Some(other) => Err(read::wrong_type(at, k, "a string", other)),
             }
         };
-        let kind = string(php::get(m, "type"), &child(path, "type"))?;
-        let (schema, at) = pick("schema");
-        let schema = match schema {
-            None => None,
-            Some(v @ (Value::Object(_) | Value::Array(_))) => Some(v.clone()),
-            Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &at,
-                    format!(
-                        "expected the schema as an array, found {}",
-                        type_name(other)
-                    ),
-                ))
-            }
+        let kind = string("type", (php::get(m, "type"), path))?;
+        let schema = match pick("schema") {
+            (None, _) => None,
+            (Some(v @ (Value::Object(_) | Value::Array(_))), _) => Some(v.clone()),
+            (Some(other), at) => return Err(read::wrong_type(at, "schema", "an array", other)),
         };
-        let (name, at) = pick("name");
-        let name = string(name, &at)?;
-        let (strict, at) = pick("strict");
-        let strict = match strict {
-            None => None,
-            Some(Value::Bool(b)) => Some(*b),
-            Some(other) => {
-                return Err(read::invalid(
-                    ErrorCode::InvalidType,
-                    &at,
-                    format!("expected `strict` as a boolean, found {}", type_name(other)),
-                ))
-            }
+        let name = string("name", pick("name"))?;
+        let strict = match pick("strict") {
+            (None, _) => None,
+            (Some(Value::Bool(b)), _) => Some(*b),
+            (Some(other), at) => return Err(read::wrong_type(at, "strict", "a boolean", other)),
         };
         let format = ResponseFormat {
             kind,
