@@ -4,7 +4,7 @@
 use crate::json::{Map, Value};
 
 use crate::json::obj;
-use crate::model::leaked_args::leaked_call;
+use crate::model::leaked_args::{leaked_call, Leak};
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::format_atom;
@@ -115,9 +115,12 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
             // (seed 004) would survive a redaction of the tool calls alone.
             // The reference (`compat`) keeps them there.
             let leaked = match (message.get("content"), metadata.get("tool_calls")) {
-                (Some(Value::String(text)), Some(Value::Array(calls))) => {
-                    leaked_call(text, calls).is_some()
-                }
+                // Only what matches the arguments themselves: content beside
+                // a call whose arguments are already gone cannot be checked.
+                (Some(Value::String(text)), Some(Value::Array(calls))) => matches!(
+                    leaked_call(text, calls),
+                    Some((_, Leak::Exact | Leak::Truncated))
+                ),
                 _ => false,
             };
             if leaked {
