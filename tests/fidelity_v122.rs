@@ -361,6 +361,32 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         AgentState::from_value(&s, &now()).unwrap();
     }
     read(&format!("{eval0}/stopReason"), Value::Null).unwrap();
+    // StepResult::fromArray hands `$data['outcome']` to fromArray(array): required,
+    // whether the state is read whole or selectively for a snapshot.
+    let mut s = base.clone();
+    s["stepResults"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("outcome");
+    let want = (ErrorCode::MissingField, format!("{outcome_path}"));
+    assert_eq!(err_at(AgentState::from_value(&s, &now())), want);
+    let last = s["stepResults"].as_array().unwrap().len() - 1;
+    s["stepResults"][last]
+        .as_object_mut()
+        .unwrap()
+        .remove("outcome");
+    let trace = SlimConfig {
+        include_continuation_trace: true,
+        ..SlimConfig::standard()
+    };
+    let (code, path) = err_at(SlimSource::from_doc(&&s, &trace, &now()).map(|_| ()));
+    assert_eq!(
+        (code, path),
+        (
+            ErrorCode::MissingField,
+            format!("/stepResults/{last}/outcome")
+        )
+    );
 }
 
 // Zero limits: SlimAgentStateSerializer truncates only when maxContentLength
