@@ -368,7 +368,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         .as_object_mut()
         .unwrap()
         .remove("outcome");
-    let want = (ErrorCode::MissingField, format!("{outcome_path}"));
+    let want = (ErrorCode::MissingField, outcome_path.to_string());
     assert_eq!(err_at(AgentState::from_value(&s, &now())), want);
     let last = s["stepResults"].as_array().unwrap().len() - 1;
     s["stepResults"][last]
