@@ -563,3 +563,50 @@ fn restore_reads_messages_as_the_reference_does() {
     ));
     assert_eq!(code, ErrorCode::InvalidType);
 }
+
+// The error an ErrorPolicyCriterion sees: AgentErrorContextResolver takes the
+// current step's first failed execution's error before the step's own
+// errors, classifies by the error's class (rate limit, timeout), then by
+// where errors are (executions: tool; the step: model), and counts failed
+// steps from the end and in total.
+
+#[test]
+fn the_error_context_prefers_a_failed_execution_over_the_steps_own_errors() {
+    let rate_limit = "Cognesy\\Polyglot\\Inference\\Exceptions\\ProviderRateLimitException";
+    let execution = json!({"tool": "search", "toolCallId": "c", "error": {"message": "timed out calling search"},
+        "startedAt": "2026-01-20T12:00:00+00:00", "endedAt": "2026-01-20T12:00:00+00:00"});
+    let context_of = |step: Value| {
+        let mut state = final_state("tool call then final answer");
+        let failed = step.clone();
+        state["steps"] = json!([failed, step.clone()]);
+        state["currentStep"] = step;
+        let state = AgentState::from_value(&state, &now()).unwrap();
+        let criteria = parse_criteria(
+            &json!([{"kind": "error_policy", "policy": "retryToolErrors(5)"}]),
+            "",
+        )
+        .unwrap();
+        evaluate_all(&criteria, &Observation::from_state(&state, now(), None)).evaluations[0]
+            .context
+            .clone()
+    };
+    // Both places: the execution's error decides type, message and tool.
+    let both = context_of(json!({"toolExecutions": [execution.clone()],
+        "errors": [{"message": "slow down", "class": rate_limit}]}));
+    assert_eq!(both["errorType"], "tool");
+    assert_eq!(both["toolName"], "search");
+    assert_eq!(
+        (
+            both["consecutiveFailures"].clone(),
+            both["totalFailures"].clone()
+        ),
+        (json!(2), json!(2))
+    );
+    // Only the step's own error: its class decides.
+    let own = context_of(json!({"errors": [{"message": "slow down", "class": rate_limit}]}));
+    assert_eq!(own["errorType"], "rate_limit");
+    assert_eq!(own["toolName"], Value::Null);
+    let model =
+        context_of(json!({"errors": [{"message": "bad output", "class": "RuntimeException"}]}));
+    assert_eq!(model["errorType"], "model");
+}
