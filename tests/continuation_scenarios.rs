@@ -182,7 +182,9 @@ fn specs_are_data_and_bad_specs_are_rejected_with_a_path() {
             "/criteria/0/kind",
         ),
         (
-            json!([{"kind": "steps_limit", "max": 0}]),
+            // Time limits refuse 0 as the producer's constructors do (a steps
+            // limit of 0 is valid there: it stops every time).
+            json!([{"kind": "cumulative_execution_time_limit", "max": 0}]),
             ErrorCode::InvalidValue,
             "/criteria/0/max",
         ),
@@ -217,9 +219,9 @@ fn specs_are_data_and_bad_specs_are_rejected_with_a_path() {
             "/criteria/defaults/errorPolicy",
         ),
         (
-            json!({"defaults": {"maxSteps": 0}}),
+            json!({"defaults": {"maxExecutionTime": 0}}),
             ErrorCode::InvalidValue,
-            "/criteria/defaults/maxSteps",
+            "/criteria/defaults/maxExecutionTime",
         ),
         (json!("steps"), ErrorCode::InvalidType, "/criteria"),
     ];

@@ -536,7 +536,8 @@ proptest! {
             if m["role"] == "tool" && !config.include_tool_results {
                 continue; // the placeholder, never cut
             }
-            if let Some(c) = m["content"].as_str() {
+            // A limit of 0 or less cuts nothing (as the reference).
+            if let (Some(c), true) = (m["content"].as_str(), config.max_content_length > 0) {
                 if let Some(cut) = truncate(c, config.max_content_length, config.compat) {
                     m["content"] = Value::from(cut);
                 }
@@ -546,12 +547,13 @@ proptest! {
     }
 
     /// `maxContentLength` on arbitrary unicode: every string content of the
-    /// snapshot is valid UTF-8 (a Rust `String`) within the limit plus `...`.
+    /// snapshot is valid UTF-8 (a Rust `String`) within the limit plus `...`
+    /// (a limit of 0 or less is none, as in the reference).
     #[test]
     fn slim_content_is_cut_within_the_limit(state in state(), config in slim_config()) {
         let state = AgentState::from_value(&state, &now()).unwrap();
         let s = slim_state(&state, &config);
-        let limit = usize::try_from(config.max_content_length).unwrap_or(0);
+        let limit = usize::try_from(config.max_content_length).ok().filter(|&l| l > 0).unwrap_or(usize::MAX - 3);
         for m in s["messages"].as_array().unwrap() {
             if let Some(c) = m["content"].as_str() {
                 let omitted = c == stepline::snapshot::serialize::TOOL_RESULT_OMITTED;

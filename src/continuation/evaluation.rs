@@ -3,9 +3,22 @@
 use crate::json::Value;
 
 use crate::continuation::decision::Decision;
-use crate::error::Result;
+use crate::error::{ErrorCode, Result};
 use crate::json::child;
 use crate::model::read;
+
+/// The reference's `StopReason` values, the only ones a stored evaluation may name.
+pub const STOP_REASONS: [&str; 9] = [
+    "completed",
+    "steps_limit",
+    "token_limit",
+    "time_limit",
+    "retry_limit",
+    "error",
+    "finish_reason",
+    "guard",
+    "user_requested",
+];
 
 /// The reference's `ContinuationEvaluation`: which criterion, its decision, why,
 /// an optional stop reason, and context values (e.g. `{currentSteps, maxSteps}`).
@@ -29,15 +42,43 @@ impl Evaluation {
             Some(d) => Decision::parse(d, &decision_path)?,
             None => Decision::parse("allow_continuation", &decision_path)?,
         };
+        // The constructor's types are strict (`string`, `array`, `?StopReason`
+        // under `strict_types`): another type is the reference's TypeError,
+        // `invalid_type` here; a stop reason outside the enum is its ValueError.
+        let text = |k: &str, default: &str| -> Result<String> {
+            match crate::php::get(m, k) {
+                None => Ok(default.to_string()),
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(read::wrong_type(path, k, "a string", other)),
+            }
+        };
+        let stop_reason = match crate::php::get(m, "stopReason") {
+            None => None,
+            Some(Value::String(s)) if STOP_REASONS.contains(&s.as_str()) => Some(s.clone()),
+            Some(Value::String(s)) => {
+                return Err(read::invalid(
+                    ErrorCode::InvalidValue,
+                    &child(path, "stopReason"),
+                    format!(
+                        "expected a stop reason ({}), found {}",
+                        STOP_REASONS.join(", "),
+                        crate::json::quote(s)
+                    ),
+                ))
+            }
+            Some(other) => return Err(read::wrong_type(path, "stopReason", "a string", other)),
+        };
+        let context = match crate::php::get(m, "context") {
+            None => Value::Array(Vec::new()),
+            Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
+            Some(other) => return Err(read::wrong_type(path, "context", "an array", other)),
+        };
         Ok(Evaluation {
-            criterion: read::opt_scalar_string(m, "criterion", path)?
-                .unwrap_or_else(|| "unknown".into()),
+            criterion: text("criterion", "unknown")?,
             decision,
-            reason: read::opt_scalar_string(m, "reason", path)?.unwrap_or_default(),
-            stop_reason: read::opt_scalar_string(m, "stopReason", path)?,
-            context: crate::php::get(m, "context")
-                .cloned()
-                .unwrap_or(Value::Array(Vec::new())),
+            reason: text("reason", "")?,
+            stop_reason,
+            context,
         })
     }
 

@@ -108,8 +108,17 @@ impl Outcome {
                 evaluations.push(Evaluation::from_value(item, &child(&p, &key))?);
             }
         }
+        // `bool $shouldContinue` under `strict_types`: only a boolean (or
+        // nothing) reads; the stored value is trusted, not recomputed.
+        let should_continue = match crate::php::get(m, "shouldContinue") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(read::wrong_type(path, "shouldContinue", "a boolean", other))
+            }
+        };
         Ok(Outcome {
-            should_continue: read::bool_or(m, "shouldContinue", false),
+            should_continue,
             evaluations,
         })
     }

@@ -7,13 +7,13 @@
 //!
 //! | kind | fields |
 //! |---|---|
-//! | `steps_limit` | `max` (steps, ≥ 1) |
-//! | `token_usage_limit` | `max` (tokens, ≥ 1) |
+//! | `steps_limit` | `max` (steps; any integer: 0 or less stops every time, as in the producer) |
+//! | `token_usage_limit` | `max` (tokens; any integer, as `steps_limit`) |
 //! | `execution_time_limit` | `max` (seconds, ≥ 1) |
 //! | `cumulative_execution_time_limit` | `max` (seconds, ≥ 1) |
 //! | `error_presence_check` | — |
 //! | `finish_reason_check` | `stopReasons` (array of finish reasons) |
-//! | `retry_limit` | `max` (consecutive failures, ≥ 1) |
+//! | `retry_limit` | `max` (consecutive failures; any integer: 0 or less stops once there is a step) |
 //! | `response_content_check` | `continueWhen`: `{contains}`, `{notContains}`, `{equals}`, `{isBlank: bool}`, `{always: bool}` (or, from JavaScript, a function) |
 //! | `error_policy` | `policy` (see [`parse_error_policy`]) |
 //! | `tool_call_presence_check` | — |
@@ -136,10 +136,13 @@ pub fn parse_defaults(v: &Value, path: &str) -> Result<Defaults> {
         path,
     )?;
     let mut d = Defaults::default();
-    if let Some(n) = positive(m, "maxSteps", path)? {
+    // The producer's `withMaxSteps(int)` and `withMaxTokens(int)` take any
+    // integer; 0 or less makes the limit stop every evaluation. Only the
+    // time limits refuse it (their constructors throw).
+    if let Some(n) = read::opt_i64(m, "maxSteps", path)? {
         d.max_steps = n;
     }
-    if let Some(n) = positive(m, "maxTokens", path)? {
+    if let Some(n) = read::opt_i64(m, "maxTokens", path)? {
         d.max_tokens = n;
     }
     if let Some(n) = positive(m, "maxExecutionTime", path)? {
@@ -275,8 +278,10 @@ pub fn parse_spec(v: &Value, path: &str, callbacks: &[ResponseCallback]) -> Resu
         }
     };
     read::only_keys(m, allowed, path)?;
+    // Any integer, as the producer's constructors take it: the time limits
+    // then refuse 0 or less as theirs do (`check_max_seconds`).
     let max = || -> Result<i64> {
-        positive(m, "max", path)?.ok_or_else(|| {
+        read::opt_i64(m, "max", path)?.ok_or_else(|| {
             SteplineError::at(
                 ErrorCode::MissingField,
                 &child(path, "max"),

@@ -31,8 +31,20 @@ pub fn summarize_args(args: &Value, compat: bool) -> String {
 
 /// Every argument, with top-level strings longer than `max` bytes cut to `max`
 /// bytes plus `...` (at a character boundary unless `compat`). Not an array → `[]`.
+/// As the reference's `truncateArgs` (`strlen($v) > $max`, then `substr($v,
+/// 0, $max) . '...'`): 0 cuts every non-empty string to `...`, and a negative
+/// `max` is PHP's negative length, cutting every string (even an empty one)
+/// to all but its last `-max` bytes.
 pub fn truncate_args(args: &Value, max: i64, compat: bool) -> Value {
     let cut = |v: &Value| match v {
+        Value::String(s) if max < 0 => {
+            let keep = i64::try_from(s.len())
+                .unwrap_or(i64::MAX)
+                .saturating_add(max)
+                .max(0);
+            // `truncate` leaves only an empty string uncut; PHP still appends `...`.
+            Value::String(truncate(s, keep, compat).unwrap_or_else(|| "...".into()))
+        }
         Value::String(s) => truncate(s, max, compat).map_or_else(|| v.clone(), Value::String),
         other => other.clone(),
     };

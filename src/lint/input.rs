@@ -69,6 +69,46 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
             ))
         }
     }
+    let (snapshot, state, options) = parts(m)?;
+    Ok(run(&envelopes, snapshot, state, options.as_ref()))
+}
+
+/// Diagnoses envelopes already decoded (a session's log, see
+/// `Session::diagnose`) with `{snapshot?, state?, includeToolResults?}`
+/// (`null` for none). Unknown keys are rejected, `envelopes` too: the
+/// envelopes are the given ones.
+///
+/// @example
+/// ```
+/// use stepline::json;
+/// let found = stepline::lint::diagnose_decoded(&[], &json!({"snapshot": null})).unwrap();
+/// assert!(found.is_empty());
+/// ```
+pub fn diagnose_decoded(envelopes: &[Value], options: &Value) -> Result<Vec<Diagnostic>> {
+    let empty = crate::json::Map::new();
+    let m = match options {
+        Value::Null => &empty,
+        Value::Object(m) => m,
+        other => {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                "",
+                format!(
+                    "expected the diagnosis options as an object, found {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    read::only_keys(m, &["snapshot", "state", "includeToolResults"], "")?;
+    let (snapshot, state, options) = parts(m)?;
+    Ok(run(envelopes, snapshot, state, options.as_ref()))
+}
+
+/// The snapshot, the state and the snapshot's options of a diagnosis request.
+type Parts<'a> = (Option<&'a Value>, Option<&'a Value>, Option<SlimConfig>);
+
+fn parts(m: &crate::json::Map) -> Result<Parts<'_>> {
     let part = |key: &str| -> Result<Option<&Value>> {
         match m.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -84,10 +124,5 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
         include_tool_results: b,
         ..SlimConfig::default()
     });
-    Ok(run(
-        &envelopes,
-        part("snapshot")?,
-        part("state")?,
-        options.as_ref(),
-    ))
+    Ok((part("snapshot")?, part("state")?, options))
 }

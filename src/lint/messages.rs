@@ -4,7 +4,8 @@
 use crate::json::Value;
 
 use super::{items, text, Diagnostic, Severity, TOOL_ARGS_IN_CONTENT, TOOL_RESULTS_NOT_EXCLUDED};
-use crate::json::{child, index, obj, Limits};
+use crate::json::{child, index, obj};
+use crate::model::leaked_args::{leaked_call, Leak};
 use crate::snapshot::serialize::TOOL_RESULT_OMITTED;
 use crate::snapshot::SlimConfig;
 
@@ -37,59 +38,55 @@ fn scan_messages(messages: &[Value], path: &str, out: &mut Vec<Diagnostic>) {
         let Some(content) = m.get("content").and_then(Value::as_str) else {
             continue;
         };
-        if content.trim().is_empty() {
-            continue;
-        }
         let calls = m.get("_metadata").and_then(|md| md.get("tool_calls"));
-        let Some(call) = items(calls).iter().find(|c| same_arguments(content, c)) else {
+        let Some((call, leak)) = leaked_call(content, items(calls)) else {
             continue;
         };
         let function = call.get("function");
         let name = function
             .and_then(|f| f.get("name"))
             .or_else(|| call.get("name"));
+        let (severity, message) = match leak {
+            Leak::Exact => (
+                Severity::Error,
+                "the assistant message's content is the arguments of its own tool call \
+                 (the driver fell back to tool-call arguments for a response without text)",
+            ),
+            Leak::Truncated => (
+                Severity::Error,
+                "the assistant message's content is the beginning of its own tool call's \
+                 arguments, cut by the snapshot's content limit (the driver fell back to \
+                 tool-call arguments for a response without text)",
+            ),
+            // The arguments were redacted, so they cannot be compared: JSON
+            // object text beside a tool call is the leak's shape, not proof.
+            Leak::Redacted => (
+                Severity::Warning,
+                "the assistant message's content is JSON beside a tool call whose arguments \
+                 were redacted: most likely the arguments the driver copied into the content, \
+                 which redaction of the tool calls alone does not remove",
+            ),
+        };
         out.push(Diagnostic {
             code: TOOL_ARGS_IN_CONTENT,
-            severity: Severity::Error,
+            severity,
             path: child(&index(path, i), "content"),
-            message: "the assistant message's content is the arguments of its own tool call \
-                      (the driver fell back to tool-call arguments for a response without text)"
-                .into(),
+            message: message.into(),
             evidence: obj([
                 ("content", Value::from(content)),
                 ("tool_call_id", text(call.get("id"))),
                 ("tool_name", text(name)),
+                (
+                    "match",
+                    Value::from(match leak {
+                        Leak::Exact => "exact",
+                        Leak::Truncated => "truncated",
+                        Leak::Redacted => "redacted",
+                    }),
+                ),
             ]),
         });
     }
-}
-
-/// Whether `content` is the call's arguments: the same text after trimming, or
-/// the same JSON value.
-fn same_arguments(content: &str, call: &Value) -> bool {
-    let args = call
-        .get("function")
-        .and_then(|f| f.get("arguments"))
-        .or_else(|| call.get("arguments"));
-    let content = content.trim();
-    match args {
-        Some(Value::String(a)) => {
-            let a = a.trim();
-            !a.is_empty()
-                && (a == content
-                    || matches!((json(a), json(content)), (Some(x), Some(y)) if x == y))
-        }
-        Some(a @ (Value::Object(_) | Value::Array(_))) => json(content).as_ref() == Some(a),
-        _ => false,
-    }
-}
-
-/// `s` as a JSON object or array, if it is one.
-fn json(s: &str) -> Option<Value> {
-    if !s.starts_with(['{', '[']) {
-        return None;
-    }
-    crate::json::parse(s, &Limits::default()).ok()
 }
 
 /// Flags tool messages of a snapshot taken with `includeToolResults: false`

@@ -13,7 +13,7 @@ mod input;
 mod messages;
 mod timing;
 
-pub use input::diagnose_value;
+pub use input::{diagnose_decoded, diagnose_value};
 
 use crate::json::Value;
 

@@ -18,12 +18,17 @@ pub struct CachedContext {
     pub response_format: Option<ResponseFormat>,
 }
 
+/// The reference's `ResponseFormat`: each part unset (`None`) or set. Read
+/// as `ResponseFormat::fromData` reads it: `schema`, `name` and `strict` from
+/// the top level or else from the OpenAI-style nested `json_schema`; written
+/// as `AgentState::toArray` writes it, with the accessors' defaults (`text`,
+/// `[]`, `schema`, `true`), so the nested form comes back flat, nothing lost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResponseFormat {
-    pub kind: String,
-    pub schema: Value,
-    pub name: String,
-    pub strict: bool,
+    pub kind: Option<String>,
+    pub schema: Option<Value>,
+    pub name: Option<String>,
+    pub strict: Option<bool>,
 }
 
 impl CachedContext {
@@ -44,13 +49,30 @@ impl CachedContext {
             Some(v) => Messages::from_value(v, &child(&path, "messages"))?,
             None => Messages::default(),
         };
-        let tools = php::get(m, "tools")
-            .cloned()
-            .unwrap_or(Value::Array(Vec::new()));
-        let tool_choice = php::get(m, "toolChoice")
-            .or_else(|| php::get(m, "tool_choice"))
-            .cloned()
-            .unwrap_or(Value::Array(Vec::new()));
+        // The constructor's `array $tools` and `string|array $toolChoice`
+        // (strict types): anything else is the reference's TypeError.
+        let tools = match php::get(m, "tools") {
+            None => Value::Array(Vec::new()),
+            Some(v @ (Value::Object(_) | Value::Array(_))) => v.clone(),
+            Some(other) => return Err(read::wrong_type(&path, "tools", "an array", other)),
+        };
+        let choice_key = if php::get(m, "toolChoice").is_some() {
+            "toolChoice"
+        } else {
+            "tool_choice"
+        };
+        let tool_choice = match php::get(m, choice_key) {
+            None => Value::Array(Vec::new()),
+            Some(v @ (Value::Object(_) | Value::Array(_) | Value::String(_))) => v.clone(),
+            Some(other) => {
+                return Err(read::wrong_type(
+                    &path,
+                    choice_key,
+                    "a string or an array",
+                    other,
+                ))
+            }
+        };
         let rf_key = if php::get(m, "responseFormat").is_some() {
             "responseFormat"
         } else {
@@ -58,7 +80,7 @@ impl CachedContext {
         };
         let response_format = match php::get(m, rf_key) {
             Some(Value::Object(rf)) if !rf.is_empty() => {
-                Some(ResponseFormat::from_map(rf, &child(&path, rf_key))?)
+                ResponseFormat::from_map(rf, &child(&path, rf_key))?
             }
             _ => None,
         };
@@ -95,24 +117,65 @@ impl CachedContext {
 }
 
 impl ResponseFormat {
-    /// Missing fields take the reference defaults: schema `[]`, name `schema`, strict `true`.
-    fn from_map(m: &Map, path: &str) -> Result<ResponseFormat> {
-        Ok(ResponseFormat {
-            kind: read::opt_scalar_string(m, "type", path)?.unwrap_or_default(),
-            schema: php::get(m, "schema")
-                .cloned()
-                .unwrap_or(Value::Array(Vec::new())),
-            name: read::opt_scalar_string(m, "name", path)?.unwrap_or_else(|| "schema".into()),
-            strict: read::bool_or(m, "strict", true),
-        })
+    /// `fromData`: `None` when every part is unset (the reference's
+    /// `isEmpty()`, written as `[]`). The constructor's types are strict
+    /// (`?string`, `?array`, `?bool` under `strict_types`): another type is
+    /// the reference's TypeError, `invalid_type` here.
+    fn from_map(m: &Map, path: &str) -> Result<Option<ResponseFormat>> {
+        // `$data['json_schema']['schema']` under `??`: a nested map, else nothing.
+        let nested = php::get(m, "json_schema").and_then(Value::as_object);
+        let nested_path = child(path, "json_schema");
+        // The value of `k` and the path of the object holding it.
+        let pick = |k: &str| -> (Option<&Value>, &str) {
+            match (php::get(m, k), nested.and_then(|n| php::get(n, k))) {
+                (None, Some(v)) => (Some(v), nested_path.as_str()),
+                (v, _) => (v, path),
+            }
+        };
+        let string = |k: &str, (v, at): (Option<&Value>, &str)| -> Result<Option<String>> {
+            match v {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(read::wrong_type(at, k, "a string", other)),
+            }
+        };
+        let kind = string("type", (php::get(m, "type"), path))?;
+        let schema = match pick("schema") {
+            (None, _) => None,
+            (Some(v @ (Value::Object(_) | Value::Array(_))), _) => Some(v.clone()),
+            (Some(other), at) => return Err(read::wrong_type(at, "schema", "an array", other)),
+        };
+        let name = string("name", pick("name"))?;
+        let strict = match pick("strict") {
+            (None, _) => None,
+            (Some(Value::Bool(b)), _) => Some(*b),
+            (Some(other), at) => return Err(read::wrong_type(at, "strict", "a boolean", other)),
+        };
+        let format = ResponseFormat {
+            kind,
+            schema,
+            name,
+            strict,
+        };
+        let empty = format.kind.is_none()
+            && format.schema.is_none()
+            && format.name.is_none()
+            && format.strict.is_none();
+        Ok((!empty).then_some(format))
     }
 
     fn to_value(&self) -> Value {
         crate::json::obj([
-            ("type", Value::from(self.kind.clone())),
-            ("schema", self.schema.clone()),
-            ("name", Value::from(self.name.clone())),
-            ("strict", Value::from(self.strict)),
+            ("type", Value::from(self.kind.as_deref().unwrap_or("text"))),
+            (
+                "schema",
+                self.schema.clone().unwrap_or(Value::Array(Vec::new())),
+            ),
+            (
+                "name",
+                Value::from(self.name.as_deref().unwrap_or("schema")),
+            ),
+            ("strict", Value::from(self.strict.unwrap_or(true))),
         ])
     }
 }

@@ -8,6 +8,7 @@ pub mod finish_reason;
 pub mod ids;
 pub mod inference;
 pub mod info;
+pub mod leaked_args;
 pub mod message;
 pub mod message_store;
 pub mod provider;

@@ -124,7 +124,7 @@ pub fn opt_bool(m: &Map, key: &str, path: &str) -> Result<Option<bool>> {
 }
 
 /// `key` under `path` holds the wrong kind of value.
-fn wrong_type(path: &str, key: &str, expected: &str, found: &Value) -> SteplineError {
+pub fn wrong_type(path: &str, key: &str, expected: &str, found: &Value) -> SteplineError {
     SteplineError::at(
         ErrorCode::InvalidType,
         &crate::json::child(path, key),

@@ -107,7 +107,15 @@ impl StepResult {
                 "expected the step of this step result",
             )
         })?;
-        let empty = Value::Array(Vec::new());
+        // `StepResult::fromArray` passes `$data['outcome']` to
+        // `ContinuationOutcome::fromArray(array)`: without one it throws.
+        let outcome = php::get(m, "outcome").ok_or_else(|| {
+            read::invalid(
+                ErrorCode::MissingField,
+                &child(path, "outcome"),
+                "expected the continuation outcome of this step result",
+            )
+        })?;
         let opt_time = |k: &str| -> Result<Option<Timestamp>> {
             php::get(m, k)
                 .map(|v| time::read(v, now, &child(path, k)))
@@ -115,10 +123,7 @@ impl StepResult {
         };
         Ok(StepResult {
             step: AgentStep::from_value(step, &child(path, "step"), now)?,
-            outcome: Outcome::from_value(
-                php::get(m, "outcome").unwrap_or(&empty),
-                &child(path, "outcome"),
-            )?,
+            outcome: Outcome::from_value(outcome, &child(path, "outcome"))?,
             started_at: opt_time("startedAt")?,
             completed_at: opt_time("completedAt")?,
         })

@@ -31,14 +31,17 @@ impl ToolExecution {
             Some(Value::Object(tc)) if !tc.is_empty() => Some(tc),
             _ => None,
         };
+        // `hydrateToolCall`: `??` skips null values, so a key holding null
+        // counts as absent when choosing between the aliases.
         let (id, name, args, args_path) = match nested {
             Some(tc) => {
                 let tc_path = child(path, "toolCall");
-                let args_key = if tc.contains_key("arguments") {
-                    "arguments"
-                } else {
-                    "args"
-                };
+                let args_key =
+                    if php::get(tc, "arguments").is_none() && php::get(tc, "args").is_some() {
+                        "args"
+                    } else {
+                        "arguments"
+                    };
                 (
                     read::opt_scalar_string(tc, "id", &tc_path)?,
                     read::opt_scalar_string(tc, "name", &tc_path)?,
@@ -47,13 +50,20 @@ impl ToolExecution {
                 )
             }
             None => {
-                let args_key = if m.contains_key("args") {
-                    "args"
-                } else {
+                // The legacy flat shape: `arguments ?? args`, and the call id
+                // as `toolCallId ?? tool_call_id`.
+                let args_key = if php::get(m, "arguments").is_some() {
                     "arguments"
+                } else {
+                    "args"
+                };
+                let id_key = if php::get(m, "toolCallId").is_some() {
+                    "toolCallId"
+                } else {
+                    "tool_call_id"
                 };
                 (
-                    read::opt_scalar_string(m, "toolCallId", path)?,
+                    read::opt_scalar_string(m, id_key, path)?,
                     read::opt_scalar_string(m, "tool", path)?,
                     m.get(args_key),
                     child(path, args_key),
@@ -71,11 +81,7 @@ impl ToolExecution {
             }
         };
         let arguments = decode_arguments(args, &args_path)?;
-        let error = match m.get("error") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => Some(php::json_encode(other)),
-        };
+        let error = failure_message(m.get("error"));
         Ok(ToolExecution {
             id: read::opt_scalar_string(m, "id", path)?.unwrap_or_else(new_id),
             tool_call: ToolCall {
@@ -83,7 +89,11 @@ impl ToolExecution {
                 name,
                 arguments,
             },
-            result: m.get("result").cloned().unwrap_or(Value::Null),
+            // A failure has no value (`toArray` writes `result: null`).
+            result: match error {
+                Some(_) => Value::Null,
+                None => m.get("result").cloned().unwrap_or(Value::Null),
+            },
             error,
             started_at: time::read_or_now(m.get("startedAt"), now, &child(path, "startedAt"))?,
             ended_at: time::read_or_now(m.get("endedAt"), now, &child(path, "endedAt"))?,
@@ -124,6 +134,25 @@ pub fn millis_between(a: &Timestamp, b: &Timestamp) -> f64 {
     let d = b.signed_duration_since(*a);
     d.num_microseconds()
         .map_or(d.num_milliseconds() as f64, |us| us as f64 / 1000.0)
+}
+
+/// The error message of a stored execution, as the reference's `makeResult`
+/// and `makeFailure` read `error`: absent, null or `''` is a success; a
+/// string is its message; a map's string `message`, else its string `error`;
+/// anything else (a number, `false`, a list) fails with `Unknown error`.
+fn failure_message(error: Option<&Value>) -> Option<String> {
+    let text = |m: &crate::json::Map, k: &str| m.get(k).and_then(Value::as_str).map(String::from);
+    match error? {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Object(m) => Some(
+            text(m, "message")
+                .or_else(|| text(m, "error"))
+                .unwrap_or_else(|| "Unknown error".into()),
+        ),
+        _ => Some("Unknown error".into()),
+    }
 }
 
 /// An ordered list of executions.

@@ -15,6 +15,7 @@
 pub mod apply;
 pub mod collect;
 pub mod dedup;
+pub mod diagnose;
 pub mod gaps;
 pub mod patch;
 pub mod reconcile;

@@ -84,6 +84,11 @@ pub fn slim_within(
     };
 
     let mut c = *config;
+    if c.max_content_length <= 0 {
+        // No content limit (the reference's meaning of ≤ 0): tightening
+        // starts from the longest content the snapshot holds.
+        c.max_content_length = longest_content(&snapshot);
+    }
     while c.max_content_length > CONTENT_FLOOR {
         c.max_content_length = (c.max_content_length / 2).max(CONTENT_FLOOR);
         let probe = size(&c);
@@ -117,6 +122,20 @@ pub fn slim_within(
         None,
         format!("expected a snapshot within maxBytes {budget}, but even one without messages and steps takes {smallest} bytes"),
     ))
+}
+
+/// The byte length of the longest string content among the snapshot's messages.
+fn longest_content(snapshot: &Value) -> i64 {
+    let longest = snapshot
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_str))
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    i64::try_from(longest).unwrap_or(i64::MAX)
 }
 
 fn count(snapshot: &Value, key: &str) -> usize {

@@ -13,17 +13,21 @@ pub struct SlimConfig {
     pub max_messages: i64,
     /// Most recent steps kept (≤ 0 keeps none).
     pub max_steps: i64,
-    /// Longer string contents are cut to this many bytes plus `...`.
+    /// Longer string contents are cut to this many bytes plus `...`; ≤ 0 cuts
+    /// nothing (the reference truncates only when the limit is positive).
     pub max_content_length: i64,
     /// `false` replaces tool results with `[tool result omitted]`.
     pub include_tool_results: bool,
     pub include_steps: bool,
     pub include_continuation_trace: bool,
-    /// Tool calls in message metadata become `{id, name}`.
+    /// Tool calls in message metadata become `{id, name}`, and an assistant
+    /// message whose content is one of its calls' arguments (seed 004's leak)
+    /// gets content `''` (DESIGN fix 5; the reference, `compat`, keeps it).
     pub redact_tool_args: bool,
     /// Reproduce the reference's bugs instead of the fixes (DESIGN.md section 1):
-    /// byte-based cuts that can split a character (shown as U+FFFD here), and
-    /// tool results still held in `_metadata.result` when results are excluded.
+    /// byte-based cuts that can split a character (shown as U+FFFD here),
+    /// tool results still held in `_metadata.result` when results are excluded,
+    /// and tool-call arguments left in assistant content under `redact_tool_args`.
     pub compat: bool,
 }
 

@@ -4,6 +4,7 @@
 use crate::json::{Map, Value};
 
 use crate::json::obj;
+use crate::model::leaked_args::{leaked_call, Leak};
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::format_atom;
@@ -97,7 +98,9 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
         .get("content")
         .cloned()
         .unwrap_or_else(|| Value::from(""));
-    if let Value::String(s) = &content {
+    // The reference cuts only when `maxContentLength > 0`: 0 or less is no
+    // limit here (unlike the envelope's `maxArgLength`, where 0 cuts all).
+    if let (Value::String(s), true) = (&content, config.max_content_length > 0) {
         if let Some(cut) = truncate(s, config.max_content_length, config.compat) {
             content = Value::String(cut);
         }
@@ -107,6 +110,23 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
         _ => Map::new(),
     };
     if config.redact_tool_args {
+        if role == "assistant" && !config.compat {
+            // DESIGN fix 5: arguments the driver copied into the content
+            // (seed 004) would survive a redaction of the tool calls alone.
+            // The reference (`compat`) keeps them there.
+            let leaked = match (message.get("content"), metadata.get("tool_calls")) {
+                // Only what matches the arguments themselves: content beside
+                // a call whose arguments are already gone cannot be checked.
+                (Some(Value::String(text)), Some(Value::Array(calls))) => matches!(
+                    leaked_call(text, calls),
+                    Some((_, Leak::Exact | Leak::Truncated))
+                ),
+                _ => false,
+            };
+            if leaked {
+                content = Value::from("");
+            }
+        }
         if let Some(Value::Array(calls)) = metadata.get("tool_calls") {
             let redacted = calls.iter().map(redact_call).collect();
             metadata.insert("tool_calls", Value::Array(redacted));

@@ -305,9 +305,14 @@ fn last_outcome<D: Doc>(doc: &D, node: &D::Node) -> Result<Option<Outcome>> {
         return Ok(None);
     };
     let path = index("/stepResults", list.len - 1);
-    let outcome = match doc.get(&last, "outcome") {
-        Some(o) => doc.value(&o)?,
-        None => Value::Array(Vec::new()),
+    // As the full read (`StepResult::fromArray`): an outcome is required.
+    let Some(outcome) = doc.get(&last, "outcome") else {
+        return Err(crate::model::read::invalid(
+            crate::ErrorCode::MissingField,
+            &child(&path, "outcome"),
+            "expected the continuation outcome of this step result",
+        ));
     };
+    let outcome = doc.value(&outcome)?;
     Outcome::from_value(&outcome, &child(&path, "outcome")).map(Some)
 }

@@ -4,6 +4,13 @@ use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{from_js, out};
+use super::session::Session;
+
+#[wasm_bindgen(typescript_custom_section)]
+const SESSION_DIAGNOSE_TYPES: &'static str = r#"
+/** What `Session.diagnose` reads besides the session's own envelopes. */
+export type SessionDiagnoseOptions = Omit<DiagnoseInput, "envelopes">;
+"#;
 
 /// Looks for the producer bugs the design documents describe, each with a
 /// `code`, `severity`, JSON-pointer `path`, `message` and `evidence`: tool
@@ -26,4 +33,41 @@ pub fn diagnose(
         crate::lint::diagnose_value(&v)
             .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
     }))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "SessionDiagnoseOptions | string")]
+    pub type SessionDiagnoseArg;
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `diagnose` over the envelopes this session applied (its own log, in
+    /// arrival order), with the final `snapshot`, the full `state` and
+    /// `includeToolResults` as options. Lines a JSONL batch could not read
+    /// never reach it, and the caller need not keep the stream a second
+    /// time. Evidence paths `/envelopes/<i>` count the applied envelopes.
+    /// Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session();
+    /// session.ingestJsonl(text); // bad lines are reported there, not here
+    /// for (const d of session.diagnose({ snapshot })) console.warn(d.code, d.path, d.message);
+    /// ```
+    #[wasm_bindgen(js_name = diagnose, unchecked_return_type = "Diagnostic[]")]
+    pub fn diagnose_log(&self, options: Option<SessionDiagnoseArg>) -> Result<JsValue, JsValue> {
+        let options = match options.map(JsValue::from) {
+            Some(o) if !o.is_null() => from_js(&o, "the diagnose options"),
+            _ => Ok(Value::Null),
+        };
+        out(options.and_then(|o| {
+            self.inner
+                .borrow()
+                .core
+                .diagnose(&o)
+                .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
+        }))
+    }
 }

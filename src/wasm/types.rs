@@ -570,9 +570,11 @@ export interface SlimSnapshot {
 /** What a slim snapshot keeps; fields override the preset (default `standard`). */
 export interface SlimOptions {
   preset?: "minimal" | "standard" | "full";
+  /** The newest messages kept; 0 or less keeps none (as the producer). */
   maxMessages?: number;
+  /** The newest steps kept; 0 or less keeps none (as the producer). */
   maxSteps?: number;
-  /** Longer string contents are cut to this many bytes plus `...`. */
+  /** Longer string contents are cut to this many bytes plus `...`; 0 or less cuts nothing (as the producer). */
   maxContentLength?: number;
   includeToolResults?: boolean;
   includeSteps?: boolean;
@@ -580,7 +582,7 @@ export interface SlimOptions {
   redactToolArgs?: boolean;
   /** Tighten until the compact JSON encoding fits this many bytes. */
   maxBytes?: number;
-  /** Reproduce the producer's byte-cut truncation and `_metadata.result` leak. */
+  /** Reproduce the producer's byte-cut truncation, `_metadata.result` leak and tool arguments left in content under `redactToolArgs`. */
   compat?: boolean;
 }
 

@@ -2,6 +2,7 @@
 // renders as text (XSS payloads in every field the panel shows), and a
 // 100,000-event recording loads with progress and keeps the DOM small.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
 import { servePanel } from '../../scripts/lib/panel-server.mjs';
@@ -32,6 +33,22 @@ function hostileRecording() {
     env('agent.step.completed', { step_number: 1, has_tool_calls: true, errors: 1, finish_reason: SCRIPT, usage: { input: 1, output: 2, cacheWrite: 0, cacheRead: 0, reasoning: 0 }, duration_ms: 1000 }, '2026-01-20T12:00:01.000Z'),
     env('agent.status', { status: SVG, previous_status: 'processing' }, '2026-01-20T12:00:01.000Z'),
   ].join('\n');
+}
+
+/**
+ * The reference run "tool call then final answer" as a recording: a broken
+ * line after the second envelope, and the final snapshot with the tool-call
+ * arguments copied into the assistant's content (seed 004's leak).
+ */
+function recordingWithABrokenLine() {
+  const runs = JSON.parse(readFileSync(new URL('../vectors/cognesy-v1.22/agent-runs.json', import.meta.url), 'utf8'));
+  const turn = runs.find((r) => r.name.startsWith('tool call then final answer')).expected[0];
+  const lines = turn.envelopes.map((e) => JSON.stringify(e.envelope));
+  lines.splice(2, 0, lines[2].slice(0, 50));
+  const slim = structuredClone(turn.slim);
+  slim.messages[1].content = slim.messages[1]._metadata.tool_calls[0].function.arguments;
+  lines.push(JSON.stringify({ stepline_snapshot: slim }));
+  return lines.join('\n');
 }
 
 let browser;
@@ -68,6 +85,26 @@ describe('recordings opened from files', () => {
     assert.equal(await page.evaluate(() => window.__xss), undefined, 'no payload ran');
     assert.deepEqual(page.problems, []);
     await screenshot(page, 'panel-xss');
+    await page.close();
+  });
+
+  test('a recording with a broken line still shows its diagnostics', async () => {
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    await page.setInputFiles('[data-testid=file-input]', { name: 'broken-line.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(recordingWithABrokenLine()) });
+    await page.waitForFunction(() => window.stepline?.source.label === 'broken-line.jsonl' && !window.stepline.loading);
+    assert.match(await page.textContent('[data-testid=source]'), /1 bad lines/);
+    await page.click('[data-testid=tab-diagnostics]');
+    await page.waitForSelector('[data-testid=diagnostic]');
+    const found = await page.$$eval('[data-testid=diagnostic]', (els) => els.map((e) => [e.dataset.code, e.textContent]));
+    assert.deepEqual(found.map(([code]) => code), ['tool_args_in_content']);
+    assert.match(found[0][1], /\/snapshot\/messages\/1\/content/);
+    assert.equal(await page.locator('[data-testid=diagnostics] .error').count(), 0, 'the tab did not fail');
+    // The panel keeps the stream once: in its session, not as lines of its own.
+    assert.equal(await page.evaluate(() => 'envelopeLines' in window.stepline), false);
+    assert.deepEqual(page.problems, []);
+    await screenshot(page, 'panel-diagnostics-broken-line');
     await page.close();
   });
 

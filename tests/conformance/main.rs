@@ -7,6 +7,7 @@
 //! `<producer> <file>: N passed, M failed` per file and the names of failing
 //! cases, and exits non-zero when any case fails.
 
+mod agent_runs;
 mod compare;
 mod continuation;
 mod corpus;
@@ -49,6 +50,10 @@ const SUITES: &[Suite] = &[
     Suite {
         file: "envelopes.json",
         check: envelopes::check,
+    },
+    Suite {
+        file: "agent-runs.json",
+        check: agent_runs::check,
     },
 ];
 

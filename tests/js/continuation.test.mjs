@@ -89,7 +89,7 @@ test('replayContinuation answers "what if max steps were 5?"', () => {
 test('bad specs throw SteplineError with a path', () => {
   const cases = [
     [[{ kind: 'nope' }], 'invalid_value', '/criteria/0/kind'],
-    [[{ kind: 'steps_limit', max: 0 }], 'invalid_value', '/criteria/0/max'],
+    [[{ kind: 'execution_time_limit', max: 0 }], 'invalid_value', '/criteria/0/max'],
     [[{ kind: 'steps_limit', max: '5' }], 'invalid_type', '/criteria/0/max'],
     [{ defaults: { errorPolicy: 'sometimes' } }, 'invalid_value', '/criteria/defaults/errorPolicy'],
     ['everything', 'invalid_json', null],

@@ -138,11 +138,15 @@ const notLive = view.executions[0]?.steps[0]?.snapshot_window;
 export { differenceSteps, outsideWindow, firstInWindow, place, notLive };
 const finalOutput: string = live.collect().final_output;
 const codes: string[] = diagnose({ envelopes: [decoded] }).map((d) => d.code);
+const ownCodes: string[] = live.diagnose({ snapshot: null, includeToolResults: false }).map((d) => d.code);
+live.diagnose();
+// @ts-expect-error: a session diagnoses its own envelopes, none are passed
+live.diagnose({ envelopes: [decoded] });
 // @ts-expect-error: unknown session options are rejected by the types too
 new Session({ sesionId: 's' });
 unsubscribe();
 
-export { ingested, toolStatus, kinds, finalOutput, codes };
+export { ingested, toolStatus, kinds, finalOutput, codes, ownCodes };
 
 // Run logs: summaries are typed.
 import { RunLog } from 'stepline';

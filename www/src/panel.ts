@@ -52,8 +52,6 @@ export class Panel {
   criteria: WhatIf['criteria'] = { maxSteps: 20, maxTokens: 32768, maxExecutionTime: 300, errorPolicy: 'stopOnAnyError' };
   error: string | null = null;
   tab: Tab = 'usage';
-  /** Envelopes as JSON text, for diagnose() (it reads the whole stream). */
-  envelopeLines: string[] = [];
   finalStateUrl = '';
 
   private views: View[] = [];
@@ -78,7 +76,6 @@ export class Panel {
     this.diagnostics = null;
     this.whatIf = null;
     this.error = null;
-    this.envelopeLines = [];
     this.unsubscribe = session.subscribe(() => this.changed());
     this.render();
   }

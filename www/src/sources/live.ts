@@ -72,7 +72,6 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     if (!event.replace(/^\./, '').startsWith('agent.')) return;
     try {
       session.ingest(data as object);
-      panel.envelopeLines.push(JSON.stringify(data));
     } catch (error) {
       panel.error = `An event could not be read: ${describe(error)}`;
       panel.render();

@@ -41,7 +41,6 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
   const lines = text.split('\n');
   panel.setSession(session, { ...source, detail: 'loading…' });
   panel.loading = { done: 0, total: lines.length, label: source.label };
-  const envelopeLines: string[] = [];
   const errors: string[] = [];
   let errorCount = 0;
   let batch: string[] = [];
@@ -68,7 +67,6 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
     } else {
       if (batch.length === 0) batchStart = i + 1;
       batch.push(line);
-      if (line.trim() !== '') envelopeLines.push(line);
       if (batch.length >= BATCH_LINES) {
         flush();
         panel.loading = { done: i + 1, total: lines.length, label: source.label };
@@ -79,7 +77,6 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
   }
   flush();
   panel.loading = null;
-  panel.envelopeLines = envelopeLines;
   const kb = `${(text.length / 1024).toFixed(text.length < 10240 ? 1 : 0)} KB`;
   const snapshots = panel.reconciliations.length;
   const summary = `${kb} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;

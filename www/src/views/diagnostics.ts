@@ -1,26 +1,29 @@
 // Diagnostics: the producer bugs stepline recognises in the stream and the
 // final snapshot (tool arguments in assistant content, inverted timing, …).
-// diagnose() reads the whole stream, so it runs when the tab is shown and the
-// run changed, not on every event.
-import { diagnose } from 'stepline';
+// The session diagnoses its own log (only the envelopes it applied: a bad
+// line of a recording never reaches it); that reads the whole stream, so it
+// runs when the tab is shown and the run changed, not on every event.
 import { h, replaceChildren } from '../dom';
 import { clip } from '../format';
+import type { Session, SlimSnapshot } from 'stepline';
 import type { Panel, View } from '../panel';
 import { describe } from '../sources/recording';
 
 export class DiagnosticsView implements View {
   readonly el = h('div', { class: 'tab-body', 'data-testid': 'diagnostics' });
-  private lastKey = '';
+  /** What the list shown was computed from: a new session, envelope or snapshot recomputes it. */
+  private last: { session: Session; applied: number; snapshot: object | null } | null = null;
 
   update(panel: Panel): void {
     if (panel.tab !== 'diagnostics' || panel.loading) return;
-    const snapshot = panel.lastSnapshot ? JSON.stringify(panel.lastSnapshot) : null;
-    const key = `${panel.envelopeLines.length}|${panel.reconciliations.length}|${panel.session ? panel.view?.counts.applied : 0}`;
-    if (key === this.lastKey) return;
-    this.lastKey = key;
+    const session = panel.session;
+    if (!session) return;
+    const now = { session, applied: panel.view?.counts.applied ?? 0, snapshot: panel.lastSnapshot };
+    const last = this.last;
+    if (last && last.session === now.session && last.applied === now.applied && last.snapshot === now.snapshot) return;
+    this.last = now;
     try {
-      const input = `{"envelopes":[${panel.envelopeLines.join(',')}],"snapshot":${snapshot ?? 'null'}}`;
-      panel.diagnostics = diagnose(input);
+      panel.diagnostics = session.diagnose({ snapshot: panel.lastSnapshot as SlimSnapshot | null });
     } catch (error) {
       replaceChildren(this.el, h('p', { class: 'error' }, `Diagnostics failed: ${describe(error)}`));
       return;
