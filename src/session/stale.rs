@@ -27,6 +27,9 @@
 //! assert_eq!((e["stale"].as_bool(), e["status"].as_str()), (Some(true), Some("processing")));
 //! ```
 
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::{Map, Value};
+use crate::model::time::{resolve_now, NowSpec};
 use crate::session::apply::Touched;
 use crate::session::view::{Execution, TERMINAL};
 use crate::session::Session;
@@ -52,6 +55,39 @@ impl Staleness {
     pub fn clock_ms(&self) -> Option<i64> {
         self.clock_ms
     }
+}
+
+/// Reads a silence limit option (`key` in `m`: whole milliseconds, 0 or
+/// more; `None` when absent or null).
+pub fn stale_after_option(m: &Map, key: &str, path: &str) -> Result<Option<i64>> {
+    match crate::model::read::opt_i64(m, key, path)? {
+        Some(n) if n < 0 => Err(SteplineError::at(
+            ErrorCode::OutOfRange,
+            &crate::json::child(path, key),
+            format!("expected `{key}` to be 0 or more milliseconds, found {n}"),
+        )),
+        n => Ok(n),
+    }
+}
+
+/// Reads a `now` value (epoch milliseconds or an RFC 3339 string) into
+/// epoch milliseconds. Relative words (`now`, `tomorrow`) are refused: the
+/// core has no clock to read them against.
+pub fn now_ms(v: &Value, path: &str) -> Result<i64> {
+    let spec = NowSpec::from_value(v, path)?;
+    if let NowSpec::Text(s) = &spec {
+        if !crate::model::time::is_rfc3339(s) {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidTimestamp,
+                path,
+                format!(
+                    "expected an RFC 3339 timestamp or epoch milliseconds, found {}",
+                    crate::json::quote(s)
+                ),
+            ));
+        }
+    }
+    Ok(resolve_now(Some(&spec), Default::default(), path)?.timestamp_millis())
 }
 
 /// Whether `e` is stale at `clock` with the limit `after`.
