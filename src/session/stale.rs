@@ -29,7 +29,6 @@
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{Map, Value};
-use crate::model::time::{resolve_now, NowSpec};
 use crate::session::apply::Touched;
 use crate::session::view::{Execution, TERMINAL};
 use crate::session::Session;
@@ -74,20 +73,33 @@ pub fn stale_after_option(m: &Map, key: &str, path: &str) -> Result<Option<i64>>
 /// epoch milliseconds. Relative words (`now`, `tomorrow`) are refused: the
 /// core has no clock to read them against.
 pub fn now_ms(v: &Value, path: &str) -> Result<i64> {
-    let spec = NowSpec::from_value(v, path)?;
-    if let NowSpec::Text(s) = &spec {
-        if !crate::model::time::is_rfc3339(s) {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidTimestamp,
-                path,
-                format!(
-                    "expected an RFC 3339 timestamp or epoch milliseconds, found {}",
-                    crate::json::quote(s)
-                ),
-            ));
+    let refused = |found: String| {
+        SteplineError::at(
+            ErrorCode::InvalidTimestamp,
+            path,
+            format!("expected an RFC 3339 timestamp or epoch milliseconds, found {found}"),
+        )
+    };
+    match v {
+        Value::String(s) => {
+            crate::session::status::epoch_ms(s).ok_or_else(|| refused(crate::json::quote(s)))
         }
+        Value::Number(n) => match n.as_f64() {
+            // Within ±2^53 ms (±285,000 years): exact as an integer.
+            Some(ms) if ms.is_finite() && ms.abs() <= 9_007_199_254_740_992.0 => {
+                Ok(ms.floor() as i64)
+            }
+            _ => Err(refused(crate::json::number_text(n))),
+        },
+        other => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            path,
+            format!(
+                "expected `now` as an RFC 3339 string or epoch milliseconds, found {}",
+                crate::json::type_name(other)
+            ),
+        )),
     }
-    Ok(resolve_now(Some(&spec), Default::default(), path)?.timestamp_millis())
 }
 
 /// Whether `e` is stale at `clock` with the limit `after`.

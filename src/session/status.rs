@@ -137,11 +137,65 @@ impl StatusTimes {
     }
 }
 
-/// Unix epoch milliseconds of an envelope timestamp (RFC 3339, as the
-/// decoder checked it); `None` when it cannot be read.
+/// Unix epoch milliseconds of an RFC 3339 timestamp (what the decoder
+/// accepts in envelopes); `None` for anything else. Read by hand: the
+/// general date reader (PHP's relative words, offsets without a colon)
+/// cost the live entry kilobytes it does not otherwise need.
+///
+/// ```
+/// use stepline::session::status::epoch_ms;
+/// assert_eq!(epoch_ms("1970-01-02T00:00:01.5Z"), Some(86_401_500));
+/// assert_eq!(epoch_ms("2026-01-20T13:00:00.250+01:00"), epoch_ms("2026-01-20T12:00:00.250Z"));
+/// assert_eq!(epoch_ms("tomorrow"), None);
+/// ```
 pub fn epoch_ms(ts: &str) -> Option<i64> {
-    let utc = chrono::DateTime::<chrono::FixedOffset>::default();
-    crate::model::time::parse(ts, &utc).map(|t| t.timestamp_millis())
+    if !crate::model::time::is_rfc3339(ts) {
+        return None;
+    }
+    let b = ts.as_bytes();
+    let num = |from: usize, to: usize| -> i64 {
+        b.get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .fold(0, |n, c| n * 10 + i64::from(c.wrapping_sub(b'0')))
+    };
+    let (y, m, d) = (num(0, 4), num(5, 7), num(8, 10));
+    let secs = num(11, 13) * 3600 + num(14, 16) * 60 + num(17, 19);
+    let mut i = 19;
+    let mut millis = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            if i - start < 3 {
+                millis = millis * 10 + b.get(i).map_or(0, |c| i64::from(c - b'0'));
+            }
+            i += 1;
+        }
+        for _ in (i - start).min(3)..3 {
+            millis *= 10;
+        }
+    }
+    let offset = match b.get(i) {
+        Some(&sign @ (b'+' | b'-')) => {
+            let o = num(i + 1, i + 3) * 3600 + num(i + 4, i + 6) * 60;
+            if sign == b'-' {
+                -o
+            } else {
+                o
+            }
+        }
+        _ => 0,
+    };
+    // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's
+    // days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + secs - offset) * 1000 + millis)
 }
 
 #[cfg(test)]
@@ -164,6 +218,23 @@ mod tests {
         forward.note("completed", 12);
         assert_eq!(forward.resumed(), None);
         assert!(forward.ever_resumed());
+    }
+
+    #[test]
+    fn epoch_ms_reads_rfc3339_as_the_general_date_reader_does() {
+        let utc = chrono::DateTime::<chrono::FixedOffset>::default();
+        for ts in [
+            "2026-01-20T12:00:00.250Z",
+            "2026-01-20T12:00:00Z",
+            "2024-02-29T23:59:59.999999-05:30",
+            "1969-12-31T23:59:59.9Z",
+            "0001-03-01T00:00:00+14:00",
+            "9999-12-31T23:59:59.12Z",
+        ] {
+            let general = crate::model::time::parse(ts, &utc).map(|t| t.timestamp_millis());
+            assert_eq!(epoch_ms(ts), general, "{ts}");
+        }
+        assert_eq!(epoch_ms("2026-01-20 12:00:00"), None);
     }
 
     #[test]
