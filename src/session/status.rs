@@ -106,34 +106,40 @@ impl StatusTimes {
     /// latest such), if the run resumed; `None` while it has not ended, or
     /// ended for good.
     pub fn resumed(&self) -> Option<&str> {
-        let ended = self
-            .0
-            .iter()
-            .filter(|(s, _, _)| TERMINAL.contains(&s.as_str()))
-            .map(|(_, _, last)| *last)
-            .max()?;
-        self.0
-            .iter()
-            .filter(|(s, _, last)| !TERMINAL.contains(&s.as_str()) && *last > ended)
-            .max_by_key(|(_, _, last)| *last)
-            .map(|(s, _, _)| s.as_str())
+        self.resume().0
     }
 
     /// Whether a non-terminal status followed a terminal one at any time
     /// (the run resumed, whether or not it ended again).
     pub fn ever_resumed(&self) -> bool {
-        let Some(first_end) = self
-            .0
-            .iter()
-            .filter(|(s, _, _)| TERMINAL.contains(&s.as_str()))
-            .map(|(_, first, _)| *first)
-            .min()
-        else {
-            return false;
+        self.resume().1
+    }
+
+    /// Both of the above in two passes over the (few) status words.
+    fn resume(&self) -> (Option<&str>, bool) {
+        // The first and last terminal broadcast.
+        let mut ended: Option<(i64, i64)> = None;
+        for (s, first, last) in &self.0 {
+            if TERMINAL.contains(&s.as_str()) {
+                let (f, l) = ended.unwrap_or((*first, *last));
+                ended = Some((f.min(*first), l.max(*last)));
+            }
+        }
+        let Some((first_end, last_end)) = ended else {
+            return (None, false);
         };
-        self.0
-            .iter()
-            .any(|(s, _, last)| !TERMINAL.contains(&s.as_str()) && *last > first_end)
+        let mut now: Option<(&str, i64)> = None;
+        let mut ever = false;
+        for (s, _, last) in &self.0 {
+            if TERMINAL.contains(&s.as_str()) {
+                continue;
+            }
+            ever |= *last > first_end;
+            if *last > last_end && now.is_none_or(|(_, t)| *last > t) {
+                now = Some((s.as_str(), *last));
+            }
+        }
+        (now.map(|(s, _)| s), ever)
     }
 }
 
