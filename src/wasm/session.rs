@@ -119,7 +119,11 @@ impl Session {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number | string")] now: JsValue,
     ) -> Result<bool, JsValue> {
-        let value = super::convert::from_js(&now, "now").map_err(to_js_error)?;
+        // A string is the timestamp itself, not JSON text.
+        let value = match now.as_string() {
+            Some(s) => Value::String(s),
+            None => super::convert::from_js(&now, "now").map_err(to_js_error)?,
+        };
         let ms = crate::session::stale::now_ms(&value, "/now").map_err(to_js_error)?;
         let changed = {
             let mut inner = self.inner.borrow_mut();
