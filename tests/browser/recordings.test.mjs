@@ -63,6 +63,7 @@ describe('recordings opened from files', () => {
     assert.equal(await page.locator('[data-testid=run-error]').count(), 0, 'the resumed turn has no error');
     assert.equal(await page.textContent('[data-testid=turn-error]'), 'Driver threw: connection reset by peer');
     assert.equal(await page.locator('[data-testid=turn-stale]').count(), 1, 'only the turn that never ended');
+    await screenshot(page, 'panel-ended');
     // When the failed turn is the latest, its reason shows in the header too.
     await page.setInputFiles('[data-testid=file-input]', { name: 'failed.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(fixture('seed-000/failed-run.jsonl')) });
     await page.waitForFunction(() => window.stepline?.source.label === 'failed.jsonl' && !window.stepline.loading);
