@@ -286,7 +286,7 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &mut Map, 
             if run.duration_ms.is_none() {
                 run.duration_ms = ["latency_ms", "duration_ms"]
                     .iter()
-                    .find_map(|k| r.remove(*k).filter(Value::is_number));
+                    .find_map(|k| r.remove(k).filter(Value::is_number));
             }
             if run.call_id.is_none() {
                 run.call_id = r

@@ -559,10 +559,7 @@ impl Session {
 /// reference sends byte-identical tool events in consecutive steps.
 fn dedup_key(env: &Map, exec: &Execution, turn: usize) -> Option<Fingerprint> {
     let (kind, payload) = parts(env);
-    let unindexed = match kind {
-        "agent.llm.output_text.delta" | "agent.tool.output" => true,
-        _ => false,
-    };
+    let unindexed = matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output");
     if unindexed {
         return None;
     }
