@@ -73,9 +73,11 @@ impl Session {
 
 #[wasm_bindgen]
 impl Session {
-    /// `{ sessionId?, maxTextBytes? }`: without a session id, the first
-    /// envelope's session is adopted; `maxTextBytes` is the streamed text
-    /// kept per execution (default 8 MiB; see `SessionOptions`).
+    /// `{ sessionId?, maxTextBytes?, staleAfterMs? }`: without a session id,
+    /// the first envelope's session is adopted; `maxTextBytes` is the
+    /// streamed text kept per execution (default 8 MiB); `staleAfterMs`
+    /// marks silent executions without a final status `stale` (see
+    /// `SessionOptions` and `setNow`).
     ///
     /// @example
     /// ```js
