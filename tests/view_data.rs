@@ -12,6 +12,11 @@ use stepline::session::Session;
 mod common;
 use common::{vectors, view_of};
 
+/// The fuzz checks' model of the JS side's patch application.
+#[path = "../fuzz/src/checks.rs"]
+#[allow(dead_code)]
+mod checks;
+
 fn fixture(path: &str) -> String {
     let full = format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&full).unwrap_or_else(|e| panic!("{full}: {e}"))
@@ -294,6 +299,51 @@ fn equal_chunks_without_an_index_sent_at_different_times_both_count() {
     let mut same_ms = Session::new(None);
     same_ms.ingest_text(&run[5]).unwrap();
     assert!(same_ms.ingest_text(&run[5]).unwrap().duplicate);
+}
+
+#[test]
+fn replaying_any_subset_of_a_seed_000_run_in_any_order_changes_nothing() {
+    let run = lines("seed-000/failed-run.jsonl");
+    let once = view_of(&session_of_lines(&run));
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    for round in 0..50 {
+        let mut s = session_of_lines(&run);
+        let mut again: Vec<&String> = run
+            .iter()
+            .filter(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed % 2 == 0
+            })
+            .collect();
+        again.reverse();
+        let turn = round % again.len().max(1);
+        again.rotate_left(turn);
+        for l in &again {
+            assert!(s.ingest_text(l).unwrap().duplicate, "round {round}: {l}");
+        }
+        assert_eq!(view_of(&s), once, "round {round}");
+    }
+}
+
+#[test]
+fn patches_rebuild_the_view_with_the_new_fields_after_every_envelope_and_clock_tick() {
+    let mut envelopes = lines("seed-000/failed-run.jsonl");
+    envelopes.extend(lines("seed-000/resumed-run.jsonl"));
+    envelopes.extend(lines("seed-003/annotated-run.jsonl"));
+    let mut s = Session::new(None);
+    s.set_stale_after(Some(60_000));
+    let mut mirror = Value::Null;
+    for (i, l) in envelopes.iter().enumerate() {
+        let _ = s.ingest_text(l);
+        checks::apply_patch(&mut mirror, &checks::take_patch(&mut s));
+        assert_eq!(mirror, s.view(), "after envelope {i}");
+    }
+    assert!(s.set_now(epoch_ms("2026-01-16T11:00:00.000Z").unwrap()));
+    checks::apply_patch(&mut mirror, &checks::take_patch(&mut s));
+    assert_eq!(mirror, s.view(), "after the clock moved");
+    assert_eq!(mirror["executions"][1]["stale"], true);
 }
 
 // Item 7: runs that never end.
