@@ -262,6 +262,13 @@ fn the_producers_own_usage_total_is_kept_where_it_differs_from_the_sum() {
 }
 
 #[test]
+fn a_run_log_summary_counts_the_producers_own_usage_total() {
+    let mut log = stepline::session::runlog::RunLog::new();
+    log.ingest_jsonl(&fixture("seed-000/failed-run.jsonl"));
+    assert_eq!(log.summary()["tokens"]["total"], 700);
+}
+
+#[test]
 fn a_usage_total_equal_to_the_sum_changes_nothing() {
     // The reference's own runs send no total: their views are as before.
     for case in vectors("agent-runs.json") {
