@@ -14,7 +14,6 @@ use common::{vectors, view_of};
 
 /// The fuzz checks' model of the JS side's patch application.
 #[path = "../fuzz/src/checks.rs"]
-#[allow(dead_code)]
 mod checks;
 
 fn fixture(path: &str) -> String {
