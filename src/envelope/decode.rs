@@ -186,7 +186,11 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         }
     };
     let payload = match fields(&kind) {
-        Some(spec) => normalise_kind(&kind, payload_in, spec, payload_path, &mut warnings)?,
+        Some(spec) => {
+            let p = normalise_kind(&kind, payload_in, spec, payload_path, &mut warnings)?;
+            check_annotations(&p, payload_path)?;
+            p
+        }
         None => {
             warnings.push(Warning {
                 path: child("", type_key),
@@ -211,6 +215,23 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         envelope: Value::Object(out),
         warnings,
     })
+}
+
+/// Seed-003 annotations (an event's own, and its `step` object's) are read
+/// into the view, so a malformed one is refused here, with its path.
+fn check_annotations(payload: &Value, path: &str) -> Result<()> {
+    if let Some(a) = payload.get("annotations").filter(|a| !a.is_null()) {
+        crate::model::annotations::Annotations::from_value(a, &child(path, "annotations"))?;
+    }
+    if let Some(a) = payload
+        .get("step")
+        .and_then(|s| s.get("annotations"))
+        .filter(|a| !a.is_null())
+    {
+        let at = child(&child(path, "step"), "annotations");
+        crate::model::annotations::Annotations::from_value(a, &at)?;
+    }
+    Ok(())
 }
 
 /// A JSONL batch: every line decoded, failures collected with their line
@@ -462,17 +483,30 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
     };
     let seed_form =
         !m.contains_key("input") && (m.contains_key("prompt") || m.contains_key("completion"));
-    Ok(if seed_form {
-        usage_value([int("prompt")?, int("completion")?, 0, 0, 0])
+    let fields = if seed_form {
+        [int("prompt")?, int("completion")?, 0, 0, 0]
     } else {
-        usage_value([
+        [
             int("input")?,
             int("output")?,
             int("cacheWrite")?,
             int("cacheRead")?,
             int("reasoning")?,
-        ])
-    })
+        ]
+    };
+    let mut out = usage_value(fields);
+    // The producer's own `total` is kept when it is not the sum of the
+    // fields (it may count tokens the fields do not name).
+    if m.get("total").is_some_and(|t| !t.is_null()) {
+        let total = int("total")?;
+        let sum = fields.iter().fold(0i64, |a, n| a.saturating_add(*n));
+        if total != sum {
+            if let Value::Object(o) = &mut out {
+                o.insert("total", Value::from(total));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn out_of_range(n: &crate::json::Number, path: &str) -> SteplineError {

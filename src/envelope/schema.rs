@@ -50,6 +50,8 @@ const fn f(
 /// Seed-003 lifecycle identity, present on every event of that taxonomy.
 const STEP_INDEX: Field = f("step_index", &[], Kind::Int, false);
 const STEP_ID: Field = f("step_id", &[], Kind::Str, false);
+/// Seed-003 event annotations (safety, citations, extras; free-form otherwise).
+const ANNOTATIONS: Field = f("annotations", &[], Kind::Object, false);
 
 const AGENT_STATUS: &[Field] = &[
     f("status", &[], Kind::Str, true),
@@ -76,6 +78,7 @@ const AGENT_STEP_COMPLETED: &[Field] = &[
     f("continuation", &[], Kind::Object, false),
     f("step", &[], Kind::Object, false),
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_TOOL_STARTED: &[Field] = &[
@@ -86,6 +89,7 @@ const AGENT_TOOL_STARTED: &[Field] = &[
     f("tool_call", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_TOOL_COMPLETED: &[Field] = &[
@@ -98,6 +102,7 @@ const AGENT_TOOL_COMPLETED: &[Field] = &[
     f("tool_result", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_STREAM_CHUNK: &[Field] = &[
@@ -118,15 +123,21 @@ const AGENT_CONTINUATION: &[Field] = &[
     f("evaluations", &[], Kind::Evaluations, false),
 ];
 
-const AGENT_LLM_STARTED: &[Field] = &[STEP_INDEX, STEP_ID];
+const AGENT_LLM_STARTED: &[Field] = &[STEP_INDEX, STEP_ID, ANNOTATIONS];
 
 const AGENT_LLM_OUTPUT_TEXT_DELTA: &[Field] = &[
     f("text_delta", &["llm_delta"], Kind::Str, true),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
-const AGENT_LLM_COMPLETED: &[Field] = &[f("step", &[], Kind::Object, false), STEP_INDEX, STEP_ID];
+const AGENT_LLM_COMPLETED: &[Field] = &[
+    f("step", &[], Kind::Object, false),
+    STEP_INDEX,
+    STEP_ID,
+    ANNOTATIONS,
+];
 
 const AGENT_TOOL_OUTPUT: &[Field] = &[
     f("tool_name", &["tool"], Kind::Str, false),
@@ -134,6 +145,7 @@ const AGENT_TOOL_OUTPUT: &[Field] = &[
     f("tool_call", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_TOOL_FAILED: &[Field] = &[
@@ -143,6 +155,7 @@ const AGENT_TOOL_FAILED: &[Field] = &[
     f("tool_result", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_STEP_FAILED: &[Field] = &[
@@ -150,6 +163,7 @@ const AGENT_STEP_FAILED: &[Field] = &[
     f("step", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_RUN_COMPLETED: &[Field] = &[
@@ -157,6 +171,7 @@ const AGENT_RUN_COMPLETED: &[Field] = &[
     f("step", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 const AGENT_RUN_FAILED: &[Field] = &[
@@ -164,6 +179,7 @@ const AGENT_RUN_FAILED: &[Field] = &[
     f("step", &[], Kind::Object, false),
     STEP_INDEX,
     STEP_ID,
+    ANNOTATIONS,
 ];
 
 /// The payload fields of a known type, or `None` for an unknown type.

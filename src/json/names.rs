@@ -20,6 +20,7 @@ const KNOWN: &[&str] = &[
     "extra",
     "truncated",
     // Payload fields.
+    "annotations",
     "args",
     "args_summary",
     "available_tools",

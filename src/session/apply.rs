@@ -53,12 +53,21 @@ pub fn apply(
 ) -> Touched {
     let n = step_of(exec, p);
     let before = exec.steps.get(&n).and_then(|s| s.usage);
-    let touched = apply_event(exec, kind, ts, p, arrival);
+    let extra_before = exec.steps.get(&n).map_or(0, StepView::usage_total_extra);
+    let mut touched = apply_event(exec, kind, ts, p, arrival);
+    if crate::session::annotate::absorb(exec, n, p) && touched == Touched::Header {
+        // A step touch re-sends the header too.
+        touched = Touched::Step(n);
+    }
     let after = exec.steps.get(&n).and_then(|s| s.usage);
     if before != after {
         let total = sub_usage(&exec.usage_total, &before.unwrap_or_default());
         exec.usage_total = add_usage(&total, &after.unwrap_or_default());
     }
+    let extra_after = exec.steps.get(&n).map_or(0, StepView::usage_total_extra);
+    exec.usage_total_extra = exec
+        .usage_total_extra
+        .saturating_add(extra_after.saturating_sub(extra_before));
     touched
 }
 
@@ -80,8 +89,17 @@ fn apply_event(
     let ts = ts.map(str::to_string);
     match kind {
         "agent.status" => {
+            let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
+            exec.status_detail.absorb(p, at);
             if let Some(s) = str_of(p, "status") {
-                exec.push_status(s, str_of(p, "previous_status"));
+                let from = str_of(p, "previous_status");
+                // Seed 000 names no previous status: when it was sent says
+                // whether the run resumed.
+                let timed = at.filter(|_| from.is_none()).map(|at| (s.clone(), at));
+                exec.push_status(s, from);
+                if let Some((s, at)) = timed {
+                    exec.note_status_time(&s, at);
+                }
             }
             Touched::Header
         }
@@ -111,6 +129,7 @@ fn apply_event(
             set(&mut step.finish_reason, str_of(p, "finish_reason"));
             if let Some(u) = p.get("usage").and_then(usage_of) {
                 step.usage = Some(u);
+                step.usage_reported_total = p.get("usage").and_then(|v| reported_total(v, &u));
             }
             set(
                 &mut step.duration_ms,
@@ -261,6 +280,21 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &mut Map, 
             p.remove("duration_ms").filter(|v| !v.is_null()),
         );
         set(&mut run.result_summary, str_of(p, "result_summary"));
+        // Seed 003's result may carry its own call and latency (its
+        // proposed `ToolExecutionResult` id and `latency_ms`).
+        if let Some(r) = result.as_mut() {
+            if run.duration_ms.is_none() {
+                run.duration_ms = ["latency_ms", "duration_ms"]
+                    .iter()
+                    .find_map(|k| r.remove(k).filter(Value::is_number));
+            }
+            if run.call_id.is_none() {
+                run.call_id = r
+                    .get_mut("call")
+                    .and_then(Value::as_object_mut)
+                    .and_then(|c| str_of(c, "id"));
+            }
+        }
         if let Some(out) = result.as_mut().and_then(|r| str_of(r, "output")) {
             if run.output.is_empty() {
                 run.output = out;
@@ -280,6 +314,9 @@ fn absorb_step_object(step: &mut StepView, s: &mut Map) {
         set(&mut step.finish_reason, str_of(r, "finish_reason"));
         if step.usage.is_none() {
             step.usage = r.get("usage").and_then(usage_of);
+            step.usage_reported_total = step
+                .usage
+                .and_then(|u| r.get("usage").and_then(|v| reported_total(v, &u)));
         }
         if let Some(calls) = r.get("tool_calls").and_then(Value::as_array) {
             set(&mut step.has_tool_calls, Some(!calls.is_empty()));
@@ -316,6 +353,17 @@ fn str_of(m: &mut Map, k: &str) -> Option<String> {
 
 fn int_of(m: &Map, k: &str) -> Option<i64> {
     m.get(k).and_then(Value::as_i64)
+}
+
+/// The producer's own `total` (`total_tokens` in seed-003 objects), when
+/// it differs from the sum of `u`'s fields.
+fn reported_total(v: &Value, u: &Usage) -> Option<i64> {
+    let m = v.as_object()?;
+    let t = m
+        .get("total")
+        .or_else(|| m.get("total_tokens"))
+        .and_then(Value::as_i64)?;
+    (t != u.total()).then_some(t)
 }
 
 /// Decoded usage is already `{input, output, cacheWrite, cacheRead, reasoning}`;

@@ -4,14 +4,16 @@
 use crate::json::Value;
 
 use crate::json::obj;
-use crate::session::view::{opt_str, usage_value, StepView, ToolRun};
+use crate::session::view::{opt_str, usage_value_total, StepView, ToolRun};
 use crate::session::Session;
 
 impl Session {
     /// `{ turns: [step], final_output }`: every step of every execution in
     /// order, each `{step_id, step_number, execution_id, timestamp,
     /// llm_response: {text, finish_reason, usage}, tool_results: [{call,
-    /// output, error}]}`; `final_output` is the run's `final_answer`, else the
+    /// output, error, result_summary, duration_ms}], annotations}` (usage
+    /// `total` is the producer's own when it sent one; `annotations` null
+    /// when the step has none); `final_output` is the run's `final_answer`, else the
     /// latest execution's streamed text, else its last step's text.
     pub fn collect(&self) -> Value {
         let mut turns = Vec::new();
@@ -56,7 +58,13 @@ fn turn(s: &StepView, execution_id: Option<&str>) -> Value {
             obj([
                 ("text", Value::from(s.text.as_str())),
                 ("finish_reason", opt_str(&s.finish_reason)),
-                ("usage", s.usage.map_or(Value::Null, |u| usage_value(&u))),
+                (
+                    "usage",
+                    match (s.usage, s.usage_total()) {
+                        (Some(u), Some(t)) => usage_value_total(&u, t),
+                        _ => Value::Null,
+                    },
+                ),
             ]),
         ),
         (
@@ -64,6 +72,7 @@ fn turn(s: &StepView, execution_id: Option<&str>) -> Value {
             Value::Array(s.tools.iter().map(tool_result).collect()),
         ),
         ("error", opt_str(&s.error)),
+        ("annotations", s.annotations_value()),
     ])
 }
 
@@ -79,5 +88,7 @@ fn tool_result(t: &ToolRun) -> Value {
         ),
         ("output", Value::from(t.output.as_str())),
         ("error", opt_str(&t.error)),
+        ("result_summary", opt_str(&t.result_summary)),
+        ("duration_ms", t.duration_ms.clone().unwrap_or(Value::Null)),
     ])
 }

@@ -12,6 +12,7 @@
 //! assert_eq!(s.status(), Some("processing"));
 //! ```
 
+pub mod annotate;
 pub mod apply;
 pub mod collect;
 pub mod dedup;
@@ -21,6 +22,8 @@ pub mod patch;
 pub mod reconcile;
 pub mod recording;
 pub mod runlog;
+pub mod stale;
+pub mod status;
 pub mod text;
 pub mod view;
 pub mod window;
@@ -38,7 +41,9 @@ use crate::session::dedup::{Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
 use crate::session::text::{StreamText, DEFAULT_TEXT_LIMIT};
-use crate::session::view::{add_usage, state_status, sub_usage, usage_value, Counts, Execution};
+use crate::session::view::{
+    add_usage, state_status, sub_usage, usage_value_total, Counts, Execution,
+};
 
 /// What one ingest did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -168,6 +173,10 @@ pub struct Session {
     warnings: Vec<Value>,
     warning_count: u64,
     dirty: Dirty,
+    /// What the executions' producer totals add to `usage_total`'s sum.
+    usage_total_extra: i64,
+    /// The silence limit and clock that mark executions stale.
+    staleness: stale::Staleness,
 }
 
 impl Default for Session {
@@ -211,6 +220,8 @@ impl Session {
             warnings: Vec::new(),
             warning_count: 0,
             dirty: Dirty::default(),
+            usage_total_extra: 0,
+            staleness: stale::Staleness::default(),
         }
     }
 
@@ -361,7 +372,7 @@ impl Session {
         let exec = &self.executions[pos];
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
-        let past_cut = chunk_index(&env, exec).and_then(|i| exec.stream.past_cut(i));
+        let past_cut = chunk_index(&env).and_then(|i| exec.stream.past_cut(i));
         let fingerprint = match past_cut {
             Some(true) => return self.duplicate(out),
             Some(false) => None,
@@ -402,8 +413,12 @@ impl Session {
         self.next_seq += 1;
         let exec = &mut self.executions[pos];
         let usage_before = exec.usage();
+        let extra_before = exec.usage_total_extra;
         let touched = apply(exec, kind, ts, &mut payload, (seq, fingerprint));
         self.usage_total = add_usage(&sub_usage(&self.usage_total, &usage_before), &exec.usage());
+        self.usage_total_extra = self
+            .usage_total_extra
+            .saturating_add(exec.usage_total_extra.saturating_sub(extra_before));
         if exec.stream.is_stale() && !self.stale.contains(&pos) {
             self.stale.push(pos);
         }
@@ -434,6 +449,7 @@ impl Session {
             }
             self.warning_count += 1;
         }
+        self.stale_after_apply(pos, ts);
         self.counts.applied += 1;
         out.applied = true;
         if logged {
@@ -483,6 +499,14 @@ impl Session {
         pos
     }
 
+    /// The session's token total: the sum of the fields, corrected by the
+    /// steps' own totals where the producer sent them.
+    pub fn usage_total_value(&self) -> i64 {
+        self.usage_total
+            .total()
+            .saturating_add(self.usage_total_extra)
+    }
+
     /// Top-level fields of the view (no executions).
     pub fn header_value(&self) -> Value {
         let status = self.status();
@@ -504,7 +528,7 @@ impl Session {
                     .and_then(state_status)
                     .map_or(Value::Null, Value::from),
             ),
-            ("usage", usage_value(&usage)),
+            ("usage", usage_value_total(&usage, self.usage_total_value())),
             ("counts", self.counts.to_value()),
             ("rejected_sessions", Value::Object(foreign)),
             ("warning_count", Value::from(self.warning_count)),
@@ -526,17 +550,18 @@ impl Session {
 }
 
 /// The identity of an envelope for redelivery checks, or `None` when the
-/// wire gives it none (stream chunks or deltas without an index: two equal
-/// ones are two pieces of text). Tool events without a call id or step
+/// wire gives it none (seed-003 deltas carry no index and, natively, no
+/// timestamp: two equal ones are two pieces of text). A seed-000 stream
+/// chunk without `chunk_index` is known by its whole envelope, timestamp
+/// included: redelivered byte for byte it is a duplicate, while two chunks
+/// of equal text sent at different milliseconds both count. Limit: two
+/// equal chunks sent within one millisecond (or under a frozen clock) are
+/// taken for one. Tool events without a call id or step
 /// number are keyed with the step they are attributed to, since the
 /// reference sends byte-identical tool events in consecutive steps.
 fn dedup_key(env: &Map, exec: &Execution, turn: usize) -> Option<Fingerprint> {
     let (kind, payload) = parts(env);
-    let unindexed = match kind {
-        "agent.stream.chunk" => !payload.contains_key("chunk_index"),
-        "agent.llm.output_text.delta" | "agent.tool.output" => true,
-        _ => false,
-    };
+    let unindexed = matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output");
     if unindexed {
         return None;
     }
@@ -593,16 +618,15 @@ impl Log {
     }
 }
 
-/// A stream chunk's index: its own, else the one after the highest seen
-/// (as `apply` numbers it).
-fn chunk_index(env: &Map, exec: &Execution) -> Option<i64> {
+/// A stream chunk's own index. A chunk without one is known by its
+/// fingerprint instead (see [`dedup_key`]): the index `apply` gives it
+/// (after the highest seen) says nothing about whether it arrived before.
+fn chunk_index(env: &Map) -> Option<i64> {
     let (kind, payload) = parts(env);
-    (kind == "agent.stream.chunk").then(|| {
-        payload
-            .get("chunk_index")
-            .and_then(Value::as_i64)
-            .unwrap_or_else(|| exec.stream.next_index())
-    })
+    if kind != "agent.stream.chunk" {
+        return None;
+    }
+    payload.get("chunk_index").and_then(Value::as_i64)
 }
 
 /// The type and payload of a normalised envelope.

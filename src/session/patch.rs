@@ -42,7 +42,7 @@ pub struct Dirty {
 #[derive(Clone, Debug, Default)]
 struct Sent {
     fields: Vec<String>,
-    usage: Option<Usage>,
+    usage: Option<(Usage, i64)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -218,7 +218,7 @@ fn header_fields(s: &Session, f: &mut Fields) {
     f.field("state_status", |o| {
         opt_string(o, status.and_then(state_status))
     });
-    f.usage(usage);
+    f.usage(usage, s.usage_total_value());
     f.field("counts", |o| {
         let c = s.counts;
         o.push_str("{\"applied\":");
@@ -252,7 +252,7 @@ fn exec_header_fields(e: &Execution, f: &mut Fields) {
     });
     f.field("first_at", |o| opt_string(o, e.first_at.as_deref()));
     f.field("last_at", |o| opt_string(o, e.last_at.as_deref()));
-    f.usage(e.usage());
+    f.usage(e.usage(), e.usage_total_value());
     f.field("stream_complete", |o| {
         o.push_str(if e.stream_complete { "true" } else { "false" })
     });
@@ -267,6 +267,18 @@ fn exec_header_fields(e: &Execution, f: &mut Fields) {
         o.push_str(if dropped > 0 { "true" } else { "false" })
     });
     f.field("text_dropped_bytes", |o| uint(o, dropped));
+    let d = &e.status_detail;
+    f.field("error_message", |o| opt_string(o, d.error_message()));
+    f.field("last_response", |o| opt_string(o, d.last_response()));
+    f.field("step_count", |o| opt_int(o, d.step_count()));
+    let resumed = e.status_times.ever_resumed();
+    f.field("resumed", |o| {
+        o.push_str(if resumed { "true" } else { "false" })
+    });
+    let stale = e.is_stale();
+    f.field("stale", |o| {
+        o.push_str(if stale { "true" } else { "false" })
+    });
 }
 
 /// [`StepView::to_value`] as text, without copying the step's values
@@ -293,9 +305,9 @@ fn step_text(out: &mut String, s: &StepView) {
     key(out, "finish_reason");
     opt_string(out, s.finish_reason.as_deref());
     key(out, "usage");
-    match &s.usage {
-        Some(u) => usage_text(out, u),
-        None => out.push_str("null"),
+    match (&s.usage, s.usage_total()) {
+        (Some(u), Some(t)) => usage_text_total(out, u, t),
+        _ => out.push_str("null"),
     }
     key(out, "errors");
     opt_int(out, s.errors);
@@ -314,6 +326,8 @@ fn step_text(out: &mut String, s: &StepView) {
     string(out, &s.text);
     key(out, "seen");
     seen_text(out, s.seen_started, s.seen_completed);
+    key(out, "annotations");
+    value(out, &s.annotations_value());
     out.push('}');
 }
 
@@ -410,13 +424,13 @@ impl<'a> Fields<'a> {
     }
 
     /// The `usage` field, written only when its numbers changed.
-    fn usage(&mut self, now: Usage) {
-        if self.sent.usage == Some(now) && self.sent.fields.len() > self.next {
+    fn usage(&mut self, now: Usage, total: i64) {
+        if self.sent.usage == Some((now, total)) && self.sent.fields.len() > self.next {
             self.next += 1;
             return;
         }
-        self.field("usage", |o| usage_text(o, &now));
-        self.sent.usage = Some(now);
+        self.field("usage", |o| usage_text_total(o, &now, total));
+        self.sent.usage = Some((now, total));
     }
 
     /// Ends the object, or puts `0` in its place when no field changed.
@@ -501,15 +515,15 @@ fn ints(out: &mut String, list: &[i64]) {
     out.push(']');
 }
 
-/// [`crate::session::view::usage_value`] as text.
-fn usage_text(out: &mut String, u: &Usage) {
+/// [`crate::session::view::usage_value_total`] as text.
+fn usage_text_total(out: &mut String, u: &Usage, total: i64) {
     let fields = [
         ("{\"input\":", u.input),
         (",\"output\":", u.output),
         (",\"cacheWrite\":", u.cache_write),
         (",\"cacheRead\":", u.cache_read),
         (",\"reasoning\":", u.reasoning),
-        (",\"total\":", u.total()),
+        (",\"total\":", total),
     ];
     for (name, n) in fields {
         out.push_str(name);

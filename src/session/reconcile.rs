@@ -297,7 +297,8 @@ fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
         st.get("type"),
     );
     let total = st.get("usage").and_then(|u| u.get("total"));
-    let streamed_total = s.usage.map_or(Value::Null, |u| Value::from(u.total()));
+    // The producer's own total where it sent one (seed 000's `usage.total`).
+    let streamed_total = s.usage_total().map_or(Value::Null, Value::from);
     if let Some(total) = total {
         if !streamed_total.is_null() && &streamed_total != total {
             d.push(

@@ -31,7 +31,7 @@ use crate::session::line_errors;
 use crate::session::recording::{
     at_line, expected, lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
-use crate::session::view::{add_usage, usage_value, Execution, ToolStatus};
+use crate::session::view::{add_usage, usage_value_total, Execution, ToolStatus};
 use crate::session::{IngestOutcome, Session};
 
 /// Sessions keyed by session id, in first-seen order.
@@ -401,6 +401,8 @@ struct Tally<'a> {
     run_errors: u64,
     duplicates: u64,
     rejected: u64,
+    /// What the producers' own usage totals add to the sum of the fields.
+    usage_total_extra: i64,
 }
 
 impl<'a> Tally<'a> {
@@ -411,6 +413,7 @@ impl<'a> Tally<'a> {
             self.run_errors += 1;
         }
         self.usage = add_usage(&self.usage, &e.usage());
+        self.usage_total_extra = self.usage_total_extra.saturating_add(e.usage_total_extra);
         for step in e.steps.values() {
             self.steps += 1;
             if step.step_type() == Some("error") {
@@ -450,7 +453,13 @@ impl<'a> Tally<'a> {
             ("executions", Value::from(self.executions)),
             ("steps", Value::from(self.steps)),
             ("tool_calls", Value::Object(tools.collect())),
-            ("tokens", usage_value(&self.usage)),
+            (
+                "tokens",
+                usage_value_total(
+                    &self.usage,
+                    self.usage.total().saturating_add(self.usage_total_extra),
+                ),
+            ),
             (
                 "durations",
                 obj([

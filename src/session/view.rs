@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use crate::json::{Map, Value};
 
 use crate::json::obj;
+use crate::model::annotations::Annotations;
 use crate::model::usage::Usage;
 use crate::session::gaps::Gaps;
+use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
 
 /// Where a tool run stands.
@@ -116,6 +118,12 @@ pub struct StepView {
     pub text: String,
     pub seen_started: bool,
     pub seen_completed: bool,
+    /// Seed-003 safety notes, citations and extras, from the step objects
+    /// and the `annotations` of its live events (merged, each note once).
+    pub annotations: Annotations,
+    /// The producer's own usage `total`, when it sent one that differs
+    /// from the sum of the fields (the producer's count is kept).
+    pub usage_reported_total: Option<i64>,
 }
 
 impl StepView {
@@ -140,7 +148,42 @@ impl StepView {
         }
     }
 
+    /// The step's token total: the producer's when it sent its own.
+    pub fn usage_total(&self) -> Option<i64> {
+        self.usage
+            .map(|u| self.usage_reported_total.unwrap_or(u.total()))
+    }
+
+    /// What the producer's total adds to the sum of the fields (0 when it
+    /// sent none).
+    pub fn usage_total_extra(&self) -> i64 {
+        match (self.usage, self.usage_reported_total) {
+            (Some(u), Some(t)) => t.saturating_sub(u.total()),
+            _ => 0,
+        }
+    }
+
+    /// The annotations as the view shows them (`null` when there are none).
+    pub fn annotations_value(&self) -> Value {
+        if self.annotations.is_empty() {
+            Value::Null
+        } else {
+            self.annotations.to_value()
+        }
+    }
+
     pub fn to_value(&self) -> Value {
+        let mut v = self.to_value_base();
+        if let Value::Object(m) = &mut v {
+            if let (Some(u), Some(t)) = (self.usage, self.usage_reported_total) {
+                m.insert("usage", usage_value_total(&u, t));
+            }
+            m.insert("annotations", self.annotations_value());
+        }
+        v
+    }
+
+    fn to_value_base(&self) -> Value {
         obj([
             ("number", Value::from(self.number)),
             ("step_id", opt_str(&self.step_id)),
@@ -212,6 +255,20 @@ pub struct Execution {
     /// the view does not walk every step.
     pub usage_total: Usage,
     pub step_gaps: Gaps,
+    /// `error_message`, `last_response` and `step_count` of its `agent.status` envelopes.
+    pub status_detail: StatusDetail,
+    /// When seed-000 statuses (no `previous_status`) were broadcast, to see a resume.
+    pub status_times: StatusTimes,
+    /// The status a resume under the same execution id leads to (see
+    /// [`crate::session::status`]), over the chain's terminal end.
+    pub(crate) resumed_to: Option<String>,
+    /// What the steps' producer totals add to `usage_total`'s sum.
+    pub usage_total_extra: i64,
+    /// Silent past the session's `staleAfterMs` without having ended (see
+    /// [`crate::session::stale`]).
+    pub stale: bool,
+    /// `last_at` in epoch ms, read only while a silence limit is set.
+    pub(crate) last_ms: Option<i64>,
 }
 
 /// Statuses after which nothing more happens in an execution.
@@ -222,7 +279,23 @@ impl Execution {
     /// matter: the end of the chain is a status no other transition leaves
     /// from; a terminal one is preferred when the chain has gaps.
     pub fn status(&self) -> Option<&str> {
-        self.status_end.as_deref()
+        self.resumed_to.as_deref().or(self.status_end.as_deref())
+    }
+
+    /// Notes a seed-000 status (no `previous_status`) broadcast at `at`
+    /// (epoch ms): a non-terminal one after the last terminal one resumes
+    /// the execution.
+    pub fn note_status_time(&mut self, status: &str, at: i64) {
+        self.status_times.note(status, at);
+        self.resumed_to = self.status_times.resumed().map(str::to_string);
+    }
+
+    /// The execution's token total: the sum of the fields, corrected by the
+    /// steps' own totals where the producer sent them.
+    pub fn usage_total_value(&self) -> i64 {
+        self.usage_total
+            .total()
+            .saturating_add(self.usage_total_extra)
     }
 
     /// Adds a transition (a repeated one changes nothing) and finds the end
@@ -231,6 +304,8 @@ impl Execution {
         if self.statuses.iter().any(|(t, f)| *t == to && *f == from) {
             return;
         }
+        // A new transition decides again (a resume is found again after it).
+        self.resumed_to = None;
         self.statuses.push((to, from));
         // Sorted for binary search (a set type would be kilobytes of wasm).
         let mut left: Vec<&str> = self
@@ -311,7 +386,10 @@ impl Execution {
             ),
             ("first_at", opt_str(&self.first_at)),
             ("last_at", opt_str(&self.last_at)),
-            ("usage", usage_value(&self.usage())),
+            (
+                "usage",
+                usage_value_total(&self.usage(), self.usage_total_value()),
+            ),
             ("stream_complete", Value::from(self.stream_complete)),
             ("final_answer", opt_str(&self.final_answer)),
             ("error", opt_str(&self.run_error)),
@@ -321,7 +399,28 @@ impl Execution {
             ("missing_chunk_count", Value::from(self.stream.missing().1)),
             ("text_truncated", Value::from(dropped > 0)),
             ("text_dropped_bytes", Value::from(dropped)),
+            (
+                "error_message",
+                self.status_detail
+                    .error_message()
+                    .map_or(Value::Null, Value::from),
+            ),
+            (
+                "last_response",
+                self.status_detail
+                    .last_response()
+                    .map_or(Value::Null, Value::from),
+            ),
+            ("step_count", opt_int(self.status_detail.step_count())),
+            ("resumed", Value::from(self.status_times.ever_resumed())),
+            ("stale", Value::from(self.is_stale())),
         ])
+    }
+
+    /// Silent past the session's limit and not ended (a status the
+    /// snapshot or a late envelope made terminal clears it).
+    pub fn is_stale(&self) -> bool {
+        self.stale && !self.status().is_some_and(|s| TERMINAL.contains(&s))
     }
 
     /// The whole execution as one value.
@@ -342,7 +441,8 @@ impl Execution {
 /// an error leaves the state `completed`.
 pub fn state_status(broadcast: &str) -> Option<&'static str> {
     Some(match broadcast {
-        "processing" => "in_progress",
+        // Seed 000 broadcasts the state's own words.
+        "processing" | "in_progress" => "in_progress",
         "failed" => "failed",
         "completed" | "stopped" | "cancelled" => "completed",
         _ => return None,
@@ -353,6 +453,15 @@ pub fn usage_value(u: &Usage) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
         m.insert("total", Value::from(u.total()));
+    }
+    v
+}
+
+/// [`usage_value`] with the given `total` (a producer's own count).
+pub fn usage_value_total(u: &Usage, total: i64) -> Value {
+    let mut v = u.to_value();
+    if let Value::Object(m) = &mut v {
+        m.insert("total", Value::from(total));
     }
     v
 }

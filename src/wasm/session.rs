@@ -73,9 +73,11 @@ impl Session {
 
 #[wasm_bindgen]
 impl Session {
-    /// `{ sessionId?, maxTextBytes? }`: without a session id, the first
-    /// envelope's session is adopted; `maxTextBytes` is the streamed text
-    /// kept per execution (default 8 MiB; see `SessionOptions`).
+    /// `{ sessionId?, maxTextBytes?, staleAfterMs? }`: without a session id,
+    /// the first envelope's session is adopted; `maxTextBytes` is the
+    /// streamed text kept per execution (default 8 MiB); `staleAfterMs`
+    /// marks silent executions without a final status `stale` (see
+    /// `SessionOptions` and `setNow`).
     ///
     /// @example
     /// ```js
@@ -85,7 +87,7 @@ impl Session {
     pub fn new(options_arg: Option<SessionOptionsArg>) -> Result<Session, JsValue> {
         let opts = options(
             &options_arg.map(JsValue::from),
-            &["sessionId", "maxTextBytes"],
+            &["sessionId", "maxTextBytes", "staleAfterMs"],
         )
         .map_err(to_js_error)?;
         let id = read::opt_str(&opts, "sessionId", "/options")
@@ -93,10 +95,48 @@ impl Session {
             .map(str::to_string);
         let limit = crate::session::text::limit_option(&opts, "maxTextBytes", "/options")
             .map_err(to_js_error)?;
-        Ok(Session::with_core(
-            Core::with_text_limit(id, limit),
-            Vec::new(),
-        ))
+        let stale_after =
+            crate::session::stale::stale_after_option(&opts, "staleAfterMs", "/options")
+                .map_err(to_js_error)?;
+        let mut core = Core::with_text_limit(id, limit);
+        core.set_stale_after(stale_after);
+        Ok(Session::with_core(core, Vec::new()))
+    }
+
+    /// Tells the session the time, as Unix epoch milliseconds (`Date.now()`)
+    /// or an RFC 3339 string: with `staleAfterMs` set, executions that have
+    /// not ended and have been silent that long become `stale: true`
+    /// (their status is left as broadcast). The session never reads a clock
+    /// itself; without `setNow` only envelope timestamps move its clock,
+    /// which never goes back. Notifies subscribers and returns `true` when
+    /// a `stale` flag changed.
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session({ staleAfterMs: 120_000 });
+    /// setInterval(() => session.setNow(Date.now()), 10_000);
+    /// ```
+    #[wasm_bindgen(js_name = setNow)]
+    pub fn set_now(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number | string")] now: JsValue,
+    ) -> Result<bool, JsValue> {
+        // A string is the timestamp itself, not JSON text.
+        let value = match now.as_string() {
+            Some(s) => Value::String(s),
+            None => super::convert::from_js(&now, "now").map_err(to_js_error)?,
+        };
+        let ms = crate::session::stale::now_ms(&value, "/now").map_err(to_js_error)?;
+        let changed = {
+            let mut inner = self.inner.borrow_mut();
+            let changed = inner.core.set_now(ms);
+            inner.stale |= changed;
+            changed
+        };
+        if changed {
+            self.notify();
+        }
+        Ok(changed)
     }
 
     /// Ingests one envelope (object or JSON string, any dialect) and notifies

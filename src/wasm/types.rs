@@ -308,7 +308,17 @@ const SESSION_TYPES: &'static str = r#"
  * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
  * ```
  */
-export interface SessionOptions { sessionId?: string; maxTextBytes?: number }
+export interface SessionOptions {
+  sessionId?: string;
+  maxTextBytes?: number;
+  /**
+   * Milliseconds of silence after which an execution that has not ended is
+   * marked `stale: true` (its status is left as broadcast). Silence is measured
+   * with envelope timestamps and the times given to `setNow()`; unset, nothing
+   * is ever stale.
+   */
+  staleAfterMs?: number;
+}
 
 /** What one `ingest` did. `rejected` is `"foreign_session"` for another session's envelope. */
 export interface IngestResult {
@@ -369,6 +379,8 @@ export interface StepView {
   tools: ToolRunView[];
   text: string;
   seen: { started: boolean; completed: boolean };
+  /** Seed-003 annotations of the step and its events (`null` when none). */
+  annotations: StepAnnotations | null;
 }
 
 /** One user turn: an `execution_id`, or a new turn under the same id. */
@@ -398,6 +410,16 @@ export interface ExecutionView {
   steps: readonly StepView[];
   /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
   text: string;
+  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
+  error_message: string | null;
+  /** `agent.status` `last_response` (the latest non-null one). */
+  last_response: string | null;
+  /** The producer's own step count from `agent.status` (seed 000). */
+  step_count: number | null;
+  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
+  resumed: boolean;
+  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
+  stale: boolean;
 }
 
 /** The live view (immutable; unchanged parts are shared between snapshots). */
@@ -490,8 +512,12 @@ export interface CollectedResponse {
     execution_id: string | null;
     timestamp: string | null;
     llm_response: { text: string; finish_reason: string | null; usage: UsageWithTotal | null };
-    tool_results: { call: { id: string | null; name: string; arguments: unknown }; output: string; error: string | null }[];
+    tool_results: {
+      call: { id: string | null; name: string; arguments: unknown }; output: string; error: string | null;
+      result_summary: string | null; duration_ms: number | null;
+    }[];
     error: string | null;
+    annotations: StepAnnotations | null;
   }[];
   final_output: string;
 }
@@ -607,12 +633,16 @@ export interface SnapshotValidation { valid: boolean; errors: SnapshotIssue[]; w
 #[wasm_bindgen(typescript_custom_section)]
 const ENVELOPE_TYPES: &'static str = r#"
 /** Token usage as envelopes carry it (seed 000's `{prompt, completion, total}` is normalised to this). */
-export interface EnvelopeUsage { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
+export interface EnvelopeUsage {
+  input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number;
+  /** The producer's own total, kept only when it differs from the sum of the fields. */
+  total?: number;
+}
 
 /** Fields any payload may add that stepline does not know (kept, reported as warnings). */
 interface PayloadExtra { extra?: Record<string, unknown>; truncated?: boolean }
 /** Seed-003 lifecycle identity. */
-interface Lifecycle { step_index?: number | null; step_id?: string | null }
+interface Lifecycle { step_index?: number | null; step_id?: string | null; annotations?: object | null }
 
 export interface StatusPayload extends PayloadExtra {
   status: string; previous_status?: string | null; step_count?: number | null; error_message?: string | null; last_response?: string | null;
@@ -624,6 +654,7 @@ export interface StepCompletedPayload extends PayloadExtra {
   step_number: number; has_tool_calls?: boolean | null; errors?: number | null; finish_reason?: string | null;
   usage?: EnvelopeUsage | null; duration_ms?: number | null;
   continuation?: { should_continue: boolean; stop_reason: string; resolved_by: string } | null; step?: object | null; step_id?: string | null;
+  annotations?: object | null;
 }
 export interface ToolStartedPayload extends PayloadExtra, Lifecycle {
   tool_name: string; tool_call_id?: string | null; args_summary?: string | null; args?: unknown; tool_call?: object | null;

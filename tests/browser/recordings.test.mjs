@@ -64,6 +64,32 @@ after(async () => {
 });
 
 describe('recordings opened from files', () => {
+  test('a failed turn shows why it ended, and a turn that never ended shows stale', async () => {
+    const fixture = (path) => readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
+    // Turn 1 fails with the producer's error message; turn 2 resumes (seed 000's
+    // in_progress after completed) and then falls silent, with no final status.
+    const text = fixture('seed-000/failed-run.jsonl') + fixture('seed-000/resumed-run.jsonl');
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    await page.setInputFiles('[data-testid=file-input]', { name: 'ended.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'in_progress', 'stale is not a status');
+    assert.equal(await page.textContent('[data-testid=run-stale]'), 'stale');
+    assert.equal(await page.locator('[data-testid=run-error]').count(), 0, 'the resumed turn has no error');
+    assert.equal(await page.textContent('[data-testid=turn-error]'), 'Driver threw: connection reset by peer');
+    assert.equal(await page.locator('[data-testid=turn-stale]').count(), 1, 'only the turn that never ended');
+    await screenshot(page, 'panel-ended');
+    // When the failed turn is the latest, its reason shows in the header too.
+    await page.setInputFiles('[data-testid=file-input]', { name: 'failed.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(fixture('seed-000/failed-run.jsonl')) });
+    await page.waitForFunction(() => window.stepline?.source.label === 'failed.jsonl' && !window.stepline.loading);
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'failed');
+    assert.equal(await page.textContent('[data-testid=run-error]'), 'Driver threw: connection reset by peer');
+    assert.equal(await page.locator('[data-testid=run-stale]').count(), 0);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   test('markup in events renders as text, never as HTML', async () => {
     const page = await openPage(browser);
     await page.goto(server.url);

@@ -221,3 +221,96 @@ test('ingestJsonl lists its lines\' warnings, and the view names the envelope ea
   ]);
   s.free();
 });
+
+// Issue 15, items 3, 4 and 7: what the producers send reaches the JS view.
+const fixture = (path) => readFileSync(new URL(`tests/fixtures/${path}`, root), 'utf8');
+const fixtureLines = (path) => fixture(path).split('\n').filter((l) => l.trim() !== '');
+
+test('why a run ended reaches the JS view: error_message, last_response and step_count', () => {
+  const s = new Session();
+  for (const line of fixtureLines('seed-000/failed-run.jsonl')) s.ingest(line);
+  const e = s.getSnapshot().executions[0];
+  assert.equal(e.status, 'failed');
+  assert.equal(e.error_message, 'Driver threw: connection reset by peer');
+  assert.equal(e.last_response, 'Here is haha the response');
+  assert.equal(e.step_count, 1);
+  // The patched snapshot and a fresh full read agree on them.
+  const fresh = new Session();
+  fresh.ingestJsonl(fixture('seed-000/failed-run.jsonl'));
+  assert.deepEqual(s.getSnapshot().executions, fresh.getSnapshot().executions);
+});
+
+test('seed-000 status words reconcile without a status mismatch, and in_progress after completed resumes the execution', () => {
+  const s = new Session();
+  s.ingestJsonl(fixture('seed-000/failed-run.jsonl'));
+  const report = s.reconcile(JSON.parse(fixture('seed-000/failed-run.snapshot.json')));
+  assert.deepEqual(report.differences.filter((d) => d.kind === 'status_mismatch'), []);
+  const resumed = new Session();
+  resumed.ingestJsonl(fixture('seed-000/resumed-run.jsonl'));
+  const view = resumed.getSnapshot();
+  assert.equal(view.executions.length, 1);
+  assert.equal(view.executions[0].status, 'in_progress');
+  assert.equal(view.executions[0].state_status, 'in_progress');
+  assert.equal(view.executions[0].resumed, true);
+});
+
+test('tool call ids, result summaries, durations and annotations reach the JS view and collect()', () => {
+  const s = new Session();
+  s.ingestJsonl(fixture('seed-000/failed-run.jsonl'));
+  const tool = s.getSnapshot().executions[0].steps[0].tools[0];
+  assert.deepEqual([tool.call_id, tool.result_summary, tool.duration_ms], ['call_abc123', 'Found 3 entities', 250]);
+  const collected = s.collect().turns[0].tool_results[0];
+  assert.deepEqual([collected.call.id, collected.result_summary, collected.duration_ms], ['call_abc123', 'Found 3 entities', 250]);
+
+  const a = new Session();
+  for (const line of fixtureLines('seed-003/annotated-run.jsonl')) a.ingest(line);
+  const annotations = a.getSnapshot().executions[0].steps[0].annotations;
+  assert.deepEqual(annotations.safety, [{ verdict: 'review', category: 'location' }, { verdict: 'allow', category: 'self_harm' }]);
+  assert.deepEqual(annotations.citations.map((c) => c.url), ['https://weather.example/paris']);
+  assert.deepEqual(a.collect().turns[0].annotations, annotations);
+  assert.equal(s.getSnapshot().executions[0].steps[0].annotations, null);
+});
+
+test('the producer\'s own usage total is kept in the JS view and collect()', () => {
+  const s = new Session();
+  for (const line of fixtureLines('seed-000/failed-run.jsonl')) s.ingest(line);
+  const view = s.getSnapshot();
+  assert.equal(view.executions[0].steps[0].usage.total, 700);
+  assert.equal(view.executions[0].usage.total, 700);
+  assert.equal(view.usage.total, 700);
+  assert.equal(s.collect().turns[0].llm_response.usage.total, 700);
+});
+
+test('a redelivered chunk without chunk_index does not double the text; equal chunks at different times both count', () => {
+  const text = fixture('seed-000/failed-run.jsonl');
+  const s = new Session();
+  s.ingestJsonl(text);
+  const again = s.ingestJsonl(text);
+  assert.equal(again.applied, 0);
+  assert.equal(again.duplicates, fixtureLines('seed-000/failed-run.jsonl').length);
+  assert.equal(s.getSnapshot().executions[0].text, 'Here is haha the response');
+});
+
+test('a run that never ends turns stale after staleAfterMs of silence, its status left as broadcast', () => {
+  const throws = run('tool throws (exception escapes ToolExecutor), default policy').expected[0];
+  const s = new Session({ staleAfterMs: 60_000 });
+  for (const e of envelopesOf(throws)) s.ingest(e);
+  const last = Date.parse('2026-01-20T12:00:00.250Z');
+  assert.equal(s.getSnapshot().executions[0].stale, false);
+  let notified = 0;
+  const unsubscribe = s.subscribe(() => { notified += 1; });
+  assert.equal(s.setNow(last + 59_999), false);
+  assert.equal(notified, 0);
+  assert.equal(s.setNow('2026-01-20T12:01:00.250Z'), true);
+  assert.equal(notified, 1, 'subscribers hear of the change');
+  const e = s.getSnapshot().executions[0];
+  assert.deepEqual([e.stale, e.status], [true, 'processing']);
+  unsubscribe();
+  // Without the option nothing is stale; bad values are typed errors.
+  const plain = new Session();
+  for (const env of envelopesOf(throws)) plain.ingest(env);
+  assert.equal(plain.setNow(Date.parse('2030-01-01T00:00:00Z')), false);
+  assert.equal(plain.getSnapshot().executions[0].stale, false);
+  assert.throws(() => new Session({ staleAfterMs: -5 }), (err) => err instanceof SteplineError && err.path === '/options/staleAfterMs');
+  assert.throws(() => s.setNow('tomorrow'), (err) => err instanceof SteplineError && err.code === 'invalid_timestamp');
+});

@@ -169,3 +169,14 @@ live.subscribe((changed: string) => changed);
 const untrustedBody: unknown = JSON.parse('{}');
 const checked: boolean = validateSnapshot(untrustedBody).valid;
 export { storeView, checked };
+// Why a turn ended, annotations and stale turns (issue 15): typed, not `unknown`.
+const watched = new Session({ sessionId: 's', staleAfterMs: 120_000 });
+const changed: boolean = watched.setNow(Date.now()) || watched.setNow('2026-01-20T12:00:00.250Z');
+const turn = watched.getSnapshot().executions[0];
+const endedWhy: string | null | undefined = turn?.error_message;
+const stale: boolean | undefined = turn?.stale;
+const verdict: 'allow' | 'review' | 'block' | undefined = turn?.steps[0]?.annotations?.safety[0]?.verdict;
+const summary: string | null | undefined = watched.collect().turns[0]?.tool_results[0]?.result_summary;
+// @ts-expect-error: the time is epoch milliseconds or an RFC 3339 string
+watched.setNow(new Date());
+export { changed, endedWhy, stale, verdict, summary };

@@ -53,6 +53,13 @@ export class Panel {
   error: string | null = null;
   tab: Tab = 'usage';
   finalStateUrl = '';
+  /**
+   * Silence after which a turn without a final status shows as stale (the
+   * v1.22 producer broadcasts none when its driver throws). Sessions are made
+   * with it; the panel tells them the time, the core never reads a clock.
+   */
+  staleAfterMs = 120_000;
+  private clockTimer: ReturnType<typeof setInterval> | null = null;
 
   private views: View[] = [];
   private unsubscribe: (() => void) | null = null;
@@ -77,7 +84,17 @@ export class Panel {
     this.whatIf = null;
     this.error = null;
     this.unsubscribe = session.subscribe(() => this.changed());
+    this.tickClock(session);
     this.render();
+  }
+
+  /** Tells the session the time now and every few seconds, so silent turns turn stale. */
+  private tickClock(session: Session): void {
+    if (this.clockTimer !== null) clearInterval(this.clockTimer);
+    session.setNow(Date.now());
+    this.clockTimer = setInterval(() => {
+      if (this.session === session) session.setNow(Date.now());
+    }, 5_000);
   }
 
   /** Called by the session after every ingest: coalesced to one render per frame. */

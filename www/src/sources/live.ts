@@ -33,7 +33,7 @@ export function disconnect(): void {
 /** Connects and starts a new Session for the channel's events. */
 export function connect(panel: Panel, settings: LiveSettings): void {
   disconnect();
-  const session = new Session({ sessionId: settings.session });
+  const session = new Session({ sessionId: settings.session, staleAfterMs: panel.staleAfterMs });
   const channelName = `agent.${settings.session}`;
   const shown = settings.private ? `private-${channelName}` : channelName;
   panel.setSession(session, { kind: 'live', label: shown, detail: 'connecting…' });

@@ -37,7 +37,7 @@ function special(line: string): ParsedSpecial | null {
  * the load: they are counted and the first ones are shown.
  */
 export async function loadRecording(panel: Panel, text: string, source: SourceInfo): Promise<void> {
-  const session = new Session();
+  const session = new Session({ staleAfterMs: panel.staleAfterMs });
   const lines = text.split('\n');
   panel.setSession(session, { ...source, detail: 'loading…' });
   panel.loading = { done: 0, total: lines.length, label: source.label };

@@ -5,6 +5,7 @@ import { count } from '../format';
 import type { Panel, View } from '../panel';
 import { describe, loadBundled, loadFile } from '../sources/recording';
 import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';
+import { endedMarks } from './ended';
 
 export class Header implements View {
   readonly el: HTMLElement;
@@ -107,6 +108,7 @@ export class Header implements View {
       const steps = view.executions.reduce((n, e) => n + e.steps.length, 0);
       replaceChildren(this.summary,
         h('span', { class: `pill status-${view.status ?? 'unknown'}`, 'data-testid': 'run-status' }, view.status ?? 'no status'),
+        endedMarks(view.executions.at(-1), panel.staleAfterMs, 'run'),
         h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),
         h('span', { title: 'total tokens' }, `${count(view.usage.total)} tok`),
         h('span', { class: 'muted', title: 'applied / duplicates / rejected envelopes' },

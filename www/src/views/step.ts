@@ -76,7 +76,7 @@ export class StepDetail implements View {
       // Many appends leave many Text nodes; past a few hundred, one node again.
       if (appended && this.lastExec && this.text.childNodes.length < 500) this.text.append(exec!.text.slice(this.lastExec.text.length));
       else this.text.textContent = exec?.text ?? '';
-      this.text.classList.toggle('streaming', exec?.status === 'processing');
+      this.text.classList.toggle('streaming', exec?.status === 'processing' && !exec.stale);
       const cut = exec?.text_truncated ? ` · cut at the text limit, ${exec.text_dropped_bytes.toLocaleString('en-US')} bytes dropped` : '';
       this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}` : 'Streamed text';
       this.lastExec = exec;

@@ -9,6 +9,7 @@ import { h, replaceChildren } from '../dom';
 import { count, duration } from '../format';
 import type { Panel, View } from '../panel';
 import { differencesByStep } from './reconcile';
+import { endedMarks } from './ended';
 
 const ROW = 44;
 const OVERSCAN = 12;
@@ -97,6 +98,7 @@ export class Timeline implements View {
       const el = h('div', { class: 'row exec', role: 'presentation' },
         h('span', { class: 'turn' }, `Turn ${row.exec + 1}`),
         h('span', { class: `pill status-${e.status ?? 'unknown'}` }, e.status ?? '—'),
+        endedMarks(e, this.panel.staleAfterMs, 'turn'),
         h('span', { class: 'muted', title: e.execution_id ?? '' }, e.execution_id ?? ''),
         h('span', { class: 'right muted' }, `${count(e.usage.total)} tok`));
       this.cache.set(row.e, { el, key });

@@ -1,0 +1,75 @@
+//! Seed-003 annotations carried by live events: the `annotations` of a
+//! payload's `step` object (`AgentStep.annotations`: safety notes,
+//! citations, extras) and an event's own `annotations`. Both are merged into
+//! the step the event belongs to, each safety note and citation once, so a
+//! step completed and then failed, or an event delivered again after
+//! another, does not list a note twice. Extras merge by key (a later event's
+//! value for a key replaces an earlier one).
+//!
+//! An event's own `annotations` is free-form in seed 003 (request metadata,
+//! the provider's `raw_event`): only its `safety`, `citations` and `extra`
+//! reach the view; the rest stays in the session's log (and so in a
+//! recording). The decoder has already refused malformed ones (a verdict
+//! other than allow/review/block, a citation without a label), with a path.
+//!
+//! ```
+//! use stepline::session::Session;
+//! let mut s = Session::new(None);
+//! s.ingest_text(r#"{"event_type":"agent.llm.completed","step_index":1,"step_id":"s1",
+//!   "step":{"annotations":{"safety":[{"verdict":"review","category":"pii"}],"citations":[{"label":"docs","url":"https://example.com"}]}}}"#).unwrap();
+//! let step = &s.view()["executions"][0]["steps"][0];
+//! assert_eq!(step["annotations"]["safety"][0]["verdict"], "review");
+//! assert_eq!(s.collect()["turns"][0]["annotations"]["citations"][0]["label"], "docs");
+//! ```
+
+use crate::json::{Map, Value};
+use crate::model::annotations::Annotations;
+use crate::session::view::{Execution, StepView};
+
+/// Merges the annotations `p` carries into step `n`; whether there were any.
+pub fn absorb(exec: &mut Execution, n: i64, p: &Map) -> bool {
+    let from_step = p
+        .get("step")
+        .and_then(|s| s.get("annotations"))
+        .and_then(read);
+    let own = p.get("annotations").and_then(read);
+    if from_step.is_none() && own.is_none() {
+        return false;
+    }
+    let step = step_mut(exec, n);
+    for a in [from_step, own].into_iter().flatten() {
+        merge(&mut step.annotations, a);
+    }
+    true
+}
+
+/// The annotations in `v`, if any (an empty or unreadable one is none: the
+/// decoder refused the unreadable ones already).
+fn read(v: &Value) -> Option<Annotations> {
+    Annotations::from_value(v, "")
+        .ok()
+        .filter(|a| !a.is_empty())
+}
+
+fn merge(into: &mut Annotations, from: Annotations) {
+    for note in from.safety {
+        if !into.safety.contains(&note) {
+            into.safety.push(note);
+        }
+    }
+    for c in from.citations {
+        if !into.citations.contains(&c) {
+            into.citations.push(c);
+        }
+    }
+    for (k, v) in from.extra {
+        into.extra.insert(k, v);
+    }
+}
+
+fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
+    if !exec.steps.contains_key(&n) {
+        exec.step_gaps.arrived(n, 1);
+    }
+    exec.steps.entry(n).or_insert_with(|| StepView::new(n))
+}

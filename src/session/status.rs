@@ -1,0 +1,255 @@
+//! Why a run ended, and runs that resume: what `agent.status` says beyond
+//! its status word.
+//!
+//! The seed-000 status payload is `{status, step_count, error_message,
+//! last_response}` (v2.7 broadcasts `failed` with `error_message` too). The
+//! view keeps, per field, the latest non-null value by envelope timestamp
+//! (by arrival when timestamps are equal or missing), so a later status that
+//! leaves the field out or null keeps the earlier reason.
+//!
+//! Seed 000 sends no `previous_status`, so a run that resumes under the same
+//! execution id (`in_progress` again after `completed`) repeats a transition
+//! the status chain already holds. [`StatusTimes`] keeps when each such
+//! status word was first and last broadcast: a non-terminal word broadcast
+//! after the last terminal one is where the execution stands now. That needs
+//! timestamps; without them the chain decides as before (a terminal status
+//! wins), which is the limit of the rule.
+//!
+//! ```
+//! use stepline::session::Session;
+//! let mut s = Session::new(None);
+//! for (t, status, error) in [("00", "in_progress", "null"), ("05", "failed", "\"driver threw\"")] {
+//!     s.ingest_text(&format!(
+//!         r#"{{"type":"agent.status","session_id":"s","execution_id":"e","timestamp":"2026-01-16T10:00:{t}.000Z","payload":{{"status":"{status}","error_message":{error}}}}}"#
+//!     )).unwrap();
+//! }
+//! let e = &s.view()["executions"][0];
+//! assert_eq!((e["status"].as_str(), e["error_message"].as_str()), (Some("failed"), Some("driver threw")));
+//! ```
+
+use crate::json::{Map, Value};
+use crate::session::view::TERMINAL;
+
+/// A value with the time of the envelope that said it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Said<T> {
+    pub at: Option<i64>,
+    pub value: T,
+}
+
+/// `error_message`, `last_response` and `step_count` of an execution's
+/// `agent.status` envelopes (each the latest non-null one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatusDetail {
+    pub error_message: Option<Said<String>>,
+    pub last_response: Option<Said<String>>,
+    pub step_count: Option<Said<i64>>,
+}
+
+impl StatusDetail {
+    /// Takes the fields of one `agent.status` payload sent at `at` (epoch ms).
+    pub fn absorb(&mut self, p: &Map, at: Option<i64>) {
+        let text = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
+        newer(&mut self.error_message, text("error_message"), at);
+        newer(&mut self.last_response, text("last_response"), at);
+        newer(
+            &mut self.step_count,
+            p.get("step_count").and_then(Value::as_i64),
+            at,
+        );
+    }
+
+    pub fn error_message(&self) -> Option<&str> {
+        self.error_message.as_ref().map(|s| s.value.as_str())
+    }
+
+    pub fn last_response(&self) -> Option<&str> {
+        self.last_response.as_ref().map(|s| s.value.as_str())
+    }
+
+    pub fn step_count(&self) -> Option<i64> {
+        self.step_count.as_ref().map(|s| s.value)
+    }
+}
+
+/// Replaces `slot` with `value` unless `slot` was said later.
+fn newer<T>(slot: &mut Option<Said<T>>, value: Option<T>, at: Option<i64>) {
+    let Some(value) = value else {
+        return;
+    };
+    let older = match (slot.as_ref().and_then(|s| s.at), at) {
+        (Some(kept), Some(new)) => kept > new,
+        _ => false,
+    };
+    if !older {
+        *slot = Some(Said { at, value });
+    }
+}
+
+/// When each status word without a `previous_status` was first and last
+/// broadcast (epoch ms).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatusTimes(Vec<(String, i64, i64)>);
+
+impl StatusTimes {
+    pub fn note(&mut self, status: &str, at: i64) {
+        match self.0.iter_mut().find(|(s, _, _)| s == status) {
+            Some((_, first, last)) => {
+                *first = (*first).min(at);
+                *last = (*last).max(at);
+            }
+            None => self.0.push((status.to_string(), at, at)),
+        }
+    }
+
+    /// The non-terminal status broadcast after the last terminal one (the
+    /// latest such), if the run resumed; `None` while it has not ended, or
+    /// ended for good.
+    pub fn resumed(&self) -> Option<&str> {
+        self.resume().0
+    }
+
+    /// Whether a non-terminal status followed a terminal one at any time
+    /// (the run resumed, whether or not it ended again).
+    pub fn ever_resumed(&self) -> bool {
+        self.resume().1
+    }
+
+    /// Both of the above in two passes over the (few) status words.
+    fn resume(&self) -> (Option<&str>, bool) {
+        // The first and last terminal broadcast.
+        let mut ended: Option<(i64, i64)> = None;
+        for (s, first, last) in &self.0 {
+            if TERMINAL.contains(&s.as_str()) {
+                let (f, l) = ended.unwrap_or((*first, *last));
+                ended = Some((f.min(*first), l.max(*last)));
+            }
+        }
+        let Some((first_end, last_end)) = ended else {
+            return (None, false);
+        };
+        let mut now: Option<(&str, i64)> = None;
+        let mut ever = false;
+        for (s, _, last) in &self.0 {
+            if TERMINAL.contains(&s.as_str()) {
+                continue;
+            }
+            ever |= *last > first_end;
+            if *last > last_end && now.is_none_or(|(_, t)| *last > t) {
+                now = Some((s.as_str(), *last));
+            }
+        }
+        (now.map(|(s, _)| s), ever)
+    }
+}
+
+/// Unix epoch milliseconds of an RFC 3339 timestamp (what the decoder
+/// accepts in envelopes); `None` for anything else. Read by hand: the
+/// general date reader (PHP's relative words, offsets without a colon)
+/// cost the live entry kilobytes it does not otherwise need.
+///
+/// ```
+/// use stepline::session::status::epoch_ms;
+/// assert_eq!(epoch_ms("1970-01-02T00:00:01.5Z"), Some(86_401_500));
+/// assert_eq!(epoch_ms("2026-01-20T13:00:00.250+01:00"), epoch_ms("2026-01-20T12:00:00.250Z"));
+/// assert_eq!(epoch_ms("tomorrow"), None);
+/// ```
+pub fn epoch_ms(ts: &str) -> Option<i64> {
+    if !crate::model::time::is_rfc3339(ts) {
+        return None;
+    }
+    let b = ts.as_bytes();
+    let num = |from: usize, to: usize| -> i64 {
+        b.get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .fold(0, |n, c| n * 10 + i64::from(c.wrapping_sub(b'0')))
+    };
+    let (y, m, d) = (num(0, 4), num(5, 7), num(8, 10));
+    let secs = num(11, 13) * 3600 + num(14, 16) * 60 + num(17, 19);
+    let mut i = 19;
+    let mut millis = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            if i - start < 3 {
+                millis = millis * 10 + b.get(i).map_or(0, |c| i64::from(c - b'0'));
+            }
+            i += 1;
+        }
+        for _ in (i - start).min(3)..3 {
+            millis *= 10;
+        }
+    }
+    let offset = match b.get(i) {
+        Some(&sign @ (b'+' | b'-')) => {
+            let o = num(i + 1, i + 3) * 3600 + num(i + 4, i + 6) * 60;
+            if sign == b'-' {
+                -o
+            } else {
+                o
+            }
+        }
+        _ => 0,
+    };
+    // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's
+    // days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + secs - offset) * 1000 + millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_after_the_last_terminal_one_is_a_resume_in_any_order() {
+        let events = [("in_progress", 1), ("completed", 5), ("in_progress", 9)];
+        let mut forward = StatusTimes::default();
+        let mut backward = StatusTimes::default();
+        for (s, t) in events {
+            forward.note(s, t);
+        }
+        for (s, t) in events.iter().rev() {
+            backward.note(s, *t);
+        }
+        assert_eq!(forward.resumed(), Some("in_progress"));
+        assert_eq!(backward.resumed(), Some("in_progress"));
+        forward.note("completed", 12);
+        assert_eq!(forward.resumed(), None);
+        assert!(forward.ever_resumed());
+    }
+
+    #[test]
+    fn epoch_ms_reads_rfc3339_as_the_general_date_reader_does() {
+        let utc = chrono::DateTime::<chrono::FixedOffset>::default();
+        for ts in [
+            "2026-01-20T12:00:00.250Z",
+            "2026-01-20T12:00:00Z",
+            "2024-02-29T23:59:59.999999-05:30",
+            "1969-12-31T23:59:59.9Z",
+            "0001-03-01T00:00:00+14:00",
+            "9999-12-31T23:59:59.12Z",
+        ] {
+            let general = crate::model::time::parse(ts, &utc).map(|t| t.timestamp_millis());
+            assert_eq!(epoch_ms(ts), general, "{ts}");
+        }
+        assert_eq!(epoch_ms("2026-01-20 12:00:00"), None);
+    }
+
+    #[test]
+    fn the_latest_non_null_detail_wins_whatever_the_arrival_order() {
+        let late = crate::json!({"error_message": "late", "step_count": 3});
+        let early = crate::json!({"error_message": "early", "step_count": null});
+        let mut d = StatusDetail::default();
+        d.absorb(late.as_object().unwrap(), Some(10));
+        d.absorb(early.as_object().unwrap(), Some(5));
+        assert_eq!((d.error_message(), d.step_count()), (Some("late"), Some(3)));
+    }
+}
