@@ -129,6 +129,122 @@ impl Fingerprinter {
     }
 }
 
+/// The key of the `k`-th occurrence (from 1) of an envelope with content
+/// `f`: the first is `f` itself, so a run without repeats costs nothing more.
+pub fn occurrence(f: Fingerprint, k: u32) -> Fingerprint {
+    if k <= 1 {
+        return f;
+    }
+    let mut m = Fingerprinter::new();
+    m.bytes(b'k', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(u64::from(k));
+    m.finish()
+}
+
+/// The key recording that content `f` was applied in the turn at position
+/// `turn` (kept only for turns that reuse an earlier turn's execution id).
+pub fn turn_mark(f: Fingerprint, turn: usize) -> Fingerprint {
+    let mut m = Fingerprinter::new();
+    m.bytes(b't', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(turn as u64);
+    m.finish()
+}
+
+/// What a batch (a JSONL text, a recording) has delivered so far, so that
+/// a replay is judged by its own order, not by where the live session has
+/// got to: per content, the contexts it occurred in (the batch's turn of
+/// its execution id and, for a tool event without a step number, the step
+/// the batch last started); per execution id, that turn and step and the
+/// instant each began.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    contexts: std::collections::BTreeMap<Fingerprint, Vec<(u32, i64)>>,
+    steps: std::collections::BTreeMap<Option<String>, (i64, Option<i64>)>,
+    turns: std::collections::BTreeMap<Option<String>, (u32, Option<i64>)>,
+}
+
+fn execution_id(env: &crate::json::Map) -> Option<String> {
+    env.get("execution_id")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn at(env: &crate::json::Map) -> Option<i64> {
+    env.get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(crate::session::attribution::instant)
+}
+
+impl Batch {
+    /// The occurrence number (from 1) of content `f` in this batch. A repeat
+    /// in a context it already occurred in is that occurrence again (a
+    /// redelivery within the batch); a repeat in a new context is a new
+    /// occurrence only when that context (turn, step) began at or before
+    /// its timestamp, so a real clock tells a redelivery from a new event
+    /// and a frozen one cannot.
+    pub fn occurrence(&mut self, f: Fingerprint, env: &crate::json::Map, stepless_tool: bool) -> u32 {
+        let id = execution_id(env);
+        let (turn, turn_began) = self.turns.get(&id).copied().unwrap_or((0, None));
+        let (step, step_began) = match self.steps.get(&id) {
+            Some(&s) if stepless_tool => s,
+            _ => (0, None),
+        };
+        let list = self.contexts.entry(f).or_default();
+        if let Some(i) = list.iter().position(|&c| c == (turn, step)) {
+            return i as u32 + 1;
+        }
+        let began = turn_began.into_iter().chain(step_began).max();
+        let genuine = matches!((began, at(env)), (Some(b), Some(a)) if b <= a);
+        if list.is_empty() || genuine {
+            list.push((turn, step));
+            return list.len() as u32;
+        }
+        1
+    }
+
+    /// Follows the batch's turn and step with every envelope, redelivered or not.
+    pub fn observe(&mut self, env: &crate::json::Map) {
+        let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
+        let p = env.get("payload").and_then(Value::as_object);
+        let get = |k: &str| p.and_then(|p| p.get(k));
+        match kind {
+            "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
+                if let Some(n) = get("step_index")
+                    .or_else(|| get("step_number"))
+                    .and_then(Value::as_i64)
+                {
+                    let s = self.steps.entry(execution_id(env)).or_insert((n, at(env)));
+                    if n > s.0 {
+                        *s = (n, at(env));
+                    }
+                }
+            }
+            // A new turn under the same id numbers its steps from 1 again.
+            "agent.status"
+                if get("status").and_then(Value::as_str) == Some("processing")
+                    && get("previous_status")
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| crate::session::view::TERMINAL.contains(&s)) =>
+            {
+                let id = execution_id(env);
+                self.steps.remove(&id);
+                let t = self.turns.entry(id).or_insert((0, None));
+                *t = (t.0 + 1, at(env));
+            }
+            _ => {}
+        }
+    }
+
+    /// The step last started in this batch for the envelope's execution.
+    pub fn arrival(&self, env: &crate::json::Map) -> Option<i64> {
+        self.steps.get(&execution_id(env)).map(|s| s.0)
+    }
+}
+
 /// The fingerprints seen so far: an open-addressing set (linear probing,
 /// backward-shift removal). A fingerprint is already a uniform hash, so it
 /// needs no hasher, only a per-set random seed: without it a producer could
@@ -171,6 +287,14 @@ impl Seen {
             i = (i + 1) & mask;
         }
         i
+    }
+
+    /// Whether `fp` is in the set.
+    pub fn contains(&self, fp: Fingerprint) -> bool {
+        if fp == EMPTY {
+            return self.has_empty;
+        }
+        !self.slots.is_empty() && self.slots[self.find(fp)] == fp
     }
 
     /// Adds a fingerprint; false when it was already there (a redelivery).

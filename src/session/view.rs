@@ -8,6 +8,7 @@ use crate::json::{Map, Value};
 
 use crate::json::obj;
 use crate::model::usage::Usage;
+use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
 use crate::session::text::StreamText;
 
@@ -51,6 +52,8 @@ pub struct ToolRun {
     pub output_dropped_bytes: u64,
     pub seen_started: bool,
     pub seen_completed: bool,
+    /// How the run was placed in its step (see [`crate::session::attribution`]).
+    pub attribution: Attribution,
 }
 
 impl ToolRun {
@@ -89,6 +92,7 @@ impl ToolRun {
                     ("completed", Value::from(self.seen_completed)),
                 ]),
             ),
+            ("attribution", Value::from(self.attribution.as_str())),
         ])
     }
 }
@@ -212,6 +216,8 @@ pub struct Execution {
     /// the view does not walk every step.
     pub usage_total: Usage,
     pub step_gaps: Gaps,
+    /// The tool events and step intervals that place tool runs in steps.
+    pub tool_placement: ToolPlacement,
 }
 
 /// Statuses after which nothing more happens in an execution.
