@@ -227,15 +227,21 @@ impl ToolPlacement {
     }
 
     /// Whether a repeat of an event already applied (same content) is a new
-    /// call rather than a redelivery: only when timestamps tie (a frozen
-    /// clock), the step it would join has no event of that content yet, and
-    /// that step did not complete saying it made no tool calls.
+    /// call rather than a redelivery. Only when timestamps tie (a frozen
+    /// clock) and the step it would join has no event of that content yet;
+    /// then, if that step completed, only when it may still hold this call:
+    /// it did not say it made no tool calls, and it holds no run of that
+    /// tool yet or one waiting for this half (the producer sends a step's
+    /// tool events before its completion; a step whose runs are all whole
+    /// takes a late copy of an earlier step's event as the redelivery it is).
     pub fn repeat_is_new(
         &self,
         steps: &BTreeMap<i64, StepView>,
         at: Option<i64>,
         arrival: i64,
         content: Fingerprint,
+        kind: &str,
+        name: &str,
     ) -> bool {
         let p = self.place(at, arrival);
         if !p.tie {
@@ -245,9 +251,26 @@ impl ToolPlacement {
             l.iter()
                 .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content))
         });
-        !has && steps
-            .get(&p.step)
-            .is_none_or(|s| s.has_tool_calls != Some(false))
+        if has {
+            return false;
+        }
+        let Some(step) = steps.get(&p.step) else {
+            return true;
+        };
+        if !step.seen_completed {
+            return true;
+        }
+        if step.has_tool_calls == Some(false) {
+            return false;
+        }
+        let mut runs = step.tools.iter().filter(|t| t.name == name).peekable();
+        let none = runs.peek().is_none();
+        let waiting = runs.any(|t| match kind {
+            "agent.tool.started" => !t.seen_started,
+            "agent.tool.completed" | "agent.tool.failed" => !t.seen_completed,
+            _ => true,
+        });
+        none || waiting
     }
 
     /// Adds a tool event and builds its run; returns the step it went to.

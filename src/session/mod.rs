@@ -453,31 +453,34 @@ impl Session {
     /// cannot tell them apart:
     /// - a tool event without a step number: when timestamps tie between
     ///   steps and the step it would join by arrival has no event of that
-    ///   content yet (and did not complete without tool calls);
+    ///   content yet and may still hold the call (see
+    ///   [`ToolPlacement::repeat_is_new`](attribution::ToolPlacement::repeat_is_new));
     /// - any other envelope: in a turn that reuses an earlier turn's
     ///   execution id, has not applied this content, has not ended, and
-    ///   whose span holds the timestamp; or a restart at or after the last
-    ///   event of the turn it follows.
+    ///   whose span holds the timestamp (never a status that would open a
+    ///   turn: a third turn identical to the second under a frozen clock
+    ///   opens only when delivered in a batch).
     fn repeat_is_new(&self, env: &Map, route: Option<usize>, f: Fingerprint) -> bool {
         let (kind, payload) = parts(env);
         let at = env
             .get("timestamp")
             .and_then(Value::as_str)
             .and_then(instant);
+        // A repeated restart (it would open a turn) is taken as a redelivery.
         let Some(pos) = route else {
-            let last = self
-                .latest(env)
-                .and_then(|i| self.executions.get(i))
-                .and_then(|e| e.last_at.as_deref())
-                .and_then(instant);
-            return matches!((at, last), (Some(a), Some(l)) if a >= l);
+            return false;
         };
         let exec = &self.executions[pos];
         if kind.starts_with("agent.tool.") && own_step(payload).is_none() {
             let arrival = step_of(exec, payload);
+            let name = payload
+                .get("tool_name")
+                .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             return exec
                 .tool_placement
-                .repeat_is_new(&exec.steps, at, arrival, f);
+                .repeat_is_new(&exec.steps, at, arrival, f, kind, name);
         }
         if self.reused.get(pos) != Some(&true) || self.seen.contains(turn_mark(f, pos)) {
             return false;
