@@ -371,11 +371,12 @@ impl ToolPlacement {
             .flatten()
             .min()
             .unwrap_or(i64::MIN);
+        let top = old.start.max(new.start).unwrap_or(lo);
         let next = self
             .starts
-            .range((lo, i64::MAX)..)
+            .range((top, i64::MAX)..)
             .map(|&(a, _)| a)
-            .find(|&a| a > lo);
+            .find(|&a| a > top);
         let hi = [next, old.end, new.end]
             .into_iter()
             .flatten()
