@@ -41,10 +41,9 @@
 //! assert_eq!(steps[1]["tools"][0]["attribution"], "timestamp");
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::json::Map;
-use crate::model::time::Timestamp;
 use crate::session::apply::tool_event;
 use crate::session::dedup::Fingerprint;
 use crate::session::view::StepView;
@@ -121,43 +120,147 @@ pub struct Pending {
     pub content: Option<Fingerprint>,
 }
 
+/// One step's known bounds and its events' positions in `halves`, in
+/// [`Half::key`] order. (Sorted vectors rather than trees: each tree type
+/// is kilobytes of the live entry's wasm.)
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Slot {
+    step: i64,
+    bounds: Bounds,
+    events: Vec<usize>,
+}
+
+fn insert_sorted<T: Ord>(v: &mut Vec<T>, x: T) {
+    if let Err(i) = v.binary_search(&x) {
+        v.insert(i, x);
+    }
+}
+
+fn remove_sorted<T: Ord>(v: &mut Vec<T>, x: &T) {
+    if let Ok(i) = v.binary_search(x) {
+        v.remove(i);
+    }
+}
+
 /// An execution's tool events and step intervals.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolPlacement {
     halves: Vec<Half>,
-    /// Per step, its events' positions in `halves`, in [`Half::key`] order.
-    per_step: BTreeMap<i64, Vec<usize>>,
-    /// Events without a step number that have a timestamp: `(at, seq, position)`.
-    timed: BTreeSet<(i64, u64, usize)>,
-    /// Step starts `(at, step)`.
-    starts: BTreeSet<(i64, i64)>,
-    /// Completions `(at, step)` of steps whose start never arrived.
-    startless: BTreeSet<(i64, i64)>,
-    bounds: BTreeMap<i64, Bounds>,
+    /// Per step (by number), its bounds and its events.
+    slots: Vec<Slot>,
+    /// Events without a step number that have a timestamp: `(at, seq, position)`, sorted.
+    timed: Vec<(i64, u64, usize)>,
+    /// Step starts `(at, step)`, sorted.
+    starts: Vec<(i64, i64)>,
+    /// Completions `(at, step)` of steps whose start never arrived, sorted.
+    startless: Vec<(i64, i64)>,
     /// Steps whose runs changed by a move, for the next patch.
     moved: Vec<i64>,
     pub pending: Pending,
 }
 
-/// An envelope timestamp as µs since the epoch (the decoder checked its
-/// RFC 3339 shape; anything else is `None`).
+/// An envelope timestamp (`YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, the
+/// shape the decoder checked) as µs since the epoch; anything else is `None`.
+/// Read by hand: the calendar code of a date library was kilobytes of the
+/// live entry's wasm.
+///
+/// ```
+/// use stepline::session::attribution::instant;
+/// assert_eq!(instant("1970-01-01T00:00:01.5Z"), Some(1_500_000));
+/// assert_eq!(instant("2026-01-20T13:00:00.250+01:00"), instant("2026-01-20T12:00:00.250Z"));
+/// assert_eq!(instant("yesterday"), None);
+/// ```
 pub fn instant(ts: &str) -> Option<i64> {
-    static ORIGIN: std::sync::OnceLock<Option<Timestamp>> = std::sync::OnceLock::new();
-    let origin = ORIGIN.get_or_init(|| crate::model::time::from_epoch_millis(0.0));
-    crate::model::time::parse(ts, origin.as_ref()?).map(|t| t.timestamp_micros())
+    let b = ts.as_bytes();
+    let num = |r: std::ops::Range<usize>| {
+        b.get(r)?.iter().try_fold(0i64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
+    };
+    let sep = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(sep(4, b'-') && sep(7, b'-') && matches!(b.get(10), Some(b'T' | b't' | b' ')) && sep(13, b':') && sep(16, b':')) {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut i = 19;
+    let mut micros = 0i64;
+    if sep(i, b'.') {
+        i += 1;
+        let mut scale = 100_000;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            micros += i64::from(c - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let offset = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&c @ (b'+' | b'-')) if i + 6 == b.len() && sep(i + 3, b':') => {
+            let o = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
+            if c == b'-' {
+                -o
+            } else {
+                o
+            }
+        }
+        _ => return None,
+    };
+    // Days from the civil date (proleptic Gregorian, H. Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + s - offset;
+    Some(secs * 1_000_000 + micros)
 }
 
 impl ToolPlacement {
+    fn slot(&self, step: i64) -> Option<&Slot> {
+        let i = self.slots.binary_search_by_key(&step, |s| s.step).ok()?;
+        self.slots.get(i)
+    }
+
+    fn slot_mut(&mut self, step: i64) -> &mut Slot {
+        let i = match self.slots.binary_search_by_key(&step, |s| s.step) {
+            Ok(i) => i,
+            Err(i) => {
+                self.slots.insert(
+                    i,
+                    Slot {
+                        step,
+                        ..Slot::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut self.slots[i]
+    }
+
+    fn bounds(&self, step: i64) -> Bounds {
+        self.slot(step).map(|s| s.bounds).unwrap_or_default()
+    }
+
+    fn events(&self, step: i64) -> &[usize] {
+        self.slot(step).map_or(&[][..], |s| s.events.as_slice())
+    }
+
     fn end(&self, step: i64) -> Option<i64> {
-        self.bounds.get(&step).and_then(|b| b.end)
+        self.bounds(step).end
     }
 
     /// The previous step's last known instant (its completion, else its start).
     fn before(&self, step: i64) -> Option<i64> {
-        self.bounds
-            .range(..step)
-            .next_back()
-            .and_then(|(_, b)| b.end.or(b.start))
+        let i = self.slots.partition_point(|s| s.step < step);
+        self.slots[..i]
+            .iter()
+            .rev()
+            .map(|s| s.bounds)
+            .find(|b| b.start.is_some() || b.end.is_some())
+            .and_then(|b| b.end.or(b.start))
     }
 
     /// Where an event at `at` goes, given the step it would take by arrival.
@@ -178,20 +281,23 @@ impl ToolPlacement {
         };
         let mut cands: Vec<i64> = Vec::new();
         let mut tied = false;
-        let latest = self.starts.range(..=(t, i64::MAX)).next_back().copied();
+        let upto = self.starts.partition_point(|&x| x <= (t, i64::MAX));
+        let latest = upto.checked_sub(1).and_then(|i| self.starts.get(i)).copied();
         if let Some((m, k)) = latest {
-            tied = self.starts.range((m, i64::MIN)..(m, k)).next().is_some();
+            tied = upto >= 2 && self.starts.get(upto - 2).is_some_and(|x| x.0 == m);
             if tied || self.end(k).is_none_or(|e| e >= t) {
                 cands.push(k);
             }
-            for &(_, j) in self.starts.range(..(m, i64::MIN)).rev() {
+            let below = self.starts.partition_point(|&x| x < (m, i64::MIN));
+            for &(_, j) in self.starts[..below].iter().rev() {
                 match self.end(j) {
                     Some(e) if e >= t && cands.len() < 2 => cands.push(j),
                     _ => break,
                 }
             }
         }
-        for &(_, j) in self.startless.range((t, i64::MIN)..) {
+        let from = self.startless.partition_point(|&x| x < (t, i64::MIN));
+        for &(_, j) in &self.startless[from..] {
             if cands.len() >= 2 || self.before(j).is_some_and(|p| p > t) {
                 break;
             }
@@ -209,7 +315,7 @@ impl ToolPlacement {
                     cands.contains(&s)
                         || (tied
                             && latest.is_some_and(|(m, _)| {
-                                self.bounds.get(&s).and_then(|b| b.start) == Some(m)
+                                self.bounds(s).start == Some(m)
                             }))
                 };
                 let fallback = latest.map_or(cands.first().copied(), |(_, k)| Some(k));
@@ -247,10 +353,10 @@ impl ToolPlacement {
         if !p.tie {
             return false;
         }
-        let has = self.per_step.get(&p.step).is_some_and(|l| {
-            l.iter()
-                .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content))
-        });
+        let has = self
+            .events(p.step)
+            .iter()
+            .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content));
         if has {
             return false;
         }
@@ -313,19 +419,17 @@ impl ToolPlacement {
             attribution: p.attribution,
         });
         if let (None, Some(a)) = (own, at) {
-            self.timed.insert((a, seq, i));
+            insert_sorted(&mut self.timed, (a, seq, i));
         }
         let key = self.halves[i].key();
-        let list = self.per_step.entry(p.step).or_default();
-        let last = list.last().and_then(|&j| self.halves.get(j)).map(Half::key);
+        let last = self.events(p.step).last().and_then(|&j| self.halves.get(j)).map(Half::key);
         if last.is_none_or(|l| l < key) {
             // In order (the usual case): this event's run only.
-            list.push(i);
+            self.slot_mut(p.step).events.push(i);
             let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
             apply_half(step, &self.halves[i], limit);
         } else {
-            let at = list.partition_point(|&j| self.halves.get(j).map(Half::key) < Some(key));
-            list.insert(at, i);
+            self.insert_event(p.step, i);
             self.rebuild(steps, p.step, limit);
         }
         p.step
@@ -341,7 +445,7 @@ impl ToolPlacement {
             start: s.started_at.as_deref().and_then(instant),
             end: s.completed_at.as_deref().and_then(instant),
         };
-        let old = self.bounds.get(&n).copied().unwrap_or_default();
+        let old = self.bounds(n);
         if new == old {
             return;
         }
@@ -357,13 +461,13 @@ impl ToolPlacement {
             };
             if let Some((set, a)) = set {
                 if add {
-                    set.insert((a, n));
+                    insert_sorted(set, (a, n));
                 } else {
-                    set.remove(&(a, n));
+                    remove_sorted(set, &(a, n));
                 }
             }
         }
-        self.bounds.insert(n, new);
+        self.slot_mut(n).bounds = new;
         // The step can take or give up events from where the step before it
         // ended up to the next start (or its own end, if later).
         let lo = [self.before(n), old.start, new.start, old.end, new.end]
@@ -374,9 +478,8 @@ impl ToolPlacement {
         let top = old.start.max(new.start).unwrap_or(lo);
         let next = self
             .starts
-            .range((top, i64::MAX)..)
-            .map(|&(a, _)| a)
-            .find(|&a| a > top);
+            .get(self.starts.partition_point(|&x| x <= (top, i64::MAX)))
+            .map(|&(a, _)| a);
         let hi = [next, old.end, new.end]
             .into_iter()
             .flatten()
@@ -388,9 +491,10 @@ impl ToolPlacement {
 
     /// Places again the events timed within `lo..=hi`.
     fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
-        let within: Vec<usize> = self
-            .timed
-            .range((lo, 0, 0)..=(hi, u64::MAX, usize::MAX))
+        let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
+        let to = self.timed.partition_point(|&x| x <= (hi, u64::MAX, usize::MAX));
+        let within: Vec<usize> = self.timed[from..to.max(from)]
+            .iter()
             .map(|&(_, _, i)| i)
             .collect();
         let mut changed = Vec::new();
@@ -402,13 +506,9 @@ impl ToolPlacement {
             if p.step == h.step && p.attribution == h.attribution {
                 continue;
             }
-            let (from, key) = (h.step, h.key());
-            if let Some(list) = self.per_step.get_mut(&from) {
-                list.retain(|&j| j != i);
-            }
-            let list = self.per_step.entry(p.step).or_default();
-            let at = list.partition_point(|&j| self.halves.get(j).map(Half::key) < Some(key));
-            list.insert(at, i);
+            let from = h.step;
+            self.slot_mut(from).events.retain(|&j| j != i);
+            self.insert_event(p.step, i);
             if let Some(h) = self.halves.get_mut(i) {
                 h.step = p.step;
                 h.attribution = p.attribution;
@@ -427,11 +527,20 @@ impl ToolPlacement {
     fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
         let step = steps.entry(n).or_insert_with(|| StepView::new(n));
         step.tools.clear();
-        for &i in self.per_step.get(&n).map_or(&[][..], Vec::as_slice) {
+        for &i in self.events(n) {
             if let Some(h) = self.halves.get(i) {
                 apply_half(step, h, limit);
             }
         }
+    }
+
+    /// Puts event `i` into step `n`'s list at its place in key order.
+    fn insert_event(&mut self, n: i64, i: usize) {
+        let key = self.halves.get(i).map(Half::key);
+        let at = self
+            .events(n)
+            .partition_point(|&j| self.halves.get(j).map(Half::key) < key);
+        self.slot_mut(n).events.insert(at, i);
     }
 
     /// The steps whose runs moved since the last call.

@@ -162,9 +162,23 @@ pub fn turn_mark(f: Fingerprint, turn: usize) -> Fingerprint {
 /// instant each began.
 #[derive(Clone, Debug, Default)]
 pub struct Batch {
-    contexts: std::collections::BTreeMap<Fingerprint, Vec<(u32, i64)>>,
-    steps: std::collections::BTreeMap<Option<String>, (i64, Option<i64>)>,
-    turns: std::collections::BTreeMap<Option<String>, (u32, Option<i64>)>,
+    /// Contents seen in the batch, and each with the context it first
+    /// occurred in (as `context_key`): most contents occur once, so only
+    /// the rare repeated ones in other contexts are listed in `more`.
+    any: Seen,
+    firsts: Seen,
+    more: Vec<(Fingerprint, Vec<(u32, i64)>)>,
+    /// Per execution id: the batch's turn and step (a few ids per batch:
+    /// a list, not a tree type, which would be kilobytes of wasm).
+    execs: Vec<(Option<String>, Context)>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Context {
+    turn: u32,
+    turn_began: Option<i64>,
+    /// The highest step started and the instant of its event.
+    step: Option<(i64, Option<i64>)>,
 }
 
 fn execution_id(env: &crate::json::Map) -> Option<String> {
@@ -179,7 +193,37 @@ fn at(env: &crate::json::Map) -> Option<i64> {
         .and_then(crate::session::attribution::instant)
 }
 
+fn context_key(f: Fingerprint, c: (u32, i64)) -> Fingerprint {
+    let mut m = Fingerprinter::new();
+    m.bytes(b'c', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(u64::from(c.0));
+    m.word(c.1 as u64);
+    m.finish()
+}
+
 impl Batch {
+    fn context(&self, env: &crate::json::Map) -> Context {
+        let id = execution_id(env);
+        self.execs
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, c)| *c)
+            .unwrap_or_default()
+    }
+
+    fn context_mut(&mut self, id: Option<String>) -> &mut Context {
+        let i = match self.execs.iter().position(|(i, _)| *i == id) {
+            Some(i) => i,
+            None => {
+                self.execs.push((id, Context::default()));
+                self.execs.len() - 1
+            }
+        };
+        &mut self.execs[i].1
+    }
+
     /// The occurrence number (from 1) of content `f` in this batch. A repeat
     /// in a context it already occurred in is that occurrence again (a
     /// redelivery within the batch); a repeat in a new context is a new
@@ -187,21 +231,34 @@ impl Batch {
     /// its timestamp, so a real clock tells a redelivery from a new event
     /// and a frozen one cannot.
     pub fn occurrence(&mut self, f: Fingerprint, env: &crate::json::Map, stepless_tool: bool) -> u32 {
-        let id = execution_id(env);
-        let (turn, turn_began) = self.turns.get(&id).copied().unwrap_or((0, None));
-        let (step, step_began) = match self.steps.get(&id) {
-            Some(&s) if stepless_tool => s,
+        let c = self.context(env);
+        let (step, step_began) = match c.step {
+            Some(s) if stepless_tool => s,
             _ => (0, None),
         };
-        let list = self.contexts.entry(f).or_default();
-        if let Some(i) = list.iter().position(|&c| c == (turn, step)) {
-            return i as u32 + 1;
+        let here = (c.turn, step);
+        if self.any.insert(f) {
+            self.firsts.insert(context_key(f, here));
+            return 1;
         }
-        let began = turn_began.into_iter().chain(step_began).max();
-        let genuine = matches!((began, at(env)), (Some(b), Some(a)) if b <= a);
-        if list.is_empty() || genuine {
-            list.push((turn, step));
-            return list.len() as u32;
+        if self.firsts.contains(context_key(f, here)) {
+            return 1;
+        }
+        let i = match self.more.iter().position(|(g, _)| *g == f) {
+            Some(i) => i,
+            None => {
+                self.more.push((f, Vec::new()));
+                self.more.len() - 1
+            }
+        };
+        let list = &mut self.more[i].1;
+        if let Some(j) = list.iter().position(|&x| x == here) {
+            return j as u32 + 2;
+        }
+        let began = c.turn_began.into_iter().chain(step_began).max();
+        if matches!((began, at(env)), (Some(b), Some(a)) if b <= a) {
+            list.push(here);
+            return list.len() as u32 + 1;
         }
         1
     }
@@ -217,9 +274,10 @@ impl Batch {
                     .or_else(|| get("step_number"))
                     .and_then(Value::as_i64)
                 {
-                    let s = self.steps.entry(execution_id(env)).or_insert((n, at(env)));
-                    if n > s.0 {
-                        *s = (n, at(env));
+                    let when = at(env);
+                    let c = self.context_mut(execution_id(env));
+                    if c.step.is_none_or(|(s, _)| n > s) {
+                        c.step = Some((n, when));
                     }
                 }
             }
@@ -230,10 +288,13 @@ impl Batch {
                         .and_then(Value::as_str)
                         .is_some_and(|s| crate::session::view::TERMINAL.contains(&s)) =>
             {
-                let id = execution_id(env);
-                self.steps.remove(&id);
-                let t = self.turns.entry(id).or_insert((0, None));
-                *t = (t.0 + 1, at(env));
+                let when = at(env);
+                let c = self.context_mut(execution_id(env));
+                *c = Context {
+                    turn: c.turn + 1,
+                    turn_began: when,
+                    step: None,
+                };
             }
             _ => {}
         }
@@ -241,7 +302,7 @@ impl Batch {
 
     /// The step last started in this batch for the envelope's execution.
     pub fn arrival(&self, env: &crate::json::Map) -> Option<i64> {
-        self.steps.get(&execution_id(env)).map(|s| s.0)
+        self.context(env).step.map(|s| s.0)
     }
 }
 
