@@ -179,6 +179,10 @@ struct Context {
     turn_began: Option<i64>,
     /// The highest step started and the instant of its event.
     step: Option<(i64, Option<i64>)>,
+    /// Whether this batch opened the execution id's current turn (its
+    /// restart was new): the turn is being delivered, so a content an
+    /// earlier turn applied is that turn's own (see `Session::ingest_in`).
+    opened: bool,
 }
 
 fn execution_id(env: &crate::json::Map) -> Option<String> {
@@ -294,10 +298,21 @@ impl Batch {
                     turn: c.turn + 1,
                     turn_began: when,
                     step: None,
+                    opened: false,
                 };
             }
             _ => {}
         }
+    }
+
+    /// Records that the batch opened a new turn for the envelope's execution id.
+    pub fn opened(&mut self, env: &crate::json::Map) {
+        self.context_mut(execution_id(env)).opened = true;
+    }
+
+    /// Whether the batch opened the current turn of the envelope's execution id.
+    pub fn is_opened(&self, env: &crate::json::Map) -> bool {
+        self.context(env).opened
     }
 
     /// The step last started in this batch for the envelope's execution.

@@ -404,7 +404,20 @@ impl Session {
                 Some(b) => {
                     let (kind, payload) = parts(&env);
                     let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();
-                    b.occurrence(f, &env, stepless)
+                    let k = b.occurrence(f, &env, stepless);
+                    // A turn this batch opened is being delivered: content an
+                    // earlier turn of the id applied is this turn's own.
+                    let own_turn = !stepless
+                        && b.is_opened(&env)
+                        && route.is_some_and(|p| {
+                            self.reused.get(p) == Some(&true)
+                                && !self.seen.contains(turn_mark(f, p))
+                        });
+                    if own_turn && self.seen.contains(occurrence(f, k)) {
+                        self.occurrences(f) + 1
+                    } else {
+                        k
+                    }
                 }
                 None if !self.seen.contains(f) => 1,
                 None if self.repeat_is_new(&env, route, f) => self.occurrences(f) + 1,
@@ -418,7 +431,12 @@ impl Session {
         }
         let pos = match route {
             Some(pos) => pos,
-            None => self.new_execution(&env),
+            None => {
+                if let Some(b) = batch.as_deref_mut() {
+                    b.opened(&env);
+                }
+                self.new_execution(&env)
+            }
         };
         let (kind, payload) = parts(&env);
         let tool = kind.starts_with("agent.tool.");
