@@ -267,8 +267,10 @@ impl Batch {
         1
     }
 
-    /// Follows the batch's turn and step with every envelope, redelivered or not.
-    pub fn observe(&mut self, env: &crate::json::Map) {
+    /// Follows the batch's turn and step with every envelope, redelivered or
+    /// not (before its [`occurrence`](Batch::occurrence) is asked): a restart
+    /// repeated within the batch opens no further turn.
+    pub fn observe(&mut self, env: &crate::json::Map, content: Option<Fingerprint>) {
         let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
         let p = env.get("payload").and_then(Value::as_object);
         let get = |k: &str| p.and_then(|p| p.get(k));
@@ -290,7 +292,8 @@ impl Batch {
                 if get("status").and_then(Value::as_str) == Some("processing")
                     && get("previous_status")
                         .and_then(Value::as_str)
-                        .is_some_and(|s| crate::session::view::TERMINAL.contains(&s)) =>
+                        .is_some_and(|s| crate::session::view::TERMINAL.contains(&s))
+                    && content.is_none_or(|f| !self.any.contains(f)) =>
             {
                 let when = at(env);
                 let c = self.context_mut(execution_id(env));

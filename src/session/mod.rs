@@ -384,9 +384,6 @@ impl Session {
         // Where it would go, without making a turn yet: a redelivered
         // restart must not open one.
         let route = self.route(&env);
-        if let Some(b) = batch.as_deref_mut() {
-            b.observe(&env);
-        }
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
         let past_cut = route.and_then(|pos| {
@@ -394,9 +391,15 @@ impl Session {
             chunk_index(&env, exec).and_then(|i| exec.stream.past_cut(i))
         });
         let content = match past_cut {
-            Some(true) => return self.duplicate(out),
             Some(false) => None,
-            None => dedup_key(&env),
+            _ => dedup_key(&env),
+        };
+        if let Some(b) = batch.as_deref_mut() {
+            b.observe(&env, content);
+        }
+        let content = match past_cut {
+            Some(true) => return self.duplicate(out),
+            _ => content,
         };
         let mut fingerprint = None;
         if let Some(f) = content {
