@@ -800,4 +800,3 @@ proptest! {
         prop_assert!(encoded_len(&s) < usize::MAX);
     }
 }
-

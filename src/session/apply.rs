@@ -20,9 +20,10 @@ pub enum Touched {
 }
 
 /// The step an event belongs to: its own `step_number`/`step_index`, else
-/// (v1.22 tool events carry neither, nor a call id) the highest step whose
-/// start or completion has arrived. A continuation that arrives early does
-/// not move tool events into the next step.
+/// the highest step whose start or completion has arrived. (Tool events
+/// without a step number take this only as their arrival step, where
+/// timestamps cannot place them: see `attribution`.) A continuation that
+/// arrives early does not move tool events into the next step.
 pub fn step_of(exec: &Execution, payload: &Map) -> i64 {
     payload
         .get("step_index")

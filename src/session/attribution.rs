@@ -97,7 +97,6 @@ struct Half {
     payload: Map,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
-    own_step: bool,
     arrival: i64,
     step: i64,
     attribution: Attribution,
@@ -178,7 +177,12 @@ pub fn instant(ts: &str) -> Option<i64> {
         })
     };
     let sep = |i: usize, c: u8| b.get(i) == Some(&c);
-    if !(sep(4, b'-') && sep(7, b'-') && matches!(b.get(10), Some(b'T' | b't' | b' ')) && sep(13, b':') && sep(16, b':')) {
+    if !(sep(4, b'-')
+        && sep(7, b'-')
+        && matches!(b.get(10), Some(b'T' | b't' | b' '))
+        && sep(13, b':')
+        && sep(16, b':'))
+    {
         return None;
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
@@ -282,7 +286,10 @@ impl ToolPlacement {
         let mut cands: Vec<i64> = Vec::new();
         let mut tied = false;
         let upto = self.starts.partition_point(|&x| x <= (t, i64::MAX));
-        let latest = upto.checked_sub(1).and_then(|i| self.starts.get(i)).copied();
+        let latest = upto
+            .checked_sub(1)
+            .and_then(|i| self.starts.get(i))
+            .copied();
         if let Some((m, k)) = latest {
             tied = upto >= 2 && self.starts.get(upto - 2).is_some_and(|x| x.0 == m);
             if tied || self.end(k).is_none_or(|e| e >= t) {
@@ -313,10 +320,7 @@ impl ToolPlacement {
             _ => {
                 let holds = |s: i64| {
                     cands.contains(&s)
-                        || (tied
-                            && latest.is_some_and(|(m, _)| {
-                                self.bounds(s).start == Some(m)
-                            }))
+                        || (tied && latest.is_some_and(|(m, _)| self.bounds(s).start == Some(m)))
                 };
                 let fallback = latest.map_or(cands.first().copied(), |(_, k)| Some(k));
                 Placement {
@@ -413,7 +417,6 @@ impl ToolPlacement {
             kind,
             payload,
             content: pending.content,
-            own_step: own.is_some(),
             arrival,
             step: p.step,
             attribution: p.attribution,
@@ -422,7 +425,11 @@ impl ToolPlacement {
             insert_sorted(&mut self.timed, (a, seq, i));
         }
         let key = self.halves[i].key();
-        let last = self.events(p.step).last().and_then(|&j| self.halves.get(j)).map(Half::key);
+        let last = self
+            .events(p.step)
+            .last()
+            .and_then(|&j| self.halves.get(j))
+            .map(Half::key);
         if last.is_none_or(|l| l < key) {
             // In order (the usual case): this event's run only.
             self.slot_mut(p.step).events.push(i);
@@ -492,7 +499,9 @@ impl ToolPlacement {
     /// Places again the events timed within `lo..=hi`.
     fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
         let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
-        let to = self.timed.partition_point(|&x| x <= (hi, u64::MAX, usize::MAX));
+        let to = self
+            .timed
+            .partition_point(|&x| x <= (hi, u64::MAX, usize::MAX));
         let within: Vec<usize> = self.timed[from..to.max(from)]
             .iter()
             .map(|&(_, _, i)| i)
@@ -546,11 +555,6 @@ impl ToolPlacement {
     /// The steps whose runs moved since the last call.
     pub fn take_moved(&mut self) -> Vec<i64> {
         std::mem::take(&mut self.moved)
-    }
-
-    /// How many tool events carried no step number (for tests and summaries).
-    pub fn anonymous(&self) -> usize {
-        self.halves.iter().filter(|h| !h.own_step).count()
     }
 }
 

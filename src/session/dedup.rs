@@ -1,8 +1,11 @@
-//! Redelivery detection. An envelope's identity is a 128-bit fingerprint of
-//! its normalised form (plus the turn and, for tool events without ids, the
-//! step), computed by walking the value: nothing is serialised and nothing of
-//! the envelope is kept. A long session costs 16 bytes per envelope here,
-//! where keeping each envelope's text as its key cost its whole size again.
+//! Redelivery detection. An envelope's content is a 128-bit fingerprint of
+//! its normalised form, computed by walking the value: nothing is serialised
+//! and nothing of the envelope is kept. Its identity is that content plus
+//! which occurrence of it the envelope is ([`occurrence`]; the rule and its
+//! limit are in `Session`'s `dedup_key`, and a [`Batch`] numbers occurrences
+//! by its own order). A long session costs 16 bytes per envelope here (and
+//! 16 more per envelope of a turn that reuses an execution id), where keeping
+//! each envelope's text as its key cost its whole size again.
 //!
 //! Two 64-bit multiply-rotate lanes with different constants, each finished
 //! with a full avalanche, give 128 bits: for two different envelopes to be
@@ -234,7 +237,12 @@ impl Batch {
     /// occurrence only when that context (turn, step) began at or before
     /// its timestamp, so a real clock tells a redelivery from a new event
     /// and a frozen one cannot.
-    pub fn occurrence(&mut self, f: Fingerprint, env: &crate::json::Map, stepless_tool: bool) -> u32 {
+    pub fn occurrence(
+        &mut self,
+        f: Fingerprint,
+        env: &crate::json::Map,
+        stepless_tool: bool,
+    ) -> u32 {
         let c = self.context(env);
         let (step, step_began) = match c.step {
             Some(s) if stepless_tool => s,
