@@ -475,6 +475,9 @@ impl ToolPlacement {
             }
         }
         self.slot_mut(n).bounds = new;
+        if self.tie_unchanged(steps, n, old, new, limit) {
+            return;
+        }
         // The step can take or give up events from where the step before it
         // ended up to the next start (or its own end, if later).
         let lo = [self.before(n), old.start, new.start, old.end, new.end]
@@ -496,6 +499,57 @@ impl ToolPlacement {
         self.replace(steps, lo, hi, limit);
     }
 
+    /// Fast paths for a step that starts in the same instant as another (a
+    /// frozen clock, where every step event would otherwise place every
+    /// event again): returns whether `step_changed` is done.
+    ///
+    /// A step joining a tie: the events whose latest start is that instant
+    /// were tied before and stay tied; only the fallback for events whose
+    /// arrival step is not in the tie can change, and those sit on the
+    /// tie's highest step. A tied step's completion: ties ignore it, and it
+    /// matters to later-started steps' events only if a start lies between.
+    fn tie_unchanged(
+        &mut self,
+        steps: &mut BTreeMap<i64, StepView>,
+        n: i64,
+        old: Bounds,
+        new: Bounds,
+        limit: usize,
+    ) -> bool {
+        // A step whose start never arrived is placed by the step before it.
+        let (Some(b), true) = (new.start, self.startless.is_empty()) else {
+            return false;
+        };
+        let lo = self.starts.partition_point(|&x| x < (b, i64::MIN));
+        let hi = self.starts.partition_point(|&x| x <= (b, i64::MAX));
+        let partner = self.starts[lo..hi]
+            .iter()
+            .rev()
+            .map(|&(_, j)| j)
+            .find(|&j| j != n);
+        let Some(k) = partner else {
+            return false;
+        };
+        let next = self.starts.get(hi).map(|&(a, _)| a);
+        if old.start.is_none() && old.end.is_none() && new.end.is_none() {
+            let within: Vec<usize> = self
+                .events(k)
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    self.halves.get(i).is_some_and(|h| {
+                        h.attribution != Attribution::StepNumber
+                            && h.at.is_some_and(|t| t >= b && next.is_none_or(|x| t < x))
+                    })
+                })
+                .collect();
+            self.replace_these(steps, within, limit);
+            return true;
+        }
+        let end = old.end.max(new.end).unwrap_or(b);
+        old.start == new.start && next.is_none_or(|x| x > end)
+    }
+
     /// Places again the events timed within `lo..=hi`.
     fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
         let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
@@ -506,6 +560,16 @@ impl ToolPlacement {
             .iter()
             .map(|&(_, _, i)| i)
             .collect();
+        self.replace_these(steps, within, limit);
+    }
+
+    /// Places the events at these positions again.
+    fn replace_these(
+        &mut self,
+        steps: &mut BTreeMap<i64, StepView>,
+        within: Vec<usize>,
+        limit: usize,
+    ) {
         let mut changed = Vec::new();
         for i in within {
             let Some(h) = self.halves.get(i) else {
