@@ -17,6 +17,7 @@ use stepline::json;
 use stepline::json::Value;
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
+use stepline::session::Session;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::slim_state;
 use stepline::snapshot::truncate::truncate;
@@ -139,12 +140,28 @@ fn outcome(stop: bool) -> Value {
     })
 }
 
-/// Envelopes of a run with these steps, as the encoder (debug preset) sends them.
+/// Envelopes of a run with these steps, as the encoder (debug preset) sends
+/// them under the reference's frozen clock.
 fn encoded_run(steps: &[GenStep]) -> Vec<Value> {
-    let now = now();
+    encoded_run_with(steps, false)
+}
+
+/// Envelopes of a run with these steps, each event 7 ms after the one
+/// before (a real clock: every timestamp distinct and increasing).
+fn timed_run(steps: &[GenStep]) -> Vec<Value> {
+    encoded_run_with(steps, true)
+}
+
+fn encoded_run_with(steps: &[GenStep], ticking: bool) -> Vec<Value> {
+    let start = now();
+    let mut tick = 0i64;
     let mut enc = Encoder::new("sess-p", "exec-p", BroadcastConfig::debug());
     let mut out = Vec::new();
     let mut push = |enc: &mut Encoder, event: &str, args: Value| {
+        let now = start + chrono::Duration::milliseconds(tick);
+        if ticking {
+            tick += 7;
+        }
         for b in enc.push(event, &args, &now).unwrap() {
             out.push(b.envelope);
         }
@@ -254,6 +271,228 @@ proptest! {
         prop_assert_eq!(view_of(&noisy), view_of(&clean));
         prop_assert_eq!(noisy.counts().duplicates, redelivered);
         prop_assert_eq!(noisy.counts().applied, clean.counts().applied);
+    }
+}
+
+// ---- replays, merges and reordering across steps ----------------------------
+
+/// Every turn of every recorded reference run, as one delivery each.
+fn recorded_runs() -> &'static [Vec<Value>] {
+    static RUNS: std::sync::OnceLock<Vec<Vec<Value>>> = std::sync::OnceLock::new();
+    RUNS.get_or_init(|| {
+        vectors("agent-runs.json")
+            .iter()
+            .map(|case| {
+                case["expected"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|turn| turn["envelopes"].as_array().unwrap().iter())
+                    .map(|e| e["envelope"].clone())
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+/// A generated step with up to three tool calls of two names (so one step
+/// may call the same tool twice: on a real clock the timestamps pair them).
+fn gen_timed_step() -> impl Strategy<Value = GenStep> {
+    (
+        prop::collection::vec("[a-z ]{1,6}", 0..3),
+        prop::collection::vec(any::<bool>(), 0..4),
+        (0u32..500, 0u32..100),
+    )
+        .prop_map(|(chunks, tools, usage)| GenStep {
+            chunks,
+            tools,
+            usage,
+        })
+}
+
+/// Generated runs: two names per step on a real clock (see [`gen_timed_step`]).
+fn timed_named_run(steps: &[GenStep]) -> Vec<Value> {
+    let mut events = timed_run(steps);
+    // Tools are named tool0, tool1, tool2: fold them onto two names.
+    for e in &mut events {
+        if let Some(name) = e["payload"]["tool_name"].as_str() {
+            let folded = if name == "tool2" { "tool0" } else { name };
+            e["payload"]["tool_name"] = Value::from(folded);
+        }
+    }
+    events
+}
+
+fn executions(s: &Session) -> Value {
+    s.view()["executions"].clone()
+}
+
+fn jsonl(events: &[Value]) -> String {
+    events.iter().map(|e| format!("{e}\n")).collect()
+}
+
+/// `events` in windows of `window`, each window in any order (so events
+/// cross step boundaries in both directions).
+fn shuffle_windows(events: &[Value], window: usize, picks: &[usize]) -> Vec<Value> {
+    let mut pick = picks.iter().cycle().copied();
+    let mut out = Vec::new();
+    for w in events.chunks(window.max(1)) {
+        let mut w = w.to_vec();
+        for i in (1..w.len()).rev() {
+            w.swap(i, pick.next().unwrap_or(0) % (i + 1));
+        }
+        out.extend(w);
+    }
+    out
+}
+
+/// A subset of `seen` (by `bits`) in an order drawn from `picks`.
+fn replay_of(seen: &[Value], bits: &[bool], picks: &mut impl Iterator<Item = usize>) -> Vec<Value> {
+    let mut out: Vec<Value> = seen
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bits.get(i % bits.len().max(1)).copied().unwrap_or(true) ^ (i % 3 == 0))
+        .map(|(_, e)| e.clone())
+        .collect();
+    for i in (1..out.len()).rev() {
+        out.swap(i, picks.next().unwrap_or(0) % (i + 1));
+    }
+    out
+}
+
+/// Which run a case draws: a recorded reference run (frozen clock, all its
+/// turns), a generated frozen-clock run, or a generated 100-step run on a
+/// real clock.
+#[derive(Clone, Debug)]
+enum RunSource {
+    Recorded(usize),
+    Frozen(Vec<GenStep>),
+    Timed(Vec<GenStep>),
+}
+
+fn run_source() -> impl Strategy<Value = RunSource> {
+    prop_oneof![
+        (0usize..10).prop_map(RunSource::Recorded),
+        prop::collection::vec(gen_step(), 1..6).prop_map(RunSource::Frozen),
+        prop::collection::vec(gen_timed_step(), 100..=100).prop_map(RunSource::Timed),
+    ]
+}
+
+fn events_of(source: &RunSource) -> (Vec<Value>, bool) {
+    match source {
+        RunSource::Recorded(i) => (recorded_runs()[i % 10].clone(), false),
+        RunSource::Frozen(steps) => (encoded_run(steps), false),
+        RunSource::Timed(steps) => (timed_named_run(steps), true),
+    }
+}
+
+proptest! {
+    #![proptest_config(config(24))]
+
+    /// A run on a real clock delivered with windows of a few dozen envelopes
+    /// shuffled across step boundaries (as concurrent publishers deliver it)
+    /// gives the in-order view, tool runs in the same steps and order, each
+    /// placed by its timestamp.
+    #[test]
+    fn timed_runs_shuffled_in_windows_across_steps_give_the_in_order_view(
+        steps in prop::collection::vec(gen_timed_step(), 100..=100),
+        window in 12usize..64,
+        picks in prop::collection::vec(any::<usize>(), 1..96),
+    ) {
+        let events = timed_named_run(&steps);
+        let clean = session_of(&events);
+        let shuffled = session_of(&shuffle_windows(&events, window, &picks));
+        prop_assert_eq!(executions(&shuffled), executions(&clean));
+        let tools: Vec<Value> = executions(&clean)[0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["tools"].as_array().unwrap().clone())
+            .collect();
+        prop_assert_eq!(
+            tools.len(),
+            steps.iter().map(|s| s.tools.len()).sum::<usize>()
+        );
+        prop_assert!(tools.iter().all(|t| t["attribution"] == "timestamp"));
+    }
+
+    /// Replays of envelopes already seen, as batches in any order at any
+    /// point of the live stream, and one at a time (on a real clock at any
+    /// point; the reference's recorded runs after the run) change nothing
+    /// but the duplicate counter. (One at a time under a frozen clock, a
+    /// late copy of an earlier step's tool event is the last step's own
+    /// call whenever that step could still hold it: generated frozen runs
+    /// are replayed in batches only.)
+    #[test]
+    fn replaying_any_subset_in_any_order_changes_nothing_but_the_duplicate_counter(
+        source in run_source(),
+        bits in prop::collection::vec(any::<bool>(), 1..64),
+        cuts in prop::collection::vec(any::<u8>(), 1..64),
+        picks in prop::collection::vec(any::<usize>(), 1..64),
+    ) {
+        let (events, real_clock) = events_of(&source);
+        let clean = session_of(&events);
+        let mut pick = picks.iter().cycle().copied();
+        let mut s = Session::new(None);
+        let mut replayed = 0u64;
+        for (i, e) in events.iter().enumerate() {
+            s.ingest_value(e).unwrap();
+            let cut = cuts[i % cuts.len()];
+            if cut % 5 == 0 {
+                let batch = replay_of(&events[..=i], &bits, &mut pick);
+                let out = s.ingest_jsonl(&jsonl(&batch));
+                prop_assert_eq!(out.applied, 0);
+                replayed += batch.len() as u64;
+            }
+            if real_clock && cut % 3 == 0 {
+                s.ingest_value(&events[pick.next().unwrap() % (i + 1)]).unwrap();
+                replayed += 1;
+            }
+        }
+        let batch = replay_of(&events, &bits, &mut pick);
+        if matches!(source, RunSource::Frozen(_)) {
+            prop_assert_eq!(s.ingest_jsonl(&jsonl(&batch)).duplicates, batch.len() as u64);
+        } else {
+            for e in &batch {
+                prop_assert!(s.ingest_value(e).unwrap().duplicate);
+            }
+        }
+        replayed += batch.len() as u64;
+        prop_assert_eq!(executions(&s), executions(&clean));
+        prop_assert_eq!(s.counts().duplicates, replayed);
+        prop_assert_eq!(s.counts().applied, events.len() as u64);
+    }
+
+    /// Merging the whole run (a recording, a server log) into a session that
+    /// holds part of it gives the whole run's view: on a real clock whatever
+    /// part it holds; under a frozen clock a part that is the run's start
+    /// (where identical events differ only by their place in the run).
+    #[test]
+    fn merging_the_run_into_a_session_holding_part_of_it_gives_the_whole_view(
+        source in run_source(),
+        bits in prop::collection::vec(any::<bool>(), 1..64),
+        cut in any::<usize>(),
+    ) {
+        let (events, real_clock) = events_of(&source);
+        let clean = session_of(&events);
+        let held: Vec<Value> = if real_clock {
+            events
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| bits[i % bits.len()])
+                .map(|(_, e)| e.clone())
+                .collect()
+        } else {
+            events[..cut % (events.len() + 1)].to_vec()
+        };
+        let mut s = session_of(&held);
+        let out = s.ingest_jsonl(&jsonl(&events));
+        prop_assert_eq!(executions(&s), executions(&clean));
+        prop_assert_eq!(out.duplicates as usize, held.len());
+        prop_assert_eq!(s.counts().applied as usize, events.len());
+        // The recording of the merged session replays to the same view.
+        let (back, _) = Session::from_recording(&s.to_recording()).unwrap();
+        prop_assert_eq!(executions(&back), executions(&clean));
     }
 }
 

@@ -671,3 +671,40 @@ fn a_run_log_keeps_its_sessions_text_within_the_limit_and_saves_what_it_dropped(
 fn object<V: Into<Value>>(m: BTreeMap<String, V>) -> Value {
     Value::Object(m.into_iter().map(|(k, v)| (k, v.into())).collect())
 }
+
+/// A resync of a run log: the whole recording of every run (interleaved)
+/// ingested into a log that holds the start of each leaves every session's
+/// executions as the whole run's, and counts the held envelopes as
+/// redeliveries (under the reference's frozen clock, identical tool events
+/// of consecutive steps are told apart by their place in the recording).
+#[test]
+fn a_recording_merged_into_a_run_log_holding_the_start_of_each_run_gives_the_whole_runs() {
+    let runs = runs();
+    let mut whole = RunLog::new();
+    for (_, turns) in &runs {
+        for e in envelopes_of(turns) {
+            whole.ingest_value(&e).unwrap();
+        }
+    }
+    let recording = whole.save();
+    for held_share in [0usize, 1, 2, 3] {
+        let mut log = RunLog::new();
+        let mut held = 0;
+        for (_, turns) in &runs {
+            let all = envelopes_of(turns);
+            for e in &all[..all.len() * held_share / 3] {
+                log.ingest_value(e).unwrap();
+                held += 1;
+            }
+        }
+        let out = log.ingest_jsonl(&recording);
+        assert_eq!(out.duplicates, held, "holding {held_share}/3");
+        for (id, _) in &runs {
+            assert_eq!(
+                log.session(id).unwrap().view()["executions"],
+                whole.session(id).unwrap().view()["executions"],
+                "{id}, holding {held_share}/3"
+            );
+        }
+    }
+}

@@ -20,9 +20,10 @@ pub enum Touched {
 }
 
 /// The step an event belongs to: its own `step_number`/`step_index`, else
-/// (v1.22 tool events carry neither, nor a call id) the highest step whose
-/// start or completion has arrived. A continuation that arrives early does
-/// not move tool events into the next step.
+/// the highest step whose start or completion has arrived. (Tool events
+/// without a step number take this only as their arrival step, where
+/// timestamps cannot place them: see `attribution`.) A continuation that
+/// arrives early does not move tool events into the next step.
 pub fn step_of(exec: &Execution, payload: &Map) -> i64 {
     payload
         .get("step_index")
@@ -87,6 +88,7 @@ fn apply_event(
         }
     }
     let ts = ts.map(str::to_string);
+    let arrival_seq = arrival.0;
     match kind {
         "agent.status" => {
             let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
@@ -111,6 +113,7 @@ fn apply_event(
             set(&mut step.step_id, str_of(p, "step_id"));
             set(&mut step.message_count, int_of(p, "message_count"));
             set(&mut step.tools_available, int_of(p, "available_tools"));
+            bounds_changed(exec, n);
             Touched::Step(n)
         }
         "agent.step.completed" | "agent.llm.completed" => {
@@ -141,6 +144,7 @@ fn apply_event(
             if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
                 absorb_step_object(step, s);
             }
+            bounds_changed(exec, n);
             Touched::Step(n)
         }
         "agent.step.failed" | "agent.run.failed" => {
@@ -181,10 +185,26 @@ fn apply_event(
         | "agent.tool.completed"
         | "agent.tool.failed"
         | "agent.tool.output" => {
-            let n = step_of(exec, p);
+            // Placed by its step number, else its timestamp, else arrival
+            // (see `attribution`); the arrival step is made to exist.
+            let own = own_step(p);
+            let arrival = exec.tool_placement.pending.arrival;
+            let n = own.or(arrival).unwrap_or_else(|| step_of(exec, p));
+            step_mut(exec, n);
             let limit = exec.stream.limit();
-            tool_event(step_mut(exec, n), kind, ts, p, limit);
-            Touched::Step(n)
+            let kind = tool_kind(kind);
+            let payload = std::mem::take(p);
+            let placed = exec.tool_placement.add(
+                &mut exec.steps,
+                kind,
+                ts,
+                payload,
+                own,
+                n,
+                arrival_seq,
+                limit,
+            );
+            Touched::Step(placed)
         }
         "agent.stream.chunk" => {
             let content = str_of(p, "content").unwrap_or_default();
@@ -216,7 +236,37 @@ fn apply_event(
     }
 }
 
-fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &mut Map, limit: usize) {
+/// Re-places tool events after step `n`'s start or completion changed.
+fn bounds_changed(exec: &mut Execution, n: i64) {
+    let limit = exec.stream.limit();
+    exec.tool_placement.step_changed(&mut exec.steps, n, limit);
+}
+
+/// The step number a tool event carries itself, if any.
+pub fn own_step(p: &Map) -> Option<i64> {
+    p.get("step_index")
+        .or_else(|| p.get("step_number"))
+        .and_then(Value::as_i64)
+}
+
+fn tool_kind(kind: &str) -> &'static str {
+    match kind {
+        "agent.tool.started" => "agent.tool.started",
+        "agent.tool.completed" => "agent.tool.completed",
+        "agent.tool.failed" => "agent.tool.failed",
+        _ => "agent.tool.output",
+    }
+}
+
+/// Applies one tool event to its step; returns the position of the run it
+/// started, completed or added output to.
+pub(crate) fn tool_event(
+    step: &mut StepView,
+    kind: &str,
+    ts: Option<String>,
+    p: &mut Map,
+    limit: usize,
+) -> usize {
     let mut call = match p.remove("tool_call") {
         Some(Value::Object(c)) => Some(c),
         _ => None,
@@ -305,6 +355,7 @@ fn tool_event(step: &mut StepView, kind: &str, ts: Option<String>, p: &mut Map, 
         let dropped = (d.len() - kept.len()) as u64;
         run.output_dropped_bytes = run.output_dropped_bytes.saturating_add(dropped);
     }
+    i
 }
 
 /// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.

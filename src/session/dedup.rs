@@ -1,8 +1,11 @@
-//! Redelivery detection. An envelope's identity is a 128-bit fingerprint of
-//! its normalised form (plus the turn and, for tool events without ids, the
-//! step), computed by walking the value: nothing is serialised and nothing of
-//! the envelope is kept. A long session costs 16 bytes per envelope here,
-//! where keeping each envelope's text as its key cost its whole size again.
+//! Redelivery detection. An envelope's content is a 128-bit fingerprint of
+//! its normalised form, computed by walking the value: nothing is serialised
+//! and nothing of the envelope is kept. Its identity is that content plus
+//! which occurrence of it the envelope is ([`occurrence`]; the rule and its
+//! limit are in `Session`'s `dedup_key`, and a [`Batch`] numbers occurrences
+//! by its own order). A long session costs 16 bytes per envelope here (and
+//! 16 more per envelope of a turn that reuses an execution id), where keeping
+//! each envelope's text as its key cost its whole size again.
 //!
 //! Two 64-bit multiply-rotate lanes with different constants, each finished
 //! with a full avalanche, give 128 bits: for two different envelopes to be
@@ -129,6 +132,206 @@ impl Fingerprinter {
     }
 }
 
+/// The key of the `k`-th occurrence (from 1) of an envelope with content
+/// `f`: the first is `f` itself, so a run without repeats costs nothing more.
+pub fn occurrence(f: Fingerprint, k: u32) -> Fingerprint {
+    if k <= 1 {
+        return f;
+    }
+    let mut m = Fingerprinter::new();
+    m.bytes(b'k', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(u64::from(k));
+    m.finish()
+}
+
+/// The key recording that content `f` was applied in the turn at position
+/// `turn` (kept only for turns that reuse an earlier turn's execution id).
+pub fn turn_mark(f: Fingerprint, turn: usize) -> Fingerprint {
+    let mut m = Fingerprinter::new();
+    m.bytes(b't', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(turn as u64);
+    m.finish()
+}
+
+/// What a batch (a JSONL text, a recording) has delivered so far, so that
+/// a replay is judged by its own order, not by where the live session has
+/// got to: per content, the contexts it occurred in (the batch's turn of
+/// its execution id and, for a tool event without a step number, the step
+/// the batch last started); per execution id, that turn and step and the
+/// instant each began.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// Contents seen in the batch, and each with the context it first
+    /// occurred in (as `context_key`): most contents occur once, so only
+    /// the rare repeated ones in other contexts are listed in `more`.
+    any: Seen,
+    firsts: Seen,
+    more: Vec<(Fingerprint, Vec<(u32, i64)>)>,
+    /// Per execution id: the batch's turn and step (a few ids per batch:
+    /// a list, not a tree type, which would be kilobytes of wasm).
+    execs: Vec<(Option<String>, Context)>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Context {
+    turn: u32,
+    turn_began: Option<i64>,
+    /// The highest step started and the instant of its event.
+    step: Option<(i64, Option<i64>)>,
+    /// Whether this batch opened the execution id's current turn (its
+    /// restart was new): the turn is being delivered, so a content an
+    /// earlier turn applied is that turn's own (see `Session::ingest_in`).
+    opened: bool,
+}
+
+fn execution_id(env: &crate::json::Map) -> Option<String> {
+    env.get("execution_id")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn at(env: &crate::json::Map) -> Option<i64> {
+    env.get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(crate::session::attribution::instant)
+}
+
+fn context_key(f: Fingerprint, c: (u32, i64)) -> Fingerprint {
+    let mut m = Fingerprinter::new();
+    m.bytes(b'c', &[]);
+    m.word(f.0);
+    m.word(f.1);
+    m.word(u64::from(c.0));
+    m.word(c.1 as u64);
+    m.finish()
+}
+
+impl Batch {
+    fn context(&self, env: &crate::json::Map) -> Context {
+        let id = execution_id(env);
+        self.execs
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, c)| *c)
+            .unwrap_or_default()
+    }
+
+    fn context_mut(&mut self, id: Option<String>) -> &mut Context {
+        let i = match self.execs.iter().position(|(i, _)| *i == id) {
+            Some(i) => i,
+            None => {
+                self.execs.push((id, Context::default()));
+                self.execs.len() - 1
+            }
+        };
+        &mut self.execs[i].1
+    }
+
+    /// The occurrence number (from 1) of content `f` in this batch. A repeat
+    /// in a context it already occurred in is that occurrence again (a
+    /// redelivery within the batch); a repeat in a new context is a new
+    /// occurrence only when that context (turn, step) began at or before
+    /// its timestamp, so a real clock tells a redelivery from a new event
+    /// and a frozen one cannot.
+    pub fn occurrence(
+        &mut self,
+        f: Fingerprint,
+        env: &crate::json::Map,
+        stepless_tool: bool,
+    ) -> u32 {
+        let c = self.context(env);
+        let (step, step_began) = match c.step {
+            Some(s) if stepless_tool => s,
+            _ => (0, None),
+        };
+        let here = (c.turn, step);
+        if self.any.insert(f) {
+            self.firsts.insert(context_key(f, here));
+            return 1;
+        }
+        if self.firsts.contains(context_key(f, here)) {
+            return 1;
+        }
+        let i = match self.more.iter().position(|(g, _)| *g == f) {
+            Some(i) => i,
+            None => {
+                self.more.push((f, Vec::new()));
+                self.more.len() - 1
+            }
+        };
+        let list = &mut self.more[i].1;
+        if let Some(j) = list.iter().position(|&x| x == here) {
+            return j as u32 + 2;
+        }
+        let began = c.turn_began.into_iter().chain(step_began).max();
+        if matches!((began, at(env)), (Some(b), Some(a)) if b <= a) {
+            list.push(here);
+            return list.len() as u32 + 1;
+        }
+        1
+    }
+
+    /// Follows the batch's turn and step with every envelope, redelivered or
+    /// not (before its [`occurrence`](Batch::occurrence) is asked): a restart
+    /// repeated within the batch opens no further turn.
+    pub fn observe(&mut self, env: &crate::json::Map, content: Option<Fingerprint>) {
+        let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
+        let p = env.get("payload").and_then(Value::as_object);
+        let get = |k: &str| p.and_then(|p| p.get(k));
+        match kind {
+            "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
+                if let Some(n) = get("step_index")
+                    .or_else(|| get("step_number"))
+                    .and_then(Value::as_i64)
+                {
+                    let when = at(env);
+                    let c = self.context_mut(execution_id(env));
+                    if c.step.is_none_or(|(s, _)| n > s) {
+                        c.step = Some((n, when));
+                    }
+                }
+            }
+            // A new turn under the same id numbers its steps from 1 again.
+            "agent.status"
+                if get("status").and_then(Value::as_str) == Some("processing")
+                    && get("previous_status")
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| crate::session::view::TERMINAL.contains(&s))
+                    && content.is_none_or(|f| !self.any.contains(f)) =>
+            {
+                let when = at(env);
+                let c = self.context_mut(execution_id(env));
+                *c = Context {
+                    turn: c.turn + 1,
+                    turn_began: when,
+                    step: None,
+                    opened: false,
+                };
+            }
+            _ => {}
+        }
+    }
+
+    /// Records that the batch opened a new turn for the envelope's execution id.
+    pub fn opened(&mut self, env: &crate::json::Map) {
+        self.context_mut(execution_id(env)).opened = true;
+    }
+
+    /// Whether the batch opened the current turn of the envelope's execution id.
+    pub fn is_opened(&self, env: &crate::json::Map) -> bool {
+        self.context(env).opened
+    }
+
+    /// The step last started in this batch for the envelope's execution.
+    pub fn arrival(&self, env: &crate::json::Map) -> Option<i64> {
+        self.context(env).step.map(|s| s.0)
+    }
+}
+
 /// The fingerprints seen so far: an open-addressing set (linear probing,
 /// backward-shift removal). A fingerprint is already a uniform hash, so it
 /// needs no hasher, only a per-set random seed: without it a producer could
@@ -171,6 +374,14 @@ impl Seen {
             i = (i + 1) & mask;
         }
         i
+    }
+
+    /// Whether `fp` is in the set.
+    pub fn contains(&self, fp: Fingerprint) -> bool {
+        if fp == EMPTY {
+            return self.has_empty;
+        }
+        !self.slots.is_empty() && self.slots[self.find(fp)] == fp
     }
 
     /// Adds a fingerprint; false when it was already there (a redelivery).

@@ -14,6 +14,7 @@
 
 pub mod annotate;
 pub mod apply;
+pub mod attribution;
 pub mod collect;
 pub mod dedup;
 pub mod diagnose;
@@ -36,8 +37,9 @@ use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVE
 use crate::error::Result;
 use crate::json::obj;
 use crate::model::usage::Usage;
-use crate::session::apply::{apply, step_of};
-use crate::session::dedup::{Fingerprint, Fingerprinter, Seen};
+use crate::session::apply::{apply, own_step, step_of};
+use crate::session::attribution::{instant, Pending};
+use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
 use crate::session::text::{StreamText, DEFAULT_TEXT_LIMIT};
@@ -153,6 +155,9 @@ pub struct Session {
     /// in the wasm (each is kilobytes).
     by_id: BTreeMap<String, u64>,
     no_id: Option<usize>,
+    /// Per execution position, whether an earlier turn had its execution id
+    /// (such turns keep which contents they applied, see [`dedup_key`]).
+    reused: Vec<bool>,
     /// Executions whose text is stale (see [`text`]) until `settle`.
     stale: Vec<usize>,
     /// Bytes of streamed text kept per execution.
@@ -209,6 +214,7 @@ impl Session {
             executions: Vec::new(),
             by_id: BTreeMap::new(),
             no_id: None,
+            reused: Vec::new(),
             stale: Vec::new(),
             text_limit: limit,
             log: Log::default(),
@@ -289,6 +295,11 @@ impl Session {
     /// each. `view()`, `reconcile()` and `collect()` read the text up to
     /// date regardless; `take_patch()` and the `text` field need `settle()`.
     pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
+        self.ingest_text_in(text, None)
+    }
+
+    /// Ingests one envelope's text, as one of `batch` when given.
+    fn ingest_text_in(&mut self, text: &str, batch: Option<&mut Batch>) -> Result<IngestOutcome> {
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
         // Kept as one JSONL line: the text itself unless it spans lines (JSON
         // text can break lines only in whitespace, which the parser reports).
@@ -298,21 +309,25 @@ impl Session {
             text.trim().to_string()
         };
         let d = decode_owned(parsed.value)?;
-        Ok(self.ingest_with(d, Some(line)))
+        Ok(self.ingest_in(d, Some(line), batch))
     }
 
     /// Ingests a JSONL batch (one envelope per line, blank lines skipped);
     /// lines that fail are collected with their 1-based number, the rest
-    /// still ingested.
+    /// still ingested. The batch is one delivery: the second of two
+    /// identical lines in it is a second occurrence, not a redelivery (see
+    /// [`dedup_key`]), so merging a recording of the run into a session that
+    /// holds part of it adds exactly what the session lacked.
     pub fn ingest_jsonl(&mut self, text: &str) -> JsonlOutcome {
         let mut out = JsonlOutcome::default();
+        let mut batch = Batch::default();
         // A byte order mark is not part of the first line (as in recordings).
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            match self.ingest_text_deferred(line) {
+            match self.ingest_text_in(line, Some(&mut batch)) {
                 Ok(o) => {
                     out.applied += u64::from(o.applied);
                     out.duplicates += u64::from(o.duplicate);
@@ -348,6 +363,17 @@ impl Session {
     /// `raw` is the envelope as received, kept for recordings so they replay
     /// through the decoder exactly as the live stream did.
     fn ingest_with(&mut self, d: Decoded, raw: Option<String>) -> IngestOutcome {
+        self.ingest_in(d, raw, None)
+    }
+
+    /// [`ingest_with`](Session::ingest_with) as one envelope of `batch`
+    /// (`None`: delivered on its own, as a live stream delivers).
+    pub(crate) fn ingest_in(
+        &mut self,
+        d: Decoded,
+        raw: Option<String>,
+        mut batch: Option<&mut Batch>,
+    ) -> IngestOutcome {
         let Decoded { envelope, warnings } = d;
         let mut out = IngestOutcome {
             warnings,
@@ -368,22 +394,136 @@ impl Session {
             (None, Some(theirs)) => self.session_id = Some(theirs.to_string()),
             _ => {}
         }
-        let pos = self.execution_pos(&env);
-        let exec = &self.executions[pos];
+        // Where it would go, without making a turn yet: a redelivered
+        // restart must not open one.
+        let route = self.route(&env);
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
-        let past_cut = chunk_index(&env).and_then(|i| exec.stream.past_cut(i));
-        let fingerprint = match past_cut {
-            Some(true) => return self.duplicate(out),
+        let past_cut = route.and_then(|pos| {
+            let exec = &self.executions[pos];
+            chunk_index(&env).and_then(|i| exec.stream.past_cut(i))
+        });
+        let content = match past_cut {
             Some(false) => None,
-            None => dedup_key(&env, exec, pos),
+            _ => dedup_key(&env),
         };
-        if let Some(fp) = fingerprint {
-            if !self.seen.insert(fp) {
+        if let Some(b) = batch.as_deref_mut() {
+            b.observe(&env, content);
+        }
+        let content = match past_cut {
+            Some(true) => return self.duplicate(out),
+            _ => content,
+        };
+        let mut fingerprint = None;
+        if let Some(f) = content {
+            let k = match batch.as_deref_mut() {
+                Some(b) => {
+                    let (kind, payload) = parts(&env);
+                    let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();
+                    let k = b.occurrence(f, &env, stepless);
+                    // A turn this batch opened is being delivered: content an
+                    // earlier turn of the id applied is this turn's own.
+                    let own_turn = !stepless
+                        && b.is_opened(&env)
+                        && route.is_some_and(|p| {
+                            self.reused.get(p) == Some(&true)
+                                && !self.seen.contains(turn_mark(f, p))
+                        });
+                    if own_turn && self.seen.contains(occurrence(f, k)) {
+                        self.occurrences(f) + 1
+                    } else {
+                        k
+                    }
+                }
+                None if !self.seen.contains(f) => 1,
+                None if self.repeat_is_new(&env, route, f) => self.occurrences(f) + 1,
+                None => return self.duplicate(out),
+            };
+            let key = occurrence(f, k);
+            if !self.seen.insert(key) {
                 return self.duplicate(out);
             }
+            fingerprint = Some(key);
+        }
+        let pos = match route {
+            Some(pos) => pos,
+            None => {
+                if let Some(b) = batch.as_deref_mut() {
+                    b.opened(&env);
+                }
+                self.new_execution(&env)
+            }
+        };
+        let (kind, payload) = parts(&env);
+        let tool = kind.starts_with("agent.tool.");
+        if let (Some(f), true) = (content, self.reused.get(pos) == Some(&true)) {
+            if !tool {
+                self.seen.insert(turn_mark(f, pos));
+            }
+        }
+        if tool {
+            let arrival = batch
+                .as_deref()
+                .filter(|_| own_step(payload).is_none())
+                .and_then(|b| b.arrival(&env));
+            self.executions[pos].tool_placement.pending = Pending { arrival, content };
         }
         self.applied(out, env, raw, pos, fingerprint)
+    }
+
+    /// How many occurrences of content `f` were applied.
+    fn occurrences(&self, f: Fingerprint) -> u32 {
+        let mut k = 1;
+        while self.seen.contains(occurrence(f, k + 1)) {
+            k += 1;
+        }
+        k
+    }
+
+    /// Whether an envelope delivered on its own whose content was applied
+    /// before is a new occurrence (identical events exist under a frozen
+    /// clock: the same tool call in consecutive steps, the same status in
+    /// consecutive turns) rather than a redelivery. Only where timestamps
+    /// cannot tell them apart:
+    /// - a tool event without a step number: when timestamps tie between
+    ///   steps and the step it would join by arrival has no event of that
+    ///   content yet and may still hold the call (see
+    ///   [`ToolPlacement::repeat_is_new`](attribution::ToolPlacement::repeat_is_new));
+    /// - any other envelope: in a turn that reuses an earlier turn's
+    ///   execution id, has not applied this content, has not ended, and
+    ///   whose span holds the timestamp (never a status that would open a
+    ///   turn: a third turn identical to the second under a frozen clock
+    ///   opens only when delivered in a batch).
+    fn repeat_is_new(&self, env: &Map, route: Option<usize>, f: Fingerprint) -> bool {
+        let (kind, payload) = parts(env);
+        let at = env
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(instant);
+        // A repeated restart (it would open a turn) is taken as a redelivery.
+        let Some(pos) = route else {
+            return false;
+        };
+        let exec = &self.executions[pos];
+        if kind.starts_with("agent.tool.") && own_step(payload).is_none() {
+            let arrival = step_of(exec, payload);
+            let name = payload
+                .get("tool_name")
+                .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return exec
+                .tool_placement
+                .repeat_is_new(&exec.steps, at, arrival, f, kind, name);
+        }
+        if self.reused.get(pos) != Some(&true) || self.seen.contains(turn_mark(f, pos)) {
+            return false;
+        }
+        let open = exec.status().is_none_or(|s| !view::TERMINAL.contains(&s));
+        let first = exec.first_at.as_deref().and_then(instant);
+        let last = exec.last_at.as_deref().and_then(instant);
+        let within = matches!((first, at, last), (Some(f), Some(a), Some(l)) if f <= a && a <= l);
+        open && within
     }
 
     fn duplicate(&mut self, mut out: IngestOutcome) -> IngestOutcome {
@@ -415,6 +555,11 @@ impl Session {
         let usage_before = exec.usage();
         let extra_before = exec.usage_total_extra;
         let touched = apply(exec, kind, ts, &mut payload, (seq, fingerprint));
+        // Tool runs that a step's new start or completion moved between steps.
+        for n in exec.tool_placement.take_moved() {
+            self.dirty.touch(pos, apply::Touched::Step(n));
+        }
+        let exec = &mut self.executions[pos];
         self.usage_total = add_usage(&sub_usage(&self.usage_total, &usage_before), &exec.usage());
         self.usage_total_extra = self
             .usage_total_extra
@@ -462,8 +607,7 @@ impl Session {
     /// new turn; so is `processing` after a terminal status under the same id,
     /// because the reference adapter keeps one execution id for every turn
     /// it broadcasts.
-    fn execution_pos(&mut self, env: &Map) -> usize {
-        let id = env.get("execution_id").and_then(Value::as_str);
+    fn route(&self, env: &Map) -> Option<usize> {
         let (kind, payload) = parts(env);
         let restarts = kind == "agent.status"
             && payload.get("status").and_then(Value::as_str) == Some("processing")
@@ -471,18 +615,26 @@ impl Session {
                 .get("previous_status")
                 .and_then(Value::as_str)
                 .is_some_and(|p| view::TERMINAL.contains(&p));
-        let latest = match id {
+        let i = self.latest(env)?;
+        let ended = self.executions[i]
+            .status()
+            .is_some_and(|s| view::TERMINAL.contains(&s));
+        (!(restarts && ended)).then_some(i)
+    }
+
+    /// The latest turn with the envelope's execution id (or without one).
+    fn latest(&self, env: &Map) -> Option<usize> {
+        match env.get("execution_id").and_then(Value::as_str) {
             Some(id) => self.by_id.get(id).map(|&i| i as usize),
             None => self.no_id,
-        };
-        if let Some(i) = latest {
-            let ended = self.executions[i]
-                .status()
-                .is_some_and(|s| view::TERMINAL.contains(&s));
-            if !(restarts && ended) {
-                return i;
-            }
         }
+    }
+
+    /// Opens the turn an envelope starts (see [`route`](Session::route)).
+    fn new_execution(&mut self, env: &Map) -> usize {
+        let id = env.get("execution_id").and_then(Value::as_str);
+        let reused = self.latest(env).is_some();
+        self.reused.push(reused);
         let pos = self.executions.len();
         self.executions.push(Execution {
             id: id.map(str::to_string),
@@ -549,35 +701,47 @@ impl Session {
     }
 }
 
-/// The identity of an envelope for redelivery checks, or `None` when the
+/// The content of an envelope for redelivery checks, or `None` when the
 /// wire gives it none (seed-003 deltas carry no index and, natively, no
 /// timestamp: two equal ones are two pieces of text). A seed-000 stream
 /// chunk without `chunk_index` is known by its whole envelope, timestamp
 /// included: redelivered byte for byte it is a duplicate, while two chunks
 /// of equal text sent at different milliseconds both count. Limit: two
 /// equal chunks sent within one millisecond (or under a frozen clock) are
-/// taken for one. Tool events without a call id or step
-/// number are keyed with the step they are attributed to, since the
-/// reference sends byte-identical tool events in consecutive steps.
-fn dedup_key(env: &Map, exec: &Execution, turn: usize) -> Option<Fingerprint> {
-    let (kind, payload) = parts(env);
-    let unindexed = matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output");
-    if unindexed {
+/// taken for one.
+///
+/// Identity is content plus occurrence. The content is the whole
+/// normalised envelope (type, ids, timestamp, payload), nothing the session
+/// derived (neither the turn nor the step it was placed in, which change as
+/// more arrives: keying by them made a replayed run look new). Producers
+/// send no event ids, and v1.22 tool events neither a call id nor a step
+/// number, but their timestamps have millisecond precision, so with a real
+/// clock equal content means a redelivery. Under a frozen clock (or two
+/// identical events in one millisecond) the same content genuinely occurs
+/// more than once, so an envelope's identity is `(content, k)`, the k-th
+/// occurrence of that content:
+/// - in a batch (`ingest_jsonl`, a recording), k counts the content's
+///   occurrences within the batch: replaying any part of a run, in any
+///   order, finds every `(content, k)` applied already, and a batch that
+///   holds more occurrences than the session adds just those;
+/// - delivered on its own, an envelope whose content was applied is a
+///   redelivery unless [`Session::repeat_is_new`] finds it a new occurrence
+///   (only where timestamps tie).
+///
+/// The limit: delivered one at a time under a frozen clock, a redelivered
+/// tool event that arrives while a later step that made tool calls is the
+/// latest, and has no identical event yet, is taken as that step's own call
+/// (and a redelivered status as a later open turn's); deliver replays as a
+/// batch to avoid it.
+fn dedup_key(env: &Map) -> Option<Fingerprint> {
+    let (kind, _) = parts(env);
+    if matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output") {
         return None;
     }
     let mut f = Fingerprinter::new();
     for (k, v) in env {
         f.str(k);
         f.value(v);
-    }
-    // Turns that reuse an execution id repeat byte-identical envelopes
-    // (the reference adapter keeps its id across turns).
-    f.int(turn as i64);
-    let anonymous_tool = kind.starts_with("agent.tool.")
-        && payload.get("tool_call_id").is_none_or(Value::is_null)
-        && !payload.contains_key("step_index");
-    if anonymous_tool {
-        f.int(step_of(exec, payload));
     }
     Some(f.finish())
 }

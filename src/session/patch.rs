@@ -359,6 +359,8 @@ fn tool_text(out: &mut String, t: &ToolRun) {
     uint(out, t.output_dropped_bytes);
     key(out, "seen");
     seen_text(out, t.seen_started, t.seen_completed);
+    key(out, "attribution");
+    string(out, t.attribution.as_str());
     out.push('}');
 }
 

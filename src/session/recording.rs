@@ -171,6 +171,8 @@ impl Session {
         let mut session = Session::new(None);
         let mut snapshots = Vec::new();
         let mut dropped = None;
+        // One delivery: identical lines are occurrences, not redeliveries.
+        let mut batch = crate::session::dedup::Batch::default();
         for (n, line) in lines(text, false) {
             match line? {
                 Line::Header(h) => {
@@ -182,7 +184,7 @@ impl Session {
                 Line::Envelope { text, decoded, .. } => {
                     // Logged as read, so the replayed session records the
                     // same lines again (not their normalised form).
-                    session.ingest_with(decoded, Some(text.to_string()));
+                    session.ingest_in(decoded, Some(text.to_string()), Some(&mut batch));
                 }
                 Line::Snapshot(mut v) => {
                     if let Some(s) = v.get_mut(SNAPSHOT_KEY) {

@@ -50,6 +50,9 @@ pub struct RunLog {
     snapshots: Vec<Value>,
     /// The header of a loaded recording (its `created_at` and `meta` are saved again).
     header: Option<Value>,
+    /// While a JSONL text is ingested or loaded, per session position, what
+    /// it delivered so far: the text is one delivery (see `Session::ingest_jsonl`).
+    batches: Option<Vec<crate::session::dedup::Batch>>,
 }
 
 /// What a JSONL batch did. Errors carry the 1-based line number, and their
@@ -121,6 +124,7 @@ impl RunLog {
     pub fn ingest_jsonl(&mut self, text: &str) -> BatchOutcome {
         let mut out = BatchOutcome::default();
         let mut notes = None;
+        self.batches = Some(Vec::new());
         for (n, line) in lines(text, false) {
             match line {
                 Ok(line) => {
@@ -131,6 +135,7 @@ impl RunLog {
                 Err(e) => out.errors.push(n, e),
             }
         }
+        self.batches = None;
         self.settle();
         if let Some((n, h)) = notes {
             if let Err(e) = self.restore_notes(&h) {
@@ -146,11 +151,13 @@ impl RunLog {
         let mut log = RunLog::new();
         let mut out = BatchOutcome::default();
         let mut notes = None;
+        log.batches = Some(Vec::new());
         for (n, line) in lines(text, false) {
             if let Some(h) = log.take(line?, &mut out) {
                 notes = Some((n, h));
             }
         }
+        log.batches = None;
         log.settle();
         if let Some((n, h)) = notes {
             log.restore_notes(&h).map_err(|e| at_line(n, e))?;
@@ -360,7 +367,13 @@ impl RunLog {
             // The session logs the line as received, under the global number.
             Some((_, s)) => {
                 s.next_seq = seq;
-                s.ingest_with(decoded, Some(line))
+                let batch = self.batches.as_mut().and_then(|b| {
+                    if b.len() <= i {
+                        b.resize_with(i + 1, Default::default);
+                    }
+                    b.get_mut(i)
+                });
+                s.ingest_in(decoded, Some(line), batch)
             }
             None => IngestOutcome::default(),
         };

@@ -9,6 +9,7 @@ use crate::json::{Map, Value};
 use crate::json::obj;
 use crate::model::annotations::Annotations;
 use crate::model::usage::Usage;
+use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
 use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
@@ -53,6 +54,8 @@ pub struct ToolRun {
     pub output_dropped_bytes: u64,
     pub seen_started: bool,
     pub seen_completed: bool,
+    /// How the run was placed in its step (see [`crate::session::attribution`]).
+    pub attribution: Attribution,
 }
 
 impl ToolRun {
@@ -91,6 +94,7 @@ impl ToolRun {
                     ("completed", Value::from(self.seen_completed)),
                 ]),
             ),
+            ("attribution", Value::from(self.attribution.as_str())),
         ])
     }
 }
@@ -269,6 +273,8 @@ pub struct Execution {
     pub stale: bool,
     /// `last_at` in epoch ms, read only while a silence limit is set.
     pub(crate) last_ms: Option<i64>,
+    /// The tool events and step intervals that place tool runs in steps.
+    pub tool_placement: ToolPlacement,
 }
 
 /// Statuses after which nothing more happens in an execution.

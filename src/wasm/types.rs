@@ -358,6 +358,13 @@ export interface ToolRunView {
   output_dropped_bytes: number;
   /** Which halves arrived; a missing one is a lost event or still to come. */
   seen: { started: boolean; completed: boolean };
+  /**
+   * How the run was placed in its step: `"step_number"` (its events carried
+   * it), `"timestamp"` (inside the step's started..completed interval), or
+   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
+   * step has not arrived yet: the step last started when it arrived).
+   */
+  attribution: "step_number" | "timestamp" | "arrival";
 }
 
 /** One step as streamed. Fields stay `null` until an event says them. */

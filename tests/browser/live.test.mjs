@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Session } from '../../pkg/index.mjs';
 import { demoRun } from '../../scripts/demo-run.mjs';
+import { generateEnvelopes } from '../../bench/generate-envelopes.mjs';
 import { servePanel } from '../../scripts/lib/panel-server.mjs';
 import { authorizer, publisher } from '../../scripts/lib/publisher.mjs';
 import { startSockudo } from '../../scripts/lib/sockudo.mjs';
@@ -85,6 +86,62 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     await fetchFinal(page);
     assert.equal(await page.textContent('[data-testid=reconcile-status]'), 'consistent');
     await screenshot(page, 'panel-live');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('a run published by 16 concurrent batch requests arrives reordered across steps, and the page shows the in-order view', async (t) => {
+    // Several queue workers or batched broadcasts: Pusher HTTP `triggerBatch`
+    // (at most 10 events a request, each under the 10 KB message limit), 16
+    // requests in flight at once, so envelopes overtake each other across
+    // step boundaries. v1.22 tool events carry no step number: only their
+    // timestamps place them.
+    const session = 'sess-live-3';
+    const page = await openLive(session);
+    const envelopes = generateEnvelopes({ envelopes: 4_000, sessionId: session, seed: 3 });
+    const batches = [];
+    for (let i = 0; i < envelopes.length; i += 10) {
+      batches.push(envelopes.slice(i, i + 10).map((e) => ({ channel: `agent.${session}`, name: e.type, data: JSON.stringify(e) })));
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const res = await pub.pusher.triggerBatch(batches[next++]);
+        assert.equal(res.status, 200);
+        await res.text();
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 60_000 });
+
+    const inOrder = new Session();
+    for (const e of envelopes) inOrder.ingest(e);
+    const expected = inOrder.getSnapshot();
+    inOrder.free();
+    const shown = await page.evaluate(() => ({
+      executions: window.stepline.view.executions,
+      counts: window.stepline.view.counts,
+      arrival: window.stepline.session.toRecording(),
+    }));
+    assert.deepEqual(shown.counts, { applied: envelopes.length, duplicates: 0, rejected: 0 }, 'all arrived, none lost');
+    // The page saw them out of order: tool events before their own step's start.
+    const arrived = shown.arrival.split('\n').filter((l) => l.startsWith('{"type"')).map((l) => JSON.parse(l));
+    const startedAt = new Map();
+    let early = 0;
+    let step = 0;
+    const stepOfSent = new Map(envelopes.map((e) => {
+      if (e.type === 'agent.step.started') step = e.payload.step_number;
+      return [e.timestamp + e.type, step];
+    }));
+    for (const [i, e] of arrived.entries()) {
+      if (e.type === 'agent.step.started') startedAt.set(e.payload.step_number, i);
+      else if (e.type.startsWith('agent.tool.') && !startedAt.has(stepOfSent.get(e.timestamp + e.type))) early += 1;
+    }
+    t.diagnostic(`${early} tool events arrived before their step started`);
+    assert.ok(early > 0, 'the concurrent batches reordered tool events across step boundaries');
+    const tools = shown.executions[0].steps.flatMap((s) => s.tools);
+    assert.ok(tools.length > 500 && tools.every((x) => x.attribution === 'timestamp'));
+    assert.deepEqual(shown.executions, JSON.parse(JSON.stringify(expected.executions)));
     assert.deepEqual(page.problems, []);
     await page.close();
   });

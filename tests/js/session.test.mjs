@@ -33,20 +33,23 @@ test('getSnapshot returns the same object until an ingest, then shares unchanged
   const turn = run('tool call then').expected[0];
   const s = new Session({ sessionId: 'sess-e2e' });
   const envelopes = envelopesOf(turn);
-  for (const e of envelopes.slice(0, 6)) s.ingest(e); // through step 1's completion
+  // Through step 2's start: under this run's frozen clock step 2 starting in
+  // the same instant makes step 1's tool run's placement `arrival`.
+  for (const e of envelopes.slice(0, 7)) s.ingest(e);
   const before = s.getSnapshot();
   assert.equal(s.getSnapshot(), before, 'no ingest, same object');
   s.ingestJsonl('');
   assert.equal(s.getSnapshot(), before, 'an ingest that changed nothing, same object');
-  s.ingest(envelopes[6]); // step 2 started
+  s.ingest(envelopes[9]); // step 2 completed
   const after = s.getSnapshot();
   assert.notEqual(after, before);
   assert.equal(after.executions[0].steps[0], before.executions[0].steps[0], 'step 1 is shared');
+  assert.notEqual(after.executions[0].steps[1], before.executions[0].steps[1], 'step 2 changed');
   assert.equal(after.executions[0].steps.length, 2);
   assert.ok(Object.isFrozen(after) && Object.isFrozen(after.executions[0].steps[1]));
   // The shared snapshot equals a fresh session's full view.
   const fresh = new Session();
-  for (const e of envelopes.slice(0, 7)) fresh.ingest(e);
+  for (const e of [...envelopes.slice(0, 7), envelopes[9]]) fresh.ingest(e);
   assert.deepEqual(after.executions, fresh.getSnapshot().executions);
 });
 

@@ -29,7 +29,12 @@ function toolRow(t: ToolRunView): HTMLElement {
     ? h('span', { class: 'error' }, t.error ?? 'failed')
     : t.status === 'running' ? h('span', { class: 'muted' }, 'running…') : h('span', null, clip(t.result_summary ?? t.output ?? '', 200) || 'ok');
   const args = t.args_summary ?? (t.args === null || t.args === undefined ? '' : clip(t.args, 200));
-  return h('tr', { 'data-testid': 'tool-run', class: `tool-${t.status}` },
+  // Where timestamps could not place the call (a frozen clock, or its step
+  // not arrived yet), the core placed it by arrival order: say so.
+  const placed = t.attribution === 'arrival'
+    ? 'Placed in this step by arrival order: its timestamp could not decide the step (a frozen clock, or its step has not arrived yet).'
+    : null;
+  return h('tr', { 'data-testid': 'tool-run', 'data-attribution': t.attribution, title: placed, class: `tool-${t.status}` },
     h('td', { title: t.name }, h('span', { class: `dot ${t.status}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
     h('td', { class: 'args' }, h('code', null, args)),
     h('td', null, outcome),

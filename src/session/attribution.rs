@@ -1,0 +1,630 @@
+//! Which step a tool event belongs to.
+//!
+//! v1.22 tool events carry neither a step number nor a call id, so the wire
+//! alone does not say which step ran them. Placing each at "the step that
+//! started last when it arrived" is right only for in-order delivery: a
+//! resync that replays a finished run, or envelopes published by several
+//! workers at once, put them on whatever step arrived last. So:
+//!
+//! - An event with its own `step_number` / `step_index` goes there
+//!   (`attribution: "step_number"` in the view).
+//! - Else, when its timestamp decides, it goes to the step running at that
+//!   instant: the step that started last at or before it, provided that
+//!   step had not already completed before it and no other step's
+//!   started..completed interval also holds it (`"timestamp"`). Whenever a
+//!   step's start or completion arrives (or changes), the events whose
+//!   instant lies near it are placed again, so delivery order does not matter.
+//! - Where timestamps cannot decide — a frozen clock, or two steps started
+//!   (or one completed and the next started) in the same instant as the
+//!   event — it stays on the step that was last started when it arrived
+//!   (`"arrival"`). So does an event whose step has not arrived yet
+//!   (its instant is after the last known step completed, or before every
+//!   known start); it moves once that step arrives.
+//!
+//! Each step's tool runs are assembled from its events in timestamp order
+//! (arrival order among equal timestamps), so a start and its completion
+//! pair the same way whatever order they came in. Instants are compared at
+//! microsecond precision (producers send milliseconds).
+//!
+//! ```
+//! use stepline::session::Session;
+//! let env = |t: &str, ts: &str, p: &str| format!(
+//!     r#"{{"type":"{t}","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:{ts}Z","payload":{p}}}"#);
+//! let mut s = Session::new(None);
+//! // Step 2's tool call arrives before step 2's start (two publishers).
+//! s.ingest_text(&env("agent.step.started", "01.000", r#"{"step_number":1}"#)).unwrap();
+//! s.ingest_text(&env("agent.step.completed", "02.000", r#"{"step_number":1}"#)).unwrap();
+//! s.ingest_text(&env("agent.tool.started", "03.500", r#"{"tool_name":"search"}"#)).unwrap();
+//! s.ingest_text(&env("agent.step.started", "03.000", r#"{"step_number":2}"#)).unwrap();
+//! let steps = &s.view()["executions"][0]["steps"];
+//! assert_eq!(steps[0]["tools"].as_array().map(Vec::len), Some(0));
+//! assert_eq!(steps[1]["tools"][0]["attribution"], "timestamp");
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::json::Map;
+use crate::session::apply::tool_event;
+use crate::session::dedup::Fingerprint;
+use crate::session::view::StepView;
+
+/// How a tool run was placed in its step (the view's `attribution`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Attribution {
+    /// The events carried the step number.
+    #[default]
+    StepNumber,
+    /// The timestamps placed it inside the step's started..completed interval.
+    Timestamp,
+    /// Timestamps could not decide: the step last started when it arrived.
+    Arrival,
+}
+
+impl Attribution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Attribution::StepNumber => "step_number",
+            Attribution::Timestamp => "timestamp",
+            Attribution::Arrival => "arrival",
+        }
+    }
+}
+
+/// Where a tool event goes, and whether timestamps tied (several steps
+/// could hold it), which is when a repeat of an event can be a new call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub step: i64,
+    pub attribution: Attribution,
+    pub tie: bool,
+}
+
+/// A step's known start and completion instants (µs since the epoch).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Bounds {
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+/// One tool event as received: kept so that a step's runs can be assembled
+/// again when an event moves in or out of it.
+#[derive(Clone, Debug, PartialEq)]
+struct Half {
+    seq: u64,
+    at: Option<i64>,
+    ts: Option<String>,
+    kind: &'static str,
+    payload: Map,
+    /// The envelope's content fingerprint (without occurrence).
+    content: Option<Fingerprint>,
+    arrival: i64,
+    step: i64,
+    attribution: Attribution,
+}
+
+impl Half {
+    /// Timestamp order, arrival order among equals (and after timed ones
+    /// when it has no timestamp).
+    fn key(&self) -> (i64, u64) {
+        (self.at.unwrap_or(i64::MAX), self.seq)
+    }
+}
+
+/// The context of the next tool event, set by the session before `apply`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending {
+    /// The step last started in the delivering batch (a replay's own order),
+    /// used instead of the session's when timestamps cannot decide.
+    pub arrival: Option<i64>,
+    pub content: Option<Fingerprint>,
+}
+
+/// One step's known bounds and its events' positions in `halves`, in
+/// [`Half::key`] order. (Sorted vectors rather than trees: each tree type
+/// is kilobytes of the live entry's wasm.)
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Slot {
+    step: i64,
+    bounds: Bounds,
+    events: Vec<usize>,
+}
+
+fn insert_sorted<T: Ord>(v: &mut Vec<T>, x: T) {
+    if let Err(i) = v.binary_search(&x) {
+        v.insert(i, x);
+    }
+}
+
+fn remove_sorted<T: Ord>(v: &mut Vec<T>, x: &T) {
+    if let Ok(i) = v.binary_search(x) {
+        v.remove(i);
+    }
+}
+
+/// An execution's tool events and step intervals.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolPlacement {
+    halves: Vec<Half>,
+    /// Per step (by number), its bounds and its events.
+    slots: Vec<Slot>,
+    /// Events without a step number that have a timestamp: `(at, seq, position)`, sorted.
+    timed: Vec<(i64, u64, usize)>,
+    /// Step starts `(at, step)`, sorted.
+    starts: Vec<(i64, i64)>,
+    /// Completions `(at, step)` of steps whose start never arrived, sorted.
+    startless: Vec<(i64, i64)>,
+    /// Steps whose runs changed by a move, for the next patch.
+    moved: Vec<i64>,
+    pub pending: Pending,
+}
+
+/// An envelope timestamp (`YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, the
+/// shape the decoder checked) as µs since the epoch; anything else is `None`.
+/// Read by hand: the calendar code of a date library was kilobytes of the
+/// live entry's wasm.
+///
+/// ```
+/// use stepline::session::attribution::instant;
+/// assert_eq!(instant("1970-01-01T00:00:01.5Z"), Some(1_500_000));
+/// assert_eq!(instant("2026-01-20T13:00:00.250+01:00"), instant("2026-01-20T12:00:00.250Z"));
+/// assert_eq!(instant("yesterday"), None);
+/// ```
+pub fn instant(ts: &str) -> Option<i64> {
+    let b = ts.as_bytes();
+    let num = |r: std::ops::Range<usize>| {
+        b.get(r)?.iter().try_fold(0i64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
+    };
+    let sep = |i: usize, c: u8| b.get(i) == Some(&c);
+    if !(sep(4, b'-')
+        && sep(7, b'-')
+        && matches!(b.get(10), Some(b'T' | b't' | b' '))
+        && sep(13, b':')
+        && sep(16, b':'))
+    {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut i = 19;
+    let mut micros = 0i64;
+    if sep(i, b'.') {
+        i += 1;
+        let mut scale = 100_000;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            micros += i64::from(c - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let offset = match b.get(i) {
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(&c @ (b'+' | b'-')) if i + 6 == b.len() && sep(i + 3, b':') => {
+            let o = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
+            if c == b'-' {
+                -o
+            } else {
+                o
+            }
+        }
+        _ => return None,
+    };
+    // Days from the civil date (proleptic Gregorian, H. Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + s - offset;
+    Some(secs * 1_000_000 + micros)
+}
+
+impl ToolPlacement {
+    fn slot(&self, step: i64) -> Option<&Slot> {
+        let i = self.slots.binary_search_by_key(&step, |s| s.step).ok()?;
+        self.slots.get(i)
+    }
+
+    fn slot_mut(&mut self, step: i64) -> &mut Slot {
+        let i = match self.slots.binary_search_by_key(&step, |s| s.step) {
+            Ok(i) => i,
+            Err(i) => {
+                self.slots.insert(
+                    i,
+                    Slot {
+                        step,
+                        ..Slot::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut self.slots[i]
+    }
+
+    fn bounds(&self, step: i64) -> Bounds {
+        self.slot(step).map(|s| s.bounds).unwrap_or_default()
+    }
+
+    fn events(&self, step: i64) -> &[usize] {
+        self.slot(step).map_or(&[][..], |s| s.events.as_slice())
+    }
+
+    fn end(&self, step: i64) -> Option<i64> {
+        self.bounds(step).end
+    }
+
+    /// The previous step's last known instant (its completion, else its start).
+    fn before(&self, step: i64) -> Option<i64> {
+        let i = self.slots.partition_point(|s| s.step < step);
+        self.slots[..i]
+            .iter()
+            .rev()
+            .map(|s| s.bounds)
+            .find(|b| b.start.is_some() || b.end.is_some())
+            .and_then(|b| b.end.or(b.start))
+    }
+
+    /// Where an event at `at` goes, given the step it would take by arrival.
+    ///
+    /// The steps that could hold it: the step started last at or before it
+    /// (unless that one completed before it), any other step started in the
+    /// same instant, earlier-started steps that completed at or after it,
+    /// and steps whose start never arrived that completed at or after it
+    /// while the step before them ended at or before it.
+    pub fn place(&self, at: Option<i64>, arrival: i64) -> Placement {
+        let by_arrival = |tie| Placement {
+            step: arrival,
+            attribution: Attribution::Arrival,
+            tie,
+        };
+        let Some(t) = at else {
+            return by_arrival(true);
+        };
+        let mut cands: Vec<i64> = Vec::new();
+        let mut tied = false;
+        let upto = self.starts.partition_point(|&x| x <= (t, i64::MAX));
+        let latest = upto
+            .checked_sub(1)
+            .and_then(|i| self.starts.get(i))
+            .copied();
+        if let Some((m, k)) = latest {
+            tied = upto >= 2 && self.starts.get(upto - 2).is_some_and(|x| x.0 == m);
+            if tied || self.end(k).is_none_or(|e| e >= t) {
+                cands.push(k);
+            }
+            let below = self.starts.partition_point(|&x| x < (m, i64::MIN));
+            for &(_, j) in self.starts[..below].iter().rev() {
+                match self.end(j) {
+                    Some(e) if e >= t && cands.len() < 2 => cands.push(j),
+                    _ => break,
+                }
+            }
+        }
+        let from = self.startless.partition_point(|&x| x < (t, i64::MIN));
+        for &(_, j) in &self.startless[from..] {
+            if cands.len() >= 2 || self.before(j).is_some_and(|p| p > t) {
+                break;
+            }
+            cands.push(j);
+        }
+        match (tied, cands.as_slice()) {
+            (false, []) => by_arrival(false),
+            (false, [j]) => Placement {
+                step: *j,
+                attribution: Attribution::Timestamp,
+                tie: false,
+            },
+            _ => {
+                let holds = |s: i64| {
+                    cands.contains(&s)
+                        || (tied && latest.is_some_and(|(m, _)| self.bounds(s).start == Some(m)))
+                };
+                let fallback = latest.map_or(cands.first().copied(), |(_, k)| Some(k));
+                Placement {
+                    step: if holds(arrival) {
+                        arrival
+                    } else {
+                        fallback.unwrap_or(arrival)
+                    },
+                    attribution: Attribution::Arrival,
+                    tie: true,
+                }
+            }
+        }
+    }
+
+    /// Whether a repeat of an event already applied (same content) is a new
+    /// call rather than a redelivery. Only when timestamps tie (a frozen
+    /// clock) and the step it would join has no event of that content yet;
+    /// then, if that step completed, only when it may still hold this call:
+    /// it did not say it made no tool calls, and it holds no run of that
+    /// tool yet or one waiting for this half (the producer sends a step's
+    /// tool events before its completion; a step whose runs are all whole
+    /// takes a late copy of an earlier step's event as the redelivery it is).
+    pub fn repeat_is_new(
+        &self,
+        steps: &BTreeMap<i64, StepView>,
+        at: Option<i64>,
+        arrival: i64,
+        content: Fingerprint,
+        kind: &str,
+        name: &str,
+    ) -> bool {
+        let p = self.place(at, arrival);
+        if !p.tie {
+            return false;
+        }
+        let has = self
+            .events(p.step)
+            .iter()
+            .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content));
+        if has {
+            return false;
+        }
+        let Some(step) = steps.get(&p.step) else {
+            return true;
+        };
+        if !step.seen_completed {
+            return true;
+        }
+        if step.has_tool_calls == Some(false) {
+            return false;
+        }
+        let mut runs = step.tools.iter().filter(|t| t.name == name).peekable();
+        let none = runs.peek().is_none();
+        let waiting = runs.any(|t| match kind {
+            "agent.tool.started" => !t.seen_started,
+            "agent.tool.completed" | "agent.tool.failed" => !t.seen_completed,
+            _ => true,
+        });
+        none || waiting
+    }
+
+    /// Adds a tool event and builds its run; returns the step it went to.
+    /// `own` is the step number the event carries, `arrival` the step it
+    /// takes when timestamps cannot decide.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        steps: &mut BTreeMap<i64, StepView>,
+        kind: &'static str,
+        ts: Option<String>,
+        payload: Map,
+        own: Option<i64>,
+        arrival: i64,
+        seq: u64,
+        limit: usize,
+    ) -> i64 {
+        let pending = std::mem::take(&mut self.pending);
+        let arrival = pending.arrival.unwrap_or(arrival);
+        let at = ts.as_deref().and_then(instant);
+        let p = match own {
+            Some(step) => Placement {
+                step,
+                attribution: Attribution::StepNumber,
+                tie: false,
+            },
+            None => self.place(at, arrival),
+        };
+        let i = self.halves.len();
+        self.halves.push(Half {
+            seq,
+            at,
+            ts,
+            kind,
+            payload,
+            content: pending.content,
+            arrival,
+            step: p.step,
+            attribution: p.attribution,
+        });
+        if let (None, Some(a)) = (own, at) {
+            insert_sorted(&mut self.timed, (a, seq, i));
+        }
+        let key = self.halves[i].key();
+        let last = self
+            .events(p.step)
+            .last()
+            .and_then(|&j| self.halves.get(j))
+            .map(Half::key);
+        if last.is_none_or(|l| l < key) {
+            // In order (the usual case): this event's run only.
+            self.slot_mut(p.step).events.push(i);
+            let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
+            apply_half(step, &self.halves[i], limit);
+        } else {
+            self.insert_event(p.step, i);
+            self.rebuild(steps, p.step, limit);
+        }
+        p.step
+    }
+
+    /// Reads step `n`'s start and completion from the view after an event
+    /// changed it, and places again the events whose step that may change.
+    pub fn step_changed(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
+        let Some(s) = steps.get(&n) else {
+            return;
+        };
+        let new = Bounds {
+            start: s.started_at.as_deref().and_then(instant),
+            end: s.completed_at.as_deref().and_then(instant),
+        };
+        let old = self.bounds(n);
+        if new == old {
+            return;
+        }
+        let index = |b: Bounds| match (b.start, b.end) {
+            (Some(a), _) => (true, Some(a)),
+            (None, e) => (false, e),
+        };
+        for (b, add) in [(old, false), (new, true)] {
+            let set = match index(b) {
+                (true, Some(a)) => Some((&mut self.starts, a)),
+                (false, Some(e)) => Some((&mut self.startless, e)),
+                _ => None,
+            };
+            if let Some((set, a)) = set {
+                if add {
+                    insert_sorted(set, (a, n));
+                } else {
+                    remove_sorted(set, &(a, n));
+                }
+            }
+        }
+        self.slot_mut(n).bounds = new;
+        if self.tie_unchanged(steps, n, old, new, limit) {
+            return;
+        }
+        // The step can take or give up events from where the step before it
+        // ended up to the next start (or its own end, if later).
+        let lo = [self.before(n), old.start, new.start, old.end, new.end]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(i64::MIN);
+        let top = old.start.max(new.start).unwrap_or(lo);
+        let next = self
+            .starts
+            .get(self.starts.partition_point(|&x| x <= (top, i64::MAX)))
+            .map(|&(a, _)| a);
+        let hi = [next, old.end, new.end]
+            .into_iter()
+            .flatten()
+            .max()
+            .filter(|_| next.is_some())
+            .unwrap_or(i64::MAX);
+        self.replace(steps, lo, hi, limit);
+    }
+
+    /// Fast paths for a step that starts in the same instant as another (a
+    /// frozen clock, where every step event would otherwise place every
+    /// event again): returns whether `step_changed` is done.
+    ///
+    /// A step joining a tie: the events whose latest start is that instant
+    /// were tied before and stay tied; only the fallback for events whose
+    /// arrival step is not in the tie can change, and those sit on the
+    /// tie's highest step. A tied step's completion: ties ignore it, and it
+    /// matters to later-started steps' events only if a start lies between.
+    fn tie_unchanged(
+        &mut self,
+        steps: &mut BTreeMap<i64, StepView>,
+        n: i64,
+        old: Bounds,
+        new: Bounds,
+        limit: usize,
+    ) -> bool {
+        // A step whose start never arrived is placed by the step before it.
+        let (Some(b), true) = (new.start, self.startless.is_empty()) else {
+            return false;
+        };
+        let lo = self.starts.partition_point(|&x| x < (b, i64::MIN));
+        let hi = self.starts.partition_point(|&x| x <= (b, i64::MAX));
+        let partner = self.starts[lo..hi]
+            .iter()
+            .rev()
+            .map(|&(_, j)| j)
+            .find(|&j| j != n);
+        let Some(k) = partner else {
+            return false;
+        };
+        let next = self.starts.get(hi).map(|&(a, _)| a);
+        if old.start.is_none() && old.end.is_none() && new.end.is_none() {
+            let within: Vec<usize> = self
+                .events(k)
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    self.halves.get(i).is_some_and(|h| {
+                        h.attribution != Attribution::StepNumber
+                            && h.at.is_some_and(|t| t >= b && next.is_none_or(|x| t < x))
+                    })
+                })
+                .collect();
+            self.replace_these(steps, within, limit);
+            return true;
+        }
+        let end = old.end.max(new.end).unwrap_or(b);
+        old.start == new.start && next.is_none_or(|x| x > end)
+    }
+
+    /// Places again the events timed within `lo..=hi`.
+    fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
+        let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
+        let to = self
+            .timed
+            .partition_point(|&x| x <= (hi, u64::MAX, usize::MAX));
+        let within: Vec<usize> = self.timed[from..to.max(from)]
+            .iter()
+            .map(|&(_, _, i)| i)
+            .collect();
+        self.replace_these(steps, within, limit);
+    }
+
+    /// Places the events at these positions again.
+    fn replace_these(
+        &mut self,
+        steps: &mut BTreeMap<i64, StepView>,
+        within: Vec<usize>,
+        limit: usize,
+    ) {
+        let mut changed = Vec::new();
+        for i in within {
+            let Some(h) = self.halves.get(i) else {
+                continue;
+            };
+            let p = self.place(h.at, h.arrival);
+            if p.step == h.step && p.attribution == h.attribution {
+                continue;
+            }
+            let from = h.step;
+            self.slot_mut(from).events.retain(|&j| j != i);
+            self.insert_event(p.step, i);
+            if let Some(h) = self.halves.get_mut(i) {
+                h.step = p.step;
+                h.attribution = p.attribution;
+            }
+            changed.extend([from, p.step]);
+        }
+        crate::sort::sort(&mut changed);
+        changed.dedup();
+        for n in changed {
+            self.rebuild(steps, n, limit);
+            self.moved.push(n);
+        }
+    }
+
+    /// Assembles step `n`'s runs again from its events.
+    fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
+        let step = steps.entry(n).or_insert_with(|| StepView::new(n));
+        step.tools.clear();
+        for &i in self.events(n) {
+            if let Some(h) = self.halves.get(i) {
+                apply_half(step, h, limit);
+            }
+        }
+    }
+
+    /// Puts event `i` into step `n`'s list at its place in key order.
+    fn insert_event(&mut self, n: i64, i: usize) {
+        let key = self.halves.get(i).map(Half::key);
+        let at = self
+            .events(n)
+            .partition_point(|&j| self.halves.get(j).map(Half::key) < key);
+        self.slot_mut(n).events.insert(at, i);
+    }
+
+    /// The steps whose runs moved since the last call.
+    pub fn take_moved(&mut self) -> Vec<i64> {
+        std::mem::take(&mut self.moved)
+    }
+}
+
+fn apply_half(step: &mut StepView, h: &Half, limit: usize) {
+    let run = tool_event(step, h.kind, h.ts.clone(), &mut h.payload.clone(), limit);
+    if let Some(r) = step.tools.get_mut(run) {
+        r.attribution = r.attribution.max(h.attribution);
+    }
+}
