@@ -23,6 +23,8 @@
 //! the incoming name and in the configured one.
 
 use crate::error::{ErrorCode, Result, SteplineError};
+// Not `{:?}`: it would pull core's Unicode printability tables into the wasm.
+use crate::json::quote;
 
 /// The event name instructor-php v2's Laravel transport broadcasts under by default.
 pub const DEFAULT_EVENT_NAME: &str = "instructor.agent.event";
@@ -62,7 +64,9 @@ impl EventNames {
                 ErrorCode::InvalidValue,
                 Some(path.to_string()),
                 format!(
-                    "expected the broadcast event name (such as {DEFAULT_EVENT_NAME:?}), found {configured:?}"
+                    "expected the broadcast event name (such as {}), found {}",
+                    quote(DEFAULT_EVENT_NAME),
+                    quote(configured)
                 ),
             ));
         }
@@ -71,8 +75,9 @@ impl EventNames {
                 ErrorCode::InvalidValue,
                 Some(path.to_string()),
                 format!(
-                    "expected the broadcast event name, found {configured:?}: names starting with \
-                     \"pusher:\" or \"pusher_internal:\" belong to the Pusher protocol"
+                    "expected the broadcast event name, found {}: names starting with \
+                     \"pusher:\" or \"pusher_internal:\" belong to the Pusher protocol",
+                    quote(configured)
                 ),
             ));
         }

@@ -191,7 +191,7 @@ assert.equal(__view.executions[0].steps.length, 2);`,
 const __sent = [];
 const pusher = { trigger: async (channel, event, data) => { __sent.push([channel, event, data.type]); } };`,
     after: `
-assert.deepEqual(__sent, [['agent.sess-1', 'agent', 'agent.tool.started']]);
+assert.deepEqual(__sent, [['agent.sess-1', 'instructor.agent.event', 'agent.tool.started']]);
 assert.equal(enc.currentStatus, 'idle');`,
   },
   {
