@@ -150,7 +150,9 @@ pub fn channel_for_js(
 #[wasm_bindgen(js_name = isAgentEventName)]
 pub fn is_agent_event_name(
     #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "{ eventName?: string | null } | null")]
+    #[wasm_bindgen(
+        unchecked_optional_param_type = "{ eventName?: string | null | undefined } | null"
+    )]
     opts: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let name = string_arg(&name, "the event name").map_err(to_js_error)?;
