@@ -3,10 +3,16 @@
 // Reverb, with Reverb's 10 KB message limit), serves the built panel from
 // www/dist, prints the panel's live-mode URL, then publishes the bundled demo
 // run (scripts/demo-run.mjs) at a human pace through the `pusher` server
-// library, as a Laravel backend would. Ctrl-C stops everything.
+// library, as a Laravel backend would: every envelope on agent.<session> under
+// one event name, `instructor.agent.event` (instructor-php v2's Laravel
+// transport) unless told otherwise. Ctrl-C stops everything.
 //
-//   node scripts/demo-live.mjs [--private]   --private: on private-agent.<session>,
-//                                            signed by the panel server's /broadcasting/auth
+//   node scripts/demo-live.mjs [--private] [--event-name <name>]
+//     --private            on private-agent.<session>, signed by the panel
+//                          server's /broadcasting/auth
+//     --event-name <name>  publish under <name>, as an app that set
+//                          instructor.agents.broadcasting.event_name does; the
+//                          panel URL carries it (event=<name>)
 //
 // On a fresh clone it first runs the set-up (which installs sockudo) and the
 // builds of pkg/ and www/dist; later runs reuse what is built.
@@ -16,6 +22,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { demoRun } from './demo-run.mjs';
 import { servePanel } from './lib/panel-server.mjs';
 import { authorizer, publisher } from './lib/publisher.mjs';
@@ -27,7 +34,7 @@ const WAIT_MS = 5_000;
 // Stream chunks come fast, like a model's deltas; other events slowly enough to follow.
 const CHUNK_GAP_MS = 150;
 const EVENT_GAP_MS = 600;
-const usePrivate = process.argv.includes('--private');
+const USAGE = 'usage: node scripts/demo-live.mjs [--private] [--event-name <name>]';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -80,10 +87,29 @@ function prepare(label, command, args) {
   if (result.status !== 0) fail(`${label} failed (${result.error?.message ?? `exit status ${result.status}`})`);
 }
 
+/** `{ usePrivate, eventName }` from the command line; stops the demo on a wrong option. */
+function readArgs() {
+  try {
+    const { values } = parseArgs({ options: { private: { type: 'boolean' }, 'event-name': { type: 'string' } }, strict: true });
+    return { usePrivate: values.private === true, eventName: values['event-name'] };
+  } catch (error) {
+    fail(`${error.message}\n${USAGE}`);
+  }
+}
+
 async function main() {
+  const { usePrivate, eventName: given } = readArgs();
   prepare('set-up', 'bash', [join('scripts', 'setup.sh')]);
   if (!existsSync(join(root, 'pkg', 'index.mjs'))) prepare('building the package (pkg/)', process.execPath, [join('scripts', 'build.mjs')]);
   if (!existsSync(join(dist, 'index.html'))) prepare('building the panel (www/dist)', process.execPath, [join('scripts', 'build-www.mjs')]);
+  const { defaultEventName, isAgentEventName } = await import(join(root, 'pkg', 'index.mjs'));
+  const eventName = given ?? defaultEventName();
+  try {
+    // The core refuses a name no listener could receive (empty, `pusher:…`).
+    isAgentEventName(eventName, { eventName });
+  } catch (error) {
+    fail(`--event-name: ${error.message}`);
+  }
   process.on('SIGINT', () => shutdown(130));
   process.on('SIGTERM', () => shutdown(143));
 
@@ -95,20 +121,20 @@ async function main() {
   const finalPath = `/final/${sessionId}.json`;
   const params = {
     source: 'live', key: server.key, host: server.host, port: server.port, tls: 0,
-    session: sessionId, ...(usePrivate ? { private: 1 } : {}), final: finalPath, connect: 1,
+    session: sessionId, ...(usePrivate ? { private: 1 } : {}), event: eventName, final: finalPath, connect: 1,
   };
   // Slashes stay readable (final=/final/<id>.json); everything else is encoded.
   const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2F', '/')}`).join('&');
   const url = `${panel.url}?${query}`;
   const channel = `${usePrivate ? 'private-' : ''}agent.${sessionId}`;
-  console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}`);
+  console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}, event ${eventName}`);
   console.log(`panel: ${url}`);
   openBrowser(url);
   console.log(`press Enter to start the run (it starts by itself in ${WAIT_MS / 1000} s)`);
   await enterOrTimeout(WAIT_MS);
 
   const { envelopes, snapshots } = await demoRun({ sessionId, executionId, startMs: Date.now() });
-  const { publish } = publisher(server);
+  const { publish } = publisher(server, { eventName });
   let failed = 0;
   for (const [i, envelope] of envelopes.entries()) {
     if (stopping) return;

@@ -8,6 +8,8 @@ pub mod decode;
 pub mod encoder;
 pub mod schema;
 pub mod summary;
+pub mod transport;
 
 pub use config::BroadcastConfig;
 pub use encoder::{channel_for, Broadcast, Encoder};
+pub use transport::{EventNames, DEFAULT_EVENT_NAME};

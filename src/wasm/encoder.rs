@@ -23,7 +23,7 @@ use super::types::EncoderOptionsArg;
 /// ```js
 /// const enc = new EnvelopeEncoder({ sessionId: 's1', executionId: 'e1', config: { preset: 'debug' } });
 /// for (const { channel, envelope } of enc.push({ event: 'AgentStepStarted', args: { stepNumber: 1 } })) {
-///   await pusher.trigger(channel, 'agent', envelope);
+///   await pusher.trigger(channel, 'instructor.agent.event', envelope);
 /// }
 /// ```
 #[wasm_bindgen]

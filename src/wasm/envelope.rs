@@ -1,14 +1,17 @@
-//! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `channelFor`.
+//! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `channelFor`,
+//! `isAgentEventName`, `defaultEventName`.
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::envelope::channel_for;
 use crate::envelope::decode::{decode_lines, decode_text, Decoded};
+use crate::envelope::{EventNames, DEFAULT_EVENT_NAME};
 use crate::error::SteplineError;
 use crate::json::obj;
+use crate::model::read;
 
-use super::convert::{envelope_text, out, string_arg, to_js};
+use super::convert::{envelope_text, options, out, string_arg, to_js};
 use super::errors::to_js_error;
 
 fn error_value(e: &SteplineError) -> Value {
@@ -30,7 +33,7 @@ fn warnings(d: &Decoded) -> Value {
 ///
 /// @example
 /// ```js
-/// echo.channel(`agent.${sessionId}`).listen('.agent', (raw) => {
+/// echo.channel(`agent.${sessionId}`).listen('.instructor.agent.event', (raw) => {
 ///   const e = decodeEnvelope(raw);
 ///   if (e.type === 'agent.stream.chunk') append(e.payload.content);
 /// });
@@ -124,4 +127,54 @@ pub fn channel_for_js(
 ) -> Result<String, JsValue> {
     let id = string_arg(&session_id, "the session id").map_err(to_js_error)?;
     Ok(channel_for(&id))
+}
+
+/// Whether an event that arrived on an `agent.{session_id}` channel under the
+/// Pusher event name `name` carries an envelope: the transport's event name
+/// (instructor-php v2's Laravel transport: `"instructor.agent.event"`, or the
+/// `eventName` your app configured in `instructor.agents.broadcasting.event_name`),
+/// or any `agent.*` name (v1.22 apps named events after the envelope type).
+/// Pusher's own `pusher:` events, your app's `App\Events\…` and anything else:
+/// `false`. Echo's leading dot (`.instructor.agent.event`) is ignored in both
+/// names. An empty or `pusher:` `eventName` throws `invalid_value`.
+///
+/// @example
+/// ```js
+/// echo.channel(`agent.${sessionId}`).listenToAll((event, data) => {
+///   if (isAgentEventName(event, { eventName })) session.ingest(data);
+/// });
+/// isAgentEventName('.instructor.agent.event'); // true
+/// isAgentEventName('agent.step.started'); // true
+/// isAgentEventName('App\\Events\\OrderShipped'); // false
+/// ```
+#[wasm_bindgen(js_name = isAgentEventName)]
+pub fn is_agent_event_name(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    #[wasm_bindgen(
+        unchecked_optional_param_type = "{ eventName?: string | null | undefined } | null"
+    )]
+    opts: Option<JsValue>,
+) -> Result<bool, JsValue> {
+    let name = string_arg(&name, "the event name").map_err(to_js_error)?;
+    let names = options(&opts, &["eventName"])
+        .and_then(|o| {
+            let configured = read::opt_str(&o, "eventName", "/options")?;
+            EventNames::new(configured, "/options/eventName")
+        })
+        .map_err(to_js_error)?;
+    Ok(names.carries_envelope(&name))
+}
+
+/// The event name instructor-php v2's Laravel transport broadcasts every
+/// envelope under unless the app configured another: `"instructor.agent.event"`.
+/// With Laravel Echo, listen with a leading dot (no `App\Events` namespace).
+///
+/// @example
+/// ```js
+/// defaultEventName(); // "instructor.agent.event"
+/// echo.channel(`agent.${sessionId}`).listen(`.${defaultEventName()}`, (e) => session.ingest(e));
+/// ```
+#[wasm_bindgen(js_name = defaultEventName)]
+pub fn default_event_name() -> String {
+    DEFAULT_EVENT_NAME.to_string()
 }

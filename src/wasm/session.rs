@@ -23,7 +23,7 @@ use super::types::SessionOptionsArg;
 /// @example
 /// ```js
 /// const session = new Session({ sessionId: 'sess-1' });
-/// echo.channel('agent.sess-1').listen('.agent', (e) => session.ingest(e));
+/// echo.channel('agent.sess-1').listen('.instructor.agent.event', (e) => session.ingest(e));
 /// // React: const view = useSyncExternalStore(session.subscribe, session.getSnapshot);
 /// // on completion (full package only): const report = session.reconcile(await fetchSnapshot());
 /// ```

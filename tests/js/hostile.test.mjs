@@ -1031,6 +1031,8 @@ test('string-typed entry points given non-strings throw typed errors, without tr
       hostile.push(attempt(() => stepline.Session.fromRecording(x)));
       hostile.push(attempt(() => stepline.RunLog.load(x)));
       hostile.push(attempt(() => stepline.channelFor(x)));
+      hostile.push(attempt(() => stepline.isAgentEventName(x)));
+      if (x != null) hostile.push(attempt(() => stepline.isAgentEventName('agent.status', { eventName: x })));
       hostile.push(attempt(() => enc.status(x)));
       if (x != null) hostile.push(attempt(() => enc.reset(x)));
       hostile.push(attempt(() => log.addSnapshot(x, ${JSON.stringify(JSON.stringify(GOOD_SLIM))})));

@@ -38,8 +38,8 @@ function outcome(fn) {
 test('the live entry exports exactly the live API, and it is a subset of the full one', () => {
   const names = Object.keys(live).sort();
   assert.deepEqual(names, [
-    'Session', 'SteplineError', 'channelFor', 'decodeEnvelope', 'decodeEnvelopes', 'default', 'hasRole',
-    'initSync', 'isAssistant', 'isDeveloper', 'isSystem', 'isTool', 'isUser', 'tryDecodeEnvelope', 'version',
+    'Session', 'SteplineError', 'channelFor', 'decodeEnvelope', 'decodeEnvelopes', 'default', 'defaultEventName', 'hasRole',
+    'initSync', 'isAgentEventName', 'isAssistant', 'isDeveloper', 'isSystem', 'isTool', 'isUser', 'tryDecodeEnvelope', 'version',
   ]);
   for (const name of names) if (!['default', 'initSync'].includes(name)) assert.ok(name in full, `${name} is not in the full package`);
   assert.equal(typeof live.Session.prototype.reconcile, 'undefined', 'reconcile needs the snapshot reader: full package only');

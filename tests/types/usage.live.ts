@@ -20,3 +20,13 @@ export { view, status, isError };
 const subscribeToRun: (onStoreChange: () => void) => () => void = session.subscribe;
 const readRun: () => SessionView = session.getSnapshot;
 export { subscribeToRun, readRun };
+
+// Which Pusher event names carry envelopes (the Laravel transport's name, a configured one, agent.*).
+import { defaultEventName, isAgentEventName } from 'stepline/live';
+const transportEvent: string = defaultEventName();
+const carries: boolean = isAgentEventName('.instructor.agent.event') && isAgentEventName('acme.agent', { eventName: 'acme.agent' });
+const configured: string | undefined = undefined;
+const either: boolean = isAgentEventName('agent.status', { eventName: configured });
+// @ts-expect-error: the configured name is a string
+isAgentEventName('agent.status', { eventName: 5 });
+export { transportEvent, carries, either };

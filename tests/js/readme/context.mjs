@@ -46,26 +46,47 @@ export function stateOnStep(n) {
   return state;
 }
 
+/** The Pusher event name instructor-php v2's Laravel transport broadcasts under. */
+export const TRANSPORT_EVENT = 'instructor.agent.event';
+
 /**
- * laravel-echo's `echo.channel(name).listen(event, callback)`, with `deliver` to play
- * envelopes to the listeners of a channel as the Pusher connection would.
+ * laravel-echo's `echo.channel(name).listen(event, callback)` and `.listenToAll(callback)`,
+ * with `deliver` to play envelopes to a channel as the Pusher connection would: each
+ * under a Pusher event name (`event`: a name or `(envelope) => name`; by default the
+ * Laravel transport's), reaching the listeners Echo would call. As in Echo 2, `listen`
+ * takes a name with a leading dot as is and puts any other in the `App\Events`
+ * namespace; `listenToAll` skips `pusher:` events and hands the rest over with the
+ * namespace cut off or, outside it, with a leading dot.
  */
 export function fakeEcho() {
+  const NAMESPACE = 'App\\Events';
   const listeners = [];
+  const pusherName = (event) => (event.startsWith('.') || event.startsWith('\\') ? event.slice(1) : `${NAMESPACE}\\${event}`.replace(/\./g, '\\'));
   return {
     channel(name) {
       const channel = {
         listen(event, callback) {
-          listeners.push({ name, event, callback });
+          listeners.push({ name, wants: (e) => e === pusherName(event), callback: (e, data) => callback(data) });
+          return channel;
+        },
+        listenToAll(callback) {
+          listeners.push({
+            name,
+            wants: (e) => !e.startsWith('pusher:'),
+            callback: (e, data) => callback(e.startsWith(NAMESPACE) ? e.slice(NAMESPACE.length + 1) : `.${e}`, data),
+          });
           return channel;
         },
       };
       return channel;
     },
-    deliver(name, envelopes) {
-      const targets = listeners.filter((l) => l.name === name);
-      assert.ok(targets.length > 0, `nothing listens on ${name}`);
-      for (const envelope of envelopes) for (const { callback } of targets) callback(envelope);
+    deliver(name, envelopes, { event = TRANSPORT_EVENT } = {}) {
+      for (const envelope of envelopes) {
+        const pusherEvent = typeof event === 'function' ? event(envelope) : event;
+        const targets = listeners.filter((l) => l.name === name && l.wants(pusherEvent));
+        assert.ok(targets.length > 0 || pusherEvent.startsWith('pusher:'), `nothing listens on ${name} for the event ${pusherEvent}`);
+        for (const { callback } of targets) callback(pusherEvent, envelope);
+      }
     },
   };
 }

@@ -162,13 +162,36 @@ assert.deepEqual(errors.map((e) => e.line), [__envelopes.length + 1]);`,
   },
   {
     file: 'README.md',
+    match: 'listenToAll((event, data) =>',
+    declare: `
+declare const sessionId: string;
+declare const eventName: string | undefined;
+declare const echo: { channel(name: string): { listenToAll(callback: (event: string, data: object) => void): unknown } };`,
+    setup: `
+const sessionId = 'sess-e2e';
+const eventName = undefined;
+const echo = __ctx.fakeEcho();`,
+    after: `
+const __run = __ctx.envelopesOf('tool call then final answer [debug]', sessionId);
+const __half = Math.floor(__run.length / 2);
+// The first half as the v2 transport sends it, the rest named after each type as v1.22 apps did.
+echo.deliver('agent.sess-e2e', __run.slice(0, __half));
+echo.deliver('agent.sess-e2e', __run.slice(__half), { event: (e) => e.type });
+// An envelope-shaped payload under an app's own event class is not read.
+echo.deliver('agent.sess-e2e', __ctx.envelopesOf('steps limit 2 with a driver that always calls tools [default]', sessionId).slice(0, 1), { event: 'App\\\\Events\\\\OrderShipped' });
+const __view = session.getSnapshot();
+assert.deepEqual(__view.counts, { applied: __run.length, duplicates: 0, rejected: 0 });
+assert.equal(__view.executions[0].steps.length, 2);`,
+  },
+  {
+    file: 'README.md',
     match: 'new EnvelopeEncoder(',
     declare: 'declare const pusher: { trigger(channel: string, event: string, data: unknown): Promise<unknown> };',
     setup: `
 const __sent = [];
 const pusher = { trigger: async (channel, event, data) => { __sent.push([channel, event, data.type]); } };`,
     after: `
-assert.deepEqual(__sent, [['agent.sess-1', 'agent', 'agent.tool.started']]);
+assert.deepEqual(__sent, [['agent.sess-1', 'instructor.agent.event', 'agent.tool.started']]);
 assert.equal(enc.currentStatus, 'idle');`,
   },
   {
@@ -236,5 +259,14 @@ const __turn = __ctx.referenceTurn('tool throws (exception escapes ToolExecutor)
 const envelopes = __turn.envelopes.map(({ envelope }) => envelope);
 const snapshot = __turn.slim;
 const state = __turn.finalState;`,
+  },
+  {
+    file: 'pkg-template/README.md',
+    match: "import init, { Session } from 'stepline/live';",
+    declare: "declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };",
+    setup: 'const echo = __ctx.fakeEcho();',
+    after: `
+echo.deliver('agent.sess-1', __ctx.envelopesOf('tool call then final answer [debug]', 'sess-1'));
+assert.equal(session.getSnapshot().executions[0].steps.length, 2);`,
   },
 ];

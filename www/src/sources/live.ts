@@ -1,9 +1,12 @@
 // Live runs: the page subscribes to a session's channel on a Reverb (or any
 // Pusher-protocol) server with laravel-echo + pusher-js, exactly as a Laravel
-// app's front end does, and feeds every `agent.*` event into a Session.
+// app's front end does, and feeds every event that carries an envelope into a
+// Session. Which event names do is the core's decision (isAgentEventName):
+// instructor-php v2's `instructor.agent.event` or the configured name, and any
+// `agent.*` name (v1.22 apps); other events are counted and shown, not read.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
-import { Session, slimSnapshot } from 'stepline';
+import { defaultEventName, isAgentEventName, Session, slimSnapshot } from 'stepline';
 import type { Panel } from '../panel';
 import { describe, reconcileAt } from './recording';
 
@@ -20,6 +23,8 @@ export interface LiveSettings {
   authEndpoint: string;
   /** Where the final state can be fetched: a slim snapshot, a full state, or a snapshot line. */
   finalStateUrl: string;
+  /** The broadcast event name the app configured (`instructor.agents.broadcasting.event_name`); '' = the default. */
+  eventName: string;
 }
 
 let echo: Echo<'reverb'> | null = null;
@@ -33,10 +38,19 @@ export function disconnect(): void {
 /** Connects and starts a new Session for the channel's events. */
 export function connect(panel: Panel, settings: LiveSettings): void {
   disconnect();
+  const eventName = settings.eventName || defaultEventName();
+  try {
+    // Asked once before connecting, so an impossible name (empty, `pusher:…`) is refused here.
+    isAgentEventName(eventName, { eventName });
+  } catch (error) {
+    panel.error = `The event name cannot be used: ${describe(error)}`;
+    panel.render();
+    return;
+  }
   const session = new Session({ sessionId: settings.session, staleAfterMs: panel.staleAfterMs });
   const channelName = `agent.${settings.session}`;
   const shown = settings.private ? `private-${channelName}` : channelName;
-  panel.setSession(session, { kind: 'live', label: shown, detail: 'connecting…' });
+  panel.setSession(session, { kind: 'live', label: `${shown} · ${eventName}`, detail: 'connecting…' });
   panel.finalStateUrl = settings.finalStateUrl;
 
   echo = new Echo({
@@ -50,17 +64,26 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     authEndpoint: settings.authEndpoint,
     Pusher,
   });
+  // The connection state, and how many events arrived under names that carry
+  // no envelope: a run that "never arrives" is most often a name mismatch.
+  let state = 'connecting…';
+  let ignored = 0;
+  let lastIgnored = '';
+  const showDetail = () => {
+    if (panel.session !== session) return;
+    const skipped = ignored === 0 ? '' : ` · ignored ${ignored} ${ignored === 1 ? 'event' : 'events'} under other names (last: ${lastIgnored})`;
+    panel.source = { ...panel.source, detail: `${state}${skipped}` };
+    panel.render();
+  };
   const connection = echo.connector.pusher.connection;
   connection.bind('state_change', ({ current }: { current: string }) => {
-    if (panel.session === session) {
-      panel.source = { ...panel.source, detail: current };
-      panel.render();
-    }
+    state = current;
+    showDetail();
   });
   const channel = settings.private ? echo.private(channelName) : echo.channel(channelName);
   channel.subscribed(() => {
-    panel.source = { ...panel.source, detail: 'subscribed' };
-    panel.render();
+    state = 'subscribed';
+    showDetail();
   });
   channel.error((status: unknown) => {
     panel.error = `Subscribing to ${shown} failed: ${JSON.stringify(status)}`;
@@ -69,7 +92,12 @@ export function connect(panel: Panel, settings: LiveSettings): void {
   // listenToAll hands over every event name with its data, whatever the
   // Echo namespace; the envelope's own `type` is what stepline reads.
   channel.listenToAll((event: string, data: unknown) => {
-    if (!event.replace(/^\./, '').startsWith('agent.')) return;
+    if (!isAgentEventName(event, { eventName })) {
+      ignored += 1;
+      lastIgnored = event;
+      showDetail();
+      return;
+    }
     try {
       session.ingest(data as object);
     } catch (error) {
@@ -101,7 +129,7 @@ export async function fetchFinalState(panel: Panel, url: string): Promise<void> 
   panel.render();
 }
 
-/** Settings from the page URL (`?source=live&key=…&port=…&session=…&connect=1`). */
+/** Settings from the page URL (`?source=live&key=…&port=…&session=…&event=…&connect=1`). */
 export function settingsFromUrl(params: URLSearchParams): LiveSettings {
   return {
     key: params.get('key') ?? '',
@@ -112,5 +140,6 @@ export function settingsFromUrl(params: URLSearchParams): LiveSettings {
     private: params.get('private') === '1',
     authEndpoint: params.get('auth') ?? '/broadcasting/auth',
     finalStateUrl: params.get('final') ?? '',
+    eventName: params.get('event') ?? defaultEventName(),
   };
 }

@@ -4,6 +4,7 @@ import { h, replaceChildren } from '../dom';
 import { count } from '../format';
 import type { Panel, View } from '../panel';
 import { describe, loadBundled, loadFile } from '../sources/recording';
+import { defaultEventName } from 'stepline';
 import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';
 import { endedMarks } from './ended';
 
@@ -67,6 +68,7 @@ export class Header implements View {
       check('TLS', 'tls', s.tls),
       field('Session id', 'session', s.session, { required: 'true', placeholder: 'channel agent.{session}' }),
       check('Private channel', 'private', s.private),
+      field('Event name', 'event', s.eventName, { placeholder: defaultEventName(), title: 'instructor.agents.broadcasting.event_name; agent.* names are always read' }),
       field('Auth endpoint', 'auth', s.authEndpoint),
       field('Final state URL', 'final', s.finalStateUrl, { placeholder: 'optional: /agents/{id}/state' }),
       h('div', { class: 'actions' },
@@ -85,6 +87,7 @@ export class Header implements View {
     return {
       key: text('key'), host: text('host') || location.hostname, port: Number(text('port')) || 8080, tls: data.has('tls'),
       session: text('session'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
+      eventName: text('event'),
     };
   }
 
