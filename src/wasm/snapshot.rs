@@ -11,6 +11,7 @@ use crate::json::Limits;
 
 use crate::json::{child, obj};
 use crate::model::time::resolve_now;
+use crate::model::version::StateVersion;
 use crate::model::view::agent_state_view;
 use crate::snapshot::budget::slim_within;
 use crate::snapshot::restore::restore;
@@ -46,9 +47,14 @@ pub fn slim_snapshot(
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
         let doc = JsDoc::new(js_document(&state, "the agent state")?, state.is_string());
-        let source = SlimSource::from_doc(&doc, &config, &clock());
-        let source = doc.finish(source)?;
-        let fitted = slim_within(&source, &config, max_bytes)?;
+        let fitted = match v2_state(&doc)? {
+            // A v2 state is read whole (its own reader), then slimmed by its own writer.
+            Some(state) => crate::snapshot::v2::slim_v2_within(&state, &config, max_bytes)?,
+            None => {
+                let source = SlimSource::from_doc(&doc, &config, &clock());
+                slim_within(&doc.finish(source)?, &config, max_bytes)?
+            }
+        };
         Ok(obj([
             ("snapshot", fitted.snapshot),
             ("bytes", Value::from(fitted.bytes)),
@@ -79,7 +85,12 @@ pub fn restore_state(
         let opts = options(&opts.map(JsValue::from), &["now"])?;
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
         let value = walk::json_value(&snapshot, None, "the snapshot")?;
-        Ok(agent_state_view(&restore(&value, &now)?))
+        Ok(match crate::snapshot::v2::snapshot_version(&value)? {
+            StateVersion::V2 => {
+                crate::model::v2::view::view(&crate::snapshot::v2::restore_v2(&value, &now)?, &now)
+            }
+            StateVersion::V1_22 => agent_state_view(&restore(&value, &now)?),
+        })
     })())
 }
 
@@ -123,6 +134,22 @@ pub fn validate_snapshot(
 #[wasm_bindgen(js_name = snapshotSchema)]
 pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
     out(Ok(snapshot_schema()))
+}
+
+/// The document as a v2 state when its top-level keys say it is one; `None`
+/// for a v1.22 state (or a root that is not an object, which the v1.22 reader refuses).
+fn v2_state(doc: &JsDoc) -> Result<Option<crate::model::v2::AgentState>, SteplineError> {
+    let root = doc.root();
+    let keys = doc.keys(&root);
+    if let Some(e) = doc.failed.borrow().clone() {
+        return Err(e);
+    }
+    let Some(keys) = keys else { return Ok(None) };
+    if crate::snapshot::v2::version_of_keys(&keys)? != StateVersion::V2 {
+        return Ok(None);
+    }
+    let value = doc.value(&root)?;
+    crate::model::v2::AgentState::from_value(&value, &clock()).map(Some)
 }
 
 /// A JavaScript value read as a [`Doc`]: members and items are fetched one by
