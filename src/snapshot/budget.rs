@@ -56,6 +56,7 @@ pub fn slim_within(
 
 /// The budget loop of [`slim_within`] over any snapshot writer (`render`
 /// writes the snapshot under a config): v1.22 and v2 snapshots are tightened alike.
+#[inline(never)]
 pub fn fit(
     render: &dyn Fn(&SlimConfig) -> Value,
     config: &SlimConfig,

@@ -215,6 +215,7 @@ fn slim_step(number: usize, se: &StepExecution) -> Value {
 
 /// [`slim_v2`] within a byte budget, tightened as v1.22 snapshots are
 /// ([`crate::snapshot::budget::slim_within`]).
+#[inline(never)]
 pub fn slim_v2_within(
     state: &AgentState,
     config: &SlimConfig,

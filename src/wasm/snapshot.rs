@@ -29,7 +29,9 @@ use super::walk;
 /// fixes — truncation never splits a UTF-8 character, and excluded tool results
 /// are also removed from `_metadata.result` — which `compat: true` turns off.
 /// `maxBytes` tightens content, then messages, then steps until the compact JSON
-/// fits; `truncation` says what was dropped.
+/// fits; `truncation` says what was dropped. A v2.x state gives a v2 snapshot
+/// (`state_version: "v2"`, v2's status, the winning `stop_signal`), never the
+/// stored `llmConfig` (it holds the API key) nor a real driver's `responseData`.
 ///
 /// @example
 /// ```js
@@ -69,14 +71,16 @@ pub fn slim_snapshot(
 /// Rebuilds an agent state from a slim snapshot to resume a conversation, as
 /// the producer's `deserialize` does: messages, usage, metadata and timing come
 /// back; steps do not, and `executionStartedAt` is never restored. Returns the
-/// same shape as `parseAgentState`.
+/// same shape as `parseAgentState`. A v2 snapshot (`state_version: "v2"`)
+/// gives a v2 state between executions (`execution: null`, no `llmConfig`):
+/// identity, metadata, system prompt and messages, what resuming needs.
 ///
 /// @example
 /// ```js
 /// const state = restoreState(savedSnapshot);
 /// state.messageStore.sections[0].messages.length;
 /// ```
-#[wasm_bindgen(js_name = restoreState, unchecked_return_type = "AgentState")]
+#[wasm_bindgen(js_name = restoreState, unchecked_return_type = "AgentState | AgentStateV2")]
 pub fn restore_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] snapshot: JsValue,
     opts: Option<ParseAgentStateOptionsArg>,
@@ -96,7 +100,8 @@ pub fn restore_state(
 
 /// Checks an untrusted snapshot and reports every problem at once, each with a
 /// JSON-pointer `path`, a `code` (`missing_field`, `wrong_type`, `invalid_enum`,
-/// `invalid_timestamp`, `out_of_range`, `inconsistent`, or `invalid_json` when
+/// `invalid_timestamp`, `out_of_range`, `inconsistent`, `secret_in_state` (a
+/// credential such as an API key, never echoed), or `invalid_json` when
 /// the text is not JSON) and a `message`. Unknown properties are `warnings`, and so
 /// are negative token counts (`out_of_range`): the producer keeps them, so they are valid.
 ///
@@ -138,6 +143,7 @@ pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
 
 /// The document as a v2 state when its top-level keys say it is one; `None`
 /// for a v1.22 state (or a root that is not an object, which the v1.22 reader refuses).
+#[inline(never)]
 fn v2_state(doc: &JsDoc) -> Result<Option<crate::model::v2::AgentState>, SteplineError> {
     let root = doc.root();
     let keys = doc.keys(&root);
