@@ -74,14 +74,20 @@ fn seeded_states() -> Vec<(String, Value)> {
     let mut out = Vec::new();
     for case in cases("agent-runs.json") {
         for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
-            out.push((format!("{} turn {t}", case["name"].as_str().unwrap()), seed(&turn["finalState"])));
+            out.push((
+                format!("{} turn {t}", case["name"].as_str().unwrap()),
+                seed(&turn["finalState"]),
+            ));
         }
     }
     out
 }
 
 fn assert_clean(what: &str, text: &str) {
-    assert!(!text.contains("SEEDED"), "{what}: the seeded key is in the output");
+    assert!(
+        !text.contains("SEEDED"),
+        "{what}: the seeded key is in the output"
+    );
 }
 
 #[test]
@@ -95,25 +101,41 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
         let AnyAgentState::V2(parsed) = AnyAgentState::from_value(state, &now()).unwrap() else {
             panic!("{name}: not v2");
         };
-        assert_clean(&format!("{name}: view"), &json::to_string(&view(&parsed, &now())));
-        assert_clean(&format!("{name}: derived"), &json::to_string(&derived(&parsed, &now(), Form::Stored)));
+        assert_clean(
+            &format!("{name}: view"),
+            &json::to_string(&view(&parsed, &now())),
+        );
+        assert_clean(
+            &format!("{name}: derived"),
+            &json::to_string(&derived(&parsed, &now(), Form::Stored)),
+        );
         // `Debug` (assertion failures, logs) hides the stored config's values;
         // metadata is the application's and prints as stored.
         let mut config_only = (*parsed).clone();
         config_only.context.metadata = Value::Array(Vec::new());
         assert_clean(&format!("{name}: Debug"), &format!("{config_only:?}"));
-        for (preset, config) in [("minimal", SlimConfig::minimal()), ("standard", SlimConfig::standard()), ("full", SlimConfig::full())] {
+        for (preset, config) in [
+            ("minimal", SlimConfig::minimal()),
+            ("standard", SlimConfig::standard()),
+            ("full", SlimConfig::full()),
+        ] {
             let fitted = slim_any(state, &config, None, &now()).unwrap();
             let text = json::to_string(&fitted.snapshot);
             assert_clean(&format!("{name} [{preset}]: snapshot"), &text);
             let tight = slim_any(state, &config, Some(fitted.bytes / 2 + 400), &now());
             if let Ok(t) = tight {
-                assert_clean(&format!("{name} [{preset}]: budget"), &json::to_string(&t.snapshot));
+                assert_clean(
+                    &format!("{name} [{preset}]: budget"),
+                    &json::to_string(&t.snapshot),
+                );
             }
             let report = validate(&fitted.snapshot);
             assert!(report.valid(), "{name} [{preset}]: {:?}", report.errors);
             let restored = restore_v2(&fitted.snapshot, &now()).unwrap();
-            assert_clean(&format!("{name} [{preset}]: restored"), &json::to_string(&view(&restored, &now())));
+            assert_clean(
+                &format!("{name} [{preset}]: restored"),
+                &json::to_string(&view(&restored, &now())),
+            );
         }
         let check = data::evaluate_guards(state, &guards, None, now(), None).unwrap();
         assert_clean(&format!("{name}: guards"), &json::to_string(&check));
@@ -122,10 +144,18 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
         let found = diagnose_value(&json!({"state": state.clone()})).unwrap();
         let text = json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect()));
         assert_clean(&format!("{name}: diagnose"), &text);
-        let paths: Vec<&str> = found.iter().filter(|d| d.code == SECRET_IN_STATE).map(|d| d.path.as_str()).collect();
+        let paths: Vec<&str> = found
+            .iter()
+            .filter(|d| d.code == SECRET_IN_STATE)
+            .map(|d| d.path.as_str())
+            .collect();
         assert_eq!(
             paths,
-            ["/state/context/metadata/apiKey", "/state/llmConfig/apiKey", "/state/llmConfig/options/headers/Authorization"],
+            [
+                "/state/context/metadata/apiKey",
+                "/state/llmConfig/apiKey",
+                "/state/llmConfig/options/headers/Authorization"
+            ],
             "{name}: every key found, none shown"
         );
     }
@@ -166,15 +196,28 @@ fn validate_and_diagnose_flag_a_snapshot_carrying_a_key_with_its_path_only() {
     });
     let report = validate(&snapshot);
     assert!(!report.valid());
-    let flagged: Vec<(&str, &str)> = report.errors.iter().map(|e| (e.path.as_str(), e.code)).collect();
-    assert_eq!(flagged, [("/messages/0/content", SECRET_IN_STATE), ("/metadata/llm/api_key", SECRET_IN_STATE)]);
+    let flagged: Vec<(&str, &str)> = report
+        .errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.code))
+        .collect();
+    assert_eq!(
+        flagged,
+        [
+            ("/messages/0/content", SECRET_IN_STATE),
+            ("/metadata/llm/api_key", SECRET_IN_STATE)
+        ]
+    );
     assert_clean("validate", &json::to_string(&report.to_value()));
     let found = diagnose_value(&json!({"snapshot": snapshot})).unwrap();
     let secret: Vec<_> = found.iter().filter(|d| d.code == SECRET_IN_STATE).collect();
     assert_eq!(secret.len(), 2);
     assert!(secret.iter().all(|d| d.severity.as_str() == "error"));
     assert_eq!(secret[1].evidence["chars"], KEY.len());
-    assert_clean("diagnose", &json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect())));
+    assert_clean(
+        "diagnose",
+        &json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect())),
+    );
     // A redacted key is not a key.
     let clean = json!({"state_version": "v2", "agent_id": "a", "status": null, "step_count": 0, "usage": {}, "messages": [],
         "execution": {"started_at": "2026-08-10T12:00:00+00:00", "updated_at": "2026-08-10T12:00:00+00:00", "cumulative_seconds": 0},

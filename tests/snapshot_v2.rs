@@ -91,7 +91,10 @@ fn presets() -> [(&'static str, SlimConfig); 3] {
 /// header name and value.
 fn response_data_strings(state: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    let steps = state["execution"]["stepExecutions"].as_array().cloned().unwrap_or_default();
+    let steps = state["execution"]["stepExecutions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     for s in steps {
         let data = &s["step"]["inferenceResponse"]["responseData"];
         if let Some(body) = data["body"].as_str().filter(|b| !b.is_empty()) {
@@ -112,11 +115,16 @@ fn response_data_strings(state: &Value) -> Vec<String> {
 #[test]
 fn every_v2_final_state_slims_with_its_own_status_steps_usage_and_stop_signal_under_every_preset() {
     let all = final_states();
-    assert_eq!(all.len(), 47 + 20, "agent-runs turns + state-model run-final cases");
+    assert_eq!(
+        all.len(),
+        47 + 20,
+        "agent-runs turns + state-model run-final cases"
+    );
     for (name, state, derived) in &all {
         for (preset, config) in presets() {
             let at = format!("{name} [{preset}]");
-            let fitted = slim_any(state, &config, None, &now()).unwrap_or_else(|e| panic!("{at}: {e}"));
+            let fitted =
+                slim_any(state, &config, None, &now()).unwrap_or_else(|e| panic!("{at}: {e}"));
             let s = &fitted.snapshot;
             assert_eq!(s["state_version"], "v2", "{at}");
             assert_eq!(s["status"], derived["status"], "{at}: status");
@@ -128,7 +136,11 @@ fn every_v2_final_state_slims_with_its_own_status_steps_usage_and_stop_signal_un
             );
             assert_eq!(s["stop_signal"], derived["stopSignal"], "{at}: stop_signal");
             let kept = (derived["messageCount"].as_i64().unwrap()).min(config.max_messages);
-            assert_eq!(s["messages"].as_array().unwrap().len() as i64, kept, "{at}: messages");
+            assert_eq!(
+                s["messages"].as_array().unwrap().len() as i64,
+                kept,
+                "{at}: messages"
+            );
             let recorded = derived["steps"].as_array().unwrap();
             let window = if config.include_steps {
                 (recorded.len() as i64).min(config.max_steps) as usize
@@ -140,20 +152,40 @@ fn every_v2_final_state_slims_with_its_own_status_steps_usage_and_stop_signal_un
             for (i, step) in steps.iter().enumerate() {
                 let summary = &recorded[recorded.len() - window + i];
                 assert_eq!(step["type"], summary["stepType"], "{at}: step {i} type");
-                assert_eq!(step["finish_reason"], summary["finishReason"], "{at}: step {i}");
+                assert_eq!(
+                    step["finish_reason"], summary["finishReason"],
+                    "{at}: step {i}"
+                );
                 assert_eq!(step["errors"], summary["errors"], "{at}: step {i} errors");
-                assert_eq!(step["stop_signal"], summary["stopSignal"], "{at}: step {i} signal");
+                assert_eq!(
+                    step["stop_signal"], summary["stopSignal"],
+                    "{at}: step {i} signal"
+                );
             }
             if config.include_continuation_trace {
-                assert_eq!(s["continuation"]["explain"], derived["explain"], "{at}: explain");
-                assert_eq!(s["continuation"]["should_stop"], derived["shouldStop"], "{at}");
+                assert_eq!(
+                    s["continuation"]["explain"], derived["explain"],
+                    "{at}: explain"
+                );
+                assert_eq!(
+                    s["continuation"]["should_stop"], derived["shouldStop"],
+                    "{at}"
+                );
             } else {
-                assert_eq!(s["continuation"], Value::Null, "{at}: trace only when asked");
+                assert_eq!(
+                    s["continuation"],
+                    Value::Null,
+                    "{at}: trace only when asked"
+                );
             }
             let report = validate(s);
             assert!(report.errors.is_empty(), "{at}: {:?}", report.errors);
             assert!(report.warnings.is_empty(), "{at}: {:?}", report.warnings);
-            assert_eq!(fitted.bytes, stepline::json::to_string(s).len(), "{at}: bytes");
+            assert_eq!(
+                fitted.bytes,
+                stepline::json::to_string(s).len(),
+                "{at}: bytes"
+            );
         }
     }
 }
@@ -162,24 +194,41 @@ fn every_v2_final_state_slims_with_its_own_status_steps_usage_and_stop_signal_un
 fn v2_snapshots_never_carry_the_llm_config_key_or_a_real_drivers_raw_http_response() {
     let mut real = 0;
     for (name, state, _) in final_states() {
-        let key = state["llmConfig"]["apiKey"].as_str().filter(|k| !k.is_empty()).map(String::from);
+        let key = state["llmConfig"]["apiKey"]
+            .as_str()
+            .filter(|k| !k.is_empty())
+            .map(String::from);
         let raw = response_data_strings(&state);
         if !raw.is_empty() {
             real += 1;
         }
         for (preset, config) in presets() {
-            let text = stepline::json::to_string(&slim_any(&state, &config, None, &now()).unwrap().snapshot);
+            let text = stepline::json::to_string(
+                &slim_any(&state, &config, None, &now()).unwrap().snapshot,
+            );
             if let Some(k) = &key {
-                assert!(!text.contains(k.as_str()), "{name} [{preset}]: API key in the snapshot");
+                assert!(
+                    !text.contains(k.as_str()),
+                    "{name} [{preset}]: API key in the snapshot"
+                );
             }
-            assert!(!text.contains("llmConfig") && !text.contains("responseData"), "{name} [{preset}]");
+            assert!(
+                !text.contains("llmConfig") && !text.contains("responseData"),
+                "{name} [{preset}]"
+            );
             for r in &raw {
-                assert!(!text.contains(r.as_str()), "{name} [{preset}]: raw HTTP {r} kept");
+                assert!(
+                    !text.contains(r.as_str()),
+                    "{name} [{preset}]: raw HTTP {r} kept"
+                );
             }
         }
     }
     // The real-driver runs (with bodies or headers) are among the states checked.
-    assert!(real >= 8, "only {real} states with a real driver's responseData");
+    assert!(
+        real >= 8,
+        "only {real} states with a real driver's responseData"
+    );
 }
 
 #[test]
@@ -187,7 +236,12 @@ fn a_byte_budget_tightens_v2_snapshots_and_says_what_it_dropped() {
     let runs = cases("agent-runs.json");
     let case = runs
         .iter()
-        .find(|c| c["name"].as_str().unwrap().starts_with("multi-turn: three turns"))
+        .find(|c| {
+            c["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("multi-turn: three turns")
+        })
         .unwrap();
     let state = &with_ids(&case["expected"][2]["finalState"]);
     let whole = slim_any(state, &SlimConfig::full(), None, &now()).unwrap();
@@ -215,7 +269,10 @@ fn a_v2_snapshot_restores_the_conversation_between_executions() {
         assert_eq!(restored.execution, None, "{name}: between executions");
         assert_eq!(restored.llm_config, None, "{name}: no key to restore");
         assert_eq!(restored.execution_count, parsed.execution_count, "{name}");
-        assert_eq!(restored.context.system_prompt, parsed.context.system_prompt, "{name}");
+        assert_eq!(
+            restored.context.system_prompt, parsed.context.system_prompt,
+            "{name}"
+        );
         let ours: Vec<(&str, &str)> = restored
             .context
             .messages()
@@ -249,7 +306,10 @@ fn restoring_a_v2_snapshot_refuses_bad_ids_with_their_path() {
     )
     .unwrap();
     let err = restore_v2(&bad, &now()).unwrap_err();
-    assert_eq!((err.code.as_str(), err.path.as_deref()), ("invalid_value", Some("/agent_id")));
+    assert_eq!(
+        (err.code.as_str(), err.path.as_deref()),
+        ("invalid_value", Some("/agent_id"))
+    );
     let bad = stepline::json::from_str(
         r#"{"state_version": "v2", "messages": [{"role": "robot", "content": "x"}]}"#,
     )
@@ -260,12 +320,18 @@ fn restoring_a_v2_snapshot_refuses_bad_ids_with_their_path() {
 
 #[test]
 fn a_v2_state_is_never_slimmed_as_an_empty_v1_state() {
-    let (_, state, _) = final_states().into_iter().find(|(n, _, _)| n.starts_with("tool call then answer")).unwrap();
+    let (_, state, _) = final_states()
+        .into_iter()
+        .find(|(n, _, _)| n.starts_with("tool call then answer"))
+        .unwrap();
     // The selective v1.22 reader refuses it instead of reading nothing.
-    let err = stepline::snapshot::source::SlimSource::from_doc(&&state, &SlimConfig::standard(), &now())
-        .unwrap_err();
+    let err =
+        stepline::snapshot::source::SlimSource::from_doc(&&state, &SlimConfig::standard(), &now())
+            .unwrap_err();
     assert_eq!(err.code.as_str(), "unknown_state_version");
-    let s = slim_any(&state, &SlimConfig::standard(), None, &now()).unwrap().snapshot;
+    let s = slim_any(&state, &SlimConfig::standard(), None, &now())
+        .unwrap()
+        .snapshot;
     assert_eq!(s["step_count"], 2);
     assert!(s["usage"]["input"].as_i64().unwrap() > 0);
 }
@@ -279,17 +345,24 @@ fn the_validator_keeps_v1_statuses_for_v1_snapshots_and_names_v2_fields() {
     .unwrap();
     let report = validate(&v1);
     assert_eq!(
-        report.errors.iter().map(|e| (e.path.as_str(), e.code)).collect::<Vec<_>>(),
+        report
+            .errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.code))
+            .collect::<Vec<_>>(),
         [("/status", "invalid_enum")]
     );
     let mut v2 = v1.clone();
-    v2.as_object_mut().unwrap().insert("state_version", Value::from("v2"));
+    v2.as_object_mut()
+        .unwrap()
+        .insert("state_version", Value::from("v2"));
     assert!(validate(&v2).valid());
     v2.as_object_mut().unwrap().insert("status", Value::Null);
     assert!(validate(&v2).valid());
-    v2.as_object_mut()
-        .unwrap()
-        .insert("stop_signal", stepline::json::from_str(r#"{"reason": "guard", "message": ""}"#).unwrap());
+    v2.as_object_mut().unwrap().insert(
+        "stop_signal",
+        stepline::json::from_str(r#"{"reason": "guard", "message": ""}"#).unwrap(),
+    );
     let report = validate(&v2);
     assert_eq!(report.errors[0].path, "/stop_signal/reason");
     assert_eq!(report.errors[0].code, "invalid_enum");

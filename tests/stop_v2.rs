@@ -62,9 +62,19 @@ fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flag
         assert_eq!(row["forceStop"], c["expected"]["wasForceStopped"], "{name}");
         checked += 1;
     }
-    assert_eq!(checked, 8, "the corpus pins eight of the ten reasons one by one");
-    let priorities: Vec<i64> = table.iter().map(|r| r["priority"].as_i64().unwrap()).collect();
-    assert_eq!(priorities, (0..10).collect::<Vec<_>>(), "highest priority first");
+    assert_eq!(
+        checked, 8,
+        "the corpus pins eight of the ten reasons one by one"
+    );
+    let priorities: Vec<i64> = table
+        .iter()
+        .map(|r| r["priority"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        priorities,
+        (0..10).collect::<Vec<_>>(),
+        "highest priority first"
+    );
 }
 
 #[test]
@@ -86,7 +96,12 @@ fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
                 Some(_) => assert!(got.is_err(), "{name}"),
                 None => {
                     let got = got.unwrap();
-                    for key in ["shouldStop", "stopSignal", "isContinuationRequested", "explain"] {
+                    for key in [
+                        "shouldStop",
+                        "stopSignal",
+                        "isContinuationRequested",
+                        "explain",
+                    ] {
                         assert_eq!(got[key], expected[key], "{name}: {key}");
                     }
                 }
@@ -101,9 +116,15 @@ fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
 fn spec(hook: &str, params: &Value) -> Value {
     match hook {
         "StepsLimitHook" => json!({"kind": "steps_limit", "max": params["maxSteps"].clone()}),
-        "TokenUsageLimitHook" => json!({"kind": "token_usage_limit", "max": params["maxTotalTokens"].clone()}),
-        "ExecutionTimeLimitHook" => json!({"kind": "execution_time_limit", "max": params["maxSeconds"].clone()}),
-        "FinishReasonHook" => json!({"kind": "finish_reason", "stopReasons": params["stopReasons"].clone()}),
+        "TokenUsageLimitHook" => {
+            json!({"kind": "token_usage_limit", "max": params["maxTotalTokens"].clone()})
+        }
+        "ExecutionTimeLimitHook" => {
+            json!({"kind": "execution_time_limit", "max": params["maxSeconds"].clone()})
+        }
+        "FinishReasonHook" => {
+            json!({"kind": "finish_reason", "stopReasons": params["stopReasons"].clone()})
+        }
         other => panic!("unknown hook {other}"),
     }
 }
@@ -117,7 +138,10 @@ fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_thei
             continue;
         }
         let input = &case["input"];
-        let guards = Value::Array(vec![spec(input["hook"].as_str().unwrap(), &input["params"])]);
+        let guards = Value::Array(vec![spec(
+            input["hook"].as_str().unwrap(),
+            &input["params"],
+        )]);
         let trigger = data::trigger(Some(&input["trigger"]), "/trigger").unwrap();
         // Under the harness's frozen clock the time hook's start is `now`.
         let got = data::evaluate_guards(&input["state"], &guards, trigger, now(), Some(now()))
@@ -187,23 +211,61 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
     let runs = cases("agent-runs.json");
     let run = runs
         .iter()
-        .find(|c| c["name"].as_str().unwrap().starts_with("steps limit 2 reached (model always calls tools) [debug]"))
+        .find(|c| {
+            c["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("steps limit 2 reached (model always calls tools) [debug]")
+        })
         .unwrap();
     let state = with_ids(&run["expected"][0]["finalState"]);
-    let tighter = data::replay(&state, &json!([{"kind": "steps_limit", "max": 1}]), ReplayClock::default(), now()).unwrap();
+    let tighter = data::replay(
+        &state,
+        &json!([{"kind": "steps_limit", "max": 1}]),
+        ReplayClock::default(),
+        now(),
+    )
+    .unwrap();
     assert_eq!(tighter["stepsRun"], 1);
     assert_eq!(tighter["stopsBeforeStep"], 2);
     assert_eq!(tighter["stopSignal"]["message"], "Step limit reached: 1/1");
     assert_eq!(tighter["steps"][1]["wouldStop"], true);
-    assert_eq!(tighter["steps"][1]["recorded"], true, "step 2 ran in the record");
-    let looser = data::replay(&state, &json!([{"kind": "steps_limit", "max": 5}]), ReplayClock::default(), now()).unwrap();
+    assert_eq!(
+        tighter["steps"][1]["recorded"], true,
+        "step 2 ran in the record"
+    );
+    let looser = data::replay(
+        &state,
+        &json!([{"kind": "steps_limit", "max": 5}]),
+        ReplayClock::default(),
+        now(),
+    )
+    .unwrap();
     assert_eq!(looser["stepsRun"], 2);
     assert_eq!(looser["stopSignal"], Value::Null);
-    assert_eq!(looser["runsPastRecord"], true, "the model kept calling tools");
-    let tokens = data::replay(&state, &json!([{"kind": "token_usage_limit", "max": 15}]), ReplayClock::default(), now()).unwrap();
-    assert_eq!(tokens["stopsBeforeStep"], 2, "15 tokens after the first step");
+    assert_eq!(
+        looser["runsPastRecord"], true,
+        "the model kept calling tools"
+    );
+    let tokens = data::replay(
+        &state,
+        &json!([{"kind": "token_usage_limit", "max": 15}]),
+        ReplayClock::default(),
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        tokens["stopsBeforeStep"], 2,
+        "15 tokens after the first step"
+    );
     assert_eq!(tokens["stopSignal"]["reason"], "token_limit");
-    let finish = data::replay(&state, &json!([{"kind": "finish_reason", "stopReasons": ["tool_calls"]}]), ReplayClock::default(), now()).unwrap();
+    let finish = data::replay(
+        &state,
+        &json!([{"kind": "finish_reason", "stopReasons": ["tool_calls"]}]),
+        ReplayClock::default(),
+        now(),
+    )
+    .unwrap();
     assert_eq!(finish["stopsAfterStep"], 1);
 }
 
@@ -211,11 +273,16 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
 fn stop_logic_refuses_the_other_versions_state_instead_of_reading_it_empty() {
     let v1_state = json!({"agentId": "agent-1", "steps": [], "status": "in_progress"});
     let err = data::evaluate_guards(&v1_state, &json!([]), None, now(), None).unwrap_err();
-    assert_eq!((err.code.as_str(), err.path.as_deref()), ("invalid_value", Some("")));
+    assert_eq!(
+        (err.code.as_str(), err.path.as_deref()),
+        ("invalid_value", Some(""))
+    );
     let v2_state = json!({"agentId": "a0000000-0000-4000-8000-000000000001", "execution": null, "executionCount": 0});
-    let err = stepline::continuation::evaluate::evaluate_state(&v2_state, &[], now(), None).unwrap_err();
+    let err =
+        stepline::continuation::evaluate::evaluate_state(&v2_state, &[], now(), None).unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_value");
     assert!(err.message.contains("evaluateGuards"));
-    let bad = data::evaluate_guards(&v2_state, &json!([{"kind": "guard"}]), None, now(), None).unwrap_err();
+    let bad = data::evaluate_guards(&v2_state, &json!([{"kind": "guard"}]), None, now(), None)
+        .unwrap_err();
     assert_eq!(bad.path.as_deref(), Some("/guards/0/kind"));
 }

@@ -95,7 +95,8 @@ pub struct Found {
 
 /// A credential value: a non-empty string that is not already redacted.
 fn is_credential_value(v: &Value) -> Option<&str> {
-    v.as_str().filter(|s| !s.trim().is_empty() && *s != REDACTED)
+    v.as_str()
+        .filter(|s| !s.trim().is_empty() && *s != REDACTED)
 }
 
 /// Every credential in `v`, in document order, with pointers under `path`.
@@ -212,7 +213,11 @@ mod tests {
         let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(
             paths,
-            ["/llmConfig/apiKey", "/metadata/x-api-key", "/messages/0/content"]
+            [
+                "/llmConfig/apiKey",
+                "/metadata/x-api-key",
+                "/messages/0/content"
+            ]
         );
         let text = crate::json::to_string(&redact(&v));
         assert!(!text.contains("SEEDED") && !text.contains("\"abc\""));

@@ -274,8 +274,20 @@ pub const STOP_SIGNAL: &[Field] = &[
         false,
         "One of v2's ten stop reasons.",
     ),
-    field("message", Kind::String, true, false, "What stopped the run."),
-    field("context", Kind::Map, false, false, "The signal's data ([] when empty)."),
+    field(
+        "message",
+        Kind::String,
+        true,
+        false,
+        "What stopped the run.",
+    ),
+    field(
+        "context",
+        Kind::Map,
+        false,
+        false,
+        "The signal's data ([] when empty).",
+    ),
     field(
         "source",
         Kind::String,
@@ -309,7 +321,13 @@ pub const CONTINUATION_V2: &[Field] = &[
         false,
         "Every signal raised, in order.",
     ),
-    field("explain", Kind::String, true, false, "ExecutionContinuation::explain()."),
+    field(
+        "explain",
+        Kind::String,
+        true,
+        false,
+        "ExecutionContinuation::explain().",
+    ),
 ];
 
 pub const STEP_USAGE: &[Field] = &[field(

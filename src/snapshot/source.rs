@@ -116,7 +116,12 @@ impl SlimSource {
             return Ok(SlimSource::from_state(&state, config));
         };
         // Never read a v2 state as an empty v1.22 one: v2 has its own writer.
-        if crate::snapshot::v2::version_of_keys(&keys)? == crate::model::version::StateVersion::V2 {
+        let version = crate::snapshot::v2::version_of_keys(&keys);
+        if version.is_err() {
+            // As parseAgentState: a full read's own error first, then the version's.
+            doc.value(&root)?;
+        }
+        if version? == crate::model::version::StateVersion::V2 {
             return Err(crate::error::SteplineError::at(
                 crate::ErrorCode::UnknownStateVersion,
                 "",

@@ -289,10 +289,7 @@ pub fn restore_v2(snapshot: &Value, now: &Timestamp) -> Result<AgentState> {
             SteplineError::at(
                 ErrorCode::InvalidType,
                 "/execution/execution_count",
-                format!(
-                    "expected an integer, found {}",
-                    crate::json::type_name(v)
-                ),
+                format!("expected an integer, found {}", crate::json::type_name(v)),
             )
         })?,
     };
@@ -369,7 +366,11 @@ pub fn check_secrets(snapshot: &Value, report: &mut Report) {
 /// The version of a state from its top-level keys alone (what a selective
 /// reader has before it reads anything): [`StateVersion::of`] looks at keys only.
 pub fn version_of_keys(keys: &[String]) -> Result<StateVersion> {
-    let probe = Map::from_entries(keys.iter().map(|k| (k.clone().into(), Value::Null)).collect());
+    let probe = Map::from_entries(
+        keys.iter()
+            .map(|k| (k.clone().into(), Value::Null))
+            .collect(),
+    );
     StateVersion::of(&Value::Object(probe))
 }
 

@@ -151,8 +151,15 @@ fn v2_state(doc: &JsDoc) -> Result<Option<crate::model::v2::AgentState>, Steplin
         return Err(e);
     }
     let Some(keys) = keys else { return Ok(None) };
-    if crate::snapshot::v2::version_of_keys(&keys)? != StateVersion::V2 {
-        return Ok(None);
+    match crate::snapshot::v2::version_of_keys(&keys) {
+        Ok(StateVersion::V1_22) => return Ok(None),
+        Ok(StateVersion::V2) => {}
+        // Neither or both: what a full read finds wrong first (nesting too
+        // deep, bad JSON) is reported as parseAgentState reports it, else this.
+        Err(e) => {
+            doc.value(&root)?;
+            return Err(e);
+        }
     }
     let value = doc.value(&root)?;
     crate::model::v2::AgentState::from_value(&value, &clock()).map(Some)

@@ -86,7 +86,8 @@ pub fn resolve_stop_signals(
 /// ```
 #[wasm_bindgen(js_name = explainContinuation, unchecked_return_type = "ContinuationExplanation")]
 pub fn explain_continuation(
-    #[wasm_bindgen(unchecked_param_type = "ExecutionContinuationV2 | string")] continuation: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ExecutionContinuationV2 | string")]
+    continuation: JsValue,
 ) -> Result<JsValue, JsValue> {
     out(walk::json_value(&continuation, None, "the continuation")
         .and_then(|v| data::explain_continuation(&v, "/continuation")))

@@ -113,8 +113,10 @@ test('a session fed a real-driver run and reconciled against a seeded state\'s s
     clean(`${r.name}: toRecording`, session.toRecording());
     const log = new RunLog();
     log.ingestJsonl(session.toRecording());
-    log.addSnapshot?.(snapshot);
+    log.addSnapshot(turn.envelopes[0].envelope.session_id, snapshot);
     clean(`${r.name}: summary`, log.summary());
+    clean(`${r.name}: sessions`, log.sessions());
+    clean(`${r.name}: save`, log.save());
   }
 });
 

@@ -28,7 +28,10 @@ pub fn stop_reasons() -> Value {
                     (
                         "broadcast",
                         obj([
-                            ("onContinuationStop", Value::from(on_continuation_stop(Some(*r)))),
+                            (
+                                "onContinuationStop",
+                                Value::from(on_continuation_stop(Some(*r))),
+                            ),
                             ("onExecutionStopped", Value::from(on_execution_stopped(*r))),
                         ]),
                     ),
@@ -118,12 +121,7 @@ pub fn evaluate_guards(
 }
 
 /// Replays a recorded v2 run under `guards`.
-pub fn replay(
-    state: &Value,
-    guards: &Value,
-    clock: ReplayClock,
-    now: Timestamp,
-) -> Result<Value> {
+pub fn replay(state: &Value, guards: &Value, clock: ReplayClock, now: Timestamp) -> Result<Value> {
     let guards = Guard::list_from_value(guards, "/guards")?;
     let state = read_v2_state(state, &now)?;
     Ok(replay_guards(&state, &guards, &clock, &now).to_value())

@@ -31,10 +31,7 @@ pub struct GuardCheck {
 impl GuardCheck {
     pub fn to_value(&self) -> Value {
         obj([
-            (
-                "addedSignals",
-                StopSignals(self.added.clone()).to_value(),
-            ),
+            ("addedSignals", StopSignals(self.added.clone()).to_value()),
             ("shouldStop", Value::from(self.should_stop)),
             (
                 "stopReason",
@@ -44,7 +41,9 @@ impl GuardCheck {
             ),
             (
                 "stopSignal",
-                self.stop_signal.as_ref().map_or(Value::Null, StopSignal::to_value),
+                self.stop_signal
+                    .as_ref()
+                    .map_or(Value::Null, StopSignal::to_value),
             ),
             ("explain", Value::from(self.continuation.explain())),
         ])
@@ -75,9 +74,9 @@ pub fn check_guards(
         .filter(|g| trigger.is_none_or(|t| g.trigger() == t))
         .filter_map(|g| g.check(state, clock))
         .collect();
-    let after = added
-        .iter()
-        .fold(state.clone(), |s, sig| s.with_stop_signal(sig.clone(), &clock.now));
+    let after = added.iter().fold(state.clone(), |s, sig| {
+        s.with_stop_signal(sig.clone(), &clock.now)
+    });
     GuardCheck {
         continuation: after.execution_continuation(),
         should_stop: after.should_stop(),
