@@ -9,6 +9,7 @@
 //! partial or odd input is still a diagnosis.
 
 mod executions;
+mod frames;
 mod input;
 mod messages;
 mod timing;
@@ -39,8 +40,12 @@ pub const FINAL_STATUS_MISSING: &str = "final_status_missing";
 /// results (quirk 1; DESIGN.md fix 2).
 pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
 
+/// Stream chunks that are a provider's raw stream frames, not text
+/// (instructor-php v2.7 with a real streaming HTTP driver, its README item 15).
+pub const RAW_PROVIDER_FRAMES_IN_STREAM: &str = "raw_provider_frames_in_stream";
+
 /// Every diagnostic code, in the order the detectors run.
-pub const CODES: [&str; 7] = [
+pub const CODES: [&str; 8] = [
     TOOL_ARGS_IN_CONTENT,
     STEP_TIMING_INVERTED,
     STEP_TIMING_FROM_CREATION,
@@ -48,6 +53,7 @@ pub const CODES: [&str; 7] = [
     TIME_LIMIT_FROM_SESSION_START,
     FINAL_STATUS_MISSING,
     TOOL_RESULTS_NOT_EXCLUDED,
+    RAW_PROVIDER_FRAMES_IN_STREAM,
 ];
 
 /// How sure a finding is to be a producer bug.
@@ -140,6 +146,7 @@ fn run(
     if let Some(config) = snapshot_options {
         messages::tool_results_not_excluded(snapshot, config, &mut out);
     }
+    frames::check(&envelopes, &mut out);
     out
 }
 
