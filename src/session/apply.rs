@@ -95,7 +95,7 @@ fn apply_event(
             exec.status_detail.absorb(p, at);
             if let Some(s) = str_of(p, "status") {
                 if crate::session::view::TERMINAL.contains(&s.as_str()) {
-                    exec.chunk_segments.ended();
+                    exec.chunk_segments.ended(at);
                 }
                 let from = str_of(p, "previous_status");
                 // Seed 000 names no previous status: when it was sent says
@@ -220,7 +220,10 @@ fn apply_event(
             };
             exec.provider_frames += u64::from(frame);
             let index = match int_of(p, "chunk_index") {
-                Some(i) => exec.chunk_segments.key(i, &exec.stream),
+                Some(i) => {
+                    let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
+                    exec.chunk_segments.key(i, at, &exec.stream)
+                }
                 None => exec.stream.next_index(),
             };
             if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
