@@ -4,9 +4,9 @@
 //! step start, a tool run, a stream chunk): those are `instructor`, and the
 //! run's other envelopes tell the version. What only one producer sends:
 //! - `v2`: a continuation with `should_stop`; a four-key `agent.status`
-//!   (`previous_status` plus `error_message`/`last_response`); a step
-//!   completion whose `duration_ms` is a float, or the failed attempt's
-//!   completion (`finish_reason` null with zero usage, README item 9);
+//!   (`previous_status` plus `error_message`/`last_response`); the failed
+//!   attempt's step completion (`finish_reason` null with zero usage, README
+//!   item 9);
 //! - `v1.22`: a continuation with `should_continue` (and `evaluations`);
 //! - `seed-000`: a status without `previous_status`, tools as names, usage
 //!   as `{prompt, completion, total}`;
@@ -90,9 +90,7 @@ pub fn detect(kind: &str, native: bool, p: &Map) -> WireDialect {
             WireDialect::Seed000
         }
         "agent.step.completed" if seed_usage => WireDialect::Seed000,
-        "agent.step.completed" if p.get("duration_ms").is_some_and(Value::is_f64) || failed_attempt(p) => {
-            WireDialect::V2
-        }
+        "agent.step.completed" if failed_attempt(p) => WireDialect::V2,
         _ => WireDialect::Instructor,
     }
 }

@@ -35,22 +35,36 @@ const FRAME_LIMITS: Limits = Limits {
 pub fn provider_frame(content: &str) -> Option<&'static str> {
     let t = content.trim();
     // Cheap refusals first: most chunks are text.
-    if !t.starts_with('{') || !t.ends_with('}') || !(t.contains("\"object\"") || t.contains("\"type\"")) {
+    if !t.starts_with('{')
+        || !t.ends_with('}')
+        || !(t.contains("\"object\"") || t.contains("\"type\""))
+    {
         return None;
     }
     let v = crate::json::parse(t, &FRAME_LIMITS).ok()?;
     let m = v.as_object()?;
     let s = |k: &str| m.get(k).and_then(Value::as_str);
     let is = |k: &str, f: fn(&Value) -> bool| m.get(k).is_some_and(f);
-    if s("object") == Some("chat.completion.chunk") && is("id", Value::is_string) && is("choices", Value::is_array) {
+    if s("object") == Some("chat.completion.chunk")
+        && is("id", Value::is_string)
+        && is("choices", Value::is_array)
+    {
         return Some("openai");
     }
     let index = is("index", Value::is_u64);
     let anthropic = match s("type")? {
-        "content_block_delta" => index && m.get("delta").and_then(|d| d.get("type")).is_some_and(Value::is_string),
+        "content_block_delta" => {
+            index
+                && m.get("delta")
+                    .and_then(|d| d.get("type"))
+                    .is_some_and(Value::is_string)
+        }
         "content_block_start" => index && is("content_block", Value::is_object),
         "content_block_stop" => index && m.len() == 2,
-        "message_start" => m.get("message").and_then(|x| x.get("id")).is_some_and(Value::is_string),
+        "message_start" => m
+            .get("message")
+            .and_then(|x| x.get("id"))
+            .is_some_and(Value::is_string),
         "message_delta" => is("delta", Value::is_object) && is("usage", Value::is_object),
         _ => false,
     };
@@ -78,7 +92,8 @@ mod tests {
 
     #[test]
     fn anthropic_frames_are_recognised() {
-        let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
+        let delta =
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#;
         assert_eq!(provider_frame(delta), Some("anthropic"));
         let start = r#"{"type":"message_start","message":{"id":"msg_1","type":"message"}}"#;
         assert_eq!(provider_frame(start), Some("anthropic"));

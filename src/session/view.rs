@@ -331,7 +331,9 @@ impl Execution {
             && !s.seen_completed
             && s.tools.is_empty()
             && s.text.is_empty()
-            && s.continuation.as_ref().is_none_or(|c| c["should_continue"] == false))
+            && s.continuation
+                .as_ref()
+                .is_none_or(|c| c["should_continue"] == false))
         .then_some(s.number)
     }
 

@@ -49,7 +49,11 @@ pub fn check(_name: &str, case: &Value) -> Option<Result<(), String>> {
         let execs = view["executions"].as_array().cloned().unwrap_or_default();
         let broadcasting: Vec<&Value> = turns.iter().filter(|t| !envelopes(t).is_empty()).collect();
         if execs.len() != broadcasting.len() {
-            return Err(format!("{} executions for {} turns", execs.len(), broadcasting.len()));
+            return Err(format!(
+                "{} executions for {} turns",
+                execs.len(),
+                broadcasting.len()
+            ));
         }
         for (t, (turn, exec)) in broadcasting.iter().zip(&execs).enumerate() {
             viewed(turn, exec).map_err(|e| format!("turn {t} view: {e}"))?;
@@ -165,7 +169,9 @@ fn encoder_args(e: &Value, failed: bool, tool_calls: bool) -> Option<Value> {
         "AgentStepStarted" => stepline::json!({
             "stepNumber": d["step"].clone(), "messageCount": d["messages"].clone(), "availableTools": d["tools"].clone()
         }),
-        "ToolCallStarted" => stepline::json!({"tool": d["tool"].clone(), "args": d["args"].clone()}),
+        "ToolCallStarted" => {
+            stepline::json!({"tool": d["tool"].clone(), "args": d["args"].clone()})
+        }
         "ToolCallCompleted" => stepline::json!({
             "tool": d["tool"].clone(), "success": d["success"].clone(), "error": d["error"].clone(),
             "startedAt": d["started"].clone(), "completedAt": d["completed"].clone()
@@ -176,7 +182,9 @@ fn encoder_args(e: &Value, failed: bool, tool_calls: bool) -> Option<Value> {
         }),
         "PartialInferenceDeltaCreated" => d.clone(),
         "StreamEventParsed" => stepline::json!({"content": e["content"].clone()}),
-        "AgentExecutionStopped" => stepline::json!({"stopReason": d["stopReason"].clone(), "stopMessage": d["stopMessage"].clone()}),
+        "AgentExecutionStopped" => {
+            stepline::json!({"stopReason": d["stopReason"].clone(), "stopMessage": d["stopMessage"].clone()})
+        }
         "AgentExecutionFailed" => stepline::json!({"message": d["error"].clone()}),
         "ContinuationEvaluated" => {
             let (signals, requested) = explained(d["status"].as_str()?, &d["resolvedBy"])?;
@@ -269,12 +277,22 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
     // after `completed`/`failed` (README item 6), which the view names apart.
     let last = envs.iter().rev().find(|e| e["type"] == "agent.status");
     let (status, from) = last.map_or((Value::Null, Value::Null), |e| {
-        (e["payload"]["status"].clone(), e["payload"]["previous_status"].clone())
+        (
+            e["payload"]["status"].clone(),
+            e["payload"]["previous_status"].clone(),
+        )
     });
     let closing = status == "stopped" && (from == "completed" || from == "failed");
-    let want = if closing { from.clone() } else { status.clone() };
+    let want = if closing {
+        from.clone()
+    } else {
+        status.clone()
+    };
     if exec["status"] != want {
-        return Err(format!("status {} (broadcast ended {from} -> {status})", exec["status"]));
+        return Err(format!(
+            "status {} (broadcast ended {from} -> {status})",
+            exec["status"]
+        ));
     }
     let want_closing = if closing { status } else { Value::Null };
     if exec["closing_status"] != want_closing {
@@ -293,11 +311,17 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
         .filter(|s| s["seen"]["completed"] == true && s["attempt_failed"] == false)
         .count();
     if Value::from(recorded) != turn["derived"]["stepCount"] {
-        return Err(format!("{recorded} steps, the state has {}", turn["derived"]["stepCount"]));
+        return Err(format!(
+            "{recorded} steps, the state has {}",
+            turn["derived"]["stepCount"]
+        ));
     }
     for s in &steps {
         if s["seen"]["completed"] == false && exec["never_ran_step"] != s["number"] {
-            return Err(format!("step {} started, never completed, not named as never run", s["number"]));
+            return Err(format!(
+                "step {} started, never completed, not named as never run",
+                s["number"]
+            ));
         }
     }
     // Tool runs: one per ToolCallStarted, in order, with its outcome.
@@ -309,7 +333,9 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
     let completed: Vec<&Value> = named("ToolCallCompleted").copied().collect();
     let want: Vec<(Value, Value)> = named("ToolCallStarted")
         .map(|e| {
-            let done = completed.iter().find(|c| c["data"]["toolCallId"] == e["data"]["toolCallId"]);
+            let done = completed
+                .iter()
+                .find(|c| c["data"]["toolCallId"] == e["data"]["toolCallId"]);
             let status = match done.map(|c| c["data"]["success"] == true) {
                 None => "running",
                 Some(true) => "succeeded",
@@ -322,7 +348,10 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
         return Err(format!("tool runs {tools:?}, the events say {want:?}"));
     }
     // Streamed text: the text deltas, nothing of the raw frames.
-    let chunks = envs.iter().filter(|e| e["type"] == "agent.stream.chunk").count();
+    let chunks = envs
+        .iter()
+        .filter(|e| e["type"] == "agent.stream.chunk")
+        .count();
     if chunks > 0 {
         let deltas: String = named("PartialInferenceDeltaCreated")
             .filter_map(|e| e["data"]["contentDelta"].as_str())
@@ -330,21 +359,40 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
         if exec["text"] != Value::from(deltas.as_str()) {
             return Err(format!("text {} , the deltas say {deltas:?}", exec["text"]));
         }
-        let answer = turn["derived"]["finalResponse"].as_str().unwrap_or("").trim_end_matches('\n');
+        let answer = turn["derived"]["finalResponse"]
+            .as_str()
+            .unwrap_or("")
+            .trim_end_matches('\n');
         if !deltas.ends_with(answer) {
-            return Err(format!("text {deltas:?} does not end in the answer {answer:?}"));
+            return Err(format!(
+                "text {deltas:?} does not end in the answer {answer:?}"
+            ));
         }
         let frames = envs
             .iter()
             .filter(|e| e["type"] == "agent.stream.chunk")
-            .filter(|e| e["payload"]["content"].as_str().is_some_and(|c| c.starts_with("{\"id\":\"chatcmpl-")))
+            .filter(|e| {
+                e["payload"]["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("{\"id\":\"chatcmpl-"))
+            })
             .count();
         if exec["provider_frames"] != Value::from(frames) {
-            return Err(format!("provider_frames {}, {frames} sent", exec["provider_frames"]));
+            return Err(format!(
+                "provider_frames {}, {frames} sent",
+                exec["provider_frames"]
+            ));
         }
     }
-    if exec["dialect"] != "v2" && envs.len() > 1 {
-        return Err(format!("dialect {}", exec["dialect"]));
+    // v2 as soon as one envelope is v2's own (a four-key status, a
+    // `should_stop` continuation); else the shapes both versions send.
+    let own = envs.iter().any(|e| {
+        let p = &e["payload"];
+        p.get("should_stop").is_some() || p.get("error_message").is_some()
+    });
+    let dialect = if own { "v2" } else { "instructor" };
+    if exec["dialect"] != dialect {
+        return Err(format!("dialect {}, expected {dialect}", exec["dialect"]));
     }
     Ok(())
 }
