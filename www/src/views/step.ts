@@ -83,7 +83,9 @@ export class StepDetail implements View {
       else this.text.textContent = exec?.text ?? '';
       this.text.classList.toggle('streaming', exec?.status === 'processing' && !exec.stale);
       const cut = exec?.text_truncated ? ` · cut at the text limit, ${exec.text_dropped_bytes.toLocaleString('en-US')} bytes dropped` : '';
-      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}` : 'Streamed text';
+      // Raw provider frames the producer sent as chunks: counted by the core, never shown as text.
+      const frames = exec?.provider_frames ? ` · ${exec.provider_frames} raw provider frames left out` : '';
+      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}${frames}` : 'Streamed text';
       this.lastExec = exec;
     }
   }
