@@ -8,6 +8,10 @@ use stepline::json;
 use stepline::json::Value;
 use stepline::session::Session;
 
+/// The fuzz checks' model of the JS side's patch application.
+#[path = "../fuzz/src/checks.rs"]
+mod checks;
+
 fn cases(corpus: &str) -> Vec<Value> {
     let path = format!(
         "{}/tests/vectors/{corpus}/agent-runs.json",
@@ -250,6 +254,21 @@ fn every_decoded_envelope_says_its_dialect() {
             for b in turn["envelopes"].as_array().unwrap() {
                 let d = dialect(b["envelope"].clone());
                 assert!(d == "v1.22" || d == "instructor", "{}: {d}", case["name"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
+    for case in cases("instructor-php-v2.7") {
+        let mut s = Session::new(None);
+        let mut mirror = Value::Null;
+        for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
+            for (i, b) in turn["envelopes"].as_array().unwrap().iter().enumerate() {
+                let _ = s.ingest_value(&b["envelope"]);
+                checks::apply_patch(&mut mirror, &checks::take_patch(&mut s));
+                assert_eq!(mirror, s.view(), "{} turn {t}: after envelope {i}", case["name"]);
             }
         }
     }
