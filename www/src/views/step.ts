@@ -14,6 +14,12 @@ export function whyLine(s: StepView): string | null {
   const c = s.continuation;
   if (!c) return null;
   const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
+  // v2.7 names no decider when no stop signal exists (its natural completion, or a step
+  // that requested tools): `resolved_by` is '' and `stop_reason` null.
+  if (!c.resolved_by) {
+    return c.should_continue ? 'Went on: no stop signal, so the loop took another step.'
+      : `Stopped (${c.stop_reason ?? 'completed'}): no stop signal and nothing more to do, so the run ended.`;
+  }
   const resolvedBy = shortClass(c.resolved_by);
   const decider = evaluations.find((e) => shortClass(e.criterion) === resolvedBy);
   const because = decider?.reason ? `: ${decider.reason}` : '';
