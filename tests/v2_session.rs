@@ -273,3 +273,30 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
         }
     }
 }
+
+#[test]
+fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
+    let case = cases("instructor-php-v2.7")
+        .into_iter()
+        .find(|c| c["name"] == "multi-turn: two user messages, broadcaster reset() between turns [debug]")
+        .unwrap();
+    let turns = case["expected"].as_array().unwrap();
+    let mut s = Session::new(None);
+    let first: Vec<Value> = turns[0]["envelopes"].as_array().unwrap().iter().map(|b| b["envelope"].clone()).collect();
+    for e in &first {
+        s.ingest_value(e).unwrap();
+    }
+    // The first turn's own start, redelivered after it ended, opens nothing.
+    assert!(s.ingest_value(&first[0]).unwrap().duplicate);
+    // The second turn (sent a second later: the corpus's clock is frozen)
+    // starts `processing` from `idle` again under the same execution id.
+    for b in turns[1]["envelopes"].as_array().unwrap() {
+        let mut e = b["envelope"].clone();
+        e["timestamp"] = Value::from("2026-08-10T12:00:01.250Z");
+        s.ingest_value(&e).unwrap();
+    }
+    let execs = s.view()["executions"].as_array().unwrap().clone();
+    assert_eq!(execs.len(), 2);
+    assert_eq!(execs[1]["steps"].as_array().unwrap().len(), 1);
+    assert_eq!((execs[0]["status"].as_str(), execs[1]["status"].as_str()), (Some("completed"), Some("completed")));
+}
