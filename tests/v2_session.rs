@@ -268,7 +268,12 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
             for (i, b) in turn["envelopes"].as_array().unwrap().iter().enumerate() {
                 let _ = s.ingest_value(&b["envelope"]);
                 checks::apply_patch(&mut mirror, &checks::take_patch(&mut s));
-                assert_eq!(mirror, s.view(), "{} turn {t}: after envelope {i}", case["name"]);
+                assert_eq!(
+                    mirror,
+                    s.view(),
+                    "{} turn {t}: after envelope {i}",
+                    case["name"]
+                );
             }
         }
     }
@@ -278,11 +283,18 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
 fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
     let case = cases("instructor-php-v2.7")
         .into_iter()
-        .find(|c| c["name"] == "multi-turn: two user messages, broadcaster reset() between turns [debug]")
+        .find(|c| {
+            c["name"] == "multi-turn: two user messages, broadcaster reset() between turns [debug]"
+        })
         .unwrap();
     let turns = case["expected"].as_array().unwrap();
     let mut s = Session::new(None);
-    let first: Vec<Value> = turns[0]["envelopes"].as_array().unwrap().iter().map(|b| b["envelope"].clone()).collect();
+    let first: Vec<Value> = turns[0]["envelopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["envelope"].clone())
+        .collect();
     for e in &first {
         s.ingest_value(e).unwrap();
     }
@@ -298,5 +310,8 @@ fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
     let execs = s.view()["executions"].as_array().unwrap().clone();
     assert_eq!(execs.len(), 2);
     assert_eq!(execs[1]["steps"].as_array().unwrap().len(), 1);
-    assert_eq!((execs[0]["status"].as_str(), execs[1]["status"].as_str()), (Some("completed"), Some("completed")));
+    assert_eq!(
+        (execs[0]["status"].as_str(), execs[1]["status"].as_str()),
+        (Some("completed"), Some("completed"))
+    );
 }
