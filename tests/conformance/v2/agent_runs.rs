@@ -121,11 +121,11 @@ fn encodes(
     let execution = input["executionId"]
         .as_str()
         .unwrap_or("c1000000-0000-4000-8000-000000000001");
-    let mut encoder = Encoder::new(session, execution, config.clone());
+    let mut encoder = Encoder::new(session, execution, config);
     let script = input["turns"].as_array().cloned().unwrap_or_default();
     for (t, turn) in turns.iter().enumerate() {
         if observer {
-            encoder = Encoder::new(session, execution, config.clone());
+            encoder = Encoder::new(session, execution, config);
         } else if script.get(t).is_some_and(|s| s["resetBroadcaster"] == true) {
             encoder.reset(None);
         }
@@ -310,7 +310,7 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
         .iter()
         .filter(|s| s["seen"]["completed"] == true && s["attempt_failed"] == false)
         .count();
-    if Value::from(recorded) != turn["derived"]["stepCount"] {
+    if turn["derived"]["stepCount"] != recorded {
         return Err(format!(
             "{recorded} steps, the state has {}",
             turn["derived"]["stepCount"]
@@ -356,7 +356,7 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
         let deltas: String = named("PartialInferenceDeltaCreated")
             .filter_map(|e| e["data"]["contentDelta"].as_str())
             .collect();
-        if exec["text"] != Value::from(deltas.as_str()) {
+        if exec["text"] != deltas.as_str() {
             return Err(format!("text {} , the deltas say {deltas:?}", exec["text"]));
         }
         let answer = turn["derived"]["finalResponse"]
@@ -377,7 +377,7 @@ fn viewed(turn: &Value, exec: &Value) -> Result<(), String> {
                     .is_some_and(|c| c.starts_with("{\"id\":\"chatcmpl-"))
             })
             .count();
-        if exec["provider_frames"] != Value::from(frames) {
+        if exec["provider_frames"] != frames {
             return Err(format!(
                 "provider_frames {}, {frames} sent",
                 exec["provider_frames"]
