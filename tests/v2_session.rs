@@ -315,3 +315,32 @@ fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
         (Some("completed"), Some("completed"))
     );
 }
+
+#[test]
+fn diagnose_finds_no_producer_bug_in_v2_runs_but_the_raw_frames() {
+    for case in cases("instructor-php-v2.7") {
+        let mut s = Session::new(None);
+        for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
+            for b in turn["envelopes"].as_array().unwrap() {
+                // Turns a second apart: the corpus's frozen clock makes a later
+                // turn's statuses byte-identical to an earlier turn's.
+                let mut e = b["envelope"].clone();
+                e["timestamp"] = Value::from(format!("2026-08-10T12:00:0{t}.250Z"));
+                s.ingest_value(&e).unwrap();
+            }
+        }
+        let codes: Vec<&str> = s
+            .diagnose(&Value::Null)
+            .unwrap()
+            .iter()
+            .map(|d| d.code)
+            .collect();
+        let frames = case["name"] == "real driver: streamed answer, several text deltas [standard]";
+        let want: &[&str] = if frames {
+            &["raw_provider_frames_in_stream"]
+        } else {
+            &[]
+        };
+        assert_eq!(codes, want, "{}", case["name"]);
+    }
+}
