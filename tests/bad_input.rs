@@ -5,23 +5,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use stepline::json;
 use stepline::json::Value;
-use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::ErrorCode;
 
 mod common;
-use common::vectors;
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
+use common::{vectors, Corpus::V1_22};
 
 fn err_of(text: &str) -> stepline::SteplineError {
-    AgentState::parse(text, &now()).expect_err("bad input must be rejected")
+    AgentState::parse(text, &V1_22.now()).expect_err("bad input must be rejected")
 }
 
 fn err_of_value(v: Value) -> stepline::SteplineError {
-    AgentState::from_value(&v, &now()).expect_err("bad input must be rejected")
+    AgentState::from_value(&v, &V1_22.now()).expect_err("bad input must be rejected")
 }
 
 #[test]
@@ -225,7 +220,7 @@ fn mutated_vector_inputs_never_panic() {
                     *slot = r.clone();
                 }
                 let outcome = catch_unwind(AssertUnwindSafe(|| {
-                    AgentState::from_value(&mutated, &now()).map(|s| s.to_value())
+                    AgentState::from_value(&mutated, &V1_22.now()).map(|s| s.to_value())
                 }));
                 assert!(outcome.is_ok(), "panic at {path} with {r}");
                 runs += 1;

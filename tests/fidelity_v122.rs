@@ -7,7 +7,6 @@ use stepline::continuation::{evaluate_all, Observation, Outcome};
 use stepline::envelope::summary::truncate_args;
 use stepline::json;
 use stepline::json::Value;
-use stepline::model::time::Timestamp;
 use stepline::model::{AgentState, AgentStep, ToolExecution};
 use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::restore::restore;
@@ -17,11 +16,7 @@ use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
 
 mod common;
-use common::vectors;
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
+use common::{vectors, Corpus::V1_22};
 
 fn state_model_input(name: &str) -> Value {
     vectors("state-model.json")
@@ -65,7 +60,9 @@ fn a_state_round_trip_keeps_every_cached_context_field_including_a_nested_json_s
         "type": "json_schema",
         "json_schema": {"name": "answer", "schema": schema, "strict": false}
     });
-    let once = AgentState::from_value(&data, &now()).unwrap().to_value();
+    let once = AgentState::from_value(&data, &V1_22.now())
+        .unwrap()
+        .to_value();
     let cached = &once["cachedContext"];
     assert_eq!(
         cached["responseFormat"],
@@ -75,7 +72,9 @@ fn a_state_round_trip_keeps_every_cached_context_field_including_a_nested_json_s
     assert_eq!(cached["tools"], data["cachedContext"]["tools"]);
     assert_eq!(cached["toolChoice"], data["cachedContext"]["toolChoice"]);
     // The flat form the reference writes reads back to itself.
-    let twice = AgentState::from_value(&once, &now()).unwrap().to_value();
+    let twice = AgentState::from_value(&once, &V1_22.now())
+        .unwrap()
+        .to_value();
     assert_eq!(twice["cachedContext"], once["cachedContext"]);
 }
 
@@ -84,7 +83,7 @@ fn response_format_parts_follow_from_data() {
     let read = |rf: Value| {
         let mut data = state_model_input("AgentState roundtrip full canonical state");
         data["cachedContext"]["responseFormat"] = rf;
-        AgentState::from_value(&data, &now())
+        AgentState::from_value(&data, &V1_22.now())
             .map(|s| s.to_value()["cachedContext"]["responseFormat"].clone())
     };
     // Top-level parts win over the nested ones.
@@ -128,7 +127,7 @@ fn response_format_parts_follow_from_data() {
     let mut data = state_model_input("AgentState roundtrip full canonical state");
     data["cachedContext"]["tools"] = json!("search");
     assert_eq!(
-        err_at(AgentState::from_value(&data, &now())),
+        err_at(AgentState::from_value(&data, &V1_22.now())),
         (ErrorCode::InvalidType, "/cachedContext/tools".into())
     );
 }
@@ -143,7 +142,7 @@ fn legacy_flat_tool_executions_keep_their_call_id() {
         "args": {"ignored": true}, "result": {"hits": 1},
         "startedAt": "2026-01-20T11:59:59+00:00", "endedAt": "2026-01-20T12:00:00+00:00"
     });
-    let e = ToolExecution::from_value(&flat, "", &now()).unwrap();
+    let e = ToolExecution::from_value(&flat, "", &V1_22.now()).unwrap();
     assert_eq!(e.tool_call.id, "call_9");
     assert_eq!(e.tool_call.arguments, json!({"q": "paris"}));
     assert_eq!(e.to_value()["toolCall"]["id"], "call_9");
@@ -151,13 +150,13 @@ fn legacy_flat_tool_executions_keep_their_call_id() {
     let mut both = flat.clone();
     both["toolCallId"] = Value::from("call_camel");
     both["arguments"] = Value::Null;
-    let e = ToolExecution::from_value(&both, "", &now()).unwrap();
+    let e = ToolExecution::from_value(&both, "", &V1_22.now()).unwrap();
     assert_eq!(
         (e.tool_call.id.as_str(), &e.tool_call.arguments),
         ("call_camel", &json!({"ignored": true}))
     );
     // Inside a step the executed call keeps the id too.
-    let step = AgentStep::from_value(&json!({"toolExecutions": [flat]}), "", &now()).unwrap();
+    let step = AgentStep::from_value(&json!({"toolExecutions": [flat]}), "", &V1_22.now()).unwrap();
     assert_eq!(step.tool_executions.tool_calls()[0].id, "call_9");
 }
 
@@ -183,7 +182,7 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
         AgentStep::from_value(
             &json!({"toolExecutions": failing, "errors": errors}),
             "",
-            &now(),
+            &V1_22.now(),
         )
         .unwrap()
     };
@@ -211,13 +210,13 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
         "from message\nfrom error\nUnknown error\nplain"
     );
     // `''` and null are successes, with their result kept.
-    let ok = ToolExecution::from_value(&execution(json!("")), "", &now()).unwrap();
+    let ok = ToolExecution::from_value(&execution(json!("")), "", &V1_22.now()).unwrap();
     assert!(!ok.has_error());
     // A failure has no value (toArray writes `result: null`).
     let mut with_result = execution(json!("failed"));
     with_result["result"] = json!({"partial": true});
     assert_eq!(
-        ToolExecution::from_value(&with_result, "", &now())
+        ToolExecution::from_value(&with_result, "", &V1_22.now())
             .unwrap()
             .to_value()["result"],
         Value::Null
@@ -232,7 +231,7 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
         .unwrap()
         .remove("stepType");
     let snapshot = slim_state(
-        &AgentState::from_value(&state, &now()).unwrap(),
+        &AgentState::from_value(&state, &V1_22.now()).unwrap(),
         &SlimConfig::standard(),
     );
     assert_eq!(snapshot["steps"][0]["errors"], 4);
@@ -248,14 +247,14 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
 fn continuation_contexts_keep_the_references_int_and_float_kinds() {
     let mut state = final_state("tool call then final answer");
     state["stateInfo"]["cumulativeExecutionSeconds"] = json!(3);
-    let state = AgentState::from_value(&state, &now()).unwrap();
+    let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
     let defaults = Defaults {
         cumulative_timeout: Some(60),
         ..Defaults::default()
     };
     let outcome = evaluate_all(
         &default_criteria(&defaults),
-        &Observation::from_state(&state, now(), None),
+        &Observation::from_state(&state, V1_22.now(), None),
     );
     let context = |class: &str| {
         outcome
@@ -282,7 +281,10 @@ fn continuation_contexts_keep_the_references_int_and_float_kinds() {
     assert!(is_int(&cumulative["maxSeconds"]), "{cumulative}");
     let criteria =
         parse_criteria(&json!([{"kind": "execution_time_limit", "max": 300}]), "").unwrap();
-    let timed = evaluate_all(&criteria, &Observation::from_state(&state, now(), None));
+    let timed = evaluate_all(
+        &criteria,
+        &Observation::from_state(&state, V1_22.now(), None),
+    );
     let elapsed = &timed.evaluations[0].context;
     assert!(
         is_int(&elapsed["elapsedSeconds"]) && is_int(&elapsed["maxSeconds"]),
@@ -314,7 +316,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         let mut s = base.clone();
         *s.pointer_mut(pointer)
             .unwrap_or_else(|| panic!("{pointer}")) = value;
-        AgentState::from_value(&s, &now()).map(|_| ())
+        AgentState::from_value(&s, &V1_22.now()).map(|_| ())
     };
     let eval0 = format!("{outcome_path}/evaluations/0");
     assert!(
@@ -331,7 +333,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
     ] {
         let mut s = base.clone();
         s.pointer_mut(&eval0).unwrap()[field] = value.clone();
-        let got = err_at(AgentState::from_value(&s, &now()));
+        let got = err_at(AgentState::from_value(&s, &V1_22.now()));
         assert_eq!(got, (code, format!("{eval0}/{field}")), "{field}: {value}");
     }
     assert_eq!(
@@ -358,7 +360,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
     ] {
         let mut s = base.clone();
         s.pointer_mut(&eval0).unwrap()["stopReason"] = Value::from(reason);
-        AgentState::from_value(&s, &now()).unwrap();
+        AgentState::from_value(&s, &V1_22.now()).unwrap();
     }
     read(&format!("{eval0}/stopReason"), Value::Null).unwrap();
     // StepResult::fromArray hands `$data['outcome']` to fromArray(array): required,
@@ -369,7 +371,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         .unwrap()
         .remove("outcome");
     let want = (ErrorCode::MissingField, outcome_path.to_string());
-    assert_eq!(err_at(AgentState::from_value(&s, &now())), want);
+    assert_eq!(err_at(AgentState::from_value(&s, &V1_22.now())), want);
     let last = s["stepResults"].as_array().unwrap().len() - 1;
     s["stepResults"][last]
         .as_object_mut()
@@ -379,7 +381,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         include_continuation_trace: true,
         ..SlimConfig::standard()
     };
-    let (code, path) = err_at(SlimSource::from_doc(&&s, &trace, &now()).map(|_| ()));
+    let (code, path) = err_at(SlimSource::from_doc(&&s, &trace, &V1_22.now()).map(|_| ()));
     assert_eq!(
         (code, path),
         (
@@ -400,7 +402,7 @@ fn zero_and_negative_slim_limits_mean_what_they_mean_in_the_reference() {
     let mut data = final_state("tool call then final answer");
     let long = "x".repeat(3000);
     data["messageStore"]["sections"][0]["messages"][0]["content"] = Value::from(long.as_str());
-    let state = AgentState::from_value(&data, &now()).unwrap();
+    let state = AgentState::from_value(&data, &V1_22.now()).unwrap();
     for compat in [true, false] {
         for max in [0, -1] {
             let c = SlimConfig {
@@ -466,7 +468,7 @@ fn zero_and_negative_argument_limits_cut_as_php_substr() {
 
 #[test]
 fn zero_step_and_token_limits_stop_every_time_and_zero_time_limits_are_refused() {
-    let state = AgentState::from_value(&final_state("direct final answer"), &now()).unwrap();
+    let state = AgentState::from_value(&final_state("direct final answer"), &V1_22.now()).unwrap();
     for spec in [
         json!([{"kind": "steps_limit", "max": 0}]),
         json!([{"kind": "token_usage_limit", "max": 0}]),
@@ -474,13 +476,19 @@ fn zero_step_and_token_limits_stop_every_time_and_zero_time_limits_are_refused()
         json!([{"kind": "retry_limit", "max": 0}]),
     ] {
         let criteria = parse_criteria(&spec, "").unwrap();
-        let outcome = evaluate_all(&criteria, &Observation::from_state(&state, now(), None));
+        let outcome = evaluate_all(
+            &criteria,
+            &Observation::from_state(&state, V1_22.now(), None),
+        );
         assert_eq!(outcome.evaluations[0].decision.as_str(), "forbid", "{spec}");
         assert!(!outcome.should_continue);
     }
     let defaults =
         parse_criteria(&json!({"defaults": {"maxSteps": 0, "maxTokens": 0}}), "").unwrap();
-    let outcome = evaluate_all(&defaults, &Observation::from_state(&state, now(), None));
+    let outcome = evaluate_all(
+        &defaults,
+        &Observation::from_state(&state, V1_22.now(), None),
+    );
     assert_eq!(outcome.stop_reason(), "steps_limit");
     for spec in [
         json!([{"kind": "execution_time_limit", "max": 0}]),
@@ -506,16 +514,19 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
     for status in ["in_progress", "completed", "failed"] {
         let mut s = base.clone();
         s["status"] = Value::from(status);
-        assert_eq!(restore(&s, &now()).unwrap().to_value()["status"], status);
+        assert_eq!(
+            restore(&s, &V1_22.now()).unwrap().to_value()["status"],
+            status
+        );
     }
     assert_eq!(
-        restore(&base, &now()).unwrap().to_value()["status"],
+        restore(&base, &V1_22.now()).unwrap().to_value()["status"],
         "in_progress"
     );
     let mut s = base.clone();
     s["status"] = Value::Null;
     assert_eq!(
-        restore(&s, &now()).unwrap().to_value()["status"],
+        restore(&s, &V1_22.now()).unwrap().to_value()["status"],
         "in_progress"
     );
     // Broadcast words are not state statuses; case matters.
@@ -523,7 +534,7 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
         let mut s = base.clone();
         s["status"] = Value::from(status);
         assert_eq!(
-            err_at(restore(&s, &now())),
+            err_at(restore(&s, &V1_22.now())),
             (ErrorCode::InvalidValue, "/status".into()),
             "{status}"
         );
@@ -533,8 +544,11 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
 #[test]
 fn restore_reads_messages_as_the_reference_does() {
     let restored = |messages: Value| {
-        restore(&json!({"agent_id": "a", "messages": messages}), &now())
-            .map(|s| s.to_value()["messageStore"]["sections"][0]["messages"].clone())
+        restore(
+            &json!({"agent_id": "a", "messages": messages}),
+            &V1_22.now(),
+        )
+        .map(|s| s.to_value()["messageStore"]["sections"][0]["messages"].clone())
     };
     // Seed 000's `metadata` alias is read; written back as `_metadata`.
     assert_eq!(
@@ -580,13 +594,17 @@ fn the_error_context_prefers_a_failed_execution_over_the_steps_own_errors() {
         let failed = step.clone();
         state["steps"] = json!([failed, step.clone()]);
         state["currentStep"] = step;
-        let state = AgentState::from_value(&state, &now()).unwrap();
+        let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
         let criteria = parse_criteria(
             &json!([{"kind": "error_policy", "policy": "retryToolErrors(5)"}]),
             "",
         )
         .unwrap();
-        evaluate_all(&criteria, &Observation::from_state(&state, now(), None)).evaluations[0]
+        evaluate_all(
+            &criteria,
+            &Observation::from_state(&state, V1_22.now(), None),
+        )
+        .evaluations[0]
             .context
             .clone()
     };

@@ -9,16 +9,15 @@ use stepline::model::time::{parse, Timestamp};
 use stepline::model::{AgentState, AgentStep, Role, StepResult};
 use stepline::ErrorCode;
 
-fn at(s: &str) -> Timestamp {
-    parse(s, &now()).unwrap()
-}
+mod common;
+use common::Corpus::V1_22;
 
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
+fn at(s: &str) -> Timestamp {
+    parse(s, &V1_22.now()).unwrap()
 }
 
 fn step(usage: stepline::json::Value) -> AgentStep {
-    AgentStep::from_value(&json!({"usage": usage}), "", &now()).unwrap()
+    AgentStep::from_value(&json!({"usage": usage}), "", &V1_22.now()).unwrap()
 }
 
 #[test]
@@ -50,7 +49,7 @@ fn step_duration_is_the_real_interval_including_minutes() {
 
 #[test]
 fn recording_steps_accumulates_execution_seconds_usage_and_keeps_them_through_storage() {
-    let mut state = AgentState::from_value(&json!({"agentId": "a"}), &now()).unwrap();
+    let mut state = AgentState::from_value(&json!({"agentId": "a"}), &V1_22.now()).unwrap();
     state.mark_execution_started(&at("2026-01-20T11:59:00Z"));
     let first = StepResult::new(
         step(json!({"input": 10, "output": 2})),
@@ -66,8 +65,8 @@ fn recording_steps_accumulates_execution_seconds_usage_and_keeps_them_through_st
         at("2026-01-20T11:59:04Z"),
     )
     .unwrap();
-    state.record_step(first, &now()).unwrap();
-    state.record_step(second, &now()).unwrap();
+    state.record_step(first, &V1_22.now()).unwrap();
+    state.record_step(second, &V1_22.now()).unwrap();
     assert_eq!(state.state_info.cumulative_execution_seconds, 3.5);
     assert_eq!(state.usage.total(), 18);
     assert_eq!(state.steps.len(), 2);
@@ -78,7 +77,7 @@ fn recording_steps_accumulates_execution_seconds_usage_and_keeps_them_through_st
 
     let stored = state.to_value();
     assert_eq!(stored["executionStartedAt"], "2026-01-20T11:59:00+00:00");
-    let restored = AgentState::from_value(&stored, &now()).unwrap();
+    let restored = AgentState::from_value(&stored, &V1_22.now()).unwrap();
     // Cumulative time survives storage; the execution start never does (seed 004).
     assert_eq!(restored.state_info.cumulative_execution_seconds, 3.5);
     assert_eq!(restored.execution_started_at, None);
@@ -95,11 +94,11 @@ fn steps_keep_ids_timestamps_and_annotations_through_a_round_trip() {
             "extra": {"model": "gpt-4o"}
         }
     });
-    let s = AgentStep::from_value(&input, "", &now()).unwrap();
+    let s = AgentStep::from_value(&input, "", &V1_22.now()).unwrap();
     assert_eq!(s.info.id, "step-7");
     assert_eq!(s.annotations.safety[0].verdict.as_str(), "review");
     assert_eq!(s.annotations.citations[1].url, None);
-    let again = AgentStep::from_value(&s.to_value(), "", &now()).unwrap();
+    let again = AgentStep::from_value(&s.to_value(), "", &V1_22.now()).unwrap();
     assert_eq!(again.annotations, s.annotations);
     assert_eq!(
         s.to_value()["annotations"],
@@ -112,7 +111,7 @@ fn steps_keep_ids_timestamps_and_annotations_through_a_round_trip() {
 #[test]
 fn an_unknown_safety_verdict_is_rejected_with_its_path() {
     let input = json!({"annotations": {"safety": [{"verdict": "maybe", "category": "x"}]}});
-    let err = AgentStep::from_value(&input, "/steps/0", &now()).unwrap_err();
+    let err = AgentStep::from_value(&input, "/steps/0", &V1_22.now()).unwrap_err();
     assert_eq!(
         err.path.as_deref(),
         Some("/steps/0/annotations/safety/0/verdict")
@@ -133,7 +132,7 @@ fn a_failure_step_is_an_error_step_carrying_the_error() {
             message: "boom".into(),
             class: "RuntimeException".into(),
         },
-        &now(),
+        &V1_22.now(),
     );
     assert_eq!(s.step_type.as_str(), "error");
     assert_eq!(s.errors_as_string(), "boom");
@@ -159,7 +158,7 @@ fn requested_and_executed_tool_calls_come_from_their_single_sources() {
             "toolExecutions": [{"toolCall": {"id": "c1", "name": "search"}, "result": 1}]
         }),
         "",
-        &now(),
+        &V1_22.now(),
     )
     .unwrap();
     let requested: Vec<&str> = s

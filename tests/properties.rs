@@ -15,7 +15,6 @@ use stepline::envelope::decode::{decode_text, decode_value};
 use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::json;
 use stepline::json::Value;
-use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::session::Session;
 use stepline::snapshot::restore::restore;
@@ -25,7 +24,7 @@ use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
 mod common;
-use common::{session_of, vectors, view_of};
+use common::{session_of, vectors, view_of, Corpus::V1_22};
 
 fn config(cases: u32) -> Config {
     Config {
@@ -33,10 +32,6 @@ fn config(cases: u32) -> Config {
         failure_persistence: None,
         ..Config::default()
     }
-}
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
 }
 
 /// The first turn of every recorded reference run.
@@ -153,7 +148,7 @@ fn timed_run(steps: &[GenStep]) -> Vec<Value> {
 }
 
 fn encoded_run_with(steps: &[GenStep], ticking: bool) -> Vec<Value> {
-    let start = now();
+    let start = V1_22.now();
     let mut tick = 0i64;
     let mut enc = Encoder::new("sess-p", "exec-p", BroadcastConfig::debug());
     let mut out = Vec::new();
@@ -556,7 +551,7 @@ fn broadcast_config() -> impl Strategy<Value = BroadcastConfig> {
 
 /// Feeds one event; returns what was broadcast.
 fn encode(enc: &mut Encoder, e: &Event) -> Vec<Value> {
-    let now = now();
+    let now = V1_22.now();
     let push = |enc: &mut Encoder, name: &str, args: Value| {
         enc.push(name, &args, &now)
             .unwrap()
@@ -757,7 +752,7 @@ proptest! {
     /// only cut again by the same rule), and a second round changes nothing.
     #[test]
     fn slim_restore_slim_is_stable(state in state(), config in slim_config()) {
-        let now = now();
+        let now = V1_22.now();
         let state = AgentState::from_value(&state, &now).unwrap();
         let s1 = slim_state(&state, &config);
         prop_assert!(validate(&s1).valid(), "{:?}", validate(&s1).errors);
@@ -790,7 +785,7 @@ proptest! {
     /// (a limit of 0 or less is none, as in the reference).
     #[test]
     fn slim_content_is_cut_within_the_limit(state in state(), config in slim_config()) {
-        let state = AgentState::from_value(&state, &now()).unwrap();
+        let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
         let s = slim_state(&state, &config);
         let limit = usize::try_from(config.max_content_length).ok().filter(|&l| l > 0).unwrap_or(usize::MAX - 3);
         for m in s["messages"].as_array().unwrap() {

@@ -5,8 +5,10 @@ use stepline::json;
 use stepline::json::Value;
 use stepline::model::provider::openai::{normalize_response, StreamAccumulator};
 use stepline::model::provider::NormalizeOptions;
-use stepline::model::time::Timestamp;
 use stepline::ErrorCode;
+
+mod common;
+use common::Corpus::V1_22;
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(
@@ -18,10 +20,6 @@ fn fixture(name: &str) -> String {
 
 fn json_fixture(name: &str) -> Value {
     stepline::json::from_str(&fixture(name)).unwrap()
-}
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
 }
 
 const FIXED: NormalizeOptions = NormalizeOptions {
@@ -36,7 +34,7 @@ fn tool_call_with_empty_content_has_empty_content_and_no_assistant_message() {
     let n = normalize_response(
         &json_fixture("tool-call-empty-content.json"),
         &FIXED,
-        &now(),
+        &V1_22.now(),
     )
     .unwrap();
     assert_eq!(n.response.content, "");
@@ -61,7 +59,7 @@ fn compat_switch_reproduces_the_reference_argument_leak() {
     let n = normalize_response(
         &json_fixture("tool-call-empty-content.json"),
         &COMPAT,
-        &now(),
+        &V1_22.now(),
     )
     .unwrap();
     assert_eq!(
@@ -74,7 +72,12 @@ fn compat_switch_reproduces_the_reference_argument_leak() {
 
 #[test]
 fn tool_call_with_natural_language_content_keeps_the_text_and_appends_it() {
-    let n = normalize_response(&json_fixture("tool-call-with-text.json"), &FIXED, &now()).unwrap();
+    let n = normalize_response(
+        &json_fixture("tool-call-with-text.json"),
+        &FIXED,
+        &V1_22.now(),
+    )
+    .unwrap();
     assert_eq!(n.response.content, "Let me look that up in the CRM first.");
     let message = n.assistant_message.expect("real text is appended");
     assert_eq!(
@@ -90,13 +93,18 @@ fn tool_call_with_natural_language_content_keeps_the_text_and_appends_it() {
         .collect();
     assert_eq!(names, ["create_program_lead", "search_entities"]);
     // Compat changes nothing when there is real content.
-    let c = normalize_response(&json_fixture("tool-call-with-text.json"), &COMPAT, &now()).unwrap();
+    let c = normalize_response(
+        &json_fixture("tool-call-with-text.json"),
+        &COMPAT,
+        &V1_22.now(),
+    )
+    .unwrap();
     assert_eq!(c.response.content, n.response.content);
 }
 
 #[test]
 fn plain_answer_is_appended_and_counts_reasoning_tokens() {
-    let n = normalize_response(&json_fixture("plain-answer.json"), &FIXED, &now()).unwrap();
+    let n = normalize_response(&json_fixture("plain-answer.json"), &FIXED, &V1_22.now()).unwrap();
     assert_eq!(n.response.content, "The dbplus program has 3 open leads.");
     assert!(n.response.tool_calls.is_empty());
     assert_eq!(n.response.finish_reason().as_str(), "stop");
@@ -125,7 +133,7 @@ fn streamed_tool_calls_never_leak_argument_fragments_into_content_deltas() {
     }
     assert!(done);
     assert_eq!(streamed_text, "Checking the weather.");
-    let n = acc.finish(&now()).unwrap();
+    let n = acc.finish(&V1_22.now()).unwrap();
     assert_eq!(n.response.content, "Checking the weather.");
     let calls: Vec<(&str, &str, Value)> = n
         .response
@@ -162,14 +170,14 @@ fn a_stream_cut_inside_arguments_is_an_error_not_a_guess() {
     {
         acc.push_sse_line(line).unwrap();
     }
-    let err = acc.finish(&now()).unwrap_err();
+    let err = acc.finish(&V1_22.now()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidJson);
     assert_eq!(err.path.as_deref(), Some("/toolCalls/0/arguments"));
 }
 
 #[test]
 fn a_response_without_choices_is_rejected_with_a_path() {
-    let err = normalize_response(&json!({"id": "x"}), &FIXED, &now()).unwrap_err();
+    let err = normalize_response(&json!({"id": "x"}), &FIXED, &V1_22.now()).unwrap_err();
     assert_eq!(
         (err.code, err.path.as_deref()),
         (ErrorCode::MissingField, Some("/choices"))
@@ -177,7 +185,7 @@ fn a_response_without_choices_is_rejected_with_a_path() {
     let err = normalize_response(
         &json!({"choices": [{"message": {"content": 5}}]}),
         &FIXED,
-        &now(),
+        &V1_22.now(),
     )
     .unwrap_err();
     assert_eq!(

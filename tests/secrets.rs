@@ -20,40 +20,10 @@ use stepline::snapshot::v2::{restore_v2, slim_any};
 use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
+mod common;
+use common::{v2_final_states, with_ids, Corpus::V2_7};
+
 const KEY: &str = "sk-test-SEEDED-4f1c9a7e2b6d8053abcdef";
-
-fn cases(file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/instructor-php-v2.7/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array of cases"),
-    }
-}
-
-fn now() -> stepline::model::time::Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250Z").unwrap()
-}
-
-fn with_ids(v: &Value) -> Value {
-    fn walk(v: &mut Value, n: &mut u32) {
-        match v {
-            Value::String(s) if s == "<uuid>" => {
-                *n += 1;
-                *s = format!("9e000000-0000-4000-8000-{:012}", n);
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
-            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
-            _ => {}
-        }
-    }
-    let mut out = v.clone();
-    walk(&mut out, &mut 0);
-    out
-}
 
 /// A state with the key where a real app has it, and where one may put it.
 fn seed(state: &Value) -> Value {
@@ -71,16 +41,10 @@ fn seed(state: &Value) -> Value {
 
 /// Every v2 final state of the corpus, seeded.
 fn seeded_states() -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    for case in cases("agent-runs.json") {
-        for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
-            out.push((
-                format!("{} turn {t}", case["name"].as_str().unwrap()),
-                seed(&turn["finalState"]),
-            ));
-        }
-    }
-    out
+    v2_final_states()
+        .into_iter()
+        .map(|(name, state, _)| (name, seed(&state)))
+        .collect()
 }
 
 fn assert_clean(what: &str, text: &str) {
@@ -98,16 +62,17 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
     assert_eq!(states.len(), 47);
     for (name, state) in &states {
         assert!(json::to_string(state).contains(KEY), "{name}: seeded");
-        let AnyAgentState::V2(parsed) = AnyAgentState::from_value(state, &now()).unwrap() else {
+        let AnyAgentState::V2(parsed) = AnyAgentState::from_value(state, &V2_7.now()).unwrap()
+        else {
             panic!("{name}: not v2");
         };
         assert_clean(
             &format!("{name}: view"),
-            &json::to_string(&view(&parsed, &now())),
+            &json::to_string(&view(&parsed, &V2_7.now())),
         );
         assert_clean(
             &format!("{name}: derived"),
-            &json::to_string(&derived(&parsed, &now(), Form::Stored)),
+            &json::to_string(&derived(&parsed, &V2_7.now(), Form::Stored)),
         );
         // `Debug` (assertion failures, logs) hides the stored config's values;
         // metadata is the application's and prints as stored.
@@ -119,10 +84,10 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
             ("standard", SlimConfig::standard()),
             ("full", SlimConfig::full()),
         ] {
-            let fitted = slim_any(state, &config, None, &now()).unwrap();
+            let fitted = slim_any(state, &config, None, &V2_7.now()).unwrap();
             let text = json::to_string(&fitted.snapshot);
             assert_clean(&format!("{name} [{preset}]: snapshot"), &text);
-            let tight = slim_any(state, &config, Some(fitted.bytes / 2 + 400), &now());
+            let tight = slim_any(state, &config, Some(fitted.bytes / 2 + 400), &V2_7.now());
             if let Ok(t) = tight {
                 assert_clean(
                     &format!("{name} [{preset}]: budget"),
@@ -131,15 +96,15 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
             }
             let report = validate(&fitted.snapshot);
             assert!(report.valid(), "{name} [{preset}]: {:?}", report.errors);
-            let restored = restore_v2(&fitted.snapshot, &now()).unwrap();
+            let restored = restore_v2(&fitted.snapshot, &V2_7.now()).unwrap();
             assert_clean(
                 &format!("{name} [{preset}]: restored"),
-                &json::to_string(&view(&restored, &now())),
+                &json::to_string(&view(&restored, &V2_7.now())),
             );
         }
-        let check = data::evaluate_guards(state, &guards, None, now(), None).unwrap();
+        let check = data::evaluate_guards(state, &guards, None, V2_7.now(), None).unwrap();
         assert_clean(&format!("{name}: guards"), &json::to_string(&check));
-        let replay = data::replay(state, &guards, ReplayClock::default(), now()).unwrap();
+        let replay = data::replay(state, &guards, ReplayClock::default(), V2_7.now()).unwrap();
         assert_clean(&format!("{name}: replay"), &json::to_string(&replay));
         let found = diagnose_value(&json!({"state": state.clone()})).unwrap();
         let text = json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect()));
@@ -179,9 +144,9 @@ fn errors_about_a_state_that_holds_a_key_never_quote_it() {
     s.as_object_mut().unwrap().insert("steps", json!([]));
     broken.push(s); // both formats' keys: unknown_state_version
     for s in &broken {
-        let err = AnyAgentState::from_value(s, &now()).unwrap_err();
+        let err = AnyAgentState::from_value(s, &V2_7.now()).unwrap_err();
         assert_clean("parse error", &format!("{err} {err:?}"));
-        let err = slim_any(s, &SlimConfig::full(), None, &now()).unwrap_err();
+        let err = slim_any(s, &SlimConfig::full(), None, &V2_7.now()).unwrap_err();
         assert_clean("slim error", &format!("{err} {err:?}"));
     }
 }

@@ -9,7 +9,7 @@ use stepline::session::Session;
 use stepline::ErrorCode;
 
 mod common;
-use common::vectors;
+use common::{case_starting, vectors, Corpus::V1_22};
 
 /// Every turn's raw envelopes of a reference run, in dispatch order.
 fn raw_envelopes(case: &Value) -> Vec<Value> {
@@ -60,15 +60,11 @@ fn a_sessions_diagnosis_is_diagnose_over_its_envelopes_for_every_reference_run()
 
 #[test]
 fn broken_lines_of_a_recording_neither_fail_nor_shift_the_diagnosis() {
-    let case = vectors("agent-runs.json")
-        .into_iter()
-        .find(|c| {
-            c["name"]
-                .as_str()
-                .unwrap()
-                .starts_with("tool throws (exception escapes ToolExecutor), default")
-        })
-        .unwrap();
+    let case = case_starting(
+        V1_22,
+        "agent-runs.json",
+        "tool throws (exception escapes ToolExecutor), default",
+    );
     let envelopes = raw_envelopes(&case);
     let mut clean = Session::new(None);
     clean.ingest_jsonl(&jsonl(&envelopes));
@@ -94,15 +90,11 @@ fn broken_lines_of_a_recording_neither_fail_nor_shift_the_diagnosis() {
 
 #[test]
 fn redelivered_and_foreign_envelopes_are_not_evidence() {
-    let case = vectors("agent-runs.json")
-        .into_iter()
-        .find(|c| {
-            c["name"]
-                .as_str()
-                .unwrap()
-                .starts_with("tool throws (exception escapes ToolExecutor), default")
-        })
-        .unwrap();
+    let case = case_starting(
+        V1_22,
+        "agent-runs.json",
+        "tool throws (exception escapes ToolExecutor), default",
+    );
     let envelopes = raw_envelopes(&case);
     let mut once = Session::new(None);
     once.ingest_jsonl(&jsonl(&envelopes));
@@ -121,15 +113,7 @@ fn redelivered_and_foreign_envelopes_are_not_evidence() {
 
 #[test]
 fn a_leak_in_the_final_snapshot_is_found_through_the_session() {
-    let case = vectors("agent-runs.json")
-        .into_iter()
-        .find(|c| {
-            c["name"]
-                .as_str()
-                .unwrap()
-                .starts_with("tool call then final answer")
-        })
-        .unwrap();
+    let case = case_starting(V1_22, "agent-runs.json", "tool call then final answer");
     let mut snapshot = last_slim(&case);
     let args =
         snapshot["messages"][1]["_metadata"]["tool_calls"][0]["function"]["arguments"].clone();

@@ -3,7 +3,6 @@
 
 use stepline::json;
 use stepline::json::Value;
-use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::schema::snapshot_schema;
@@ -14,11 +13,7 @@ use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
 
 mod common;
-use common::vectors;
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
+use common::{vectors, Corpus::V1_22};
 
 fn slim_cases() -> Vec<Value> {
     vectors("slim-serializer.json")
@@ -29,7 +24,7 @@ fn state_of(name: &str) -> AgentState {
         .into_iter()
         .find(|c| c["name"] == name)
         .unwrap();
-    AgentState::from_value(&case["input"]["state"], &now()).unwrap()
+    AgentState::from_value(&case["input"]["state"], &V1_22.now()).unwrap()
 }
 
 #[test]
@@ -270,7 +265,7 @@ fn negative_token_counts_are_valid_with_a_warning_and_the_schema_agrees() {
     // stepline's own snapshot of such a state must validate.
     let state = AgentState::parse(
         r#"{"usage":{"input":-3,"cacheRead":-1},"steps":[{"usage":{"input":-2}}]}"#,
-        &now(),
+        &V1_22.now(),
     )
     .unwrap();
     let snapshot = slim_state(&state, &SlimConfig::full());

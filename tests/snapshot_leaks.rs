@@ -7,7 +7,6 @@
 use stepline::json;
 use stepline::json::Value;
 use stepline::lint::{diagnose, DiagnoseInput, Severity};
-use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::slim_state;
@@ -15,26 +14,14 @@ use stepline::snapshot::SlimConfig;
 use stepline::ErrorCode;
 
 mod common;
-use common::vectors;
-
-fn now() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
+use common::{case_starting, Corpus::V1_22};
 
 /// The final state of the reference run "tool call then final answer", with
 /// the assistant message of the tool-calling step written as the reference's
 /// OpenAI driver writes it (seed 004): content = the first call's arguments.
 /// Returns the state and the leaked arguments.
 fn leaking_state() -> (Value, String) {
-    let case = vectors("agent-runs.json")
-        .into_iter()
-        .find(|c| {
-            c["name"]
-                .as_str()
-                .unwrap()
-                .starts_with("tool call then final answer")
-        })
-        .unwrap();
+    let case = case_starting(V1_22, "agent-runs.json", "tool call then final answer");
     let mut state = case["expected"][0]["finalState"].clone();
     let messages = state["messageStore"]["sections"][0]["messages"]
         .as_array_mut()
@@ -52,7 +39,10 @@ fn leaking_state() -> (Value, String) {
 }
 
 fn slim_of(state: &Value, config: &SlimConfig) -> Value {
-    slim_state(&AgentState::from_value(state, &now()).unwrap(), config)
+    slim_state(
+        &AgentState::from_value(state, &V1_22.now()).unwrap(),
+        config,
+    )
 }
 
 fn assistant_with_calls(snapshot: &Value) -> &Value {
@@ -219,7 +209,7 @@ fn seed_snapshot() -> Value {
 #[test]
 fn restore_maps_seed_000_usage_to_the_models_usage() {
     let snapshot = seed_snapshot();
-    let state = restore(&snapshot, &now()).unwrap();
+    let state = restore(&snapshot, &V1_22.now()).unwrap();
     assert_eq!((state.usage.input, state.usage.output), (1200, 600));
     assert_eq!(state.usage.total(), 1800);
     assert_eq!(
@@ -232,11 +222,11 @@ fn restore_maps_seed_000_usage_to_the_models_usage() {
 fn restore_refuses_a_seed_usage_total_it_cannot_keep() {
     let mut snapshot = seed_snapshot();
     snapshot["usage"]["total"] = Value::from(1900);
-    let err = restore(&snapshot, &now()).unwrap_err();
+    let err = restore(&snapshot, &V1_22.now()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidValue);
     assert_eq!(err.path.as_deref(), Some("/usage/total"));
     snapshot["usage"]["prompt"] = Value::from("1200");
-    let err = restore(&snapshot, &now()).unwrap_err();
+    let err = restore(&snapshot, &V1_22.now()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidType);
     assert_eq!(err.path.as_deref(), Some("/usage/prompt"));
 }
@@ -246,6 +236,6 @@ fn restore_reads_the_reference_usage_form_as_the_reference_does() {
     // A usage with any reference key is the reference's form: seed keys are ignored there.
     let mut snapshot = seed_snapshot();
     snapshot["usage"] = json!({"input": "10", "output": 5.9, "prompt": 99});
-    let state = restore(&snapshot, &now()).unwrap();
+    let state = restore(&snapshot, &V1_22.now()).unwrap();
     assert_eq!((state.usage.input, state.usage.output), (10, 5));
 }

@@ -13,54 +13,13 @@ use stepline::snapshot::v2::{restore_v2, slim_any, slim_v2};
 use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
-fn cases(file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/instructor-php-v2.7/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array of cases"),
-    }
-}
-
-/// The corpus shows the ids the producer generated as `"<uuid>"`; a stored
-/// state has real ones, so each placeholder gets a distinct valid uuid.
-fn with_ids(v: &Value) -> Value {
-    fn walk(v: &mut Value, n: &mut u32) {
-        match v {
-            Value::String(s) if s == "<uuid>" => {
-                *n += 1;
-                *s = format!("9e000000-0000-4000-8000-{:012}", n);
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
-            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
-            _ => {}
-        }
-    }
-    let mut out = v.clone();
-    walk(&mut out, &mut 0);
-    out
-}
-
-fn now() -> stepline::model::time::Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250Z").unwrap()
-}
+mod common;
+use common::{v2_final_states, vectors_of, with_ids, Corpus::V2_7};
 
 /// `(name, final state, derived values)` of every v2 final state in the corpus.
 fn final_states() -> Vec<(String, Value, Value)> {
-    let mut out = Vec::new();
-    for case in cases("agent-runs.json") {
-        for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
-            out.push((
-                format!("{} turn {t}", case["name"].as_str().unwrap()),
-                with_ids(&turn["finalState"]),
-                turn["derived"].clone(),
-            ));
-        }
-    }
-    for case in cases("state-model.json") {
+    let mut out = v2_final_states();
+    for case in vectors_of(V2_7, "state-model.json") {
         let name = case["name"].as_str().unwrap();
         if name.starts_with("run-final") {
             let state = with_ids(&case["input"]["state"]);
@@ -69,8 +28,8 @@ fn final_states() -> Vec<(String, Value, Value)> {
             let derived = match case["expected"].get("derived") {
                 Some(d) => d.clone(),
                 None => {
-                    let parsed = AgentState::from_value(&state, &now()).unwrap();
-                    derived(&parsed, &now(), Form::Reference)
+                    let parsed = AgentState::from_value(&state, &V2_7.now()).unwrap();
+                    derived(&parsed, &V2_7.now(), Form::Reference)
                 }
             };
             out.push((name.to_string(), state, derived));
@@ -124,7 +83,7 @@ fn every_v2_final_state_slims_with_its_own_status_steps_usage_and_stop_signal_un
         for (preset, config) in presets() {
             let at = format!("{name} [{preset}]");
             let fitted =
-                slim_any(state, &config, None, &now()).unwrap_or_else(|e| panic!("{at}: {e}"));
+                slim_any(state, &config, None, &V2_7.now()).unwrap_or_else(|e| panic!("{at}: {e}"));
             let s = &fitted.snapshot;
             assert_eq!(s["state_version"], "v2", "{at}");
             assert_eq!(s["status"], derived["status"], "{at}: status");
@@ -204,7 +163,9 @@ fn v2_snapshots_never_carry_the_llm_config_key_or_a_real_drivers_raw_http_respon
         }
         for (preset, config) in presets() {
             let text = stepline::json::to_string(
-                &slim_any(&state, &config, None, &now()).unwrap().snapshot,
+                &slim_any(&state, &config, None, &V2_7.now())
+                    .unwrap()
+                    .snapshot,
             );
             if let Some(k) = &key {
                 assert!(
@@ -233,7 +194,7 @@ fn v2_snapshots_never_carry_the_llm_config_key_or_a_real_drivers_raw_http_respon
 
 #[test]
 fn a_byte_budget_tightens_v2_snapshots_and_says_what_it_dropped() {
-    let runs = cases("agent-runs.json");
+    let runs = vectors_of(V2_7, "agent-runs.json");
     let case = runs
         .iter()
         .find(|c| {
@@ -244,9 +205,9 @@ fn a_byte_budget_tightens_v2_snapshots_and_says_what_it_dropped() {
         })
         .unwrap();
     let state = &with_ids(&case["expected"][2]["finalState"]);
-    let whole = slim_any(state, &SlimConfig::full(), None, &now()).unwrap();
+    let whole = slim_any(state, &SlimConfig::full(), None, &V2_7.now()).unwrap();
     let budget = whole.bytes / 2;
-    let fitted = slim_any(state, &SlimConfig::full(), Some(budget), &now()).unwrap();
+    let fitted = slim_any(state, &SlimConfig::full(), Some(budget), &V2_7.now()).unwrap();
     assert!(fitted.bytes <= budget, "{} > {budget}", fitted.bytes);
     let t = fitted.truncation.expect("a truncation report");
     assert!(t.messages_dropped > 0 || t.content_limit < 5000);
@@ -255,16 +216,16 @@ fn a_byte_budget_tightens_v2_snapshots_and_says_what_it_dropped() {
     for key in ["status", "step_count", "usage", "stop_signal"] {
         assert_eq!(fitted.snapshot[key], whole.snapshot[key], "{key}");
     }
-    let err = slim_any(state, &SlimConfig::full(), Some(10), &now()).unwrap_err();
+    let err = slim_any(state, &SlimConfig::full(), Some(10), &V2_7.now()).unwrap_err();
     assert_eq!(err.code.as_str(), "too_large");
 }
 
 #[test]
 fn a_v2_snapshot_restores_the_conversation_between_executions() {
     for (name, state, expected) in final_states() {
-        let parsed = AgentState::from_value(&state, &now()).unwrap();
+        let parsed = AgentState::from_value(&state, &V2_7.now()).unwrap();
         let snapshot = slim_v2(&parsed, &SlimConfig::full());
-        let restored = restore_v2(&snapshot, &now()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let restored = restore_v2(&snapshot, &V2_7.now()).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(restored.agent_id, parsed.agent_id, "{name}");
         assert_eq!(restored.execution, None, "{name}: between executions");
         assert_eq!(restored.llm_config, None, "{name}: no key to restore");
@@ -305,7 +266,7 @@ fn restoring_a_v2_snapshot_refuses_bad_ids_with_their_path() {
         r#"{"state_version": "v2", "agent_id": "agent-1", "messages": []}"#,
     )
     .unwrap();
-    let err = restore_v2(&bad, &now()).unwrap_err();
+    let err = restore_v2(&bad, &V2_7.now()).unwrap_err();
     assert_eq!(
         (err.code.as_str(), err.path.as_deref()),
         ("invalid_value", Some("/agent_id"))
@@ -314,7 +275,7 @@ fn restoring_a_v2_snapshot_refuses_bad_ids_with_their_path() {
         r#"{"state_version": "v2", "messages": [{"role": "robot", "content": "x"}]}"#,
     )
     .unwrap();
-    let err = restore_v2(&bad, &now()).unwrap_err();
+    let err = restore_v2(&bad, &V2_7.now()).unwrap_err();
     assert_eq!(err.path.as_deref(), Some("/messages/0/role"));
 }
 
@@ -325,11 +286,14 @@ fn a_v2_state_is_never_slimmed_as_an_empty_v1_state() {
         .find(|(n, _, _)| n.starts_with("tool call then answer"))
         .unwrap();
     // The selective v1.22 reader refuses it instead of reading nothing.
-    let err =
-        stepline::snapshot::source::SlimSource::from_doc(&&state, &SlimConfig::standard(), &now())
-            .unwrap_err();
+    let err = stepline::snapshot::source::SlimSource::from_doc(
+        &&state,
+        &SlimConfig::standard(),
+        &V2_7.now(),
+    )
+    .unwrap_err();
     assert_eq!(err.code.as_str(), "unknown_state_version");
-    let s = slim_any(&state, &SlimConfig::standard(), None, &now())
+    let s = slim_any(&state, &SlimConfig::standard(), None, &V2_7.now())
         .unwrap()
         .snapshot;
     assert_eq!(s["step_count"], 2);

@@ -4,55 +4,21 @@
 //! empty v1.22 state: 0 steps, `in_progress`, no usage).
 
 use stepline::json::Value;
-use stepline::model::time::Timestamp;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::Form;
 use stepline::model::version::{AnyAgentState, StateVersion};
 use stepline::ErrorCode;
 
-fn cases(folder: &str, file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/{folder}/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array of cases"),
-    }
-}
-
-/// The corpus shows the ids the producer generated as `"<uuid>"`; a stored
-/// state has real ones, so each placeholder gets a distinct valid uuid.
-fn with_ids(v: &Value) -> Value {
-    fn walk(v: &mut Value, n: &mut u32) {
-        match v {
-            Value::String(s) if s == "<uuid>" => {
-                *n += 1;
-                *s = format!("9e000000-0000-4000-8000-{:012}", n);
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
-            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
-            _ => {}
-        }
-    }
-    let mut out = v.clone();
-    walk(&mut out, &mut 0);
-    out
-}
-
-fn now_v2() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250+00:00").unwrap()
-}
-
-fn now_v1() -> Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00.250+00:00").unwrap()
-}
+mod common;
+use common::{
+    vectors, vectors_of, with_ids,
+    Corpus::{V1_22, V2_7},
+};
 
 /// Every v1.22 state the v1.22 corpus holds, named.
 fn v1_states() -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    for c in cases("cognesy-v1.22", "state-model.json") {
+    for c in vectors("state-model.json") {
         if c["name"]
             .as_str()
             .unwrap()
@@ -61,7 +27,7 @@ fn v1_states() -> Vec<(String, Value)> {
             out.push((c["name"].to_string(), c["input"]["data"].clone()));
         }
     }
-    for c in cases("cognesy-v1.22", "agent-runs.json") {
+    for c in vectors("agent-runs.json") {
         for (i, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
             out.push((
                 format!("{} turn {i}", c["name"]),
@@ -70,7 +36,7 @@ fn v1_states() -> Vec<(String, Value)> {
         }
     }
     for file in ["continuation.json", "slim-serializer.json"] {
-        for c in cases("cognesy-v1.22", file) {
+        for c in vectors(file) {
             if let Some(state) = c["input"].get("state").filter(|s| s.is_object()) {
                 out.push((c["name"].to_string(), state.clone()));
             }
@@ -82,17 +48,17 @@ fn v1_states() -> Vec<(String, Value)> {
 #[test]
 fn every_v2_final_state_reads_as_v2_with_the_runs_derived_values() {
     let mut checked = 0;
-    for c in cases("instructor-php-v2.7", "agent-runs.json") {
+    for c in vectors_of(V2_7, "agent-runs.json") {
         for (i, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
             let name = format!("{} turn {i}", c["name"]);
             let state = &with_ids(&turn["finalState"]);
             assert_eq!(StateVersion::of(state), Ok(StateVersion::V2), "{name}");
-            let AnyAgentState::V2(s) = AnyAgentState::from_value(state, &now_v2())
+            let AnyAgentState::V2(s) = AnyAgentState::from_value(state, &V2_7.now())
                 .unwrap_or_else(|e| panic!("{name}: {e}"))
             else {
                 panic!("{name}: not read as a v2 state");
             };
-            let ours = derived(&s, &now_v2(), Form::Reference);
+            let ours = derived(&s, &V2_7.now(), Form::Reference);
             for (key, expected) in turn["derived"].as_object().unwrap() {
                 assert_eq!(&ours[&**key], expected, "{name}: derived {key}");
             }
@@ -108,7 +74,7 @@ fn every_v1_state_of_the_v1_corpus_reads_as_v1() {
     assert!(states.len() > 100, "only {} states", states.len());
     for (name, state) in states {
         assert_eq!(StateVersion::of(&state), Ok(StateVersion::V1_22), "{name}");
-        if let Ok(read) = AnyAgentState::from_value(&state, &now_v1()) {
+        if let Ok(read) = AnyAgentState::from_value(&state, &V1_22.now()) {
             assert_eq!(read.version(), StateVersion::V1_22, "{name}");
         }
     }
@@ -116,7 +82,7 @@ fn every_v1_state_of_the_v1_corpus_reads_as_v1() {
 
 #[test]
 fn every_v2_state_of_the_v2_state_model_reads_as_v2_except_the_one_mixing_v1_keys() {
-    for c in cases("instructor-php-v2.7", "state-model.json") {
+    for c in vectors_of(V2_7, "state-model.json") {
         let Some(state) = c["input"].get("state") else {
             continue;
         };
@@ -143,7 +109,7 @@ fn a_state_of_neither_release_is_refused_not_read_as_empty() {
         r#"{"execution": null, "messageStore": {}}"#,
     ] {
         let v = stepline::json::from_str(text).unwrap();
-        let err = AnyAgentState::from_value(&v, &now_v1()).unwrap_err();
+        let err = AnyAgentState::from_value(&v, &V1_22.now()).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnknownStateVersion, "{text}");
         assert_eq!(err.path.as_deref(), Some(""), "{text}");
         assert_eq!(err.code.as_str(), "unknown_state_version");
@@ -153,22 +119,22 @@ fn a_state_of_neither_release_is_refused_not_read_as_empty() {
 #[test]
 fn a_stored_api_key_never_reaches_the_view_an_error_or_debug_output() {
     let key = "sk-test-SEEDED-4f1c2a9e";
-    let run = &cases("instructor-php-v2.7", "agent-runs.json")[0];
+    let run = &vectors_of(V2_7, "agent-runs.json")[0];
     let mut state = with_ids(&run["expected"][0]["finalState"]);
     state["llmConfig"] = stepline::json::from_str(&format!(
         r#"{{"apiUrl": "https://llm.invalid/v1", "apiKey": "{key}", "model": "m"}}"#
     ))
     .unwrap();
-    let AnyAgentState::V2(s) = AnyAgentState::from_value(&state, &now_v2()).unwrap() else {
+    let AnyAgentState::V2(s) = AnyAgentState::from_value(&state, &V2_7.now()).unwrap() else {
         panic!("not read as v2");
     };
-    let view = stepline::model::v2::view::view(&s, &now_v2());
+    let view = stepline::model::v2::view::view(&s, &V2_7.now());
     assert!(!view.to_string().contains(key), "the view shows the key");
     assert_eq!(view["llmConfig"]["apiKey"], "[redacted]");
     assert!(!format!("{s:?}").contains(key), "Debug shows the key");
     // A bad value elsewhere in the same state: the error names it, not the key.
     state["executionCount"] = Value::from("1");
-    let err = AnyAgentState::from_value(&state, &now_v2()).unwrap_err();
+    let err = AnyAgentState::from_value(&state, &V2_7.now()).unwrap_err();
     assert!(!err.to_string().contains(key));
     assert_eq!(err.path.as_deref(), Some("/executionCount"));
 }

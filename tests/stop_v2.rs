@@ -9,38 +9,8 @@ use stepline::continuation::v2::replay::ReplayClock;
 use stepline::json;
 use stepline::json::Value;
 
-fn cases(file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/instructor-php-v2.7/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array of cases"),
-    }
-}
-
-fn now() -> stepline::model::time::Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250Z").unwrap()
-}
-
-fn with_ids(v: &Value) -> Value {
-    fn walk(v: &mut Value, n: &mut u32) {
-        match v {
-            Value::String(s) if s == "<uuid>" => {
-                *n += 1;
-                *s = format!("9e000000-0000-4000-8000-{:012}", n);
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
-            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
-            _ => {}
-        }
-    }
-    let mut out = v.clone();
-    walk(&mut out, &mut 0);
-    out
-}
+mod common;
+use common::{vectors_of, with_ids, Corpus::V2_7};
 
 #[test]
 fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flags() {
@@ -48,7 +18,7 @@ fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flag
     let table = table.as_array().unwrap();
     assert_eq!(table.len(), 10);
     let mut checked = 0;
-    for c in cases("continuation.json") {
+    for c in vectors_of(V2_7, "continuation.json") {
         let name = c["name"].as_str().unwrap();
         if !name.starts_with("a. StopReason ") || c["expected"].get("throws").is_some() {
             continue;
@@ -80,7 +50,7 @@ fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flag
 #[test]
 fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
     let (mut b, mut c) = (0, 0);
-    for case in cases("continuation.json") {
+    for case in vectors_of(V2_7, "continuation.json") {
         let name = case["name"].as_str().unwrap();
         let expected = &case["expected"];
         if name.starts_with("b.") {
@@ -132,7 +102,7 @@ fn spec(hook: &str, params: &Value) -> Value {
 #[test]
 fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_their_limits() {
     let mut checked = 0;
-    for case in cases("continuation.json") {
+    for case in vectors_of(V2_7, "continuation.json") {
         let name = case["name"].as_str().unwrap();
         if !name.starts_with("e.") {
             continue;
@@ -144,8 +114,14 @@ fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_thei
         )]);
         let trigger = data::trigger(Some(&input["trigger"]), "/trigger").unwrap();
         // Under the harness's frozen clock the time hook's start is `now`.
-        let got = data::evaluate_guards(&input["state"], &guards, trigger, now(), Some(now()))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = data::evaluate_guards(
+            &input["state"],
+            &guards,
+            trigger,
+            V2_7.now(),
+            Some(V2_7.now()),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         for key in ["addedSignals", "shouldStop", "stopReason"] {
             assert_eq!(got[key], case["expected"][key], "{name}: {key}");
         }
@@ -177,7 +153,7 @@ const GUARD_REASONS: [&str; 4] = ["steps_limit", "token_limit", "time_limit", "f
 #[test]
 fn replaying_a_guarded_run_under_its_own_guards_stops_exactly_where_the_producer_stopped() {
     let mut checked = 0;
-    for case in cases("agent-runs.json") {
+    for case in vectors_of(V2_7, "agent-runs.json") {
         let name = case["name"].as_str().unwrap();
         let Some(g) = case["input"].get("guards").filter(|g| g.is_object()) else {
             continue;
@@ -188,7 +164,7 @@ fn replaying_a_guarded_run_under_its_own_guards_stops_exactly_where_the_producer
             continue; // stopped by a cancel or a failure, not by a guard
         }
         let state = with_ids(&turn["finalState"]);
-        let r = data::replay(&state, &run_guards(g), ReplayClock::default(), now())
+        let r = data::replay(&state, &run_guards(g), ReplayClock::default(), V2_7.now())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(r["stopSignal"], derived["stopSignal"], "{name}: signal");
         assert_eq!(r["stepsRun"], derived["stepCount"], "{name}: steps run");
@@ -208,7 +184,7 @@ fn replaying_a_guarded_run_under_its_own_guards_stops_exactly_where_the_producer
 
 #[test]
 fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
-    let runs = cases("agent-runs.json");
+    let runs = vectors_of(V2_7, "agent-runs.json");
     let run = runs
         .iter()
         .find(|c| {
@@ -223,7 +199,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         &state,
         &json!([{"kind": "steps_limit", "max": 1}]),
         ReplayClock::default(),
-        now(),
+        V2_7.now(),
     )
     .unwrap();
     assert_eq!(tighter["stepsRun"], 1);
@@ -238,7 +214,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         &state,
         &json!([{"kind": "steps_limit", "max": 5}]),
         ReplayClock::default(),
-        now(),
+        V2_7.now(),
     )
     .unwrap();
     assert_eq!(looser["stepsRun"], 2);
@@ -251,7 +227,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         &state,
         &json!([{"kind": "token_usage_limit", "max": 15}]),
         ReplayClock::default(),
-        now(),
+        V2_7.now(),
     )
     .unwrap();
     assert_eq!(
@@ -263,7 +239,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         &state,
         &json!([{"kind": "finish_reason", "stopReasons": ["tool_calls"]}]),
         ReplayClock::default(),
-        now(),
+        V2_7.now(),
     )
     .unwrap();
     assert_eq!(finish["stopsAfterStep"], 1);
@@ -272,17 +248,23 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
 #[test]
 fn stop_logic_refuses_the_other_versions_state_instead_of_reading_it_empty() {
     let v1_state = json!({"agentId": "agent-1", "steps": [], "status": "in_progress"});
-    let err = data::evaluate_guards(&v1_state, &json!([]), None, now(), None).unwrap_err();
+    let err = data::evaluate_guards(&v1_state, &json!([]), None, V2_7.now(), None).unwrap_err();
     assert_eq!(
         (err.code.as_str(), err.path.as_deref()),
         ("invalid_value", Some(""))
     );
     let v2_state = json!({"agentId": "a0000000-0000-4000-8000-000000000001", "execution": null, "executionCount": 0});
-    let err =
-        stepline::continuation::evaluate::evaluate_state(&v2_state, &[], now(), None).unwrap_err();
+    let err = stepline::continuation::evaluate::evaluate_state(&v2_state, &[], V2_7.now(), None)
+        .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_value");
     assert!(err.message.contains("evaluateGuards"));
-    let bad = data::evaluate_guards(&v2_state, &json!([{"kind": "guard"}]), None, now(), None)
-        .unwrap_err();
+    let bad = data::evaluate_guards(
+        &v2_state,
+        &json!([{"kind": "guard"}]),
+        None,
+        V2_7.now(),
+        None,
+    )
+    .unwrap_err();
     assert_eq!(bad.path.as_deref(), Some("/guards/0/kind"));
 }

@@ -11,17 +11,8 @@ use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::json::Value;
 use stepline::ErrorCode;
 
-fn cases(file: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/instructor-php-v2.7/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array of cases"),
-    }
-}
+mod common;
+use common::{vectors_of, Corpus::V2_7};
 
 /// Every `{channel, envelope}` the corpus records, with where it is.
 fn every_v2_envelope() -> Vec<(String, Value)> {
@@ -31,15 +22,15 @@ fn every_v2_envelope() -> Vec<(String, Value)> {
             out.push((format!("{name} #{i}"), b["envelope"].clone()));
         }
     };
-    for c in cases("agent-runs.json") {
+    for c in vectors_of(V2_7, "agent-runs.json") {
         for (t, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
             push(format!("{} turn {t}", c["name"]), &turn["envelopes"]);
         }
     }
-    for c in cases("envelopes.json") {
+    for c in vectors_of(V2_7, "envelopes.json") {
         push(c["name"].to_string(), &c["expected"]);
     }
-    for c in cases("continuation.json") {
+    for c in vectors_of(V2_7, "continuation.json") {
         if c["name"].as_str().unwrap().starts_with("f.") {
             push(c["name"].to_string(), &c["expected"]);
         }
@@ -97,17 +88,13 @@ fn v2_encoder() -> Encoder {
     Encoder::new("sess-1", "exec-1", config)
 }
 
-fn now() -> stepline::model::time::Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250+00:00").unwrap()
-}
-
 #[test]
 fn the_v2_encoder_splits_a_long_delta_into_chunks_within_the_cap() {
     let mut enc = v2_encoder();
     let text = "żółw 🐢 ".repeat(4000); // ~48 KB, multibyte throughout
     let args = stepline::json::obj([("contentDelta", Value::from(text.as_str()))]);
     let sent = enc
-        .push("PartialInferenceDeltaCreated", &args, &now())
+        .push("PartialInferenceDeltaCreated", &args, &V2_7.now())
         .unwrap();
     assert!(sent.len() > 4, "{} chunks", sent.len());
     let mut joined = String::new();
@@ -124,7 +111,9 @@ fn the_v2_encoder_shortens_a_huge_failure_message_within_the_cap() {
     let mut enc = v2_encoder();
     let message = "x".repeat(50_000);
     let args = stepline::json::obj([("message", Value::from(message.as_str()))]);
-    let sent = enc.push("AgentExecutionFailed", &args, &now()).unwrap();
+    let sent = enc
+        .push("AgentExecutionFailed", &args, &V2_7.now())
+        .unwrap();
     assert_eq!(sent.len(), 1);
     let env = &sent[0].envelope;
     assert!(encoded_len(env) <= DEFAULT_MAX_MESSAGE_BYTES);

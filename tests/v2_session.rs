@@ -8,25 +8,16 @@ use stepline::json;
 use stepline::json::Value;
 use stepline::session::Session;
 
+mod common;
+use common::{vectors, vectors_of, Corpus::V2_7};
+
 /// The fuzz checks' model of the JS side's patch application.
 #[path = "../fuzz/src/checks.rs"]
 mod checks;
 
-fn cases(corpus: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/tests/vectors/{corpus}/agent-runs.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    match json::from_str(&text).unwrap() {
-        Value::Array(c) => c,
-        _ => panic!("{path}: not an array"),
-    }
-}
-
 /// The envelopes of a v2.7 run's first turn.
 fn run(name: &str) -> Vec<Value> {
-    let case = cases("instructor-php-v2.7")
+    let case = vectors_of(V2_7, "agent-runs.json")
         .into_iter()
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no run {name}"));
@@ -228,7 +219,7 @@ fn every_decoded_envelope_says_its_dialect() {
     );
     // Every v2.7 envelope is v2 or a shape both versions send; no v1.22
     // envelope reads as v2.
-    for case in cases("instructor-php-v2.7") {
+    for case in vectors_of(V2_7, "agent-runs.json") {
         for turn in case["expected"].as_array().unwrap() {
             let envs: Vec<Value> = turn["envelopes"]
                 .as_array()
@@ -249,7 +240,7 @@ fn every_decoded_envelope_says_its_dialect() {
             }
         }
     }
-    for case in cases("cognesy-v1.22") {
+    for case in vectors("agent-runs.json") {
         for turn in case["expected"].as_array().unwrap() {
             for b in turn["envelopes"].as_array().unwrap() {
                 let d = dialect(b["envelope"].clone());
@@ -261,7 +252,7 @@ fn every_decoded_envelope_says_its_dialect() {
 
 #[test]
 fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
-    for case in cases("instructor-php-v2.7") {
+    for case in vectors_of(V2_7, "agent-runs.json") {
         let mut s = Session::new(None);
         let mut mirror = Value::Null;
         for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
@@ -281,7 +272,7 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_v2_run() {
 
 #[test]
 fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
-    let case = cases("instructor-php-v2.7")
+    let case = vectors_of(V2_7, "agent-runs.json")
         .into_iter()
         .find(|c| {
             c["name"] == "multi-turn: two user messages, broadcaster reset() between turns [debug]"
@@ -318,7 +309,7 @@ fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
 
 #[test]
 fn diagnose_finds_no_producer_bug_in_v2_runs_but_the_raw_frames() {
-    for case in cases("instructor-php-v2.7") {
+    for case in vectors_of(V2_7, "agent-runs.json") {
         let mut s = Session::new(None);
         for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
             for b in turn["envelopes"].as_array().unwrap() {

@@ -1,25 +1,105 @@
-//! Shared by the integration tests: the reference producer's conformance
-//! vectors as committed under `tests/vectors/cognesy-v1.22` (the conformance
-//! runner alone honours `STEPLINE_VECTORS`), and the session helpers the
-//! session tests and the property tests share.
+//! Shared by the integration tests: the reference producers' conformance
+//! vectors as committed under `tests/vectors/` (the conformance runner alone
+//! honours `STEPLINE_VECTORS`), each corpus' frozen instant, and the session
+//! helpers the session tests and the property tests share.
 
 // Each test crate compiles this module whole and uses part of it.
 #![allow(dead_code)]
 
 use stepline::json::Value;
+use stepline::model::time::Timestamp;
 use stepline::session::Session;
 
-/// The cases of one vector file, e.g. `vectors("agent-runs.json")`.
-pub fn vectors(file: &str) -> Vec<Value> {
+/// A reference producer's corpus under `tests/vectors/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corpus {
+    /// cognesy instructor-php v1.22 (`tests/vectors/cognesy-v1.22`).
+    V1_22,
+    /// instructor-php v2.7 (`tests/vectors/instructor-php-v2.7`).
+    V2_7,
+}
+
+impl Corpus {
+    /// The corpus' folder under `tests/vectors/`.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Corpus::V1_22 => "cognesy-v1.22",
+            Corpus::V2_7 => "instructor-php-v2.7",
+        }
+    }
+
+    /// The instant the corpus' producer was frozen at when it recorded the
+    /// vectors: what "now" is for anything computed from them.
+    pub fn now(self) -> Timestamp {
+        let at = match self {
+            Corpus::V1_22 => "2026-01-20T12:00:00.250+00:00",
+            Corpus::V2_7 => "2026-08-10T12:00:00.250+00:00",
+        };
+        chrono::DateTime::parse_from_rfc3339(at).unwrap()
+    }
+}
+
+/// The cases of one vector file of `corpus`,
+/// e.g. `vectors_of(Corpus::V2_7, "agent-runs.json")`.
+pub fn vectors_of(corpus: Corpus, file: &str) -> Vec<Value> {
     let path = format!(
-        "{}/tests/vectors/cognesy-v1.22/{file}",
-        env!("CARGO_MANIFEST_DIR")
+        "{}/tests/vectors/{}/{file}",
+        env!("CARGO_MANIFEST_DIR"),
+        corpus.folder()
     );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     match stepline::json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}")) {
         Value::Array(cases) => cases,
         other => panic!("{path}: expected an array of cases, found {other}"),
     }
+}
+
+/// The cases of one vector file of the v1.22 corpus, e.g. `vectors("agent-runs.json")`.
+pub fn vectors(file: &str) -> Vec<Value> {
+    vectors_of(Corpus::V1_22, file)
+}
+
+/// The first case of `file` in `corpus` whose name starts with `prefix`.
+pub fn case_starting(corpus: Corpus, file: &str, prefix: &str) -> Value {
+    vectors_of(corpus, file)
+        .into_iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("{file}: no case named {prefix}..."))
+}
+
+/// The corpus shows the ids the producer generated as `"<uuid>"`; a stored
+/// state has real ones, so each placeholder gets a distinct valid uuid.
+pub fn with_ids(v: &Value) -> Value {
+    fn walk(v: &mut Value, n: &mut u32) {
+        match v {
+            Value::String(s) if s == "<uuid>" => {
+                *n += 1;
+                *s = format!("9e000000-0000-4000-8000-{:012}", n);
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
+            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
+            _ => {}
+        }
+    }
+    let mut out = v.clone();
+    walk(&mut out, &mut 0);
+    out
+}
+
+/// `(name, final state with ids, derived values)` of every turn of every
+/// v2.7 agent run: all the v2 final states the corpus records.
+pub fn v2_final_states() -> Vec<(String, Value, Value)> {
+    let mut out = Vec::new();
+    for case in vectors_of(Corpus::V2_7, "agent-runs.json") {
+        for (t, turn) in case["expected"].as_array().unwrap().iter().enumerate() {
+            out.push((
+                format!("{} turn {t}", case["name"].as_str().unwrap()),
+                with_ids(&turn["finalState"]),
+                turn["derived"].clone(),
+            ));
+        }
+    }
+    out
 }
 
 /// A session (adopting the first session id it sees) fed `envelopes` in order.
