@@ -74,17 +74,7 @@ impl ToolCall {
 
     /// `search(q=x, path=/a/b)`.
     pub fn summary(&self) -> String {
-        let args: Vec<String> = match &self.arguments {
-            Value::Object(m) => m
-                .iter()
-                .map(|(k, v)| match v {
-                    Value::String(s) => format!("{k}={s}"),
-                    other => format!("{k}={}", php::json_encode(other)),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        format!("{}({})", self.name, args.join(", "))
+        summary_of(&self.name, &self.arguments)
     }
 }
 
@@ -176,4 +166,20 @@ pub fn arguments_map(arguments: &Value) -> Map {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
     }
+}
+
+/// `name(key=value, …)` as the producers' step summaries write a call (v1.22
+/// and v2.7 alike): string values bare, others JSON-encoded as PHP does.
+pub fn summary_of(name: &str, arguments: &Value) -> String {
+    let args: Vec<String> = match arguments {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}={s}"),
+                other => format!("{k}={}", php::json_encode(other)),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    format!("{name}({})", args.join(", "))
 }

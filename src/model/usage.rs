@@ -46,6 +46,25 @@ impl Usage {
         ])
     }
 
+    /// Field-wise sum that saturates instead of overflowing: what stepline's
+    /// own totals (the session's, a v2 state's, which has no "unrealistic
+    /// tokens" refusal) use; v1.22's accumulation refuses instead.
+    ///
+    /// ```
+    /// use stepline::model::Usage;
+    /// let a = Usage { input: 3, output: 2, ..Usage::default() };
+    /// assert_eq!(a.saturating_add(&a).total(), 10);
+    /// ```
+    pub fn saturating_add(&self, other: &Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cache_write: self.cache_write.saturating_add(other.cache_write),
+            cache_read: self.cache_read.saturating_add(other.cache_read),
+            reasoning: self.reasoning.saturating_add(other.reasoning),
+        }
+    }
+
     /// All tokens: input + output + cacheWrite + cacheRead + reasoning.
     pub fn total(&self) -> i64 {
         self.input

@@ -536,13 +536,7 @@ pub fn usage_value_total(u: &Usage, total: i64) -> Value {
 }
 
 pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input: a.input.saturating_add(b.input),
-        output: a.output.saturating_add(b.output),
-        cache_write: a.cache_write.saturating_add(b.cache_write),
-        cache_read: a.cache_read.saturating_add(b.cache_read),
-        reasoning: a.reasoning.saturating_add(b.reasoning),
-    }
+    a.saturating_add(b)
 }
 
 pub fn sub_usage(a: &Usage, b: &Usage) -> Usage {

@@ -13,9 +13,9 @@ use crate::continuation::spec::parse_criteria_with;
 use crate::continuation::Criterion;
 use crate::error::SteplineError;
 use crate::json::{child, Limits};
-use crate::model::time::{resolve_now, NowSpec, Timestamp};
+use crate::model::time::{resolve_now, Timestamp};
 
-use super::convert::{clock, now_option, options, out};
+use super::convert::{clock, now_option, options, out, started_at_option};
 use super::walk;
 
 /// Reads `criteria`, swapping JavaScript `continueWhen` functions for
@@ -118,14 +118,7 @@ fn time_options(
     let clock = clock();
     let spec = now_option(&opts)?;
     let now = resolve_now(spec.as_ref(), clock, "/options/now")?;
-    let started = match opts.get("executionStartedAt").filter(|v| !v.is_null()) {
-        Some(v) => Some(resolve_now(
-            Some(&NowSpec::from_value(v, "/options/executionStartedAt")?),
-            clock,
-            "/options/executionStartedAt",
-        )?),
-        None => None,
-    };
+    let started = started_at_option(&opts, clock)?;
     Ok((now, started, spec.is_some()))
 }
 

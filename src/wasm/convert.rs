@@ -139,6 +139,18 @@ pub fn now_option(opts: &Map) -> Result<Option<NowSpec>, SteplineError> {
         .transpose()
 }
 
+/// The `executionStartedAt` option (an instant or `'now'`) resolved against
+/// `clock`; shared by v1.22's continuation and v2's guard exports.
+pub fn started_at_option(opts: &Map, clock: Timestamp) -> Result<Option<Timestamp>, SteplineError> {
+    opts.get("executionStartedAt")
+        .filter(|v| !v.is_null())
+        .map(|v| {
+            let spec = NowSpec::from_value(v, "/options/executionStartedAt")?;
+            time::resolve_now(Some(&spec), clock, "/options/executionStartedAt")
+        })
+        .transpose()
+}
+
 /// The current time from `Date.now()`.
 pub fn clock() -> Timestamp {
     time::from_epoch_millis(js_sys::Date::now()).unwrap_or_default()

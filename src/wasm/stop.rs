@@ -10,9 +10,9 @@ use crate::continuation::v2::data;
 use crate::continuation::v2::replay::ReplayClock;
 use crate::error::SteplineError;
 use crate::json::Value;
-use crate::model::time::{resolve_now, NowSpec, Timestamp};
+use crate::model::time::{resolve_now, Timestamp};
 
-use super::convert::{clock, now_option, options, out};
+use super::convert::{clock, now_option, options, out, started_at_option};
 use super::walk;
 
 #[wasm_bindgen]
@@ -30,14 +30,7 @@ fn guard_options(
     let clock = clock();
     let spec = now_option(&opts)?;
     let now = resolve_now(spec.as_ref(), clock, "/options/now")?;
-    let started = match opts.get("executionStartedAt").filter(|v| !v.is_null()) {
-        Some(v) => Some(resolve_now(
-            Some(&NowSpec::from_value(v, "/options/executionStartedAt")?),
-            clock,
-            "/options/executionStartedAt",
-        )?),
-        None => None,
-    };
+    let started = started_at_option(&opts, clock)?;
     Ok((now, spec.is_some(), started, opts.get("trigger").cloned()))
 }
 

@@ -279,7 +279,8 @@ impl AgentState {
             .and_then(|e| e.current_step.as_ref());
         self.steps()
             .chain(current)
-            .fold(Usage::default(), |acc, s| add(&acc, &s.usage()))
+            // v2 has no "unrealistic tokens" refusal (v1.22's accumulation has one).
+            .fold(Usage::default(), |acc, s| acc.saturating_add(&s.usage()))
     }
 
     /// The answer: the last step's output text when it is a final response
@@ -303,17 +304,5 @@ impl AgentState {
         self.last_step()
             .map(AgentStep::output_text)
             .unwrap_or_default()
-    }
-}
-
-/// Field-wise sum. v2 has no "unrealistic tokens" refusal (v1.22's `Usage`
-/// accumulation has one), so this saturates instead.
-pub fn add(a: &Usage, b: &Usage) -> Usage {
-    Usage {
-        input: a.input.saturating_add(b.input),
-        output: a.output.saturating_add(b.output),
-        cache_write: a.cache_write.saturating_add(b.cache_write),
-        cache_read: a.cache_read.saturating_add(b.cache_read),
-        reasoning: a.reasoning.saturating_add(b.reasoning),
     }
 }

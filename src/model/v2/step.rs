@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::json::{child, Map, Value};
 use crate::model::read;
 use crate::model::time::{self, format_atom, Timestamp};
-use crate::model::tool_call::decode_arguments;
+use crate::model::tool_call::{decode_arguments, summary_of};
 use crate::model::{FinishReason, StepType, Usage};
 use crate::php;
 
@@ -50,17 +50,7 @@ impl ToolCall {
 
     /// `name(key=value, …)` as the producer's step summary writes it.
     pub fn summary(&self) -> String {
-        let args: Vec<String> = match &self.arguments {
-            Value::Object(m) => m
-                .iter()
-                .map(|(k, v)| match v {
-                    Value::String(s) => format!("{k}={s}"),
-                    other => format!("{k}={}", php::json_encode(other)),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        format!("{}({})", self.name, args.join(", "))
+        summary_of(&self.name, &self.arguments)
     }
 }
 
