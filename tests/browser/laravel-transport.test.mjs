@@ -6,51 +6,24 @@
 // v1.22 apps' `agent.*` names still arrive; an app's other events on the
 // channel are ignored and counted. The run is the bundled demo run.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { demoRun } from '../../scripts/demo-run.mjs';
-import { servePanel } from '../../scripts/lib/panel-server.mjs';
-import { publisher } from '../../scripts/lib/publisher.mjs';
-import { startSockudo } from '../../scripts/lib/sockudo.mjs';
-import { distDir, launch, openPage } from './lib/browser.mjs';
+import { openPage } from './lib/browser.mjs';
+import { liveUrl, panelFixture, stepsShown } from './lib/panel.mjs';
+
+const env = panelFixture({ live: true });
 
 const TRANSPORT_EVENT = 'instructor.agent.event';
 const CUSTOM_EVENT = 'acme.agent.broadcast';
 
-let sockudo;
-let browser;
-let server;
-let pub;
-
-before(async () => {
-  sockudo = await startSockudo({ maxPayloadKb: 10 });
-  pub = publisher(sockudo);
-  browser = await launch();
-  server = await servePanel({ root: distDir });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await sockudo?.stop();
-});
-
-/** The live-mode URL for `session` (`extra`: more parameters, e.g. `event`). */
-function liveUrl(session, extra = {}) {
-  const params = new URLSearchParams({
-    source: 'live', key: sockudo.key, host: '127.0.0.1', port: String(sockudo.port), tls: '0',
-    session, final: `/final/${session}.json`, connect: '1', ...extra,
-  });
-  return `${server.url}?${params}`;
-}
-
 const subscribed = (page) => page.waitForFunction(() => window.stepline?.source.detail.startsWith('subscribed'), null, { timeout: 20_000 });
 const applied = (page, n) => page.waitForFunction((k) => window.stepline.view?.counts.applied === k, n, { timeout: 10_000 });
-const stepsShown = (page) => page.evaluate(() => window.stepline.view.executions.reduce((n, e) => n + e.steps.length, 0));
 
 /** Publishes every envelope (`eventName`: a name or `(envelope) => name`), checking each was accepted. */
 async function publishAll(envelopes, eventName) {
   for (const envelope of envelopes) {
     const name = typeof eventName === 'function' ? eventName(envelope) : eventName;
-    assert.equal(await pub.publish(envelope, name === undefined ? {} : { eventName: name }), 200);
+    assert.equal(await env.pub.publish(envelope, name === undefined ? {} : { eventName: name }), 200);
   }
 }
 
@@ -65,8 +38,8 @@ async function assertWholeRun(page, envelopes) {
 describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-js from sockudo', () => {
   test('by default the panel reads instructor.agent.event: the run shows and reconciles as consistent', async () => {
     const session = 'sess-transport-1';
-    const page = await openPage(browser);
-    await page.goto(liveUrl(session));
+    const page = await openPage(env.browser);
+    await page.goto(liveUrl(env, session));
     await subscribed(page);
     assert.equal(await page.inputValue('[data-testid=live-form] input[name=event]'), TRANSPORT_EVENT);
     const { envelopes, snapshots } = await demoRun({ sessionId: session });
@@ -75,7 +48,7 @@ describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-j
     await assertWholeRun(page, envelopes);
     assert.equal(await page.evaluate(() => window.stepline.source.detail), 'subscribed');
 
-    server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));
+    env.server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));
     await page.click('[data-testid=live-toggle]');
     await page.click('[data-testid=fetch-final]');
     await page.waitForSelector('[data-testid=reconcile-status]');
@@ -86,9 +59,9 @@ describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-j
 
   test('a configured event name entered in the form replaces the default', async () => {
     const session = 'sess-transport-2';
-    const page = await openPage(browser);
+    const page = await openPage(env.browser);
     // Without connect=1 the form opens, filled from the URL; the event name is typed in.
-    const url = new URL(liveUrl(session));
+    const url = new URL(liveUrl(env, session));
     url.searchParams.delete('connect');
     await page.goto(url.href);
     await page.waitForSelector('[data-testid=live-form]:not([hidden])');
@@ -109,8 +82,8 @@ describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-j
 
   test('agent.* event names (v1.22 apps named events after the type) still arrive, also beside an event= setting', async () => {
     const session = 'sess-transport-3';
-    const page = await openPage(browser);
-    await page.goto(liveUrl(session, { event: CUSTOM_EVENT }));
+    const page = await openPage(env.browser);
+    await page.goto(liveUrl(env, session, { event: CUSTOM_EVENT }));
     await subscribed(page);
     assert.equal(await page.inputValue('[data-testid=live-form] input[name=event]'), CUSTOM_EVENT);
     const { envelopes } = await demoRun({ sessionId: session });
@@ -124,8 +97,8 @@ describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-j
 
   test('other events on the channel are ignored and counted, never read as envelopes', async () => {
     const session = 'sess-transport-4';
-    const page = await openPage(browser);
-    await page.goto(liveUrl(session));
+    const page = await openPage(env.browser);
+    await page.goto(liveUrl(env, session));
     await subscribed(page);
     const { envelopes } = await demoRun({ sessionId: session });
     // Envelope-shaped payloads for this very session: ingested, each would count.
@@ -142,8 +115,8 @@ describe('the Laravel transport (instructor-php v2) over laravel-echo + pusher-j
   });
 
   test('an event name no backend could send is refused before connecting', async () => {
-    const page = await openPage(browser);
-    await page.goto(liveUrl('sess-transport-5', { event: 'pusher:subscription_succeeded' }));
+    const page = await openPage(env.browser);
+    await page.goto(liveUrl(env, 'sess-transport-5', { event: 'pusher:subscription_succeeded' }));
     await page.waitForSelector('[data-testid=error]:not([hidden])');
     assert.match(await page.textContent('[data-testid=error]'), /event name cannot be used: .*pusher:/);
     assert.equal(await page.evaluate(() => window.stepline.source.kind), 'none');

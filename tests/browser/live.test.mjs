@@ -6,45 +6,23 @@
 // an envelope that was withheld (this second run goes over a private channel
 // authorised by the page's auth endpoint).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Session } from '../../pkg/index.mjs';
 import { demoRun } from '../../scripts/demo-run.mjs';
 import { generateEnvelopes } from '../../bench/generate-envelopes.mjs';
-import { servePanel } from '../../scripts/lib/panel-server.mjs';
-import { authorizer, publisher } from '../../scripts/lib/publisher.mjs';
-import { startSockudo } from '../../scripts/lib/sockudo.mjs';
-import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+import { openPage, screenshot } from './lib/browser.mjs';
+import { liveUrl, panelFixture, stepsShown } from './lib/panel.mjs';
 
-let sockudo;
-let browser;
-let server;
-let pub;
+const env = panelFixture({ live: true, auth: true });
 
-before(async () => {
-  sockudo = await startSockudo({ maxPayloadKb: 10 });
-  pub = publisher(sockudo);
-  browser = await launch();
-  server = await servePanel({ root: distDir, auth: authorizer(sockudo) });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await sockudo?.stop();
-});
 
 /** Opens the panel in live mode on `session` and waits until it is subscribed. */
 async function openLive(session, { privateChannel = false } = {}) {
-  const params = new URLSearchParams({
-    source: 'live', key: sockudo.key, host: '127.0.0.1', port: String(sockudo.port), tls: '0',
-    session, final: `/final/${session}.json`, connect: '1', ...(privateChannel ? { private: '1' } : {}),
-  });
-  const page = await openPage(browser);
-  await page.goto(`${server.url}?${params}`);
+  const page = await openPage(env.browser);
+  await page.goto(liveUrl(env, session, privateChannel ? { private: '1' } : {}));
   await page.waitForFunction(() => window.stepline?.source.detail === 'subscribed', null, { timeout: 20_000 });
   return page;
 }
-
-const stepsShown = (page) => page.evaluate(() => window.stepline.view.executions.reduce((n, e) => n + e.steps.length, 0));
 
 async function fetchFinal(page) {
   await page.click('[data-testid=live-toggle]');
@@ -67,7 +45,7 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
         await page.$eval('[data-testid=step-row][data-exec="0"][data-step="1"]', (el) => { el.dataset.marker = 'kept'; });
         marked = true;
       }
-      assert.equal(await pub.publish(envelope), 200);
+      assert.equal(await env.pub.publish(envelope), 200);
       if (envelope.type === 'agent.step.started') {
         started += 1;
         // The new step is on the page before the next event is sent.
@@ -82,7 +60,7 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
       'the row of a step that did not change was not re-rendered');
     assert.equal(await page.textContent('[data-testid=run-status]'), 'stopped');
 
-    server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));
+    env.server.setRoute(`/final/${session}.json`, () => ({ body: snapshots.at(-1).snapshot }));
     await fetchFinal(page);
     assert.equal(await page.textContent('[data-testid=reconcile-status]'), 'consistent');
     await screenshot(page, 'panel-live');
@@ -106,7 +84,7 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     let next = 0;
     const worker = async () => {
       while (next < batches.length) {
-        const res = await pub.pusher.triggerBatch(batches[next++]);
+        const res = await env.pub.pusher.triggerBatch(batches[next++]);
         assert.equal(res.status, 200);
         await res.text();
       }
@@ -154,11 +132,11 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     const turn2 = envelopes.findIndex((e, i) => i > 0 && e.type === 'agent.status' && e.payload.status === 'processing');
     const withheld = envelopes.findIndex((e, i) => i > turn2 && e.type === 'agent.step.started' && e.payload.step_number === 3);
     const sent = envelopes.filter((_, i) => i !== withheld);
-    for (const envelope of sent) assert.equal(await pub.publish(envelope, { private: true }), 200);
+    for (const envelope of sent) assert.equal(await env.pub.publish(envelope, { private: true }), 200);
     await page.waitForFunction((n) => window.stepline.view.counts.applied === n, sent.length, { timeout: 10_000 });
 
     const snapshot = snapshots.at(-1).snapshot;
-    server.setRoute(`/final/${session}.json`, () => ({ body: { stepline_snapshot: snapshot } }));
+    env.server.setRoute(`/final/${session}.json`, () => ({ body: { stepline_snapshot: snapshot } }));
     await fetchFinal(page);
     const differences = await page.$$eval('[data-testid=difference]', (els) => els.map((e) => `${e.dataset.kind}: ${e.querySelector('button, span:not(.pill)')?.textContent}`));
     // The same core in Node, fed the same envelopes, says the same.

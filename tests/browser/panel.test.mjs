@@ -3,25 +3,15 @@
 // the page, keyboard navigation works, and screenshots in both colour schemes
 // land in test-results/.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { servePanel } from '../../scripts/lib/panel-server.mjs';
-import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+import { describe, test } from 'node:test';
+import { openPage, screenshot } from './lib/browser.mjs';
+import { panelFixture } from './lib/panel.mjs';
 
-let browser;
-let server;
-
-before(async () => {
-  browser = await launch();
-  server = await servePanel({ root: distDir });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = panelFixture();
 
 async function openBundled(colorScheme = 'light') {
-  const page = await openPage(browser, { colorScheme });
-  await page.goto(server.url);
+  const page = await openPage(env.browser, { colorScheme });
+  await page.goto(env.server.url);
   await page.waitForFunction(() => window.stepline?.source.detail.includes('snapshots'));
   return page;
 }

@@ -5,27 +5,15 @@
 // preset. Either way the reconcile tab says consistent and how many steps
 // were outside the window; the long run comes from scripts/long-run.mjs.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { longRun } from '../../scripts/long-run.mjs';
-import { servePanel } from '../../scripts/lib/panel-server.mjs';
-import { publisher } from '../../scripts/lib/publisher.mjs';
-import { startSockudo } from '../../scripts/lib/sockudo.mjs';
-import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+import { openPage, screenshot } from './lib/browser.mjs';
+import { liveUrl, openRecording, panelFixture, withSockudo } from './lib/panel.mjs';
 
 const STEPS = 39;
 const WINDOW_TEXT = "19 steps outside the snapshot's window (it lists steps 20–39): shown as streamed, not compared.";
 
-let browser;
-let server;
-
-before(async () => {
-  browser = await launch();
-  server = await servePanel({ root: distDir });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = panelFixture();
 
 /** What the page shows of its reconciliation, and where the view's steps stand. */
 const shown = (page) => page.evaluate(() => ({
@@ -38,10 +26,8 @@ const shown = (page) => page.evaluate(() => ({
 describe('a run longer than the snapshot window', () => {
   test(`a ${STEPS}-step recording with a standard snapshot line reconciles as consistent`, async () => {
     const { recording } = await longRun({ steps: STEPS });
-    const page = await openPage(browser);
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    await page.setInputFiles('[data-testid=file-input]', { name: 'long-run.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(recording({ preset: 'standard' })) });
+    const page = await openPage(env.browser);
+    await openRecording(page, env, 'long-run.jsonl', recording({ preset: 'standard' }));
     await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
     await page.click('[data-testid=tab-reconcile]');
     await page.waitForSelector('[data-testid=reconcile-status]');
@@ -53,30 +39,18 @@ describe('a run longer than the snapshot window', () => {
 });
 
 describe('live: Fetch final state slims a full state with the default preset', () => {
-  let sockudo;
-  let pub;
-  before(async () => {
-    sockudo = await startSockudo({ maxPayloadKb: 10 });
-    pub = publisher(sockudo);
-  });
-  after(async () => {
-    await sockudo?.stop();
-  });
+  const live = withSockudo();
 
   test(`a ${STEPS}-step live run against its fetched full state is consistent`, async () => {
     const session = 'sess-live-long';
     const { envelopes, state } = await longRun({ steps: STEPS, sessionId: session });
-    const params = new URLSearchParams({
-      source: 'live', key: sockudo.key, host: '127.0.0.1', port: String(sockudo.port), tls: '0',
-      session, final: `/final/${session}.json`, connect: '1',
-    });
-    const page = await openPage(browser);
-    await page.goto(`${server.url}?${params}`);
+    const page = await openPage(env.browser);
+    await page.goto(liveUrl({ server: env.server, sockudo: live.sockudo }, session));
     await page.waitForFunction(() => window.stepline?.source.detail === 'subscribed', null, { timeout: 20_000 });
-    for (const envelope of envelopes) assert.equal(await pub.publish(envelope), 200);
+    for (const envelope of envelopes) assert.equal(await live.pub.publish(envelope), 200);
     await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 20_000 });
 
-    server.setRoute(`/final/${session}.json`, () => ({ body: state }));
+    env.server.setRoute(`/final/${session}.json`, () => ({ body: state }));
     await page.click('[data-testid=live-toggle]');
     await page.click('[data-testid=fetch-final]');
     await page.waitForSelector('[data-testid=reconcile-status]');

@@ -3,10 +3,10 @@
 // 100,000-event recording loads with progress and keeps the DOM small.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
-import { servePanel } from '../../scripts/lib/panel-server.mjs';
-import { distDir, launch, openPage, screenshot } from './lib/browser.mjs';
+import { openPage, screenshot } from './lib/browser.mjs';
+import { openRecording, panelFixture } from './lib/panel.mjs';
 
 const PAYLOADS = [
   '<img src=x onerror="window.__xss=(window.__xss||0)+1">',
@@ -51,17 +51,7 @@ function recordingWithABrokenLine() {
   return lines.join('\n');
 }
 
-let browser;
-let server;
-
-before(async () => {
-  browser = await launch();
-  server = await servePanel({ root: distDir });
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = panelFixture();
 
 describe('recordings opened from files', () => {
   test('a failed turn shows why it ended, and a turn that never ended shows stale', async () => {
@@ -69,10 +59,8 @@ describe('recordings opened from files', () => {
     // Turn 1 fails with the producer's error message; turn 2 resumes (seed 000's
     // in_progress after completed) and then falls silent, with no final status.
     const text = fixture('seed-000/failed-run.jsonl') + fixture('seed-000/resumed-run.jsonl');
-    const page = await openPage(browser);
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    await page.setInputFiles('[data-testid=file-input]', { name: 'ended.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    const page = await openPage(env.browser);
+    await openRecording(page, env, 'ended.jsonl', text);
     await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
     assert.equal(await page.textContent('[data-testid=run-status]'), 'in_progress', 'stale is not a status');
     assert.equal(await page.textContent('[data-testid=run-stale]'), 'stale');
@@ -91,10 +79,8 @@ describe('recordings opened from files', () => {
   });
 
   test('markup in events renders as text, never as HTML', async () => {
-    const page = await openPage(browser);
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    await page.setInputFiles('[data-testid=file-input]', { name: `run ${IMG}.jsonl`, mimeType: 'application/x-ndjson', buffer: Buffer.from(hostileRecording()) });
+    const page = await openPage(env.browser);
+    await openRecording(page, env, `run ${IMG}.jsonl`, hostileRecording());
     await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
     await page.click('[data-testid=step-row][data-step="1"]');
     for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) await page.click(`[data-testid=tab-${tab}]`);
@@ -121,10 +107,8 @@ describe('recordings opened from files', () => {
     const turn = runs.find((r) => r.name === 'real driver: streamed answer, several text deltas [standard]').expected[0];
     const text = turn.envelopes.map((e) => JSON.stringify(e.envelope)).join('\n');
     const frames = turn.envelopes.filter((e) => e.envelope.payload.content?.startsWith('{"id":"chatcmpl-')).length;
-    const page = await openPage(browser);
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    await page.setInputFiles('[data-testid=file-input]', { name: 'real-driver.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    const page = await openPage(env.browser);
+    await openRecording(page, env, 'real-driver.jsonl', text);
     await page.waitForFunction(() => window.stepline?.source.label === 'real-driver.jsonl' && !window.stepline.loading);
     assert.equal(await page.textContent('[data-testid=stream-text]'), turn.derived.finalResponse.trimEnd());
     assert.match(await page.textContent('[data-testid=stream-title]'), new RegExp(`${frames} raw provider frames left out`));
@@ -140,10 +124,8 @@ describe('recordings opened from files', () => {
   });
 
   test('a recording with a broken line still shows its diagnostics', async () => {
-    const page = await openPage(browser);
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    await page.setInputFiles('[data-testid=file-input]', { name: 'broken-line.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(recordingWithABrokenLine()) });
+    const page = await openPage(env.browser);
+    await openRecording(page, env, 'broken-line.jsonl', recordingWithABrokenLine());
     await page.waitForFunction(() => window.stepline?.source.label === 'broken-line.jsonl' && !window.stepline.loading);
     assert.match(await page.textContent('[data-testid=source]'), /1 bad lines/);
     await page.click('[data-testid=tab-diagnostics]');
@@ -160,10 +142,10 @@ describe('recordings opened from files', () => {
   });
 
   test('a recording dropped on the page opens with its snapshot reconciled', async () => {
-    const page = await openPage(browser);
-    await page.goto(server.url);
+    const page = await openPage(env.browser);
+    await page.goto(env.server.url);
     await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
-    const text = await (await fetch(`${server.url}demo-run.jsonl`)).text();
+    const text = await (await fetch(`${env.server.url}demo-run.jsonl`)).text();
     // A drop as the browser delivers it: a DataTransfer holding one File.
     await page.evaluate((content) => {
       const data = new DataTransfer();
@@ -187,9 +169,9 @@ describe('recordings opened from files', () => {
       { ...base, type: 'agent.step.started', timestamp: at(1), payload: { step_number: 1, message_count: 1, available_tools: 0 } },
       ...Array.from({ length: 40 }, (_, i) => ({ ...base, type: 'agent.stream.chunk', timestamp: at(2 + i), payload: { content: 'z'.repeat(256 * 1024), chunk_index: i } })),
     ];
-    server.setRoute('/big-text.jsonl', () => ({ type: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') }));
-    const page = await openPage(browser);
-    await page.goto(`${server.url}?recording=/big-text.jsonl`);
+    env.server.setRoute('/big-text.jsonl', () => ({ type: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') }));
+    const page = await openPage(env.browser);
+    await page.goto(`${env.server.url}?recording=/big-text.jsonl`);
     await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 60_000 });
     const exec = await page.evaluate(() => {
       const e = window.stepline.view.executions[0];
@@ -203,9 +185,9 @@ describe('recordings opened from files', () => {
 
   test('a 100,000-event recording loads with progress and stays virtualised', async () => {
     const text = generateRecordingText({ envelopes: 100_000, header: true });
-    server.setRoute('/big.jsonl', () => ({ type: 'application/x-ndjson', body: text }));
-    const page = await openPage(browser);
-    await page.goto(`${server.url}?recording=/big.jsonl`);
+    env.server.setRoute('/big.jsonl', () => ({ type: 'application/x-ndjson', body: text }));
+    const page = await openPage(env.browser);
+    await page.goto(`${env.server.url}?recording=/big.jsonl`);
     // The progress bar is shown while the batches go in.
     await page.waitForSelector('[role=progressbar]:not([hidden])', { timeout: 60_000 });
     await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 120_000 });
