@@ -38,6 +38,16 @@ fn leaking_state() -> (Value, String) {
     (state, args)
 }
 
+/// The standard preset redacting tool arguments; with `compat`, as the
+/// reference does (the calls only, not the arguments copied into content).
+fn redacted(compat: bool) -> SlimConfig {
+    SlimConfig {
+        redact_tool_args: true,
+        compat,
+        ..SlimConfig::standard()
+    }
+}
+
 fn slim_of(state: &Value, config: &SlimConfig) -> Value {
     slim_state(
         &AgentState::from_value(state, &V1_22.now()).unwrap(),
@@ -83,14 +93,7 @@ fn redacting_tool_args_also_removes_the_arguments_copied_into_content() {
 #[test]
 fn compat_redaction_keeps_the_reference_leak_and_no_redaction_keeps_the_content() {
     let (state, args) = leaking_state();
-    let compat = slim_of(
-        &state,
-        &SlimConfig {
-            redact_tool_args: true,
-            compat: true,
-            ..SlimConfig::standard()
-        },
-    );
+    let compat = slim_of(&state, &redacted(true));
     assert_eq!(assistant_with_calls(&compat)["content"], args.as_str());
     // Without redaction the snapshot is faithful to the state (and diagnose flags it).
     let kept = slim_of(&state, &SlimConfig::standard());
@@ -108,13 +111,7 @@ fn natural_text_beside_a_tool_call_survives_redaction() {
         .find(|m| m["_metadata"]["tool_calls"].is_array())
         .unwrap();
     m["content"] = Value::from("Let me look that up.");
-    let snapshot = slim_of(
-        &state,
-        &SlimConfig {
-            redact_tool_args: true,
-            ..SlimConfig::standard()
-        },
-    );
+    let snapshot = slim_of(&state, &redacted(false));
     assert_eq!(
         assistant_with_calls(&snapshot)["content"],
         "Let me look that up."
@@ -135,14 +132,7 @@ fn leak_findings(snapshot: Value) -> Vec<stepline::lint::Diagnostic> {
 fn diagnose_flags_leaked_arguments_in_a_snapshot_whose_calls_were_redacted() {
     let (state, args) = leaking_state();
     // What the reference writes with redactToolArgs: calls redacted, content not.
-    let snapshot = slim_of(
-        &state,
-        &SlimConfig {
-            redact_tool_args: true,
-            compat: true,
-            ..SlimConfig::standard()
-        },
-    );
+    let snapshot = slim_of(&state, &redacted(true));
     let found = leak_findings(snapshot);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].path, "/snapshot/messages/1/content");
@@ -170,27 +160,14 @@ fn diagnose_flags_leaked_arguments_cut_by_the_content_limit() {
     assert_eq!(found[0].severity, Severity::Error);
     assert_eq!(found[0].evidence["match"], "truncated");
     // The redacted snapshot of the fixed serializer holds nothing to flag.
-    let fixed = slim_of(
-        &state,
-        &SlimConfig {
-            redact_tool_args: true,
-            ..SlimConfig::standard()
-        },
-    );
+    let fixed = slim_of(&state, &redacted(false));
     assert!(leak_findings(fixed).is_empty());
 }
 
 #[test]
 fn diagnose_does_not_flag_prose_beside_a_redacted_call() {
     let (state, _) = leaking_state();
-    let mut snapshot = slim_of(
-        &state,
-        &SlimConfig {
-            redact_tool_args: true,
-            compat: true,
-            ..SlimConfig::standard()
-        },
-    );
+    let mut snapshot = slim_of(&state, &redacted(true));
     snapshot["messages"][1]["content"] = Value::from("Checking {the} weather...");
     assert!(leak_findings(snapshot.clone()).is_empty());
     // A JSON array is not an arguments object either.

@@ -10,7 +10,7 @@ use stepline::json;
 use stepline::json::Value;
 
 mod common;
-use common::{vectors_of, with_ids, Corpus::V2_7};
+use common::{guard_spec, vectors_of, with_ids, Corpus::V2_7};
 
 #[test]
 fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flags() {
@@ -82,23 +82,6 @@ fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
     assert_eq!((b, c), (86, 20));
 }
 
-/// The hook's parameters as a guard spec.
-fn spec(hook: &str, params: &Value) -> Value {
-    match hook {
-        "StepsLimitHook" => json!({"kind": "steps_limit", "max": params["maxSteps"].clone()}),
-        "TokenUsageLimitHook" => {
-            json!({"kind": "token_usage_limit", "max": params["maxTotalTokens"].clone()})
-        }
-        "ExecutionTimeLimitHook" => {
-            json!({"kind": "execution_time_limit", "max": params["maxSeconds"].clone()})
-        }
-        "FinishReasonHook" => {
-            json!({"kind": "finish_reason", "stopReasons": params["stopReasons"].clone()})
-        }
-        other => panic!("unknown hook {other}"),
-    }
-}
-
 #[test]
 fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_their_limits() {
     let mut checked = 0;
@@ -108,10 +91,10 @@ fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_thei
             continue;
         }
         let input = &case["input"];
-        let guards = Value::Array(vec![spec(
-            input["hook"].as_str().unwrap(),
-            &input["params"],
-        )]);
+        let hook = input["hook"].as_str().unwrap();
+        let spec =
+            guard_spec(hook, &input["params"]).unwrap_or_else(|| panic!("unknown hook {hook}"));
+        let guards = Value::Array(vec![spec]);
         let trigger = data::trigger(Some(&input["trigger"]), "/trigger").unwrap();
         // Under the harness's frozen clock the time hook's start is `now`.
         let got = data::evaluate_guards(

@@ -6,6 +6,7 @@
 // Each test crate compiles this module whole and uses part of it.
 #![allow(dead_code)]
 
+use stepline::json;
 use stepline::json::Value;
 use stepline::model::time::Timestamp;
 use stepline::session::Session;
@@ -124,4 +125,23 @@ pub fn view_of(s: &Session) -> Value {
         }
     }
     v
+}
+
+/// A v2.7 continuation case's hook and its parameters as the guard spec
+/// stepline takes (`{kind, max}` / `{kind, stopReasons}`); `None` for a hook
+/// that is not a guard.
+pub fn guard_spec(hook: &str, params: &Value) -> Option<Value> {
+    Some(match hook {
+        "StepsLimitHook" => json!({"kind": "steps_limit", "max": params["maxSteps"].clone()}),
+        "TokenUsageLimitHook" => {
+            json!({"kind": "token_usage_limit", "max": params["maxTotalTokens"].clone()})
+        }
+        "ExecutionTimeLimitHook" => {
+            json!({"kind": "execution_time_limit", "max": params["maxSeconds"].clone()})
+        }
+        "FinishReasonHook" => {
+            json!({"kind": "finish_reason", "stopReasons": params["stopReasons"].clone()})
+        }
+        _ => return None,
+    })
 }

@@ -8,6 +8,8 @@
 //! cases, and exits non-zero when any case fails.
 
 mod agent_runs;
+#[path = "../common/mod.rs"]
+mod common;
 mod compare;
 mod continuation;
 mod corpus;

@@ -11,6 +11,7 @@ use stepline::model::time::format_atom;
 use stepline::model::v2::AgentState;
 
 use super::state_model::now;
+use crate::common::guard_spec;
 use crate::Outcome;
 
 pub fn run(name: &str, input: &Value) -> Option<Outcome> {
@@ -121,25 +122,9 @@ fn state_matrix(s: &AgentState) -> Value {
     })
 }
 
-/// The hook's parameters as a guard spec (the data form stepline takes).
-fn spec(hook: &str, params: &Value) -> Option<Value> {
-    Some(match hook {
-        "StepsLimitHook" => json!({"kind": "steps_limit", "max": params["maxSteps"].clone()}),
-        "TokenUsageLimitHook" => {
-            json!({"kind": "token_usage_limit", "max": params["maxTotalTokens"].clone()})
-        }
-        "ExecutionTimeLimitHook" => {
-            json!({"kind": "execution_time_limit", "max": params["maxSeconds"].clone()})
-        }
-        "FinishReasonHook" => {
-            json!({"kind": "finish_reason", "stopReasons": params["stopReasons"].clone()})
-        }
-        _ => return None,
-    })
-}
-
 fn guard_case(input: &Value) -> Option<Outcome> {
-    let guard = match Guard::from_value(&spec(input["hook"].as_str()?, &input["params"])?, "") {
+    let guard = match Guard::from_value(&guard_spec(input["hook"].as_str()?, &input["params"])?, "")
+    {
         Ok(g) => g,
         Err(e) => return Some(Err(e)),
     };
