@@ -5,13 +5,14 @@
 // version) is searched for it. validateSnapshot and diagnose flag a key by path.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import * as stepline from 'stepline';
+import { V2_NOW as NOW, v2Vectors, withIds } from './lib/vectors.mjs';
 
 const { parseAgentState, slimSnapshot, restoreState, validateSnapshot, diagnose, evaluateGuards, replayGuards, Session, RunLog } = stepline;
 
@@ -19,17 +20,10 @@ const KEY = 'sk-test-SEEDED-4f1c9a7e2b6d8053abcdef';
 const SEED = 'SEEDED';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const cli = join(root, 'node_modules', 'stepline', 'bin', 'stepline.mjs');
-const v2 = new URL('../../tests/vectors/instructor-php-v2.7/', import.meta.url);
-const runs = JSON.parse(readFileSync(new URL('agent-runs.json', v2), 'utf8'));
-const NOW = '2026-08-10T12:00:00.250Z';
+const runs = v2Vectors('agent-runs.json');
 
 const tmp = mkdtempSync(join(tmpdir(), 'stepline-secrets-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
-
-function withIds(value) {
-  let n = 0;
-  return JSON.parse(JSON.stringify(value), (_, v) => (v === '<uuid>' ? `9e000000-0000-4000-8000-${String(++n).padStart(12, '0')}` : v));
-}
 
 /** A final state with the key where a real app has it, and where an app may put it. */
 function seed(state) {

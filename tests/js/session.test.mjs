@@ -5,12 +5,10 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { Session, RunLog, diagnose, SteplineError } from 'stepline';
+import { v1Vectors } from './lib/vectors.mjs';
 
 const root = new URL('../../', import.meta.url);
-const vectorsDir = process.env.STEPLINE_VECTORS
-  ? new URL(`file://${process.env.STEPLINE_VECTORS.replace(/\/?$/, '/')}`)
-  : new URL('tests/vectors/cognesy-v1.22/', root);
-const runs = JSON.parse(readFileSync(new URL('agent-runs.json', vectorsDir), 'utf8'));
+const runs = v1Vectors('agent-runs.json');
 const run = (prefix) => runs.find((r) => r.name.startsWith(prefix));
 const envelopesOf = (turn) => turn.envelopes.map((e) => e.envelope);
 

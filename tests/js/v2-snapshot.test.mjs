@@ -4,32 +4,18 @@
 // logic is data (stopReasons, resolveStopSignals, explainContinuation,
 // evaluateGuards, replayGuards) checked against tests/vectors/instructor-php-v2.7.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import {
   slimSnapshot, validateSnapshot, restoreState, snapshotSchema, evaluateContinuation,
   stopReasons, resolveStopSignals, explainContinuation, evaluateGuards, replayGuards, SteplineError,
 } from 'stepline';
+import { V2_NOW as NOW, thrown, v2Vectors, withIds } from './lib/vectors.mjs';
 
-const v2 = new URL('../../tests/vectors/instructor-php-v2.7/', import.meta.url);
-const read = (file) => JSON.parse(readFileSync(new URL(file, v2), 'utf8'));
-const runs = read('agent-runs.json');
-const stateModel = read('state-model.json');
-const continuation = read('continuation.json');
-const NOW = '2026-08-10T12:00:00.250Z';
+const runs = v2Vectors('agent-runs.json');
+const stateModel = v2Vectors('state-model.json');
+const continuation = v2Vectors('continuation.json');
 const PRESETS = ['minimal', 'standard', 'full'];
-
-/** The corpus shows generated ids as "<uuid>"; a stored state has real ones. */
-function withIds(value) {
-  let n = 0;
-  return JSON.parse(JSON.stringify(value), (_, v) => (v === '<uuid>' ? `9e000000-0000-4000-8000-${String(++n).padStart(12, '0')}` : v));
-}
-
-function thrown(fn) {
-  try { fn(); } catch (error) { return error; }
-  assert.fail('expected a throw');
-}
 
 /** [name, state, derived] of every agent-runs turn (state-model run-final cases carry the same states). */
 const finals = runs.flatMap((run) => run.expected.map((turn, i) => [`${run.name} turn ${i}`, withIds(turn.finalState), turn.derived]));

@@ -3,27 +3,13 @@
 // its output, and EnvelopeEncoder reproduces v2's broadcaster with
 // `config.dialect: "v2"`. Data from tests/vectors/instructor-php-v2.7.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { parseAgentState, EnvelopeEncoder, decodeEnvelope, tryDecodeEnvelope, decodeEnvelopes, Session, SteplineError } from 'stepline';
+import { V2_NOW as NOW, thrown, v2Vectors, withIds } from './lib/vectors.mjs';
 
-const v2 = new URL('../../tests/vectors/instructor-php-v2.7/', import.meta.url);
-const read = (file) => JSON.parse(readFileSync(new URL(file, v2), 'utf8'));
-const runs = read('agent-runs.json');
-const envelopeCases = read('envelopes.json');
-const NOW = '2026-08-10T12:00:00.250Z';
-
-/** The corpus shows generated ids as "<uuid>"; a stored state has real ones. */
-function withIds(value) {
-  let n = 0;
-  return JSON.parse(JSON.stringify(value), (_, v) => (v === '<uuid>' ? `9e000000-0000-4000-8000-${String(++n).padStart(12, '0')}` : v));
-}
-
-function thrown(fn) {
-  try { fn(); } catch (error) { return error; }
-  assert.fail('expected a throw');
-}
+const runs = v2Vectors('agent-runs.json');
+const envelopeCases = v2Vectors('envelopes.json');
 
 test('every v2 final state reads as v2 with the runs\' derived values', () => {
   let count = 0;
