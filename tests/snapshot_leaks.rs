@@ -16,6 +16,16 @@ use stepline::ErrorCode;
 mod common;
 use common::{case_starting, Corpus::V1_22};
 
+/// The state's assistant message that calls tools.
+fn calling_message(state: &mut Value) -> &mut Value {
+    state["messageStore"]["sections"][0]["messages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|m| m["_metadata"]["tool_calls"].is_array())
+        .unwrap()
+}
+
 /// The final state of the reference run "tool call then final answer", with
 /// the assistant message of the tool-calling step written as the reference's
 /// OpenAI driver writes it (seed 004): content = the first call's arguments.
@@ -23,13 +33,7 @@ use common::{case_starting, Corpus::V1_22};
 fn leaking_state() -> (Value, String) {
     let case = case_starting(V1_22, "agent-runs.json", "tool call then final answer");
     let mut state = case["expected"][0]["finalState"].clone();
-    let messages = state["messageStore"]["sections"][0]["messages"]
-        .as_array_mut()
-        .unwrap();
-    let m = messages
-        .iter_mut()
-        .find(|m| m["_metadata"]["tool_calls"].is_array())
-        .unwrap();
+    let m = calling_message(&mut state);
     let args = m["_metadata"]["tool_calls"][0]["function"]["arguments"]
         .as_str()
         .unwrap()
@@ -103,13 +107,7 @@ fn compat_redaction_keeps_the_reference_leak_and_no_redaction_keeps_the_content(
 #[test]
 fn natural_text_beside_a_tool_call_survives_redaction() {
     let (mut state, _) = leaking_state();
-    let messages = state["messageStore"]["sections"][0]["messages"]
-        .as_array_mut()
-        .unwrap();
-    let m = messages
-        .iter_mut()
-        .find(|m| m["_metadata"]["tool_calls"].is_array())
-        .unwrap();
+    let m = calling_message(&mut state);
     m["content"] = Value::from("Let me look that up.");
     let snapshot = slim_of(&state, &redacted(false));
     assert_eq!(
