@@ -8,8 +8,7 @@
 use stepline::json::{self, Value};
 use stepline::model::v2::AgentState;
 use stepline::session::causes::{
-    cause, ABORTED_STEP, CAUSES, GUARD_STARTED_STEP, STEP_DURATION_AFTER_HOOKS,
-    STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
+    cause, ABORTED_STEP, CAUSES, GUARD_STARTED_STEP, STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
 };
 use stepline::session::reconcile::Report;
 use stepline::session::Session;
@@ -248,7 +247,7 @@ fn an_unforced_stop_broadcast_as_stopped_is_named_only_without_a_continuation() 
 }
 
 #[test]
-fn streamed_step_durations_cover_only_the_after_step_hooks() {
+fn streamed_step_durations_may_be_shorter_than_the_states_but_not_longer() {
     let case = run("tool call then answer [debug]");
     let turn = &case["expected"][0];
     let mut state = turn["finalState"].clone();
@@ -267,14 +266,10 @@ fn streamed_step_durations_cover_only_the_after_step_hooks() {
     for env in &envelopes {
         s.ingest_value(env).unwrap();
     }
+    // duration_ms covers only the after-step hooks (item 12): no difference.
     let r = s.reconcile(&slim(&state, &SlimConfig::standard()));
-    assert_eq!(
-        described(&r),
-        [format!(
-            "field_mismatch /execution/cumulative_seconds {STEP_DURATION_AFTER_HOOKS}"
-        )]
-    );
-    // Streamed durations longer than the state's are no producer behaviour.
+    assert!(r.consistent(), "{:?}", described(&r));
+    // Streamed durations longer than the state's steps took are one.
     let mut s = Session::new(None);
     for env in &envelopes {
         let mut env = env.clone();
@@ -342,7 +337,6 @@ fn every_listed_cause_is_shown_by_a_run_here() {
         UNFORCED_STOP,
         ABORTED_STEP,
         GUARD_STARTED_STEP,
-        STEP_DURATION_AFTER_HOOKS,
     ];
     let mut listed: Vec<&str> = CAUSES.iter().map(|c| c.name).collect();
     listed.sort_unstable();

@@ -7,8 +7,7 @@
 use crate::json::{Map, Value};
 
 use crate::session::causes::{
-    ABORTED_STEP, GUARD_STARTED_STEP, STEP_DURATION_AFTER_HOOKS, STEP_ERRORS_FAIL_STATE,
-    UNFORCED_STOP,
+    ABORTED_STEP, GUARD_STARTED_STEP, STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
 };
 use crate::session::reconcile::Diffs;
 use crate::session::view::{Execution, StepView, TERMINAL};
@@ -134,10 +133,13 @@ pub(crate) fn compare_continuation(e: &Execution, snap: &Map, d: &mut Diffs) {
 
 /// The streamed step durations (ms) summed against the state's
 /// `cumulative_seconds`, when every step of the run is both streamed and
-/// completed (otherwise the sums cover different steps). v2 stores step
-/// times as ATOM dates in whole seconds, so each step's stored duration is
-/// off by less than a second: only a gap wider than one second per step is
-/// a difference.
+/// completed (otherwise the sums cover different steps). A streamed
+/// `duration_ms` covers only the after-step hooks (item 12), so it may be
+/// any part of the step's time, but never more: only streamed durations
+/// longer than the state's are a difference. v2 stores step times as ATOM
+/// dates in whole seconds, so each step's stored duration is off by less
+/// than a second: the streamed sum must pass the stored one by more than a
+/// second per step.
 pub(crate) fn compare_duration(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) {
     let Some(fin) = snap
         .get("execution")
@@ -162,7 +164,7 @@ pub(crate) fn compare_duration(e: &Execution, snap: &Map, w: &Window, d: &mut Di
     }
     let streamed = streamed_ms / 1000.0;
     let precision = steps.len() as f64;
-    if (streamed - fin).abs() > precision {
+    if streamed - fin > precision {
         d.push(
             "field_mismatch",
             "/execution/cumulative_seconds".into(),
@@ -233,10 +235,6 @@ pub(crate) fn name_causes(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) 
                 Some(ABORTED_STEP)
             }
             "extra_step" if pending.is_some() && diff.step == pending => Some(GUARD_STARTED_STEP),
-            "field_mismatch" if diff.path == "/execution/cumulative_seconds" => {
-                let less = diff.streamed.as_f64() < diff.final_value.as_f64();
-                less.then_some(STEP_DURATION_AFTER_HOOKS)
-            }
             _ => None,
         };
     }
