@@ -144,9 +144,8 @@ impl StatusTimes {
 }
 
 /// Unix epoch milliseconds of an RFC 3339 timestamp (what the decoder
-/// accepts in envelopes); `None` for anything else. Read by hand: the
-/// general date reader (PHP's relative words, offsets without a colon)
-/// cost the live entry kilobytes it does not otherwise need.
+/// accepts in envelopes); `None` for anything else. The one hand-written
+/// timestamp reader is [`crate::session::attribution::instant`] (µs).
 ///
 /// ```
 /// use stepline::session::status::epoch_ms;
@@ -155,53 +154,7 @@ impl StatusTimes {
 /// assert_eq!(epoch_ms("tomorrow"), None);
 /// ```
 pub fn epoch_ms(ts: &str) -> Option<i64> {
-    if !crate::model::time::is_rfc3339(ts) {
-        return None;
-    }
-    let b = ts.as_bytes();
-    let num = |from: usize, to: usize| -> i64 {
-        b.get(from..to)
-            .unwrap_or_default()
-            .iter()
-            .fold(0, |n, c| n * 10 + i64::from(c.wrapping_sub(b'0')))
-    };
-    let (y, m, d) = (num(0, 4), num(5, 7), num(8, 10));
-    let secs = num(11, 13) * 3600 + num(14, 16) * 60 + num(17, 19);
-    let mut i = 19;
-    let mut millis = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            if i - start < 3 {
-                millis = millis * 10 + b.get(i).map_or(0, |c| i64::from(c - b'0'));
-            }
-            i += 1;
-        }
-        for _ in (i - start).min(3)..3 {
-            millis *= 10;
-        }
-    }
-    let offset = match b.get(i) {
-        Some(&sign @ (b'+' | b'-')) => {
-            let o = num(i + 1, i + 3) * 3600 + num(i + 4, i + 6) * 60;
-            if sign == b'-' {
-                -o
-            } else {
-                o
-            }
-        }
-        _ => 0,
-    };
-    // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's
-    // days_from_civil).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((days * 86_400 + secs - offset) * 1000 + millis)
+    crate::session::attribution::instant(ts).map(|us| us.div_euclid(1000))
 }
 
 #[cfg(test)]
