@@ -113,12 +113,14 @@ function plural(n, word) {
 function inputCounts(text) {
   try {
     const state = JSON.parse(text);
-    const store = state?.messageStore;
+    // v1.22 keeps the store at the top; v2 (instructor-php packages/agents) in `context`.
+    const store = state?.messageStore ?? state?.context?.messageStore;
     const section = Array.isArray(store?.sections) ? store.sections.find((s) => s?.name === 'messages') : null;
     const messages = section ? section.messages : store?.messages;
     return {
       messages: Array.isArray(messages) ? messages.length : null,
-      steps: Array.isArray(state?.steps) ? state.steps.length : null,
+      steps: Array.isArray(state?.steps) ? state.steps.length
+        : Array.isArray(state?.execution?.stepExecutions) ? state.execution.stepExecutions.length : null,
     };
   } catch {
     return { messages: null, steps: null };

@@ -35,6 +35,19 @@ fn execution_start(
     }
 }
 
+/// Criteria are v1.22's: a v2 state is refused (v2's limits are guards, see
+/// `crate::continuation::v2::data`), never read as an empty v1.22 state.
+fn v1_only(input: &Value) -> Result<()> {
+    match crate::model::version::StateVersion::of(input)? {
+        crate::model::version::StateVersion::V1_22 => Ok(()),
+        crate::model::version::StateVersion::V2 => Err(crate::error::SteplineError::at(
+            crate::error::ErrorCode::InvalidValue,
+            "",
+            "expected a v1.22 agent state, found a v2 one: v2's limits are guards, evaluated by evaluateGuards / replayGuards",
+        )),
+    }
+}
+
 /// Evaluates `criteria` on a state in the producer's full format at `now`.
 pub fn evaluate_state(
     input: &Value,
@@ -42,6 +55,7 @@ pub fn evaluate_state(
     now: Timestamp,
     execution_started_at: Option<Timestamp>,
 ) -> Result<Outcome> {
+    v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
     let started = execution_start(input, "", &now, execution_started_at)?;
     Ok(evaluate_all(
@@ -57,6 +71,7 @@ pub fn replay_state(
     options: ReplayOptions,
     now: Timestamp,
 ) -> Result<Replay> {
+    v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
     let started = execution_start(input, "", &now, options.execution_started_at)?;
     Ok(replay(

@@ -11,6 +11,7 @@
 mod executions;
 mod input;
 mod messages;
+pub mod secrets;
 mod timing;
 
 pub use input::{diagnose_decoded, diagnose_value};
@@ -38,9 +39,12 @@ pub const FINAL_STATUS_MISSING: &str = "final_status_missing";
 /// A snapshot taken with `includeToolResults: false` that still holds tool
 /// results (quirk 1; DESIGN.md fix 2).
 pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
+/// A snapshot or state that carries an API key or another credential (a v2
+/// state's `llmConfig.apiKey`); the value is never shown.
+pub use secrets::SECRET_IN_STATE;
 
 /// Every diagnostic code, in the order the detectors run.
-pub const CODES: [&str; 7] = [
+pub const CODES: [&str; 8] = [
     TOOL_ARGS_IN_CONTENT,
     STEP_TIMING_INVERTED,
     STEP_TIMING_FROM_CREATION,
@@ -48,6 +52,7 @@ pub const CODES: [&str; 7] = [
     TIME_LIMIT_FROM_SESSION_START,
     FINAL_STATUS_MISSING,
     TOOL_RESULTS_NOT_EXCLUDED,
+    SECRET_IN_STATE,
 ];
 
 /// How sure a finding is to be a producer bug.
@@ -140,6 +145,7 @@ fn run(
     if let Some(config) = snapshot_options {
         messages::tool_results_not_excluded(snapshot, config, &mut out);
     }
+    secrets::check(snapshot, state, &mut out);
     out
 }
 

@@ -51,8 +51,19 @@ pub fn slim_within(
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
+    fit(&|c| slim(source, c), config, max_bytes)
+}
+
+/// The budget loop of [`slim_within`] over any snapshot writer (`render`
+/// writes the snapshot under a config): v1.22 and v2 snapshots are tightened alike.
+#[inline(never)]
+pub fn fit(
+    render: &dyn Fn(&SlimConfig) -> Value,
+    config: &SlimConfig,
+    max_bytes: Option<usize>,
+) -> Result<Fitted> {
     let size = |c: &SlimConfig| -> (Value, usize) {
-        let s = slim(source, c);
+        let s = render(c);
         let bytes = crate::json::to_string(&s).len();
         (s, bytes)
     };

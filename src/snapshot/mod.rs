@@ -9,6 +9,7 @@ pub mod schema;
 pub mod serialize;
 pub mod source;
 pub mod truncate;
+pub mod v2;
 pub mod validate;
 
 pub use config::SlimConfig;

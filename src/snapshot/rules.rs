@@ -56,7 +56,28 @@ const fn field(
     }
 }
 
-pub const STATUSES: &[&str] = &["in_progress", "completed", "failed"];
+/// Every status a snapshot may carry: v1.22's three plus v2's `pending` and
+/// `stopped`. A v1.22 snapshot (no `state_version`) may only carry
+/// [`V1_STATUSES`], and never null (checked in `validate`, and by the schema's
+/// `if`/`then`); a v2 one carries null between executions.
+pub const STATUSES: &[&str] = &["in_progress", "completed", "failed", "pending", "stopped"];
+/// The statuses of a v1.22 state.
+pub const V1_STATUSES: &[&str] = &["in_progress", "completed", "failed"];
+/// `state_version` values: absent is v1.22.
+pub const STATE_VERSIONS: &[&str] = &["v2"];
+/// v2's ten stop reasons.
+pub const STOP_REASONS: &[&str] = &[
+    "completed",
+    "steps_limit",
+    "token_limit",
+    "time_limit",
+    "retry_limit",
+    "error",
+    "stop_requested",
+    "finish_reason",
+    "user_requested",
+    "unknown",
+];
 pub const STEP_TYPES: &[&str] = &["tool_execution", "final_response", "error"];
 pub const FINISH_REASONS: &[&str] = &[
     "stop",
@@ -133,6 +154,27 @@ pub const EXECUTION: &[Field] = &[
         false,
         "Execution time accumulated over all steps, surviving pause/resume.",
     ),
+    field(
+        "execution_id",
+        Kind::String,
+        false,
+        true,
+        "v2: the current execution's id; null between executions.",
+    ),
+    field(
+        "completed_at",
+        Kind::Timestamp,
+        false,
+        true,
+        "v2: when the execution ended; null while running.",
+    ),
+    field(
+        "execution_count",
+        COUNT,
+        false,
+        false,
+        "v2: executions (runs) of this agent so far.",
+    ),
 ];
 
 pub const MESSAGE: &[Field] = &[
@@ -164,6 +206,28 @@ pub const MESSAGE: &[Field] = &[
         false,
         "Seed-000 alias of _metadata.",
     ),
+    field("id", Kind::String, false, false, "v2: the message's uuid."),
+    field(
+        "createdAt",
+        Kind::Timestamp,
+        false,
+        false,
+        "v2: when the message was created.",
+    ),
+    field(
+        "tool_calls",
+        Kind::Array(&V2_TOOL_CALL_KIND),
+        false,
+        false,
+        "v2: the tool calls an assistant message requested ({id, name} with redactToolArgs).",
+    ),
+    field(
+        "tool_result",
+        Kind::Object(TOOL_RESULT),
+        false,
+        false,
+        "v2: what a tool message answers (its content dropped without tool results).",
+    ),
 ];
 const MESSAGE_KIND: Kind = Kind::Object(MESSAGE);
 
@@ -172,6 +236,99 @@ pub const TOOL_CALL: &[Field] = &[
     field("name", Kind::String, true, false, "Tool name."),
 ];
 const TOOL_CALL_KIND: Kind = Kind::Object(TOOL_CALL);
+
+/// A v2 message's tool call.
+pub const V2_TOOL_CALL: &[Field] = &[
+    field("id", Kind::String, true, true, "Tool call id."),
+    field("name", Kind::String, true, false, "Tool name."),
+    field(
+        "arguments",
+        Kind::Map,
+        false,
+        false,
+        "Arguments; absent with redactToolArgs.",
+    ),
+];
+const V2_TOOL_CALL_KIND: Kind = Kind::Object(V2_TOOL_CALL);
+
+/// A v2 tool message's `tool_result`.
+pub const TOOL_RESULT: &[Field] = &[
+    field(
+        "content",
+        Kind::Content,
+        false,
+        false,
+        "The result (absent without tool results).",
+    ),
+    field("call_id", Kind::String, false, true, "The answered call."),
+    field("tool_name", Kind::String, false, false, "The tool."),
+    field("is_error", Kind::Boolean, false, false, "The tool failed."),
+];
+
+/// A v2 stop signal.
+pub const STOP_SIGNAL: &[Field] = &[
+    field(
+        "reason",
+        Kind::Enum(STOP_REASONS),
+        true,
+        false,
+        "One of v2's ten stop reasons.",
+    ),
+    field(
+        "message",
+        Kind::String,
+        true,
+        false,
+        "What stopped the run.",
+    ),
+    field(
+        "context",
+        Kind::Map,
+        false,
+        false,
+        "The signal's data ([] when empty).",
+    ),
+    field(
+        "source",
+        Kind::String,
+        false,
+        true,
+        "The class or name that raised it.",
+    ),
+];
+const STOP_SIGNAL_KIND: Kind = Kind::Object(STOP_SIGNAL);
+
+/// A v2 execution's continuation, with its explanation (`includeContinuationTrace`).
+pub const CONTINUATION_V2: &[Field] = &[
+    field(
+        "should_stop",
+        Kind::Boolean,
+        true,
+        false,
+        "ExecutionState::shouldStop().",
+    ),
+    field(
+        "is_continuation_requested",
+        Kind::Boolean,
+        true,
+        false,
+        "A hook asked to go on regardless of signals.",
+    ),
+    field(
+        "stop_signals",
+        Kind::Array(&STOP_SIGNAL_KIND),
+        true,
+        false,
+        "Every signal raised, in order.",
+    ),
+    field(
+        "explain",
+        Kind::String,
+        true,
+        false,
+        "ExecutionContinuation::explain().",
+    ),
+];
 
 pub const STEP_USAGE: &[Field] = &[field(
     "total",
@@ -231,6 +388,13 @@ pub const STEP: &[Field] = &[
         false,
         "Requested tool calls, id and name only.",
     ),
+    field(
+        "stop_signal",
+        STOP_SIGNAL_KIND,
+        false,
+        true,
+        "v2: the step's own stop signal (an after-step guard's).",
+    ),
 ];
 const STEP_KIND: Kind = Kind::Object(STEP);
 
@@ -242,6 +406,13 @@ pub const CONTINUATION: &[Field] = &[
 
 /// The snapshot itself.
 pub const SNAPSHOT: &[Field] = &[
+    field(
+        "state_version",
+        Kind::Enum(STATE_VERSIONS),
+        false,
+        false,
+        "\"v2\" for a snapshot of an instructor-php v2.x state; absent for v1.22.",
+    ),
     field("agent_id", Kind::String, true, false, "The agent instance."),
     field(
         "parent_agent_id",
@@ -254,8 +425,8 @@ pub const SNAPSHOT: &[Field] = &[
         "status",
         Kind::Enum(STATUSES),
         true,
-        false,
-        "The agent's status.",
+        true,
+        "The agent's status: v1.22 in_progress, completed, failed; v2 also pending, stopped, or null between executions.",
     ),
     field(
         "step_count",
@@ -299,5 +470,33 @@ pub const SNAPSHOT: &[Field] = &[
         false,
         false,
         "Application metadata; [] when empty.",
+    ),
+    field(
+        "created_at",
+        Kind::Timestamp,
+        false,
+        false,
+        "v2: when the agent state was created.",
+    ),
+    field(
+        "system_prompt",
+        Kind::String,
+        false,
+        false,
+        "v2: the context's system prompt (truncated like message content).",
+    ),
+    field(
+        "stop_signal",
+        STOP_SIGNAL_KIND,
+        false,
+        true,
+        "v2: the winning stop signal (the last step's against the execution's), in place of v1.22's criteria trace.",
+    ),
+    field(
+        "continuation",
+        Kind::Object(CONTINUATION_V2),
+        false,
+        true,
+        "v2: the execution's continuation, when traced (includeContinuationTrace).",
     ),
 ];

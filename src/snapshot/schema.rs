@@ -4,7 +4,7 @@
 use crate::json::{Map, Value};
 
 use crate::json::obj;
-use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
+use crate::snapshot::rules::{Field, Kind, SNAPSHOT, V1_STATUSES};
 
 /// RFC 3339 date-time, as a pattern so validators assert it without format plugins.
 pub const DATE_TIME_PATTERN: &str =
@@ -31,6 +31,27 @@ pub fn snapshot_schema() -> Value {
         Value::from("The bounded form of an instructor-php AgentState (SlimAgentStateSerializer, seed 000). Unknown properties are allowed."),
     );
     head.append(&mut root);
+    // A v1.22 snapshot (no state_version) has one of v1.22's statuses, never null.
+    head.insert(
+        "if",
+        obj([(
+            "not",
+            obj([("required", Value::Array(vec![Value::from("state_version")]))]),
+        )]),
+    );
+    head.insert(
+        "then",
+        obj([(
+            "properties",
+            obj([(
+                "status",
+                obj([(
+                    "enum",
+                    Value::Array(V1_STATUSES.iter().map(|s| Value::from(*s)).collect()),
+                )]),
+            )]),
+        )]),
+    );
     Value::Object(head)
 }
 

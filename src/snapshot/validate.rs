@@ -81,6 +81,8 @@ pub fn validate(snapshot: &Value) -> Report {
     {
         consistency(snapshot, &mut report);
     }
+    crate::snapshot::v2::check_version(snapshot, &mut report);
+    crate::snapshot::v2::check_secrets(snapshot, &mut report);
     report
 }
 

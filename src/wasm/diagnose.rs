@@ -17,7 +17,9 @@ export type SessionDiagnoseOptions = Omit<DiagnoseInput, "envelopes">;
 /// arguments in assistant content, inverted step timing, durations that
 /// disagree with timestamps, a time limit measured from the session start,
 /// a final status never broadcast, tool results in a snapshot taken
-/// without them.
+/// without them, and `secret_in_state`: an API key or another credential in
+/// the snapshot (an error) or the state (a warning: v2 stores the resolved
+/// `llmConfig` key), named by path and length, never shown.
 ///
 /// @example
 /// ```js

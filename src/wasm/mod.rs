@@ -33,6 +33,8 @@ pub mod runlog;
 pub mod snapshot;
 #[cfg(feature = "full")]
 pub mod state;
+#[cfg(feature = "full")]
+pub mod stop;
 
 use wasm_bindgen::prelude::*;
 

@@ -11,6 +11,7 @@ use crate::json::Limits;
 
 use crate::json::{child, obj};
 use crate::model::time::resolve_now;
+use crate::model::version::StateVersion;
 use crate::model::view::agent_state_view;
 use crate::snapshot::budget::slim_within;
 use crate::snapshot::restore::restore;
@@ -28,7 +29,9 @@ use super::walk;
 /// fixes — truncation never splits a UTF-8 character, and excluded tool results
 /// are also removed from `_metadata.result` — which `compat: true` turns off.
 /// `maxBytes` tightens content, then messages, then steps until the compact JSON
-/// fits; `truncation` says what was dropped.
+/// fits; `truncation` says what was dropped. A v2.x state gives a v2 snapshot
+/// (`state_version: "v2"`, v2's status, the winning `stop_signal`), never the
+/// stored `llmConfig` (it holds the API key) nor a real driver's `responseData`.
 ///
 /// @example
 /// ```js
@@ -46,9 +49,14 @@ pub fn slim_snapshot(
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
         let doc = JsDoc::new(js_document(&state, "the agent state")?, state.is_string());
-        let source = SlimSource::from_doc(&doc, &config, &clock());
-        let source = doc.finish(source)?;
-        let fitted = slim_within(&source, &config, max_bytes)?;
+        let fitted = match v2_state(&doc)? {
+            // A v2 state is read whole (its own reader), then slimmed by its own writer.
+            Some(state) => crate::snapshot::v2::slim_v2_within(&state, &config, max_bytes)?,
+            None => {
+                let source = SlimSource::from_doc(&doc, &config, &clock());
+                slim_within(&doc.finish(source)?, &config, max_bytes)?
+            }
+        };
         Ok(obj([
             ("snapshot", fitted.snapshot),
             ("bytes", Value::from(fitted.bytes)),
@@ -63,14 +71,16 @@ pub fn slim_snapshot(
 /// Rebuilds an agent state from a slim snapshot to resume a conversation, as
 /// the producer's `deserialize` does: messages, usage, metadata and timing come
 /// back; steps do not, and `executionStartedAt` is never restored. Returns the
-/// same shape as `parseAgentState`.
+/// same shape as `parseAgentState`. A v2 snapshot (`state_version: "v2"`)
+/// gives a v2 state between executions (`execution: null`, no `llmConfig`):
+/// identity, metadata, system prompt and messages, what resuming needs.
 ///
 /// @example
 /// ```js
 /// const state = restoreState(savedSnapshot);
 /// state.messageStore.sections[0].messages.length;
 /// ```
-#[wasm_bindgen(js_name = restoreState, unchecked_return_type = "AgentState")]
+#[wasm_bindgen(js_name = restoreState, unchecked_return_type = "AgentState | AgentStateV2")]
 pub fn restore_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] snapshot: JsValue,
     opts: Option<ParseAgentStateOptionsArg>,
@@ -79,13 +89,19 @@ pub fn restore_state(
         let opts = options(&opts.map(JsValue::from), &["now"])?;
         let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
         let value = walk::json_value(&snapshot, None, "the snapshot")?;
-        Ok(agent_state_view(&restore(&value, &now)?))
+        Ok(match crate::snapshot::v2::snapshot_version(&value)? {
+            StateVersion::V2 => {
+                crate::model::v2::view::view(&crate::snapshot::v2::restore_v2(&value, &now)?, &now)
+            }
+            StateVersion::V1_22 => agent_state_view(&restore(&value, &now)?),
+        })
     })())
 }
 
 /// Checks an untrusted snapshot and reports every problem at once, each with a
 /// JSON-pointer `path`, a `code` (`missing_field`, `wrong_type`, `invalid_enum`,
-/// `invalid_timestamp`, `out_of_range`, `inconsistent`, or `invalid_json` when
+/// `invalid_timestamp`, `out_of_range`, `inconsistent`, `secret_in_state` (a
+/// credential such as an API key, never echoed), or `invalid_json` when
 /// the text is not JSON) and a `message`. Unknown properties are `warnings`, and so
 /// are negative token counts (`out_of_range`): the producer keeps them, so they are valid.
 ///
@@ -123,6 +139,30 @@ pub fn validate_snapshot(
 #[wasm_bindgen(js_name = snapshotSchema)]
 pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
     out(Ok(snapshot_schema()))
+}
+
+/// The document as a v2 state when its top-level keys say it is one; `None`
+/// for a v1.22 state (or a root that is not an object, which the v1.22 reader refuses).
+#[inline(never)]
+fn v2_state(doc: &JsDoc) -> Result<Option<crate::model::v2::AgentState>, SteplineError> {
+    let root = doc.root();
+    let keys = doc.keys(&root);
+    if let Some(e) = doc.failed.borrow().clone() {
+        return Err(e);
+    }
+    let Some(keys) = keys else { return Ok(None) };
+    match crate::snapshot::v2::version_of_keys(&keys) {
+        Ok(StateVersion::V1_22) => return Ok(None),
+        Ok(StateVersion::V2) => {}
+        // Neither or both: what a full read finds wrong first (nesting too
+        // deep, bad JSON) is reported as parseAgentState reports it, else this.
+        Err(e) => {
+            doc.value(&root)?;
+            return Err(e);
+        }
+    }
+    let value = doc.value(&root)?;
+    crate::model::v2::AgentState::from_value(&value, &clock()).map(Some)
 }
 
 /// A JavaScript value read as a [`Doc`]: members and items are fetched one by

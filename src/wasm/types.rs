@@ -574,7 +574,8 @@ export interface RunLogSummary {
 /** A producer bug found by `diagnose`. */
 export interface Diagnostic {
   code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"
-    | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded";
+    | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded"
+    | "secret_in_state";
   severity: "error" | "warning";
   path: string;
   message: string;
@@ -596,7 +597,7 @@ const SNAPSHOT_TYPES: &'static str = r#"
 export interface SlimSnapshot {
   agent_id: string;
   parent_agent_id: string | null;
-  status: AgentStatus;
+  status: AgentStatus | ExecutionStatusV2 | null;
   step_count: number;
   usage: Usage;
   execution: { started_at: string; updated_at: string; cumulative_seconds: number };
@@ -612,6 +613,14 @@ export interface SlimSnapshot {
   }[];
   last_continuation: { should_continue: boolean; stop_reason: string; resolved_by: string } | null;
   metadata: PhpMap | unknown[];
+  /** `"v2"` for a snapshot of an instructor-php v2.x state (its `status` is an `ExecutionStatusV2`, or null between executions). */
+  state_version?: "v2";
+  /** v2: the winning stop signal. */
+  stop_signal?: StopSignalV2 | null;
+  /** v2 with `includeContinuationTrace`: the execution's continuation. */
+  continuation?: { should_stop: boolean; is_continuation_requested: boolean; stop_signals: StopSignalV2[]; explain: string } | null;
+  created_at?: string;
+  system_prompt?: string;
 }
 
 /** What a slim snapshot keeps; fields override the preset (default `standard`). */
@@ -643,7 +652,7 @@ export interface SlimResult { snapshot: SlimSnapshot; bytes: number; truncation:
 export interface SnapshotIssue {
   path: string;
   code: "missing_field" | "wrong_type" | "invalid_enum" | "invalid_timestamp" | "out_of_range" | "inconsistent"
-    | "unknown_field" | SteplineErrorCode;
+    | "unknown_field" | "secret_in_state" | SteplineErrorCode;
   message: string;
 }
 

@@ -7,7 +7,9 @@
 //! exists and nobody asked to continue.
 
 pub mod broadcast;
+pub mod data;
 pub mod guard;
+pub mod replay;
 pub mod signal;
 pub mod status;
 

@@ -171,5 +171,7 @@ pub fn derived(state: &AgentState, now: &Timestamp, form: Form) -> Value {
             ("usage", usage.to_value()),
         ]),
     );
-    Value::Object(m)
+    // Derived values are shown and logged: no credential (a key an
+    // application put in metadata) goes out with them.
+    crate::lint::secrets::redact(&Value::Object(m))
 }

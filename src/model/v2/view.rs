@@ -41,5 +41,7 @@ pub fn view(state: &AgentState, now: &Timestamp) -> Value {
         m.insert("stateVersion", Value::from("v2"));
         m.insert("derived", derived(state, now, Form::Stored));
     }
-    out
+    // Any other credential (an `Authorization` header in llmConfig.options,
+    // a key an application put in metadata) is not shown either.
+    crate::lint::secrets::redact(&out)
 }

@@ -269,4 +269,18 @@ const state = __turn.finalState;`,
 echo.deliver('agent.sess-1', __ctx.envelopesOf('tool call then final answer [debug]', 'sess-1'));
 assert.equal(session.getSnapshot().executions[0].steps.length, 2);`,
   },
+  {
+    file: 'README.md',
+    match: "replayGuards(state, [{ kind: 'steps_limit', max: 1 }])",
+    declare: 'declare const state: object;',
+    setup: `
+import { readFileSync as __readV2 } from 'node:fs';
+const __v2runs = JSON.parse(__readV2(new URL('../../tests/vectors/instructor-php-v2.7/agent-runs.json', import.meta.url), 'utf8'));
+let __n = 0;
+const state = JSON.parse(JSON.stringify(__v2runs.find((r) => r.name === 'steps limit 2 reached (model always calls tools) [standard]').expected[0].finalState),
+  (_, v) => (v === '<uuid>' ? \`9e000000-0000-4000-8000-\${String(++__n).padStart(12, '0')}\` : v));`,
+    after: `
+assert.equal(snapshot.step_count, 2);
+assert.equal(whatIf.stopsBeforeStep, 2);`,
+  },
 ];

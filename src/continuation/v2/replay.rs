@@ -1,0 +1,275 @@
+//! v2's stop logic on whole states: run guards on a state (what the loop's
+//! hooks would add now), and "what if": replay a recorded v2 run under other
+//! guards, marking where it would have stopped.
+//!
+//! v2 checks its limits in the before-step hook with `>=` (items 30–31): a
+//! run stopped by `steps_limit: 2` shows two recorded steps and the signal
+//! raised *before* the third. The replay walks the same moments: before each
+//! recorded step (the state holding the steps before it), after each step
+//! (the finish-reason guard on that step), and before the step the run would
+//! have taken next, when the last recorded step asked for tools.
+
+use crate::continuation::v2::guard::{Clock, Guard, Trigger};
+use crate::continuation::v2::{ExecutionContinuation, StopSignal, StopSignals};
+use crate::json::{obj, Value};
+use crate::model::time::Timestamp;
+use crate::model::v2::AgentState;
+
+/// What guards add to a state at one moment, and what the state then says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardCheck {
+    /// The signals the guards add, in guard order.
+    pub added: Vec<StopSignal>,
+    /// The state's continuation with them.
+    pub continuation: ExecutionContinuation,
+    /// `ExecutionState::shouldStop()` after adding them.
+    pub should_stop: bool,
+    /// The winning signal after adding them.
+    pub stop_signal: Option<StopSignal>,
+}
+
+impl GuardCheck {
+    pub fn to_value(&self) -> Value {
+        obj([
+            ("addedSignals", StopSignals(self.added.clone()).to_value()),
+            ("shouldStop", Value::from(self.should_stop)),
+            (
+                "stopReason",
+                self.stop_signal
+                    .as_ref()
+                    .map_or(Value::Null, |s| Value::from(s.reason.as_str())),
+            ),
+            (
+                "stopSignal",
+                self.stop_signal
+                    .as_ref()
+                    .map_or(Value::Null, StopSignal::to_value),
+            ),
+            ("explain", Value::from(self.continuation.explain())),
+        ])
+    }
+}
+
+/// Runs `guards` on `state` as the loop's hooks would: each guard whose
+/// trigger is `trigger` (every guard when `None`) checks the state, and the
+/// signals of those that trip are added to the execution.
+///
+/// ```
+/// use stepline::continuation::v2::guard::{Clock, Guard};
+/// use stepline::continuation::v2::replay::check_guards;
+/// use stepline::model::v2::AgentState;
+/// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
+/// let state = AgentState::from_value(&stepline::json::from_str(r#"{"execution": {}}"#).unwrap(), &now).unwrap();
+/// let check = check_guards(&state, &[Guard::StepsLimit { max: 0 }], None, &Clock { execution_started_at: now, now });
+/// assert_eq!(check.stop_signal.unwrap().message, "Step limit reached: 0/0");
+/// ```
+pub fn check_guards(
+    state: &AgentState,
+    guards: &[Guard],
+    trigger: Option<Trigger>,
+    clock: &Clock,
+) -> GuardCheck {
+    let added: Vec<StopSignal> = guards
+        .iter()
+        .filter(|g| trigger.is_none_or(|t| g.trigger() == t))
+        .filter_map(|g| g.check(state, clock))
+        .collect();
+    let after = added.iter().fold(state.clone(), |s, sig| {
+        s.with_stop_signal(sig.clone(), &clock.now)
+    });
+    GuardCheck {
+        continuation: after.execution_continuation(),
+        should_stop: after.should_stop(),
+        stop_signal: after.stop_signal().cloned(),
+        added,
+    }
+}
+
+/// One step of a replay: the signals guards raise before it and after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayedStep {
+    /// 1-based.
+    pub step_number: usize,
+    /// The recorded step's id; `None` for the step the run would have taken next.
+    pub step_id: Option<String>,
+    /// Raised before the step (steps, tokens, time): the step would not have run.
+    pub before: Vec<StopSignal>,
+    /// Raised after it (finish reason).
+    pub after: Vec<StopSignal>,
+    /// The step's own recorded stop signal.
+    pub recorded_signal: Option<StopSignal>,
+}
+
+impl ReplayedStep {
+    pub fn would_stop(&self) -> bool {
+        !self.before.is_empty() || !self.after.is_empty()
+    }
+}
+
+/// A whole replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuardReplay {
+    pub steps: Vec<ReplayedStep>,
+    /// Steps that would have run under the guards.
+    pub steps_run: usize,
+    /// The step a before-step guard would have kept from running.
+    pub stops_before_step: Option<usize>,
+    /// The step after which an after-step guard would have stopped the run.
+    pub stops_after_step: Option<usize>,
+    /// The winning signal of the guards that stopped the run.
+    pub stop_signal: Option<StopSignal>,
+    /// No guard stopped the run within the record and the run would have
+    /// gone on past its last recorded step (what came next is unknown).
+    pub runs_past_record: bool,
+    pub recorded_steps: usize,
+    pub recorded_stop_signal: Option<StopSignal>,
+}
+
+impl GuardReplay {
+    pub fn to_value(&self) -> Value {
+        let signals = |list: &[StopSignal]| StopSignals(list.to_vec()).to_value();
+        let opt = |s: &Option<StopSignal>| s.as_ref().map_or(Value::Null, StopSignal::to_value);
+        let steps = self
+            .steps
+            .iter()
+            .map(|s| {
+                obj([
+                    ("stepNumber", Value::from(s.step_number)),
+                    ("stepId", Value::from(s.step_id.clone())),
+                    ("recorded", Value::from(s.step_id.is_some())),
+                    ("before", signals(&s.before)),
+                    ("after", signals(&s.after)),
+                    ("wouldStop", Value::from(s.would_stop())),
+                    ("recordedSignal", opt(&s.recorded_signal)),
+                ])
+            })
+            .collect();
+        obj([
+            ("steps", Value::Array(steps)),
+            ("stepsRun", Value::from(self.steps_run)),
+            ("stopsBeforeStep", Value::from(self.stops_before_step)),
+            ("stopsAfterStep", Value::from(self.stops_after_step)),
+            ("stopSignal", opt(&self.stop_signal)),
+            ("runsPastRecord", Value::from(self.runs_past_record)),
+            ("recordedSteps", Value::from(self.recorded_steps)),
+            ("recordedStopSignal", opt(&self.recorded_stop_signal)),
+        ])
+    }
+}
+
+/// How to place the replayed moments in time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReplayClock {
+    /// Check every moment at this instant instead of the recorded one (a
+    /// step's start; after the last step, the execution's completion).
+    pub now: Option<Timestamp>,
+    /// Where the time guard measures from (default: the execution's start).
+    pub execution_started_at: Option<Timestamp>,
+}
+
+/// The state as it was before recorded step `k` (0-based): its first `k`
+/// step executions, no current step, no signals yet.
+fn before_step(state: &AgentState, k: usize) -> AgentState {
+    let mut out = state.clone();
+    if let Some(e) = out.execution.as_mut() {
+        e.step_executions.truncate(k);
+        e.current_step = None;
+        e.current_step_started_at = None;
+        e.continuation = ExecutionContinuation::default();
+    }
+    out
+}
+
+/// Replays the recorded run of `state` under `guards` (see the module docs).
+///
+/// ```
+/// use stepline::continuation::v2::guard::Guard;
+/// use stepline::continuation::v2::replay::{replay_guards, ReplayClock};
+/// use stepline::model::v2::AgentState;
+/// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
+/// let state = AgentState::from_value(&stepline::json::from_str(r#"{"execution": {"status": "stopped"}}"#).unwrap(), &now).unwrap();
+/// let replay = replay_guards(&state, &[Guard::ExecutionTimeLimit { max_seconds: 0.0 }], &ReplayClock::default(), &now);
+/// assert_eq!((replay.steps_run, replay.stops_before_step), (0, Some(1)));
+/// ```
+pub fn replay_guards(
+    state: &AgentState,
+    guards: &[Guard],
+    clock: &ReplayClock,
+    now: &Timestamp,
+) -> GuardReplay {
+    let recorded: Vec<_> = state
+        .execution
+        .iter()
+        .flat_map(|e| e.step_executions.iter())
+        .collect();
+    let started = clock
+        .execution_started_at
+        .or_else(|| state.execution.as_ref().map(|e| e.started_at))
+        .unwrap_or(*now);
+    let end = state
+        .execution
+        .as_ref()
+        .and_then(|e| e.completed_at)
+        .or_else(|| recorded.last().map(|s| s.completed_at))
+        .unwrap_or(started);
+    let mut out = GuardReplay {
+        steps: Vec::new(),
+        steps_run: 0,
+        stops_before_step: None,
+        stops_after_step: None,
+        stop_signal: None,
+        runs_past_record: false,
+        recorded_steps: recorded.len(),
+        recorded_stop_signal: state.stop_signal().cloned(),
+    };
+    for k in 0..=recorded.len() {
+        let step = recorded.get(k);
+        // The loop asks for step k+1 after step k only when step k asked for tools.
+        if step.is_none() && k > 0 && !recorded[k - 1].step.has_tool_calls() {
+            break;
+        }
+        let at = clock.now.unwrap_or(step.map_or(end, |s| s.started_at));
+        let moment = Clock {
+            execution_started_at: started,
+            now: at,
+        };
+        let prefix = before_step(state, k);
+        let before = check_guards(&prefix, guards, Some(Trigger::BeforeStep), &moment);
+        let mut row = ReplayedStep {
+            step_number: k + 1,
+            step_id: step.map(|s| s.id.clone()),
+            before: before.added.clone(),
+            after: Vec::new(),
+            recorded_signal: step.and_then(|s| s.stop_signal().cloned()),
+        };
+        if !before.added.is_empty() {
+            out.stops_before_step = Some(k + 1);
+            out.stop_signal = before.stop_signal;
+            out.steps.push(row);
+            break;
+        }
+        let Some(step) = step else {
+            out.runs_past_record = true;
+            out.steps.push(row);
+            break;
+        };
+        let mut with_step = prefix;
+        if let Some(e) = with_step.execution.as_mut() {
+            e.current_step = Some(step.step.clone());
+        }
+        let moment = Clock {
+            execution_started_at: started,
+            now: clock.now.unwrap_or(step.completed_at),
+        };
+        let after = check_guards(&with_step, guards, Some(Trigger::AfterStep), &moment);
+        row.after = after.added.clone();
+        out.steps_run = k + 1;
+        out.steps.push(row);
+        if !after.added.is_empty() {
+            out.stops_after_step = Some(k + 1);
+            out.stop_signal = after.stop_signal;
+            break;
+        }
+    }
+    out
+}

@@ -1,0 +1,227 @@
+//! Credentials in stored data. A v2 state stores the resolved `llmConfig`,
+//! API key included (README of the v2.7 vectors, item 27), and a state or a
+//! snapshot can carry other credentials an application put in its metadata.
+//! This module finds them — by the member's name (`apiKey`, `Authorization`,
+//! …) or by the shape of a provider key (`sk-…`, `Bearer …`) — and replaces
+//! them. A finding names where the value is and how long it is, never the
+//! value itself: a diagnostic is shown and logged.
+
+use crate::json::{child, index, Value};
+
+use super::{Diagnostic, Severity};
+
+/// A snapshot or state that carries an API key or another credential.
+pub const SECRET_IN_STATE: &str = "secret_in_state";
+
+/// What replaces a credential in every view and snapshot.
+pub const REDACTED: &str = "[redacted]";
+
+/// Member names (lowercase, `-` and `_` removed) whose string value is a credential.
+const SECRET_NAMES: &[&str] = &[
+    "apikey",
+    "xapikey",
+    "apisecret",
+    "authorization",
+    "proxyauthorization",
+    "accesstoken",
+    "refreshtoken",
+    "sessiontoken",
+    "bearertoken",
+    "secretkey",
+    "secretaccesskey",
+    "clientsecret",
+    "privatekey",
+    "password",
+];
+
+/// Shortest run of key characters after `sk-` or `Bearer ` that counts as a
+/// key: provider keys are far longer, words such as `sk-learn` far shorter.
+const MIN_KEY_CHARS: usize = 20;
+
+/// Whether a member of this name holds a credential.
+///
+/// ```
+/// use stepline::lint::secrets::is_secret_name;
+/// assert!(is_secret_name("apiKey") && is_secret_name("x-api-key") && is_secret_name("Authorization"));
+/// assert!(!is_secret_name("maxTokens"));
+/// ```
+pub fn is_secret_name(name: &str) -> bool {
+    let folded: String = name
+        .chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect();
+    SECRET_NAMES.contains(&folded.as_str())
+}
+
+/// Whether `text` contains something shaped like a provider key: `sk-`
+/// (OpenAI, Anthropic, …) or `Bearer ` followed by at least 20 key characters.
+///
+/// ```
+/// use stepline::lint::secrets::looks_like_key;
+/// assert!(looks_like_key("key: sk-proj-AbCdEfGhIjKlMnOpQrStUv"));
+/// assert!(!looks_like_key("pip install scikit-learn sk-learn"));
+/// ```
+pub fn looks_like_key(text: &str) -> bool {
+    let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+    let bytes = text.as_bytes();
+    for prefix in ["sk-", "Bearer "] {
+        let mut from = 0;
+        while let Some(at) = text.get(from..).and_then(|t| t.find(prefix)) {
+            let start = from + at;
+            let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
+            let run = bytes
+                .get(start + prefix.len()..)
+                .map_or(0, |rest| rest.iter().take_while(|b| key_char(b)).count());
+            if boundary && run >= MIN_KEY_CHARS {
+                return true;
+            }
+            from = start + prefix.len();
+        }
+    }
+    false
+}
+
+/// One credential found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// JSON pointer of the value.
+    pub path: String,
+    /// The member's name (`apiKey`), or `None` when the value's shape gave it away.
+    pub name: Option<String>,
+    /// Characters in the value (shown instead of it).
+    pub chars: usize,
+}
+
+/// A credential value: a non-empty string that is not already redacted.
+fn is_credential_value(v: &Value) -> Option<&str> {
+    v.as_str()
+        .filter(|s| !s.trim().is_empty() && *s != REDACTED)
+}
+
+/// Every credential in `v`, in document order, with pointers under `path`.
+pub fn find(v: &Value, path: &str) -> Vec<Found> {
+    let mut out = Vec::new();
+    walk(v, path, &mut out);
+    out
+}
+
+fn walk(v: &Value, path: &str, out: &mut Vec<Found>) {
+    match v {
+        Value::Object(m) => {
+            for (k, item) in m.iter() {
+                let at = child(path, k);
+                match is_credential_value(item) {
+                    Some(s) if is_secret_name(k) => out.push(Found {
+                        path: at,
+                        name: Some(k.to_string()),
+                        chars: s.chars().count(),
+                    }),
+                    _ => walk(item, &at, out),
+                }
+            }
+        }
+        Value::Array(list) => {
+            for (i, item) in list.iter().enumerate() {
+                walk(item, &index(path, i), out);
+            }
+        }
+        Value::String(s) if looks_like_key(s) => out.push(Found {
+            path: path.to_string(),
+            name: None,
+            chars: s.chars().count(),
+        }),
+        _ => {}
+    }
+}
+
+/// A copy of `v` with every member named like a credential (see
+/// [`is_secret_name`]) holding a non-empty string replaced by [`REDACTED`].
+pub fn redact(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out = m.clone();
+            for (k, item) in out.iter_mut() {
+                *item = if is_secret_name(k) && is_credential_value(item).is_some() {
+                    Value::from(REDACTED)
+                } else {
+                    redact(item)
+                };
+            }
+            Value::Object(out)
+        }
+        Value::Array(list) => Value::Array(list.iter().map(redact).collect()),
+        other => other.clone(),
+    }
+}
+
+/// What a finding says (never the value).
+pub fn describe(found: &Found, what: &str) -> String {
+    match &found.name {
+        Some(name) => format!(
+            "{what} carries a credential in `{name}` ({} characters, value not shown): store and share it without one (stepline redacts it in every view and slim snapshot)",
+            found.chars
+        ),
+        None => format!(
+            "{what} carries a string shaped like an API key ({} characters, value not shown): store and share it without one",
+            found.chars
+        ),
+    }
+}
+
+/// The diagnostics: a snapshot with a credential is an error (a slim
+/// snapshot is meant to be stored and shared); a full v2 state's stored
+/// `llmConfig` key is a warning, because the producer writes it there by
+/// design (item 27), but it must not be persisted or shared as is.
+pub fn check(snapshot: Option<&Value>, state: Option<&Value>, out: &mut Vec<Diagnostic>) {
+    for (part, value, severity, what) in [
+        ("/snapshot", snapshot, Severity::Error, "the snapshot"),
+        ("/state", state, Severity::Warning, "the state"),
+    ] {
+        let Some(value) = value else { continue };
+        for found in find(value, part) {
+            out.push(Diagnostic {
+                code: SECRET_IN_STATE,
+                severity,
+                message: describe(&found, what),
+                evidence: crate::json::obj([
+                    (
+                        "name",
+                        found.name.clone().map_or(Value::Null, Value::String),
+                    ),
+                    ("chars", Value::from(found.chars)),
+                ]),
+                path: found.path,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_credentials_by_name_and_by_shape_and_never_shows_them() {
+        let v = crate::json::from_str(
+            r#"{"llmConfig": {"apiKey": "sk-test-SEEDED-0123456789abcdef", "model": "gpt"},
+                "metadata": {"x-api-key": "abc", "token_count": 5, "apiKey": "[redacted]", "password": ""},
+                "messages": [{"content": "use Bearer abcdefghijklmnopqrstuvwxyz0123"}]}"#,
+        )
+        .unwrap();
+        let found = find(&v, "");
+        let paths: Vec<&str> = found.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/llmConfig/apiKey",
+                "/metadata/x-api-key",
+                "/messages/0/content"
+            ]
+        );
+        let text = crate::json::to_string(&redact(&v));
+        assert!(!text.contains("SEEDED") && !text.contains("\"abc\""));
+        assert!(text.contains("\"model\":\"gpt\""));
+        assert!(!describe(&found[0], "the state").contains("SEEDED"));
+    }
+}

@@ -1,0 +1,392 @@
+//! Slim snapshots of instructor-php v2.x states (`Cognesy\Agents`), and back.
+//!
+//! The producer has no slim serializer for v2; this one carries what a v1.22
+//! snapshot carries — identity, status, step count, usage, timing, the newest
+//! messages, a window of step summaries — under the same names and the same
+//! [`SlimConfig`], marked `state_version: "v2"`. v2 has no criteria trace:
+//! the winning `stop_signal` is always kept, and `includeContinuationTrace`
+//! adds the execution's whole `continuation` (every signal and `explain()`).
+//!
+//! What is never kept: the resolved `llmConfig` (it holds the API key, item
+//! 27), each step's `inferenceResponse.responseData` (a real driver's HTTP
+//! status, raw body and headers, item 23), and any member named like a
+//! credential in metadata (replaced by `"[redacted]"`).
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::{index, obj, Map, Value};
+use crate::lint::secrets::redact;
+use crate::model::time::{self, format_atom, Timestamp};
+use crate::model::v2::execution::StepExecution;
+use crate::model::v2::message::{Context, Message, Section};
+use crate::model::v2::AgentState;
+use crate::model::version::StateVersion;
+use crate::snapshot::budget::{fit, Fitted};
+use crate::snapshot::config::SlimConfig;
+use crate::snapshot::serialize::{last, TOOL_RESULT_OMITTED};
+use crate::snapshot::truncate::truncate;
+use crate::snapshot::validate::{Issue, Report};
+
+/// The `state_version` a v2 snapshot carries.
+pub const STATE_VERSION: &str = "v2";
+
+/// The slim snapshot of a v2 state.
+///
+/// ```
+/// use stepline::model::v2::AgentState;
+/// use stepline::snapshot::{v2::slim_v2, SlimConfig};
+/// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
+/// let text = r#"{"agentId": "a0000000-0000-4000-8000-000000000001", "llmConfig": {"apiKey": "sk-live"},
+///   "execution": {"status": "completed", "stepExecutions": []}}"#;
+/// let state = AgentState::from_value(&stepline::json::from_str(text).unwrap(), &now).unwrap();
+/// let snapshot = slim_v2(&state, &SlimConfig::standard());
+/// assert_eq!(snapshot["state_version"], "v2");
+/// assert_eq!(snapshot["status"], "completed");
+/// assert!(!stepline::json::to_string(&snapshot).contains("sk-live"));
+/// ```
+pub fn slim_v2(state: &AgentState, config: &SlimConfig) -> Value {
+    let exec = state.execution.as_ref();
+    let messages: Vec<Value> = last(state.context.messages(), config.max_messages)
+        .iter()
+        .map(|m| slim_message(m, config))
+        .collect();
+    let steps: Vec<Value> = match exec {
+        Some(e) if config.include_steps => last(&e.step_executions, config.max_steps)
+            .iter()
+            .enumerate()
+            .map(|(i, s)| slim_step(i + 1, s))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let cumulative: f64 = exec.map_or(0.0, |e| {
+        e.step_executions.iter().map(StepExecution::duration).sum()
+    });
+    let stamp = |t: Option<&Timestamp>| t.map_or(Value::Null, |t| Value::from(format_atom(t)));
+    let continuation = state.execution_continuation();
+    let mut system_prompt = state.context.system_prompt.clone();
+    if let Some(cut) = truncate(&system_prompt, config.max_content_length, config.compat) {
+        system_prompt = cut;
+    }
+    obj([
+        ("state_version", Value::from(STATE_VERSION)),
+        ("agent_id", Value::from(state.agent_id.as_str())),
+        (
+            "parent_agent_id",
+            Value::from(state.parent_agent_id.clone()),
+        ),
+        (
+            "status",
+            exec.map_or(Value::Null, |e| Value::from(e.status.as_str())),
+        ),
+        ("step_count", Value::from(state.step_count())),
+        ("usage", state.usage().to_value()),
+        (
+            "execution",
+            obj([
+                (
+                    "started_at",
+                    Value::from(format_atom(
+                        exec.map_or(&state.created_at, |e| &e.started_at),
+                    )),
+                ),
+                ("updated_at", Value::from(format_atom(&state.updated_at))),
+                ("cumulative_seconds", Value::from(cumulative)),
+                (
+                    "execution_id",
+                    exec.map_or(Value::Null, |e| Value::from(e.execution_id.as_str())),
+                ),
+                (
+                    "completed_at",
+                    stamp(exec.and_then(|e| e.completed_at.as_ref())),
+                ),
+                ("execution_count", Value::from(state.execution_count)),
+            ]),
+        ),
+        ("messages", Value::Array(messages)),
+        ("steps", Value::Array(steps)),
+        (
+            "stop_signal",
+            state.stop_signal().map_or(Value::Null, |s| s.to_value()),
+        ),
+        (
+            "continuation",
+            if config.include_continuation_trace {
+                obj([
+                    ("should_stop", Value::from(state.should_stop())),
+                    (
+                        "is_continuation_requested",
+                        Value::from(continuation.is_continuation_requested),
+                    ),
+                    ("stop_signals", continuation.stop_signals.to_value()),
+                    ("explain", Value::from(continuation.explain())),
+                ])
+            } else {
+                Value::Null
+            },
+        ),
+        ("metadata", redact(&state.context.metadata)),
+        ("created_at", Value::from(format_atom(&state.created_at))),
+        ("system_prompt", Value::from(system_prompt)),
+    ])
+}
+
+/// A message as v2 writes it (`id`, `createdAt`, `role`, `content`,
+/// `tool_calls`, `tool_result`, `_metadata`), content truncated, tool results
+/// omitted and tool-call arguments redacted as `config` says.
+fn slim_message(message: &Message, config: &SlimConfig) -> Value {
+    let mut content = message.content.clone();
+    if let Value::String(s) = &content {
+        if let Some(cut) = truncate(s, config.max_content_length, config.compat) {
+            content = Value::String(cut);
+        }
+    }
+    let is_tool = message.role.as_str() == "tool";
+    let mut tool_result = message.rest.get("tool_result").cloned();
+    if is_tool && !config.include_tool_results {
+        content = Value::from(TOOL_RESULT_OMITTED);
+        if let Some(Value::Object(m)) = tool_result.as_mut() {
+            m.remove("content");
+        }
+    }
+    let mut out = Map::new();
+    out.insert("id", Value::from(message.id.as_str()));
+    out.insert("createdAt", Value::from(format_atom(&message.created_at)));
+    out.insert("role", Value::from(message.role.as_str()));
+    out.insert("content", content);
+    if let Some(Value::Array(calls)) = message.rest.get("tool_calls") {
+        let calls = calls
+            .iter()
+            .map(|c| {
+                if config.redact_tool_args {
+                    obj([
+                        ("id", c.get("id").cloned().unwrap_or(Value::Null)),
+                        ("name", c.get("name").cloned().unwrap_or(Value::from(""))),
+                    ])
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        out.insert("tool_calls", Value::Array(calls));
+    }
+    if let Some(result) = tool_result {
+        out.insert("tool_result", result);
+    }
+    let metadata = match message.rest.get("_metadata") {
+        Some(m @ Value::Object(o)) if !o.is_empty() => redact(m),
+        _ => Value::Array(Vec::new()),
+    };
+    out.insert("_metadata", metadata);
+    Value::Object(out)
+}
+
+/// A recorded step's summary, as a v1.22 snapshot writes one, plus its own
+/// stop signal. Nothing of the inference response beyond its finish reason,
+/// tool calls and usage: never `responseData`.
+fn slim_step(number: usize, se: &StepExecution) -> Value {
+    let step = &se.step;
+    let calls: Vec<Value> = step
+        .inference_response
+        .tool_calls
+        .iter()
+        .map(|c| {
+            obj([
+                ("id", c.id.clone().map_or(Value::Null, Value::String)),
+                ("name", Value::from(c.name.as_str())),
+            ])
+        })
+        .collect();
+    obj([
+        ("step_number", Value::from(number)),
+        ("type", Value::from(step.step_type().as_str())),
+        ("has_tool_calls", Value::Bool(step.has_tool_calls())),
+        (
+            "finish_reason",
+            Value::from(step.inference_response.finish_reason().as_str()),
+        ),
+        ("errors", Value::from(step.error_messages().len())),
+        ("usage", obj([("total", Value::from(step.usage().total()))])),
+        ("tool_calls", Value::Array(calls)),
+        (
+            "stop_signal",
+            se.stop_signal().map_or(Value::Null, |s| s.to_value()),
+        ),
+    ])
+}
+
+/// [`slim_v2`] within a byte budget, tightened as v1.22 snapshots are
+/// ([`crate::snapshot::budget::slim_within`]).
+#[inline(never)]
+pub fn slim_v2_within(
+    state: &AgentState,
+    config: &SlimConfig,
+    max_bytes: Option<usize>,
+) -> Result<Fitted> {
+    fit(&|c| slim_v2(state, c), config, max_bytes)
+}
+
+/// The version of a snapshot: `state_version` absent or null is v1.22.
+pub fn snapshot_version(snapshot: &Value) -> Result<StateVersion> {
+    match snapshot.get("state_version") {
+        None | Some(Value::Null) => Ok(StateVersion::V1_22),
+        Some(Value::String(s)) if s == STATE_VERSION => Ok(StateVersion::V2),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::UnknownStateVersion,
+            "/state_version",
+            format!(
+                "expected state_version \"v2\" (or none, for a v1.22 snapshot), found {}",
+                crate::json::type_name(other)
+            ),
+        )),
+    }
+}
+
+/// Rebuilds a v2 state from a v2 snapshot to resume the conversation.
+///
+/// What comes back is what v2 itself holds between two runs: identity,
+/// metadata, system prompt, the kept messages (ids and dates as stored) and
+/// the execution count, with **no execution** (`execution: null`). A new run
+/// on a finished execution starts a fresh one anyway (`forNextExecution()`,
+/// item 26), so the past run's steps, status, usage and signals — summaries
+/// in the snapshot — have nothing to be restored into. `llmConfig` is not in
+/// the snapshot (it holds the API key): the driver writes it again on the
+/// first step (item 27).
+pub fn restore_v2(snapshot: &Value, now: &Timestamp) -> Result<AgentState> {
+    let m = crate::model::read::object(snapshot, "", "the snapshot")?;
+    let execution = m.get("execution").and_then(Value::as_object);
+    let messages = match m.get("messages") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Message::from_value(v, &index("/messages", i), now))
+            .collect::<Result<Vec<_>>>()?,
+        _ => Vec::new(),
+    };
+    let id = |v: Option<&Value>, path: &str| -> Result<Option<String>> {
+        match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => crate::model::v2::uuid_at(v, path).map(Some),
+        }
+    };
+    let agent_id = id(m.get("agent_id"), "/agent_id")?.unwrap_or_else(crate::model::ids::new_id);
+    let metadata = match m.get("metadata") {
+        None | Some(Value::Null) => Value::Array(Vec::new()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(Value::Array(a)) if a.is_empty() => Value::Array(Vec::new()),
+        Some(other) => {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                "/metadata",
+                format!(
+                    "expected metadata as an object, found {}",
+                    crate::json::type_name(other)
+                ),
+            ))
+        }
+    };
+    let execution_count = match execution.and_then(|e| e.get("execution_count")) {
+        None | Some(Value::Null) => 0,
+        Some(v) => v.as_i64().ok_or_else(|| {
+            SteplineError::at(
+                ErrorCode::InvalidType,
+                "/execution/execution_count",
+                format!("expected an integer, found {}", crate::json::type_name(v)),
+            )
+        })?,
+    };
+    Ok(AgentState {
+        agent_id,
+        parent_agent_id: id(m.get("parent_agent_id"), "/parent_agent_id")?,
+        created_at: time::read_or_now(m.get("created_at"), now, "/created_at")?,
+        updated_at: time::read_or_now(
+            execution.and_then(|e| e.get("updated_at")),
+            now,
+            "/execution/updated_at",
+        )?,
+        context: Context {
+            metadata,
+            system_prompt: match m.get("system_prompt") {
+                Some(Value::String(s)) => s.clone(),
+                _ => String::new(),
+            },
+            response_format: Value::Array(Vec::new()),
+            sections: vec![Section {
+                name: "messages".into(),
+                messages,
+            }],
+            parameters: Value::Array(Vec::new()),
+        },
+        llm_config: None,
+        execution_count,
+        execution: None,
+    })
+}
+
+/// The checks of a snapshot that depend on its version: a v1.22 snapshot
+/// (no `state_version`) carries one of v1.22's statuses, never null.
+pub fn check_version(snapshot: &Value, report: &mut Report) {
+    if snapshot.get("state_version").is_some_and(|v| !v.is_null()) {
+        return;
+    }
+    let issue = |code: &'static str, message: String| Issue {
+        path: "/status".into(),
+        code,
+        message,
+    };
+    match snapshot.get("status") {
+        Some(Value::Null) => report.errors.push(issue(
+            "wrong_type",
+            "expected a v1.22 snapshot's status to be set, found null (only a v2 snapshot, with state_version \"v2\", has none)".into(),
+        )),
+        Some(Value::String(s)) if !crate::snapshot::rules::V1_STATUSES.contains(&s.as_str()) && crate::snapshot::rules::STATUSES.contains(&s.as_str()) => {
+            report.errors.push(issue(
+                "invalid_enum",
+                format!(
+                    "expected one of {} in a v1.22 snapshot, found {} (a v2 status: add state_version \"v2\")",
+                    crate::snapshot::rules::V1_STATUSES.join(", "),
+                    crate::json::quote(s)
+                ),
+            ))
+        }
+        _ => {}
+    }
+}
+
+/// Flags every credential a snapshot carries (`secret_in_state`, an error),
+/// with its path and length, never its value.
+pub fn check_secrets(snapshot: &Value, report: &mut Report) {
+    for found in crate::lint::secrets::find(snapshot, "") {
+        report.errors.push(Issue {
+            message: crate::lint::secrets::describe(&found, "the snapshot"),
+            path: found.path,
+            code: crate::lint::secrets::SECRET_IN_STATE,
+        });
+    }
+}
+
+/// The version of a state from its top-level keys alone (what a selective
+/// reader has before it reads anything): [`StateVersion::of`] looks at keys only.
+pub fn version_of_keys(keys: &[String]) -> Result<StateVersion> {
+    let probe = Map::from_entries(
+        keys.iter()
+            .map(|k| (k.clone().into(), Value::Null))
+            .collect(),
+    );
+    StateVersion::of(&Value::Object(probe))
+}
+
+/// Slims a stored state of either version: the entry for native callers
+/// (the WebAssembly `slimSnapshot` reads v1.22 states selectively instead).
+pub fn slim_any(
+    value: &Value,
+    config: &SlimConfig,
+    max_bytes: Option<usize>,
+    now: &Timestamp,
+) -> Result<Fitted> {
+    match StateVersion::of(value)? {
+        StateVersion::V2 => slim_v2_within(&AgentState::from_value(value, now)?, config, max_bytes),
+        StateVersion::V1_22 => {
+            let source = crate::snapshot::source::SlimSource::from_doc(&value, config, now)?;
+            crate::snapshot::budget::slim_within(&source, config, max_bytes)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! v2's stop logic in JavaScript: `stopReasons`, `resolveStopSignals`,
+//! `explainContinuation`, `evaluateGuards`, `replayGuards`. v1.22's criteria
+//! (`evaluateContinuation`, `replayContinuation`) decide after each step; v2's
+//! guards before it, with `>=`, adding stop signals: different semantics, so
+//! they have their own names.
+
+use wasm_bindgen::prelude::*;
+
+use crate::continuation::v2::data;
+use crate::continuation::v2::replay::ReplayClock;
+use crate::error::SteplineError;
+use crate::json::Value;
+use crate::model::time::{resolve_now, NowSpec, Timestamp};
+
+use super::convert::{clock, now_option, options, out};
+use super::walk;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "GuardOptions")]
+    pub type GuardOptionsArg;
+}
+
+/// `{now, executionStartedAt}` (and `trigger` where allowed) resolved.
+fn guard_options(
+    opts: Option<GuardOptionsArg>,
+    allowed: &[&str],
+) -> Result<(Timestamp, bool, Option<Timestamp>, Option<Value>), SteplineError> {
+    let opts = options(&opts.map(JsValue::from), allowed)?;
+    let clock = clock();
+    let spec = now_option(&opts)?;
+    let now = resolve_now(spec.as_ref(), clock, "/options/now")?;
+    let started = match opts.get("executionStartedAt").filter(|v| !v.is_null()) {
+        Some(v) => Some(resolve_now(
+            Some(&NowSpec::from_value(v, "/options/executionStartedAt")?),
+            clock,
+            "/options/executionStartedAt",
+        )?),
+        None => None,
+    };
+    Ok((now, spec.is_some(), started, opts.get("trigger").cloned()))
+}
+
+/// v2's ten stop reasons, highest priority first, with whether each forces
+/// the stop (a forced stop leaves the state `stopped`) and the status the
+/// broadcaster sends for it.
+///
+/// @example
+/// ```js
+/// stopReasons().map((r) => `${r.priority} ${r.reason}`); // ["0 error", "1 stop_requested", …, "9 unknown"]
+/// ```
+#[wasm_bindgen(js_name = stopReasons, unchecked_return_type = "StopReasonInfo[]")]
+pub fn stop_reasons() -> Result<JsValue, JsValue> {
+    out(Ok(data::stop_reasons()))
+}
+
+/// The winning signal of a list, as v2's `StopSignals::highest()`: the lowest
+/// priority number, the earliest on ties. A signal's reason must be one of the
+/// ten (v1.22's `guard` is `invalid_value`); a missing reason reads as `completed`.
+///
+/// @example
+/// ```js
+/// const { stopSignal, index } = resolveStopSignals([
+///   { reason: 'completed', message: '' },
+///   { reason: 'steps_limit', message: 'Step limit reached: 3/3' },
+/// ]);
+/// stopSignal.reason; // "steps_limit"
+/// ```
+#[wasm_bindgen(js_name = resolveStopSignals, unchecked_return_type = "StopSignalResolution")]
+pub fn resolve_stop_signals(
+    #[wasm_bindgen(unchecked_param_type = "StopSignalInput[] | string")] signals: JsValue,
+) -> Result<JsValue, JsValue> {
+    out(walk::json_value(&signals, None, "stop signals")
+        .and_then(|v| data::resolve_signals(&v, "/signals")))
+}
+
+/// Explains an `ExecutionContinuation` (`{stop_signals,
+/// is_continuation_requested}`, as a v2 state stores it): whether its signals
+/// stop the run (some signal, and nobody asked to continue), the winning
+/// signal, and the producer's `explain()` text.
+///
+/// @example
+/// ```js
+/// explainContinuation(state.execution.continuation).explain;
+/// // "Stop Signals: steps_limit: Step limit reached: 2/2; Continuation Requested: No"
+/// ```
+#[wasm_bindgen(js_name = explainContinuation, unchecked_return_type = "ContinuationExplanation")]
+pub fn explain_continuation(
+    #[wasm_bindgen(unchecked_param_type = "ExecutionContinuationV2 | string")]
+    continuation: JsValue,
+) -> Result<JsValue, JsValue> {
+    out(walk::json_value(&continuation, None, "the continuation")
+        .and_then(|v| data::explain_continuation(&v, "/continuation")))
+}
+
+/// Runs v2 guards on a v2 state, as the loop's hooks would now: steps,
+/// tokens and time compare with `>=` (before a step), the finish-reason guard
+/// reads the current step (after it). Returns the signals they add and what
+/// the state then says. `guards` is a list of specs: `{kind: 'steps_limit',
+/// max}`, `{kind: 'token_usage_limit', max}`, `{kind: 'execution_time_limit',
+/// max}` (seconds), `{kind: 'finish_reason', stopReasons}`. Options: `now`
+/// (default: now), `executionStartedAt` (default: the execution's start),
+/// `trigger` (`before_step` or `after_step`; default: every guard).
+///
+/// @example
+/// ```js
+/// const check = evaluateGuards(state, [{ kind: 'steps_limit', max: 2 }], { now: state.updatedAt });
+/// check.stopReason; // "steps_limit" once two steps are recorded
+/// ```
+#[wasm_bindgen(js_name = evaluateGuards, unchecked_return_type = "GuardCheck")]
+pub fn evaluate_guards(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
+    opts: Option<GuardOptionsArg>,
+) -> Result<JsValue, JsValue> {
+    out((|| {
+        let (now, _, started, trigger) =
+            guard_options(opts, &["now", "executionStartedAt", "trigger"])?;
+        let trigger = data::trigger(trigger.as_ref(), "/options/trigger")?;
+        let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
+        let state = walk::json_value(&state, None, "the agent state")?;
+        data::evaluate_guards(&state, &guards, trigger, now, started)
+    })())
+}
+
+/// "What if": replays a recorded v2 run under other guards and marks where it
+/// would have stopped — before a step (`stopsBeforeStep`: steps, tokens, time)
+/// or after one (`stopsAfterStep`: finish reason) — with the signal it would
+/// have ended with. Each moment is checked at its recorded time (a step's
+/// start; after the last step, the execution's end) unless `options.now` is
+/// given. `runsPastRecord` says the run would have gone on beyond its last
+/// recorded step. Under the run's own guards, it stops where the producer did.
+///
+/// @example
+/// ```js
+/// const whatIf = replayGuards(state, [{ kind: 'steps_limit', max: 1 }]);
+/// whatIf.stepsRun;          // 1
+/// whatIf.stopSignal.message; // "Step limit reached: 1/1"
+/// ```
+#[wasm_bindgen(js_name = replayGuards, unchecked_return_type = "GuardReplay")]
+pub fn replay_guards(
+    #[wasm_bindgen(unchecked_param_type = "string | object")] state: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
+    opts: Option<GuardOptionsArg>,
+) -> Result<JsValue, JsValue> {
+    out((|| {
+        let (now, fixed, started, _) = guard_options(opts, &["now", "executionStartedAt"])?;
+        let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
+        let state = walk::json_value(&state, None, "the agent state")?;
+        let clock = ReplayClock {
+            now: fixed.then_some(now),
+            execution_started_at: started,
+        };
+        data::replay(&state, &guards, clock, now)
+    })())
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const STOP_TYPES: &'static str = r#"
+/** A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`). `execution_time_limit.max` is in seconds. */
+export type GuardSpec =
+  | { kind: "steps_limit"; max: number }
+  | { kind: "token_usage_limit"; max: number }
+  | { kind: "execution_time_limit"; max: number }
+  | { kind: "finish_reason"; stopReasons: FinishReason[] };
+/** Options of `evaluateGuards` / `replayGuards` (`trigger` is `evaluateGuards` only). */
+export interface GuardOptions {
+  now?: string | number;
+  executionStartedAt?: string | number;
+  trigger?: "before_step" | "after_step";
+}
+/** One of v2's stop reasons with its priority (lower wins) and what it does. */
+export interface StopReasonInfo {
+  reason: StopReasonV2; priority: number; caseName: string;
+  /** Every reason but `completed` and `finish_reason` leaves the state `stopped`. */
+  forceStop: boolean;
+  broadcast: { onContinuationStop: string; onExecutionStopped: string };
+}
+/** A stop signal as input: `reason` defaults to `completed`. */
+export interface StopSignalInput { reason?: StopReasonV2; message?: string; context?: PhpMap; source?: string | null }
+export interface StopSignalResolution { stopSignal: StopSignalV2 | null; index: number | null }
+export interface ContinuationExplanation {
+  shouldStop: boolean; stopSignal: StopSignalV2 | null; stopReason: StopReasonV2 | null;
+  isContinuationRequested: boolean; explain: string;
+}
+/** What guards add to a state, and what it then says. */
+export interface GuardCheck {
+  addedSignals: StopSignalV2[]; shouldStop: boolean; stopReason: StopReasonV2 | null;
+  stopSignal: StopSignalV2 | null; explain: string;
+}
+/** One step of a guard replay (`recorded: false` for the step the run would have taken next). */
+export interface GuardReplayStep {
+  stepNumber: number; stepId: string | null; recorded: boolean;
+  before: StopSignalV2[]; after: StopSignalV2[]; wouldStop: boolean; recordedSignal: StopSignalV2 | null;
+}
+export interface GuardReplay {
+  steps: GuardReplayStep[]; stepsRun: number;
+  stopsBeforeStep: number | null; stopsAfterStep: number | null; stopSignal: StopSignalV2 | null;
+  runsPastRecord: boolean; recordedSteps: number; recordedStopSignal: StopSignalV2 | null;
+}
+"#;
