@@ -86,7 +86,10 @@ fn presets() -> [(&'static str, SlimConfig); 3] {
 }
 
 fn slim(state: &Value, config: &SlimConfig) -> Value {
-    slim_v2(&AgentState::from_value(&with_ids(state), &now()).unwrap(), config)
+    slim_v2(
+        &AgentState::from_value(&with_ids(state), &now()).unwrap(),
+        config,
+    )
 }
 
 /// `(turn, preset, report)` for every turn of `case` and every preset.
@@ -129,7 +132,11 @@ fn every_v2_turn_reconciles_with_every_preset_and_every_difference_named() {
     for case in runs() {
         let name = case["name"].as_str().unwrap().to_string();
         for (t, p, r) in reconcile_all(&case) {
-            assert_eq!(unexplained(&r), Vec::<String>::new(), "{name} turn {t} [{p}]");
+            assert_eq!(
+                unexplained(&r),
+                Vec::<String>::new(),
+                "{name} turn {t} [{p}]"
+            );
             for d in &r.differences {
                 assert!(cause(d.cause.unwrap()).is_some(), "{name}: {:?}", d.cause);
             }
@@ -188,9 +195,15 @@ fn a_failing_tool_leaves_a_failed_state_after_a_completed_broadcast() {
 #[test]
 fn a_guard_stop_leaves_a_started_step_that_never_ran() {
     for (name, step) in [
-        ("steps limit 2 reached (model always calls tools) [standard]", 3),
+        (
+            "steps limit 2 reached (model always calls tools) [standard]",
+            3,
+        ),
         ("token limit 200 reached after first step [debug]", 2),
-        ("execution time limit 0s stops before the first step [debug]", 1),
+        (
+            "execution time limit 0s stops before the first step [debug]",
+            1,
+        ),
         (
             "user cancel via cooperative cancellation (tool requests cancel) [debug]",
             2,
@@ -225,7 +238,10 @@ fn an_aborted_step_is_not_recorded_and_its_completion_lands_elsewhere() {
     // After a recorded tool step, the failed attempt's completion carries
     // step 1's number: with steps listed, step 1's fields differ.
     let causes = causes_of("driver exception after a tool step [minimal]");
-    assert!(causes.contains(&format!("extra_step {ABORTED_STEP}")), "{causes:?}");
+    assert!(
+        causes.contains(&format!("extra_step {ABORTED_STEP}")),
+        "{causes:?}"
+    );
     assert!(
         causes.iter().all(|c| c.ends_with(ABORTED_STEP)),
         "{causes:?}"
@@ -304,7 +320,10 @@ fn a_cause_is_not_given_where_the_stream_does_not_show_its_situation() {
     }
     let r = s.reconcile(&slim(&turn["finalState"], &SlimConfig::standard()));
     let found = described(&r);
-    assert!(found.contains(&"status_mismatch /status -".to_string()), "{found:?}");
+    assert!(
+        found.contains(&"status_mismatch /status -".to_string()),
+        "{found:?}"
+    );
     assert!(r.differences.iter().all(|d| d.cause.is_none()), "{found:?}");
 
     // A guard stop's started step while the run has not ended (its final

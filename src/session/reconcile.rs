@@ -5,9 +5,9 @@
 use crate::json::{Map, Value};
 
 use crate::json::{child, index, obj};
-use crate::session::view::{state_status, Execution, StepView, TERMINAL};
 use crate::session::causes::REFERENCE_EXCEPTION_PATH;
 use crate::session::reconcile_v2;
+use crate::session::view::{state_status, Execution, StepView, TERMINAL};
 use crate::session::window::Window;
 use crate::session::Session;
 

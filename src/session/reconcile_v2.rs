@@ -183,9 +183,10 @@ pub(crate) fn compare_duration(e: &Execution, snap: &Map, w: &Window, d: &mut Di
 pub(crate) fn name_causes(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) {
     let fin = snap.get("status").and_then(Value::as_str);
     let mapped = state_status_v2(e);
-    let step_errors = e.steps.values().any(|s| {
-        s.errors.unwrap_or(0) > 0 || s.tools.iter().any(|t| t.success == Some(false))
-    });
+    let step_errors = e
+        .steps
+        .values()
+        .any(|s| s.errors.unwrap_or(0) > 0 || s.tools.iter().any(|t| t.success == Some(false)));
     let ended = e.status().is_some_and(|s| TERMINAL.contains(&s));
     // The last streamed step, started but never completed, one past the
     // state's steps, after the run ended: the step the run stopped in.
@@ -207,9 +208,8 @@ pub(crate) fn name_causes(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) 
         .collect();
     let failed = e.statuses.iter().any(|(to, _)| to == "failed");
     let aborted = !no_finish.is_empty() || (failed && pending.is_some());
-    let landed = |n: Option<i64>| {
-        aborted && n.is_some_and(|n| no_finish.contains(&n) || n == w.last)
-    };
+    let landed =
+        |n: Option<i64>| aborted && n.is_some_and(|n| no_finish.contains(&n) || n == w.last);
     let stop_unknown = last_stop_reason(e).is_none();
     for diff in &mut d.0 {
         if diff.cause.is_some() {

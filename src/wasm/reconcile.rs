@@ -63,5 +63,7 @@ impl Session {
 /// ```
 #[wasm_bindgen(js_name = reconcileCauses, unchecked_return_type = "ReconcileCause[]")]
 pub fn reconcile_causes() -> Result<JsValue, JsValue> {
-    out(Ok(Value::Array(CAUSES.iter().map(Cause::to_value).collect())))
+    out(Ok(Value::Array(
+        CAUSES.iter().map(Cause::to_value).collect(),
+    )))
 }
