@@ -109,3 +109,27 @@ test('the view after reconciling takes the v2 state\'s status', () => {
   assert.equal(report.view.state_status, 'failed');
   assert.equal(report.view.status, 'failed', 'the snapshot wins');
 });
+
+test('the v2 demo run (npm run demo:live -- --producer v2) reconciles with its final state, which never shows its API key', async () => {
+  const { demoRunV2 } = await import('../../scripts/demo-run-v2.mjs');
+  const apiKey = 'sk-proj-demo-test-5e2f0a2b5e2f0a2b';
+  const { envelopes, finalStates } = await demoRunV2({ apiKey });
+  assert.ok(envelopes.some((e) => e.type === 'agent.stream.chunk' && e.payload.content.startsWith('{"id":"chatcmpl-')), 'raw provider frames among the chunks');
+  const session = new Session();
+  let sent = 0;
+  for (const [t, state] of finalStates.entries()) {
+    // Each turn's envelopes end with its trailing `stopped` (item 6).
+    const end = envelopes.findIndex((e, i) => i >= sent && e.type === 'agent.status' && e.payload.status === 'stopped');
+    for (const envelope of envelopes.slice(sent, end + 1)) assert.ok(session.ingest(envelope).applied);
+    sent = end + 1;
+    for (const preset of PRESETS) {
+      const { snapshot } = slimSnapshot(state, { preset });
+      const report = session.reconcile(snapshot);
+      assert.deepEqual(report.differences, [], `turn ${t} [${preset}]`);
+      assert.equal(report.view.state_status, 'completed');
+      assert.ok(!JSON.stringify({ snapshot, report }).includes(apiKey), `turn ${t} [${preset}]: no API key`);
+    }
+  }
+  assert.equal(sent, envelopes.length);
+  session.free();
+});
