@@ -2,16 +2,15 @@
 //! kept as ranges and updated per arrival: reading them is O(gaps), never
 //! O(highest number), so a hostile `chunk_index` of 10^15 costs nothing.
 
-use std::collections::BTreeMap;
-
 /// At most this many missing numbers are listed in a view (a count of all
 /// of them is kept).
 pub const LISTED: usize = 1000;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gaps {
-    /// Half-open missing ranges `start -> end`.
-    ranges: BTreeMap<i64, i64>,
+    /// Half-open missing ranges `(start, end)`, disjoint, ascending by start
+    /// (a sorted vector: one `BTreeMap` type fewer in the live wasm).
+    ranges: Vec<(i64, i64)>,
     highest: Option<i64>,
 }
 
@@ -21,29 +20,43 @@ impl Gaps {
         match self.highest {
             None => {
                 if n > base {
-                    self.ranges.insert(base, n);
+                    self.ranges.push((base, n));
                 }
                 self.highest = Some(n);
             }
             Some(h) if n > h => {
                 if n > h.saturating_add(1) {
-                    self.ranges.insert(h + 1, n);
+                    self.ranges.push((h + 1, n));
                 }
                 self.highest = Some(n);
             }
             Some(_) => {
-                let Some((&start, &end)) = self.ranges.range(..=n).next_back() else {
+                let Some(i) = self.at_or_below(n) else {
+                    return;
+                };
+                let Some(&(start, end)) = self.ranges.get(i) else {
                     return;
                 };
                 if n >= end {
                     return;
                 }
-                self.ranges.remove(&start);
-                if start < n {
-                    self.ranges.insert(start, n);
-                }
-                if n + 1 < end {
-                    self.ranges.insert(n + 1, end);
+                match (start < n, n + 1 < end) {
+                    (false, false) => {
+                        self.ranges.remove(i);
+                    }
+                    (true, split) => {
+                        if let Some(r) = self.ranges.get_mut(i) {
+                            *r = (start, n);
+                        }
+                        if split {
+                            self.ranges.insert(i + 1, (n + 1, end));
+                        }
+                    }
+                    (false, true) => {
+                        if let Some(r) = self.ranges.get_mut(i) {
+                            *r = (n + 1, end);
+                        }
+                    }
                 }
             }
         }
@@ -77,8 +90,14 @@ impl Gaps {
     fn below(&self, end: Option<i64>) -> impl Iterator<Item = (i64, i64)> + '_ {
         let end = end.unwrap_or(i64::MAX);
         self.ranges
-            .range(..end)
-            .map(move |(&s, &e)| (s, e.min(end)))
+            .iter()
+            .take_while(move |&&(s, _)| s < end)
+            .map(move |&(s, e)| (s, e.min(end)))
+    }
+
+    /// The index of the last range starting at or below `n`.
+    fn at_or_below(&self, n: i64) -> Option<usize> {
+        self.ranges.partition_point(|&(s, _)| s <= n).checked_sub(1)
     }
 
     /// The highest number that arrived.
@@ -91,8 +110,8 @@ impl Gaps {
         if self.highest.is_none_or(|h| n > h) {
             return false;
         }
-        match self.ranges.range(..=n).next_back() {
-            Some((_, &end)) => n >= end,
+        match self.at_or_below(n).and_then(|i| self.ranges.get(i)) {
+            Some(&(_, end)) => n >= end,
             None => true,
         }
     }
