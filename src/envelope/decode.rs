@@ -5,6 +5,7 @@
 
 use crate::json::{Map, Value};
 
+use crate::envelope::dialect::{detect, failed_attempt, WireDialect};
 use crate::envelope::schema::{fields, Field, Kind};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, obj, type_name, Limits, Whole};
@@ -36,6 +37,8 @@ pub struct Decoded {
     /// payload's fields under their normalised names (unknown ones in `payload.extra`).
     pub envelope: Value,
     pub warnings: Vec<Warning>,
+    /// Which producer's dialect the envelope is in (see [`crate::envelope::dialect`]).
+    pub dialect: WireDialect,
 }
 
 /// `truncated: true`: the payload was shortened to fit the broadcaster's limit.
@@ -185,6 +188,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
             }
         }
     };
+    let dialect = detect(&kind, native, &payload_in);
     let payload = match fields(&kind) {
         Some(spec) => {
             let p = normalise_kind(&kind, payload_in, spec, payload_path, &mut warnings)?;
@@ -214,6 +218,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     Ok(Decoded {
         envelope: Value::Object(out),
         warnings,
+        dialect,
     })
 }
 
@@ -273,7 +278,37 @@ fn normalise_kind(
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value> {
+    // v2.7's numbering by recorded steps (see `dialect::failed_attempt`),
+    // read once: a normalised envelope already carries `recorded_steps`.
+    let renumber = !input.contains_key("recorded_steps")
+        && match kind {
+            "agent.step.completed" => failed_attempt(&input),
+            "agent.continuation" => {
+                input.contains_key("should_stop")
+                    && input.get("step_number").and_then(Value::as_i64) == Some(0)
+            }
+            _ => false,
+        };
     let mut out = normalise(input, spec, path, warnings)?;
+    if let Value::Object(m) = &mut out {
+        if renumber {
+            if let Some(n) = m.get("step_number").and_then(Value::as_i64) {
+                m.insert("recorded_steps", Value::from(n));
+                m.insert("step_number", Value::from(n.saturating_add(1)));
+            }
+        }
+        if kind == "agent.stream.chunk" {
+            // Decided here from the content, whatever the wire said.
+            m.remove("provider_frame");
+            let frame = m
+                .get("content")
+                .and_then(Value::as_str)
+                .and_then(crate::envelope::frames::provider_frame);
+            if let Some(provider) = frame {
+                m.insert("provider_frame", Value::from(provider));
+            }
+        }
+    }
     if kind == "agent.continuation" {
         if let Value::Object(m) = &mut out {
             let flag = |k: &str| m.get(k).and_then(Value::as_bool);

@@ -50,6 +50,10 @@ const fn f(
 /// Seed-003 lifecycle identity, present on every event of that taxonomy.
 const STEP_INDEX: Field = f("step_index", &[], Kind::Int, false);
 const STEP_ID: Field = f("step_id", &[], Kind::Str, false);
+/// v2.7 numbers a failed attempt's completion (and a continuation before
+/// any step) by the steps recorded before it; the decoder moves such an
+/// envelope to the step it is about and keeps the producer's number here.
+const RECORDED_STEPS: Field = f("recorded_steps", &[], Kind::Int, false);
 /// Seed-003 event annotations (safety, citations, extras; free-form otherwise).
 const ANNOTATIONS: Field = f("annotations", &[], Kind::Object, false);
 
@@ -79,6 +83,7 @@ const AGENT_STEP_COMPLETED: &[Field] = &[
     f("step", &[], Kind::Object, false),
     STEP_ID,
     ANNOTATIONS,
+    RECORDED_STEPS,
 ];
 
 const AGENT_TOOL_STARTED: &[Field] = &[
@@ -110,6 +115,8 @@ const AGENT_STREAM_CHUNK: &[Field] = &[
     f("is_complete", &[], Kind::Bool, false),
     f("chunk_index", &[], Kind::Int, false),
     f("tokens_delta", &[], Kind::Int, false),
+    // Set by the decoder (see `frames`), never taken from the wire.
+    f("provider_frame", &[], Kind::Str, false),
 ];
 
 /// v1.22 sends `should_continue`, v2 `should_stop` (one of them is required;
@@ -121,6 +128,7 @@ const AGENT_CONTINUATION: &[Field] = &[
     f("stop_reason", &[], Kind::Str, false),
     f("resolved_by", &[], Kind::Str, false),
     f("evaluations", &[], Kind::Evaluations, false),
+    RECORDED_STEPS,
 ];
 
 const AGENT_LLM_STARTED: &[Field] = &[STEP_INDEX, STEP_ID, ANNOTATIONS];

@@ -42,6 +42,8 @@ const KNOWN: &[&str] = &[
     "llm_delta",
     "message_count",
     "previous_status",
+    "provider_frame",
+    "recorded_steps",
     "resolved_by",
     "result_summary",
     "should_continue",

@@ -9,6 +9,7 @@
 //! partial or odd input is still a diagnosis.
 
 mod executions;
+mod frames;
 mod input;
 mod messages;
 pub mod secrets;
@@ -43,8 +44,12 @@ pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
 /// state's `llmConfig.apiKey`); the value is never shown.
 pub use secrets::SECRET_IN_STATE;
 
+/// Stream chunks that are a provider's raw stream frames, not text
+/// (instructor-php v2.7 with a real streaming HTTP driver, its README item 15).
+pub const RAW_PROVIDER_FRAMES_IN_STREAM: &str = "raw_provider_frames_in_stream";
+
 /// Every diagnostic code, in the order the detectors run.
-pub const CODES: [&str; 8] = [
+pub const CODES: [&str; 9] = [
     TOOL_ARGS_IN_CONTENT,
     STEP_TIMING_INVERTED,
     STEP_TIMING_FROM_CREATION,
@@ -53,6 +58,7 @@ pub const CODES: [&str; 8] = [
     FINAL_STATUS_MISSING,
     TOOL_RESULTS_NOT_EXCLUDED,
     SECRET_IN_STATE,
+    RAW_PROVIDER_FRAMES_IN_STREAM,
 ];
 
 /// How sure a finding is to be a producer bug.
@@ -146,6 +152,7 @@ fn run(
         messages::tool_results_not_excluded(snapshot, config, &mut out);
     }
     secrets::check(snapshot, state, &mut out);
+    frames::check(&envelopes, &mut out);
     out
 }
 

@@ -94,6 +94,9 @@ fn apply_event(
             let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
             exec.status_detail.absorb(p, at);
             if let Some(s) = str_of(p, "status") {
+                if crate::session::view::TERMINAL.contains(&s.as_str()) {
+                    exec.chunk_segments.ended(at);
+                }
                 let from = str_of(p, "previous_status");
                 // Seed 000 names no previous status: when it was sent says
                 // whether the run resumed.
@@ -122,6 +125,7 @@ fn apply_event(
             if kind == "agent.step.completed" {
                 step.seen_completed = true;
                 step.completed_at = ts;
+                step.attempt_failed |= p.contains_key("recorded_steps");
             }
             set(&mut step.step_id, str_of(p, "step_id"));
             set(
@@ -207,8 +211,21 @@ fn apply_event(
             Touched::Step(placed)
         }
         "agent.stream.chunk" => {
-            let content = str_of(p, "content").unwrap_or_default();
-            let index = int_of(p, "chunk_index").unwrap_or(exec.stream.next_index());
+            // A raw provider frame (the decoder's `provider_frame`) holds
+            // its index, counted, but no text.
+            let frame = p.contains_key("provider_frame");
+            let content = match frame {
+                true => String::new(),
+                false => str_of(p, "content").unwrap_or_default(),
+            };
+            exec.provider_frames += u64::from(frame);
+            let index = match int_of(p, "chunk_index") {
+                Some(i) => {
+                    let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
+                    exec.chunk_segments.key(i, at, &exec.stream)
+                }
+                None => exec.stream.next_index(),
+            };
             if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
                 exec.stream_complete = true;
             }

@@ -25,6 +25,7 @@ pub mod reconcile;
 pub mod reconcile_v2;
 pub mod recording;
 pub mod runlog;
+pub mod segments;
 pub mod stale;
 pub mod status;
 pub mod text;
@@ -376,7 +377,11 @@ impl Session {
         raw: Option<String>,
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
-        let Decoded { envelope, warnings } = d;
+        let Decoded {
+            envelope,
+            warnings,
+            dialect,
+        } = d;
         let mut out = IngestOutcome {
             warnings,
             ..IngestOutcome::default()
@@ -463,6 +468,8 @@ impl Session {
                 self.seen.insert(turn_mark(f, pos));
             }
         }
+        let exec = &mut self.executions[pos];
+        exec.dialect = exec.dialect.most_specific(dialect);
         if tool {
             let arrival = batch
                 .as_deref()
@@ -611,13 +618,21 @@ impl Session {
     /// it broadcasts.
     fn route(&self, env: &Map) -> Option<usize> {
         let (kind, payload) = parts(env);
+        let i = self.latest(env)?;
+        // A broadcaster reset between turns (v2.7's `reset()`) starts the
+        // next turn from `idle`: a restart once the turn already started so.
         let restarts = kind == "agent.status"
             && payload.get("status").and_then(Value::as_str) == Some("processing")
             && payload
                 .get("previous_status")
                 .and_then(Value::as_str)
-                .is_some_and(|p| view::TERMINAL.contains(&p));
-        let i = self.latest(env)?;
+                .is_some_and(|p| {
+                    view::TERMINAL.contains(&p)
+                        || (p == "idle"
+                            && self.executions[i].statuses.iter().any(|(to, from)| {
+                                to == "processing" && from.as_deref() == Some("idle")
+                            }))
+                });
         let ended = self.executions[i]
             .status()
             .is_some_and(|s| view::TERMINAL.contains(&s));

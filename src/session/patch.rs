@@ -279,6 +279,10 @@ fn exec_header_fields(e: &Execution, f: &mut Fields) {
     f.field("stale", |o| {
         o.push_str(if stale { "true" } else { "false" })
     });
+    f.field("closing_status", |o| opt_string(o, e.closing_status()));
+    f.field("never_ran_step", |o| opt_int(o, e.never_ran_step()));
+    f.field("dialect", |o| string(o, e.dialect.as_str()));
+    f.field("provider_frames", |o| uint(o, e.provider_frames));
 }
 
 /// [`StepView::to_value`] as text, without copying the step's values
@@ -328,6 +332,8 @@ fn step_text(out: &mut String, s: &StepView) {
     seen_text(out, s.seen_started, s.seen_completed);
     key(out, "annotations");
     value(out, &s.annotations_value());
+    key(out, "attempt_failed");
+    out.push_str(if s.attempt_failed { "true" } else { "false" });
     out.push('}');
 }
 

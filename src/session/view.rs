@@ -128,6 +128,9 @@ pub struct StepView {
     /// The producer's own usage `total`, when it sent one that differs
     /// from the sum of the fields (the producer's count is kept).
     pub usage_reported_total: Option<i64>,
+    /// The step's inference failed and the producer recorded no step for it
+    /// (the decoder's `recorded_steps`: v2.7's completion of a failed attempt).
+    pub attempt_failed: bool,
 }
 
 impl StepView {
@@ -141,7 +144,7 @@ impl StepView {
     /// The reference's step type, once the completion says enough:
     /// errors win, then tool calls, else a final response.
     pub fn step_type(&self) -> Option<&'static str> {
-        if self.errors.unwrap_or(0) > 0 || self.error.is_some() {
+        if self.errors.unwrap_or(0) > 0 || self.error.is_some() || self.attempt_failed {
             return Some("error");
         }
         match self.has_tool_calls {
@@ -183,6 +186,7 @@ impl StepView {
                 m.insert("usage", usage_value_total(&u, t));
             }
             m.insert("annotations", self.annotations_value());
+            m.insert("attempt_failed", Value::from(self.attempt_failed));
         }
         v
     }
@@ -275,7 +279,20 @@ pub struct Execution {
     pub(crate) last_ms: Option<i64>,
     /// The tool events and step intervals that place tool runs in steps.
     pub tool_placement: ToolPlacement,
+    /// The most telling dialect of its envelopes.
+    pub dialect: crate::envelope::dialect::WireDialect,
+    /// Stream chunks that were raw provider frames (kept out of the text).
+    pub provider_frames: u64,
+    /// Where chunk indexes restart (see [`crate::session::segments`]).
+    pub chunk_segments: crate::session::segments::ChunkSegments,
+    /// The status the chain ends in after a closing word was set aside
+    /// (see [`closing_status`](Execution::closing_status)).
+    pub(crate) closed: Option<(String, String)>,
 }
+
+/// `(ended, closing word)`: a closing word after these says nothing new
+/// about how the run ended.
+const CLOSED_BY: &[(&str, &str)] = &[("completed", "stopped"), ("failed", "stopped")];
 
 /// Statuses after which nothing more happens in an execution.
 pub const TERMINAL: &[&str] = &["completed", "failed", "cancelled", "stopped"];
@@ -285,7 +302,39 @@ impl Execution {
     /// matter: the end of the chain is a status no other transition leaves
     /// from; a terminal one is preferred when the chain has gaps.
     pub fn status(&self) -> Option<&str> {
-        self.resumed_to.as_deref().or(self.status_end.as_deref())
+        self.resumed_to.as_deref().or_else(|| {
+            self.closed
+                .as_ref()
+                .map(|(ended, _)| ended.as_str())
+                .or(self.status_end.as_deref())
+        })
+    }
+
+    /// The word a producer closed an already ended run with, when it sent
+    /// one: `stopped` after `completed` or `failed` (instructor-php v2.7
+    /// ends every execution so, README item 6). How the run ended is the
+    /// status before it, which [`status`](Execution::status) reports.
+    pub fn closing_status(&self) -> Option<&str> {
+        self.closed.as_ref().map(|(_, word)| word.as_str())
+    }
+
+    /// The last step, when it started but never ran: nothing of it but its
+    /// start arrived and the run then stopped or was cancelled (a v2.7
+    /// guard or cancel stops before the step runs, after its start was
+    /// broadcast, README item 10). Not a lost event. The limit: a stopped
+    /// run's last step whose every other event was lost looks the same.
+    pub fn never_ran_step(&self) -> Option<i64> {
+        let s = self.steps.values().next_back()?;
+        let stopped = matches!(self.status(), Some("stopped" | "cancelled"));
+        (stopped
+            && s.seen_started
+            && !s.seen_completed
+            && s.tools.is_empty()
+            && s.text.is_empty()
+            && s.continuation
+                .as_ref()
+                .is_none_or(|c| c["should_continue"] == false))
+        .then_some(s.number)
     }
 
     /// Notes a seed-000 status (no `previous_status`) broadcast at `at`
@@ -334,6 +383,13 @@ impl Execution {
             .copied()
             .or_else(|| self.statuses.last().map(|(s, _)| s.as_str()))
             .map(str::to_string);
+        self.closed = self.status_end.as_deref().and_then(|end| {
+            let before = self.statuses.iter().find_map(|(to, from)| {
+                from.as_deref()
+                    .filter(|f| to == end && CLOSED_BY.contains(&(*f, end)))
+            })?;
+            Some((before.to_string(), end.to_string()))
+        });
     }
 
     /// Step numbers below the highest one seen that never appeared at all
@@ -420,6 +476,13 @@ impl Execution {
             ("step_count", opt_int(self.status_detail.step_count())),
             ("resumed", Value::from(self.status_times.ever_resumed())),
             ("stale", Value::from(self.is_stale())),
+            (
+                "closing_status",
+                self.closing_status().map_or(Value::Null, Value::from),
+            ),
+            ("never_ran_step", opt_int(self.never_ran_step())),
+            ("dialect", Value::from(self.dialect.as_str())),
+            ("provider_frames", Value::from(self.provider_frames)),
         ])
     }
 

@@ -48,8 +48,10 @@ pub fn decode_envelope(
         .map(|d| d.envelope))
 }
 
-/// Like `decodeEnvelope`, but never throws: `{ ok: true, envelope, warnings }`
-/// or `{ ok: false, error: { code, path, message } }`.
+/// Like `decodeEnvelope`, but never throws: `{ ok: true, envelope, warnings,
+/// dialect }` (`dialect`: `"v1.22"`, `"v2"`, `"seed-000"`, `"seed-003"`, or
+/// `"instructor"` for a shape both instructor-php versions send) or
+/// `{ ok: false, error: { code, path, message } }`.
 ///
 /// @example
 /// ```js
@@ -66,6 +68,7 @@ pub fn try_decode_envelope(
             ("ok", Value::Bool(true)),
             ("envelope", d.envelope.clone()),
             ("warnings", warnings(&d)),
+            ("dialect", Value::from(d.dialect.as_str())),
         ]),
         Err(e) => obj([("ok", Value::Bool(false)), ("error", error_value(&e))]),
     };
@@ -94,6 +97,7 @@ pub fn decode_envelopes(
                 .map(move |w| obj([("index", Value::from(i)), ("warning", w.to_value())]))
         })
         .collect();
+    let dialects = ok.iter().map(|d| Value::from(d.dialect.as_str())).collect();
     let result = obj([
         (
             "envelopes",
@@ -111,6 +115,7 @@ pub fn decode_envelopes(
         ),
         ("errorCount", Value::from(errors.count)),
         ("warnings", Value::Array(warnings)),
+        ("dialects", Value::Array(dialects)),
     ]);
     to_js(&result)
 }

@@ -388,6 +388,8 @@ export interface StepView {
   seen: { started: boolean; completed: boolean };
   /** Seed-003 annotations of the step and its events (`null` when none). */
   annotations: StepAnnotations | null;
+  /** The step's inference failed and the producer recorded no step for it (v2.7). */
+  attempt_failed: boolean;
 }
 
 /** One user turn: an `execution_id`, or a new turn under the same id. */
@@ -427,6 +429,14 @@ export interface ExecutionView {
   resumed: boolean;
   /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
   stale: boolean;
+  /** The word the producer closed an ended run with (v2.7's `stopped` after `completed`/`failed`); `status` says how it ended. */
+  closing_status: string | null;
+  /** The last step, started but never run (a v2.7 guard or cancel stopped the run first); not a lost event. */
+  never_ran_step: number | null;
+  /** The most telling dialect of the execution's envelopes. */
+  dialect: EnvelopeDialect;
+  /** Stream chunks that were raw provider frames (kept out of `text`; see `raw_provider_frames_in_stream`). */
+  provider_frames: number;
 }
 
 /** The live view (immutable; unchanged parts are shared between snapshots). */
@@ -575,7 +585,7 @@ export interface RunLogSummary {
 export interface Diagnostic {
   code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"
     | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded"
-    | "secret_in_state";
+    | "secret_in_state" | "raw_provider_frames_in_stream";
   severity: "error" | "warning";
   path: string;
   message: string;
@@ -683,6 +693,8 @@ export interface StepStartedPayload extends PayloadExtra {
 export interface StepCompletedPayload extends PayloadExtra {
   step_number: number; has_tool_calls?: boolean | null; errors?: number | null; finish_reason?: string | null;
   usage?: EnvelopeUsage | null; duration_ms?: number | null;
+  /** v2.7 numbers a failed attempt's completion by the steps recorded before it: that number, `step_number` being the attempt's. */
+  recorded_steps?: number | null;
   continuation?: { should_continue: boolean; stop_reason: string; resolved_by: string } | null; step?: object | null; step_id?: string | null;
   annotations?: object | null;
 }
@@ -693,9 +705,15 @@ export interface ToolCompletedPayload extends PayloadExtra, Lifecycle {
   tool_name: string; tool_call_id?: string | null; success?: boolean | null; error?: string | null; duration_ms?: number | null;
   result_summary?: string | null; tool_result?: object | null;
 }
-export interface StreamChunkPayload extends PayloadExtra { content: string; is_complete?: boolean | null; chunk_index?: number | null; tokens_delta?: number | null }
+export interface StreamChunkPayload extends PayloadExtra {
+  content: string; is_complete?: boolean | null; chunk_index?: number | null; tokens_delta?: number | null;
+  /** Set by the decoder: `content` is a raw provider stream frame, not text (v2.7 with a real streaming driver). */
+  provider_frame?: "openai" | "anthropic";
+}
 export interface ContinuationPayload extends PayloadExtra {
-  step_number: number; should_continue: boolean; stop_reason?: string | null; resolved_by?: string | null;
+  step_number: number; should_continue: boolean; should_stop?: boolean | null; stop_reason?: string | null; resolved_by?: string | null;
+  /** v2.7's continuation before any recorded step: its `step_number` (0); `step_number` is then 1. */
+  recorded_steps?: number | null;
   evaluations?: { criterion: string; decision: string; reason?: string }[] | null;
 }
 export interface LlmStartedPayload extends PayloadExtra, Lifecycle {}
@@ -736,6 +754,12 @@ export type Envelope =
   | EnvelopeBase<"agent.run.completed", RunCompletedPayload>
   | EnvelopeBase<"agent.run.failed", RunFailedPayload>;
 
+/**
+ * Which producer's dialect an envelope is in, decided from what it carries: `"instructor"` is a
+ * shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which).
+ */
+export type EnvelopeDialect = "instructor" | "v1.22" | "v2" | "seed-000" | "seed-003";
+
 /** A non-fatal decoding finding. */
 export interface EnvelopeWarning { path: string; code: "unknown_type" | "unknown_field"; message: string }
 
@@ -743,7 +767,7 @@ export interface EnvelopeWarning { path: string; code: "unknown_type" | "unknown
 export interface SessionWarning extends EnvelopeWarning { type: string; timestamp: string | null }
 
 export type TryDecodeResult =
-  | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[] }
+  | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[]; dialect: EnvelopeDialect }
   | { ok: false; error: { code: SteplineErrorCode; path: string | null; message: string } };
 
 export interface DecodedBatch {
@@ -752,6 +776,8 @@ export interface DecodedBatch {
   errors: { line: number; error: { code: SteplineErrorCode; path: string | null; message: string } }[];
   errorCount: number;
   warnings: { index: number; warning: EnvelopeWarning }[];
+  /** Each envelope's dialect, by position in `envelopes`. */
+  dialects: EnvelopeDialect[];
 }
 
 /** One encoded broadcast. */

@@ -114,6 +114,31 @@ describe('recordings opened from files', () => {
     await page.close();
   });
 
+  test('a real-driver v2 run shows clean streamed text and names the raw provider frames', async () => {
+    // instructor-php v2.7 wiretapped with Polyglot's real OpenAI driver: every SSE
+    // frame's raw JSON went out as a stream chunk between the text deltas.
+    const runs = JSON.parse(readFileSync(new URL('../vectors/instructor-php-v2.7/agent-runs.json', import.meta.url), 'utf8'));
+    const turn = runs.find((r) => r.name === 'real driver: streamed answer, several text deltas [standard]').expected[0];
+    const text = turn.envelopes.map((e) => JSON.stringify(e.envelope)).join('\n');
+    const frames = turn.envelopes.filter((e) => e.envelope.payload.content?.startsWith('{"id":"chatcmpl-')).length;
+    const page = await openPage(browser);
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    await page.setInputFiles('[data-testid=file-input]', { name: 'real-driver.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => window.stepline?.source.label === 'real-driver.jsonl' && !window.stepline.loading);
+    assert.equal(await page.textContent('[data-testid=stream-text]'), turn.derived.finalResponse.trimEnd());
+    assert.match(await page.textContent('[data-testid=stream-title]'), new RegExp(`${frames} raw provider frames left out`));
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'completed', 'completed, then the closing stopped');
+    await page.click('[data-testid=tab-diagnostics]');
+    await page.waitForSelector('[data-testid=diagnostic][data-code=raw_provider_frames_in_stream]');
+    const found = await page.textContent('[data-testid=diagnostic][data-code=raw_provider_frames_in_stream]');
+    assert.match(found, new RegExp(`${frames} stream chunks of this run are raw openai stream frames`));
+    assert.match(found, /\/envelopes\/2\/payload\/content/);
+    assert.deepEqual(page.problems, []);
+    await screenshot(page, 'panel-raw-provider-frames');
+    await page.close();
+  });
+
   test('a recording with a broken line still shows its diagnostics', async () => {
     const page = await openPage(browser);
     await page.goto(server.url);

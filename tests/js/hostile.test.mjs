@@ -703,7 +703,7 @@ test('a leading BOM is a typed error or ignored, never a crash; blank and empty 
   });
   sweep(corpus, TEXT_ENTRIES);
   // Blank JSONL is nothing at all, not an error.
-  assert.deepEqual(probe('decodeEnvelopes(blank)', () => decodeEnvelopes('\n\n  \n')).value, { envelopes: [], errors: [], errorCount: 0, warnings: [] });
+  assert.deepEqual(probe('decodeEnvelopes(blank)', () => decodeEnvelopes('\n\n  \n')).value, { envelopes: [], errors: [], errorCount: 0, warnings: [], dialects: [] });
 });
 
 test('JSONL and recordings read a leading BOM the same way everywhere', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { parseAgentState, EnvelopeEncoder, decodeEnvelope, SteplineError } from 'stepline';
+import { parseAgentState, EnvelopeEncoder, decodeEnvelope, tryDecodeEnvelope, decodeEnvelopes, Session, SteplineError } from 'stepline';
 
 const v2 = new URL('../../tests/vectors/instructor-php-v2.7/', import.meta.url);
 const read = (file) => JSON.parse(readFileSync(new URL(file, v2), 'utf8'));
@@ -87,4 +87,35 @@ test('v2\'s continuation payload decodes into the one vocabulary', () => {
   assert.equal(decoded.payload.should_stop, true);
   assert.equal(decoded.payload.should_continue, false);
   assert.equal(decoded.payload.stop_reason, null);
+});
+
+test('decoding says the dialect: v2\'s own envelopes are "v2", shapes both versions send "instructor"', () => {
+  const turn = runs.find((r) => r.name === 'driver exception on first inference [debug]').expected[0];
+  const lines = turn.envelopes.map((e) => JSON.stringify(e.envelope));
+  const { dialects, envelopes } = decodeEnvelopes(lines.join('\n'));
+  assert.equal(dialects.length, envelopes.length);
+  turn.envelopes.forEach(({ envelope }, i) => {
+    const own = 'should_stop' in envelope.payload || 'error_message' in envelope.payload
+      || (envelope.type === 'agent.step.completed' && envelope.payload.finish_reason === null);
+    assert.equal(dialects[i], own ? 'v2' : 'instructor', `${i}: ${lines[i]}`);
+    assert.equal(tryDecodeEnvelope(lines[i]).dialect, dialects[i]);
+  });
+});
+
+test('a Session shows a v2 run the way it ended: completed then the closing stopped, raw frames out of the text', () => {
+  const ended = (name) => {
+    const s = new Session();
+    s.ingestJsonl(runs.find((r) => r.name === name).expected[0].envelopes.map((e) => JSON.stringify(e.envelope)).join('\n'));
+    return s.getSnapshot().executions[0];
+  };
+  const done = ended('plain final answer [debug]');
+  assert.equal(done.status, 'completed');
+  assert.equal(done.closing_status, 'stopped');
+  assert.equal(done.dialect, 'v2');
+  const failed = ended('driver exception on first inference [debug]');
+  assert.deepEqual([failed.status, failed.error_message, failed.steps.map((s) => [s.number, s.attempt_failed])],
+    ['failed', 'Upstream LLM unavailable (503)', [[1, true]]]);
+  assert.equal(ended('steps limit 2 reached (model always calls tools) [standard]').never_ran_step, 3);
+  const real = ended('real driver: streamed answer, several text deltas [standard]');
+  assert.deepEqual([real.text, real.provider_frames], ['One, two, three.', 7]);
 });

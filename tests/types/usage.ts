@@ -93,7 +93,7 @@ export { why, resolved, stopsAt };
 
 // Envelopes: a discriminated union on `type`.
 import { decodeEnvelope, tryDecodeEnvelope, EnvelopeEncoder } from 'stepline';
-import type { Envelope } from 'stepline';
+import type { Envelope, EnvelopeDialect } from 'stepline';
 
 function render(e: Envelope): string {
   switch (e.type) {
@@ -185,3 +185,13 @@ const summary: string | null | undefined = watched.collect().turns[0]?.tool_resu
 // @ts-expect-error: the time is epoch milliseconds or an RFC 3339 string
 watched.setNow(new Date());
 export { changed, endedWhy, stale, verdict, summary };
+// instructor-php v2.7 (issue 16): the dialect of a decoded envelope and what a v2 run's view says.
+const dialect: EnvelopeDialect | undefined = tried.ok ? tried.dialect : undefined;
+// @ts-expect-error: dialects are named, not free strings
+const notADialect: EnvelopeDialect = 'v3';
+const closing: string | null | undefined = turn?.closing_status;
+const frames: number | undefined = turn?.provider_frames;
+const neverRan: number | null | undefined = turn?.never_ran_step;
+const failedAttempt: boolean | undefined = turn?.steps[0]?.attempt_failed;
+const frameOf = (e: Extract<Envelope, { type: 'agent.stream.chunk' }>): 'openai' | 'anthropic' | undefined => e.payload.provider_frame;
+export { dialect, notADialect, closing, frames, neverRan, failedAttempt, frameOf };

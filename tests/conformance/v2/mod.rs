@@ -2,6 +2,7 @@
 //! Same file names as v1.22's, different formats: nothing here is shared with
 //! the v1.22 handlers but the comparison rules (`crate::compare`).
 
+mod agent_runs;
 mod broadcast;
 mod continuation;
 mod envelopes;
@@ -22,5 +23,9 @@ pub const SUITES: &[Suite] = &[
     Suite {
         file: "envelopes.json",
         check: envelopes::check,
+    },
+    Suite {
+        file: "agent-runs.json",
+        check: agent_runs::check,
     },
 ];

@@ -14,6 +14,12 @@ export function whyLine(s: StepView): string | null {
   const c = s.continuation;
   if (!c) return null;
   const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
+  // v2.7 names no decider when no stop signal exists (its natural completion, or a step
+  // that requested tools): `resolved_by` is '' and `stop_reason` null.
+  if (!c.resolved_by) {
+    return c.should_continue ? 'Went on: no stop signal, so the loop took another step.'
+      : `Stopped (${c.stop_reason ?? 'completed'}): no stop signal and nothing more to do, so the run ended.`;
+  }
   const resolvedBy = shortClass(c.resolved_by);
   const decider = evaluations.find((e) => shortClass(e.criterion) === resolvedBy);
   const because = decider?.reason ? `: ${decider.reason}` : '';
@@ -83,7 +89,9 @@ export class StepDetail implements View {
       else this.text.textContent = exec?.text ?? '';
       this.text.classList.toggle('streaming', exec?.status === 'processing' && !exec.stale);
       const cut = exec?.text_truncated ? ` · cut at the text limit, ${exec.text_dropped_bytes.toLocaleString('en-US')} bytes dropped` : '';
-      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}` : 'Streamed text';
+      // Raw provider frames the producer sent as chunks: counted by the core, never shown as text.
+      const frames = exec?.provider_frames ? ` · ${exec.provider_frames} raw provider frames left out` : '';
+      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}${frames}` : 'Streamed text';
       this.lastExec = exec;
     }
   }
