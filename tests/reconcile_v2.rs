@@ -220,32 +220,43 @@ fn a_guard_stop_leaves_a_started_step_that_never_ran() {
 }
 
 #[test]
-fn an_aborted_step_is_not_recorded_and_its_completion_lands_elsewhere() {
-    assert_eq!(
-        causes_of("driver exception on first inference [debug]"),
-        [
-            format!("extra_step {ABORTED_STEP}"),
-            format!("lost_event {ABORTED_STEP}")
-        ]
-    );
-    assert_eq!(
-        causes_of("tool throws AgentStopException (stop requested) [debug]"),
-        [
-            format!("extra_step {ABORTED_STEP}"),
-            format!("lost_event {ABORTED_STEP}")
-        ]
-    );
-    // After a recorded tool step, the failed attempt's completion carries
-    // step 1's number: with steps listed, step 1's fields differ.
-    let causes = causes_of("driver exception after a tool step [minimal]");
-    assert!(
-        causes.contains(&format!("extra_step {ABORTED_STEP}")),
-        "{causes:?}"
-    );
-    assert!(
-        causes.iter().all(|c| c.ends_with(ABORTED_STEP)),
-        "{causes:?}"
-    );
+fn an_aborted_step_is_streamed_as_an_attempt_the_state_does_not_record() {
+    for (name, step, kinds) in [
+        (
+            "driver exception on first inference [debug]",
+            1,
+            &["extra_step"][..],
+        ),
+        (
+            "driver exception after a tool step [minimal]",
+            2,
+            &["extra_step"],
+        ),
+        (
+            "real driver: HTTP 500 from the provider [debug]",
+            1,
+            &["extra_step"],
+        ),
+        // The tool that threw it never completes (item 21).
+        (
+            "tool throws AgentStopException (stop requested) [debug]",
+            1,
+            &["extra_step", "lost_event"],
+        ),
+    ] {
+        let expected: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("{k} {ABORTED_STEP}"))
+            .collect();
+        assert_eq!(causes_of(name), expected, "{name}");
+        for (t, p, r) in reconcile_all(&run(name)) {
+            assert!(
+                r.differences.iter().all(|d| d.step == Some(step)),
+                "{name} turn {t} [{p}]: {:?}",
+                described(&r)
+            );
+        }
+    }
 }
 
 #[test]
@@ -325,6 +336,23 @@ fn a_cause_is_not_given_where_the_stream_does_not_show_its_situation() {
         "{found:?}"
     );
     assert!(r.differences.iter().all(|d| d.cause.is_none()), "{found:?}");
+
+    // A driver exception's attempt whose completion was lost: a failed
+    // run's started step is neither an aborted attempt nor a guard's.
+    let case = run("driver exception on first inference [debug]");
+    let turn = &case["expected"][0];
+    let mut s = Session::new(None);
+    for env in turn_envelopes(turn, 0) {
+        if env["type"] != "agent.step.completed" {
+            s.ingest_value(&env).unwrap();
+        }
+    }
+    let r = s.reconcile(&slim(&turn["finalState"], &SlimConfig::standard()));
+    assert!(
+        described(&r).contains(&"extra_step /stream/steps/1 -".to_string()),
+        "{:?}",
+        described(&r)
+    );
 
     // A guard stop's started step while the run has not ended (its final
     // statuses lost): not the step a guard stopped.

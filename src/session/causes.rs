@@ -57,8 +57,7 @@ pub const REFERENCE_EXCEPTION_PATH: &str = "reference_exception_path";
 /// state `failed` while the broadcast ends `completed → stopped`.
 pub const STEP_ERRORS_FAIL_STATE: &str = "v2_step_errors_fail_state";
 /// v2: a step aborted by a driver exception or an `AgentStopException` is
-/// not recorded, and its `agent.step.completed` carries the number of
-/// recorded steps (0 when it was the first) with no finish reason.
+/// not recorded in the state, while the stream shows the attempt.
 pub const ABORTED_STEP: &str = "v2_aborted_step";
 /// v2: a guard or a cancellation stops the run in the before-step hook,
 /// after `agent.step.started` of a step that never runs.
@@ -75,7 +74,8 @@ pub const CAUSES: [Cause; 5] = [
         name: REFERENCE_EXCEPTION_PATH,
         producer: "v1.22",
         items: "quirk 7",
-        description: "A tool or the driver threw: no final agent.status and no agent.step.completed \
+        description:
+            "A tool or the driver threw: no final agent.status and no agent.step.completed \
                       of the step it was in were sent, while the state ends failed. Leaves \
                       status_mismatch, step_not_completed and tool_call_unexpected.",
     },
@@ -102,12 +102,13 @@ pub const CAUSES: [Cause; 5] = [
         name: ABORTED_STEP,
         producer: "v2",
         items: "9, 20, 21",
-        description: "A driver exception or an AgentStopException aborted a step: the state records \
-                      no step for it (and, for a driver exception, no error), and its \
-                      agent.step.completed carries the number of recorded steps (0 when it was the \
-                      first) with finish_reason null and zero usage, so it lands on an earlier or a \
-                      nonexistent step. Leaves extra_step, lost_event (step 0), field_mismatch and \
-                      continuation_mismatch on the step it lands on, and step_not_completed.",
+        description:
+            "A driver exception or an AgentStopException aborted a step: the state records \
+                      no step for it (and, for a driver exception, no error), while the stream \
+                      shows the attempt: its agent.step.started, and an agent.step.completed with \
+                      finish_reason null and zero usage that carries the number of recorded steps \
+                      (read as the attempt, attempt_failed). Leaves extra_step, and lost_event for \
+                      a tool the AgentStopException left without its agent.tool.completed.",
     },
     Cause {
         name: GUARD_STARTED_STEP,

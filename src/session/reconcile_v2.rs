@@ -10,7 +10,7 @@ use crate::session::causes::{
     ABORTED_STEP, GUARD_STARTED_STEP, STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
 };
 use crate::session::reconcile::Diffs;
-use crate::session::view::{Execution, StepView, TERMINAL};
+use crate::session::view::{Execution, StepView};
 use crate::session::window::Window;
 
 /// Whether `snap` is a v2 slim snapshot.
@@ -187,29 +187,20 @@ pub(crate) fn name_causes(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) 
         .steps
         .values()
         .any(|s| s.errors.unwrap_or(0) > 0 || s.tools.iter().any(|t| t.success == Some(false)));
-    let ended = e.status().is_some_and(|s| TERMINAL.contains(&s));
-    // The last streamed step, started but never completed, one past the
-    // state's steps, after the run ended: the step the run stopped in.
-    let pending = e
+    // The session's never-run step (only its start arrived, then the run
+    // stopped or was cancelled), one past the state's steps: the step a
+    // before-step hook stopped (item 10).
+    let never_ran = e.never_ran_step().filter(|n| *n == w.last + 1);
+    // An aborted step's completion (no finish reason, zero usage, item 9)
+    // carries the number of recorded steps; the decoder renumbers it to the
+    // attempt (`recorded_steps`), which the session marks `attempt_failed`.
+    let aborted: Vec<i64> = e
         .steps
         .values()
-        .next_back()
-        .filter(|s| ended && s.seen_started && !s.seen_completed && s.number == w.last + 1)
-        .map(|s| s.number);
-    // An aborted step's completion has no finish reason (v2 sends one for
-    // every step it records) and the number of recorded steps, so it lands
-    // on step `w.last` (0 when none was recorded), over that step's own
-    // completion if it had one; a driver exception also broadcasts `failed`.
-    let no_finish: Vec<i64> = e
-        .steps
-        .values()
-        .filter(|s| s.seen_completed && s.finish_reason.is_none())
+        .filter(|s| s.attempt_failed)
         .map(|s| s.number)
         .collect();
-    let failed = e.statuses.iter().any(|(to, _)| to == "failed");
-    let aborted = !no_finish.is_empty() || (failed && pending.is_some());
-    let landed =
-        |n: Option<i64>| aborted && n.is_some_and(|n| no_finish.contains(&n) || n == w.last);
+    let on_aborted = |n: Option<i64>| n.is_some_and(|n| aborted.contains(&n));
     let stop_unknown = last_stop_reason(e).is_none();
     for diff in &mut d.0 {
         if diff.cause.is_some() {
@@ -226,15 +217,14 @@ pub(crate) fn name_causes(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) 
             {
                 Some(UNFORCED_STOP)
             }
-            "extra_step" | "step_not_completed" if aborted && diff.step == pending => {
-                Some(ABORTED_STEP)
-            }
             "extra_step" | "lost_event" | "field_mismatch" | "continuation_mismatch"
-                if landed(diff.step) =>
+                if on_aborted(diff.step) =>
             {
                 Some(ABORTED_STEP)
             }
-            "extra_step" if pending.is_some() && diff.step == pending => Some(GUARD_STARTED_STEP),
+            "extra_step" if never_ran.is_some() && diff.step == never_ran => {
+                Some(GUARD_STARTED_STEP)
+            }
             _ => None,
         };
     }

@@ -99,7 +99,7 @@ test('plain, tool, observer and multi-turn runs are consistent', () => {
 test('each cause is named where its run shows it', () => {
   assert.deepEqual(causesOf('failing tool (throws) then answer [debug]'), ['status_mismatch v2_step_errors_fail_state']);
   assert.deepEqual(causesOf('steps limit 2 reached (model always calls tools) [standard]'), ['extra_step v2_guard_started_step']);
-  assert.deepEqual(causesOf('driver exception on first inference [debug]'), ['extra_step v2_aborted_step', 'lost_event v2_aborted_step']);
+  assert.deepEqual(causesOf('driver exception on first inference [debug]'), ['extra_step v2_aborted_step']);
   assert.deepEqual(causesOf('tool throws AgentStopException (stop requested) [debug]'), ['extra_step v2_aborted_step', 'lost_event v2_aborted_step']);
   assert.deepEqual(causesOf('autoStatusTracking disabled, tool call then answer [custom]'), ['status_mismatch v2_unforced_stop']);
 });
