@@ -7,12 +7,19 @@
 // one event name, `instructor.agent.event` (instructor-php v2's Laravel
 // transport) unless told otherwise. Ctrl-C stops everything.
 //
-//   node scripts/demo-live.mjs [--private] [--event-name <name>]
+//   node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2]
 //     --private            on private-agent.<session>, signed by the panel
 //                          server's /broadcasting/auth
 //     --event-name <name>  publish under <name>, as an app that set
 //                          instructor.agents.broadcasting.event_name does; the
 //                          panel URL carries it (event=<name>)
+//     --producer v2        publish the run as instructor-php v2.7 makes it
+//                          (scripts/demo-run-v2.mjs: the v2 envelope dialect,
+//                          raw provider frames among the stream chunks) and
+//                          serve its final v2 AgentState, which the panel
+//                          slims itself; v1.22 (the default) publishes the
+//                          bundled run (scripts/demo-run.mjs) and serves its
+//                          final slim snapshot
 //
 // On a fresh clone it first runs the set-up (which installs sockudo) and the
 // builds of pkg/ and www/dist; later runs reuse what is built.
@@ -24,6 +31,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { demoRun } from './demo-run.mjs';
+import { demoRunV2 } from './demo-run-v2.mjs';
 import { servePanel } from './lib/panel-server.mjs';
 import { authorizer, publisher } from './lib/publisher.mjs';
 import { startSockudo } from './lib/sockudo.mjs';
@@ -34,7 +42,8 @@ const WAIT_MS = 5_000;
 // Stream chunks come fast, like a model's deltas; other events slowly enough to follow.
 const CHUNK_GAP_MS = 150;
 const EVENT_GAP_MS = 600;
-const USAGE = 'usage: node scripts/demo-live.mjs [--private] [--event-name <name>]';
+const USAGE = 'usage: node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2]';
+const PRODUCERS = ['v1.22', 'v2'];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -87,18 +96,34 @@ function prepare(label, command, args) {
   if (result.status !== 0) fail(`${label} failed (${result.error?.message ?? `exit status ${result.status}`})`);
 }
 
-/** `{ usePrivate, eventName }` from the command line; stops the demo on a wrong option. */
+/** `{ usePrivate, eventName, producer }` from the command line; stops the demo on a wrong option. */
 function readArgs() {
+  let values;
   try {
-    const { values } = parseArgs({ options: { private: { type: 'boolean' }, 'event-name': { type: 'string' } }, strict: true });
-    return { usePrivate: values.private === true, eventName: values['event-name'] };
+    ({ values } = parseArgs({ options: { private: { type: 'boolean' }, 'event-name': { type: 'string' }, producer: { type: 'string' } }, strict: true }));
   } catch (error) {
     fail(`${error.message}\n${USAGE}`);
   }
+  const producer = values.producer ?? 'v1.22';
+  if (!PRODUCERS.includes(producer)) fail(`--producer: expected one of ${PRODUCERS.join(', ')}, got ${JSON.stringify(producer)}\n${USAGE}`);
+  return { usePrivate: values.private === true, eventName: values['event-name'], producer };
+}
+
+/**
+ * The run to publish: its envelopes and the body the final-state URL serves
+ * (v1.22: the last turn's slim snapshot; v2: the last turn's whole AgentState).
+ */
+async function theRun(producer, options) {
+  if (producer === 'v2') {
+    const { envelopes, finalState } = await demoRunV2(options);
+    return { envelopes, finalBody: finalState };
+  }
+  const { envelopes, snapshots } = await demoRun(options);
+  return { envelopes, finalBody: snapshots.at(-1).snapshot };
 }
 
 async function main() {
-  const { usePrivate, eventName: given } = readArgs();
+  const { usePrivate, eventName: given, producer } = readArgs();
   prepare('set-up', 'bash', [join('scripts', 'setup.sh')]);
   if (!existsSync(join(root, 'pkg', 'index.mjs'))) prepare('building the package (pkg/)', process.execPath, [join('scripts', 'build.mjs')]);
   if (!existsSync(join(dist, 'index.html'))) prepare('building the panel (www/dist)', process.execPath, [join('scripts', 'build-www.mjs')]);
@@ -127,20 +152,20 @@ async function main() {
   const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2F', '/')}`).join('&');
   const url = `${panel.url}?${query}`;
   const channel = `${usePrivate ? 'private-' : ''}agent.${sessionId}`;
-  console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}, event ${eventName}`);
+  console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}, event ${eventName}, producer ${producer}`);
   console.log(`panel: ${url}`);
   openBrowser(url);
   console.log(`press Enter to start the run (it starts by itself in ${WAIT_MS / 1000} s)`);
   await enterOrTimeout(WAIT_MS);
 
-  const { envelopes, snapshots } = await demoRun({ sessionId, executionId, startMs: Date.now() });
+  const { envelopes, finalBody } = await theRun(producer, { sessionId, executionId, startMs: Date.now() });
   const { publish } = publisher(server, { eventName });
   let failed = 0;
   for (const [i, envelope] of envelopes.entries()) {
     if (stopping) return;
     if (i > 0) await sleep(envelope.type === 'agent.stream.chunk' ? CHUNK_GAP_MS : EVENT_GAP_MS);
     // Ready before the last envelope: a panel may fetch it as soon as it sees the run end.
-    if (i === envelopes.length - 1) panel.setRoute(finalPath, () => ({ body: snapshots.at(-1).snapshot }));
+    if (i === envelopes.length - 1) panel.setRoute(finalPath, () => ({ body: finalBody }));
     const progress = `${i + 1}/${envelopes.length} ${envelope.type}`;
     try {
       await publish(envelope, { channel });
@@ -150,7 +175,7 @@ async function main() {
       console.log(`FAILED ${progress}: ${error.message}`);
     }
   }
-  console.log(`run published: ${envelopes.length - failed} envelopes${failed ? `, ${failed} refused` : ''}; final snapshot at ${panel.url.slice(0, -1)}${finalPath}`);
+  console.log(`run published: ${envelopes.length - failed} envelopes${failed ? `, ${failed} refused` : ''}; final ${producer === 'v2' ? 'state' : 'snapshot'} at ${panel.url.slice(0, -1)}${finalPath}`);
   console.log('the panel stays up; Ctrl-C to stop');
 }
 

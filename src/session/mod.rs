@@ -15,12 +15,14 @@
 pub mod annotate;
 pub mod apply;
 pub mod attribution;
+pub mod causes;
 pub mod collect;
 pub mod dedup;
 pub mod diagnose;
 pub mod gaps;
 pub mod patch;
 pub mod reconcile;
+pub mod reconcile_v2;
 pub mod recording;
 pub mod runlog;
 pub mod segments;

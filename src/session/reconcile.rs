@@ -5,6 +5,8 @@
 use crate::json::{Map, Value};
 
 use crate::json::{child, index, obj};
+use crate::session::causes::REFERENCE_EXCEPTION_PATH;
+use crate::session::reconcile_v2;
 use crate::session::view::{state_status, Execution, StepView, TERMINAL};
 use crate::session::window::Window;
 use crate::session::Session;
@@ -24,9 +26,8 @@ pub struct Difference {
     pub streamed: Value,
     pub final_value: Value,
     pub message: String,
-    /// Set when the reference producer causes this difference by design
-    /// (`reference_exception_path`: quirk 7, no final status or step completion
-    /// when a tool or the driver throws).
+    /// Set when the reference producer causes this difference by design:
+    /// the name of one of [`crate::session::causes::CAUSES`].
     pub cause: Option<&'static str>,
 }
 
@@ -74,10 +75,11 @@ impl Report {
     }
 }
 
-struct Diffs(Vec<Difference>);
+/// The differences found so far (v2's comparisons add to them too).
+pub(crate) struct Diffs(pub(crate) Vec<Difference>);
 
 impl Diffs {
-    fn push(
+    pub(crate) fn push(
         &mut self,
         kind: &'static str,
         path: String,
@@ -110,11 +112,25 @@ impl Session {
         streamed.settle();
         let window = Window::of(snap, &streamed);
         let mut d = Diffs(Vec::new());
-        let exception_path = compare_status(&streamed, snap, &mut d);
+        let v2 = reconcile_v2::is_v2(snap);
+        let exception_path = if v2 {
+            reconcile_v2::compare_status(&streamed, snap, &mut d);
+            false
+        } else {
+            compare_status(&streamed, snap, &mut d)
+        };
         compare_steps(&streamed, snap, &window, &mut d, exception_path);
-        compare_continuation(&streamed, snap, &mut d);
+        if v2 {
+            reconcile_v2::compare_continuation(&streamed, snap, &mut d);
+        } else {
+            compare_continuation(&streamed, snap, &mut d);
+        }
         compare_text(&streamed, snap, &mut d);
         lost_events(&streamed, &mut d);
+        if v2 {
+            reconcile_v2::compare_duration(&streamed, snap, &window, &mut d);
+            reconcile_v2::name_causes(&streamed, snap, &window, &mut d);
+        }
         let mut won = streamed;
         let mut view = self.view();
         snapshot_wins(&mut won, snap, &window);
@@ -187,7 +203,7 @@ fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) -> bool {
         );
         if exception_path {
             if let Some(last) = d.0.last_mut() {
-                last.cause = Some("reference_exception_path");
+                last.cause = Some(REFERENCE_EXCEPTION_PATH);
                 last.message
                     .push_str("; no final status was broadcast (the reference's exception path)");
             }
@@ -227,7 +243,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
             );
             if exception_path {
                 if let Some(last) = d.0.last_mut() {
-                    last.cause = Some("reference_exception_path");
+                    last.cause = Some(REFERENCE_EXCEPTION_PATH);
                 }
             }
         }
@@ -238,7 +254,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
         if exception_path && !s.seen_completed {
             for diff in &mut d.0[before..] {
                 if diff.kind == "tool_call_unexpected" {
-                    diff.cause = Some("reference_exception_path");
+                    diff.cause = Some(REFERENCE_EXCEPTION_PATH);
                 }
             }
         }

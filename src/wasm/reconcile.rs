@@ -5,6 +5,8 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
+use crate::json::Value;
+use crate::session::causes::{Cause, CAUSES};
 
 use super::convert::{from_js, out};
 use super::session::Session;
@@ -45,4 +47,23 @@ impl Session {
             }
         }))
     }
+}
+
+/// The producer behaviours a reconciliation names in `Difference.cause`:
+/// `[{ name, producer, items, description }]`, the one list (the v1.22
+/// exception path, and v2's failed state after a failing tool, aborted steps,
+/// guard-stopped steps and unforced stops). Not in `stepline/live`.
+///
+/// @example
+/// ```js
+/// const why = new Map(reconcileCauses().map((c) => [c.name, c.description]));
+/// for (const d of session.reconcile(snapshot).differences) {
+///   console.log(d.kind, d.cause ? `by design: ${why.get(d.cause)}` : 'unexplained');
+/// }
+/// ```
+#[wasm_bindgen(js_name = reconcileCauses, unchecked_return_type = "ReconcileCause[]")]
+pub fn reconcile_causes() -> Result<JsValue, JsValue> {
+    out(Ok(Value::Array(
+        CAUSES.iter().map(Cause::to_value).collect(),
+    )))
 }

@@ -467,8 +467,22 @@ export interface Difference {
   streamed: unknown;
   final: unknown;
   message: string;
-  /** `"reference_exception_path"` when the producer causes it by design (quirk 7). */
+  /**
+   * The name of the producer behaviour that causes it by design (one of `reconcileCauses()`,
+   * e.g. `"reference_exception_path"`, `"v2_guard_started_step"`), or `null` when nothing explains it.
+   */
   cause: string | null;
+}
+
+/** A producer behaviour that makes the stream and the final state differ by design (`reconcileCauses()`). */
+export interface ReconcileCause {
+  /** What a `Difference` carries in `cause`. */
+  name: string;
+  /** The producer version that does it: `"v1.22"` or `"v2"`. */
+  producer: "v1.22" | "v2";
+  /** The items of the producer's vector README that describe it. */
+  items: string;
+  description: string;
 }
 
 /**

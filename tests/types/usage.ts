@@ -133,6 +133,11 @@ const differenceSteps: (number | null)[] = report.differences.map((d) => d.step)
 const outsideWindow: number = report.window.outside_step_count;
 const firstInWindow: number | null = report.window.first_step;
 const place: 'inside' | 'outside' | 'beyond' | undefined = report.view.executions[0]?.steps[0]?.snapshot_window;
+import { reconcileCauses } from 'stepline';
+import type { ReconcileCause } from 'stepline';
+const causes: ReconcileCause[] = reconcileCauses();
+const causeOf: ReconcileCause | undefined = causes.find((c) => c.name === report.differences[0]?.cause);
+const causeProducer: 'v1.22' | 'v2' | undefined = causeOf?.producer;
 // @ts-expect-error: the live view's steps carry no window marker; only reconcile()'s view does
 const notLive = view.executions[0]?.steps[0]?.snapshot_window;
 export { differenceSteps, outsideWindow, firstInWindow, place, notLive };

@@ -283,4 +283,26 @@ const state = JSON.parse(JSON.stringify(__v2runs.find((r) => r.name === 'steps l
 assert.equal(snapshot.step_count, 2);
 assert.equal(whatIf.stopsBeforeStep, 2);`,
   },
+  {
+    file: 'README.md',
+    match: 'for (const d of session.reconcile(slimSnapshot(finalState).snapshot).differences)',
+    declare: `
+import type { Session } from 'stepline';
+declare const session: Session;
+declare const finalState: object;`,
+    setup: `
+import { readFileSync as __readRuns } from 'node:fs';
+import { Session as __Session } from 'stepline';
+const __runs = JSON.parse(__readRuns(new URL('../../tests/vectors/instructor-php-v2.7/agent-runs.json', import.meta.url), 'utf8'));
+const __run = __runs.find((r) => r.name === 'steps limit 2 reached (model always calls tools) [standard]').expected[0];
+let __id = 0;
+const finalState = JSON.parse(JSON.stringify(__run.finalState), (_, v) => (v === '<uuid>' ? \`9e000000-0000-4000-8000-\${String(++__id).padStart(12, '0')}\` : v));
+const session = new __Session({ sessionId: 'sess-1' });
+for (const { envelope } of __run.envelopes) session.ingest(envelope);
+const __logged = [];
+const console = { log: (...args) => __logged.push(args.join(' ')) };`,
+    after: `
+assert.deepEqual(__logged.map((l) => l.split(' by design')[0]), ['extra_step /stream/steps/3']);
+assert.match(__logged[0], /before-step hook/);`,
+  },
 ];

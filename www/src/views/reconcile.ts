@@ -1,10 +1,17 @@
 // The reconciliation report: the stream against the final state, turn by
 // turn. Each difference links to the step it is about; a snapshot that lists
 // only the run's last steps says how many were outside its window.
-import type { Difference } from 'stepline';
+import { reconcileCauses, type Difference } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { clip } from '../format';
 import type { Panel, Reconciliation, View } from '../panel';
+
+/** What each producer cause means, as the core lists them (read once). */
+let causes: Map<string, string> | null = null;
+function causeDescription(name: string): string {
+  causes ??= new Map(reconcileCauses().map((c) => [c.name, `${c.producer} producer, README item ${c.items}: ${c.description}`]));
+  return causes.get(name) ?? name;
+}
 
 /** The run step a difference is about, as the core says (`null` for run-wide ones). */
 export function stepOfDifference(d: Difference): number | null {
@@ -60,14 +67,14 @@ export class ReconcileView implements View {
         ? 'Every step the snapshot lists, its tool calls, the continuation, status and the streamed text agree with the final state.'
         : 'Every step, tool call, continuation, status and the streamed text agree with the final state.') : null,
       this.window(r),
-      byReference ? h('p', { class: 'muted' }, `${byReference} of them the producer causes by design (no final events when a tool throws).`) : null,
+      byReference ? h('p', { class: 'muted' }, `${byReference} of them the producer causes by design (${[...new Set(differences.flatMap((d) => (d.cause ? [d.cause] : [])))].join(', ')}).`) : null,
       differences.length === 0 ? null : h('ul', { class: 'diffs' }, differences.map((d) => {
         const step = stepOfDifference(d);
         return h('li', { 'data-testid': 'difference', 'data-kind': d.kind },
           h('span', { class: `pill kind-${d.cause ? 'known' : 'bad'}` }, d.kind),
           ' ',
           step === null ? h('span', null, d.message) : h('button', { type: 'button', class: 'link', onclick: () => panel.select(r.exec, step) }, d.message),
-          h('div', { class: 'muted small' }, h('code', null, d.path), d.streamed !== null || d.final !== null ? ` · streamed ${clip(d.streamed, 60)} · final ${clip(d.final, 60)}` : '', d.cause ? ` · ${d.cause}` : ''));
+          h('div', { class: 'muted small' }, h('code', null, d.path), d.streamed !== null || d.final !== null ? ` · streamed ${clip(d.streamed, 60)} · final ${clip(d.final, 60)}` : '', d.cause ? h('span', { title: causeDescription(d.cause), 'data-testid': 'difference-cause' }, ` · ${d.cause}`) : null));
       })));
   }
 }
