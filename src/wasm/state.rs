@@ -61,13 +61,6 @@ pub fn parse_agent_state(
 
 #[wasm_bindgen(typescript_custom_section)]
 const AGENT_STATE_V2_TS: &'static str = r#"
-/** The status of a v2 execution; `null` between executions. */
-export type ExecutionStatusV2 = "pending" | "in_progress" | "completed" | "stopped" | "failed";
-/** One of v2's ten stop reasons (lower priority wins: `error` 0 … `unknown` 9). */
-export type StopReasonV2 = "error" | "stop_requested" | "user_requested" | "steps_limit" | "token_limit"
-  | "time_limit" | "retry_limit" | "finish_reason" | "completed" | "unknown";
-/** A v2 stop signal. */
-export interface StopSignalV2 { reason: StopReasonV2; message: string; context: PhpMap; source: string | null }
 /** A v2 continuation (snake_case on the wire). */
 export interface ExecutionContinuationV2 { stop_signals: StopSignalV2[]; is_continuation_requested: boolean }
 /** Token usage as v2 stores it (no `total`). */
