@@ -5,7 +5,10 @@
 //! (`stepline::session::causes::CAUSES`), and each cause is pinned to the
 //! run that shows it, and refused where the situation it names is absent.
 
-use stepline::json::{self, Value};
+mod common;
+
+use common::{vectors_of, with_ids, Corpus};
+use stepline::json::Value;
 use stepline::model::v2::AgentState;
 use stepline::session::causes::{
     cause, ABORTED_STEP, CAUSES, GUARD_STARTED_STEP, STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
@@ -16,15 +19,7 @@ use stepline::snapshot::v2::slim_v2;
 use stepline::snapshot::SlimConfig;
 
 fn runs() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/instructor-php-v2.7/agent-runs.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    match json::from_str(&text).unwrap() {
-        Value::Array(cases) => cases,
-        _ => panic!("{path}: not an array of cases"),
-    }
+    vectors_of(Corpus::V2_7, "agent-runs.json")
 }
 
 fn run(name: &str) -> Value {
@@ -35,26 +30,7 @@ fn run(name: &str) -> Value {
 }
 
 fn now() -> stepline::model::Timestamp {
-    chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00.250+00:00").unwrap()
-}
-
-/// The corpus shows the ids the producer generated as `"<uuid>"`; a stored
-/// state has real ones, so each placeholder gets a distinct valid uuid.
-fn with_ids(v: &Value) -> Value {
-    fn walk(v: &mut Value, n: &mut u32) {
-        match v {
-            Value::String(s) if s == "<uuid>" => {
-                *n += 1;
-                *s = format!("9e000000-0000-4000-8000-{:012}", n);
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, n)),
-            Value::Object(m) => m.values_mut().for_each(|x| walk(x, n)),
-            _ => {}
-        }
-    }
-    let mut out = v.clone();
-    walk(&mut out, &mut 0);
-    out
+    Corpus::V2_7.now()
 }
 
 /// Turn `t`'s envelopes as a live session receives them. The corpus ran
