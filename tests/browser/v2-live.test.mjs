@@ -102,6 +102,11 @@ describe('an instructor-php v2.7 run, live under instructor.agent.event', () => 
       await page.click(`[data-testid=${tab}]`);
       assert.ok(!(await pageText()).includes(apiKey), `${tab}: no API key`);
     }
+    // What if: a v2 turn is not re-read under v1.22's continuation criteria.
+    await page.click('[data-testid=tab-whatif]');
+    await page.click('[data-testid=whatif-run]');
+    assert.match(await page.textContent('[data-testid=whatif-v2]'), /instructor-php v2\.x.*replayGuards/);
+    assert.equal(await page.$('[data-testid=whatif-headline]'), null);
     assert.deepEqual(page.problems, []);
     await page.close();
   });

@@ -8,6 +8,10 @@ import type { Panel, View, WhatIf } from '../panel';
 import { describe } from '../sources/recording';
 import { stateFromExecution } from '../state-from-view';
 
+/** What the tab says for an instructor-php v2.x turn (the core's guard replay needs the stored state). */
+const V2_NOTE = 'This turn comes from instructor-php v2.x, which has no continuation criteria: its limits are '
+  + 'opt-in guards checked before each step. Re-evaluate its stored AgentState with replayGuards(state, guards).';
+
 const POLICIES = ['stopOnAnyError', 'ignoreToolErrors', 'retryToolErrors(3)', 'retryAll(3)'];
 
 export class WhatIfView implements View {
@@ -42,6 +46,12 @@ export class WhatIfView implements View {
     const p = this.panel;
     const exec = p.view?.executions[p.selected.exec];
     if (!exec) return;
+    if (exec.dialect === 'v2') {
+      // v2.x has no continuation criteria to re-run: reading its turn under v1.22's would be a wrong answer.
+      p.whatIf = { exec: p.selected.exec, criteria: p.criteria, replay: null, error: V2_NOTE };
+      p.render();
+      return;
+    }
     const data = new FormData(this.form);
     const n = (k: string, fallback: number) => {
       const v = Number(data.get(k));
@@ -74,7 +84,8 @@ export class WhatIfView implements View {
       return;
     }
     if (!w.replay) {
-      replaceChildren(this.result, h('p', { class: 'error' }, w.error ?? 'failed'));
+      const note = w.error === V2_NOTE;
+      replaceChildren(this.result, h('p', { class: note ? 'muted' : 'error', 'data-testid': note ? 'whatif-v2' : 'whatif-error' }, w.error ?? 'failed'));
       return;
     }
     const r = w.replay;
