@@ -187,29 +187,41 @@ fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) -> bool {
         .next_back()
         .is_some_and(|s| !s.seen_completed);
     let exception_path = never_final && last_unfinished && matches!(fin, Some("failed"));
-    if fin.is_some() && mapped != fin {
-        d.push(
-            "status_mismatch",
-            "/status".into(),
-            None,
-            broadcast.map_or(Value::Null, Value::from),
-            fin.map_or(Value::Null, Value::from),
-            format!(
-                "streamed status {} maps to {}, the final state is {}",
-                broadcast.unwrap_or("(none)"),
-                mapped.unwrap_or("(none)"),
-                fin.unwrap_or("(none)")
-            ),
-        );
-        if exception_path {
-            if let Some(last) = d.0.last_mut() {
-                last.cause = Some(REFERENCE_EXCEPTION_PATH);
-                last.message
-                    .push_str("; no final status was broadcast (the reference's exception path)");
-            }
+    if status_mismatch(broadcast, mapped, fin, d) && exception_path {
+        if let Some(last) = d.0.last_mut() {
+            last.cause = Some(REFERENCE_EXCEPTION_PATH);
+            last.message
+                .push_str("; no final status was broadcast (the reference's exception path)");
         }
     }
     exception_path
+}
+
+/// Pushes a `status_mismatch` when the state status the broadcast leads to
+/// (`mapped`, by either producer's rule) is not the snapshot's; says whether it did.
+pub(crate) fn status_mismatch(
+    broadcast: Option<&str>,
+    mapped: Option<&str>,
+    fin: Option<&str>,
+    d: &mut Diffs,
+) -> bool {
+    if fin.is_none() || mapped == fin {
+        return false;
+    }
+    d.push(
+        "status_mismatch",
+        "/status".into(),
+        None,
+        broadcast.map_or(Value::Null, Value::from),
+        fin.map_or(Value::Null, Value::from),
+        format!(
+            "streamed status {} maps to {}, the final state is {}",
+            broadcast.unwrap_or("(none)"),
+            mapped.unwrap_or("(none)"),
+            fin.unwrap_or("(none)")
+        ),
+    );
+    true
 }
 
 fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception_path: bool) {

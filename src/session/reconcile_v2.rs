@@ -9,7 +9,7 @@ use crate::json::{Map, Value};
 use crate::session::causes::{
     ABORTED_STEP, GUARD_STARTED_STEP, STEP_ERRORS_FAIL_STATE, UNFORCED_STOP,
 };
-use crate::session::reconcile::Diffs;
+use crate::session::reconcile::{self, Diffs};
 use crate::session::view::{Execution, StepView};
 use crate::session::window::Window;
 
@@ -65,21 +65,7 @@ pub(crate) fn compare_status(e: &Execution, snap: &Map, d: &mut Diffs) {
     let fin = snap.get("status").and_then(Value::as_str);
     let broadcast = e.status();
     let mapped = state_status_v2(e);
-    if fin.is_some() && mapped != fin {
-        d.push(
-            "status_mismatch",
-            "/status".into(),
-            None,
-            broadcast.map_or(Value::Null, Value::from),
-            fin.map_or(Value::Null, Value::from),
-            format!(
-                "streamed status {} leads to a {} state, the final state is {}",
-                broadcast.unwrap_or("(none)"),
-                mapped.unwrap_or("(no)"),
-                fin.unwrap_or("(none)")
-            ),
-        );
-    }
+    reconcile::status_mismatch(broadcast, mapped, fin, d);
 }
 
 /// The last streamed continuation against the snapshot's winning stop

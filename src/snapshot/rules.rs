@@ -66,18 +66,7 @@ pub const V1_STATUSES: &[&str] = &["in_progress", "completed", "failed"];
 /// `state_version` values: absent is v1.22.
 pub const STATE_VERSIONS: &[&str] = &["v2"];
 /// v2's ten stop reasons.
-pub const STOP_REASONS: &[&str] = &[
-    "completed",
-    "steps_limit",
-    "token_limit",
-    "time_limit",
-    "retry_limit",
-    "error",
-    "stop_requested",
-    "finish_reason",
-    "user_requested",
-    "unknown",
-];
+pub const STOP_REASONS: &[&str] = &crate::continuation::v2::signal::StopReason::NAMES;
 pub const STEP_TYPES: &[&str] = &["tool_execution", "final_response", "error"];
 pub const FINISH_REASONS: &[&str] = &[
     "stop",

@@ -42,8 +42,20 @@ impl StopReason {
         StopReason::Unknown,
     ];
 
+    /// Every reason's wire value, in [`StopReason::ALL`]'s order (what the
+    /// snapshot schema's enum lists).
+    pub const NAMES: [&'static str; 10] = {
+        let mut out = [""; 10];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Self::ALL[i].as_str();
+            i += 1;
+        }
+        out
+    };
+
     /// The wire value (`steps_limit`).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             StopReason::Completed => "completed",
             StopReason::StepsLimit => "steps_limit",
