@@ -7,7 +7,7 @@ use std::rc::Rc;
 use crate::json::Value;
 
 use crate::continuation::classes as class;
-use crate::continuation::decision::Decision;
+use crate::continuation::decision::Decision::{self, *};
 use crate::continuation::error_policy::{apply, ErrorPolicy};
 use crate::continuation::evaluation::Evaluation;
 use crate::continuation::format::one_decimal;
@@ -122,244 +122,25 @@ pub fn check_max_seconds(max_seconds: i64, path: &str) -> Result<i64> {
 impl Criterion {
     /// Explains this criterion's vote on `obs`. `Err` carries a failing callback's message.
     pub fn evaluate(&self, obs: &Observation) -> std::result::Result<Evaluation, String> {
-        let eval = |criterion: &str,
-                    decision: Decision,
-                    reason: String,
-                    context: Value,
-                    stop: Option<&str>| Evaluation {
-            criterion: criterion.to_string(),
-            decision,
-            reason,
-            stop_reason: stop.map(String::from),
-            context,
-        };
-        use Decision::*;
         Ok(match self {
-            Criterion::StepsLimit { max } => {
-                let n = obs.step_count;
-                let ctx = crate::json::obj([
-                    ("currentSteps", Value::from(n)),
-                    ("maxSteps", Value::from(*max)),
-                ]);
-                if n >= *max {
-                    eval(
-                        class::STEPS_LIMIT,
-                        ForbidContinuation,
-                        format!("Step limit reached: {n}/{max}"),
-                        ctx,
-                        Some("steps_limit"),
-                    )
-                } else {
-                    eval(
-                        class::STEPS_LIMIT,
-                        AllowContinuation,
-                        format!("Steps under limit: {n}/{max}"),
-                        ctx,
-                        None,
-                    )
-                }
+            Criterion::StepsLimit { max } => steps_limit(*max, obs.step_count),
+            Criterion::TokenUsageLimit { max } => token_usage_limit(*max, obs.usage_total),
+            Criterion::ExecutionTimeLimit { max_seconds } => execution_time_limit(*max_seconds, obs),
+            Criterion::CumulativeExecutionTimeLimit { max_seconds } => {
+                cumulative_time_limit(*max_seconds, obs.cumulative_seconds)
             }
-            Criterion::TokenUsageLimit { max } => {
-                let u = obs.usage_total;
-                let ctx = crate::json::obj([
-                    ("currentUsage", Value::from(u)),
-                    ("maxTokens", Value::from(*max)),
-                ]);
-                if u >= *max {
-                    eval(
-                        class::TOKEN_USAGE_LIMIT,
-                        ForbidContinuation,
-                        format!("Token limit reached: {u}/{max}"),
-                        ctx,
-                        Some("token_limit"),
-                    )
-                } else {
-                    eval(
-                        class::TOKEN_USAGE_LIMIT,
-                        AllowContinuation,
-                        format!("Tokens under limit: {u}/{max}"),
-                        ctx,
-                        None,
-                    )
-                }
-            }
-            Criterion::ExecutionTimeLimit { max_seconds: max } => {
-                // Whole epoch seconds, fractions dropped before subtracting (reference quirk:
-                // 299.5 s of real time can count as 300).
-                let elapsed = obs.now.timestamp() - obs.time_origin.timestamp();
-                let ctx = crate::json::obj([
-                    ("elapsedSeconds", Value::from(elapsed)),
-                    ("maxSeconds", Value::from(*max)),
-                ]);
-                if elapsed >= *max {
-                    eval(
-                        class::EXECUTION_TIME_LIMIT,
-                        ForbidContinuation,
-                        format!("Execution time limit reached: {elapsed}s/{max}s"),
-                        ctx,
-                        Some("time_limit"),
-                    )
-                } else {
-                    eval(
-                        class::EXECUTION_TIME_LIMIT,
-                        AllowContinuation,
-                        format!("Execution time under limit: {elapsed}s/{max}s"),
-                        ctx,
-                        None,
-                    )
-                }
-            }
-            Criterion::CumulativeExecutionTimeLimit { max_seconds: max } => {
-                let secs = obs.cumulative_seconds;
-                let ctx = crate::json::obj([
-                    ("cumulativeSeconds", Value::from(secs)),
-                    ("maxSeconds", Value::from(*max)),
-                ]);
-                if secs >= *max as f64 {
-                    let reason = format!(
-                        "Cumulative execution time {}s exceeded limit {max}s",
-                        one_decimal(secs)
-                    );
-                    eval(
-                        class::CUMULATIVE_EXECUTION_TIME_LIMIT,
-                        ForbidContinuation,
-                        reason,
-                        ctx,
-                        Some("time_limit"),
-                    )
-                } else {
-                    let reason = format!(
-                        "Cumulative execution time {}s under limit {max}s",
-                        one_decimal(secs)
-                    );
-                    eval(
-                        class::CUMULATIVE_EXECUTION_TIME_LIMIT,
-                        AllowContinuation,
-                        reason,
-                        ctx,
-                        None,
-                    )
-                }
-            }
-            Criterion::ErrorPresenceCheck => {
-                let has = obs.current_step_has_errors;
-                let ctx = crate::json::obj([("hasErrors", Value::from(has))]);
-                if has {
-                    eval(
-                        class::ERROR_PRESENCE_CHECK,
-                        ForbidContinuation,
-                        "Errors present, forbidding continuation".into(),
-                        ctx,
-                        Some("error"),
-                    )
-                } else {
-                    eval(
-                        class::ERROR_PRESENCE_CHECK,
-                        AllowContinuation,
-                        "No errors, allowing continuation".into(),
-                        ctx,
-                        None,
-                    )
-                }
-            }
+            Criterion::ErrorPresenceCheck => error_presence(obs.current_step_has_errors),
             Criterion::FinishReasonCheck { stop_reasons } => finish_reason_check(stop_reasons, obs),
             Criterion::RetryLimit { max } => retry_limit(*max, &obs.steps_have_errors),
-            Criterion::ResponseContentCheck { predicate } => match &obs.response {
-                None => eval(
-                    class::RESPONSE_CONTENT_CHECK,
-                    AllowContinuation,
-                    "No response yet, allowing bootstrap".into(),
-                    crate::json::obj([("hasResponse", Value::from(false))]),
-                    None,
-                ),
-                Some(response) => {
-                    let go_on = predicate.test(response)?;
-                    let ctx = crate::json::obj([
-                        ("hasResponse", Value::from(true)),
-                        ("shouldContinue", Value::from(go_on)),
-                    ]);
-                    if go_on {
-                        eval(
-                            class::RESPONSE_CONTENT_CHECK,
-                            RequestContinuation,
-                            "Response content check requests continuation".into(),
-                            ctx,
-                            None,
-                        )
-                    } else {
-                        eval(
-                            class::RESPONSE_CONTENT_CHECK,
-                            AllowStop,
-                            "Response content check allows stop".into(),
-                            ctx,
-                            None,
-                        )
-                    }
-                }
-            },
-            Criterion::ErrorPolicy { policy } => {
-                let ctx = &obs.error_context;
-                let verdict = apply(policy, ctx);
-                let context = crate::json::obj([
-                    ("errorType", Value::from(ctx.error_type.as_str())),
-                    ("consecutiveFailures", Value::from(ctx.consecutive_failures)),
-                    ("totalFailures", Value::from(ctx.total_failures)),
-                    ("maxRetries", Value::from(policy.max_retries)),
-                    ("handling", Value::from(verdict.handling.as_str())),
-                    ("toolName", Value::from(ctx.tool_name.clone())),
-                ]);
-                if verdict.continue_allowed {
-                    eval(
-                        class::ERROR_POLICY_CRITERION,
-                        AllowContinuation,
-                        verdict.reason,
-                        context,
-                        None,
-                    )
-                } else {
-                    eval(
-                        class::ERROR_POLICY_CRITERION,
-                        ForbidContinuation,
-                        verdict.reason,
-                        context,
-                        Some("error"),
-                    )
-                }
+            Criterion::ResponseContentCheck { predicate } => {
+                response_content(predicate, obs.response.as_deref())?
             }
-            Criterion::ToolCallPresenceCheck => {
-                let has = obs.has_tool_calls;
-                let ctx = crate::json::obj([("hasToolCalls", Value::from(has))]);
-                if has {
-                    eval(
-                        class::TOOL_CALL_PRESENCE_CHECK,
-                        RequestContinuation,
-                        "Tool calls present, requesting continuation".into(),
-                        ctx,
-                        None,
-                    )
-                } else {
-                    eval(
-                        class::TOOL_CALL_PRESENCE_CHECK,
-                        AllowStop,
-                        "No tool calls, allowing stop".into(),
-                        ctx,
-                        None,
-                    )
-                }
-            }
+            Criterion::ErrorPolicy { policy } => error_policy(policy, obs),
+            Criterion::ToolCallPresenceCheck => tool_call_presence(obs.has_tool_calls),
             Criterion::Fixed { decision } => {
                 Evaluation::from_decision(class::CALLABLE_CRITERION, *decision, None)
             }
-            Criterion::All(list) => {
-                let outcome = evaluate_all(list, obs);
-                eval(
-                    class::CONTINUATION_CRITERIA,
-                    outcome.decision(),
-                    format!("Aggregate of {} criteria", list.len()),
-                    crate::json::obj([("criteriaCount", Value::from(list.len()))]),
-                    Some(outcome.stop_reason()),
-                )
-            }
+            Criterion::All(list) => nested(list, obs),
             Criterion::Renamed { class, inner } => {
                 let mut e = inner.evaluate(obs)?;
                 e.criterion = class.clone();
@@ -367,6 +148,160 @@ impl Criterion {
             }
         })
     }
+}
+
+/// One criterion's vote; `stop` is the stop reason a forbidding vote carries.
+fn vote(
+    criterion: &str,
+    decision: Decision,
+    reason: String,
+    context: Value,
+    stop: Option<&str>,
+) -> Evaluation {
+    Evaluation {
+        criterion: criterion.to_string(),
+        decision,
+        reason,
+        stop_reason: stop.map(String::from),
+        context,
+    }
+}
+
+fn steps_limit(max: i64, n: i64) -> Evaluation {
+    let ctx = crate::json::obj([
+        ("currentSteps", Value::from(n)),
+        ("maxSteps", Value::from(max)),
+    ]);
+    if n >= max {
+        let reason = format!("Step limit reached: {n}/{max}");
+        vote(class::STEPS_LIMIT, ForbidContinuation, reason, ctx, Some("steps_limit"))
+    } else {
+        let reason = format!("Steps under limit: {n}/{max}");
+        vote(class::STEPS_LIMIT, AllowContinuation, reason, ctx, None)
+    }
+}
+
+fn token_usage_limit(max: i64, u: i64) -> Evaluation {
+    let ctx = crate::json::obj([
+        ("currentUsage", Value::from(u)),
+        ("maxTokens", Value::from(max)),
+    ]);
+    if u >= max {
+        let reason = format!("Token limit reached: {u}/{max}");
+        vote(class::TOKEN_USAGE_LIMIT, ForbidContinuation, reason, ctx, Some("token_limit"))
+    } else {
+        let reason = format!("Tokens under limit: {u}/{max}");
+        vote(class::TOKEN_USAGE_LIMIT, AllowContinuation, reason, ctx, None)
+    }
+}
+
+fn execution_time_limit(max: i64, obs: &Observation) -> Evaluation {
+    // Whole epoch seconds, fractions dropped before subtracting (reference quirk:
+    // 299.5 s of real time can count as 300).
+    let elapsed = obs.now.timestamp() - obs.time_origin.timestamp();
+    let ctx = crate::json::obj([
+        ("elapsedSeconds", Value::from(elapsed)),
+        ("maxSeconds", Value::from(max)),
+    ]);
+    if elapsed >= max {
+        let reason = format!("Execution time limit reached: {elapsed}s/{max}s");
+        vote(class::EXECUTION_TIME_LIMIT, ForbidContinuation, reason, ctx, Some("time_limit"))
+    } else {
+        let reason = format!("Execution time under limit: {elapsed}s/{max}s");
+        vote(class::EXECUTION_TIME_LIMIT, AllowContinuation, reason, ctx, None)
+    }
+}
+
+fn cumulative_time_limit(max: i64, secs: f64) -> Evaluation {
+    let ctx = crate::json::obj([
+        ("cumulativeSeconds", Value::from(secs)),
+        ("maxSeconds", Value::from(max)),
+    ]);
+    let shown = one_decimal(secs);
+    if secs >= max as f64 {
+        let reason = format!("Cumulative execution time {shown}s exceeded limit {max}s");
+        let class = class::CUMULATIVE_EXECUTION_TIME_LIMIT;
+        vote(class, ForbidContinuation, reason, ctx, Some("time_limit"))
+    } else {
+        let reason = format!("Cumulative execution time {shown}s under limit {max}s");
+        vote(class::CUMULATIVE_EXECUTION_TIME_LIMIT, AllowContinuation, reason, ctx, None)
+    }
+}
+
+fn error_presence(has: bool) -> Evaluation {
+    let ctx = crate::json::obj([("hasErrors", Value::from(has))]);
+    if has {
+        let reason = "Errors present, forbidding continuation".into();
+        vote(class::ERROR_PRESENCE_CHECK, ForbidContinuation, reason, ctx, Some("error"))
+    } else {
+        let reason = "No errors, allowing continuation".into();
+        vote(class::ERROR_PRESENCE_CHECK, AllowContinuation, reason, ctx, None)
+    }
+}
+
+fn response_content(
+    predicate: &ResponsePredicate,
+    response: Option<&str>,
+) -> std::result::Result<Evaluation, String> {
+    let Some(response) = response else {
+        let ctx = crate::json::obj([("hasResponse", Value::from(false))]);
+        let reason = "No response yet, allowing bootstrap".into();
+        return Ok(vote(class::RESPONSE_CONTENT_CHECK, AllowContinuation, reason, ctx, None));
+    };
+    let go_on = predicate.test(response)?;
+    let ctx = crate::json::obj([
+        ("hasResponse", Value::from(true)),
+        ("shouldContinue", Value::from(go_on)),
+    ]);
+    Ok(if go_on {
+        let reason = "Response content check requests continuation".into();
+        vote(class::RESPONSE_CONTENT_CHECK, RequestContinuation, reason, ctx, None)
+    } else {
+        let reason = "Response content check allows stop".into();
+        vote(class::RESPONSE_CONTENT_CHECK, AllowStop, reason, ctx, None)
+    })
+}
+
+fn error_policy(policy: &ErrorPolicy, obs: &Observation) -> Evaluation {
+    let ctx = &obs.error_context;
+    let verdict = apply(policy, ctx);
+    let context = crate::json::obj([
+        ("errorType", Value::from(ctx.error_type.as_str())),
+        ("consecutiveFailures", Value::from(ctx.consecutive_failures)),
+        ("totalFailures", Value::from(ctx.total_failures)),
+        ("maxRetries", Value::from(policy.max_retries)),
+        ("handling", Value::from(verdict.handling.as_str())),
+        ("toolName", Value::from(ctx.tool_name.clone())),
+    ]);
+    let class = class::ERROR_POLICY_CRITERION;
+    if verdict.continue_allowed {
+        vote(class, AllowContinuation, verdict.reason, context, None)
+    } else {
+        vote(class, ForbidContinuation, verdict.reason, context, Some("error"))
+    }
+}
+
+fn tool_call_presence(has: bool) -> Evaluation {
+    let ctx = crate::json::obj([("hasToolCalls", Value::from(has))]);
+    if has {
+        let reason = "Tool calls present, requesting continuation".into();
+        vote(class::TOOL_CALL_PRESENCE_CHECK, RequestContinuation, reason, ctx, None)
+    } else {
+        let reason = "No tool calls, allowing stop".into();
+        vote(class::TOOL_CALL_PRESENCE_CHECK, AllowStop, reason, ctx, None)
+    }
+}
+
+/// A nested collection votes once, with its own resolved outcome.
+fn nested(list: &[Criterion], obs: &Observation) -> Evaluation {
+    let outcome = evaluate_all(list, obs);
+    vote(
+        class::CONTINUATION_CRITERIA,
+        outcome.decision(),
+        format!("Aggregate of {} criteria", list.len()),
+        crate::json::obj([("criteriaCount", Value::from(list.len()))]),
+        Some(outcome.stop_reason()),
+    )
 }
 
 /// Evaluates every criterion in order and resolves the outcome; a failing

@@ -108,167 +108,179 @@ impl Encoder {
     }
 
     fn push_v1(&mut self, event: &str, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
-        let mut out = Vec::new();
-        let arg = |k: &str| args.get(k).cloned().unwrap_or(Value::Null);
-        let compat = self.config.compat.is_some();
-        match event {
+        let out = match event {
             "StreamEventReceived" => {
                 let content = args.get("content").and_then(Value::as_str).unwrap_or("");
-                out.extend(self.stream_chunks(content, now));
+                self.stream_chunks(content, now)
             }
-            "AgentStepStarted" => {
-                let payload = checked(
-                    "agent.step.started",
-                    obj([
-                        ("step_number", arg("stepNumber")),
-                        (
-                            "message_count",
-                            args.get("messageCount")
-                                .filter(|v| !v.is_null())
-                                .cloned()
-                                .unwrap_or(Value::from(0)),
-                        ),
-                        (
-                            "available_tools",
-                            args.get("availableTools")
-                                .filter(|v| !v.is_null())
-                                .cloned()
-                                .unwrap_or(Value::from(0)),
-                        ),
-                    ]),
-                )?;
-                if self.config.auto_status_tracking {
-                    out.extend(self.transition("processing", now));
-                }
-                out.push(self.emit("agent.step.started", payload, now));
-            }
-            "AgentStepCompleted" => {
-                let duration = match (
-                    args.get("durationMs").filter(|v| !v.is_null()),
-                    args.get("startedAt").and_then(Value::as_str),
-                ) {
-                    (Some(d), _) => d.clone(),
-                    (None, Some(started)) => {
-                        let started =
-                            time::read(&Value::from(started), now, &child("/args", "startedAt"))?;
-                        Value::from(step_duration_ms(&started, now, compat))
-                    }
-                    (None, None) => Value::Null,
-                };
-                let payload = checked(
-                    "agent.step.completed",
-                    obj([
-                        ("step_number", arg("stepNumber")),
-                        ("has_tool_calls", arg("hasToolCalls")),
-                        ("errors", arg("errorCount")),
-                        ("finish_reason", arg("finishReason")),
-                        ("usage", arg("usage")),
-                        ("duration_ms", duration),
-                    ]),
-                )?;
-                out.push(self.emit("agent.step.completed", payload, now));
-            }
-            "ToolCallStarted" => {
-                let tool_args = args.get("args").cloned().unwrap_or(Value::Null);
-                let detail = if self.config.include_tool_args {
-                    (
-                        "args",
-                        truncate_args(&tool_args, self.config.max_arg_length, compat),
-                    )
-                } else {
-                    (
-                        "args_summary",
-                        Value::from(summarize_args(&tool_args, compat)),
-                    )
-                };
-                let payload = checked(
-                    "agent.tool.started",
-                    obj([
-                        ("tool_name", arg("tool")),
-                        ("tool_call_id", Value::Null),
-                        detail,
-                    ]),
-                )?;
-                out.push(self.emit("agent.tool.started", payload, now));
-            }
-            "ToolCallCompleted" => {
-                let stamp = |k: &str| -> Result<Option<Timestamp>> {
-                    args.get(k)
-                        .filter(|v| !v.is_null())
-                        .map(|v| time::read(v, now, &child("/args", k)))
-                        .transpose()
-                };
-                let duration = match (stamp("startedAt")?, stamp("endedAt")?) {
-                    (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
-                    _ => Value::from(0),
-                };
-                let payload = checked(
-                    "agent.tool.completed",
-                    obj([
-                        ("tool_name", arg("tool")),
-                        ("tool_call_id", Value::Null),
-                        ("success", arg("success")),
-                        ("error", arg("error")),
-                        ("duration_ms", duration),
-                        ("result_summary", Value::Null),
-                    ]),
-                )?;
-                out.push(self.emit("agent.tool.completed", payload, now));
-            }
-            "ContinuationEvaluated" => {
-                let outcome = Outcome::from_value(
-                    args.get("outcome").unwrap_or(&Value::Array(Vec::new())),
-                    "/args/outcome",
-                )?;
-                // Checked before the status changes, so a refused event changes nothing.
-                let step_number = arg("stepNumber");
-                if self.config.include_continuation_trace {
-                    checked(
-                        "agent.continuation",
-                        obj([
-                            ("step_number", step_number.clone()),
-                            ("should_continue", Value::Bool(outcome.should_continue)),
-                        ]),
-                    )?;
-                }
-                if self.config.auto_status_tracking && !outcome.should_continue {
-                    let status = match outcome.stop_reason() {
-                        "completed" => "completed",
-                        "error" => "failed",
-                        "user_requested" => "cancelled",
-                        _ => "stopped",
-                    };
-                    out.extend(self.transition(status, now));
-                    self.chunk_counter = 0;
-                }
-                if self.config.include_continuation_trace {
-                    let evaluations: Vec<Value> = outcome
-                        .evaluations
-                        .iter()
-                        .map(|e| {
-                            obj([
-                                ("criterion", Value::from(e.short_criterion())),
-                                ("decision", Value::from(e.decision.as_str())),
-                                ("reason", Value::from(e.reason.as_str())),
-                            ])
-                        })
-                        .collect();
-                    out.push(self.emit(
-                        "agent.continuation",
-                        obj([
-                            ("step_number", step_number),
-                            ("should_continue", Value::Bool(outcome.should_continue)),
-                            ("stop_reason", Value::from(outcome.stop_reason())),
-                            ("resolved_by", Value::from(outcome.resolved_by())),
-                            ("evaluations", Value::Array(evaluations)),
-                        ]),
-                        now,
-                    ));
-                }
-            }
-            _ => {}
-        }
+            "AgentStepStarted" => self.step_started(args, now)?,
+            "AgentStepCompleted" => vec![self.step_completed(args, now)?],
+            "ToolCallStarted" => vec![self.tool_started(args, now)?],
+            "ToolCallCompleted" => vec![self.tool_completed(args, now)?],
+            "ContinuationEvaluated" => self.continuation_evaluated(args, now)?,
+            _ => Vec::new(),
+        };
         out.into_iter().map(|b| self.capped(b)).collect()
+    }
+
+    /// `AgentStepStarted`: the step's start, after a `processing` status when tracked.
+    fn step_started(&mut self, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        let count = |k: &str| {
+            args.get(k)
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or(Value::from(0))
+        };
+        let payload = checked(
+            "agent.step.started",
+            obj([
+                ("step_number", arg(args, "stepNumber")),
+                ("message_count", count("messageCount")),
+                ("available_tools", count("availableTools")),
+            ]),
+        )?;
+        let mut out = Vec::new();
+        if self.config.auto_status_tracking {
+            out.extend(self.transition("processing", now));
+        }
+        out.push(self.emit("agent.step.started", payload, now));
+        Ok(out)
+    }
+
+    /// `AgentStepCompleted`: its duration is given, or measured from `startedAt` to now.
+    fn step_completed(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
+        let compat = self.config.compat.is_some();
+        let duration = match (
+            args.get("durationMs").filter(|v| !v.is_null()),
+            args.get("startedAt").and_then(Value::as_str),
+        ) {
+            (Some(d), _) => d.clone(),
+            (None, Some(started)) => {
+                let started = time::read(&Value::from(started), now, &child("/args", "startedAt"))?;
+                Value::from(step_duration_ms(&started, now, compat))
+            }
+            (None, None) => Value::Null,
+        };
+        let payload = checked(
+            "agent.step.completed",
+            obj([
+                ("step_number", arg(args, "stepNumber")),
+                ("has_tool_calls", arg(args, "hasToolCalls")),
+                ("errors", arg(args, "errorCount")),
+                ("finish_reason", arg(args, "finishReason")),
+                ("usage", arg(args, "usage")),
+                ("duration_ms", duration),
+            ]),
+        )?;
+        Ok(self.emit("agent.step.completed", payload, now))
+    }
+
+    /// `ToolCallStarted`: the arguments (truncated) or only their summary, as configured.
+    fn tool_started(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
+        let compat = self.config.compat.is_some();
+        let tool_args = args.get("args").cloned().unwrap_or(Value::Null);
+        let detail = if self.config.include_tool_args {
+            (
+                "args",
+                truncate_args(&tool_args, self.config.max_arg_length, compat),
+            )
+        } else {
+            (
+                "args_summary",
+                Value::from(summarize_args(&tool_args, compat)),
+            )
+        };
+        let payload = checked(
+            "agent.tool.started",
+            obj([
+                ("tool_name", arg(args, "tool")),
+                ("tool_call_id", Value::Null),
+                detail,
+            ]),
+        )?;
+        Ok(self.emit("agent.tool.started", payload, now))
+    }
+
+    /// `ToolCallCompleted`: its duration from `startedAt` and `endedAt`, else 0.
+    fn tool_completed(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
+        let stamp = |k: &str| -> Result<Option<Timestamp>> {
+            args.get(k)
+                .filter(|v| !v.is_null())
+                .map(|v| time::read(v, now, &child("/args", k)))
+                .transpose()
+        };
+        let duration = match (stamp("startedAt")?, stamp("endedAt")?) {
+            (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
+            _ => Value::from(0),
+        };
+        let payload = checked(
+            "agent.tool.completed",
+            obj([
+                ("tool_name", arg(args, "tool")),
+                ("tool_call_id", Value::Null),
+                ("success", arg(args, "success")),
+                ("error", arg(args, "error")),
+                ("duration_ms", duration),
+                ("result_summary", Value::Null),
+            ]),
+        )?;
+        Ok(self.emit("agent.tool.completed", payload, now))
+    }
+
+    /// `ContinuationEvaluated`: the status a stop implies when tracked, then the
+    /// decision's trace when configured.
+    fn continuation_evaluated(&mut self, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        let outcome = Outcome::from_value(
+            args.get("outcome").unwrap_or(&Value::Array(Vec::new())),
+            "/args/outcome",
+        )?;
+        // Checked before the status changes, so a refused event changes nothing.
+        let step_number = arg(args, "stepNumber");
+        if self.config.include_continuation_trace {
+            checked(
+                "agent.continuation",
+                obj([
+                    ("step_number", step_number.clone()),
+                    ("should_continue", Value::Bool(outcome.should_continue)),
+                ]),
+            )?;
+        }
+        let mut out = Vec::new();
+        if self.config.auto_status_tracking && !outcome.should_continue {
+            let status = match outcome.stop_reason() {
+                "completed" => "completed",
+                "error" => "failed",
+                "user_requested" => "cancelled",
+                _ => "stopped",
+            };
+            out.extend(self.transition(status, now));
+            self.chunk_counter = 0;
+        }
+        if self.config.include_continuation_trace {
+            let evaluations: Vec<Value> = outcome
+                .evaluations
+                .iter()
+                .map(|e| {
+                    obj([
+                        ("criterion", Value::from(e.short_criterion())),
+                        ("decision", Value::from(e.decision.as_str())),
+                        ("reason", Value::from(e.reason.as_str())),
+                    ])
+                })
+                .collect();
+            out.push(self.emit(
+                "agent.continuation",
+                obj([
+                    ("step_number", step_number),
+                    ("should_continue", Value::Bool(outcome.should_continue)),
+                    ("stop_reason", Value::from(outcome.stop_reason())),
+                    ("resolved_by", Value::from(outcome.resolved_by())),
+                    ("evaluations", Value::Array(evaluations)),
+                ]),
+                now,
+            ));
+        }
+        Ok(out)
     }
 
     /// The broadcast within `max_message_bytes` (see [`cap::fit`]).
@@ -373,6 +385,11 @@ const FROM_ARGS: &[(&str, &str)] = &[
     ("success", "success"),
     ("error", "error"),
 ];
+
+/// An event's field, `null` when absent.
+fn arg(args: &Value, key: &str) -> Value {
+    args.get(key).cloned().unwrap_or(Value::Null)
+}
 
 /// `payload` checked with the decoder's own rules, so the encoder never emits
 /// an envelope its decoder (and so every `Session`) rejects. The error points

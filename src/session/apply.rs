@@ -80,177 +80,209 @@ fn apply_event(
     arrival: Arrival,
 ) -> Touched {
     if let Some(ts) = ts {
-        if exec.first_at.as_deref().is_none_or(|f| ts < f) {
-            exec.first_at = Some(ts.to_string());
-        }
-        if exec.last_at.as_deref().is_none_or(|l| ts > l) {
-            exec.last_at = Some(ts.to_string());
-        }
+        widen_bounds(exec, ts);
     }
     let ts = ts.map(str::to_string);
-    let arrival_seq = arrival.0;
     match kind {
-        "agent.status" => {
-            let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
-            exec.status_detail.absorb(p, at);
-            if let Some(s) = str_of(p, "status") {
-                if crate::session::view::TERMINAL.contains(&s.as_str()) {
-                    exec.chunk_segments.ended(at);
-                }
-                let from = str_of(p, "previous_status");
-                // Seed 000 names no previous status: when it was sent says
-                // whether the run resumed.
-                let timed = at.filter(|_| from.is_none()).map(|at| (s.clone(), at));
-                exec.push_status(s, from);
-                if let Some((s, at)) = timed {
-                    exec.note_status_time(&s, at);
-                }
-            }
-            Touched::Header
-        }
-        "agent.step.started" | "agent.llm.started" => {
-            let n = step_of(exec, p);
-            let step = step_mut(exec, n);
-            step.seen_started = true;
-            step.started_at = step.started_at.take().or(ts);
-            set(&mut step.step_id, str_of(p, "step_id"));
-            set(&mut step.message_count, int_of(p, "message_count"));
-            set(&mut step.tools_available, int_of(p, "available_tools"));
-            bounds_changed(exec, n);
-            Touched::Step(n)
-        }
-        "agent.step.completed" | "agent.llm.completed" => {
-            let n = step_of(exec, p);
-            let step = step_mut(exec, n);
-            if kind == "agent.step.completed" {
-                step.seen_completed = true;
-                step.completed_at = ts;
-                step.attempt_failed |= p.contains_key("recorded_steps");
-            }
-            set(&mut step.step_id, str_of(p, "step_id"));
-            set(
-                &mut step.has_tool_calls,
-                p.get("has_tool_calls").and_then(Value::as_bool),
-            );
-            set(&mut step.errors, int_of(p, "errors"));
-            set(&mut step.finish_reason, str_of(p, "finish_reason"));
-            if let Some(u) = p.get("usage").and_then(usage_of) {
-                step.usage = Some(u);
-                step.usage_reported_total = p.get("usage").and_then(|v| reported_total(v, &u));
-            }
-            set(
-                &mut step.duration_ms,
-                p.remove("duration_ms").filter(|v| !v.is_null()),
-            );
-            if let Some(c) = p.remove("continuation").filter(Value::is_object) {
-                step.continuation = Some(c);
-            }
-            if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
-                absorb_step_object(step, s);
-            }
-            bounds_changed(exec, n);
-            Touched::Step(n)
-        }
-        "agent.step.failed" | "agent.run.failed" => {
-            let n = step_of(exec, p);
-            let error = str_of(p, "error");
-            if kind == "agent.run.failed" {
-                exec.run_error = error.clone();
-                exec.push_status("failed".into(), None);
-            }
-            let step = step_mut(exec, n);
-            step.error = error;
-            if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
-                absorb_step_object(step, s);
-            }
-            // The step changed in both cases (a step touch re-sends the header too).
-            Touched::Step(n)
-        }
+        "agent.status" => status(exec, ts.as_deref(), p),
+        "agent.step.started" | "agent.llm.started" => step_started(exec, ts, p),
+        "agent.step.completed" | "agent.llm.completed" => step_completed(exec, kind, ts, p),
+        "agent.step.failed" | "agent.run.failed" => step_failed(exec, kind, p),
         "agent.run.completed" => {
             exec.final_answer = str_of(p, "final_answer");
             exec.push_status("completed".into(), None);
             Touched::Header
         }
-        "agent.continuation" => {
-            let n = step_of(exec, p);
-            let mut c = Map::new();
-            for k in [
-                "should_continue",
-                "stop_reason",
-                "resolved_by",
-                "evaluations",
-            ] {
-                c.insert(k, p.remove(k).unwrap_or(Value::Null));
-            }
-            step_mut(exec, n).continuation = Some(Value::Object(c));
-            Touched::Step(n)
-        }
+        "agent.continuation" => continuation(exec, p),
         "agent.tool.started"
         | "agent.tool.completed"
         | "agent.tool.failed"
-        | "agent.tool.output" => {
-            // Placed by its step number, else its timestamp, else arrival
-            // (see `attribution`); the arrival step is made to exist.
-            let own = own_step(p);
-            let arrival = exec.tool_placement.pending.arrival;
-            let n = own.or(arrival).unwrap_or_else(|| step_of(exec, p));
-            step_mut(exec, n);
-            let limit = exec.stream.limit();
-            let kind = tool_kind(kind);
-            let payload = std::mem::take(p);
-            let placed = exec.tool_placement.add(
-                &mut exec.steps,
-                kind,
-                ts,
-                payload,
-                own,
-                n,
-                arrival_seq,
-                limit,
-            );
-            Touched::Step(placed)
-        }
-        "agent.stream.chunk" => {
-            // A raw provider frame (the decoder's `provider_frame`) holds
-            // its index, counted, but no text.
-            let frame = p.contains_key("provider_frame");
-            let content = match frame {
-                true => String::new(),
-                false => str_of(p, "content").unwrap_or_default(),
-            };
-            exec.provider_frames += u64::from(frame);
-            let index = match int_of(p, "chunk_index") {
-                Some(i) => {
-                    let at = ts.as_deref().and_then(crate::session::status::epoch_ms);
-                    exec.chunk_segments.key(i, at, &exec.stream)
-                }
-                None => exec.stream.next_index(),
-            };
-            if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
-                exec.stream_complete = true;
-            }
-            match exec
-                .stream
-                .chunk(index, content, &mut exec.text, Some(arrival))
-            {
-                ChunkOutcome::Kept { replaced } => Touched::Text { replaced },
-                // The dropped size shows in the header.
-                ChunkOutcome::Dropped => Touched::Header,
-            }
-        }
-        "agent.llm.output_text.delta" => {
-            let n = step_of(exec, p);
-            let delta = str_of(p, "text_delta").unwrap_or_default();
-            let kept = exec.stream.delta(&delta, &mut exec.text);
-            if kept.is_empty() && !delta.is_empty() {
-                // Nothing of it can show: the log need not keep it.
-                exec.stream.drop_arrival(arrival);
-            }
-            step_mut(exec, n).text.push_str(kept);
-            Touched::Step(n)
-        }
+        | "agent.tool.output" => tool(exec, kind, ts, p, arrival),
+        "agent.stream.chunk" => stream_chunk(exec, ts.as_deref(), p, arrival),
+        "agent.llm.output_text.delta" => text_delta(exec, p, arrival),
         _ => Touched::Header,
     }
+}
+
+/// The run's first and last timestamps seen, in any arrival order.
+fn widen_bounds(exec: &mut Execution, ts: &str) {
+    if exec.first_at.as_deref().is_none_or(|f| ts < f) {
+        exec.first_at = Some(ts.to_string());
+    }
+    if exec.last_at.as_deref().is_none_or(|l| ts > l) {
+        exec.last_at = Some(ts.to_string());
+    }
+}
+
+/// `agent.status`.
+fn status(exec: &mut Execution, ts: Option<&str>, p: &mut Map) -> Touched {
+    let at = ts.and_then(crate::session::status::epoch_ms);
+    exec.status_detail.absorb(p, at);
+    if let Some(s) = str_of(p, "status") {
+        if crate::session::view::TERMINAL.contains(&s.as_str()) {
+            exec.chunk_segments.ended(at);
+        }
+        let from = str_of(p, "previous_status");
+        // Seed 000 names no previous status: when it was sent says
+        // whether the run resumed.
+        let timed = at.filter(|_| from.is_none()).map(|at| (s.clone(), at));
+        exec.push_status(s, from);
+        if let Some((s, at)) = timed {
+            exec.note_status_time(&s, at);
+        }
+    }
+    Touched::Header
+}
+
+/// `agent.step.started` and `agent.llm.started`.
+fn step_started(exec: &mut Execution, ts: Option<String>, p: &mut Map) -> Touched {
+    let n = step_of(exec, p);
+    let step = step_mut(exec, n);
+    step.seen_started = true;
+    step.started_at = step.started_at.take().or(ts);
+    set(&mut step.step_id, str_of(p, "step_id"));
+    set(&mut step.message_count, int_of(p, "message_count"));
+    set(&mut step.tools_available, int_of(p, "available_tools"));
+    bounds_changed(exec, n);
+    Touched::Step(n)
+}
+
+/// `agent.step.completed` and `agent.llm.completed` (only the first completes the step).
+fn step_completed(exec: &mut Execution, kind: &str, ts: Option<String>, p: &mut Map) -> Touched {
+    let n = step_of(exec, p);
+    let step = step_mut(exec, n);
+    if kind == "agent.step.completed" {
+        step.seen_completed = true;
+        step.completed_at = ts;
+        step.attempt_failed |= p.contains_key("recorded_steps");
+    }
+    set(&mut step.step_id, str_of(p, "step_id"));
+    set(
+        &mut step.has_tool_calls,
+        p.get("has_tool_calls").and_then(Value::as_bool),
+    );
+    set(&mut step.errors, int_of(p, "errors"));
+    set(&mut step.finish_reason, str_of(p, "finish_reason"));
+    if let Some(u) = p.get("usage").and_then(usage_of) {
+        step.usage = Some(u);
+        step.usage_reported_total = p.get("usage").and_then(|v| reported_total(v, &u));
+    }
+    set(
+        &mut step.duration_ms,
+        p.remove("duration_ms").filter(|v| !v.is_null()),
+    );
+    if let Some(c) = p.remove("continuation").filter(Value::is_object) {
+        step.continuation = Some(c);
+    }
+    if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
+        absorb_step_object(step, s);
+    }
+    bounds_changed(exec, n);
+    Touched::Step(n)
+}
+
+/// `agent.step.failed` and `agent.run.failed` (which also fails the run).
+fn step_failed(exec: &mut Execution, kind: &str, p: &mut Map) -> Touched {
+    let n = step_of(exec, p);
+    let error = str_of(p, "error");
+    if kind == "agent.run.failed" {
+        exec.run_error = error.clone();
+        exec.push_status("failed".into(), None);
+    }
+    let step = step_mut(exec, n);
+    step.error = error;
+    if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
+        absorb_step_object(step, s);
+    }
+    // The step changed in both cases (a step touch re-sends the header too).
+    Touched::Step(n)
+}
+
+/// `agent.continuation`: the decision is kept on its step.
+fn continuation(exec: &mut Execution, p: &mut Map) -> Touched {
+    let n = step_of(exec, p);
+    let mut c = Map::new();
+    for k in [
+        "should_continue",
+        "stop_reason",
+        "resolved_by",
+        "evaluations",
+    ] {
+        c.insert(k, p.remove(k).unwrap_or(Value::Null));
+    }
+    step_mut(exec, n).continuation = Some(Value::Object(c));
+    Touched::Step(n)
+}
+
+/// `agent.tool.*`: placed by its step number, else its timestamp, else arrival
+/// (see `attribution`); the arrival step is made to exist.
+fn tool(
+    exec: &mut Execution,
+    kind: &str,
+    ts: Option<String>,
+    p: &mut Map,
+    arrival: Arrival,
+) -> Touched {
+    let own = own_step(p);
+    let arrival_step = exec.tool_placement.pending.arrival;
+    let n = own.or(arrival_step).unwrap_or_else(|| step_of(exec, p));
+    step_mut(exec, n);
+    let limit = exec.stream.limit();
+    let kind = tool_kind(kind);
+    let payload = std::mem::take(p);
+    let placed = exec.tool_placement.add(
+        &mut exec.steps,
+        kind,
+        ts,
+        payload,
+        own,
+        n,
+        arrival.0,
+        limit,
+    );
+    Touched::Step(placed)
+}
+
+/// `agent.stream.chunk`. A raw provider frame (the decoder's
+/// `provider_frame`) holds its index, counted, but no text.
+fn stream_chunk(exec: &mut Execution, ts: Option<&str>, p: &mut Map, arrival: Arrival) -> Touched {
+    let frame = p.contains_key("provider_frame");
+    let content = match frame {
+        true => String::new(),
+        false => str_of(p, "content").unwrap_or_default(),
+    };
+    exec.provider_frames += u64::from(frame);
+    let index = match int_of(p, "chunk_index") {
+        Some(i) => {
+            let at = ts.and_then(crate::session::status::epoch_ms);
+            exec.chunk_segments.key(i, at, &exec.stream)
+        }
+        None => exec.stream.next_index(),
+    };
+    if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
+        exec.stream_complete = true;
+    }
+    match exec
+        .stream
+        .chunk(index, content, &mut exec.text, Some(arrival))
+    {
+        ChunkOutcome::Kept { replaced } => Touched::Text { replaced },
+        // The dropped size shows in the header.
+        ChunkOutcome::Dropped => Touched::Header,
+    }
+}
+
+/// `agent.llm.output_text.delta`: the run's text and its step's text grow.
+fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
+    let n = step_of(exec, p);
+    let delta = str_of(p, "text_delta").unwrap_or_default();
+    let kept = exec.stream.delta(&delta, &mut exec.text);
+    if kept.is_empty() && !delta.is_empty() {
+        // Nothing of it can show: the log need not keep it.
+        exec.stream.drop_arrival(arrival);
+    }
+    step_mut(exec, n).text.push_str(kept);
+    Touched::Step(n)
 }
 
 /// Re-places tool events after step `n`'s start or completion changed.
