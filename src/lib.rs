@@ -4,6 +4,13 @@
 //! The core is plain Rust and testable natively; `src/wasm/` is the only module
 //! that knows about JavaScript.
 
+#![warn(missing_docs)]
+#![deny(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+#![cfg_attr(
+    test,
+    allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)
+)]
+
 pub mod continuation;
 pub mod envelope;
 pub mod error;

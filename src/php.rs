@@ -90,19 +90,21 @@ enum NumPrefix {
 fn numeric_prefix(s: &str) -> Option<NumPrefix> {
     let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
     let b = t.as_bytes();
+    let sign = |i: usize| matches!(b.get(i), Some(b'+' | b'-'));
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
     let mut i = 0;
-    if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+    if sign(i) {
         i += 1;
     }
     let int_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
+    while digit(i) {
         i += 1;
     }
     let mut is_float = false;
     let mut frac_digits = 0;
-    if i < b.len() && b[i] == b'.' {
+    if b.get(i) == Some(&b'.') {
         let mut j = i + 1;
-        while j < b.len() && b[j].is_ascii_digit() {
+        while digit(j) {
             j += 1;
             frac_digits += 1;
         }
@@ -114,13 +116,13 @@ fn numeric_prefix(s: &str) -> Option<NumPrefix> {
     if i == int_start && !is_float {
         return None;
     }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+    if matches!(b.get(i), Some(b'e' | b'E')) {
         let mut j = i + 1;
-        if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+        if sign(j) {
             j += 1;
         }
         let exp_start = j;
-        while j < b.len() && b[j].is_ascii_digit() {
+        while digit(j) {
             j += 1;
         }
         if j > exp_start {

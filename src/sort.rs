@@ -65,11 +65,14 @@ fn sift_down<T>(v: &mut [T], mut root: usize, end: usize, less: &impl Fn(&T, &T)
         if child >= end {
             return;
         }
-        if child + 1 < end && less(&v[child], &v[child + 1]) {
-            child += 1;
+        if child + 1 < end {
+            if let (Some(left), Some(right)) = (v.get(child), v.get(child + 1)) {
+                child += usize::from(less(left, right));
+            }
         }
-        if !less(&v[root], &v[child]) {
-            return;
+        match (v.get(root), v.get(child)) {
+            (Some(parent), Some(larger)) if less(parent, larger) => {}
+            _ => return,
         }
         v.swap(root, child);
         root = child;

@@ -109,7 +109,7 @@ pub fn replay(state: &AgentState, criteria: &[Criterion], options: &ReplayOption
             .or_else(|| result.and_then(|r| r.completed_at))
             .unwrap_or(step.info.created_at);
         let facts = RunFacts {
-            steps: &state.steps[..=i],
+            steps: state.steps.get(..=i).unwrap_or(&state.steps),
             current: Some(step),
             usage_total,
             cumulative_seconds: cumulative,

@@ -100,17 +100,21 @@ const _: () = assert!(KNOWN.len() * 2 <= SLOTS, "names.rs: raise SLOTS");
 /// A cheap mix of a key's length and three of its bytes.
 const fn slot(b: &[u8]) -> usize {
     let n = b.len();
-    if n == 0 {
+    let (Some((_, [mid, ..])), [first, ..], [.., last]) = (b.split_at_checked(n / 2), b, b) else {
         return 0;
-    }
+    };
     (n.wrapping_mul(31)
-        ^ (b[0] as usize).wrapping_mul(7)
-        ^ (b[n / 2] as usize).wrapping_mul(17)
-        ^ (b[n - 1] as usize).wrapping_mul(131))
+        ^ (*first as usize).wrapping_mul(7)
+        ^ (*mid as usize).wrapping_mul(17)
+        ^ (*last as usize).wrapping_mul(131))
         % SLOTS
 }
 
 /// The table, filled at compile time with linear probing; `""` is empty.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: an index out of range fails the build"
+)]
 static TABLE: [&str; SLOTS] = {
     let mut table = [""; SLOTS];
     let mut i = 0;
@@ -129,7 +133,8 @@ static TABLE: [&str; SLOTS] = {
 pub(super) fn known(key: &str) -> Option<&'static str> {
     let mut at = slot(key.as_bytes());
     loop {
-        let name = TABLE[at];
+        // `at` is below SLOTS: the table's length.
+        let name = *TABLE.get(at)?;
         if name.is_empty() {
             return None;
         }

@@ -86,7 +86,7 @@ enum Text<'a> {
 
 impl<'a> Parser<'a> {
     fn fail(&self, reason: &'static str) -> ParseError {
-        let upto = &self.bytes[..self.at.min(self.bytes.len())];
+        let upto = self.bytes.get(..self.at).unwrap_or(self.bytes);
         let line = 1 + upto.iter().filter(|&&b| b == b'\n').count();
         let column = 1 + upto.len() - upto.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         ParseError {
@@ -94,6 +94,11 @@ impl<'a> Parser<'a> {
             line,
             column,
         }
+    }
+
+    /// The input from the current position on (empty past the end).
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
     }
 
     fn skip_ws(&mut self) {
@@ -113,7 +118,7 @@ impl<'a> Parser<'a> {
     }
 
     fn literal(&mut self, word: &'static str, v: Value) -> Parsed<Value> {
-        if self.bytes[self.at..].starts_with(word.as_bytes()) {
+        if self.rest().starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(v)
         } else {
@@ -353,7 +358,7 @@ impl<'a> Parser<'a> {
 
     fn number(&mut self) -> Parsed<Number> {
         let start = self.at;
-        let negative = self.bytes[self.at] == b'-';
+        let negative = self.bytes.get(self.at) == Some(&b'-');
         if negative {
             self.at += 1;
         }
@@ -391,7 +396,8 @@ impl<'a> Parser<'a> {
         }
         if !float {
             let mut u: u64 = 0;
-            let fits = self.bytes[int_start..int_end].iter().all(|&b| {
+            let digits = self.bytes.get(int_start..int_end).unwrap_or_default();
+            let fits = digits.iter().all(|&b| {
                 match u
                     .checked_mul(10)
                     .and_then(|x| x.checked_add((b - b'0') as u64))
@@ -454,13 +460,13 @@ pub fn contains_replacement_char(text: &str) -> bool {
     while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
         let x = u64::from_le_bytes(word) ^ (ONES * 0xEF);
         if x.wrapping_sub(ONES) & !x & HIGH != 0
-            && (i..i + 8).any(|j| bytes[j..].starts_with(&FFFD))
+            && (i..i + 8).any(|j| bytes.get(j..).is_some_and(|r| r.starts_with(&FFFD)))
         {
             return true;
         }
         i += 8;
     }
-    bytes[i..].windows(3).any(|w| w == FFFD)
+    bytes.get(i..).unwrap_or_default().windows(3).any(|w| w == FFFD)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! The API follows `serde_json::Value`'s, so the code reads as Rust readers expect.
 
 use std::borrow::Cow;
-use std::ops::{Index, IndexMut};
+use std::ops::Index;
 
 /// An object's key. The names the core knows (envelope, payload and view
 /// fields, listed in `src/json/names.rs`) are read as shared static strings,
@@ -140,18 +140,20 @@ impl Number {
 
 /// Digits of `u`, without core's formatting machinery.
 pub(crate) fn write_u64(out: &mut String, mut u: u64) {
+    // u64::MAX has 20 digits, written from the end.
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    loop {
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (u % 10) as u8;
         at -= 1;
-        digits[at] = b'0' + (u % 10) as u8;
         u /= 10;
         if u == 0 {
             break;
         }
     }
     // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    let written = digits.get(at..).unwrap_or_default();
+    out.push_str(std::str::from_utf8(written).unwrap_or_default());
 }
 
 impl std::fmt::Display for Number {
@@ -383,6 +385,30 @@ impl Value {
         })
     }
 
+    /// The value at a JSON pointer, mutably, creating what is missing on the
+    /// way: a missing object member is inserted as `null`, and a `null` becomes
+    /// an object first (what `value["a"]["b"] = …` does in `serde_json`).
+    /// `None` when the path runs through a string, number or boolean, or past
+    /// an array's end (arrays are never extended).
+    ///
+    /// ```
+    /// let mut v = stepline::json!({"payload": null});
+    /// *v.pointer_entry("/payload/duration_ms").unwrap() = 12.into();
+    /// assert_eq!(v.to_string(), r#"{"payload":{"duration_ms":12}}"#);
+    /// ```
+    pub fn pointer_entry(&mut self, pointer: &str) -> Option<&mut Value> {
+        tokens(pointer)?.try_fold(self, |at, token| {
+            if at.is_null() {
+                *at = Value::Object(Map::new());
+            }
+            match at {
+                Value::Object(m) => Some(m.entry(token).or_insert(Value::Null)),
+                Value::Array(a) => array_index(&token).and_then(move |i| a.get_mut(i)),
+                _ => None,
+            }
+        })
+    }
+
     /// Moves the value out, leaving `null`.
     pub fn take(&mut self) -> Value {
         std::mem::take(self)
@@ -468,35 +494,6 @@ impl<I: Key> Index<I> for Value {
     }
 }
 
-impl IndexMut<&str> for Value {
-    /// The member, inserted as `null` when missing; a `null` value becomes an
-    /// object first. Indexing anything else mutably is a programming error.
-    fn index_mut(&mut self, key: &str) -> &mut Value {
-        if self.is_null() {
-            *self = Value::Object(Map::new());
-        }
-        match self {
-            Value::Object(m) => m.entry(key.to_string()).or_insert(Value::Null),
-            _ => panic!("cannot index a non-object JSON value with a key"),
-        }
-    }
-}
-
-impl IndexMut<String> for Value {
-    fn index_mut(&mut self, key: String) -> &mut Value {
-        &mut self[key.as_str()]
-    }
-}
-
-impl IndexMut<usize> for Value {
-    fn index_mut(&mut self, i: usize) -> &mut Value {
-        match self {
-            Value::Array(a) => &mut a[i],
-            _ => panic!("cannot index a non-array JSON value with a position"),
-        }
-    }
-}
-
 /// A JSON object: keys in the order written, each key once.
 #[derive(Clone, Debug, Default)]
 pub struct Map {
@@ -567,8 +564,8 @@ impl Map {
     /// [`Map::insert`] after the key's conversion: one copy of the code for
     /// every kind of key callers pass.
     fn insert_name(&mut self, key: Name, value: Value) -> Option<Value> {
-        match self.position(&key) {
-            Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, slot)) => Some(std::mem::replace(slot, value)),
             None => {
                 self.entries.push((key, value));
                 None
@@ -664,6 +661,10 @@ impl<'a> Entry<'a> {
     }
 
     /// The value, inserting `default()` when missing.
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "`at` was found in, or just pushed to, these entries"
+    )]
     pub fn or_insert_with(self, default: impl FnOnce() -> Value) -> &'a mut Value {
         let i = match self.at {
             Ok(i) => i,
@@ -689,10 +690,11 @@ impl PartialEq for Map {
             .zip(&other.entries)
             .take_while(|((a, _), (b, _))| a == b)
             .count();
-        let rest = (&self.entries[same..], &other.entries[same..]);
-        self.entries[..same]
-            .iter()
-            .zip(&other.entries[..same])
+        let (head, tail) = self.entries.split_at(same);
+        let (other_head, other_tail) = other.entries.split_at(same);
+        let rest = (tail, other_tail);
+        head.iter()
+            .zip(other_head)
             .all(|((_, a), (_, b))| a == b)
             && if rest.0.len() <= 16 {
                 rest.0.iter().all(|(k, v)| other.get(k) == Some(v))
@@ -718,21 +720,24 @@ fn dedup(entries: &mut Vec<(Name, Value)>) {
     if n < 2 {
         return;
     }
+    // (first place, later place) of every repeated key.
     let mut dropped = vec![];
     if n <= 16 {
-        for j in 1..n {
-            if let Some(i) = (0..j).find(|&i| entries[i].0 == entries[j].0) {
+        for (j, (key, _)) in entries.iter().enumerate().skip(1) {
+            if let Some(i) = entries.iter().take(j).position(|(k, _)| k == key) {
                 dropped.push((i, j));
             }
         }
     } else {
-        let mut order: Vec<usize> = (0..n).collect();
-        crate::sort::sort_by_key(&mut order, |&i| (&*entries[i].0, i));
-        for w in order.windows(2) {
-            if entries[w[0]].0 == entries[w[1]].0 {
-                // Runs are in position order: pair every later one with the run's first.
-                let first = order[order.partition_point(|&i| entries[i].0 < entries[w[0]].0)];
-                dropped.push((first, w[1]));
+        let mut order: Vec<(&str, usize)> =
+            entries.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
+        crate::sort::sort_by_key(&mut order, |&pair| pair);
+        // Runs of one key are in position order: pair every later one with the run's first.
+        let mut first: Option<(&str, usize)> = None;
+        for &(key, i) in &order {
+            match first {
+                Some((run, at)) if run == key => dropped.push((at, i)),
+                _ => first = Some((key, i)),
             }
         }
     }
@@ -743,15 +748,16 @@ fn dedup(entries: &mut Vec<(Name, Value)>) {
     crate::sort::sort_by_key(&mut dropped, |&(_, j)| j);
     let mut gone = vec![false; n];
     for &(i, j) in &dropped {
-        let v = entries[j].1.take();
-        entries[i].1 = v;
-        gone[j] = true;
+        let v = entries.get_mut(j).map(|e| e.1.take()).unwrap_or_default();
+        if let Some(e) = entries.get_mut(i) {
+            e.1 = v;
+        }
+        if let Some(g) = gone.get_mut(j) {
+            *g = true;
+        }
     }
-    let mut at = 0;
-    entries.retain(|_| {
-        at += 1;
-        !gone[at - 1]
-    });
+    let mut gone = gone.into_iter();
+    entries.retain(|_| !gone.next().unwrap_or(false));
 }
 
 impl<K: Into<Name>> FromIterator<(K, Value)> for Map {

@@ -123,10 +123,11 @@ pub fn write_str(out: &mut String, s: &str) {
         };
         out.push_str(&s[start..i]);
         if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
+            // A control character: two lowercase hex digits, as serde_json writes them.
+            let hex = |d: u8| char::from_digit(u32::from(d), 16).unwrap_or('0');
             out.push_str("\\u00");
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 0xf) as usize] as char);
+            out.push(hex(b >> 4));
+            out.push(hex(b & 0xf));
         } else {
             out.push_str(escape);
         }

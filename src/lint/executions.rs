@@ -80,7 +80,7 @@ fn walk(envs: &[Envelope]) -> Turns {
         // status stays `processing` and is not broadcast again (only changes are).
         // Work after the end alone is not a new turn: quirk 6 and late arrivals.
         let restarted =
-            e.kind == "agent.step.started" && t.last_step.is_some_and(|p| restarts(e, &envs[p]));
+            e.kind == "agent.step.started" && t.last_step.and_then(|p| envs.get(p)).is_some_and(|p| restarts(e, p));
         if (t.ended && status == Some("processing")) || restarted {
             if let (false, Some(first)) = (t.ended, t.work) {
                 unfinished.push((first, t.last));
@@ -137,7 +137,9 @@ fn final_status_missing(
         .and_then(|s| s.get("status"))
         .and_then(Value::as_str);
     for &(first, last) in &turns.unfinished {
-        let (work, end) = (&envs[first], &envs[last]);
+        let (Some(work), Some(end)) = (envs.get(first), envs.get(last)) else {
+            continue;
+        };
         let mut message = format!(
             "execution {} started work ({} at /envelopes/{}) but never broadcast a final status; \
              its last envelope is {} (/envelopes/{}). The reference does this when the driver or \
@@ -205,7 +207,9 @@ fn time_limit_from_session_start(
         if e.kind != "agent.continuation" {
             continue;
         }
-        let start = &envs[turns.start_of[pos]];
+        let Some(start) = turns.start_of.get(pos).and_then(|&s| envs.get(s)) else {
+            continue;
+        };
         let (Some(a), Some(b)) = (&start.at, &e.at) else {
             continue;
         };

@@ -227,6 +227,10 @@ impl<T> Slots<T> {
         self.items.get_mut(i as usize)
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the index holds positions of items, which are never removed"
+    )]
     fn get_or_insert_with(&mut self, key: String, new: impl FnOnce() -> T) -> &mut T {
         let i = match self.index.get(&key) {
             Some(&i) => i as usize,

@@ -25,7 +25,9 @@ pub(super) fn check(envs: &[Envelope], state: Option<&Value>, out: &mut Vec<Diag
 /// `agent.step.completed` stamped before its `agent.step.started`.
 fn inverted_steps(envs: &[Envelope], pairs: &[(usize, usize)], out: &mut Vec<Diagnostic>) {
     for &(s, c) in pairs {
-        let (started, completed) = (&envs[s], &envs[c]);
+        let (Some(started), Some(completed)) = (envs.get(s), envs.get(c)) else {
+            continue;
+        };
         let (Some(a), Some(b)) = (&started.at, &completed.at) else {
             continue;
         };
@@ -116,7 +118,9 @@ fn state_step_result(r: &Value, path: &str, out: &mut Vec<Diagnostic>) {
 /// Step `duration_ms` against the envelope timestamps, and negative tool durations.
 fn durations(envs: &[Envelope], pairs: &[(usize, usize)], out: &mut Vec<Diagnostic>) {
     for &(s, c) in pairs {
-        let (started, completed) = (&envs[s], &envs[c]);
+        let (Some(started), Some(completed)) = (envs.get(s), envs.get(c)) else {
+            continue;
+        };
         let Some(reported) = completed.payload.get("duration_ms").and_then(Value::as_f64) else {
             continue;
         };

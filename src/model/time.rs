@@ -178,7 +178,7 @@ fn parse_iso(s: &str, default_offset: &FixedOffset) -> Option<Timestamp> {
 /// `YYYY-MM-DD`.
 fn parse_date(s: &str) -> Option<NaiveDate> {
     let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<u32> {
@@ -215,7 +215,7 @@ fn split_time(s: &str) -> Option<(NaiveTime, &str)> {
         if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
             let start = i + 1;
             let mut end = start;
-            while end < b.len() && b[end].is_ascii_digit() {
+            while b.get(end).is_some_and(u8::is_ascii_digit) {
                 end += 1;
             }
             if end == start {
@@ -412,22 +412,22 @@ pub fn is_rfc3339(s: &str) -> bool {
     if b.len() < 20 {
         return false;
     }
-    let num = |t: &[u8]| {
-        t.iter().try_fold(0u32, |n, &c| {
+    let num = |t: Option<&[u8]>| {
+        t?.iter().try_fold(0u32, |n, &c| {
             c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
         })
     };
-    let at = |i: usize, c: u8| b[i] == c;
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
     if !(at(4, b'-') && at(7, b'-') && at(10, b'T') && at(13, b':') && at(16, b':')) {
         return false;
     }
     let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
-        num(&b[0..4]),
-        num(&b[5..7]),
-        num(&b[8..10]),
-        num(&b[11..13]),
-        num(&b[14..16]),
-        num(&b[17..19]),
+        num(b.get(0..4)),
+        num(b.get(5..7)),
+        num(b.get(8..10)),
+        num(b.get(11..13)),
+        num(b.get(14..16)),
+        num(b.get(17..19)),
     ) else {
         return false;
     };
@@ -438,23 +438,23 @@ pub fn is_rfc3339(s: &str) -> bool {
         return false;
     }
     let mut i = 19;
-    if b[i] == b'.' {
+    if at(i, b'.') {
         let start = i + 1;
         i = start;
-        while i < b.len() && b[i].is_ascii_digit() {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
         }
         if i == start {
             return false;
         }
     }
-    let t = &b[i..];
+    let t = b.get(i..).unwrap_or_default();
     t == b"Z"
         || (t.len() == 6
-            && matches!(t[0], b'+' | b'-')
-            && t[3] == b':'
-            && num(&t[1..3]).is_some_and(|h| h <= 23)
-            && num(&t[4..6]).is_some_and(|m| m <= 59))
+            && matches!(t.first(), Some(b'+' | b'-'))
+            && t.get(3) == Some(&b':')
+            && num(t.get(1..3)).is_some_and(|h| h <= 23)
+            && num(t.get(4..6)).is_some_and(|m| m <= 59))
 }
 
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.

@@ -350,7 +350,10 @@ pub(crate) fn tool_event(
         });
         step.tools.len() - 1
     });
-    let run = &mut step.tools[i];
+    let Some(run) = step.tools.get_mut(i) else {
+        // `i` was found in, or just pushed to, the step's runs.
+        return i;
+    };
     set(&mut run.call_id, call_id);
     if starting {
         run.seen_started = true;

@@ -227,6 +227,7 @@ impl ToolPlacement {
         self.slots.get(i)
     }
 
+    #[expect(clippy::indexing_slicing, reason = "`i` was found, or inserted at")]
     fn slot_mut(&mut self, step: i64) -> &mut Slot {
         let i = match self.slots.binary_search_by_key(&step, |s| s.step) {
             Ok(i) => i,
@@ -259,7 +260,9 @@ impl ToolPlacement {
     /// The previous step's last known instant (its completion, else its start).
     fn before(&self, step: i64) -> Option<i64> {
         let i = self.slots.partition_point(|s| s.step < step);
-        self.slots[..i]
+        self.slots
+            .get(..i)
+            .unwrap_or_default()
             .iter()
             .rev()
             .map(|s| s.bounds)
@@ -296,7 +299,7 @@ impl ToolPlacement {
                 cands.push(k);
             }
             let below = self.starts.partition_point(|&x| x < (m, i64::MIN));
-            for &(_, j) in self.starts[..below].iter().rev() {
+            for &(_, j) in self.starts.get(..below).unwrap_or_default().iter().rev() {
                 match self.end(j) {
                     Some(e) if e >= t && cands.len() < 2 => cands.push(j),
                     _ => break,
@@ -304,7 +307,7 @@ impl ToolPlacement {
             }
         }
         let from = self.startless.partition_point(|&x| x < (t, i64::MIN));
-        for &(_, j) in &self.startless[from..] {
+        for &(_, j) in self.startless.get(from..).unwrap_or_default() {
             if cands.len() >= 2 || self.before(j).is_some_and(|p| p > t) {
                 break;
             }
@@ -410,7 +413,7 @@ impl ToolPlacement {
             None => self.place(at, arrival),
         };
         let i = self.halves.len();
-        self.halves.push(Half {
+        let half = Half {
             seq,
             at,
             ts,
@@ -420,11 +423,12 @@ impl ToolPlacement {
             arrival,
             step: p.step,
             attribution: p.attribution,
-        });
+        };
+        let key = half.key();
+        self.halves.push(half);
         if let (None, Some(a)) = (own, at) {
             insert_sorted(&mut self.timed, (a, seq, i));
         }
-        let key = self.halves[i].key();
         let last = self
             .events(p.step)
             .last()
@@ -434,7 +438,9 @@ impl ToolPlacement {
             // In order (the usual case): this event's run only.
             self.slot_mut(p.step).events.push(i);
             let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
-            apply_half(step, &self.halves[i], limit);
+            if let Some(half) = self.halves.get(i) {
+                apply_half(step, half, limit);
+            }
         } else {
             self.insert_event(p.step, i);
             self.rebuild(steps, p.step, limit);
@@ -522,7 +528,10 @@ impl ToolPlacement {
         };
         let lo = self.starts.partition_point(|&x| x < (b, i64::MIN));
         let hi = self.starts.partition_point(|&x| x <= (b, i64::MAX));
-        let partner = self.starts[lo..hi]
+        let partner = self
+            .starts
+            .get(lo..hi)
+            .unwrap_or_default()
             .iter()
             .rev()
             .map(|&(_, j)| j)
@@ -556,7 +565,10 @@ impl ToolPlacement {
         let to = self
             .timed
             .partition_point(|&x| x <= (hi, u64::MAX, usize::MAX));
-        let within: Vec<usize> = self.timed[from..to.max(from)]
+        let within: Vec<usize> = self
+            .timed
+            .get(from..to.max(from))
+            .unwrap_or_default()
             .iter()
             .map(|&(_, _, i)| i)
             .collect();

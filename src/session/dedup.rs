@@ -220,6 +220,7 @@ impl Batch {
             .unwrap_or_default()
     }
 
+    #[expect(clippy::indexing_slicing, reason = "`i` was found, or just pushed")]
     fn context_mut(&mut self, id: Option<String>) -> &mut Context {
         let i = match self.execs.iter().position(|(i, _)| *i == id) {
             Some(i) => i,
@@ -263,7 +264,10 @@ impl Batch {
                 self.more.len() - 1
             }
         };
-        let list = &mut self.more[i].1;
+        let Some((_, list)) = self.more.get_mut(i) else {
+            // `i` was found, or just pushed.
+            return 1;
+        };
         if let Some(j) = list.iter().position(|&x| x == here) {
             return j as u32 + 2;
         }
@@ -366,11 +370,22 @@ impl Seen {
         avalanche(fp.0 ^ self.seed) as usize & (self.slots.len() - 1)
     }
 
+    /// What slot `i` holds (`EMPTY` past the end).
+    fn at(&self, i: usize) -> Fingerprint {
+        self.slots.get(i).copied().unwrap_or(EMPTY)
+    }
+
+    fn put(&mut self, i: usize, fp: Fingerprint) {
+        if let Some(slot) = self.slots.get_mut(i) {
+            *slot = fp;
+        }
+    }
+
     /// The slot holding `fp`, or the free slot where it would go.
     fn find(&self, fp: Fingerprint) -> usize {
         let mask = self.slots.len() - 1;
         let mut i = self.home(fp);
-        while self.slots[i] != fp && self.slots[i] != EMPTY {
+        while self.at(i) != fp && self.at(i) != EMPTY {
             i = (i + 1) & mask;
         }
         i
@@ -381,7 +396,7 @@ impl Seen {
         if fp == EMPTY {
             return self.has_empty;
         }
-        !self.slots.is_empty() && self.slots[self.find(fp)] == fp
+        !self.slots.is_empty() && self.at(self.find(fp)) == fp
     }
 
     /// Adds a fingerprint; false when it was already there (a redelivery).
@@ -397,10 +412,10 @@ impl Seen {
             self.grow();
         }
         let i = self.find(fp);
-        if self.slots[i] == fp {
+        if self.at(i) == fp {
             return false;
         }
-        self.slots[i] = fp;
+        self.put(i, fp);
         self.len += 1;
         true
     }
@@ -416,7 +431,7 @@ impl Seen {
             return;
         }
         let mut hole = self.find(fp);
-        if self.slots[hole] != fp {
+        if self.at(hole) != fp {
             return;
         }
         // Backward shift: pull later members of the run into the hole when
@@ -425,7 +440,7 @@ impl Seen {
         let mut j = hole;
         loop {
             j = (j + 1) & mask;
-            let here = self.slots[j];
+            let here = self.at(j);
             if here == EMPTY {
                 break;
             }
@@ -436,11 +451,11 @@ impl Seen {
                 hole < home || home <= j
             };
             if !stays {
-                self.slots[hole] = here;
+                self.put(hole, here);
                 hole = j;
             }
         }
-        self.slots[hole] = EMPTY;
+        self.put(hole, EMPTY);
         self.len -= 1;
     }
 
@@ -449,7 +464,7 @@ impl Seen {
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; capacity]);
         for fp in old.into_iter().filter(|&fp| fp != EMPTY) {
             let i = self.find(fp);
-            self.slots[i] = fp;
+            self.put(i, fp);
         }
     }
 

@@ -407,7 +407,7 @@ impl Session {
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
         let past_cut = route.and_then(|pos| {
-            let exec = &self.executions[pos];
+            let exec = self.executions.get(pos)?;
             chunk_index(&env).and_then(|i| exec.stream.past_cut(i))
         });
         let content = match past_cut {
@@ -468,14 +468,15 @@ impl Session {
                 self.seen.insert(turn_mark(f, pos));
             }
         }
-        let exec = &mut self.executions[pos];
-        exec.dialect = exec.dialect.most_specific(dialect);
-        if tool {
-            let arrival = batch
-                .as_deref()
-                .filter(|_| own_step(payload).is_none())
-                .and_then(|b| b.arrival(&env));
-            self.executions[pos].tool_placement.pending = Pending { arrival, content };
+        if let Some(exec) = self.executions.get_mut(pos) {
+            exec.dialect = exec.dialect.most_specific(dialect);
+            if tool {
+                let arrival = batch
+                    .as_deref()
+                    .filter(|_| own_step(payload).is_none())
+                    .and_then(|b| b.arrival(&env));
+                exec.tool_placement.pending = Pending { arrival, content };
+            }
         }
         self.applied(out, env, raw, pos, fingerprint)
     }
@@ -510,10 +511,9 @@ impl Session {
             .and_then(Value::as_str)
             .and_then(instant);
         // A repeated restart (it would open a turn) is taken as a redelivery.
-        let Some(pos) = route else {
+        let Some((pos, exec)) = route.and_then(|pos| Some((pos, self.executions.get(pos)?))) else {
             return false;
         };
-        let exec = &self.executions[pos];
         if kind.starts_with("agent.tool.") && own_step(payload).is_none() {
             let arrival = step_of(exec, payload);
             let name = payload
@@ -560,7 +560,10 @@ impl Session {
         let ts = env.get("timestamp").and_then(Value::as_str);
         let seq = self.next_seq;
         self.next_seq += 1;
-        let exec = &mut self.executions[pos];
+        let Some(exec) = self.executions.get_mut(pos) else {
+            // `pos` was routed to, or just opened.
+            return out;
+        };
         let usage_before = exec.usage();
         let extra_before = exec.usage_total_extra;
         let touched = apply(exec, kind, ts, &mut payload, (seq, fingerprint));
@@ -568,7 +571,6 @@ impl Session {
         for n in exec.tool_placement.take_moved() {
             self.dirty.touch(pos, apply::Touched::Step(n));
         }
-        let exec = &mut self.executions[pos];
         self.usage_total = add_usage(&sub_usage(&self.usage_total, &usage_before), &exec.usage());
         self.usage_total_extra = self
             .usage_total_extra
@@ -619,6 +621,7 @@ impl Session {
     fn route(&self, env: &Map) -> Option<usize> {
         let (kind, payload) = parts(env);
         let i = self.latest(env)?;
+        let exec = self.executions.get(i)?;
         // A broadcaster reset between turns (v2.7's `reset()`) starts the
         // next turn from `idle`: a restart once the turn already started so.
         let restarts = kind == "agent.status"
@@ -629,13 +632,11 @@ impl Session {
                 .is_some_and(|p| {
                     view::TERMINAL.contains(&p)
                         || (p == "idle"
-                            && self.executions[i].statuses.iter().any(|(to, from)| {
+                            && exec.statuses.iter().any(|(to, from)| {
                                 to == "processing" && from.as_deref() == Some("idle")
                             }))
                 });
-        let ended = self.executions[i]
-            .status()
-            .is_some_and(|s| view::TERMINAL.contains(&s));
+        let ended = exec.status().is_some_and(|s| view::TERMINAL.contains(&s));
         (!(restarts && ended)).then_some(i)
     }
 
@@ -781,7 +782,8 @@ impl Log {
     fn remove(&mut self, seq: u64) {
         if let Ok(i) = self.lines.binary_search_by_key(&seq, |(n, _)| *n) {
             // No line is empty (each is JSON text): empty marks a hole.
-            if !std::mem::take(&mut self.lines[i].1).is_empty() {
+            let line = self.lines.get_mut(i).map(|(_, l)| std::mem::take(l));
+            if line.is_some_and(|l| !l.is_empty()) {
                 self.holes += 1;
             }
         }

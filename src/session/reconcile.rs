@@ -264,7 +264,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
         compare_tools(s, st, &path, d);
         // A throwing tool leaves a started run the final state does not list.
         if exception_path && !s.seen_completed {
-            for diff in &mut d.0[before..] {
+            for diff in d.0.iter_mut().skip(before) {
                 if diff.kind == "tool_call_unexpected" {
                     diff.cause = Some(REFERENCE_EXCEPTION_PATH);
                 }
@@ -354,8 +354,9 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
         let id = call.get("id").and_then(Value::as_str);
         let hit = unmatched.iter().position(|&t| {
-            let run = &s.tools[t];
-            run.name == name && (run.call_id.is_none() || run.call_id.as_deref() == id)
+            s.tools.get(t).is_some_and(|run| {
+                run.name == name && (run.call_id.is_none() || run.call_id.as_deref() == id)
+            })
         });
         match hit {
             Some(k) => {
@@ -371,8 +372,7 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
             ),
         }
     }
-    for t in unmatched {
-        let run = &s.tools[t];
+    for (t, run) in unmatched.into_iter().filter_map(|t| Some((t, s.tools.get(t)?))) {
         d.push(
             "tool_call_unexpected",
             format!("/stream/steps/{}/tools/{t}", s.number),

@@ -83,7 +83,7 @@ pub fn slim(source: &SlimSource, config: &SlimConfig) -> Value {
 /// The last `max` items (none when `max` ≤ 0), as the reference slices.
 pub fn last<T>(items: &[T], max: i64) -> &[T] {
     let keep = usize::try_from(max).unwrap_or(0).min(items.len());
-    &items[items.len() - keep..]
+    items.get(items.len() - keep..).unwrap_or_default()
 }
 
 /// Role, content and metadata of one written message under `config`: content

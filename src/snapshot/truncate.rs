@@ -11,7 +11,7 @@ pub fn truncate(s: &str, max: i64, compat: bool) -> Option<String> {
         return None;
     }
     let mut out = if compat {
-        String::from_utf8_lossy(&s.as_bytes()[..max]).into_owned()
+        String::from_utf8_lossy(s.as_bytes().get(..max).unwrap_or_default()).into_owned()
     } else {
         let mut end = max;
         while !s.is_char_boundary(end) {

@@ -225,7 +225,8 @@ pub fn replay_guards(
     for k in 0..=recorded.len() {
         let step = recorded.get(k);
         // The loop asks for step k+1 after step k only when step k asked for tools.
-        if step.is_none() && k > 0 && !recorded[k - 1].step.has_tool_calls() {
+        let previous = k.checked_sub(1).and_then(|j| recorded.get(j));
+        if step.is_none() && previous.is_some_and(|p| !p.step.has_tool_calls()) {
             break;
         }
         let at = clock.now.unwrap_or(step.map_or(end, |s| s.started_at));

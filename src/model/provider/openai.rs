@@ -347,14 +347,16 @@ impl StreamAccumulator {
                     None => String::new(),
                 },
             };
-            let call = &mut self.calls[idx];
-            if let Some(id) = &delta.id {
-                call.id = id.clone();
+            // The list was extended above to hold `idx`.
+            if let Some(call) = self.calls.get_mut(idx) {
+                if let Some(id) = &delta.id {
+                    call.id = id.clone();
+                }
+                if let Some(name) = &delta.name {
+                    call.name.push_str(name);
+                }
+                call.arguments.push_str(&delta.arguments);
             }
-            if let Some(name) = &delta.name {
-                call.name.push_str(name);
-            }
-            call.arguments.push_str(&delta.arguments);
             out.push(delta);
         }
         Ok(out)
