@@ -56,7 +56,7 @@ fn is_int(v: &Value) -> bool {
 fn a_state_round_trip_keeps_every_cached_context_field_including_a_nested_json_schema() {
     let mut data = state_model_input("AgentState roundtrip full canonical state");
     let schema = json!({"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Rome"]}}, "required": ["city"]});
-    data["cachedContext"]["responseFormat"] = json!({
+    *data.pointer_entry("/cachedContext/responseFormat").unwrap() = json!({
         "type": "json_schema",
         "json_schema": {"name": "answer", "schema": schema, "strict": false}
     });
@@ -82,7 +82,7 @@ fn a_state_round_trip_keeps_every_cached_context_field_including_a_nested_json_s
 fn response_format_parts_follow_from_data() {
     let read = |rf: Value| {
         let mut data = state_model_input("AgentState roundtrip full canonical state");
-        data["cachedContext"]["responseFormat"] = rf;
+        *data.pointer_entry("/cachedContext/responseFormat").unwrap() = rf;
         AgentState::from_value(&data, &V1_22.now())
             .map(|s| s.to_value()["cachedContext"]["responseFormat"].clone())
     };
@@ -125,7 +125,7 @@ fn response_format_parts_follow_from_data() {
         )
     );
     let mut data = state_model_input("AgentState roundtrip full canonical state");
-    data["cachedContext"]["tools"] = json!("search");
+    *data.pointer_entry("/cachedContext/tools").unwrap() = json!("search");
     assert_eq!(
         err_at(AgentState::from_value(&data, &V1_22.now())),
         (ErrorCode::InvalidType, "/cachedContext/tools".into())
@@ -148,8 +148,8 @@ fn legacy_flat_tool_executions_keep_their_call_id() {
     assert_eq!(e.to_value()["toolCall"]["id"], "call_9");
     // `toolCallId` is read first; `args` when `arguments` is absent or null.
     let mut both = flat.clone();
-    both["toolCallId"] = Value::from("call_camel");
-    both["arguments"] = Value::Null;
+    *both.pointer_entry("/toolCallId").unwrap() = Value::from("call_camel");
+    *both.pointer_entry("/arguments").unwrap() = Value::Null;
     let e = ToolExecution::from_value(&both, "", &V1_22.now()).unwrap();
     assert_eq!(
         (e.tool_call.id.as_str(), &e.tool_call.arguments),
@@ -214,7 +214,7 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
     assert!(!ok.has_error());
     // A failure has no value (toArray writes `result: null`).
     let mut with_result = execution(json!("failed"));
-    with_result["result"] = json!({"partial": true});
+    *with_result.pointer_entry("/result").unwrap() = json!({"partial": true});
     assert_eq!(
         ToolExecution::from_value(&with_result, "", &V1_22.now())
             .unwrap()
@@ -223,11 +223,12 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
     );
     // The slim snapshot counts the same errors.
     let mut state = final_state("tool call then final answer");
-    state["steps"][0]["toolExecutions"] = Value::Array(failing.clone());
-    state["steps"][0]["errors"] = json!(["not an array"]);
+    *state.pointer_entry("/steps/0/toolExecutions").unwrap() = Value::Array(failing.clone());
+    *state.pointer_entry("/steps/0/errors").unwrap() = json!(["not an array"]);
     // A stored `stepType` wins (AgentStepType::from); without it the type is inferred.
-    state["steps"][0]
-        .as_object_mut()
+    state
+        .pointer_mut("/steps/0")
+        .and_then(Value::as_object_mut)
         .unwrap()
         .remove("stepType");
     let snapshot = slim_state(
@@ -246,7 +247,7 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
 #[test]
 fn continuation_contexts_keep_the_references_int_and_float_kinds() {
     let mut state = final_state("tool call then final answer");
-    state["stateInfo"]["cumulativeExecutionSeconds"] = json!(3);
+    *state.pointer_entry("/stateInfo/cumulativeExecutionSeconds").unwrap() = json!(3);
     let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
     let defaults = Defaults {
         cumulative_timeout: Some(60),
@@ -332,7 +333,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         ("context", json!("x"), ErrorCode::InvalidType),
     ] {
         let mut s = base.clone();
-        s.pointer_mut(&eval0).unwrap()[field] = value.clone();
+        *s.pointer_entry(&format!("{eval0}/{field}")).unwrap() = value.clone();
         let got = err_at(AgentState::from_value(&s, &V1_22.now()));
         assert_eq!(got, (code, format!("{eval0}/{field}")), "{field}: {value}");
     }
@@ -359,22 +360,22 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
         "user_requested",
     ] {
         let mut s = base.clone();
-        s.pointer_mut(&eval0).unwrap()["stopReason"] = Value::from(reason);
+        *s.pointer_entry(&format!("{eval0}/stopReason")).unwrap() = Value::from(reason);
         AgentState::from_value(&s, &V1_22.now()).unwrap();
     }
     read(&format!("{eval0}/stopReason"), Value::Null).unwrap();
     // StepResult::fromArray hands `$data['outcome']` to fromArray(array): required,
     // whether the state is read whole or selectively for a snapshot.
     let mut s = base.clone();
-    s["stepResults"][0]
-        .as_object_mut()
+    s.pointer_mut("/stepResults/0")
+        .and_then(Value::as_object_mut)
         .unwrap()
         .remove("outcome");
     let want = (ErrorCode::MissingField, outcome_path.to_string());
     assert_eq!(err_at(AgentState::from_value(&s, &V1_22.now())), want);
     let last = s["stepResults"].as_array().unwrap().len() - 1;
-    s["stepResults"][last]
-        .as_object_mut()
+    s.pointer_mut(&format!("/stepResults/{last}"))
+        .and_then(Value::as_object_mut)
         .unwrap()
         .remove("outcome");
     let trace = SlimConfig {
@@ -401,7 +402,7 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
 fn zero_and_negative_slim_limits_mean_what_they_mean_in_the_reference() {
     let mut data = final_state("tool call then final answer");
     let long = "x".repeat(3000);
-    data["messageStore"]["sections"][0]["messages"][0]["content"] = Value::from(long.as_str());
+    *data.pointer_entry("/messageStore/sections/0/messages/0/content").unwrap() = Value::from(long.as_str());
     let state = AgentState::from_value(&data, &V1_22.now()).unwrap();
     for compat in [true, false] {
         for max in [0, -1] {
@@ -513,7 +514,7 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
     let base = json!({"agent_id": "a", "messages": []});
     for status in ["in_progress", "completed", "failed"] {
         let mut s = base.clone();
-        s["status"] = Value::from(status);
+        *s.pointer_entry("/status").unwrap() = Value::from(status);
         assert_eq!(
             restore(&s, &V1_22.now()).unwrap().to_value()["status"],
             status
@@ -524,7 +525,7 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
         "in_progress"
     );
     let mut s = base.clone();
-    s["status"] = Value::Null;
+    *s.pointer_entry("/status").unwrap() = Value::Null;
     assert_eq!(
         restore(&s, &V1_22.now()).unwrap().to_value()["status"],
         "in_progress"
@@ -532,7 +533,7 @@ fn restore_refuses_statuses_the_reference_refuses_and_defaults_a_missing_one() {
     // Broadcast words are not state statuses; case matters.
     for status in ["processing", "stopped", "idle", "Completed"] {
         let mut s = base.clone();
-        s["status"] = Value::from(status);
+        *s.pointer_entry("/status").unwrap() = Value::from(status);
         assert_eq!(
             err_at(restore(&s, &V1_22.now())),
             (ErrorCode::InvalidValue, "/status".into()),
@@ -592,8 +593,8 @@ fn the_error_context_prefers_a_failed_execution_over_the_steps_own_errors() {
     let context_of = |step: Value| {
         let mut state = final_state("tool call then final answer");
         let failed = step.clone();
-        state["steps"] = json!([failed, step.clone()]);
-        state["currentStep"] = step;
+        *state.pointer_entry("/steps").unwrap() = json!([failed, step.clone()]);
+        *state.pointer_entry("/currentStep").unwrap() = step;
         let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
         let criteria = parse_criteria(
             &json!([{"kind": "error_policy", "policy": "retryToolErrors(5)"}]),

@@ -132,7 +132,7 @@ fn tool_args_copied_into_snapshot_content_are_flagged() {
     let mut input = input_of("tool call then final answer");
     let snapshot = input.snapshot.as_mut().unwrap();
     let call = snapshot["messages"][1]["_metadata"]["tool_calls"][0].clone();
-    snapshot["messages"][1]["content"] = call["function"]["arguments"].clone();
+    *snapshot.pointer_entry("/messages/1/content").unwrap() = call["function"]["arguments"].clone();
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["tool_args_in_content"]);
     assert_eq!(found[0].path, "/snapshot/messages/1/content");
@@ -146,8 +146,9 @@ fn tool_args_copied_into_snapshot_content_are_flagged() {
 fn tool_args_in_state_content_are_flagged_even_when_reformatted() {
     let mut input = input_of("two tool calls in one step");
     let state = input.state.as_mut().unwrap();
-    let messages = state["messageStore"]["sections"][0]["messages"]
-        .as_array_mut()
+    let messages = state
+        .pointer_mut("/messageStore/sections/0/messages")
+        .and_then(Value::as_array_mut)
         .unwrap();
     let i = messages
         .iter()
@@ -162,7 +163,7 @@ fn tool_args_in_state_content_are_flagged_even_when_reformatted() {
         .iter()
         .map(|(k, v)| format!("  {} : {}", stepline::json::to_string(&**k), v))
         .collect();
-    messages[i]["content"] = Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
+    *messages[i].pointer_entry("/content").unwrap() = Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["tool_args_in_content"]);
     assert_eq!(
@@ -179,9 +180,9 @@ fn assistant_text_that_differs_from_its_tool_args_is_not_flagged() {
         .as_str()
         .unwrap()
         .replace("Paris", "Rome");
-    snapshot["messages"][1]["content"] = Value::from(args);
+    *snapshot.pointer_entry("/messages/1/content").unwrap() = Value::from(args);
     // A tool message whose content equals the arguments is not an assistant message.
-    snapshot["messages"][2]["content"] =
+    *snapshot.pointer_entry("/messages/2/content").unwrap() =
         snapshot["messages"][1]["_metadata"]["tool_calls"][0]["function"]["arguments"].clone();
     assert!(with_code(&diagnose(&input), "tool_args_in_content").is_empty());
 }
@@ -192,7 +193,7 @@ fn assistant_text_that_differs_from_its_tool_args_is_not_flagged() {
 fn step_completed_stamped_before_its_start_is_flagged() {
     let mut input = input_of("tool call then final answer");
     let c = position(&input.envelopes, "agent.step.completed", 1);
-    shift(&mut input.envelopes[c]["timestamp"], Duration::seconds(-5));
+    shift(input.envelopes[c].pointer_entry("/timestamp").unwrap(), Duration::seconds(-5));
     let found = diagnose(&input);
     let inverted = with_code(&found, "step_timing_inverted");
     assert_eq!(inverted.len(), 1, "{found:?}");
@@ -211,8 +212,8 @@ fn out_of_order_arrival_with_true_timestamps_is_not_inverted() {
     let mut input = input_of("tool call then final answer");
     let s = position(&input.envelopes, "agent.step.started", 2);
     let c = position(&input.envelopes, "agent.step.completed", 2);
-    shift(&mut input.envelopes[c]["timestamp"], Duration::seconds(3));
-    input.envelopes[c]["payload"]["duration_ms"] = json!(3000.0);
+    shift(input.envelopes[c].pointer_entry("/timestamp").unwrap(), Duration::seconds(3));
+    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(3000.0);
     input.envelopes.swap(s, c);
     assert_eq!(diagnose(&input), vec![]);
 }
@@ -221,8 +222,8 @@ fn out_of_order_arrival_with_true_timestamps_is_not_inverted() {
 fn state_step_result_completing_before_it_starts_is_flagged() {
     let mut input = input_of("direct final answer");
     let state = input.state.as_mut().unwrap();
-    state["stepResults"][0]["startedAt"] = json!("2026-01-20T12:00:05.000000+00:00");
-    state["stepResults"][0]["completedAt"] = json!("2026-01-20T12:00:00.250000+00:00");
+    *state.pointer_entry("/stepResults/0/startedAt").unwrap() = json!("2026-01-20T12:00:05.000000+00:00");
+    *state.pointer_entry("/stepResults/0/completedAt").unwrap() = json!("2026-01-20T12:00:00.250000+00:00");
     let found = diagnose(&input);
     let inverted = with_code(&found, "step_timing_inverted");
     assert_eq!(inverted.len(), 1, "{found:?}");
@@ -233,11 +234,11 @@ fn state_step_result_completing_before_it_starts_is_flagged() {
 fn step_start_after_its_own_tool_started_is_creation_time() {
     let mut input = input_of("tool call then final answer");
     let state = input.state.as_mut().unwrap();
-    let result = &mut state["stepResults"][0];
+    let result = state.pointer_mut("/stepResults/0").unwrap();
     // The tool ran at 12:00:00 (whole seconds); the step object was created after it.
     let tool_start = at(&result["step"]["toolExecutions"][0]["startedAt"]);
-    result["startedAt"] = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
-    result["completedAt"] = Value::from(format_utc_millis(&(tool_start + Duration::seconds(3))));
+    *result.pointer_entry("/startedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
+    *result.pointer_entry("/completedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(3))));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["step_timing_from_creation"]);
     assert_eq!(found[0].path, "/state/stepResults/0/startedAt");
@@ -248,13 +249,13 @@ fn step_start_after_its_own_tool_started_is_creation_time() {
 fn step_start_within_the_tool_start_second_is_not_creation_time() {
     let mut input = input_of("tool call then final answer");
     let state = input.state.as_mut().unwrap();
-    let result = &mut state["stepResults"][0];
+    let result = state.pointer_mut("/stepResults/0").unwrap();
     // DATE_ATOM drops the fraction: a tool "at 12:00:00" may have started at 12:00:00.9.
     let tool_start = at(&result["step"]["toolExecutions"][0]["startedAt"]);
-    result["startedAt"] = Value::from(format_utc_millis(
+    *result.pointer_entry("/startedAt").unwrap() = Value::from(format_utc_millis(
         &(tool_start + Duration::milliseconds(900)),
     ));
-    result["completedAt"] = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
+    *result.pointer_entry("/completedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -266,7 +267,7 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
     let s = position(&input.envelopes, "agent.step.started", 1);
     let c = position(&input.envelopes, "agent.step.completed", 1);
     shift(
-        &mut input.envelopes[s]["timestamp"],
+        input.envelopes[s].pointer_entry("/timestamp").unwrap(),
         -Duration::milliseconds(123_500),
     );
     let (start, end) = (
@@ -274,7 +275,7 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
         at(&input.envelopes[c]["timestamp"]),
     );
     // What the reference writes for this interval (quirk 4): 3.5 s.
-    input.envelopes[c]["payload"]["duration_ms"] = json!(step_duration_ms(&start, &end, true));
+    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(step_duration_ms(&start, &end, true));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].path, format!("/envelopes/{c}/payload/duration_ms"));
@@ -291,7 +292,7 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
     );
 
     // The fixed encoder's duration agrees with the timestamps.
-    input.envelopes[c]["payload"]["duration_ms"] = json!(step_duration_ms(&start, &end, false));
+    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(step_duration_ms(&start, &end, false));
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -299,12 +300,12 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
 fn step_duration_off_by_other_than_minutes_has_no_likely_cause() {
     let mut input = input_of("direct final answer");
     let c = position(&input.envelopes, "agent.step.completed", 1);
-    input.envelopes[c]["payload"]["duration_ms"] = json!(10_000.0);
+    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(10_000.0);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].evidence["likely_cause"], Value::Null);
     // Within a second: broadcast timestamps trail the producer's own clock reads.
-    input.envelopes[c]["payload"]["duration_ms"] = json!(900.0);
+    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(900.0);
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -316,7 +317,7 @@ fn negative_tool_duration_is_flagged() {
         .iter()
         .rposition(|e| e["type"] == "agent.tool.completed")
         .unwrap();
-    input.envelopes[t]["payload"]["duration_ms"] = json!(-998);
+    *input.envelopes[t].pointer_entry("/payload/duration_ms").unwrap() = json!(-998);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].path, format!("/envelopes/{t}/payload/duration_ms"));
@@ -346,14 +347,14 @@ fn time_evaluation(evaluations: &Value) -> usize {
 fn execution_time_measured_from_the_session_start_is_flagged() {
     let mut input = input_of("tool call then final answer");
     let c = position(&input.envelopes, "agent.continuation", 1);
-    let evaluations = &mut input.envelopes[c]["payload"]["evaluations"];
+    let evaluations = input.envelopes[c].pointer_mut("/payload/evaluations").unwrap();
     let j = time_evaluation(evaluations);
     // The session began an hour before this execution (the state was restored).
     let reason = evaluations[j]["reason"]
         .as_str()
         .unwrap()
         .replacen("0s/", "3600s/", 1);
-    evaluations[j]["reason"] = Value::from(reason);
+    *evaluations.pointer_entry(&format!("/{j}/reason")).unwrap() = Value::from(reason);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["time_limit_from_session_start"]);
     assert_eq!(
@@ -370,15 +371,15 @@ fn execution_time_close_to_the_real_interval_is_not_flagged() {
     let c = position(&input.envelopes, "agent.continuation", 2);
     // The execution really ran ten minutes.
     for e in &mut input.envelopes[c..] {
-        shift(&mut e["timestamp"], Duration::minutes(10));
+        shift(e.pointer_entry("/timestamp").unwrap(), Duration::minutes(10));
     }
-    let evaluations = &mut input.envelopes[c]["payload"]["evaluations"];
+    let evaluations = input.envelopes[c].pointer_mut("/payload/evaluations").unwrap();
     let j = time_evaluation(evaluations);
     let reason = evaluations[j]["reason"]
         .as_str()
         .unwrap()
         .replacen("0s/", "600s/", 1);
-    evaluations[j]["reason"] = Value::from(reason);
+    *evaluations.pointer_entry(&format!("/{j}/reason")).unwrap() = Value::from(reason);
     // (The last step.completed moved with it: its duration now disagrees, nothing else.)
     assert_eq!(codes(&diagnose(&input)), vec!["duration_inconsistent"]);
 }
@@ -388,9 +389,13 @@ fn state_continuation_measured_from_the_session_start_is_flagged() {
     let mut input = input_of("direct final answer");
     let state = input.state.as_mut().unwrap();
     let last = state["stepResults"].as_array().unwrap().len() - 1;
-    let evaluations = &mut state["stepResults"][last]["outcome"]["evaluations"];
+    let evaluations = state
+        .pointer_mut(&format!("/stepResults/{last}/outcome/evaluations"))
+        .unwrap();
     let j = time_evaluation(evaluations);
-    evaluations[j]["context"]["elapsedSeconds"] = json!(7200);
+    *evaluations
+        .pointer_entry(&format!("/{j}/context/elapsedSeconds"))
+        .unwrap() = json!(7200);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["time_limit_from_session_start"]);
     assert_eq!(
@@ -398,7 +403,7 @@ fn state_continuation_measured_from_the_session_start_is_flagged() {
         format!("/state/stepResults/{last}/outcome/evaluations/{j}/context/elapsedSeconds")
     );
     // Without executionStartedAt (never restored from storage) there is nothing to compare.
-    input.state.as_mut().unwrap()["executionStartedAt"] = Value::Null;
+    *input.state.as_mut().unwrap().pointer_entry("/executionStartedAt").unwrap() = Value::Null;
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -444,7 +449,7 @@ fn a_failed_turn_followed_by_a_new_turn_on_the_same_execution_is_flagged() {
     let mut next = input_of("direct final answer").envelopes;
     next.remove(0);
     for e in &mut next {
-        shift(&mut e["timestamp"], Duration::minutes(1));
+        shift(e.pointer_entry("/timestamp").unwrap(), Duration::minutes(1));
     }
     let thrown = throws.len();
     let mut envelopes = throws;
@@ -463,8 +468,8 @@ fn turns_are_told_apart_by_session_as_well_as_execution_id() {
     // threw never ended, whatever the other session broadcast meanwhile.
     let label = |mut envs: Vec<Value>, session: &str| {
         for e in &mut envs {
-            e["session_id"] = json!(session);
-            e["execution_id"] = json!("exec-shared");
+            *e.pointer_entry("/session_id").unwrap() = json!(session);
+            *e.pointer_entry("/execution_id").unwrap() = json!("exec-shared");
         }
         envs
     };
@@ -592,7 +597,7 @@ fn raw_input(name_starts: &str) -> Value {
 #[test]
 fn diagnose_value_decodes_raw_envelopes_and_reads_the_options() {
     let mut raw = raw_input("tool call then final answer");
-    raw["includeToolResults"] = json!(false);
+    *raw.pointer_entry("/includeToolResults").unwrap() = json!(false);
     let found = diagnose_value(&raw).unwrap();
     let mut input = input_of("tool call then final answer");
     input.snapshot_options = Some(SlimConfig {
@@ -611,14 +616,14 @@ fn diagnose_value_decodes_raw_envelopes_and_reads_the_options() {
 #[test]
 fn diagnose_value_errors_carry_a_code_and_a_path() {
     let mut raw = raw_input("direct final answer");
-    raw["envelopes"][2]["timestamp"] = json!("yesterday");
+    *raw.pointer_entry("/envelopes/2/timestamp").unwrap() = json!("yesterday");
     let err = diagnose_value(&raw).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidTimestamp);
     assert_eq!(err.path.as_deref(), Some("/envelopes/2/timestamp"));
 
     let mut raw = raw_input("direct final answer");
-    raw["envelopes"][1]["payload"]
-        .as_object_mut()
+    raw.pointer_mut("/envelopes/1/payload")
+        .and_then(Value::as_object_mut)
         .unwrap()
         .remove("step_number");
     let err = diagnose_value(&raw).unwrap_err();

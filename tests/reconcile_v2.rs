@@ -47,7 +47,7 @@ fn turn_envelopes(turn: &Value, t: usize) -> Vec<Value> {
             let at = chrono::DateTime::parse_from_rfc3339(env["timestamp"].as_str().unwrap())
                 .unwrap()
                 + chrono::Duration::minutes(t as i64);
-            env["timestamp"] = Value::from(stepline::model::time::format_utc_millis(&at));
+            *env.pointer_entry("/timestamp").unwrap() = Value::from(stepline::model::time::format_utc_millis(&at));
             env
         })
         .collect()
@@ -255,14 +255,15 @@ fn streamed_step_durations_may_be_shorter_than_the_states_but_not_longer() {
     let turn = &case["expected"][0];
     let mut state = turn["finalState"].clone();
     // Each step took 4 s; the frozen clock made every date the same instant.
-    for (i, se) in state["execution"]["stepExecutions"]
-        .as_array_mut()
+    for (i, se) in state
+        .pointer_mut("/execution/stepExecutions")
+        .and_then(Value::as_array_mut)
         .unwrap()
         .iter_mut()
         .enumerate()
     {
-        se["startedAt"] = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4));
-        se["completedAt"] = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4 + 4));
+        *se.pointer_entry("/startedAt").unwrap() = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4));
+        *se.pointer_entry("/completedAt").unwrap() = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4 + 4));
     }
     let mut s = Session::new(None);
     let envelopes = turn_envelopes(turn, 0);
@@ -277,7 +278,7 @@ fn streamed_step_durations_may_be_shorter_than_the_states_but_not_longer() {
     for env in &envelopes {
         let mut env = env.clone();
         if env["type"] == "agent.step.completed" {
-            env["payload"]["duration_ms"] = Value::from(9000.0);
+            *env.pointer_entry("/payload/duration_ms").unwrap() = Value::from(9000.0);
         }
         s.ingest_value(&env).unwrap();
     }
@@ -297,11 +298,11 @@ fn a_cause_is_not_given_where_the_stream_does_not_show_its_situation() {
     let mut s = Session::new(None);
     for mut env in turn_envelopes(turn, 0) {
         if env["type"] == "agent.tool.completed" {
-            env["payload"]["success"] = Value::Bool(true);
-            env["payload"]["error"] = Value::Null;
+            *env.pointer_entry("/payload/success").unwrap() = Value::Bool(true);
+            *env.pointer_entry("/payload/error").unwrap() = Value::Null;
         }
         if env["type"] == "agent.step.completed" {
-            env["payload"]["errors"] = Value::from(0);
+            *env.pointer_entry("/payload/errors").unwrap() = Value::from(0);
         }
         s.ingest_value(&env).unwrap();
     }

@@ -380,7 +380,7 @@ fn a_difference_inside_the_window_names_the_run_step() {
     let run = long_run(30, Ending::Answer);
     let s = session_of(&run.envelopes);
     let mut snapshot = slim(&run.state, &SlimConfig::standard());
-    snapshot["steps"][0]["finish_reason"] = json!("length");
+    *snapshot.pointer_entry("/steps/0/finish_reason").unwrap() = json!("length");
     let r = s.reconcile(&snapshot);
     assert_eq!(
         described(&r),
@@ -440,7 +440,7 @@ fn steps_streamed_past_the_snapshot_count_are_extra_not_outside() {
     let run = long_run(30, Ending::Answer);
     let s = session_of(&run.envelopes);
     let mut snapshot = slim(&run.state, &SlimConfig::minimal());
-    snapshot["step_count"] = json!(28);
+    *snapshot.pointer_entry("/step_count").unwrap() = json!(28);
     let r = s.reconcile(&snapshot);
     let extra: Vec<_> = r.differences.iter().map(|d| (d.kind, d.step)).collect();
     assert_eq!(extra, [("extra_step", Some(29)), ("extra_step", Some(30))]);

@@ -41,7 +41,7 @@ fn runs() -> Vec<(String, Vec<Turn>)> {
                         .map(|e| {
                             let mut env = e["envelope"].clone();
                             id = format!("{}-{i}", env["session_id"].as_str().unwrap());
-                            env["session_id"] = Value::from(id.as_str());
+                            *env.pointer_entry("/session_id").unwrap() = Value::from(id.as_str());
                             env
                         })
                         .collect(),
@@ -159,7 +159,7 @@ fn with_durations(runs: &mut [(String, Vec<Turn>)]) {
                     e["type"] == "agent.step.completed" || e["type"] == "agent.tool.completed";
                 if timed {
                     k += 1;
-                    e["payload"]["duration_ms"] = json!((k * 37) % 101);
+                    *e.pointer_entry("/payload/duration_ms").unwrap() = json!((k * 37) % 101);
                 }
             }
         }

@@ -141,7 +141,7 @@ fn reconcile_reports_status_with_the_state_mapping() {
     let s = session_of(&turns[0].envelopes);
     assert_eq!(s.view()["state_status"], "completed");
     let mut snap = turns[0].slim.clone();
-    snap["status"] = json!("failed");
+    *snap.pointer_entry("/status").unwrap() = json!("failed");
     let r = s.reconcile(&snap);
     assert_eq!(kinds(&r), ["status_mismatch"]);
     assert_eq!(r.differences[0].path, "/status");
@@ -359,7 +359,7 @@ fn a_foreign_sessions_events_are_rejected_counted_and_never_merged() {
             s.ingest_value(e).unwrap();
             if i % 2 == 0 {
                 let mut other = e.clone();
-                other["session_id"] = json!("sess-other");
+                *other.pointer_entry("/session_id").unwrap() = json!("sess-other");
                 let out = s.ingest_value(&other).unwrap();
                 assert_eq!(out.rejected, Some("foreign_session"));
                 assert!(!out.applied);
@@ -559,7 +559,7 @@ fn reconcile_names_tool_calls_missing_and_unexpected() {
         .unwrap();
     let s = session_of(&turns[0].envelopes);
     let mut snap = turns[0].slim.clone();
-    snap["steps"][0]["tool_calls"][1]["name"] = json!("get_weather");
+    *snap.pointer_entry("/steps/0/tool_calls/1/name").unwrap() = json!("get_weather");
     let r = s.reconcile(&snap);
     assert_eq!(kinds(&r), ["tool_call_missing", "tool_call_unexpected"]);
     assert_eq!(r.differences[0].path, "/steps/0/tool_calls/1");
@@ -573,9 +573,9 @@ fn reconcile_names_field_mismatches_with_snapshot_paths() {
         .unwrap();
     let s = session_of(&turns[0].envelopes);
     let mut snap = turns[0].slim_full.clone();
-    snap["steps"][1]["finish_reason"] = json!("length");
-    snap["steps"][1]["usage"]["total"] = json!(999);
-    snap["last_continuation"]["stop_reason"] = json!("steps_limit");
+    *snap.pointer_entry("/steps/1/finish_reason").unwrap() = json!("length");
+    *snap.pointer_entry("/steps/1/usage/total").unwrap() = json!(999);
+    *snap.pointer_entry("/last_continuation/stop_reason").unwrap() = json!("steps_limit");
     let r = s.reconcile(&snap);
     let paths: Vec<&str> = r.differences.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(
@@ -606,15 +606,15 @@ fn reconcile_names_missing_and_extra_steps_within_the_window() {
     let r = s.reconcile(&turns[0].slim);
     assert!(kinds(&r).contains(&"missing_step"));
     let mut window = turns[0].slim.clone();
-    window["steps"].as_array_mut().unwrap().remove(0);
+    window.get_mut("steps").unwrap().as_array_mut().unwrap().remove(0);
     let full = session_of(&turns[0].envelopes);
     assert!(
         full.reconcile(&window).consistent(),
         "step 1 is outside a last-1 window"
     );
     let mut fewer = turns[0].slim.clone();
-    fewer["steps"].as_array_mut().unwrap().pop();
-    fewer["step_count"] = json!(1);
+    fewer.get_mut("steps").unwrap().as_array_mut().unwrap().pop();
+    *fewer.pointer_entry("/step_count").unwrap() = json!(1);
     let r = full.reconcile(&fewer);
     assert_eq!(kinds(&r), ["extra_step"]);
     assert_eq!(r.differences[0].path, "/stream/steps/2");
@@ -745,9 +745,9 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_reference_run() {
             noisy.push(e.clone());
             let mut odd = e.clone();
             if i % 3 == 0 {
-                odd["session_id"] = json!(format!("other-{}", i % 2));
+                *odd.pointer_entry("/session_id").unwrap() = json!(format!("other-{}", i % 2));
             } else {
-                odd[format!("x_{i}")] = json!(i);
+                odd.as_object_mut().unwrap().insert(format!("x_{i}"), json!(i));
             }
             noisy.push(odd);
         }
@@ -758,7 +758,7 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_reference_run() {
 #[test]
 fn a_new_execution_id_is_a_new_turn() {
     let mut second = envelope("agent.step.started", json!({"step_number": 1}));
-    second["execution_id"] = json!("e2");
+    *second.pointer_entry("/execution_id").unwrap() = json!("e2");
     let s = session_of(&[
         envelope("agent.step.started", json!({"step_number": 1})),
         second,
@@ -856,9 +856,9 @@ fn a_session_recording_replays_native_events_and_unknown_fields_to_the_same_view
         "agent.step.started",
         json!({"step_number": 2, "novel": true}),
     );
-    odd["session_id"] = Value::Null;
-    odd["extra_top"] = json!(1);
-    odd["session_id"] = json!("s1");
+    *odd.pointer_entry("/session_id").unwrap() = Value::Null;
+    *odd.pointer_entry("/extra_top").unwrap() = json!(1);
+    *odd.pointer_entry("/session_id").unwrap() = json!("s1");
     s.ingest_value(&odd).unwrap();
     let (back, _) = Session::from_recording(&s.to_recording()).unwrap();
     assert_eq!(back.view(), s.view());
@@ -882,7 +882,7 @@ fn a_hostile_chunk_index_costs_a_range_not_a_list() {
 fn a_jsonl_batch_counts_what_it_did_and_names_bad_lines() {
     let e = envelope("agent.step.started", json!({"step_number": 1}));
     let mut foreign = e.clone();
-    foreign["session_id"] = json!("other");
+    *foreign.pointer_entry("/session_id").unwrap() = json!("other");
     let text = format!("{e}\n\n{e}\nnot json\n{foreign}\n");
     let mut s = Session::new(Some("s1".into()));
     let out = s.ingest_jsonl(&text);
@@ -1154,7 +1154,7 @@ fn many_turns_each_find_their_own_execution() {
     for round in 0..2 {
         for i in 0..3000 {
             let mut e = envelope("agent.step.started", json!({"step_number": round + 1}));
-            e["execution_id"] = json!(format!("e{i}"));
+            *e.pointer_entry("/execution_id").unwrap() = json!(format!("e{i}"));
             s.ingest_value(&e).unwrap();
         }
     }
@@ -1186,7 +1186,7 @@ fn view_warnings_name_the_envelope_they_came_from() {
         "agent.step.started",
         json!({"step_number": 1, "mood": "calm"}),
     );
-    e["timestamp"] = json!("2026-01-20T12:00:01.000Z");
+    *e.pointer_entry("/timestamp").unwrap() = json!("2026-01-20T12:00:01.000Z");
     s.ingest_value(&e).unwrap();
     let v = s.view();
     let w = &v["warnings"][0];

@@ -101,7 +101,7 @@ fn redelivered_and_foreign_envelopes_are_not_evidence() {
     let expected = once.diagnose(&Value::Null).unwrap();
 
     let mut foreign = envelopes[0].clone();
-    foreign["session_id"] = Value::from("someone-else");
+    *foreign.pointer_entry("/session_id").unwrap() = Value::from("someone-else");
     let mut twice = Session::new(None);
     twice.ingest_jsonl(&jsonl(&envelopes));
     twice.ingest_jsonl(&jsonl(&envelopes));
@@ -117,7 +117,7 @@ fn a_leak_in_the_final_snapshot_is_found_through_the_session() {
     let mut snapshot = last_slim(&case);
     let args =
         snapshot["messages"][1]["_metadata"]["tool_calls"][0]["function"]["arguments"].clone();
-    snapshot["messages"][1]["content"] = args;
+    *snapshot.pointer_entry("/messages/1/content").unwrap() = args;
     let mut session = Session::new(None);
     session.ingest_jsonl(&jsonl(&raw_envelopes(&case)));
     let found = session.diagnose(&json!({"snapshot": snapshot})).unwrap();

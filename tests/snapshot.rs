@@ -102,8 +102,8 @@ fn inconsistent_counts_and_numbering_are_reported() {
         })
         .unwrap()["expected"]
         .clone();
-    snapshot["step_count"] = json!(2);
-    snapshot["steps"][1]["step_number"] = json!(5);
+    *snapshot.pointer_entry("/step_count").unwrap() = json!(2);
+    *snapshot.pointer_entry("/steps/1/step_number").unwrap() = json!(5);
     let found: Vec<(String, &str)> = validate(&snapshot)
         .errors
         .into_iter()
@@ -292,7 +292,7 @@ fn negative_token_counts_are_valid_with_a_warning_and_the_schema_agrees() {
     // Other counts keep their minimum, and a token count must still be an integer.
     assert_eq!(schema["properties"]["step_count"]["minimum"], 0);
     let mut broken = snapshot.clone();
-    broken["usage"]["input"] = json!(1.5);
+    *broken.pointer_entry("/usage/input").unwrap() = json!(1.5);
     let errors: Vec<(String, &str)> = validate(&broken)
         .errors
         .into_iter()

@@ -18,8 +18,9 @@ use common::{case_starting, Corpus::V1_22};
 
 /// The state's assistant message that calls tools.
 fn calling_message(state: &mut Value) -> &mut Value {
-    state["messageStore"]["sections"][0]["messages"]
-        .as_array_mut()
+    state
+        .pointer_mut("/messageStore/sections/0/messages")
+        .and_then(Value::as_array_mut)
         .unwrap()
         .iter_mut()
         .find(|m| m["_metadata"]["tool_calls"].is_array())
@@ -38,7 +39,7 @@ fn leaking_state() -> (Value, String) {
         .as_str()
         .unwrap()
         .to_string();
-    m["content"] = Value::from(args.as_str());
+    *m.pointer_entry("/content").unwrap() = Value::from(args.as_str());
     (state, args)
 }
 
@@ -108,7 +109,7 @@ fn compat_redaction_keeps_the_reference_leak_and_no_redaction_keeps_the_content(
 fn natural_text_beside_a_tool_call_survives_redaction() {
     let (mut state, _) = leaking_state();
     let m = calling_message(&mut state);
-    m["content"] = Value::from("Let me look that up.");
+    *m.pointer_entry("/content").unwrap() = Value::from("Let me look that up.");
     let snapshot = slim_of(&state, &redacted(false));
     assert_eq!(
         assistant_with_calls(&snapshot)["content"],
@@ -166,10 +167,10 @@ fn diagnose_flags_leaked_arguments_cut_by_the_content_limit() {
 fn diagnose_does_not_flag_prose_beside_a_redacted_call() {
     let (state, _) = leaking_state();
     let mut snapshot = slim_of(&state, &redacted(true));
-    snapshot["messages"][1]["content"] = Value::from("Checking {the} weather...");
+    *snapshot.pointer_entry("/messages/1/content").unwrap() = Value::from("Checking {the} weather...");
     assert!(leak_findings(snapshot.clone()).is_empty());
     // A JSON array is not an arguments object either.
-    snapshot["messages"][1]["content"] = Value::from("[1, 2]");
+    *snapshot.pointer_entry("/messages/1/content").unwrap() = Value::from("[1, 2]");
     assert!(leak_findings(snapshot).is_empty());
 }
 
@@ -196,11 +197,11 @@ fn restore_maps_seed_000_usage_to_the_models_usage() {
 #[test]
 fn restore_refuses_a_seed_usage_total_it_cannot_keep() {
     let mut snapshot = seed_snapshot();
-    snapshot["usage"]["total"] = Value::from(1900);
+    *snapshot.pointer_entry("/usage/total").unwrap() = Value::from(1900);
     let err = restore(&snapshot, &V1_22.now()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidValue);
     assert_eq!(err.path.as_deref(), Some("/usage/total"));
-    snapshot["usage"]["prompt"] = Value::from("1200");
+    *snapshot.pointer_entry("/usage/prompt").unwrap() = Value::from("1200");
     let err = restore(&snapshot, &V1_22.now()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidType);
     assert_eq!(err.path.as_deref(), Some("/usage/prompt"));
@@ -210,7 +211,7 @@ fn restore_refuses_a_seed_usage_total_it_cannot_keep() {
 fn restore_reads_the_reference_usage_form_as_the_reference_does() {
     // A usage with any reference key is the reference's form: seed keys are ignored there.
     let mut snapshot = seed_snapshot();
-    snapshot["usage"] = json!({"input": "10", "output": 5.9, "prompt": 99});
+    *snapshot.pointer_entry("/usage").unwrap() = json!({"input": "10", "output": 5.9, "prompt": 99});
     let state = restore(&snapshot, &V1_22.now()).unwrap();
     assert_eq!((state.usage.input, state.usage.output), (10, 5));
 }

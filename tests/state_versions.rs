@@ -121,7 +121,7 @@ fn a_stored_api_key_never_reaches_the_view_an_error_or_debug_output() {
     let key = "sk-test-SEEDED-4f1c2a9e";
     let run = &vectors_of(V2_7, "agent-runs.json")[0];
     let mut state = with_ids(&run["expected"][0]["finalState"]);
-    state["llmConfig"] = stepline::json::from_str(&format!(
+    *state.pointer_entry("/llmConfig").unwrap() = stepline::json::from_str(&format!(
         r#"{{"apiUrl": "https://llm.invalid/v1", "apiKey": "{key}", "model": "m"}}"#
     ))
     .unwrap();
@@ -133,7 +133,7 @@ fn a_stored_api_key_never_reaches_the_view_an_error_or_debug_output() {
     assert_eq!(view["llmConfig"]["apiKey"], "[redacted]");
     assert!(!format!("{s:?}").contains(key), "Debug shows the key");
     // A bad value elsewhere in the same state: the error names it, not the key.
-    state["executionCount"] = Value::from("1");
+    *state.pointer_entry("/executionCount").unwrap() = Value::from("1");
     let err = AnyAgentState::from_value(&state, &V2_7.now()).unwrap_err();
     assert!(!err.to_string().contains(key));
     assert_eq!(err.path.as_deref(), Some("/executionCount"));

@@ -295,7 +295,7 @@ fn a_turn_after_a_broadcaster_reset_opens_from_idle_as_a_new_turn() {
     // starts `processing` from `idle` again under the same execution id.
     for b in turns[1]["envelopes"].as_array().unwrap() {
         let mut e = b["envelope"].clone();
-        e["timestamp"] = Value::from("2026-08-10T12:00:01.250Z");
+        *e.pointer_entry("/timestamp").unwrap() = Value::from("2026-08-10T12:00:01.250Z");
         s.ingest_value(&e).unwrap();
     }
     let execs = s.view()["executions"].as_array().unwrap().clone();
@@ -316,7 +316,7 @@ fn diagnose_finds_no_producer_bug_in_v2_runs_but_the_raw_frames() {
                 // Turns a second apart: the corpus's frozen clock makes a later
                 // turn's statuses byte-identical to an earlier turn's.
                 let mut e = b["envelope"].clone();
-                e["timestamp"] = Value::from(format!("2026-08-10T12:00:0{t}.250Z"));
+                *e.pointer_entry("/timestamp").unwrap() = Value::from(format!("2026-08-10T12:00:0{t}.250Z"));
                 s.ingest_value(&e).unwrap();
             }
         }

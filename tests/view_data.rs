@@ -103,7 +103,7 @@ fn seed_000_status_words_map_so_reconcile_reports_no_status_mismatch() {
     let running = session_of_lines(&lines("seed-000/failed-run.jsonl")[..3]);
     assert_eq!(exec(&running)["state_status"], "in_progress");
     let mut snap_running = snap.clone();
-    snap_running["status"] = Value::from("in_progress");
+    *snap_running.pointer_entry("/status").unwrap() = Value::from("in_progress");
     let r = running.reconcile(&snap_running);
     assert!(
         !r.differences.iter().any(|d| d.kind == "status_mismatch"),

@@ -381,7 +381,9 @@ fn recorded(run: u8, edits: &[Edit]) -> Vec<Value> {
             }
             Edit::Foreign(a) => {
                 let a = at(a);
-                list[a]["session_id"] = Value::from("someone-else");
+                if let Some(env) = list[a].as_object_mut() {
+                    env.insert("session_id", Value::from("someone-else"));
+                }
             }
         }
     }

@@ -118,9 +118,9 @@ pub fn session_of(envelopes: &[Value]) -> Session {
 pub fn view_of(s: &Session) -> Value {
     let mut v = s.view();
     v.as_object_mut().unwrap().remove("counts");
-    for exec in v["executions"].as_array_mut().unwrap() {
-        for step in exec["steps"].as_array_mut().unwrap() {
-            let tools = step["tools"].as_array_mut().unwrap();
+    for exec in v.get_mut("executions").unwrap().as_array_mut().unwrap() {
+        for step in exec.get_mut("steps").unwrap().as_array_mut().unwrap() {
+            let tools = step.get_mut("tools").unwrap().as_array_mut().unwrap();
             tools.sort_by_key(|t| t.to_string());
         }
     }

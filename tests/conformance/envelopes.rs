@@ -130,7 +130,8 @@ fn step_intervals(input: &Value, now: &Timestamp) -> Result<Vec<Option<f64>>, St
 /// `input` with every step's `startedAt` moved back by `by`.
 fn started_earlier(input: &Value, by: chrono::Duration) -> Result<Value, String> {
     let mut out = input.clone();
-    for op in out["ops"].as_array_mut().into_iter().flatten() {
+    let ops = out.get_mut("ops").and_then(Value::as_array_mut);
+    for op in ops.into_iter().flatten() {
         if op["event"] != "AgentStepCompleted" {
             continue;
         }

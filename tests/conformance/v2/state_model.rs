@@ -161,8 +161,9 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
         }
         v
     });
-    if let Some(debug) = case["expected"]
-        .get_mut("derived")
+    if let Some(debug) = case
+        .get_mut("expected")
+        .and_then(|e| e.get_mut("derived"))
         .and_then(|d| d.get_mut("debug"))
         .and_then(Value::as_object_mut)
     {
