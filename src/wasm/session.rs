@@ -342,8 +342,8 @@ fn outcome_js(o: &crate::session::IngestOutcome) -> Result<JsValue, JsValue> {
         (false, false, Some("foreign_session")) => Some(2),
         _ => None,
     };
-    match common {
-        Some(i) => Ok(OUTCOMES.with(|texts| parse_js(&texts[i]))),
+    match common.and_then(|i| OUTCOMES.with(|texts| texts.get(i).map(parse_js))) {
+        Some(outcome) => Ok(outcome),
         None => to_js(&o.to_value()),
     }
 }
@@ -454,11 +454,14 @@ fn apply_exec(
     if step_lists.len() <= slot {
         step_lists.resize_with(slot + 1, Array::new);
     }
+    // The list was extended above to hold `slot`.
+    let Some(work) = step_lists.get(slot) else {
+        return old.clone();
+    };
     let new = !old.is_object();
     let exec = assign2(&Object::new(), old, &change.get(1));
     let steps = change.get(2);
     if let Some(steps) = steps.dyn_ref::<Array>() {
-        let work = &step_lists[slot];
         for step in steps.iter() {
             Object::freeze(step.unchecked_ref::<Object>());
             place_step(k, work, step);
@@ -468,7 +471,7 @@ fn apply_exec(
         set_field(
             &exec,
             &k.steps,
-            &Object::freeze(&step_lists[slot].slice(0, u32::MAX)),
+            &Object::freeze(&work.slice(0, u32::MAX)),
         );
     }
     let text = change.get(3);
