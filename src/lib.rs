@@ -17,10 +17,10 @@ pub mod error;
 pub mod json;
 pub mod lint;
 pub mod model;
-pub mod php;
+pub(crate) mod php;
 pub mod session;
 pub mod snapshot;
-pub mod sort;
+pub(crate) mod sort;
 
 pub use error::{ErrorCode, SteplineError};
 

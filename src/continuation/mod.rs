@@ -7,7 +7,7 @@ pub mod decision;
 pub mod error_policy;
 pub mod evaluate;
 pub mod evaluation;
-pub mod format;
+pub(crate) mod format;
 pub mod observe;
 pub mod outcome;
 pub mod replay;

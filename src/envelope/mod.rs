@@ -5,9 +5,9 @@
 pub mod cap;
 pub mod config;
 pub mod decode;
-pub mod dialect;
+pub(crate) mod dialect;
 pub mod encoder;
-pub mod frames;
+pub(crate) mod frames;
 pub mod schema;
 pub mod summary;
 pub mod transport;

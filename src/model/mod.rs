@@ -5,14 +5,14 @@
 pub mod annotations;
 pub mod cached_context;
 pub mod finish_reason;
-pub mod ids;
+pub(crate) mod ids;
 pub mod inference;
 pub mod info;
-pub mod leaked_args;
+pub(crate) mod leaked_args;
 pub mod message;
 pub mod message_store;
 pub mod provider;
-pub mod read;
+pub(crate) mod read;
 pub mod role;
 pub mod state;
 pub mod step;

@@ -90,10 +90,6 @@ impl Fingerprinter {
         self.bytes(b's', s.as_bytes());
     }
 
-    pub fn int(&mut self, n: i64) {
-        self.bytes(b'i', &n.to_le_bytes());
-    }
-
     /// The whole value. Object members are taken in their order (the
     /// normalised envelope's), numbers by kind so `1` and `1.0` differ.
     pub fn value(&mut self, v: &Value) {
@@ -468,12 +464,10 @@ impl Seen {
         }
     }
 
-    pub fn len(&self) -> usize {
+    /// How many fingerprints it holds (what the unit tests check).
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 }
 

@@ -12,25 +12,25 @@
 //! assert_eq!(s.status(), Some("processing"));
 //! ```
 
-pub mod annotate;
-pub mod apply;
-pub mod attribution;
+pub(crate) mod annotate;
+pub(crate) mod apply;
+pub(crate) mod attribution;
 pub mod causes;
-pub mod collect;
-pub mod dedup;
-pub mod diagnose;
-pub mod gaps;
-pub mod patch;
+pub(crate) mod collect;
+pub(crate) mod dedup;
+pub(crate) mod diagnose;
+pub(crate) mod gaps;
+pub(crate) mod patch;
 pub mod reconcile;
-pub mod reconcile_v2;
+pub(crate) mod reconcile_v2;
 pub mod recording;
 pub mod runlog;
-pub mod segments;
+pub(crate) mod segments;
 pub mod stale;
 pub mod status;
-pub mod text;
+pub(crate) mod text;
 pub mod view;
-pub mod window;
+pub(crate) mod window;
 
 use std::collections::BTreeMap;
 
