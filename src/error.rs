@@ -65,14 +65,17 @@ impl ErrorCode {
 /// A typed failure with a JSON-pointer path into the input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SteplineError {
+    /// What went wrong, as a stable code.
     pub code: ErrorCode,
     /// JSON pointer (RFC 6901) to the offending value, `None` when the problem
     /// is the input as a whole (e.g. it is not JSON).
     pub path: Option<String>,
+    /// What is wrong, for a human.
     pub message: String,
 }
 
 impl SteplineError {
+    /// An error with a path (`Some`) or about the input as a whole (`None`).
     pub fn new(
         code: ErrorCode,
         path: impl Into<Option<String>>,
@@ -124,8 +127,10 @@ pub struct LineErrors {
 }
 
 impl LineErrors {
+    /// How many failing lines are kept with their errors.
     pub const LISTED: usize = 1000;
 
+    /// Counts a failing line, keeping it while fewer than [`LineErrors::LISTED`] are.
     pub fn push(&mut self, line: usize, e: SteplineError) {
         self.count += 1;
         if self.listed.len() < Self::LISTED {

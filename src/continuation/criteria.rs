@@ -67,42 +67,62 @@ impl ResponsePredicate {
 /// producer would.
 #[derive(Clone, Debug)]
 pub enum Criterion {
+    /// Stops once the run has taken `max` steps.
     StepsLimit {
+        /// The step limit.
         max: i64,
     },
+    /// Stops once the accumulated token usage reaches `max`.
     TokenUsageLimit {
+        /// The token limit.
         max: i64,
     },
+    /// Stops once the execution has run `max_seconds` (whole seconds, as the producer counts).
     ExecutionTimeLimit {
+        /// The limit in seconds (positive).
         max_seconds: i64,
     },
+    /// Stops once the execution time summed across pauses reaches `max_seconds`.
     CumulativeExecutionTimeLimit {
+        /// The limit in seconds (positive).
         max_seconds: i64,
     },
+    /// Forbids continuing when the current step has errors.
     ErrorPresenceCheck,
     /// Stop reasons as configured (strings, numbers, or null which is dropped).
     FinishReasonCheck {
+        /// The configured reasons, compared with the step's finish reason as strings.
         stop_reasons: Vec<Value>,
     },
+    /// Stops after `max` consecutive failed steps.
     RetryLimit {
+        /// How many consecutive failures are allowed.
         max: i64,
     },
+    /// Requests more work, or allows a stop, depending on the response text.
     ResponseContentCheck {
+        /// The test applied to the response.
         predicate: ResponsePredicate,
     },
+    /// Applies an error policy to the current step's error context.
     ErrorPolicy {
+        /// The policy.
         policy: ErrorPolicy,
     },
+    /// Requests continuation while the current step called tools.
     ToolCallPresenceCheck,
     /// A criterion that always returns one decision (the producer's `CallableCriterion`).
     Fixed {
+        /// The decision it always returns.
         decision: Decision,
     },
     /// A nested `ContinuationCriteria` collection, contributing one evaluation.
     All(Vec<Criterion>),
     /// Reports another class name in its evaluation (e.g. the ToolUse ToolCallPresenceCheck).
     Renamed {
+        /// The class name the evaluation reports.
         class: String,
+        /// The criterion that decides.
         inner: Box<Criterion>,
     },
 }

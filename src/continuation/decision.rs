@@ -6,13 +6,18 @@ use crate::model::read;
 /// `forbid`, `allow`, `request` or `stop` (the reference's `ContinuationDecision`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Decision {
+    /// `forbid`: the run must stop; wins over every other vote.
     ForbidContinuation,
+    /// `allow`: the run may continue.
     AllowContinuation,
+    /// `request`: the run should continue (more work asked for).
     RequestContinuation,
+    /// `stop`: the run may stop.
     AllowStop,
 }
 
 impl Decision {
+    /// The wire value: `forbid`, `allow`, `request` or `stop`.
     pub fn as_str(self) -> &'static str {
         match self {
             Decision::ForbidContinuation => "forbid",
@@ -22,6 +27,7 @@ impl Decision {
         }
     }
 
+    /// Reads a wire value; anything else is `invalid_value` at `path`.
     pub fn parse(s: &str, path: &str) -> Result<Decision> {
         match s {
             "forbid" => Ok(Decision::ForbidContinuation),

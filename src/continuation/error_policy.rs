@@ -12,15 +12,22 @@ use crate::model::step::AgentStep;
 /// The kinds of error the producer distinguishes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorType {
+    /// A tool call failed.
     Tool,
+    /// The model (inference) failed.
     Model,
+    /// A response failed validation.
     Validation,
+    /// The provider refused for rate limiting.
     RateLimit,
+    /// A request timed out.
     Timeout,
+    /// Anything else.
     Unknown,
 }
 
 impl ErrorType {
+    /// The wire value (`tool`, `model`, `validation`, `rate_limit`, `timeout`, `unknown`).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorType::Tool => "tool",
@@ -32,6 +39,7 @@ impl ErrorType {
         }
     }
 
+    /// Reads a wire value; `None` for anything else.
     pub fn parse(s: &str) -> Option<ErrorType> {
         [
             ErrorType::Tool,
@@ -49,12 +57,16 @@ impl ErrorType {
 /// What to do about an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Handling {
+    /// Stop the run.
     Stop,
+    /// Retry, up to the policy's `max_retries`.
     Retry,
+    /// Carry on as if nothing failed.
     Ignore,
 }
 
 impl Handling {
+    /// The wire value: `stop`, `retry` or `ignore`.
     pub fn as_str(self) -> &'static str {
         match self {
             Handling::Stop => "stop",
@@ -63,6 +75,7 @@ impl Handling {
         }
     }
 
+    /// Reads a wire value; anything else is `invalid_value` at `path`.
     pub fn parse(s: &str, path: &str) -> Result<Handling> {
         match s {
             "stop" => Ok(Handling::Stop),
@@ -83,12 +96,19 @@ impl Handling {
 /// Handling per error type plus the retry budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ErrorPolicy {
+    /// On a tool error (`onToolError`).
     pub on_tool_error: Handling,
+    /// On a model error (`onModelError`).
     pub on_model_error: Handling,
+    /// On a validation error (`onValidationError`).
     pub on_validation_error: Handling,
+    /// On a rate-limit error (`onRateLimitError`).
     pub on_rate_limit_error: Handling,
+    /// On a timeout (`onTimeoutError`).
     pub on_timeout_error: Handling,
+    /// On any other error (`onUnknownError`).
     pub on_unknown_error: Handling,
+    /// Consecutive failures tolerated before `retry` becomes a stop (`maxRetries`).
     pub max_retries: i64,
 }
 
@@ -144,6 +164,7 @@ impl ErrorPolicy {
         }
     }
 
+    /// The handling configured for an error type.
     pub fn handling_for(&self, t: ErrorType) -> Handling {
         match t {
             ErrorType::Tool => self.on_tool_error,
@@ -184,14 +205,20 @@ impl ErrorPolicy {
 /// What went wrong in the current step, as the producer's resolver sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorContext {
+    /// The kind of the step's error.
     pub error_type: ErrorType,
+    /// Failed steps in a row, ending with the current one.
     pub consecutive_failures: i64,
+    /// Failed steps in the whole run.
     pub total_failures: i64,
+    /// The error's message, when there is one.
     pub message: Option<String>,
+    /// The failing tool, for tool errors.
     pub tool_name: Option<String>,
 }
 
 impl ErrorContext {
+    /// No error: the context of a step that did not fail.
     pub fn none() -> ErrorContext {
         ErrorContext {
             error_type: ErrorType::Unknown,
@@ -254,8 +281,11 @@ fn is_class(class: &str, expected: &str) -> bool {
 
 /// The decision an error policy takes on an error context, with its explanation.
 pub struct PolicyVerdict {
+    /// The handling the policy chose.
     pub handling: Handling,
+    /// Whether the run may continue.
     pub continue_allowed: bool,
+    /// The producer's explanation, word for word.
     pub reason: String,
 }
 

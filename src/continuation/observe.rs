@@ -9,9 +9,13 @@ use crate::model::time::Timestamp;
 
 /// A run in parts: the recorded steps, the current step, and the totals so far.
 pub struct RunFacts<'a> {
+    /// The recorded steps up to and including the current one.
     pub steps: &'a [AgentStep],
+    /// The step being decided on, if any.
     pub current: Option<&'a AgentStep>,
+    /// Token usage accumulated so far.
     pub usage_total: i64,
+    /// Execution seconds accumulated across pauses and resumes.
     pub cumulative_seconds: f64,
     /// `executionStartedAt`, or the session start when it is unknown.
     pub time_origin: Timestamp,
@@ -21,14 +25,18 @@ pub struct RunFacts<'a> {
 /// or directly (tests, what-if tools) when only some facts matter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Observation {
+    /// The instant time limits are measured at.
     pub now: Timestamp,
+    /// Steps taken so far.
     pub step_count: i64,
     /// The state's accumulated token usage total.
     pub usage_total: i64,
     /// Where ExecutionTimeLimit measures from: `executionStartedAt`, falling back
     /// to the session's `startedAt` as the producer does.
     pub time_origin: Timestamp,
+    /// Execution seconds accumulated across pauses and resumes.
     pub cumulative_seconds: f64,
+    /// Whether the current step has errors.
     pub current_step_has_errors: bool,
     /// The current step's finish reason (normalised), `None` without a current step.
     pub finish_reason: Option<Value>,
@@ -39,6 +47,7 @@ pub struct Observation {
     /// The agent's tool-call signal: no steps yet, or the current step's stored
     /// tool calls (the producer's `hasToolCalls()`).
     pub has_tool_calls: bool,
+    /// The current step's error, for the error policy.
     pub error_context: ErrorContext,
 }
 

@@ -23,7 +23,9 @@ pub struct ReplayOptions {
 pub struct ReplayStep {
     /// 1-based position in the run.
     pub step_number: usize,
+    /// The step's id in the state.
     pub step_id: String,
+    /// What the replayed criteria decide after this step.
     pub outcome: Outcome,
     /// The outcome recorded by the producer for this step, when the state has one.
     pub recorded: Option<Outcome>,
@@ -46,6 +48,7 @@ impl ReplayStep {
 /// A whole replay.
 #[derive(Clone, Debug)]
 pub struct Replay {
+    /// Every step of the state, in order.
     pub steps: Vec<ReplayStep>,
 }
 
@@ -58,6 +61,7 @@ impl Replay {
             .map(|s| s.step_number)
     }
 
+    /// The JSON form (`{steps: [...], stopsAtStep}`) the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         let steps: Vec<Value> = self
             .steps

@@ -36,12 +36,17 @@ use crate::model::read;
 /// The producer's `AgentBuilder` options and their defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Defaults {
+    /// `maxSteps` (the StepsLimit).
     pub max_steps: i64,
+    /// `maxTokens` (the TokenUsageLimit).
     pub max_tokens: i64,
+    /// `maxExecutionTime` in seconds (the ExecutionTimeLimit).
     pub max_execution_time: i64,
     /// When set, the cumulative limit replaces the execution-time limit (seed 004).
     pub cumulative_timeout: Option<i64>,
+    /// The error policy of the ErrorPolicyCriterion.
     pub error_policy: ErrorPolicy,
+    /// Finish reasons that stop the run (the FinishReasonCheck).
     pub finish_reasons: Vec<Value>,
 }
 

@@ -34,7 +34,9 @@ impl Dialect {
 pub struct BroadcastConfig {
     /// The producer whose envelopes are reproduced.
     pub dialect: Dialect,
+    /// Broadcast the model's streamed text as `agent.stream.chunk` envelopes.
     pub include_stream_chunks: bool,
+    /// Broadcast each continuation decision as `agent.continuation`, with its evaluations.
     pub include_continuation_trace: bool,
     /// Send the (truncated) tool arguments instead of a one-line summary.
     pub include_tool_args: bool,
@@ -68,6 +70,7 @@ impl Default for BroadcastConfig {
 }
 
 impl BroadcastConfig {
+    /// The reference's `minimal` preset: no stream chunks.
     pub fn minimal() -> Self {
         BroadcastConfig {
             include_stream_chunks: false,
@@ -75,10 +78,12 @@ impl BroadcastConfig {
         }
     }
 
+    /// The reference's `standard` preset (the default).
     pub fn standard() -> Self {
         Self::default()
     }
 
+    /// The reference's `debug` preset: continuation traces and tool arguments up to 500 bytes.
     pub fn debug() -> Self {
         BroadcastConfig {
             include_continuation_trace: true,

@@ -20,11 +20,14 @@ mod v2;
 /// One broadcast: the Pusher channel and the envelope.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Broadcast {
+    /// The Pusher channel, `agent.{session_id}`.
     pub channel: String,
+    /// The envelope `{type, session_id, execution_id, timestamp, payload}`.
     pub envelope: Value,
 }
 
 impl Broadcast {
+    /// The `{channel, envelope}` object the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("channel", Value::from(self.channel.as_str())),
@@ -41,14 +44,18 @@ pub fn channel_for(session_id: &str) -> String {
 /// Per-execution encoder state: the chunk counter and the broadcast status.
 #[derive(Clone, Debug)]
 pub struct Encoder {
+    /// The session every envelope names (and whose channel it goes to).
     pub session_id: String,
+    /// The execution every envelope names; [`Encoder::reset`] may change it.
     pub execution_id: String,
+    /// What is broadcast and how.
     pub config: BroadcastConfig,
     chunk_counter: u64,
     status: String,
 }
 
 impl Encoder {
+    /// An encoder at the start of an execution: status `idle`, chunk counter 0.
     pub fn new(session_id: &str, execution_id: &str, config: BroadcastConfig) -> Encoder {
         Encoder {
             session_id: session_id.into(),

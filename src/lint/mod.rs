@@ -85,6 +85,7 @@ impl Severity {
 pub struct Diagnostic {
     /// Stable code, one of [`CODES`].
     pub code: &'static str,
+    /// How sure the finding is.
     pub severity: Severity,
     /// JSON pointer into the diagnosed input, e.g. `/envelopes/5/payload/duration_ms`
     /// or `/snapshot/messages/1/content`.

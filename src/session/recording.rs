@@ -54,8 +54,11 @@ pub enum Item {
     Envelope(Value),
     /// A final (slim) snapshot, with the session and execution it belongs to.
     Snapshot {
+        /// The session the snapshot belongs to, when the line names one.
         session_id: Option<String>,
+        /// The execution the snapshot belongs to, when the line names one.
         execution_id: Option<String>,
+        /// The snapshot as recorded.
         snapshot: Value,
     },
 }

@@ -47,10 +47,12 @@ pub struct Staleness {
 }
 
 impl Staleness {
+    /// Milliseconds of silence after which an unfinished execution is stale; `None`: never.
     pub fn after_ms(&self) -> Option<i64> {
         self.after_ms
     }
 
+    /// The session's clock: the latest envelope timestamp or the caller's `now` (epoch ms).
     pub fn clock_ms(&self) -> Option<i64> {
         self.clock_ms
     }

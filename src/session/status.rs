@@ -33,7 +33,9 @@ use crate::session::view::TERMINAL;
 /// A value with the time of the envelope that said it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Said<T> {
+    /// When it was said (epoch ms), when the envelope had a timestamp.
     pub at: Option<i64>,
+    /// What was said.
     pub value: T,
 }
 
@@ -41,8 +43,11 @@ pub struct Said<T> {
 /// `agent.status` envelopes (each the latest non-null one).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatusDetail {
+    /// The latest `error_message`.
     pub error_message: Option<Said<String>>,
+    /// The latest `last_response`.
     pub last_response: Option<Said<String>>,
+    /// The latest `step_count`.
     pub step_count: Option<Said<i64>>,
 }
 
@@ -59,14 +64,17 @@ impl StatusDetail {
         );
     }
 
+    /// The latest `error_message` text.
     pub fn error_message(&self) -> Option<&str> {
         self.error_message.as_ref().map(|s| s.value.as_str())
     }
 
+    /// The latest `last_response` text.
     pub fn last_response(&self) -> Option<&str> {
         self.last_response.as_ref().map(|s| s.value.as_str())
     }
 
+    /// The latest `step_count`.
     pub fn step_count(&self) -> Option<i64> {
         self.step_count.as_ref().map(|s| s.value)
     }
@@ -92,6 +100,7 @@ fn newer<T>(slot: &mut Option<Said<T>>, value: Option<T>, at: Option<i64>) {
 pub struct StatusTimes(Vec<(String, i64, i64)>);
 
 impl StatusTimes {
+    /// Notes that `status` was broadcast at `at` (epoch ms).
     pub fn note(&mut self, status: &str, at: i64) {
         match self.0.iter_mut().find(|(s, _, _)| s == status) {
             Some((_, first, last)) => {

@@ -32,24 +32,44 @@ const FINISH: &str = "Cognesy\\Agents\\Hook\\Hooks\\FinishReasonHook";
 /// When a guard runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
+    /// Before a step runs: it can keep the step from running.
     BeforeStep,
+    /// After a step ran: it can stop the run.
     AfterStep,
 }
 
 /// One guard.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Guard {
-    StepsLimit { max: i64 },
-    TokenUsageLimit { max: i64 },
-    ExecutionTimeLimit { max_seconds: f64 },
-    FinishReason { stop_reasons: Vec<FinishReason> },
+    /// `StepsLimitHook`: stops before a step once `max` steps ran.
+    StepsLimit {
+        /// The step limit.
+        max: i64,
+    },
+    /// `TokenUsageLimitHook`: stops before a step once the token total reaches `max`.
+    TokenUsageLimit {
+        /// The token limit.
+        max: i64,
+    },
+    /// `ExecutionTimeLimitHook`: stops before a step once the execution ran `max_seconds`.
+    ExecutionTimeLimit {
+        /// The limit in seconds.
+        max_seconds: f64,
+    },
+    /// `FinishReasonHook`: stops after a step whose finish reason is listed.
+    FinishReason {
+        /// The finish reasons that stop the run.
+        stop_reasons: Vec<FinishReason>,
+    },
 }
 
 /// The times a time guard compares: when the execution started as the hook
 /// saw it (its `beforeExecution`) and now.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clock {
+    /// When the execution started, as the hook saw it.
     pub execution_started_at: Timestamp,
+    /// The instant the guard checks at.
     pub now: Timestamp,
 }
 
@@ -63,6 +83,7 @@ impl Guard {
         ]
     }
 
+    /// When this guard runs: the finish-reason guard after a step, the limits before one.
     pub fn trigger(&self) -> Trigger {
         match self {
             Guard::FinishReason { .. } => Trigger::AfterStep,

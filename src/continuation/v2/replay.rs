@@ -29,6 +29,7 @@ pub struct GuardCheck {
 }
 
 impl GuardCheck {
+    /// The JSON form (`{addedSignals, shouldStop, stopReason, ...}`) the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("addedSignals", StopSignals(self.added.clone()).to_value()),
@@ -101,6 +102,7 @@ pub struct ReplayedStep {
 }
 
 impl ReplayedStep {
+    /// Whether a guard would have stopped the run at this step (before or after it).
     pub fn would_stop(&self) -> bool {
         !self.before.is_empty() || !self.after.is_empty()
     }
@@ -109,6 +111,7 @@ impl ReplayedStep {
 /// A whole replay.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GuardReplay {
+    /// Every recorded step, replayed in order.
     pub steps: Vec<ReplayedStep>,
     /// Steps that would have run under the guards.
     pub steps_run: usize,
@@ -121,11 +124,14 @@ pub struct GuardReplay {
     /// No guard stopped the run within the record and the run would have
     /// gone on past its last recorded step (what came next is unknown).
     pub runs_past_record: bool,
+    /// How many steps the state recorded.
     pub recorded_steps: usize,
+    /// The stop signal the state recorded for the run.
     pub recorded_stop_signal: Option<StopSignal>,
 }
 
 impl GuardReplay {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         let signals = |list: &[StopSignal]| StopSignals(list.to_vec()).to_value();
         let opt = |s: &Option<StopSignal>| s.as_ref().map_or(Value::Null, StopSignal::to_value);

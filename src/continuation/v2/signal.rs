@@ -15,15 +15,25 @@ use crate::model::read;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StopReason {
+    /// `completed`: the agent finished its work.
     Completed,
+    /// `steps_limit`: the step limit was reached.
     StepsLimit,
+    /// `token_limit`: the token limit was reached.
     TokenLimit,
+    /// `time_limit`: the execution time limit was reached.
     TimeLimit,
+    /// `retry_limit`: too many retries.
     RetryLimit,
+    /// `error`: an error stopped the run.
     Error,
+    /// `stop_requested`: a hook or tool asked to stop.
     StopRequested,
+    /// `finish_reason`: the model's finish reason matched a stop condition.
     FinishReason,
+    /// `user_requested`: the user stopped the run.
     UserRequested,
+    /// `unknown`: a reason this version does not know.
     Unknown,
 }
 
@@ -142,7 +152,9 @@ impl StopReason {
 /// Wire form: `{reason, message, context, source}`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StopSignal {
+    /// Why to stop.
     pub reason: StopReason,
+    /// The producer's human-readable message.
     pub message: String,
     /// A map (PHP array); anything else reads as `[]`.
     pub context: Value,
@@ -198,6 +210,7 @@ impl StopSignal {
         })
     }
 
+    /// The wire form `{reason, message, context, source}`.
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("reason", Value::from(self.reason.as_str())),
@@ -244,6 +257,7 @@ impl StopSignals {
             .map(StopSignals)
     }
 
+    /// The wire form: an array of signals.
     pub fn to_value(&self) -> Value {
         Value::Array(self.0.iter().map(StopSignal::to_value).collect())
     }
@@ -258,10 +272,12 @@ impl StopSignals {
             })
     }
 
+    /// The first signal raised.
     pub fn first(&self) -> Option<&StopSignal> {
         self.0.first()
     }
 
+    /// Whether any signal was raised.
     pub fn has_any(&self) -> bool {
         !self.0.is_empty()
     }
@@ -288,7 +304,9 @@ impl StopSignals {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExecutionContinuation {
+    /// The signals raised.
     pub stop_signals: StopSignals,
+    /// Whether a hook asked to continue regardless of the signals.
     pub is_continuation_requested: bool,
 }
 
@@ -321,6 +339,7 @@ impl ExecutionContinuation {
         })
     }
 
+    /// The wire form `{stop_signals, is_continuation_requested}`.
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("stop_signals", self.stop_signals.to_value()),
