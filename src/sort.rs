@@ -1,9 +1,8 @@
 //! One small sort for the core's few sorts of plain keys.
 //!
 //! Every element type `slice::sort_unstable` is used with compiles its own
-//! copy of the standard pattern-defeating quicksort, about 3 KB of wasm each
-//! (twiggy counted five, plus two stable sorts). A heapsort is a few hundred
-//! bytes per type and still O(n log n) in the worst case; the lists sorted
+//! copy of the standard pattern-defeating quicksort (sizes: bench/findings.md).
+//! A heapsort is much smaller per type and still O(n log n) in the worst case; the lists sorted
 //! here (change lists per read, status chains, log merges, unfinished
 //! turns) are short or already nearly in order, where the difference in speed
 //! does not show.

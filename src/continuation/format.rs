@@ -3,8 +3,7 @@
 /// `sprintf('%.1f', $x)`: the exact binary value rounded to one decimal, ties to
 /// even (599.95 is stored as 599.9500000000000455 and prints `600.0`; 0.25 is an
 /// exact tie and prints `0.2`), as Rust's `{:.1}` does. Done in integer
-/// arithmetic on the float's bits: `{:.1}` pulls ~7 KB of exact-float formatting
-/// into the wasm.
+/// arithmetic on the float's bits: `{:.1}` pulls exact-float formatting into the wasm.
 pub fn one_decimal(x: f64) -> String {
     decimals(x, 1)
 }

@@ -185,8 +185,8 @@ pub fn number_text(n: &Number) -> String {
 /// A JavaScript number as JavaScript writes it (`Number.prototype.toString`),
 /// for error messages: `3`, `1.5`, `1e+21`, `18446744073709552000`, `NaN`.
 /// The shortest round-tripping digits come from the JSON number writer, laid
-/// out by JavaScript's rules. (f64's `Display` would pull ~14 KB of core's
-/// exact float formatting into the wasm, and prints other digits.)
+/// out by JavaScript's rules. (f64's `Display` would pull core's exact float
+/// formatting into the wasm, and prints other digits.)
 pub fn js_number_text(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();

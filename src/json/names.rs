@@ -1,8 +1,7 @@
 //! The object keys the core reads most often, shared instead of allocated.
 //!
-//! Every key of every envelope used to be its own heap string: about a dozen
-//! allocations and frees per envelope, a tenth of a bulk replay. The parser
-//! looks a key up here first ([`known`]) and keeps the static copy when it
+//! A heap string per key meant allocations and frees on every envelope of a
+//! bulk replay (figures: bench/findings.md). The parser looks a key up here first ([`known`]) and keeps the static copy when it
 //! finds one ([`super::Name`] is a `Cow`).
 
 /// The envelope's members and every payload field of the v1.22 and seed-003

@@ -450,7 +450,7 @@ pub(super) fn look_mask(w: u64) -> u64 {
 /// Whether UTF-8 text holds U+FFFD (EF BF BD), the character a JavaScript
 /// string's lone surrogate becomes when it is encoded. Eight bytes at a time
 /// while none is EF: `str::contains` with a non-ASCII `char` runs the general
-/// substring search, which was a twentieth of a bulk replay.
+/// substring search, which showed in bulk replay profiles (bench/findings.md).
 pub fn contains_replacement_char(text: &str) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;

@@ -23,7 +23,7 @@ pub fn format_atom(t: &Timestamp) -> String {
     out
 }
 
-// Hand-written formatting: chrono's strftime engine costs ~20 KB of wasm.
+// Hand-written formatting: chrono's strftime engine would grow the wasm.
 fn date_time(n: &NaiveDateTime) -> String {
     let year = n.year();
     let sign = if year < 0 { "-" } else { "" };
@@ -404,8 +404,8 @@ mod tests {
 /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)` with a real calendar date and time
 /// (RFC 3339, what `DATE_ATOM` and the envelope timestamps are).
 ///
-/// Checked in place, byte by byte: every envelope's timestamp goes through
-/// here, and building the instant cost a twentieth of a bulk replay. It accepts
+/// Checked in place, byte by byte, without building the instant: every
+/// envelope's timestamp goes through here. It accepts
 /// exactly what [`parse`] reads in this shape (a unit test holds the two together).
 pub fn is_rfc3339(s: &str) -> bool {
     let b = s.as_bytes();

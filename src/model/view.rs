@@ -68,7 +68,7 @@ pub fn agent_state_view(state: &AgentState) -> Value {
 
 /// The duration of `step` from its step result. Results usually line up with
 /// steps, so the one at `hint` is tried first. (A linear fallback rather than a
-/// HashMap: std's hasher tables cost ~8 KB of wasm.)
+/// HashMap, whose hasher tables would grow the wasm.)
 fn step_duration(state: &AgentState, step: &AgentStep, hint: usize) -> Option<f64> {
     let same = |r: &&crate::model::state::StepResult| r.step.info.id == step.info.id;
     state

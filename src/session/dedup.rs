@@ -12,8 +12,8 @@
 //! taken for one (and the second dropped as a redelivery), both halves must
 //! collide. The hash is not keyed: it guards against accidents, not against a
 //! producer that forges collisions (one that could do that could as well not
-//! send the envelope). SipHash was measured first and cost a fifth of a bulk
-//! ingest; these lanes read eight bytes per step.
+//! send the envelope). These lanes read eight bytes per step, where SipHash
+//! was much slower on bulk ingest (bench/findings.md).
 //!
 //! ```
 //! use stepline::json;
@@ -336,8 +336,8 @@ impl Batch {
 /// backward-shift removal). A fingerprint is already a uniform hash, so it
 /// needs no hasher, only a per-set random seed: without it a producer could
 /// pick envelopes whose fingerprints crowd one run of slots and make every
-/// insert slow. It replaced a `BTreeSet`: a tenth of a bulk replay went to
-/// walking the tree, and its code was kilobytes of the wasm.
+/// insert slow. Not a `BTreeSet`: walking the tree cost bulk replays time and
+/// its code wasm bytes (bench/findings.md).
 #[derive(Clone, Debug)]
 pub struct Seen {
     /// Capacity a power of two (or none yet); `EMPTY` marks a free slot.

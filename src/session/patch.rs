@@ -121,8 +121,8 @@ impl Session {
     /// new execution), `text` the text appended, or the whole text when
     /// `replaced` is true (a chunk landed inside it), or `null`. `0` stands for
     /// "nothing changed" in place of an object or a list. Arrays rather than
-    /// objects with named keys: `JSON.parse` builds them several times faster,
-    /// and a streamed chunk's read is mostly this parse.
+    /// objects with named keys: `JSON.parse` builds them faster, and a
+    /// streamed chunk's read is mostly this parse.
     pub fn take_patch(&mut self) -> String {
         // Taken out for the length of the call (the fields read the session).
         let mut taken = std::mem::take(&mut self.dirty);

@@ -158,7 +158,7 @@ pub(crate) fn compare_duration(e: &Execution, snap: &Map, w: &Window, d: &mut Di
             Value::from(streamed),
             Value::from(fin),
             // Whole milliseconds: formatting an f64 would pull core's float
-            // printing (~17 KB of wasm) into the package.
+            // printing into the package.
             format!(
                 "the streamed step durations add up to {} ms, more than the final state's {} ms",
                 streamed_ms.round() as i64,

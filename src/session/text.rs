@@ -68,12 +68,11 @@ struct Chunk {
 }
 
 /// The envelopes that delivered a chunk. Almost every chunk has exactly
-/// one, kept in place: a list per chunk cost its header in the chunk map
-/// and a 4-slot allocation (~136 bytes of wasm memory per chunk). In place,
-/// the log number is a u32 and the fingerprint four u32 halves, so that
-/// the chunk is 36 bytes and 4-byte aligned in wasm32 (an `Arrival` in
-/// place, 32 bytes and 8-byte aligned, would make it 56); an arrival
-/// numbered past u32 goes to the list, as does a second one.
+/// one, kept in place rather than in a list per chunk, which would cost an
+/// allocation per chunk. In place, the log number is a u32 and the
+/// fingerprint four u32 halves, keeping the chunk small and 4-byte aligned in
+/// wasm32 (sizes: bench/findings.md); an arrival numbered past u32 goes to
+/// the list, as does a second one.
 #[derive(Clone, Debug, Default, PartialEq)]
 enum Arrivals {
     #[default]
