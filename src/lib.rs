@@ -2,7 +2,37 @@
 //! state, shared by browsers, Node backends and devtools through WebAssembly.
 //!
 //! The core is plain Rust and testable natively; `src/wasm/` is the only module
-//! that knows about JavaScript.
+//! that knows about JavaScript (it is not part of the Rust API).
+//!
+//! # The public API, by task
+//!
+//! | you have | you want | use |
+//! |---|---|---|
+//! | a stream of envelopes (live, or a JSONL recording) | one consistent view of the run, whatever the order or repetition of delivery | [`session::Session`] (`ingest_text`, `ingest_jsonl`, `view`), [`session::recording::Recording`], [`session::runlog::RunLog`] for many sessions |
+//! | the stream and the state stored at its end | what the two disagree on | [`session::Session::reconcile`] → [`session::reconcile::Report`] |
+//! | one envelope | it checked and normalised, whichever producer wrote it | [`envelope::decode::decode_text`], [`envelope::decode::decode_value`] |
+//! | producer events | the envelopes the reference adapter broadcasts | [`envelope::Encoder`], [`envelope::BroadcastConfig`] |
+//! | an agent state (v1.22 or v2.x) | it read, typed | [`model::AgentState`], [`model::version::AnyAgentState`], [`model::v2`] |
+//! | an agent state | its bounded slim snapshot, restored, fitted to a byte budget, validated | [`snapshot::serialize::slim_state`], [`snapshot::restore::restore`], [`snapshot::budget::slim_within`], [`snapshot::validate::validate`], [`snapshot::schema::snapshot_schema`] |
+//! | a state and continuation criteria | whether the loop goes on, and why | [`continuation::evaluate_all`], [`continuation::Criterion`], [`continuation::spec`], [`continuation::v2`] for v2.x's stop signals and guards |
+//! | envelopes, a snapshot, maybe the state | the producer bugs they show | [`lint::diagnose_value`], [`lint::Diagnostic`] |
+//! | JSON text | a value, with size and depth limits | [`json::parse`], [`json::Value`], [`json::Map`], [`json::to_string`], [`json!`] |
+//!
+//! Every fallible operation returns [`SteplineError`]: a stable [`ErrorCode`], a
+//! JSON-pointer `path` into the input and a message. Bad input is an error, never a
+//! panic (the crate denies `unwrap`, `panic!` and unchecked indexing).
+//!
+//! ```
+//! use stepline::session::Session;
+//!
+//! let mut s = Session::new(Some("sess-1".into()));
+//! let line = r#"{"type":"agent.step.started","session_id":"sess-1","execution_id":"e1",
+//!   "timestamp":"2026-01-20T12:00:00.250Z","payload":{"step_number":1}}"#;
+//! assert!(s.ingest_text(line)?.applied);
+//! assert!(s.ingest_text(line)?.duplicate);
+//! assert_eq!(s.view()["executions"][0]["steps"][0]["number"], 1);
+//! # Ok::<(), stepline::SteplineError>(())
+//! ```
 
 #![warn(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]

@@ -17,12 +17,16 @@ use crate::session::text::StreamText;
 /// Where a tool run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolStatus {
+    /// Started, not completed yet.
     Running,
+    /// Completed successfully.
     Succeeded,
+    /// Failed (`agent.tool.failed`, or a completion with `success: false`).
     Failed,
 }
 
 impl ToolStatus {
+    /// The view's value: `running`, `succeeded` or `failed`.
     pub fn as_str(self) -> &'static str {
         match self {
             ToolStatus::Running => "running",
@@ -36,29 +40,41 @@ impl ToolStatus {
 /// (either may arrive first, or not at all).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolRun {
+    /// The tool's name.
     pub name: String,
+    /// The tool call's id, when the producer sent one.
     pub call_id: Option<String>,
+    /// The one-line summary of the arguments (when the producer summarises them).
     pub args_summary: Option<String>,
+    /// The (truncated) arguments (when the producer sends them).
     pub args: Option<Value>,
+    /// The start's envelope timestamp.
     pub started_at: Option<String>,
+    /// The completion's envelope timestamp.
     pub completed_at: Option<String>,
     /// `None` until a completion (or failure) arrives.
     pub success: Option<bool>,
+    /// The failure's message.
     pub error: Option<String>,
+    /// The duration the producer reported, as sent.
     pub duration_ms: Option<Value>,
+    /// The producer's one-line summary of the result.
     pub result_summary: Option<String>,
     /// Seed-003 `agent.tool.output` deltas, in arrival order, up to the
     /// session's text limit.
     pub output: String,
     /// Output bytes past the text limit, dropped.
     pub output_dropped_bytes: u64,
+    /// Whether its start arrived.
     pub seen_started: bool,
+    /// Whether its completion (or failure) arrived.
     pub seen_completed: bool,
     /// How the run was placed in its step (see [`crate::session::attribution`]).
     pub attribution: Attribution,
 }
 
 impl ToolRun {
+    /// Where the run stands, from its completion.
     pub fn status(&self) -> ToolStatus {
         match self.success {
             None => ToolStatus::Running,
@@ -67,6 +83,7 @@ impl ToolRun {
         }
     }
 
+    /// The JSON form in the view (`{name, call_id, status, ...}`).
     pub fn to_value(&self) -> Value {
         obj([
             ("name", Value::from(self.name.as_str())),
@@ -102,25 +119,39 @@ impl ToolRun {
 /// One agent step as streamed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepView {
+    /// The step number (from 1).
     pub number: i64,
+    /// The producer's step id, when sent.
     pub step_id: Option<String>,
+    /// The start's envelope timestamp.
     pub started_at: Option<String>,
+    /// The completion's envelope timestamp.
     pub completed_at: Option<String>,
+    /// The duration the producer reported, as sent.
     pub duration_ms: Option<Value>,
+    /// Messages in the context when the step started.
     pub message_count: Option<i64>,
+    /// Tools the model could call in this step.
     pub tools_available: Option<i64>,
+    /// Whether the model called tools in this step.
     pub has_tool_calls: Option<bool>,
+    /// The model's finish reason.
     pub finish_reason: Option<String>,
+    /// The step's token usage.
     pub usage: Option<Usage>,
+    /// How many errors the step had.
     pub errors: Option<i64>,
     /// `agent.step.failed` / `agent.run.failed` error text.
     pub error: Option<String>,
     /// `{should_continue, stop_reason, resolved_by, evaluations}`.
     pub continuation: Option<Value>,
+    /// The tool runs, in the order they were placed.
     pub tools: Vec<ToolRun>,
     /// Seed-003 `agent.llm.output_text.delta` text of this step.
     pub text: String,
+    /// Whether its start arrived.
     pub seen_started: bool,
+    /// Whether its completion arrived.
     pub seen_completed: bool,
     /// Seed-003 safety notes, citations and extras, from the step objects
     /// and the `annotations` of its live events (merged, each note once).
@@ -134,6 +165,7 @@ pub struct StepView {
 }
 
 impl StepView {
+    /// An empty step numbered `number`.
     pub fn new(number: i64) -> StepView {
         StepView {
             number,
@@ -179,6 +211,7 @@ impl StepView {
         }
     }
 
+    /// The JSON form in the view (`{number, step_id, ..., tools}`).
     pub fn to_value(&self) -> Value {
         let mut v = self.to_value_base();
         if let Value::Object(m) = &mut v {
@@ -235,8 +268,11 @@ impl StepView {
 /// One user turn: everything streamed under one `execution_id`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Execution {
+    /// The execution id (`None` for envelopes without one).
     pub id: Option<String>,
+    /// The earliest envelope timestamp seen.
     pub first_at: Option<String>,
+    /// The latest envelope timestamp seen.
     pub last_at: Option<String>,
     /// Status transitions as received: `(status, previous_status)`.
     /// Status transitions `(to, from)`, each distinct pair once, in the
@@ -245,6 +281,7 @@ pub struct Execution {
     /// The end of the chain, recomputed when a transition is added (reading
     /// it on every ingest used to cost the square of the transitions).
     pub(crate) status_end: Option<String>,
+    /// The steps by number.
     pub steps: BTreeMap<i64, StepView>,
     /// The stream chunks that can still show, gap detection, and what the
     /// session's text limit dropped.
@@ -254,6 +291,7 @@ pub struct Execution {
     /// `stream.is_stale()`, until [`Execution::settle`]; read it through
     /// [`Execution::text`].
     pub text: String,
+    /// Whether a chunk marked the stream complete (`is_complete`).
     pub stream_complete: bool,
     /// Seed-003 `agent.run.completed` answer.
     pub final_answer: Option<String>,
@@ -262,6 +300,7 @@ pub struct Execution {
     /// Usage summed over the steps, kept up to date by `apply` so reading
     /// the view does not walk every step.
     pub usage_total: Usage,
+    /// Steps missing between the ones that arrived.
     pub step_gaps: Gaps,
     /// `error_message`, `last_response` and `step_count` of its `agent.status` envelopes.
     pub status_detail: StatusDetail,
@@ -518,7 +557,7 @@ pub fn state_status(broadcast: &str) -> Option<&'static str> {
     })
 }
 
-pub fn usage_value(u: &Usage) -> Value {
+pub(crate) fn usage_value(u: &Usage) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
         m.insert("total", Value::from(u.total()));
@@ -527,7 +566,7 @@ pub fn usage_value(u: &Usage) -> Value {
 }
 
 /// [`usage_value`] with the given `total` (a producer's own count).
-pub fn usage_value_total(u: &Usage, total: i64) -> Value {
+pub(crate) fn usage_value_total(u: &Usage, total: i64) -> Value {
     let mut v = u.to_value();
     if let Value::Object(m) = &mut v {
         m.insert("total", Value::from(total));
@@ -535,11 +574,11 @@ pub fn usage_value_total(u: &Usage, total: i64) -> Value {
     v
 }
 
-pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
+pub(crate) fn add_usage(a: &Usage, b: &Usage) -> Usage {
     a.saturating_add(b)
 }
 
-pub fn sub_usage(a: &Usage, b: &Usage) -> Usage {
+pub(crate) fn sub_usage(a: &Usage, b: &Usage) -> Usage {
     Usage {
         input: a.input.saturating_sub(b.input),
         output: a.output.saturating_sub(b.output),
@@ -549,7 +588,7 @@ pub fn sub_usage(a: &Usage, b: &Usage) -> Usage {
     }
 }
 
-pub fn opt_str(s: &Option<String>) -> Value {
+pub(crate) fn opt_str(s: &Option<String>) -> Value {
     s.as_deref().map_or(Value::Null, Value::from)
 }
 
@@ -564,12 +603,16 @@ fn ints(list: &[i64]) -> Value {
 /// Counters of what ingest did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// Envelopes applied to the view.
     pub applied: u64,
+    /// Redeliveries recognised and dropped.
     pub duplicates: u64,
+    /// Envelopes refused (invalid, or for another session).
     pub rejected: u64,
 }
 
 impl Counts {
+    /// The `{applied, duplicates, rejected}` object.
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("applied", Value::from(self.applied));

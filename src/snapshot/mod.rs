@@ -4,7 +4,7 @@
 pub mod budget;
 pub mod config;
 pub mod restore;
-pub mod rules;
+pub(crate) mod rules;
 pub mod schema;
 pub mod serialize;
 pub mod source;
