@@ -34,7 +34,7 @@
 //! # Ok::<(), stepline::SteplineError>(())
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
 #![cfg_attr(
     test,

@@ -9,12 +9,6 @@
 
 /// Sorts `v` by `key`, ascending (not stable: use it where equal keys are
 /// equal values, or where their order does not matter).
-///
-/// ```
-/// let mut v = vec![(3, "c"), (1, "a"), (2, "b")];
-/// stepline::sort::sort_by_key(&mut v, |&(n, _)| n);
-/// assert_eq!(v, [(1, "a"), (2, "b"), (3, "c")]);
-/// ```
 pub fn sort_by_key<T, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
     let less = |a: &T, b: &T| key(a) < key(b);
     // Build a max-heap, then move the largest to the end, one by one.
@@ -34,12 +28,6 @@ pub fn sort<T: Ord + Copy>(v: &mut [T]) {
 
 /// Sorts `v` by `key`, ascending, keeping equal keys in their order (a
 /// stable sort): the positions go along as a second key.
-///
-/// ```
-/// let mut v = vec![("b", 1), ("a", 0), ("c", 1)];
-/// stepline::sort::stable_sort_by_key(&mut v, |&(_, n)| n);
-/// assert_eq!(v, [("a", 0), ("b", 1), ("c", 1)]);
-/// ```
 pub fn stable_sort_by_key<T, K: Ord + Copy>(v: &mut Vec<T>, key: impl Fn(&T) -> K) {
     let mut order: Vec<(K, usize)> = v.iter().enumerate().map(|(i, x)| (key(x), i)).collect();
     sort(&mut order);
@@ -80,6 +68,20 @@ fn sift_down<T>(v: &mut [T], mut root: usize, end: usize, less: &impl Fn(&T, &T)
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sort_by_key_sorts_ascending() {
+        let mut v = vec![(3, "c"), (1, "a"), (2, "b")];
+        crate::sort::sort_by_key(&mut v, |&(n, _)| n);
+        assert_eq!(v, [(1, "a"), (2, "b"), (3, "c")]);
+    }
+
+    #[test]
+    fn stable_sort_keeps_equal_keys_in_order() {
+        let mut v = vec![("b", 1), ("a", 0), ("c", 1)];
+        crate::sort::stable_sort_by_key(&mut v, |&(_, n)| n);
+        assert_eq!(v, [("a", 0), ("b", 1), ("c", 1)]);
+    }
+
     use super::*;
 
     #[test]

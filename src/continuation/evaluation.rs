@@ -26,9 +26,13 @@ pub const STOP_REASONS: [&str; 9] = [
 pub struct Evaluation {
     /// Full PHP class name, e.g. `Cognesy\Addons\StepByStep\Continuation\Criteria\StepsLimit`.
     pub criterion: String,
+    /// The vote.
     pub decision: Decision,
+    /// The producer's explanation, word for word (e.g. `Step limit reached: 3/3`).
     pub reason: String,
+    /// The stop reason a forbidding vote carries (`steps_limit`, `error`, …).
     pub stop_reason: Option<String>,
+    /// The facts the vote was based on, with the producer's keys (`currentSteps`, `maxSteps`, …).
     pub context: Value,
 }
 
@@ -82,6 +86,7 @@ impl Evaluation {
         })
     }
 
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("criterion", Value::from(self.criterion.clone())),

@@ -15,7 +15,9 @@ use crate::model::read;
 /// `shouldContinue: true` wins even over a forbid, as the reference does).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// Whether the agent loop goes on.
     pub should_continue: bool,
+    /// Every criterion's vote, in order.
     pub evaluations: Vec<Evaluation>,
 }
 
@@ -99,6 +101,7 @@ impl Outcome {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
     pub fn from_value(v: &Value, path: &str) -> Result<Outcome> {
         let m = read::object(v, path, "a continuation outcome")?;
         let mut evaluations = Vec::new();
@@ -168,6 +171,7 @@ impl Outcome {
         v
     }
 
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("decision", Value::from(self.decision().as_str())),

@@ -14,13 +14,16 @@ use crate::model::time::is_rfc3339;
 /// A non-fatal finding: something kept but not understood.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Warning {
+    /// JSON pointer into the envelope.
     pub path: String,
     /// `unknown_type` or `unknown_field`.
     pub code: &'static str,
+    /// What was not understood, for a human.
     pub message: String,
 }
 
 impl Warning {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("path", Value::from(self.path.as_str())),
@@ -36,6 +39,7 @@ pub struct Decoded {
     /// `{type, session_id, execution_id, timestamp, payload, extra?}` with the
     /// payload's fields under their normalised names (unknown ones in `payload.extra`).
     pub envelope: Value,
+    /// What was kept but not understood (unknown type or fields).
     pub warnings: Vec<Warning>,
     /// Which producer's dialect the envelope is in (see [`crate::envelope::dialect`]).
     pub dialect: WireDialect,

@@ -6,14 +6,6 @@
 //! content is a JSON object with a provider's frame shape. A model that
 //! streams JSON text never loses a delta: a delta that happens to be a whole
 //! JSON object is text unless it has exactly that shape.
-//!
-//! ```
-//! use stepline::envelope::frames::provider_frame;
-//! let frame = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}"#;
-//! assert_eq!(provider_frame(frame), Some("openai"));
-//! assert_eq!(provider_frame(r#"{"object":"chat.completion.chunk"}"#), None); // no id, no choices
-//! assert_eq!(provider_frame("Hello"), None);
-//! ```
 
 use crate::json::{Limits, Value};
 
@@ -70,6 +62,15 @@ pub fn provider_frame(content: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn provider_frames_are_recognised_strictly() {
+        use crate::envelope::frames::provider_frame;
+        let frame = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}"#;
+        assert_eq!(provider_frame(frame), Some("openai"));
+        assert_eq!(provider_frame(r#"{"object":"chat.completion.chunk"}"#), None); // no id, no choices
+        assert_eq!(provider_frame("Hello"), None);
+    }
+
     use super::provider_frame;
 
     #[test]

@@ -6,9 +6,13 @@
 /// What a payload field may hold.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
+    /// A string.
     Str,
+    /// An integer.
     Int,
+    /// Any number.
     Num,
+    /// A boolean.
     Bool,
     /// Token usage: `{input, output, cacheWrite, cacheRead, reasoning}` or
     /// seed 000's `{prompt, completion, total}`.
@@ -27,9 +31,13 @@ pub enum Kind {
 /// what it holds, and whether it must be present (non-null).
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
+    /// The normalised name.
     pub name: &'static str,
+    /// Other names it arrives under (seed 000's and seed 003's).
     pub aliases: &'static [&'static str],
+    /// What it holds.
     pub kind: Kind,
+    /// Whether it must be present and non-null.
     pub required: bool,
 }
 

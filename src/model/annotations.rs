@@ -13,12 +13,16 @@ use crate::model::read;
 /// `allow`, `review` or `block`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SafetyVerdict {
+    /// `allow`: nothing to act on.
     Allow,
+    /// `review`: a person should look.
     Review,
+    /// `block`: the content must not be shown.
     Block,
 }
 
 impl SafetyVerdict {
+    /// The wire value.
     pub fn as_str(self) -> &'static str {
         match self {
             SafetyVerdict::Allow => "allow",
@@ -28,32 +32,44 @@ impl SafetyVerdict {
     }
 }
 
+/// A safety check's verdict on a step (seed 003).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SafetyNote {
+    /// The verdict.
     pub verdict: SafetyVerdict,
+    /// What was checked (`pii`, `toxicity`, …), as the producer names it.
     pub category: String,
 }
 
+/// A source the response cites (seed 003).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Citation {
+    /// The citation's label.
     pub label: String,
+    /// Where the source is, when known.
     pub url: Option<String>,
     /// Provider-specific reference data, kept verbatim.
     pub provider_ref: Option<Value>,
 }
 
+/// A step's seed-003 annotations: safety notes, citations and anything else, kept.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Annotations {
+    /// Safety notes, each once.
     pub safety: Vec<SafetyNote>,
+    /// Citations, each once.
     pub citations: Vec<Citation>,
+    /// Other annotation keys, kept verbatim.
     pub extra: Map,
 }
 
 impl Annotations {
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.safety.is_empty() && self.citations.is_empty() && self.extra.is_empty()
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
     pub fn from_value(v: &Value, path: &str) -> Result<Annotations> {
         let m = read::object(v, path, "annotations")?;
         let mut out = Annotations::default();
@@ -121,6 +137,7 @@ impl Annotations {
         Ok(out)
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let safety: Vec<Value> = self
             .safety

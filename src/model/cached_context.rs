@@ -9,10 +9,14 @@ use crate::model::message::Messages;
 use crate::model::read;
 use crate::php;
 
+/// The inference context the reference caches between steps (`cachedContext`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CachedContext {
+    /// Messages cached ahead of the conversation.
     pub messages: Messages,
+    /// The tool definitions, as stored.
     pub tools: Value,
+    /// The tool choice, as stored (`toolChoice`).
     pub tool_choice: Value,
     /// `None` when no response format is set (written as `[]`).
     pub response_format: Option<ResponseFormat>,
@@ -25,9 +29,13 @@ pub struct CachedContext {
 /// `[]`, `schema`, `true`), so the nested form comes back flat, nothing lost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResponseFormat {
+    /// `type` (`text`, `json_object`, `json_schema`, …).
     pub kind: Option<String>,
+    /// The JSON Schema of the response.
     pub schema: Option<Value>,
+    /// The schema's name.
     pub name: Option<String>,
+    /// Whether the provider must follow the schema strictly.
     pub strict: Option<bool>,
 }
 
@@ -92,6 +100,7 @@ impl CachedContext {
         })
     }
 
+    /// No cached messages, tools, tool choice or response format.
     pub fn empty() -> CachedContext {
         CachedContext {
             messages: Messages::default(),
@@ -101,6 +110,7 @@ impl CachedContext {
         }
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("messages", self.messages.to_value()),

@@ -3,11 +3,17 @@
 /// The reference's `InferenceFinishReason`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FinishReason {
+    /// The model finished its answer (`stop`).
     Stop,
+    /// The token limit cut the answer (`length`).
     Length,
+    /// The model called tools (`tool_calls`).
     ToolCalls,
+    /// A content filter stopped it (`content_filter`).
     ContentFilter,
+    /// The inference failed (`error`).
     Error,
+    /// Any other provider reason (`other`).
     Other,
 }
 

@@ -15,13 +15,18 @@ use crate::php;
 /// The HTTP response an inference came from (the reference's `HttpResponse`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ResponseData {
+    /// The HTTP status (`statusCode`).
     pub status_code: i64,
+    /// The raw response body.
     pub body: String,
+    /// The response headers, as stored.
     pub headers: Value,
+    /// Whether the response was streamed (`isStreamed`).
     pub is_streamed: bool,
 }
 
 impl ResponseData {
+    /// No response: status 0, empty body and headers.
     pub fn empty() -> ResponseData {
         ResponseData {
             status_code: 0,
@@ -79,16 +84,25 @@ impl ResponseData {
 /// One inference response: text, tool calls, finish reason and usage.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InferenceResponse {
+    /// The response text.
     pub content: String,
     /// The provider's finish reason exactly as stored (normalise with [`Self::finish_reason`]).
     pub finish_reason_raw: String,
+    /// The tool calls the model made (`toolCalls`).
     pub tool_calls: ToolCalls,
+    /// The model's reasoning text (`reasoningContent`).
     pub reasoning_content: String,
+    /// The inference's token usage.
     pub usage: Usage,
+    /// The HTTP response it came from (`responseData`).
     pub response_data: ResponseData,
+    /// Whether it is a partial (streamed, unfinished) response (`isPartial`).
     pub is_partial: bool,
+    /// The response's id.
     pub id: String,
+    /// When it was created (`createdAt`).
     pub created_at: Timestamp,
+    /// When it last changed (`updatedAt`).
     pub updated_at: Timestamp,
 }
 
@@ -109,6 +123,8 @@ impl InferenceResponse {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<InferenceResponse> {
         let m = read::object(v, path, "inferenceResponse")?;
         let response_data = match php::get(m, "responseData") {
@@ -143,6 +159,7 @@ impl InferenceResponse {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("content", Value::from(self.content.clone()));
@@ -166,6 +183,7 @@ impl InferenceResponse {
         FinishReason::from_text(&self.finish_reason_raw)
     }
 
+    /// Whether the model called tools.
     pub fn has_tool_calls(&self) -> bool {
         !self.tool_calls.is_empty()
     }

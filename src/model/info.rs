@@ -13,13 +13,18 @@ use crate::php;
 /// (seed 004, issue 3); `started_at` is the *session* start, not the execution's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StateInfo {
+    /// The agent session's id.
     pub id: String,
+    /// When the session started (`startedAt`).
     pub started_at: Timestamp,
+    /// When the state last changed (`updatedAt`).
     pub updated_at: Timestamp,
+    /// Execution seconds summed across pauses and resumes (`cumulativeExecutionSeconds`).
     pub cumulative_execution_seconds: f64,
 }
 
 impl StateInfo {
+    /// A new session's info: a generated id, started and updated `now`.
     pub fn new(now: &Timestamp) -> StateInfo {
         StateInfo {
             id: new_id(),
@@ -29,6 +34,8 @@ impl StateInfo {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StateInfo> {
         let m = read::object(v, path, "stateInfo")?;
         Ok(StateInfo {
@@ -42,6 +49,7 @@ impl StateInfo {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("id", Value::from(self.id.clone())),
@@ -67,11 +75,14 @@ impl StateInfo {
 /// A step's id and creation time (seed 003's `step_id` and `timestamp`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepInfo {
+    /// The step's id.
     pub id: String,
+    /// When the step object was created (`createdAt`), not when the step began.
     pub created_at: Timestamp,
 }
 
 impl StepInfo {
+    /// A new step's info: a generated id, created `now`.
     pub fn new(now: &Timestamp) -> StepInfo {
         StepInfo {
             id: new_id(),
@@ -79,6 +90,8 @@ impl StepInfo {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<StepInfo> {
         let m = read::object(v, path, "stepInfo")?;
         Ok(StepInfo {
@@ -87,6 +100,7 @@ impl StepInfo {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("id", Value::from(self.id.clone())),

@@ -24,15 +24,6 @@ pub enum Leak {
 /// The first of `calls` (the message's `_metadata.tool_calls`) whose arguments
 /// `content` holds, with how sure that is. `None` for content that is not one
 /// of them (natural text, empty content).
-///
-/// ```
-/// use stepline::json;
-/// use stepline::model::leaked_args::{leaked_call, Leak};
-/// let calls = json!([{"id": "call_1", "function": {"name": "search", "arguments": "{\"q\":\"paris\"}"}}]);
-/// let calls = calls.as_array().unwrap();
-/// assert_eq!(leaked_call(" {\"q\": \"paris\"} ", calls).map(|(_, l)| l), Some(Leak::Exact));
-/// assert_eq!(leaked_call("It is sunny.", calls), None);
-/// ```
 pub fn leaked_call<'a>(content: &str, calls: &'a [Value]) -> Option<(&'a Value, Leak)> {
     let content = content.trim();
     if content.is_empty() {
@@ -108,4 +99,17 @@ fn json(s: &str) -> Option<Value> {
         return None;
     }
     crate::json::parse(s, &Limits::default()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn arguments_as_content_are_an_exact_leak() {
+        use crate::json;
+        use crate::model::leaked_args::{leaked_call, Leak};
+        let calls = json!([{"id": "call_1", "function": {"name": "search", "arguments": "{\"q\":\"paris\"}"}}]);
+        let calls = calls.as_array().unwrap();
+        assert_eq!(leaked_call(" {\"q\": \"paris\"} ", calls).map(|(_, l)| l), Some(Leak::Exact));
+        assert_eq!(leaked_call("It is sunny.", calls), None);
+    }
 }

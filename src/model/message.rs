@@ -15,12 +15,14 @@ use crate::php;
 /// One content part (`{type: "text", text}`, `{type: "image_url", image_url: {url}}`, ...).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContentPart {
+    /// The part's `type` (`text`, `image_url`, …).
     pub kind: String,
     /// Every field except `type`, in input order.
     pub fields: Map,
 }
 
 impl ContentPart {
+    /// A `{type: "text", text}` part.
     pub fn text(text: &str) -> ContentPart {
         let mut fields = Map::new();
         fields.insert("text", Value::String(text.into()));
@@ -77,6 +79,7 @@ impl ContentPart {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         // Pushed, not inserted: the fields are a map's keys (unique) and a part
         // may carry any number of them, which `insert` would scan each time.
@@ -108,16 +111,19 @@ impl ContentPart {
 /// Message content: a list of parts (a plain string is one text part).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Content {
+    /// The parts, in order.
     pub parts: Vec<ContentPart>,
 }
 
 impl Content {
+    /// One text part holding `s`.
     pub fn from_text(s: &str) -> Content {
         Content {
             parts: vec![ContentPart::text(s)],
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
     pub fn from_value(v: Option<&Value>, path: &str) -> Result<Content> {
         let path = child(path, "content");
         match v {
@@ -146,6 +152,7 @@ impl Content {
         }
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.parts.iter().all(ContentPart::is_empty)
     }
@@ -182,7 +189,9 @@ impl Content {
 pub struct Message {
     /// The role string as written (unknown roles are kept verbatim; `""` becomes `user`).
     pub role: String,
+    /// The participant's name (`""` when none).
     pub name: String,
+    /// The content.
     pub content: Content,
     /// `_metadata` (or its `metadata` alias): tool calls, tool results, app data.
     pub metadata: Map,
@@ -193,6 +202,7 @@ pub struct Message {
 }
 
 impl Message {
+    /// A message of `role` holding `text`.
     pub fn new(role: Role, text: &str) -> Message {
         Message {
             role: role.as_str().into(),
@@ -271,6 +281,7 @@ impl Message {
         self.content.is_empty() && self.metadata.is_empty() && !self.from_string_array
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let mut out = Map::new();
         let mut put = |key: &str, v: Value| {
@@ -291,6 +302,7 @@ impl Message {
 pub struct Messages(pub Vec<Message>);
 
 impl Messages {
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
     pub fn from_value(v: &Value, path: &str) -> Result<Messages> {
         let items = read::entries(v, path, "messages")?;
         items
@@ -311,10 +323,12 @@ impl Messages {
         )
     }
 
+    /// How many there are.
     pub fn len(&self) -> usize {
         self.0.len()
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -10,14 +10,18 @@ use crate::model::read;
 /// One named section (`summary`, `messages`, ...).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Section {
+    /// The section's name.
     pub name: String,
+    /// The section's messages, oldest first.
     pub messages: Messages,
 }
 
 /// The reference's `MessageStore`: `{sections: [{name, messages}], parameters}`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageStore {
+    /// The sections, in stored order.
     pub sections: Vec<Section>,
+    /// Store parameters, kept as stored.
     pub parameters: Map,
 }
 
@@ -25,6 +29,7 @@ pub struct MessageStore {
 pub const DEFAULT_SECTION: &str = "messages";
 
 impl MessageStore {
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
     pub fn from_value(v: &Value, path: &str) -> Result<MessageStore> {
         let m = read::object(v, path, "messageStore")?;
         let mut sections = Vec::new();
@@ -52,6 +57,7 @@ impl MessageStore {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let sections: Vec<Value> = self
             .sections

@@ -4,10 +4,15 @@
 /// anything unknown reads as `user`, while the message keeps the raw string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
+    /// `system`.
     System,
+    /// `developer`.
     Developer,
+    /// `user` (also what an unknown role reads as).
     User,
+    /// `assistant`.
     Assistant,
+    /// `tool`.
     Tool,
 }
 
@@ -29,6 +34,7 @@ impl Role {
         Role::try_from_str(s).unwrap_or(Role::User)
     }
 
+    /// The wire value.
     pub fn as_str(self) -> &'static str {
         match self {
             Role::System => "system",
@@ -44,18 +50,22 @@ impl Role {
         matches!(self, Role::System | Role::Developer)
     }
 
+    /// Whether it is `user`.
     pub fn is_user(self) -> bool {
         self == Role::User
     }
 
+    /// Whether it is `assistant`.
     pub fn is_assistant(self) -> bool {
         self == Role::Assistant
     }
 
+    /// Whether it is `tool`.
     pub fn is_tool(self) -> bool {
         self == Role::Tool
     }
 
+    /// Whether it is `developer`.
     pub fn is_developer(self) -> bool {
         self == Role::Developer
     }

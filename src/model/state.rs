@@ -19,12 +19,16 @@ use crate::php;
 /// `in_progress`, `completed` or `failed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AgentStatus {
+    /// `in_progress`.
     InProgress,
+    /// `completed`.
     Completed,
+    /// `failed`.
     Failed,
 }
 
 impl AgentStatus {
+    /// The wire value.
     pub fn as_str(self) -> &'static str {
         match self {
             AgentStatus::InProgress => "in_progress",
@@ -33,6 +37,7 @@ impl AgentStatus {
         }
     }
 
+    /// Reads the wire value; anything else is an error at `path`.
     pub fn parse(v: &Value, path: &str) -> Result<AgentStatus> {
         match v {
             Value::String(s) if s == "in_progress" => Ok(AgentStatus::InProgress),
@@ -63,9 +68,13 @@ impl AgentStatus {
 /// v1.22 reference does not store them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepResult {
+    /// The step.
     pub step: AgentStep,
+    /// The continuation outcome decided after it.
     pub outcome: Outcome,
+    /// When the loop began the step, when stored.
     pub started_at: Option<Timestamp>,
+    /// When the step finished, when stored.
     pub completed_at: Option<Timestamp>,
 }
 
@@ -155,20 +164,32 @@ impl StepResult {
 /// The persisted agent state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentState {
+    /// The agent's id (`agentId`).
     pub agent_id: String,
+    /// The parent agent's id, for a subagent (`parentAgentId`).
     pub parent_agent_id: Option<String>,
+    /// When the current step began (`currentStepStartedAt`).
     pub current_step_started_at: Option<Timestamp>,
     /// When the current user query began. Never restored from storage (seed 004):
     /// always `None` after [`AgentState::from_value`].
     pub execution_started_at: Option<Timestamp>,
+    /// Application metadata, kept as stored.
     pub metadata: Value,
+    /// The cached inference context (`cachedContext`).
     pub cached_context: CachedContext,
+    /// Token usage accumulated over the run.
     pub usage: Usage,
+    /// The conversation (`messageStore`).
     pub message_store: MessageStore,
+    /// Session identity and timing (`stateInfo`).
     pub state_info: StateInfo,
+    /// The latest step (`currentStep`).
     pub current_step: Option<AgentStep>,
+    /// The agent's status.
     pub status: AgentStatus,
+    /// Every recorded step, in order.
     pub steps: Vec<AgentStep>,
+    /// Every step with the outcome that followed it (`stepResults`).
     pub step_results: Vec<StepResult>,
 }
 

@@ -32,28 +32,40 @@ pub const TOOL_EXECUTION_EXCEPTION: &str =
 /// A stored error: message and PHP exception class.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepError {
+    /// The error's message.
     pub message: String,
+    /// The PHP exception class.
     pub class: String,
 }
 
 /// One agent step.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentStep {
+    /// The step's id and creation time.
     pub info: StepInfo,
+    /// The messages sent to the model (`inputMessages`).
     pub input_messages: Messages,
+    /// The messages the step produced (`outputMessages`).
     pub output_messages: Messages,
     /// The step's stored usage (what the reference's `usage()` returns at v1.22).
     pub usage: Usage,
     /// The step's stored tool calls (legacy field; `hasToolCalls` reads it).
     pub tool_calls: ToolCalls,
+    /// The tools run in this step (`toolExecutions`).
     pub tool_executions: ToolExecutions,
+    /// The model's response (`inferenceResponse`).
     pub inference_response: InferenceResponse,
+    /// The stored or derived step type (`stepType`).
     pub step_type: StepType,
+    /// The errors recorded on the step.
     pub errors: Vec<StepError>,
+    /// Seed-003 safety notes, citations and extras.
     pub annotations: Annotations,
 }
 
 impl AgentStep {
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<AgentStep> {
         let m = read::object(v, path, "a step")?;
         let field = |k: &str| php::get(m, k);
@@ -175,10 +187,12 @@ impl AgentStep {
         self.tool_executions.tool_calls()
     }
 
+    /// The inference's finish reason, normalised.
     pub fn finish_reason(&self) -> FinishReason {
         self.inference_response.finish_reason()
     }
 
+    /// Whether the step recorded errors or a tool run failed.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()
     }

@@ -6,12 +6,16 @@ use crate::model::read;
 /// `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StepType {
+    /// `error`: the step failed.
     Error,
+    /// `tool_execution`: the step ran tools.
     ToolExecution,
+    /// `final_response`: the step answered.
     FinalResponse,
 }
 
 impl StepType {
+    /// The wire value.
     pub fn as_str(self) -> &'static str {
         match self {
             StepType::Error => "error",

@@ -460,7 +460,9 @@ pub fn is_rfc3339(s: &str) -> bool {
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NowSpec {
+    /// Unix epoch milliseconds.
     EpochMillis(f64),
+    /// A date/time string, read as the producer reads one.
     Text(String),
 }
 

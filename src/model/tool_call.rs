@@ -10,12 +10,16 @@ use crate::php;
 /// One requested tool call. `arguments` is a JSON object (or `[]` when empty).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
+    /// The call's id (`call_…`).
     pub id: String,
+    /// The tool's name.
     pub name: String,
+    /// The arguments, decoded from the provider's JSON text when they were text.
     pub arguments: Value,
 }
 
 impl ToolCall {
+    /// A call of tool `name` with id `id`.
     pub fn new(id: &str, name: &str, arguments: Value) -> ToolCall {
         ToolCall {
             id: id.into(),
@@ -147,14 +151,17 @@ impl ToolCalls {
         Ok(ToolCalls(calls))
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         Value::Array(self.0.iter().map(ToolCall::to_value).collect())
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// How many there are.
     pub fn len(&self) -> usize {
         self.0.len()
     }

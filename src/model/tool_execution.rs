@@ -15,10 +15,15 @@ use crate::php;
 pub struct ToolExecution {
     /// Execution id. The reference's `toArray` does not write it, so it never round-trips.
     pub id: String,
+    /// The call that was executed.
     pub tool_call: ToolCall,
+    /// What the tool returned, as stored.
     pub result: Value,
+    /// The failure's message, when it failed.
     pub error: Option<String>,
+    /// When it started (`startedAt`).
     pub started_at: Timestamp,
+    /// When it ended (`endedAt`).
     pub ended_at: Timestamp,
 }
 
@@ -100,6 +105,7 @@ impl ToolExecution {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             (
@@ -119,6 +125,7 @@ impl ToolExecution {
         ])
     }
 
+    /// Whether the run failed.
     pub fn has_error(&self) -> bool {
         self.error.is_some()
     }
@@ -160,6 +167,8 @@ fn failure_message(error: Option<&Value>) -> Option<String> {
 pub struct ToolExecutions(pub Vec<ToolExecution>);
 
 impl ToolExecutions {
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ToolExecutions> {
         read::entries(v, path, "tool executions")?
             .into_iter()
@@ -168,10 +177,12 @@ impl ToolExecutions {
             .map(ToolExecutions)
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         Value::Array(self.0.iter().map(ToolExecution::to_value).collect())
     }
 
+    /// Whether any run failed.
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(ToolExecution::has_error)
     }

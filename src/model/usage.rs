@@ -11,10 +11,15 @@ use crate::php;
 /// Wire form (`toArray`): `{input, output, cacheWrite, cacheRead, reasoning}`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
+    /// Input (prompt) tokens.
     pub input: i64,
+    /// Output (completion) tokens.
     pub output: i64,
+    /// Tokens written to the provider's cache (`cacheWrite`).
     pub cache_write: i64,
+    /// Tokens read from the provider's cache (`cacheRead`).
     pub cache_read: i64,
+    /// Reasoning tokens.
     pub reasoning: i64,
 }
 
@@ -36,6 +41,7 @@ impl Usage {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("input", Value::from(self.input)),

@@ -110,7 +110,9 @@ impl StateVersion {
 /// A stored state of either format.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnyAgentState {
+    /// An instructor-php v1.22 state.
     V1_22(Box<crate::model::AgentState>),
+    /// An instructor-php v2.x state.
     V2(Box<crate::model::v2::AgentState>),
 }
 
@@ -128,6 +130,7 @@ impl AnyAgentState {
         })
     }
 
+    /// Which format it is.
     pub fn version(&self) -> StateVersion {
         match self {
             AnyAgentState::V1_22(_) => StateVersion::V1_22,

@@ -162,13 +162,6 @@ pub struct ToolPlacement {
 /// shape the decoder checked) as µs since the epoch; anything else is `None`.
 /// Read by hand: the calendar code of a date library was kilobytes of the
 /// live entry's wasm.
-///
-/// ```
-/// use stepline::session::attribution::instant;
-/// assert_eq!(instant("1970-01-01T00:00:01.5Z"), Some(1_500_000));
-/// assert_eq!(instant("2026-01-20T13:00:00.250+01:00"), instant("2026-01-20T12:00:00.250Z"));
-/// assert_eq!(instant("yesterday"), None);
-/// ```
 pub fn instant(ts: &str) -> Option<i64> {
     let b = ts.as_bytes();
     let num = |r: std::ops::Range<usize>| {
@@ -638,5 +631,16 @@ fn apply_half(step: &mut StepView, h: &Half, limit: usize) {
     let run = tool_event(step, h.kind, h.ts.clone(), &mut h.payload.clone(), limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instants_read_any_offset_and_refuse_other_text() {
+        use crate::session::attribution::instant;
+        assert_eq!(instant("1970-01-01T00:00:01.5Z"), Some(1_500_000));
+        assert_eq!(instant("2026-01-20T13:00:00.250+01:00"), instant("2026-01-20T12:00:00.250Z"));
+        assert_eq!(instant("yesterday"), None);
     }
 }

@@ -14,17 +14,6 @@
 //! producer that forges collisions (one that could do that could as well not
 //! send the envelope). These lanes read eight bytes per step, where SipHash
 //! was much slower on bulk ingest (bench/findings.md).
-//!
-//! ```
-//! use stepline::json;
-//! use stepline::session::dedup::{Fingerprinter, Seen};
-//! let fp = |v| { let mut f = Fingerprinter::new(); f.value(&v); f.finish() };
-//! let mut seen = Seen::default();
-//! assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
-//! assert!(!seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
-//! assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "completed"}}))));
-//! assert_ne!(fp(json!({"n": 1})), fp(json!({"n": 1.0})));
-//! ```
 
 use crate::json::Value;
 
@@ -473,6 +462,18 @@ impl Seen {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_repeated_envelope_has_the_same_fingerprint() {
+        use crate::json;
+        use crate::session::dedup::{Fingerprinter, Seen};
+        let fp = |v| { let mut f = Fingerprinter::new(); f.value(&v); f.finish() };
+        let mut seen = Seen::default();
+        assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
+        assert!(!seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
+        assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "completed"}}))));
+        assert_ne!(fp(json!({"n": 1})), fp(json!({"n": 1.0})));
+    }
+
     use super::*;
 
     /// Against a sorted set: any sequence of inserts and removals, with

@@ -59,10 +59,12 @@ pub struct IngestOutcome {
     pub duplicate: bool,
     /// Why the envelope was not merged (`foreign_session`), if it was not.
     pub rejected: Option<&'static str>,
+    /// What was kept but not understood in the envelope.
     pub warnings: Vec<Warning>,
 }
 
 impl IngestOutcome {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("applied", Value::from(self.applied)),
@@ -79,8 +81,11 @@ impl IngestOutcome {
 /// What a JSONL batch did.
 #[derive(Clone, Debug, Default)]
 pub struct JsonlOutcome {
+    /// Lines applied to the view.
     pub applied: u64,
+    /// Lines recognised as redeliveries.
     pub duplicates: u64,
+    /// Lines refused (not JSON, invalid, or for another session).
     pub rejected: u64,
     /// The lines that could not be ingested (the first 1,000 listed, all counted).
     pub errors: crate::error::LineErrors,
@@ -239,14 +244,17 @@ impl Session {
         self.text_limit
     }
 
+    /// The session id: the one given, or the first envelope's.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }
 
+    /// The executions (user turns) in the order they opened.
     pub fn executions(&self) -> &[Execution] {
         &self.executions
     }
 
+    /// What ingest did so far.
     pub fn counts(&self) -> Counts {
         self.counts
     }

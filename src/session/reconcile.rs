@@ -23,8 +23,11 @@ pub struct Difference {
     /// The run step it is about (the run's own number, also for a snapshot
     /// step whose `step_number` counts within its window), if any.
     pub step: Option<i64>,
+    /// What the stream says (`null` when it says nothing).
     pub streamed: Value,
+    /// What the final state says (`final` in the JSON form).
     pub final_value: Value,
+    /// The difference, for a human.
     pub message: String,
     /// Set when the reference producer causes this difference by design:
     /// the name of one of [`crate::session::causes::CAUSES`].
@@ -32,6 +35,7 @@ pub struct Difference {
 }
 
 impl Difference {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("kind", Value::from(self.kind)),
@@ -48,6 +52,7 @@ impl Difference {
 /// The report: `consistent` is true when there is no difference at all.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// Every difference found, in snapshot order.
     pub differences: Vec<Difference>,
     /// Which run steps the snapshot's step list covers; the streamed steps
     /// before it are outside it (not compared, not differences).
@@ -58,10 +63,12 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the stream and the snapshot agree entirely.
     pub fn consistent(&self) -> bool {
         self.differences.is_empty()
     }
 
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("consistent", Value::from(self.consistent())),

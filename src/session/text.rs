@@ -12,18 +12,6 @@
 //! instead of rebuilding it at once: rebuilding per chunk made chunks in
 //! reverse order cost the square of their number. [`StreamText::settle`]
 //! rebuilds it once, before anything reads it.
-//!
-//! ```
-//! use stepline::session::text::StreamText;
-//! let mut t = StreamText::with_limit(3);
-//! let mut text = String::new();
-//! for (i, c) in [(2, "cd"), (0, "ab"), (3, "ef"), (1, "é")] {
-//!     t.chunk(i, c.to_string(), &mut text, None);
-//! }
-//! t.settle(&mut text);
-//! assert_eq!(text, "ab"); // "abé" is 4 bytes: the cut backs off to a boundary
-//! assert_eq!(t.dropped_bytes(&text), 6); // "é", then "cd" and "ef" dropped whole
-//! ```
 
 use std::collections::BTreeMap;
 
@@ -435,6 +423,19 @@ pub fn push_within<'a>(text: &mut String, s: &'a str, limit: usize) -> &'a str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_text_limit_cuts_at_a_character_boundary() {
+        use crate::session::text::StreamText;
+        let mut t = StreamText::with_limit(3);
+        let mut text = String::new();
+        for (i, c) in [(2, "cd"), (0, "ab"), (3, "ef"), (1, "é")] {
+            t.chunk(i, c.to_string(), &mut text, None);
+        }
+        t.settle(&mut text);
+        assert_eq!(text, "ab"); // "abé" is 4 bytes: the cut backs off to a boundary
+        assert_eq!(t.dropped_bytes(&text), 6); // "é", then "cd" and "ef" dropped whole
+    }
+
     use super::*;
 
     fn run(order: &[(i64, &str)], limit: usize) -> (String, u64, Vec<i64>) {

@@ -14,12 +14,14 @@ use crate::snapshot::source::SlimSource;
 pub struct Truncation {
     /// Messages the config would have kept but the budget did not.
     pub messages_dropped: usize,
+    /// Steps the config would have kept but the budget did not.
     pub steps_dropped: usize,
     /// The content length limit finally used.
     pub content_limit: i64,
 }
 
 impl Truncation {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("messagesDropped", Value::from(self.messages_dropped)),
@@ -32,9 +34,11 @@ impl Truncation {
 /// A snapshot with its encoded size and what, if anything, was dropped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fitted {
+    /// The slim snapshot.
     pub snapshot: Value,
     /// Bytes of the compact JSON encoding (UTF-8), what a database or socket sees.
     pub bytes: usize,
+    /// What was dropped to fit, `None` when nothing was.
     pub truncation: Option<Truncation>,
 }
 

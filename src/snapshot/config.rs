@@ -18,7 +18,9 @@ pub struct SlimConfig {
     pub max_content_length: i64,
     /// `false` replaces tool results with `[tool result omitted]`.
     pub include_tool_results: bool,
+    /// Write the recent steps (`steps`).
     pub include_steps: bool,
+    /// Write each step's continuation evaluations.
     pub include_continuation_trace: bool,
     /// Tool calls in message metadata become `{id, name}`, and an assistant
     /// message whose content is one of its calls' arguments (seed 004's leak)
@@ -48,10 +50,12 @@ impl Default for SlimConfig {
 }
 
 impl SlimConfig {
+    /// The reference's `standard()` preset (the default).
     pub fn standard() -> SlimConfig {
         SlimConfig::default()
     }
 
+    /// The reference's `minimal()` preset: 20 messages of 500 bytes, no steps, no tool results.
     pub fn minimal() -> SlimConfig {
         SlimConfig {
             max_messages: 20,
@@ -63,6 +67,7 @@ impl SlimConfig {
         }
     }
 
+    /// The reference's `full()` preset: 100 messages of 5000 bytes, 50 steps, continuation traces.
     pub fn full() -> SlimConfig {
         SlimConfig {
             max_messages: 100,

@@ -19,7 +19,9 @@ use crate::snapshot::serialize::last;
 /// Read access to a JSON document that need not be built in full: a
 /// `crate::json::Value`, or (in WebAssembly) a JavaScript object from `JSON.parse`.
 pub trait Doc {
+    /// A position in the document.
     type Node: Clone;
+    /// The document's root.
     fn root(&self) -> Self::Node;
     /// An object member; `None` when absent, null, or the node is not an object.
     fn get(&self, node: &Self::Node, key: &str) -> Option<Self::Node>;
@@ -27,6 +29,7 @@ pub trait Doc {
     fn keys(&self, node: &Self::Node) -> Option<Vec<String>>;
     /// An array's length; `None` when the node is not an array.
     fn len(&self, node: &Self::Node) -> Option<usize>;
+    /// An array's item; `None` past the end or when the node is not an array.
     fn at(&self, node: &Self::Node, i: usize) -> Option<Self::Node>;
     /// The node built as a JSON value.
     fn value(&self, node: &Self::Node) -> Result<Value>;
@@ -67,6 +70,7 @@ pub struct SlimSource {
     pub steps: Vec<AgentStep>,
     /// How many steps the state has in all.
     pub step_count: usize,
+    /// The continuation outcome of the last step result, if any.
     pub last_outcome: Option<Outcome>,
 }
 

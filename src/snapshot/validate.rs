@@ -9,15 +9,18 @@ use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
 /// One finding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Issue {
+    /// JSON pointer into the snapshot.
     pub path: String,
     /// `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
     /// `out_of_range`, `inconsistent` (errors) or `unknown_field` and
     /// `out_of_range` for a negative token count (warnings).
     pub code: &'static str,
+    /// What is wrong, for a human.
     pub message: String,
 }
 
 impl Issue {
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("path", Value::from(self.path.as_str())),
@@ -30,15 +33,19 @@ impl Issue {
 /// The verdict on one snapshot.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
+    /// Problems that make the snapshot invalid.
     pub errors: Vec<Issue>,
+    /// Problems that leave it valid (unknown fields, negative token counts).
     pub warnings: Vec<Issue>,
 }
 
 impl Report {
+    /// Whether there are no errors.
     pub fn valid(&self) -> bool {
         self.errors.is_empty()
     }
 
+    /// The JSON form the JavaScript API returns.
     pub fn to_value(&self) -> Value {
         obj([
             ("valid", Value::Bool(self.valid())),

@@ -25,6 +25,7 @@ pub struct NormalizeOptions {
 /// A normalised response plus the assistant text message an agent should append.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Normalized {
+    /// The response in the reference's shape.
     pub response: InferenceResponse,
     /// `Some` only when the response carries real text: not empty, and not merely
     /// a copy of a tool call's arguments.
@@ -32,6 +33,7 @@ pub struct Normalized {
 }
 
 impl Normalized {
+    /// The response with its assistant message, when it carries real text.
     pub fn new(response: InferenceResponse) -> Normalized {
         let assistant_message = real_text(&response.content, &response.tool_calls.0)
             .then(|| Message::new(Role::Assistant, &response.content));

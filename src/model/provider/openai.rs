@@ -183,7 +183,9 @@ fn read_tool_calls(v: Option<&Value>, path: &str) -> Result<ToolCalls> {
 pub struct StreamDelta {
     /// New assistant text only: tool-call argument fragments never appear here.
     pub content: String,
+    /// New reasoning text.
     pub reasoning: String,
+    /// Fragments of tool calls, by index.
     pub tool_calls: Vec<ToolCallDelta>,
     /// Set by the chunk that finished the choice.
     pub finish_reason: Option<String>,
@@ -194,9 +196,13 @@ pub struct StreamDelta {
 /// A fragment of one streamed tool call, addressed by its `index`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolCallDelta {
+    /// Which call of the response (the provider's `index`).
     pub index: usize,
+    /// The call's id, when this fragment carries it.
     pub id: Option<String>,
+    /// The tool's name (or a piece of it), when this fragment carries it.
     pub name: Option<String>,
+    /// A piece of the arguments' JSON text.
     pub arguments: String,
 }
 
@@ -228,6 +234,7 @@ pub struct StreamAccumulator {
 const MAX_STREAMED_TOOL_CALLS: usize = 1024;
 
 impl StreamAccumulator {
+    /// An accumulator before its first chunk.
     pub fn new(options: NormalizeOptions) -> StreamAccumulator {
         StreamAccumulator {
             options,

@@ -14,14 +14,20 @@ use super::{list, uuid_or_new, Form};
 /// `pending` (status missing), `in_progress`, `completed`, `stopped`, `failed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExecutionStatus {
+    /// `pending`: stored without a status.
     Pending,
+    /// `in_progress`.
     InProgress,
+    /// `completed`.
     Completed,
+    /// `stopped`: the final status after `completed` or a stop signal.
     Stopped,
+    /// `failed`.
     Failed,
 }
 
 impl ExecutionStatus {
+    /// Every status, in the producer's declaration order.
     pub const ALL: [ExecutionStatus; 5] = [
         ExecutionStatus::Pending,
         ExecutionStatus::InProgress,
@@ -30,6 +36,7 @@ impl ExecutionStatus {
         ExecutionStatus::Failed,
     ];
 
+    /// The wire value.
     pub fn as_str(self) -> &'static str {
         match self {
             ExecutionStatus::Pending => "pending",
@@ -74,10 +81,15 @@ pub fn seconds_between(a: &Timestamp, b: &Timestamp) -> f64 {
 /// A recorded step with its continuation and timing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepExecution {
+    /// The step execution's id.
     pub id: String,
+    /// The step.
     pub step: AgentStep,
+    /// The stop signals raised at this step.
     pub continuation: ExecutionContinuation,
+    /// When the step began (`startedAt`).
     pub started_at: Timestamp,
+    /// When it finished (`completedAt`).
     pub completed_at: Timestamp,
 }
 
@@ -115,6 +127,7 @@ impl StepExecution {
         })
     }
 
+    /// The stored form, with keys as `form` says (v2 writes camelCase or snake_case).
     pub fn to_value(&self, form: Form) -> Value {
         crate::json::obj([
             ("id", Value::from(self.id.clone())),
@@ -147,13 +160,21 @@ fn continuation(v: Option<&Value>, path: &str) -> Result<ExecutionContinuation> 
 /// The execution of one user query.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExecutionState {
+    /// The execution's id (`executionId`).
     pub execution_id: String,
+    /// Where the execution stands.
     pub status: ExecutionStatus,
+    /// When it started (`startedAt`).
     pub started_at: Timestamp,
+    /// When it ended, once it has (`completedAt`).
     pub completed_at: Option<Timestamp>,
+    /// Every recorded step, in order (`stepExecutions`).
     pub step_executions: Vec<StepExecution>,
+    /// The execution's stop signals.
     pub continuation: ExecutionContinuation,
+    /// When the current step began (`currentStepStartedAt`).
     pub current_step_started_at: Option<Timestamp>,
+    /// The step in progress, if any (`currentStep`).
     pub current_step: Option<AgentStep>,
 }
 
@@ -172,6 +193,8 @@ impl ExecutionState {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ExecutionState> {
         let m = read::object(v, path, "the execution")?;
         let opt_time = |k: &str| -> Result<Option<Timestamp>> {
@@ -199,6 +222,7 @@ impl ExecutionState {
         })
     }
 
+    /// The stored form, with keys as `form` says (v2 writes camelCase or snake_case).
     pub fn to_value(&self, form: Form) -> Value {
         let atom = |t: &Option<Timestamp>| {
             t.as_ref()

@@ -13,8 +13,11 @@ use super::{list, map_value, uuid_or_new};
 /// `_metadata` are kept as stored, in `rest`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
+    /// The message's id.
     pub id: String,
+    /// When it was created (`createdAt`).
     pub created_at: Timestamp,
+    /// The role.
     pub role: Role,
     /// A string, or a list of content parts.
     pub content: Value,
@@ -67,6 +70,7 @@ impl Message {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("id", Value::from(self.id.clone()));
@@ -98,6 +102,7 @@ pub fn messages(m: &Map, key: &str, path: &str, now: &Timestamp) -> Result<Vec<M
     list(m, key, path, |v, p| Message::from_value(v, p, now))
 }
 
+/// The stored form of a message list.
 pub fn messages_value(list: &[Message]) -> Value {
     Value::Array(list.iter().map(Message::to_value).collect())
 }
@@ -105,7 +110,9 @@ pub fn messages_value(list: &[Message]) -> Value {
 /// A named section of the message store (`messages`, `summary`, `buffer`, …).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Section {
+    /// The section's name.
     pub name: String,
+    /// The section's messages, oldest first.
     pub messages: Vec<Message>,
 }
 
@@ -115,15 +122,18 @@ pub struct Section {
 pub struct Context {
     /// A map, or `[]`.
     pub metadata: Value,
+    /// The system prompt (`systemPrompt`).
     pub system_prompt: String,
     /// A map, or `[]`.
     pub response_format: Value,
+    /// The message store's sections.
     pub sections: Vec<Section>,
     /// A map, or `[]`.
     pub parameters: Value,
 }
 
 impl Context {
+    /// An empty context: no metadata, prompt, response format or messages.
     pub fn empty() -> Context {
         Context {
             metadata: Value::Array(Vec::new()),
@@ -134,6 +144,8 @@ impl Context {
         }
     }
 
+    /// Reads the stored form; an error names the offending value by its JSON pointer under `path`.
+    /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<Context> {
         let m = read::object(v, path, "the context")?;
         let store_path = child(path, "messageStore");
@@ -158,6 +170,7 @@ impl Context {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let sections = self
             .sections

@@ -42,13 +42,21 @@ impl std::fmt::Debug for LlmConfig {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentState {
+    /// The agent's id (`agentId`).
     pub agent_id: String,
+    /// The parent agent's id, for a subagent (`parentAgentId`).
     pub parent_agent_id: Option<String>,
+    /// When the state was created (`createdAt`).
     pub created_at: Timestamp,
+    /// When it last changed (`updatedAt`).
     pub updated_at: Timestamp,
+    /// The conversation and its settings.
     pub context: Context,
+    /// The model configuration, when stored (`llmConfig`).
     pub llm_config: Option<LlmConfig>,
+    /// How many executions (user queries) the agent ran (`executionCount`).
     pub execution_count: i64,
+    /// The current or last execution, if any.
     pub execution: Option<ExecutionState>,
 }
 

@@ -17,8 +17,11 @@ use super::{list, uuid_or_new, Form};
 /// in a response, item 27), arguments an object (`[]` when empty).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
+    /// The call's id; `None` for a call with a null id.
     pub id: Option<String>,
+    /// The tool's name.
     pub name: String,
+    /// The arguments: an object, `[]` when empty.
     pub arguments: Value,
 }
 
@@ -40,6 +43,7 @@ impl ToolCall {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         crate::json::obj([
             ("id", self.id.clone().map_or(Value::Null, Value::String)),
@@ -71,18 +75,26 @@ fn tool_calls(v: &Value, path: &str) -> Result<Vec<ToolCall>> {
 /// The model's answer for one step (Polyglot's `InferenceResponse`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InferenceResponse {
+    /// The response text.
     pub content: String,
     /// The provider's finish reason as stored; see [`InferenceResponse::finish_reason`].
     pub finish_reason_raw: String,
+    /// The tool calls the model made (`toolCalls`).
     pub tool_calls: Vec<ToolCall>,
+    /// The model's reasoning text (`reasoningContent`).
     pub reasoning_content: String,
+    /// The inference's token usage.
     pub usage: Usage,
     /// `{statusCode, body, headers, isStreamed}`: with a real driver the HTTP
     /// status, the raw body and the headers (large; possibly sensitive).
     pub response_data: Value,
+    /// Whether it is a partial (streamed, unfinished) response (`isPartial`).
     pub is_partial: bool,
+    /// The response's id.
     pub id: String,
+    /// When it was created (`createdAt`).
     pub created_at: Timestamp,
+    /// When it last changed (`updatedAt`).
     pub updated_at: Timestamp,
 }
 
@@ -147,6 +159,7 @@ impl InferenceResponse {
         })
     }
 
+    /// The stored form, as the producer writes it (its `toArray`).
     pub fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("content", Value::from(self.content.clone()));
@@ -183,7 +196,9 @@ impl InferenceResponse {
 /// An error recorded on a step: `{message, class}`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepError {
+    /// The error's message.
     pub message: String,
+    /// The PHP exception class.
     pub class: String,
 }
 
@@ -223,11 +238,17 @@ fn step_errors(m: &Map, path: &str) -> Result<Vec<StepError>> {
 /// One step of an execution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentStep {
+    /// The step's id.
     pub id: String,
+    /// The messages sent to the model (`inputMessages`).
     pub input_messages: Vec<Message>,
+    /// The messages the step produced (`outputMessages`).
     pub output_messages: Vec<Message>,
+    /// The tools run in this step (`toolExecutions`).
     pub tool_executions: Vec<ToolExecution>,
+    /// The errors recorded on the step.
     pub errors: Vec<StepError>,
+    /// The model's response (`inferenceResponse`).
     pub inference_response: InferenceResponse,
 }
 
@@ -248,6 +269,7 @@ impl AgentStep {
         })
     }
 
+    /// The stored form, with keys as `form` says (v2 writes camelCase or snake_case).
     pub fn to_value(&self, form: Form) -> Value {
         crate::json::obj([
             ("id", Value::from(self.id.clone())),
@@ -283,10 +305,12 @@ impl AgentStep {
         out
     }
 
+    /// Whether the step recorded errors or a tool run failed.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty() || self.tool_executions.iter().any(ToolExecution::has_error)
     }
 
+    /// Whether the model asked for tools.
     pub fn has_tool_calls(&self) -> bool {
         !self.inference_response.tool_calls.is_empty()
     }
@@ -303,6 +327,7 @@ impl AgentStep {
         }
     }
 
+    /// The step's token usage: its inference's.
     pub fn usage(&self) -> Usage {
         self.inference_response.usage
     }

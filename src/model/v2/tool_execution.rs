@@ -13,12 +13,17 @@ use super::{uuid_or_new, Form};
 /// a JSON *string*, and reads that string back as the value (item 24).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolExecution {
+    /// The run's id.
     pub id: String,
+    /// The call that was executed.
     pub tool_call: ToolCall,
+    /// The stored result (v2 stores `json_encode(value)`: a JSON string).
     pub result: Value,
     /// The stored error; an empty string is a success.
     pub error: Option<String>,
+    /// When it started (`startedAt`).
     pub started_at: Timestamp,
+    /// When it finished (`completedAt`).
     pub completed_at: Timestamp,
 }
 
@@ -79,6 +84,7 @@ impl ToolExecution {
         ])
     }
 
+    /// Whether the run failed.
     pub fn has_error(&self) -> bool {
         self.error.is_some()
     }
