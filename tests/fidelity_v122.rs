@@ -247,7 +247,9 @@ fn a_steps_errors_come_from_its_own_list_or_else_from_its_executions_never_both(
 #[test]
 fn continuation_contexts_keep_the_references_int_and_float_kinds() {
     let mut state = final_state("tool call then final answer");
-    *state.pointer_entry("/stateInfo/cumulativeExecutionSeconds").unwrap() = json!(3);
+    *state
+        .pointer_entry("/stateInfo/cumulativeExecutionSeconds")
+        .unwrap() = json!(3);
     let state = AgentState::from_value(&state, &V1_22.now()).unwrap();
     let defaults = Defaults {
         cumulative_timeout: Some(60),
@@ -402,7 +404,9 @@ fn stored_outcomes_refuse_what_the_reference_refuses() {
 fn zero_and_negative_slim_limits_mean_what_they_mean_in_the_reference() {
     let mut data = final_state("tool call then final answer");
     let long = "x".repeat(3000);
-    *data.pointer_entry("/messageStore/sections/0/messages/0/content").unwrap() = Value::from(long.as_str());
+    *data
+        .pointer_entry("/messageStore/sections/0/messages/0/content")
+        .unwrap() = Value::from(long.as_str());
     let state = AgentState::from_value(&data, &V1_22.now()).unwrap();
     for compat in [true, false] {
         for max in [0, -1] {

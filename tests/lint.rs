@@ -163,7 +163,8 @@ fn tool_args_in_state_content_are_flagged_even_when_reformatted() {
         .iter()
         .map(|(k, v)| format!("  {} : {}", stepline::json::to_string(&**k), v))
         .collect();
-    *messages[i].pointer_entry("/content").unwrap() = Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
+    *messages[i].pointer_entry("/content").unwrap() =
+        Value::from(format!("\n{{\n{}\n}}  ", spaced.join(",\n")));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["tool_args_in_content"]);
     assert_eq!(
@@ -193,7 +194,10 @@ fn assistant_text_that_differs_from_its_tool_args_is_not_flagged() {
 fn step_completed_stamped_before_its_start_is_flagged() {
     let mut input = input_of("tool call then final answer");
     let c = position(&input.envelopes, "agent.step.completed", 1);
-    shift(input.envelopes[c].pointer_entry("/timestamp").unwrap(), Duration::seconds(-5));
+    shift(
+        input.envelopes[c].pointer_entry("/timestamp").unwrap(),
+        Duration::seconds(-5),
+    );
     let found = diagnose(&input);
     let inverted = with_code(&found, "step_timing_inverted");
     assert_eq!(inverted.len(), 1, "{found:?}");
@@ -212,8 +216,13 @@ fn out_of_order_arrival_with_true_timestamps_is_not_inverted() {
     let mut input = input_of("tool call then final answer");
     let s = position(&input.envelopes, "agent.step.started", 2);
     let c = position(&input.envelopes, "agent.step.completed", 2);
-    shift(input.envelopes[c].pointer_entry("/timestamp").unwrap(), Duration::seconds(3));
-    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(3000.0);
+    shift(
+        input.envelopes[c].pointer_entry("/timestamp").unwrap(),
+        Duration::seconds(3),
+    );
+    *input.envelopes[c]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(3000.0);
     input.envelopes.swap(s, c);
     assert_eq!(diagnose(&input), vec![]);
 }
@@ -222,8 +231,10 @@ fn out_of_order_arrival_with_true_timestamps_is_not_inverted() {
 fn state_step_result_completing_before_it_starts_is_flagged() {
     let mut input = input_of("direct final answer");
     let state = input.state.as_mut().unwrap();
-    *state.pointer_entry("/stepResults/0/startedAt").unwrap() = json!("2026-01-20T12:00:05.000000+00:00");
-    *state.pointer_entry("/stepResults/0/completedAt").unwrap() = json!("2026-01-20T12:00:00.250000+00:00");
+    *state.pointer_entry("/stepResults/0/startedAt").unwrap() =
+        json!("2026-01-20T12:00:05.000000+00:00");
+    *state.pointer_entry("/stepResults/0/completedAt").unwrap() =
+        json!("2026-01-20T12:00:00.250000+00:00");
     let found = diagnose(&input);
     let inverted = with_code(&found, "step_timing_inverted");
     assert_eq!(inverted.len(), 1, "{found:?}");
@@ -237,8 +248,10 @@ fn step_start_after_its_own_tool_started_is_creation_time() {
     let result = state.pointer_mut("/stepResults/0").unwrap();
     // The tool ran at 12:00:00 (whole seconds); the step object was created after it.
     let tool_start = at(&result["step"]["toolExecutions"][0]["startedAt"]);
-    *result.pointer_entry("/startedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
-    *result.pointer_entry("/completedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(3))));
+    *result.pointer_entry("/startedAt").unwrap() =
+        Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
+    *result.pointer_entry("/completedAt").unwrap() =
+        Value::from(format_utc_millis(&(tool_start + Duration::seconds(3))));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["step_timing_from_creation"]);
     assert_eq!(found[0].path, "/state/stepResults/0/startedAt");
@@ -255,7 +268,8 @@ fn step_start_within_the_tool_start_second_is_not_creation_time() {
     *result.pointer_entry("/startedAt").unwrap() = Value::from(format_utc_millis(
         &(tool_start + Duration::milliseconds(900)),
     ));
-    *result.pointer_entry("/completedAt").unwrap() = Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
+    *result.pointer_entry("/completedAt").unwrap() =
+        Value::from(format_utc_millis(&(tool_start + Duration::seconds(2))));
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -275,7 +289,9 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
         at(&input.envelopes[c]["timestamp"]),
     );
     // What the reference writes for this interval (quirk 4): 3.5 s.
-    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(step_duration_ms(&start, &end, true));
+    *input.envelopes[c]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(step_duration_ms(&start, &end, true));
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].path, format!("/envelopes/{c}/payload/duration_ms"));
@@ -292,7 +308,9 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
     );
 
     // The fixed encoder's duration agrees with the timestamps.
-    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(step_duration_ms(&start, &end, false));
+    *input.envelopes[c]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(step_duration_ms(&start, &end, false));
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -300,12 +318,16 @@ fn step_duration_without_minutes_is_the_reference_quirk() {
 fn step_duration_off_by_other_than_minutes_has_no_likely_cause() {
     let mut input = input_of("direct final answer");
     let c = position(&input.envelopes, "agent.step.completed", 1);
-    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(10_000.0);
+    *input.envelopes[c]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(10_000.0);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].evidence["likely_cause"], Value::Null);
     // Within a second: broadcast timestamps trail the producer's own clock reads.
-    *input.envelopes[c].pointer_entry("/payload/duration_ms").unwrap() = json!(900.0);
+    *input.envelopes[c]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(900.0);
     assert_eq!(diagnose(&input), vec![]);
 }
 
@@ -317,7 +339,9 @@ fn negative_tool_duration_is_flagged() {
         .iter()
         .rposition(|e| e["type"] == "agent.tool.completed")
         .unwrap();
-    *input.envelopes[t].pointer_entry("/payload/duration_ms").unwrap() = json!(-998);
+    *input.envelopes[t]
+        .pointer_entry("/payload/duration_ms")
+        .unwrap() = json!(-998);
     let found = diagnose(&input);
     assert_eq!(codes(&found), vec!["duration_inconsistent"]);
     assert_eq!(found[0].path, format!("/envelopes/{t}/payload/duration_ms"));
@@ -347,7 +371,9 @@ fn time_evaluation(evaluations: &Value) -> usize {
 fn execution_time_measured_from_the_session_start_is_flagged() {
     let mut input = input_of("tool call then final answer");
     let c = position(&input.envelopes, "agent.continuation", 1);
-    let evaluations = input.envelopes[c].pointer_mut("/payload/evaluations").unwrap();
+    let evaluations = input.envelopes[c]
+        .pointer_mut("/payload/evaluations")
+        .unwrap();
     let j = time_evaluation(evaluations);
     // The session began an hour before this execution (the state was restored).
     let reason = evaluations[j]["reason"]
@@ -371,9 +397,14 @@ fn execution_time_close_to_the_real_interval_is_not_flagged() {
     let c = position(&input.envelopes, "agent.continuation", 2);
     // The execution really ran ten minutes.
     for e in &mut input.envelopes[c..] {
-        shift(e.pointer_entry("/timestamp").unwrap(), Duration::minutes(10));
+        shift(
+            e.pointer_entry("/timestamp").unwrap(),
+            Duration::minutes(10),
+        );
     }
-    let evaluations = input.envelopes[c].pointer_mut("/payload/evaluations").unwrap();
+    let evaluations = input.envelopes[c]
+        .pointer_mut("/payload/evaluations")
+        .unwrap();
     let j = time_evaluation(evaluations);
     let reason = evaluations[j]["reason"]
         .as_str()
@@ -403,7 +434,12 @@ fn state_continuation_measured_from_the_session_start_is_flagged() {
         format!("/state/stepResults/{last}/outcome/evaluations/{j}/context/elapsedSeconds")
     );
     // Without executionStartedAt (never restored from storage) there is nothing to compare.
-    *input.state.as_mut().unwrap().pointer_entry("/executionStartedAt").unwrap() = Value::Null;
+    *input
+        .state
+        .as_mut()
+        .unwrap()
+        .pointer_entry("/executionStartedAt")
+        .unwrap() = Value::Null;
     assert_eq!(diagnose(&input), vec![]);
 }
 

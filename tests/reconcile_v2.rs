@@ -47,7 +47,8 @@ fn turn_envelopes(turn: &Value, t: usize) -> Vec<Value> {
             let at = chrono::DateTime::parse_from_rfc3339(env["timestamp"].as_str().unwrap())
                 .unwrap()
                 + chrono::Duration::minutes(t as i64);
-            *env.pointer_entry("/timestamp").unwrap() = Value::from(stepline::model::time::format_utc_millis(&at));
+            *env.pointer_entry("/timestamp").unwrap() =
+                Value::from(stepline::model::time::format_utc_millis(&at));
             env
         })
         .collect()
@@ -262,8 +263,10 @@ fn streamed_step_durations_may_be_shorter_than_the_states_but_not_longer() {
         .iter_mut()
         .enumerate()
     {
-        *se.pointer_entry("/startedAt").unwrap() = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4));
-        *se.pointer_entry("/completedAt").unwrap() = Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4 + 4));
+        *se.pointer_entry("/startedAt").unwrap() =
+            Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4));
+        *se.pointer_entry("/completedAt").unwrap() =
+            Value::from(format!("2026-08-10T12:00:{:02}+00:00", i * 4 + 4));
     }
     let mut s = Session::new(None);
     let envelopes = turn_envelopes(turn, 0);

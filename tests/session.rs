@@ -575,7 +575,9 @@ fn reconcile_names_field_mismatches_with_snapshot_paths() {
     let mut snap = turns[0].slim_full.clone();
     *snap.pointer_entry("/steps/1/finish_reason").unwrap() = json!("length");
     *snap.pointer_entry("/steps/1/usage/total").unwrap() = json!(999);
-    *snap.pointer_entry("/last_continuation/stop_reason").unwrap() = json!("steps_limit");
+    *snap
+        .pointer_entry("/last_continuation/stop_reason")
+        .unwrap() = json!("steps_limit");
     let r = s.reconcile(&snap);
     let paths: Vec<&str> = r.differences.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(
@@ -606,14 +608,24 @@ fn reconcile_names_missing_and_extra_steps_within_the_window() {
     let r = s.reconcile(&turns[0].slim);
     assert!(kinds(&r).contains(&"missing_step"));
     let mut window = turns[0].slim.clone();
-    window.get_mut("steps").unwrap().as_array_mut().unwrap().remove(0);
+    window
+        .get_mut("steps")
+        .unwrap()
+        .as_array_mut()
+        .unwrap()
+        .remove(0);
     let full = session_of(&turns[0].envelopes);
     assert!(
         full.reconcile(&window).consistent(),
         "step 1 is outside a last-1 window"
     );
     let mut fewer = turns[0].slim.clone();
-    fewer.get_mut("steps").unwrap().as_array_mut().unwrap().pop();
+    fewer
+        .get_mut("steps")
+        .unwrap()
+        .as_array_mut()
+        .unwrap()
+        .pop();
     *fewer.pointer_entry("/step_count").unwrap() = json!(1);
     let r = full.reconcile(&fewer);
     assert_eq!(kinds(&r), ["extra_step"]);
@@ -747,7 +759,9 @@ fn patches_rebuild_the_view_after_every_envelope_of_every_reference_run() {
             if i % 3 == 0 {
                 *odd.pointer_entry("/session_id").unwrap() = json!(format!("other-{}", i % 2));
             } else {
-                odd.as_object_mut().unwrap().insert(format!("x_{i}"), json!(i));
+                odd.as_object_mut()
+                    .unwrap()
+                    .insert(format!("x_{i}"), json!(i));
             }
             noisy.push(odd);
         }

@@ -167,7 +167,8 @@ fn diagnose_flags_leaked_arguments_cut_by_the_content_limit() {
 fn diagnose_does_not_flag_prose_beside_a_redacted_call() {
     let (state, _) = leaking_state();
     let mut snapshot = slim_of(&state, &redacted(true));
-    *snapshot.pointer_entry("/messages/1/content").unwrap() = Value::from("Checking {the} weather...");
+    *snapshot.pointer_entry("/messages/1/content").unwrap() =
+        Value::from("Checking {the} weather...");
     assert!(leak_findings(snapshot.clone()).is_empty());
     // A JSON array is not an arguments object either.
     *snapshot.pointer_entry("/messages/1/content").unwrap() = Value::from("[1, 2]");
@@ -211,7 +212,8 @@ fn restore_refuses_a_seed_usage_total_it_cannot_keep() {
 fn restore_reads_the_reference_usage_form_as_the_reference_does() {
     // A usage with any reference key is the reference's form: seed keys are ignored there.
     let mut snapshot = seed_snapshot();
-    *snapshot.pointer_entry("/usage").unwrap() = json!({"input": "10", "output": 5.9, "prompt": 99});
+    *snapshot.pointer_entry("/usage").unwrap() =
+        json!({"input": "10", "output": 5.9, "prompt": 99});
     let state = restore(&snapshot, &V1_22.now()).unwrap();
     assert_eq!((state.usage.input, state.usage.output), (10, 5));
 }

@@ -316,7 +316,8 @@ fn diagnose_finds_no_producer_bug_in_v2_runs_but_the_raw_frames() {
                 // Turns a second apart: the corpus's frozen clock makes a later
                 // turn's statuses byte-identical to an earlier turn's.
                 let mut e = b["envelope"].clone();
-                *e.pointer_entry("/timestamp").unwrap() = Value::from(format!("2026-08-10T12:00:0{t}.250Z"));
+                *e.pointer_entry("/timestamp").unwrap() =
+                    Value::from(format!("2026-08-10T12:00:0{t}.250Z"));
                 s.ingest_value(&e).unwrap();
             }
         }

@@ -145,7 +145,9 @@ impl Criterion {
         Ok(match self {
             Criterion::StepsLimit { max } => steps_limit(*max, obs.step_count),
             Criterion::TokenUsageLimit { max } => token_usage_limit(*max, obs.usage_total),
-            Criterion::ExecutionTimeLimit { max_seconds } => execution_time_limit(*max_seconds, obs),
+            Criterion::ExecutionTimeLimit { max_seconds } => {
+                execution_time_limit(*max_seconds, obs)
+            }
             Criterion::CumulativeExecutionTimeLimit { max_seconds } => {
                 cumulative_time_limit(*max_seconds, obs.cumulative_seconds)
             }
@@ -194,7 +196,13 @@ fn steps_limit(max: i64, n: i64) -> Evaluation {
     ]);
     if n >= max {
         let reason = format!("Step limit reached: {n}/{max}");
-        vote(class::STEPS_LIMIT, ForbidContinuation, reason, ctx, Some("steps_limit"))
+        vote(
+            class::STEPS_LIMIT,
+            ForbidContinuation,
+            reason,
+            ctx,
+            Some("steps_limit"),
+        )
     } else {
         let reason = format!("Steps under limit: {n}/{max}");
         vote(class::STEPS_LIMIT, AllowContinuation, reason, ctx, None)
@@ -208,10 +216,22 @@ fn token_usage_limit(max: i64, u: i64) -> Evaluation {
     ]);
     if u >= max {
         let reason = format!("Token limit reached: {u}/{max}");
-        vote(class::TOKEN_USAGE_LIMIT, ForbidContinuation, reason, ctx, Some("token_limit"))
+        vote(
+            class::TOKEN_USAGE_LIMIT,
+            ForbidContinuation,
+            reason,
+            ctx,
+            Some("token_limit"),
+        )
     } else {
         let reason = format!("Tokens under limit: {u}/{max}");
-        vote(class::TOKEN_USAGE_LIMIT, AllowContinuation, reason, ctx, None)
+        vote(
+            class::TOKEN_USAGE_LIMIT,
+            AllowContinuation,
+            reason,
+            ctx,
+            None,
+        )
     }
 }
 
@@ -225,10 +245,22 @@ fn execution_time_limit(max: i64, obs: &Observation) -> Evaluation {
     ]);
     if elapsed >= max {
         let reason = format!("Execution time limit reached: {elapsed}s/{max}s");
-        vote(class::EXECUTION_TIME_LIMIT, ForbidContinuation, reason, ctx, Some("time_limit"))
+        vote(
+            class::EXECUTION_TIME_LIMIT,
+            ForbidContinuation,
+            reason,
+            ctx,
+            Some("time_limit"),
+        )
     } else {
         let reason = format!("Execution time under limit: {elapsed}s/{max}s");
-        vote(class::EXECUTION_TIME_LIMIT, AllowContinuation, reason, ctx, None)
+        vote(
+            class::EXECUTION_TIME_LIMIT,
+            AllowContinuation,
+            reason,
+            ctx,
+            None,
+        )
     }
 }
 
@@ -244,7 +276,13 @@ fn cumulative_time_limit(max: i64, secs: f64) -> Evaluation {
         vote(class, ForbidContinuation, reason, ctx, Some("time_limit"))
     } else {
         let reason = format!("Cumulative execution time {shown}s under limit {max}s");
-        vote(class::CUMULATIVE_EXECUTION_TIME_LIMIT, AllowContinuation, reason, ctx, None)
+        vote(
+            class::CUMULATIVE_EXECUTION_TIME_LIMIT,
+            AllowContinuation,
+            reason,
+            ctx,
+            None,
+        )
     }
 }
 
@@ -252,10 +290,22 @@ fn error_presence(has: bool) -> Evaluation {
     let ctx = crate::json::obj([("hasErrors", Value::from(has))]);
     if has {
         let reason = "Errors present, forbidding continuation".into();
-        vote(class::ERROR_PRESENCE_CHECK, ForbidContinuation, reason, ctx, Some("error"))
+        vote(
+            class::ERROR_PRESENCE_CHECK,
+            ForbidContinuation,
+            reason,
+            ctx,
+            Some("error"),
+        )
     } else {
         let reason = "No errors, allowing continuation".into();
-        vote(class::ERROR_PRESENCE_CHECK, AllowContinuation, reason, ctx, None)
+        vote(
+            class::ERROR_PRESENCE_CHECK,
+            AllowContinuation,
+            reason,
+            ctx,
+            None,
+        )
     }
 }
 
@@ -266,7 +316,13 @@ fn response_content(
     let Some(response) = response else {
         let ctx = crate::json::obj([("hasResponse", Value::from(false))]);
         let reason = "No response yet, allowing bootstrap".into();
-        return Ok(vote(class::RESPONSE_CONTENT_CHECK, AllowContinuation, reason, ctx, None));
+        return Ok(vote(
+            class::RESPONSE_CONTENT_CHECK,
+            AllowContinuation,
+            reason,
+            ctx,
+            None,
+        ));
     };
     let go_on = predicate.test(response)?;
     let ctx = crate::json::obj([
@@ -275,7 +331,13 @@ fn response_content(
     ]);
     Ok(if go_on {
         let reason = "Response content check requests continuation".into();
-        vote(class::RESPONSE_CONTENT_CHECK, RequestContinuation, reason, ctx, None)
+        vote(
+            class::RESPONSE_CONTENT_CHECK,
+            RequestContinuation,
+            reason,
+            ctx,
+            None,
+        )
     } else {
         let reason = "Response content check allows stop".into();
         vote(class::RESPONSE_CONTENT_CHECK, AllowStop, reason, ctx, None)
@@ -297,7 +359,13 @@ fn error_policy(policy: &ErrorPolicy, obs: &Observation) -> Evaluation {
     if verdict.continue_allowed {
         vote(class, AllowContinuation, verdict.reason, context, None)
     } else {
-        vote(class, ForbidContinuation, verdict.reason, context, Some("error"))
+        vote(
+            class,
+            ForbidContinuation,
+            verdict.reason,
+            context,
+            Some("error"),
+        )
     }
 }
 
@@ -305,10 +373,22 @@ fn tool_call_presence(has: bool) -> Evaluation {
     let ctx = crate::json::obj([("hasToolCalls", Value::from(has))]);
     if has {
         let reason = "Tool calls present, requesting continuation".into();
-        vote(class::TOOL_CALL_PRESENCE_CHECK, RequestContinuation, reason, ctx, None)
+        vote(
+            class::TOOL_CALL_PRESENCE_CHECK,
+            RequestContinuation,
+            reason,
+            ctx,
+            None,
+        )
     } else {
         let reason = "No tool calls, allowing stop".into();
-        vote(class::TOOL_CALL_PRESENCE_CHECK, AllowStop, reason, ctx, None)
+        vote(
+            class::TOOL_CALL_PRESENCE_CHECK,
+            AllowStop,
+            reason,
+            ctx,
+            None,
+        )
     }
 }
 

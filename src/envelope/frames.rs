@@ -67,7 +67,10 @@ mod tests {
         use crate::envelope::frames::provider_frame;
         let frame = r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[]}"#;
         assert_eq!(provider_frame(frame), Some("openai"));
-        assert_eq!(provider_frame(r#"{"object":"chat.completion.chunk"}"#), None); // no id, no choices
+        assert_eq!(
+            provider_frame(r#"{"object":"chat.completion.chunk"}"#),
+            None
+        ); // no id, no choices
         assert_eq!(provider_frame("Hello"), None);
     }
 

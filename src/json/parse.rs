@@ -466,7 +466,11 @@ pub fn contains_replacement_char(text: &str) -> bool {
         }
         i += 8;
     }
-    bytes.get(i..).unwrap_or_default().windows(3).any(|w| w == FFFD)
+    bytes
+        .get(i..)
+        .unwrap_or_default()
+        .windows(3)
+        .any(|w| w == FFFD)
 }
 
 #[cfg(test)]

@@ -693,9 +693,7 @@ impl PartialEq for Map {
         let (head, tail) = self.entries.split_at(same);
         let (other_head, other_tail) = other.entries.split_at(same);
         let rest = (tail, other_tail);
-        head.iter()
-            .zip(other_head)
-            .all(|((_, a), (_, b))| a == b)
+        head.iter().zip(other_head).all(|((_, a), (_, b))| a == b)
             && if rest.0.len() <= 16 {
                 rest.0.iter().all(|(k, v)| other.get(k) == Some(v))
             } else {
@@ -729,8 +727,11 @@ fn dedup(entries: &mut Vec<(Name, Value)>) {
             }
         }
     } else {
-        let mut order: Vec<(&str, usize)> =
-            entries.iter().enumerate().map(|(i, (k, _))| (&**k, i)).collect();
+        let mut order: Vec<(&str, usize)> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, (k, _))| (&**k, i))
+            .collect();
         crate::sort::sort_by_key(&mut order, |&pair| pair);
         // Runs of one key are in position order: pair every later one with the run's first.
         let mut first: Option<(&str, usize)> = None;

@@ -79,8 +79,10 @@ fn walk(envs: &[Envelope]) -> Turns {
         // over. The latter catches the reference's exception path, after which the
         // status stays `processing` and is not broadcast again (only changes are).
         // Work after the end alone is not a new turn: quirk 6 and late arrivals.
-        let restarted =
-            e.kind == "agent.step.started" && t.last_step.and_then(|p| envs.get(p)).is_some_and(|p| restarts(e, p));
+        let restarted = e.kind == "agent.step.started"
+            && t.last_step
+                .and_then(|p| envs.get(p))
+                .is_some_and(|p| restarts(e, p));
         if (t.ended && status == Some("processing")) || restarted {
             if let (false, Some(first)) = (t.ended, t.work) {
                 unfinished.push((first, t.last));

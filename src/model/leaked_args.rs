@@ -109,7 +109,10 @@ mod tests {
         use crate::model::leaked_args::{leaked_call, Leak};
         let calls = json!([{"id": "call_1", "function": {"name": "search", "arguments": "{\"q\":\"paris\"}"}}]);
         let calls = calls.as_array().unwrap();
-        assert_eq!(leaked_call(" {\"q\": \"paris\"} ", calls).map(|(_, l)| l), Some(Leak::Exact));
+        assert_eq!(
+            leaked_call(" {\"q\": \"paris\"} ", calls).map(|(_, l)| l),
+            Some(Leak::Exact)
+        );
         assert_eq!(leaked_call("It is sunny.", calls), None);
     }
 }

@@ -230,16 +230,9 @@ fn tool(
     let limit = exec.stream.limit();
     let kind = tool_kind(kind);
     let payload = std::mem::take(p);
-    let placed = exec.tool_placement.add(
-        &mut exec.steps,
-        kind,
-        ts,
-        payload,
-        own,
-        n,
-        arrival.0,
-        limit,
-    );
+    let placed =
+        exec.tool_placement
+            .add(&mut exec.steps, kind, ts, payload, own, n, arrival.0, limit);
     Touched::Step(placed)
 }
 

@@ -640,7 +640,10 @@ mod tests {
     fn instants_read_any_offset_and_refuse_other_text() {
         use crate::session::attribution::instant;
         assert_eq!(instant("1970-01-01T00:00:01.5Z"), Some(1_500_000));
-        assert_eq!(instant("2026-01-20T13:00:00.250+01:00"), instant("2026-01-20T12:00:00.250Z"));
+        assert_eq!(
+            instant("2026-01-20T13:00:00.250+01:00"),
+            instant("2026-01-20T12:00:00.250Z")
+        );
         assert_eq!(instant("yesterday"), None);
     }
 }

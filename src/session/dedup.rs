@@ -466,11 +466,21 @@ mod tests {
     fn a_repeated_envelope_has_the_same_fingerprint() {
         use crate::json;
         use crate::session::dedup::{Fingerprinter, Seen};
-        let fp = |v| { let mut f = Fingerprinter::new(); f.value(&v); f.finish() };
+        let fp = |v| {
+            let mut f = Fingerprinter::new();
+            f.value(&v);
+            f.finish()
+        };
         let mut seen = Seen::default();
-        assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
-        assert!(!seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "processing"}}))));
-        assert!(seen.insert(fp(json!({"type": "agent.status", "payload": {"status": "completed"}}))));
+        assert!(seen.insert(fp(
+            json!({"type": "agent.status", "payload": {"status": "processing"}})
+        )));
+        assert!(!seen.insert(fp(
+            json!({"type": "agent.status", "payload": {"status": "processing"}})
+        )));
+        assert!(seen.insert(fp(
+            json!({"type": "agent.status", "payload": {"status": "completed"}})
+        )));
         assert_ne!(fp(json!({"n": 1})), fp(json!({"n": 1.0})));
     }
 

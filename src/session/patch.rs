@@ -80,7 +80,10 @@ impl Dirty {
     }
 
     /// The change record of the execution at `pos`, listed as touched.
-    #[expect(clippy::indexing_slicing, reason = "the list was extended to hold `pos`")]
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "the list was extended to hold `pos`"
+    )]
     fn exec(&mut self, pos: usize) -> &mut ExecDirty {
         if self.execs.len() <= pos {
             self.execs.resize_with(pos + 1, ExecDirty::default);

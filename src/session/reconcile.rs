@@ -379,7 +379,10 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
             ),
         }
     }
-    for (t, run) in unmatched.into_iter().filter_map(|t| Some((t, s.tools.get(t)?))) {
+    for (t, run) in unmatched
+        .into_iter()
+        .filter_map(|t| Some((t, s.tools.get(t)?)))
+    {
         d.push(
             "tool_call_unexpected",
             format!("/stream/steps/{}/tools/{t}", s.number),

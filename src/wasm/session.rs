@@ -468,11 +468,7 @@ fn apply_exec(
         }
     }
     if new || steps.is_object() {
-        set_field(
-            &exec,
-            &k.steps,
-            &Object::freeze(&work.slice(0, u32::MAX)),
-        );
+        set_field(&exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
     }
     let text = change.get(3);
     if text.is_string() {
