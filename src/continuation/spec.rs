@@ -255,14 +255,22 @@ fn bad_policy(name: &str, path: &str) -> SteplineError {
 /// Reads one criterion spec.
 pub fn parse_spec(v: &Value, path: &str, callbacks: &[ResponseCallback]) -> Result<Criterion> {
     let m = read::object(v, path, "a criterion spec")?;
-    let kind = read::opt_str(m, "kind", path)?.ok_or_else(|| {
-        SteplineError::at(
-            ErrorCode::MissingField,
-            &child(path, "kind"),
-            "expected the criterion's `kind`",
-        )
-    })?;
-    let allowed: &[&str] = match kind {
+    let kind = read::opt_str(m, "kind", path)?
+        .ok_or_else(|| missing(path, "kind", "expected the criterion's `kind`"))?;
+    read::only_keys(m, allowed_keys(kind, path)?, path)?;
+    let criterion = criterion_of(kind, m, path, callbacks)?;
+    Ok(match read::opt_str(m, "criterion", path)? {
+        Some(class) => Criterion::Renamed {
+            class: class.to_string(),
+            inner: Box::new(criterion),
+        },
+        None => criterion,
+    })
+}
+
+/// The keys a spec of `kind` may have; an unknown kind is `invalid_value`.
+fn allowed_keys(kind: &str, path: &str) -> Result<&'static [&'static str]> {
+    Ok(match kind {
         "steps_limit"
         | "token_usage_limit"
         | "execution_time_limit"
@@ -281,27 +289,35 @@ pub fn parse_spec(v: &Value, path: &str, callbacks: &[ResponseCallback]) -> Resu
                 format!("unknown criterion kind {}", crate::json::quote(other)),
             ))
         }
-    };
-    read::only_keys(m, allowed, path)?;
+    })
+}
+
+/// A required member that is absent: `missing_field` at its path.
+fn missing(path: &str, key: &str, message: &str) -> SteplineError {
+    SteplineError::at(ErrorCode::MissingField, &child(path, key), message)
+}
+
+/// The criterion a spec of a known `kind` describes (its keys already checked).
+fn criterion_of(
+    kind: &str,
+    m: &Map,
+    path: &str,
+    callbacks: &[ResponseCallback],
+) -> Result<Criterion> {
     // Any integer, as the producer's constructors take it: the time limits
     // then refuse 0 or less as theirs do (`check_max_seconds`).
     let max = || -> Result<i64> {
-        read::opt_i64(m, "max", path)?.ok_or_else(|| {
-            SteplineError::at(
-                ErrorCode::MissingField,
-                &child(path, "max"),
-                "expected `max`",
-            )
-        })
+        read::opt_i64(m, "max", path)?.ok_or_else(|| missing(path, "max", "expected `max`"))
     };
-    let criterion = match kind {
+    let seconds = || check_max_seconds(max()?, &child(path, "max"));
+    Ok(match kind {
         "steps_limit" => Criterion::StepsLimit { max: max()? },
         "token_usage_limit" => Criterion::TokenUsageLimit { max: max()? },
         "execution_time_limit" => Criterion::ExecutionTimeLimit {
-            max_seconds: check_max_seconds(max()?, &child(path, "max"))?,
+            max_seconds: seconds()?,
         },
         "cumulative_execution_time_limit" => Criterion::CumulativeExecutionTimeLimit {
-            max_seconds: check_max_seconds(max()?, &child(path, "max"))?,
+            max_seconds: seconds()?,
         },
         "retry_limit" => Criterion::RetryLimit { max: max()? },
         "error_presence_check" => Criterion::ErrorPresenceCheck,
@@ -326,38 +342,22 @@ pub fn parse_spec(v: &Value, path: &str, callbacks: &[ResponseCallback]) -> Resu
             },
         },
         "fixed" => {
-            let d = read::opt_str(m, "decision", path)?.ok_or_else(|| {
-                SteplineError::at(
-                    ErrorCode::MissingField,
-                    &child(path, "decision"),
-                    "expected `decision`",
-                )
-            })?;
+            let d = read::opt_str(m, "decision", path)?
+                .ok_or_else(|| missing(path, "decision", "expected `decision`"))?;
             Criterion::Fixed {
                 decision: Decision::parse(d, &child(path, "decision"))?,
             }
         }
         _ => {
-            let list = m.get("criteria").ok_or_else(|| {
-                SteplineError::at(
-                    ErrorCode::MissingField,
-                    &child(path, "criteria"),
-                    "expected nested `criteria`",
-                )
-            })?;
+            let list = m
+                .get("criteria")
+                .ok_or_else(|| missing(path, "criteria", "expected nested `criteria`"))?;
             Criterion::All(parse_criteria_with(
                 list,
                 &child(path, "criteria"),
                 callbacks,
             )?)
         }
-    };
-    Ok(match read::opt_str(m, "criterion", path)? {
-        Some(class) => Criterion::Renamed {
-            class: class.to_string(),
-            inner: Box::new(criterion),
-        },
-        None => criterion,
     })
 }
 

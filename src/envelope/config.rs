@@ -113,35 +113,8 @@ impl BroadcastConfig {
             ],
             path,
         )?;
-        let mut c = match read::opt_str(m, "preset", path)? {
-            None | Some("default") | Some("standard") => Self::standard(),
-            Some("minimal") => Self::minimal(),
-            Some("debug") => Self::debug(),
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidValue,
-                    &child(path, "preset"),
-                    format!(
-                        "expected \"minimal\", \"standard\" or \"debug\", found {}",
-                        crate::json::quote(other)
-                    ),
-                ))
-            }
-        };
-        c.dialect = match read::opt_str(m, "dialect", path)? {
-            None | Some("v1.22") => Dialect::V1_22,
-            Some("v2") => Dialect::V2,
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidValue,
-                    &child(path, "dialect"),
-                    format!(
-                        "expected \"v1.22\" or \"v2\", found {}",
-                        crate::json::quote(other)
-                    ),
-                ))
-            }
-        };
+        let mut c = Self::preset(m, path)?;
+        c.dialect = Self::dialect_option(m, path)?;
         let flag = |k: &str| read::opt_bool(m, k, path);
         if let Some(b) = flag("includeStreamChunks")? {
             c.include_stream_chunks = b;
@@ -158,14 +131,58 @@ impl BroadcastConfig {
         if let Some(n) = read::opt_i64(m, "maxArgLength", path)? {
             c.max_arg_length = n;
         }
-        match m.get("maxMessageBytes") {
-            None => {}
-            Some(Value::Null) => c.max_message_bytes = None,
+        if let Some(cap) = Self::cap_option(m, path)? {
+            c.max_message_bytes = cap;
+        }
+        c.compat = Self::compat_option(m, path)?;
+        Ok(c)
+    }
+
+    /// `preset`: the config the other options change (`standard` when absent).
+    fn preset(m: &Map, path: &str) -> Result<BroadcastConfig> {
+        Ok(match read::opt_str(m, "preset", path)? {
+            None | Some("default") | Some("standard") => Self::standard(),
+            Some("minimal") => Self::minimal(),
+            Some("debug") => Self::debug(),
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    &child(path, "preset"),
+                    format!(
+                        "expected \"minimal\", \"standard\" or \"debug\", found {}",
+                        crate::json::quote(other)
+                    ),
+                ))
+            }
+        })
+    }
+
+    /// `dialect`: `v1.22` (the default) or `v2`.
+    fn dialect_option(m: &Map, path: &str) -> Result<Dialect> {
+        Ok(match read::opt_str(m, "dialect", path)? {
+            None | Some("v1.22") => Dialect::V1_22,
+            Some("v2") => Dialect::V2,
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    &child(path, "dialect"),
+                    format!(
+                        "expected \"v1.22\" or \"v2\", found {}",
+                        crate::json::quote(other)
+                    ),
+                ))
+            }
+        })
+    }
+
+    /// `maxMessageBytes`: `None` when absent, `Some(None)` for null (no cap).
+    fn cap_option(m: &Map, path: &str) -> Result<Option<Option<usize>>> {
+        Ok(match m.get("maxMessageBytes") {
+            None => None,
+            Some(Value::Null) => Some(None),
             Some(_) => match read::opt_i64(m, "maxMessageBytes", path)? {
                 // Saturate: `as` would truncate a large cap to a small one in wasm32.
-                Some(n) if n >= 256 => {
-                    c.max_message_bytes = Some(usize::try_from(n).unwrap_or(usize::MAX))
-                }
+                Some(n) if n >= 256 => Some(Some(usize::try_from(n).unwrap_or(usize::MAX))),
                 _ => {
                     return Err(SteplineError::at(
                         ErrorCode::InvalidValue,
@@ -174,8 +191,12 @@ impl BroadcastConfig {
                     ))
                 }
             },
-        }
-        c.compat = match m.get("compat") {
+        })
+    }
+
+    /// `compat`: off, on (UTC), or `{utcOffsetMinutes}` for the local time printed with `Z`.
+    fn compat_option(m: &Map, path: &str) -> Result<Option<FixedOffset>> {
+        Ok(match m.get("compat") {
             None | Some(Value::Null) | Some(Value::Bool(false)) => None,
             Some(Value::Bool(true)) => FixedOffset::east_opt(0),
             Some(Value::Object(o)) => {
@@ -206,8 +227,7 @@ impl BroadcastConfig {
                     ),
                 ))
             }
-        };
-        Ok(c)
+        })
     }
 
     /// The reference's `{includeStreamChunks, …, autoStatusTracking}` form (vectors).

@@ -21,9 +21,7 @@ impl Encoder {
         args: &Value,
         now: &Timestamp,
     ) -> Result<Vec<Broadcast>> {
-        let arg = |k: &str| args.get(k).filter(|v| !v.is_null()).cloned();
-        let mut out = Vec::new();
-        match event {
+        let out = match event {
             "AgentStepStarted" | "ToolCallStarted" => return self.push_v1(event, args, now),
             // Polyglot's text deltas (a non-string delta is ignored) and, with
             // a real HTTP driver, every raw SSE frame (item 15).
@@ -33,113 +31,138 @@ impl Encoder {
                 } else {
                     "contentDelta"
                 };
-                if let Some(Value::String(text)) = args.get(key) {
-                    out.extend(self.stream_chunks(text, now));
+                match args.get(key) {
+                    Some(Value::String(text)) => self.stream_chunks(text, now),
+                    _ => Vec::new(),
                 }
             }
-            "ToolCallCompleted" => {
-                let stamp = |k: &str| -> Result<Option<Timestamp>> {
-                    arg(k)
-                        .map(|v| time::read(&v, now, &child("/args", k)))
-                        .transpose()
-                };
-                let duration = match (stamp("startedAt")?, stamp("completedAt")?) {
-                    (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
-                    _ => Value::from(0),
-                };
-                let payload = checked(
-                    "agent.tool.completed",
-                    obj([
-                        ("tool_name", arg("tool").unwrap_or(Value::Null)),
-                        ("tool_call_id", Value::Null),
-                        ("success", arg("success").unwrap_or(Value::Bool(false))),
-                        ("error", arg("error").unwrap_or(Value::Null)),
-                        ("duration_ms", duration),
-                        ("result_summary", Value::Null),
-                    ]),
-                )?;
-                out.push(self.emit("agent.tool.completed", payload, now));
-            }
-            // A failed step still completes (item 9): zero usage, no finish reason.
-            "AgentStepCompleted" => {
-                let usage = match arg("usage") {
-                    Some(u) => Usage::from_value(&u, "/args/usage")?,
-                    None => Usage::default(),
-                };
-                let payload = checked(
-                    "agent.step.completed",
-                    obj([
-                        ("step_number", arg("stepNumber").unwrap_or(Value::from(0))),
-                        (
-                            "has_tool_calls",
-                            arg("hasToolCalls").unwrap_or(Value::Bool(false)),
-                        ),
-                        ("errors", arg("errorCount").unwrap_or(Value::from(0))),
-                        ("finish_reason", arg("finishReason").unwrap_or(Value::Null)),
-                        ("usage", usage.to_value()),
-                        ("duration_ms", arg("durationMs").unwrap_or(Value::from(0.0))),
-                    ]),
-                )?;
-                out.push(self.emit("agent.step.completed", payload, now));
-            }
-            "ContinuationEvaluated" => {
-                let exec = match arg("executionState") {
-                    Some(e) => Some(ExecutionState::from_value(&e, "/args/executionState", now)?),
-                    None => None,
-                };
-                let should_stop = exec.as_ref().is_none_or(ExecutionState::should_stop);
-                let signal = exec.as_ref().and_then(|e| e.continuation.stop_signal());
-                let failed = exec
-                    .as_ref()
-                    .is_some_and(|e| e.status == ExecutionStatus::Failed);
-                if self.config.auto_status_tracking && should_stop && !failed {
-                    let status = on_continuation_stop(signal.map(|s| s.reason));
-                    out.extend(self.transition(status, now));
-                    self.chunk_counter = 0;
-                }
-                if self.config.include_continuation_trace {
-                    let payload = obj([
-                        ("step_number", arg("stepNumber").unwrap_or(Value::from(0))),
-                        ("should_stop", Value::Bool(should_stop)),
-                        (
-                            "stop_reason",
-                            signal.map_or(Value::Null, |s| Value::from(s.reason.as_str())),
-                        ),
-                        (
-                            "resolved_by",
-                            Value::from(signal.and_then(|s| s.source.as_deref()).unwrap_or("")),
-                        ),
-                    ]);
-                    out.push(self.emit("agent.continuation", payload, now));
-                }
-            }
-            // Every execution ends with it, also a natural completion (item 6).
-            "AgentExecutionStopped" => {
-                let reason = match arg("stopReason") {
-                    None => StopReason::Completed,
-                    Some(Value::String(r)) => StopReason::parse(&r, "/args/stopReason")?,
-                    Some(other) => {
-                        return Err(SteplineError::at(
-                            ErrorCode::InvalidType,
-                            "/args/stopReason",
-                            format!(
-                                "expected the stop reason as a string, found {}",
-                                crate::json::type_name(&other)
-                            ),
-                        ))
-                    }
-                };
-                let message = arg("stopMessage").filter(|m| m.as_str() != Some(""));
-                out.extend(self.four_key(on_execution_stopped(reason), message, now));
-                self.chunk_counter = 0;
-            }
+            "ToolCallCompleted" => vec![self.tool_completed_v2(args, now)?],
+            "AgentStepCompleted" => vec![self.step_completed_v2(args, now)?],
+            "ContinuationEvaluated" => self.continuation_evaluated_v2(args, now)?,
+            "AgentExecutionStopped" => self.execution_stopped_v2(args, now)?,
             "AgentExecutionFailed" => {
-                out.extend(self.four_key(ON_EXECUTION_FAILED, arg("message"), now));
+                let out = self.four_key(ON_EXECUTION_FAILED, present(args, "message"), now);
                 self.chunk_counter = 0;
+                out.into_iter().collect()
             }
-            _ => {}
-        }
+            _ => Vec::new(),
+        };
         out.into_iter().map(|b| self.capped(b)).collect()
+    }
+
+    /// `ToolCallCompleted`: its duration from `startedAt` and `completedAt`, else 0.
+    fn tool_completed_v2(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
+        let stamp = |k: &str| -> Result<Option<Timestamp>> {
+            present(args, k)
+                .map(|v| time::read(&v, now, &child("/args", k)))
+                .transpose()
+        };
+        let duration = match (stamp("startedAt")?, stamp("completedAt")?) {
+            (Some(s), Some(e)) => Value::from(tool_duration_ms(&s, &e)),
+            _ => Value::from(0),
+        };
+        let arg = |k: &str, default: Value| present(args, k).unwrap_or(default);
+        let payload = checked(
+            "agent.tool.completed",
+            obj([
+                ("tool_name", arg("tool", Value::Null)),
+                ("tool_call_id", Value::Null),
+                ("success", arg("success", Value::Bool(false))),
+                ("error", arg("error", Value::Null)),
+                ("duration_ms", duration),
+                ("result_summary", Value::Null),
+            ]),
+        )?;
+        Ok(self.emit("agent.tool.completed", payload, now))
+    }
+
+    /// `AgentStepCompleted`. A failed step still completes (item 9): zero
+    /// usage, no finish reason.
+    fn step_completed_v2(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
+        let usage = match present(args, "usage") {
+            Some(u) => Usage::from_value(&u, "/args/usage")?,
+            None => Usage::default(),
+        };
+        let arg = |k: &str, default: Value| present(args, k).unwrap_or(default);
+        let payload = checked(
+            "agent.step.completed",
+            obj([
+                ("step_number", arg("stepNumber", Value::from(0))),
+                ("has_tool_calls", arg("hasToolCalls", Value::Bool(false))),
+                ("errors", arg("errorCount", Value::from(0))),
+                ("finish_reason", arg("finishReason", Value::Null)),
+                ("usage", usage.to_value()),
+                ("duration_ms", arg("durationMs", Value::from(0.0))),
+            ]),
+        )?;
+        Ok(self.emit("agent.step.completed", payload, now))
+    }
+
+    /// `ContinuationEvaluated`: the status a stop implies when tracked (a
+    /// failed execution's comes with `AgentExecutionFailed`), then the
+    /// decision's trace when configured.
+    fn continuation_evaluated_v2(
+        &mut self,
+        args: &Value,
+        now: &Timestamp,
+    ) -> Result<Vec<Broadcast>> {
+        let exec = match present(args, "executionState") {
+            Some(e) => Some(ExecutionState::from_value(&e, "/args/executionState", now)?),
+            None => None,
+        };
+        let should_stop = exec.as_ref().is_none_or(ExecutionState::should_stop);
+        let signal = exec.as_ref().and_then(|e| e.continuation.stop_signal());
+        let failed = exec
+            .as_ref()
+            .is_some_and(|e| e.status == ExecutionStatus::Failed);
+        let mut out = Vec::new();
+        if self.config.auto_status_tracking && should_stop && !failed {
+            let status = on_continuation_stop(signal.map(|s| s.reason));
+            out.extend(self.transition(status, now));
+            self.chunk_counter = 0;
+        }
+        if self.config.include_continuation_trace {
+            let payload = obj([
+                (
+                    "step_number",
+                    present(args, "stepNumber").unwrap_or(Value::from(0)),
+                ),
+                ("should_stop", Value::Bool(should_stop)),
+                (
+                    "stop_reason",
+                    signal.map_or(Value::Null, |s| Value::from(s.reason.as_str())),
+                ),
+                (
+                    "resolved_by",
+                    Value::from(signal.and_then(|s| s.source.as_deref()).unwrap_or("")),
+                ),
+            ]);
+            out.push(self.emit("agent.continuation", payload, now));
+        }
+        Ok(out)
+    }
+
+    /// `AgentExecutionStopped`: every execution ends with it, also a natural
+    /// completion (item 6).
+    fn execution_stopped_v2(&mut self, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        let reason = match present(args, "stopReason") {
+            None => StopReason::Completed,
+            Some(Value::String(r)) => StopReason::parse(&r, "/args/stopReason")?,
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "/args/stopReason",
+                    format!(
+                        "expected the stop reason as a string, found {}",
+                        crate::json::type_name(&other)
+                    ),
+                ))
+            }
+        };
+        let message = present(args, "stopMessage").filter(|m| m.as_str() != Some(""));
+        let out = self.four_key(on_execution_stopped(reason), message, now);
+        self.chunk_counter = 0;
+        Ok(out.into_iter().collect())
     }
 
     /// A failure or stop status (`{status, previous_status, error_message,
@@ -165,4 +188,9 @@ impl Encoder {
             now,
         ))
     }
+}
+
+/// An event's field, `None` when absent or null.
+fn present(args: &Value, key: &str) -> Option<Value> {
+    args.get(key).filter(|v| !v.is_null()).cloned()
 }
