@@ -27,9 +27,14 @@ pub enum WireDialect {
     /// A shape instructor-php v1.22 and v2.7 both send.
     #[default]
     Instructor,
+    /// The seed-000 document's shapes (a status without `previous_status`,
+    /// tools as names, usage as `{prompt, completion, total}`).
     Seed000,
+    /// Seed 003's native form (`event_type`), event types or lifecycle fields.
     Seed003,
+    /// Only instructor-php v1.22 sends it (a continuation with `should_continue`).
     V1_22,
+    /// Only instructor-php v2.x sends it (a continuation with `should_stop`, …).
     V2,
 }
 
@@ -54,7 +59,7 @@ impl WireDialect {
 
 /// The dialect of an envelope of type `kind` with the payload `p` as it
 /// arrived (`native`: seed 003's `event_type` form).
-pub fn detect(kind: &str, native: bool, p: &Map) -> WireDialect {
+pub(crate) fn detect(kind: &str, native: bool, p: &Map) -> WireDialect {
     let has = |k: &str| p.get(k).is_some_and(|v| !v.is_null());
     if native
         || !matches!(
@@ -98,7 +103,7 @@ pub fn detect(kind: &str, native: bool, p: &Map) -> WireDialect {
 /// v2.7's completion of a step whose inference failed (README item 9): no
 /// finish reason, no usage, no tool calls, numbered by the steps recorded
 /// before it.
-pub fn failed_attempt(p: &Map) -> bool {
+pub(crate) fn failed_attempt(p: &Map) -> bool {
     let zero_usage = p.get("usage").is_some_and(|u| match u {
         Value::Object(m) => m.values().all(|v| v.as_i64() == Some(0)),
         Value::Array(a) => a.is_empty(),

@@ -5,7 +5,7 @@
 pub mod cap;
 pub mod config;
 pub mod decode;
-pub(crate) mod dialect;
+pub mod dialect;
 pub mod encoder;
 pub(crate) mod frames;
 pub mod schema;

@@ -61,6 +61,7 @@ pub enum Attribution {
 }
 
 impl Attribution {
+    /// The view's value: `step_number`, `timestamp` or `arrival`.
     pub fn as_str(self) -> &'static str {
         match self {
             Attribution::StepNumber => "step_number",

@@ -30,7 +30,10 @@ pub mod stale;
 pub mod status;
 pub(crate) mod text;
 pub mod view;
-pub(crate) mod window;
+pub mod window;
+
+pub use attribution::Attribution;
+pub use text::DEFAULT_TEXT_LIMIT;
 
 use std::collections::BTreeMap;
 
@@ -45,7 +48,7 @@ use crate::session::attribution::{instant, Pending};
 use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
-use crate::session::text::{StreamText, DEFAULT_TEXT_LIMIT};
+use crate::session::text::StreamText;
 use crate::session::view::{
     add_usage, state_status, sub_usage, usage_value_total, Counts, Execution,
 };
@@ -327,7 +330,7 @@ impl Session {
     /// lines that fail are collected with their 1-based number, the rest
     /// still ingested. The batch is one delivery: the second of two
     /// identical lines in it is a second occurrence, not a redelivery (see
-    /// [`dedup_key`]), so merging a recording of the run into a session that
+    /// `dedup_key`), so merging a recording of the run into a session that
     /// holds part of it adds exactly what the session lacked.
     pub fn ingest_jsonl(&mut self, text: &str) -> JsonlOutcome {
         let mut out = JsonlOutcome::default();

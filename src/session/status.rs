@@ -154,7 +154,7 @@ impl StatusTimes {
 
 /// Unix epoch milliseconds of an RFC 3339 timestamp (what the decoder
 /// accepts in envelopes); `None` for anything else. The one hand-written
-/// timestamp reader is [`crate::session::attribution::instant`] (µs).
+/// timestamp reader is the session's `attribution::instant` (µs).
 ///
 /// ```
 /// use stepline::session::status::epoch_ms;

@@ -69,7 +69,7 @@ pub struct ToolRun {
     pub seen_started: bool,
     /// Whether its completion (or failure) arrived.
     pub seen_completed: bool,
-    /// How the run was placed in its step (see [`crate::session::attribution`]).
+    /// How the run was placed in its step (see [`crate::session::Attribution`]).
     pub attribution: Attribution,
 }
 
@@ -285,7 +285,7 @@ pub struct Execution {
     pub steps: BTreeMap<i64, StepView>,
     /// The stream chunks that can still show, gap detection, and what the
     /// session's text limit dropped.
-    pub stream: StreamText,
+    pub(crate) stream: StreamText,
     /// The chunks' text in index order (or the seed-003 deltas' in arrival
     /// order), at most the text limit. Out of date while
     /// `stream.is_stale()`, until [`Execution::settle`]; read it through
@@ -301,11 +301,11 @@ pub struct Execution {
     /// the view does not walk every step.
     pub usage_total: Usage,
     /// Steps missing between the ones that arrived.
-    pub step_gaps: Gaps,
+    pub(crate) step_gaps: Gaps,
     /// `error_message`, `last_response` and `step_count` of its `agent.status` envelopes.
     pub status_detail: StatusDetail,
     /// When seed-000 statuses (no `previous_status`) were broadcast, to see a resume.
-    pub status_times: StatusTimes,
+    pub(crate) status_times: StatusTimes,
     /// The status a resume under the same execution id leads to (see
     /// [`crate::session::status`]), over the chain's terminal end.
     pub(crate) resumed_to: Option<String>,
@@ -317,13 +317,13 @@ pub struct Execution {
     /// `last_at` in epoch ms, read only while a silence limit is set.
     pub(crate) last_ms: Option<i64>,
     /// The tool events and step intervals that place tool runs in steps.
-    pub tool_placement: ToolPlacement,
+    pub(crate) tool_placement: ToolPlacement,
     /// The most telling dialect of its envelopes.
     pub dialect: crate::envelope::dialect::WireDialect,
     /// Stream chunks that were raw provider frames (kept out of the text).
     pub provider_frames: u64,
-    /// Where chunk indexes restart (see [`crate::session::segments`]).
-    pub chunk_segments: crate::session::segments::ChunkSegments,
+    /// Where chunk indexes restart (see `session/segments.rs`).
+    pub(crate) chunk_segments: crate::session::segments::ChunkSegments,
     /// The status the chain ends in after a closing word was set aside
     /// (see [`closing_status`](Execution::closing_status)).
     pub(crate) closed: Option<(String, String)>,
@@ -432,15 +432,15 @@ impl Execution {
     }
 
     /// Step numbers below the highest one seen that never appeared at all
-    /// (the first [`LISTED`](crate::session::gaps::LISTED)).
+    /// (the first 1,000).
     pub fn missing_steps(&self) -> Vec<i64> {
         self.step_gaps.list()
     }
 
     /// Chunk indexes below the highest one seen that never arrived (indexes
-    /// start at 0; the first [`LISTED`](crate::session::gaps::LISTED)).
+    /// start at 0; the first 1,000).
     /// Once the text limit dropped chunks, only those below the highest
-    /// chunk kept (see [`StreamText::missing`]).
+    /// chunk kept.
     pub fn missing_chunks(&self) -> Vec<i64> {
         self.stream.missing().0
     }
