@@ -64,7 +64,7 @@ pub fn parse(text: &str, limits: &Limits) -> Result<Value> {
 /// A parsed text, and whether whitespace in it broke lines (a JSONL log keeps
 /// such a text re-written on one line; the parser sees every such byte, so no
 /// second scan is needed to know).
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// The value read.
     pub value: Value,
     /// Whether a line break occurred between tokens (JSON text has none elsewhere).
@@ -72,7 +72,7 @@ pub struct Parsed {
 }
 
 /// [`parse`], also saying whether the text spans lines.
-pub fn parse_text(text: &str, limits: &Limits) -> Result<Parsed> {
+pub(crate) fn parse_text(text: &str, limits: &Limits) -> Result<Parsed> {
     if text.len() > limits.max_bytes {
         return Err(SteplineError::new(
             ErrorCode::TooLarge,
@@ -150,7 +150,7 @@ pub fn whole(n: &Number) -> Whole {
 }
 
 /// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
-pub fn child(path: &str, key: &str) -> String {
+pub(crate) fn child(path: &str, key: &str) -> String {
     let mut out = String::with_capacity(path.len() + key.len() + 1);
     out.push_str(path);
     out.push('/');
@@ -165,7 +165,7 @@ pub fn child(path: &str, key: &str) -> String {
 }
 
 /// Appends an array index to a JSON pointer.
-pub fn index(path: &str, i: usize) -> String {
+pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}/{i}")
 }
 
@@ -176,7 +176,7 @@ pub fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
 }
 
 /// A number's JSON text: `3`, `-7`, `1.5`, `1.0`, `1e21`.
-pub fn number_text(n: &Number) -> String {
+pub(crate) fn number_text(n: &Number) -> String {
     let mut out = String::new();
     n.write(&mut out);
     out
@@ -241,14 +241,14 @@ pub fn js_number_text(x: f64) -> String {
 
 /// A string as a JSON string literal, for error messages. (`{:?}` would pull
 /// core's Unicode printability tables into the wasm.)
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::new();
     write_str(&mut out, s);
     out
 }
 
 /// Names a JSON value's type for error messages ("a string", "an object", ...).
-pub fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
