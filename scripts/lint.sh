@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # npm run lint: rustfmt and clippy (warnings are errors), natively and for the wasm
 # target, where src/wasm/ is compiled: with the default `full` feature and without it
-# (the live entry's build). Runs every check and reports each one.
+# (the live entry's build), then rustdoc. src/lib.rs denies missing docs, unwrap,
+# panic! and unchecked indexing, so clippy fails on any of them. Runs every check
+# and reports each one.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -16,6 +18,8 @@ check fmt cargo fmt --check
 check clippy-native cargo clippy --all-targets -- -D warnings
 check clippy-wasm cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
 check clippy-wasm-live cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+# The public Rust API's docs: no broken or private intra-doc links.
+check doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 
 if [ "${#failed[@]}" -gt 0 ]; then
   printf '\nlint: failed: %s\n' "${failed[*]}"

@@ -135,7 +135,7 @@ async function packagingLayer(built) {
 
 /** rustfmt and clippy (native and wasm32), warnings as errors: scripts/lint.sh. */
 async function lintLayer() {
-  banner('lint: scripts/lint.sh (cargo fmt --check, clippy -D warnings native + wasm32)');
+  banner('lint: scripts/lint.sh (cargo fmt --check, clippy -D warnings native + wasm32, rustdoc -D warnings)');
   const { code, output } = await run('bash', ['scripts/lint.sh']);
   const passed = (output.match(/^lint: \S+ ok$/gm) ?? []).length;
   const failed = (output.match(/^lint: \S+ FAILED$/gm) ?? []).length;
