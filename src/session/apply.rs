@@ -317,14 +317,36 @@ pub(crate) fn tool_event(
         .or_else(|| call.as_mut().and_then(|c| str_of(c, "name")))
         .unwrap_or_default();
     let call_id = str_of(p, "tool_call_id").or_else(|| call.as_mut().and_then(|c| str_of(c, "id")));
+    let i = run_for(step, kind, name, call_id.as_deref());
+    let Some(run) = step.tools.get_mut(i) else {
+        // `i` was found in, or just pushed to, the step's runs.
+        return i;
+    };
+    set(&mut run.call_id, call_id);
+    match kind {
+        "agent.tool.started" => tool_started(run, ts, p, call.as_mut()),
+        "agent.tool.completed" | "agent.tool.failed" => tool_ended(run, kind, ts, p),
+        _ => {
+            if let Some(d) = str_of(p, "text_delta") {
+                let kept = push_within(&mut run.output, &d, limit);
+                let dropped = (d.len() - kept.len()) as u64;
+                run.output_dropped_bytes = run.output_dropped_bytes.saturating_add(dropped);
+            }
+        }
+    }
+    i
+}
+
+/// The position of the run a tool event belongs to, added when there is none.
+/// A start or an end pairs with the run it completes: by call id when the
+/// producer sends one, else the first run of the same name still waiting for
+/// that half. Output deltas join the newest run of that name.
+fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>) -> usize {
     let starting = kind == "agent.tool.started";
     let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
-    // Pair with the run this event completes: by call id when the producer
-    // sends one, else the first run of the same name still waiting for this
-    // half. Output deltas join the newest run of that name.
     let found = step.tools.iter().position(|t| {
         t.name == name
-            && match (&call_id, &t.call_id) {
+            && match (call_id, &t.call_id) {
                 (Some(a), Some(b)) => a == b,
                 _ if starting => !t.seen_started && t.seen_completed,
                 _ if ending => !t.seen_completed,
@@ -336,71 +358,67 @@ pub(crate) fn tool_event(
             .then(|| step.tools.iter().rposition(|t| t.name == name))
             .flatten()
     });
-    let i = found.unwrap_or_else(|| {
+    found.unwrap_or_else(|| {
         step.tools.push(ToolRun {
-            name: name.clone(),
+            name,
             ..ToolRun::default()
         });
         step.tools.len() - 1
-    });
-    let Some(run) = step.tools.get_mut(i) else {
-        // `i` was found in, or just pushed to, the step's runs.
-        return i;
+    })
+}
+
+/// `agent.tool.started`: the start time and the arguments (or their summary).
+fn tool_started(run: &mut ToolRun, ts: Option<String>, p: &mut Map, call: Option<&mut Map>) {
+    run.seen_started = true;
+    run.started_at = ts;
+    set(&mut run.args_summary, str_of(p, "args_summary"));
+    let args = p
+        .remove("args")
+        .filter(|v| !v.is_null())
+        .or_else(|| call.and_then(|c| c.remove("arguments")));
+    set(&mut run.args, args);
+}
+
+/// `agent.tool.completed` and `agent.tool.failed`: the outcome, duration and
+/// result.
+fn tool_ended(run: &mut ToolRun, kind: &str, ts: Option<String>, p: &mut Map) {
+    let mut result = match p.remove("tool_result") {
+        Some(Value::Object(r)) => Some(r),
+        _ => None,
     };
-    set(&mut run.call_id, call_id);
-    if starting {
-        run.seen_started = true;
-        run.started_at = ts;
-        set(&mut run.args_summary, str_of(p, "args_summary"));
-        let args = p
-            .remove("args")
-            .filter(|v| !v.is_null())
-            .or_else(|| call.as_mut().and_then(|c| c.remove("arguments")));
-        set(&mut run.args, args);
-    } else if ending {
-        let mut result = match p.remove("tool_result") {
-            Some(Value::Object(r)) => Some(r),
-            _ => None,
-        };
-        let error = str_of(p, "error").or_else(|| result.as_mut().and_then(|r| str_of(r, "error")));
-        run.seen_completed = true;
-        run.completed_at = ts;
-        run.success = Some(match p.get("success").and_then(Value::as_bool) {
-            Some(s) => s,
-            None => kind == "agent.tool.completed" && error.is_none(),
-        });
-        run.error = error;
-        set(
-            &mut run.duration_ms,
-            p.remove("duration_ms").filter(|v| !v.is_null()),
-        );
-        set(&mut run.result_summary, str_of(p, "result_summary"));
-        // Seed 003's result may carry its own call and latency (its
-        // proposed `ToolExecutionResult` id and `latency_ms`).
-        if let Some(r) = result.as_mut() {
-            if run.duration_ms.is_none() {
-                run.duration_ms = ["latency_ms", "duration_ms"]
-                    .iter()
-                    .find_map(|k| r.remove(k).filter(Value::is_number));
-            }
-            if run.call_id.is_none() {
-                run.call_id = r
-                    .get_mut("call")
-                    .and_then(Value::as_object_mut)
-                    .and_then(|c| str_of(c, "id"));
-            }
+    let error = str_of(p, "error").or_else(|| result.as_mut().and_then(|r| str_of(r, "error")));
+    run.seen_completed = true;
+    run.completed_at = ts;
+    run.success = Some(match p.get("success").and_then(Value::as_bool) {
+        Some(s) => s,
+        None => kind == "agent.tool.completed" && error.is_none(),
+    });
+    run.error = error;
+    set(
+        &mut run.duration_ms,
+        p.remove("duration_ms").filter(|v| !v.is_null()),
+    );
+    set(&mut run.result_summary, str_of(p, "result_summary"));
+    // Seed 003's result may carry its own call and latency (its
+    // proposed `ToolExecutionResult` id and `latency_ms`).
+    if let Some(r) = result.as_mut() {
+        if run.duration_ms.is_none() {
+            run.duration_ms = ["latency_ms", "duration_ms"]
+                .iter()
+                .find_map(|k| r.remove(k).filter(Value::is_number));
         }
-        if let Some(out) = result.as_mut().and_then(|r| str_of(r, "output")) {
-            if run.output.is_empty() {
-                run.output = out;
-            }
+        if run.call_id.is_none() {
+            run.call_id = r
+                .get_mut("call")
+                .and_then(Value::as_object_mut)
+                .and_then(|c| str_of(c, "id"));
         }
-    } else if let Some(d) = str_of(p, "text_delta") {
-        let kept = push_within(&mut run.output, &d, limit);
-        let dropped = (d.len() - kept.len()) as u64;
-        run.output_dropped_bytes = run.output_dropped_bytes.saturating_add(dropped);
     }
-    i
+    if let Some(out) = result.as_mut().and_then(|r| str_of(r, "output")) {
+        if run.output.is_empty() {
+            run.output = out;
+        }
+    }
 }
 
 /// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.
