@@ -11,6 +11,8 @@ pub mod json;
 pub mod lint;
 pub mod model;
 pub mod php;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod session;
 pub mod snapshot;
 pub mod sort;
