@@ -15,7 +15,7 @@
 //
 // Usage: node scripts/build.mjs   (npm run build)
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -244,7 +244,10 @@ function writeSchemas(staging) {
   }
   mkdirSync(join(staging, 'schemas'), { recursive: true });
   writeFileSync(join(staging, 'schemas', 'snapshot.schema.json'), `${JSON.stringify(schema, null, 2)}\n`);
-  return ['schemas/snapshot.schema.json'];
+  // Every shape of the API, generated from the Rust declarations by `npm run gen`
+  // (the lint layer checks the committed file is current).
+  copyFileSync(join(root, 'schemas', 'stepline.schema.json'), join(staging, 'schemas', 'stepline.schema.json'));
+  return ['schemas/snapshot.schema.json', 'schemas/stepline.schema.json'];
 }
 
 function fmt(bytes) {

@@ -17,6 +17,8 @@ check() {
 check fmt cargo fmt --check
 check clippy-native cargo clippy --all-targets -- -D warnings
 check clippy-wasm cargo clippy --all-targets --target wasm32-unknown-unknown -- -D warnings
+check clippy-schema cargo clippy --features schema --lib --bin stepline-schemas -- -D warnings
+check generated node scripts/gen-types.mjs --check
 check clippy-wasm-live cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
 # The public Rust API's docs: no broken or private intra-doc links.
 check doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet

@@ -48,6 +48,8 @@ pub mod json;
 pub mod lint;
 pub mod model;
 pub(crate) mod php;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod session;
 pub mod snapshot;
 pub(crate) mod sort;

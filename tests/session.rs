@@ -361,7 +361,10 @@ fn a_foreign_sessions_events_are_rejected_counted_and_never_merged() {
                 let mut other = e.clone();
                 *other.pointer_entry("/session_id").unwrap() = json!("sess-other");
                 let out = s.ingest_value(&other).unwrap();
-                assert_eq!(out.rejected, Some("foreign_session"));
+                assert_eq!(
+                    out.rejected,
+                    Some(stepline::session::Rejection::ForeignSession)
+                );
                 assert!(!out.applied);
             }
         }

@@ -12,14 +12,22 @@ use crate::json::{child, index, obj, type_name, Limits, Whole};
 use crate::model::time::is_rfc3339;
 
 /// A non-fatal finding: something kept but not understood.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "EnvelopeWarning"))]
 pub struct Warning {
-    /// JSON pointer into the envelope.
+    /// JSON pointer of what was not understood, within the envelope.
     pub path: String,
     /// `unknown_type` or `unknown_field`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "warning_code_schema"))]
     pub code: &'static str,
-    /// What was not understood, for a human.
+    /// What was kept, for a person.
     pub message: String,
+}
+
+#[cfg(feature = "schema")]
+fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field"] })
 }
 
 impl Warning {

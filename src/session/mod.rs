@@ -53,32 +53,28 @@ use crate::session::view::{
     add_usage, state_status, sub_usage, usage_value_total, Counts, Execution,
 };
 
-/// What one ingest did.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What one ingest did (`IngestResult` in TypeScript).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "IngestResult"))]
 pub struct IngestOutcome {
     /// The envelope changed the view.
     pub applied: bool,
     /// The same envelope had been applied before; nothing changed.
     pub duplicate: bool,
-    /// Why the envelope was not merged (`foreign_session`), if it was not.
-    pub rejected: Option<&'static str>,
-    /// What was kept but not understood in the envelope.
+    /// Why the envelope was not merged, if it was not.
+    pub rejected: Option<Rejection>,
+    /// What the envelope held that was kept but not understood.
     pub warnings: Vec<Warning>,
 }
 
-impl IngestOutcome {
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("applied", Value::from(self.applied)),
-            ("duplicate", Value::from(self.duplicate)),
-            ("rejected", self.rejected.map_or(Value::Null, Value::from)),
-            (
-                "warnings",
-                Value::Array(self.warnings.iter().map(Warning::to_value).collect()),
-            ),
-        ])
-    }
+/// Why an envelope was not merged into a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// It belongs to another session than the one this session follows.
+    ForeignSession,
 }
 
 /// What a JSONL batch did.
@@ -406,7 +402,7 @@ impl Session {
                 self.counts.rejected += 1;
                 *self.foreign.entry(theirs.to_string()).or_insert(0) += 1;
                 self.dirty.header = true;
-                out.rejected = Some("foreign_session");
+                out.rejected = Some(Rejection::ForeignSession);
                 return out;
             }
             (None, Some(theirs)) => self.session_id = Some(theirs.to_string()),

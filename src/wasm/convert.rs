@@ -23,6 +23,12 @@ pub fn to_js(value: &Value) -> Result<JsValue, JsValue> {
     js_sys::JSON::parse(&text)
 }
 
+/// Serializes any declared shape (`#[derive(Serialize)]`) into a plain
+/// JavaScript value, through its JSON text.
+pub fn to_js_of<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    js_sys::JSON::parse(&crate::json::to_text(value))
+}
+
 /// Reads `input` (a JSON string or a JSON-compatible object) as a bounded JSON value.
 pub fn from_js(input: &JsValue, what: &str) -> Result<Value, SteplineError> {
     let text = input_text(input, what)?;
@@ -157,6 +163,6 @@ pub fn clock() -> Timestamp {
 }
 
 /// Maps a core result into what a wasm-bindgen export returns.
-pub fn out(result: Result<Value, SteplineError>) -> Result<JsValue, JsValue> {
-    result.map_err(to_js_error).and_then(|v| to_js(&v))
+pub fn out<T: serde::Serialize>(result: Result<T, SteplineError>) -> Result<JsValue, JsValue> {
+    result.map_err(to_js_error).and_then(|v| to_js_of(&v))
 }

@@ -37,9 +37,7 @@ impl RunLog {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Envelope | object | string")] envelope: JsValue,
     ) -> Result<JsValue, JsValue> {
-        out(envelope_text(&envelope)
-            .and_then(|t| self.core.ingest_text(&t))
-            .map(|o| o.to_value()))
+        out(envelope_text(&envelope).and_then(|t| self.core.ingest_text(&t)))
     }
 
     /// Ingests a JSONL recording (envelopes and snapshot lines); bad lines are

@@ -10,9 +10,9 @@ use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::model::read;
-use crate::session::Session as Core;
+use crate::session::{IngestOutcome, Rejection, Session as Core};
 
-use super::convert::{envelope_text, options, string_arg, to_js};
+use super::convert::{envelope_text, options, string_arg, to_js, to_js_of};
 use super::errors::to_js_error;
 use super::types::SessionOptionsArg;
 
@@ -334,28 +334,41 @@ extern "C" {
 /// An ingest outcome as a new JS object. The usual ones (no warnings) are
 /// parsed from JSON text kept in JS: one boundary call instead of
 /// serialising a value and copying its text out of wasm memory per ingest.
-fn outcome_js(o: &crate::session::IngestOutcome) -> Result<JsValue, JsValue> {
-    let common = match (o.applied, o.duplicate, o.rejected) {
-        _ if !o.warnings.is_empty() => None,
-        (true, false, None) => Some(0),
-        (false, true, None) => Some(1),
-        (false, false, Some("foreign_session")) => Some(2),
-        _ => None,
-    };
-    match common.and_then(|i| OUTCOMES.with(|texts| texts.get(i).map(parse_js))) {
-        Some(outcome) => Ok(outcome),
-        None => to_js(&o.to_value()),
+fn outcome_js(o: &IngestOutcome) -> Result<JsValue, JsValue> {
+    match COMMON_OUTCOMES.iter().position(|common| common == o) {
+        Some(i) => Ok(OUTCOMES
+            .with(|texts| texts.get(i).map(parse_js))
+            .unwrap_or_default()),
+        None => to_js_of(o),
     }
 }
 
+/// The usual outcomes (no warnings), whose text [`OUTCOMES`] keeps in JS.
+const COMMON_OUTCOMES: [IngestOutcome; 3] = [
+    IngestOutcome {
+        applied: true,
+        duplicate: false,
+        rejected: None,
+        warnings: Vec::new(),
+    },
+    IngestOutcome {
+        applied: false,
+        duplicate: true,
+        rejected: None,
+        warnings: Vec::new(),
+    },
+    IngestOutcome {
+        applied: false,
+        duplicate: false,
+        rejected: Some(Rejection::ForeignSession),
+        warnings: Vec::new(),
+    },
+];
+
 thread_local! {
-    /// The JSON text of the usual outcomes, in [`outcome_js`]'s order.
-    static OUTCOMES: [JsValue; 3] = [
-        r#"{"applied":true,"duplicate":false,"rejected":null,"warnings":[]}"#,
-        r#"{"applied":false,"duplicate":true,"rejected":null,"warnings":[]}"#,
-        r#"{"applied":false,"duplicate":false,"rejected":"foreign_session","warnings":[]}"#,
-    ]
-    .map(JsValue::from_str);
+    /// The JSON text of [`COMMON_OUTCOMES`], written once.
+    static OUTCOMES: [JsValue; 3] =
+        COMMON_OUTCOMES.each_ref().map(|o| JsValue::from_str(&crate::json::to_text(o)));
 }
 
 /// The property names the snapshot uses, made into JS strings once:

@@ -4,6 +4,11 @@
 
 use wasm_bindgen::prelude::*;
 
+/// The declarations generated from the Rust types (`npm run gen`, from
+/// src/schema.rs): every shape the API reads and returns.
+#[wasm_bindgen(typescript_custom_section)]
+const GENERATED_TYPES: &'static str = include_str!("generated/types.d.ts");
+
 #[wasm_bindgen(typescript_custom_section)]
 const DATA_TYPES: &'static str = r#"
 /** The status of a v2 execution (declared here: the live entry's `SlimSnapshot` names it too); `null` between executions. */
@@ -326,14 +331,6 @@ export interface SessionOptions {
    * is ever stale.
    */
   staleAfterMs?: number;
-}
-
-/** What one `ingest` did. `rejected` is `"foreign_session"` for another session's envelope. */
-export interface IngestResult {
-  applied: boolean;
-  duplicate: boolean;
-  rejected: "foreign_session" | null;
-  warnings: EnvelopeWarning[];
 }
 
 /** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
@@ -767,9 +764,6 @@ export type Envelope =
  * shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which).
  */
 export type EnvelopeDialect = "instructor" | "v1.22" | "v2" | "seed-000" | "seed-003";
-
-/** A non-fatal decoding finding. */
-export interface EnvelopeWarning { path: string; code: "unknown_type" | "unknown_field"; message: string }
 
 /** A warning in a session's view: `path` is inside the envelope named by `type` and `timestamp`. */
 export interface SessionWarning extends EnvelopeWarning { type: string; timestamp: string | null }
