@@ -97,11 +97,7 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
 fn envelope_object(v: Value) -> Result<Map> {
     match v {
         Value::Object(m) => Ok(m),
-        other => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            "",
-            format!("expected an envelope object, found {}", type_name(&other)),
-        )),
+        other => Err(wrong_type("", "an envelope object", &other)),
     }
 }
 
@@ -109,13 +105,10 @@ fn envelope_object(v: Value) -> Result<Map> {
 fn take_type(m: &mut Map, type_key: &str) -> Result<String> {
     match m.remove(type_key) {
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
+        Some(other) => Err(wrong_type(
             &child("", type_key),
-            format!(
-                "expected the event type as a string, found {}",
-                type_name(&other)
-            ),
+            "the event type as a string",
+            &other,
         )),
         None => Err(SteplineError::at(
             ErrorCode::MissingField,
@@ -135,13 +128,10 @@ fn take_session_id(m: &mut Map, native: bool) -> Result<Value> {
             "/session_id",
             "expected `session_id`",
         )),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
+        Some(other) => Err(wrong_type(
             "/session_id",
-            format!(
-                "expected `session_id` as a string, found {}",
-                type_name(&other)
-            ),
+            "`session_id` as a string",
+            &other,
         )),
     }
 }
@@ -151,13 +141,10 @@ fn take_execution_id(m: &mut Map) -> Result<Value> {
     match m.remove("execution_id") {
         None | Some(Value::Null) => Ok(Value::Null),
         Some(s @ Value::String(_)) => Ok(s),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
+        Some(other) => Err(wrong_type(
             "/execution_id",
-            format!(
-                "expected `execution_id` as a string, found {}",
-                type_name(&other)
-            ),
+            "`execution_id` as a string",
+            &other,
         )),
     }
 }
@@ -175,14 +162,7 @@ fn take_timestamp(m: &mut Map) -> Result<Value> {
                 crate::json::quote(&s)
             ),
         )),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            "/timestamp",
-            format!(
-                "expected `timestamp` as a string, found {}",
-                type_name(&other)
-            ),
-        )),
+        Some(other) => Err(wrong_type("/timestamp", "`timestamp` as a string", &other)),
     }
 }
 
@@ -202,15 +182,18 @@ fn take_payload(m: &mut Map, native: bool) -> Result<(Map, &'static str)> {
         Some(Value::Object(p)) => Ok((p, "/payload")),
         Some(Value::Array(a)) if a.is_empty() => Ok((Map::new(), "/payload")),
         None | Some(Value::Null) => Ok((Map::new(), "/payload")),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            "/payload",
-            format!(
-                "expected the payload as an object, found {}",
-                type_name(&other)
-            ),
-        )),
+        Some(other) => Err(wrong_type("/payload", "the payload as an object", &other)),
     }
+}
+
+/// `invalid_type` at `path`: "expected {what}, found {the JSON type}" (one
+/// function for every such error, so the message is written once in the wasm).
+fn wrong_type(path: &str, what: &str, found: &Value) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::InvalidType,
+        path,
+        format!("expected {what}, found {}", type_name(found)),
+    )
 }
 
 /// A known type's payload, normalised and checked; an unknown type's, kept
@@ -493,13 +476,7 @@ impl At<'_> {
 }
 
 fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
-    let wrong = |expected: &str, v: &Value| {
-        SteplineError::at(
-            ErrorCode::InvalidType,
-            &at.pointer(),
-            format!("expected {expected}, found {}", type_name(v)),
-        )
-    };
+    let wrong = |expected: &str, v: &Value| wrong_type(&at.pointer(), expected, v);
     Ok(match kind {
         Kind::Str if v.is_string() => v,
         Kind::Str => return Err(wrong("a string", &v)),
@@ -535,13 +512,7 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
     let m = match v {
         Value::Object(m) => m,
         Value::Array(a) if a.is_empty() => return Ok(usage_value([0, 0, 0, 0, 0])),
-        other => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected usage as an object, found {}", type_name(other)),
-            ))
-        }
+        other => return Err(wrong_type(path, "usage as an object", other)),
     };
     let int = |k: &str| -> Result<i64> {
         match m.get(k) {
@@ -558,10 +529,10 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
                     ),
                 )),
             },
-            Some(other) => Err(SteplineError::at(
-                ErrorCode::InvalidType,
+            Some(other) => Err(wrong_type(
                 &child(path, k),
-                format!("expected `{k}` as an integer, found {}", type_name(other)),
+                &format!("`{k}` as an integer"),
+                other,
             )),
         }
     };
@@ -615,22 +586,14 @@ fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) ->
 }
 
 fn evaluations(v: &Value, path: &str) -> Result<()> {
-    let list = v.as_array().ok_or_else(|| {
-        SteplineError::at(
-            ErrorCode::InvalidType,
-            path,
-            format!("expected evaluations as an array, found {}", type_name(v)),
-        )
-    })?;
+    let list = v
+        .as_array()
+        .ok_or_else(|| wrong_type(path, "evaluations as an array", v))?;
     for (i, e) in list.iter().enumerate() {
         let p = index(path, i);
-        let m = e.as_object().ok_or_else(|| {
-            SteplineError::at(
-                ErrorCode::InvalidType,
-                &p,
-                format!("expected an evaluation object, found {}", type_name(e)),
-            )
-        })?;
+        let m = e
+            .as_object()
+            .ok_or_else(|| wrong_type(&p, "an evaluation object", e))?;
         for (k, required) in [("criterion", true), ("decision", true), ("reason", false)] {
             match m.get(k) {
                 Some(Value::String(_)) => {}
@@ -643,14 +606,91 @@ fn evaluations(v: &Value, path: &str) -> Result<()> {
                     ))
                 }
                 Some(other) => {
-                    return Err(SteplineError::at(
-                        ErrorCode::InvalidType,
+                    return Err(wrong_type(
                         &child(&p, k),
-                        format!("expected `{k}` as a string, found {}", type_name(other)),
+                        &format!("`{k}` as a string"),
+                        other,
                     ))
                 }
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_is_read_under_its_first_spelling_and_the_others_dropped() {
+        let d = decode_text(
+            r#"{"type":"agent.step.started","session_id":"s","payload":{"step_index":2,"x":1,"step_number":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(d.envelope["payload"]["step_number"], 3);
+        assert!(d.envelope["payload"].get("step_index").is_none());
+        assert_eq!(d.envelope["payload"]["extra"]["x"], 1);
+        assert_eq!(d.warnings.len(), 1);
+        assert_eq!(d.warnings[0].path, "/payload/x");
+    }
+
+    #[test]
+    fn a_wrong_type_under_an_alias_is_reported_at_the_alias() {
+        let e = decode_text(
+            r#"{"type":"agent.step.started","session_id":"s","payload":{"step_index":"2"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("/payload/step_index"));
+        assert_eq!(e.message, "expected an integer, found a string");
+    }
+
+    #[test]
+    fn the_native_form_drops_payload_and_reads_its_top_level_fields() {
+        let d = decode_text(
+            r#"{"event_type":"agent.stream.chunk","content":"hi","payload":{"a":1},"zz":true}"#,
+        )
+        .unwrap();
+        assert_eq!(d.envelope["payload"]["content"], "hi");
+        assert_eq!(d.envelope["payload"]["extra"]["zz"], true);
+        assert!(d.envelope.get("extra").is_none());
+        assert!(d.envelope["session_id"].is_null());
+    }
+
+    #[test]
+    fn wrong_types_at_the_top_level_name_the_field_and_what_was_found() {
+        for (text, path, message) in [
+            ("[]", "", "expected an envelope object, found an array"),
+            (
+                r#"{"type":1}"#,
+                "/type",
+                "expected the event type as a string, found a number",
+            ),
+            (
+                r#"{"type":"x","session_id":true}"#,
+                "/session_id",
+                "expected `session_id` as a string, found a boolean",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","execution_id":{}}"#,
+                "/execution_id",
+                "expected `execution_id` as a string, found an object",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","timestamp":5}"#,
+                "/timestamp",
+                "expected `timestamp` as a string, found a number",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","payload":"p"}"#,
+                "/payload",
+                "expected the payload as an object, found a string",
+            ),
+        ] {
+            let e = decode_text(text).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidType, "{text}");
+            assert_eq!(e.path.as_deref(), Some(path), "{text}");
+            assert_eq!(e.message, message, "{text}");
+        }
+    }
 }
