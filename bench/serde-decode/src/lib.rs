@@ -305,7 +305,10 @@ fn to_value(env: Envelope, payload: Payload) -> Value {
         ]),
         Payload::Continuation(p) => object([
             ("step_number", Value::from(p.step_number)),
-            ("should_continue", b(p.should_continue.or(p.should_stop.map(|x| !x)))),
+            (
+                "should_continue",
+                b(p.should_continue.or(p.should_stop.map(|x| !x))),
+            ),
             ("should_stop", b(p.should_stop)),
             ("stop_reason", s(&p.stop_reason)),
             ("resolved_by", s(&p.resolved_by)),
