@@ -73,8 +73,15 @@ for (const c of slim) {
 }
 for (const c of states) if (c.input?.data !== undefined) put('state_parse', JSON.stringify(c.input.data));
 
+// json_differential: any JSON text; the envelopes, snapshots and states above.
+for (const target of ['envelope_decode', 'snapshot_validate', 'state_parse']) {
+  const dir = join(fuzz, 'corpus', target);
+  if (!existsSync(dir)) continue;
+  for (const f of readdirSync(dir)) put('json_differential', readFileSync(join(dir, f)));
+}
+
 // The committed regression seeds of the byte-input targets.
-for (const target of ['envelope_decode', 'jsonl_batch', 'snapshot_validate', 'state_parse', 'slim_serialize']) {
+for (const target of ['envelope_decode', 'jsonl_batch', 'snapshot_validate', 'state_parse', 'slim_serialize', 'json_differential']) {
   const dir = join(fuzz, 'regressions', target);
   if (!existsSync(dir)) continue;
   for (const f of readdirSync(dir)) put(target, readFileSync(join(dir, f)));

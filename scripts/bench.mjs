@@ -6,7 +6,8 @@
 //           in its own protocol, at N = 10,000 and 100,000 events. Targets: stepline >= 10x
 //           faster than the faster peer at 10k; linear, t(100k) <= 11x t(10k).
 //   bulk    Session.ingestJsonl of a 200,000-envelope recording against JSON.parse of its
-//           lines (target <= 1.3x) and JSON.parse + zod validation (target: faster).
+//           lines (target <= 1.3x) and JSON.parse + zod validation (target: faster); then
+//           of 200,000 short envelopes (~200 B each) against JSON.parse (target <= 1.3x).
 //   slim    slimSnapshot of a ~20 MB state against JSON.parse (target <= 1.5x).
 //   memory  retained JS heap and stepline's wasm memory after the live loop, next to the
 //           peers', each in a fresh process.

@@ -65,6 +65,11 @@ fn state_parse_seeds() {
 }
 
 #[test]
+fn json_differential_seeds() {
+    replay("json_differential", checks::json_differential);
+}
+
+#[test]
 fn slim_serialize_seeds() {
     replay("slim_serialize", checks::slim_serialize);
 }

@@ -1,12 +1,16 @@
 // Section `bulk`: a whole 200,000-envelope recording (bench/generate-envelopes.mjs) replayed
-// into a session in one call, against the floors any JS consumer of the same JSONL pays.
-// Targets (DESIGN.md section 11): ingestJsonl <= 1.3x bare JSON.parse of every line, and
-// faster than JSON.parse + zod validation of every envelope (bench/zod-envelope.mjs).
+// into a session in one call, against the floors any JS consumer of the same JSONL pays; then
+// a second recording of 200,000 short envelopes (bench/generate-short-envelopes.mjs, about 200
+// bytes each), where the cost per envelope dominates.
+// Targets (DESIGN.md section 11, issue 17): ingestJsonl <= 1.3x bare JSON.parse of every line
+// on both recordings, and faster than JSON.parse + zod validation of every envelope
+// (bench/zod-envelope.mjs).
 import { performance } from 'node:perf_hooks';
 
 import { Session } from 'stepline';
 
 import { generateRecordingText } from '../generate-envelopes.mjs';
+import { generateShortRecordingText } from '../generate-short-envelopes.mjs';
 import { int, markdownTable, mb, measure, printTable, rate, seconds, summarize } from '../lib/measure.mjs';
 import { EnvelopeSchema } from '../zod-envelope.mjs';
 
@@ -73,6 +77,7 @@ export default async function bulk({ bigRuns, report }) {
   report.target('bulk', 'ingestJsonl(200k) ≤ 1.3× JSON.parse per line', `${ingest.ratio.toFixed(2)}×`, ingest.ratio <= 1.3);
   report.target('bulk', 'ingestJsonl(200k) faster than JSON.parse + zod', `${vsZod.toFixed(2)}× the zod time`, vsZod < 1);
   report.target('bulk', 'fromRecording(200k) vs JSON.parse per line', `${row('Session.fromRecording(text)').ratio.toFixed(2)}×`);
+  const short = await shortRecording({ bigRuns, report });
   report.section('bulk', [
     '## Floor: bulk replay of a recording',
     '',
@@ -91,5 +96,62 @@ export default async function bulk({ bigRuns, report }) {
     `JS objects. Without that read (the "${NO_VIEW}" row) the replay takes ${row(NO_VIEW).ratio.toFixed(2)}× \`JSON.parse\`.`,
     '',
     ...rows.map((r) => `- ${r.label}: ${rate(N, r.median)} envelopes`),
+    '',
+    ...short,
   ]);
+}
+
+/**
+ * The same replay on 200,000 short envelopes: JSON.parse, and ingestJsonl with and without the
+ * view. Returns its lines of the report's bulk section.
+ */
+async function shortRecording({ bigRuns, report }) {
+  console.log(`\n=== bulk replay of short envelopes: ${int(N)} of about 200 bytes (bench/generate-short-envelopes.mjs), against JSON.parse of its lines`);
+  let started = performance.now();
+  const text = generateShortRecordingText({ envelopes: N });
+  const input = `${int(N)} envelopes, ${mb(Buffer.byteLength(text))} of JSONL`;
+  console.log(`  input: ${input}, generated in ${seconds(started)}`);
+  const INGEST = 'Session.ingestJsonl(text)';
+  const ops = {
+    [BASE]: () => {
+      const out = [];
+      for (const line of text.split('\n')) if (line) out.push(JSON.parse(line));
+      return out;
+    },
+    [INGEST]: () => {
+      const session = new Session();
+      return { handle: session, batch: session.ingestJsonl(text), view: session.getSnapshot() };
+    },
+    [NO_VIEW]: () => {
+      const session = new Session();
+      return { handle: session, batch: session.ingestJsonl(text) };
+    },
+  };
+  const check = (label, result) => {
+    const ok = label === BASE
+      ? result.length === N
+      : result.batch.applied === N && result.batch.errors.length === 0
+        && (label === NO_VIEW || (result.view.counts.applied === N && result.view.status === 'completed'));
+    if (!ok) throw new Error(`bulk (short): ${label} did not take the whole recording`);
+  };
+  started = performance.now();
+  const rows = summarize(await measure(ops, { warmup: 1, runs: bigRuns, check }), BASE);
+  printTable(rows, BASE);
+  const row = (label) => rows.find((r) => r.label === label);
+  const ingest = row(INGEST);
+  console.log('\n  target (issue 17): ingestJsonl <= 1.3x JSON.parse of the same short lines');
+  console.log(`    ingestJsonl / JSON.parse: ${ingest.ratio.toFixed(2)}x (${ingest.ratio <= 1.3 ? 'met' : 'NOT met'})`);
+  console.log(`  (1 warm-up + ${bigRuns} timed rounds in ${seconds(started)})`);
+  report.target('bulk', 'ingestJsonl(200k short envelopes) ≤ 1.3× JSON.parse per line', `${ingest.ratio.toFixed(2)}×`, ingest.ratio <= 1.3);
+  return [
+    '### The same on short envelopes',
+    '',
+    `A recording of ${input} (bench/generate-short-envelopes.mjs: steps of a tool call and 4–24 streamed`,
+    'chunks of a few words, about 200 bytes an envelope, no continuation trace), where the cost per envelope',
+    `dominates. Target: \`ingestJsonl\` ≤ 1.3× \`JSON.parse\`. One warm-up and ${bigRuns} timed rounds, round-robin.`,
+    '',
+    ...markdownTable(rows, BASE),
+    '',
+    ...rows.map((r) => `- ${r.label}: ${rate(N, r.median)} envelopes`),
+  ];
 }

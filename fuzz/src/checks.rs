@@ -4,7 +4,8 @@
 //! `stepline_fuzz::checks`) and by the regression test
 //! (`tests/fuzz_regressions.rs`, through `#[path]`), so a committed seed is
 //! replayed through exactly the code that found it. Only `stepline`,
-//! `chrono` is used here: the main package has it.
+//! `chrono` and `serde_json` are used here: the main package has them (serde_json
+//! as a native dev-dependency, with the same features).
 //!
 //! Every check panics (with a message) on a broken invariant; a typed
 //! `SteplineError` is never a failure.
@@ -585,4 +586,110 @@ pub fn apply_patch(view: &mut Value, patch: &Value) {
     next.insert("warnings", Value::Array(warnings));
     next.insert("executions", Value::Array(execs));
     *view = Value::Object(next);
+}
+
+// ---- json_differential -------------------------------------------------------
+
+/// The core's hand-written JSON parser and writers against serde_json on the
+/// same bytes: both accept or both refuse (no documented exception: the
+/// nesting limits agree, lone surrogate escapes are refused by both, invalid
+/// UTF-8 too); what both accept, the core writes back byte for byte as
+/// serde_json does; what the core writes, serde_json reads back to the same
+/// value (PHP's `json_encode` form too, up to PHP's arrays: an empty or
+/// `"0".."n-1"` object is a list). Then the bytes cut into keys (any UTF-8:
+/// quotes, backslashes, controls, long keys; duplicates) and values, as an
+/// object written by both writers and read back by serde_json.
+pub fn json_differential(data: &[u8]) {
+    let reference = serde_json::from_slice::<serde_json::Value>(data);
+    let ours = std::str::from_utf8(data)
+        .map_err(|_| ())
+        .and_then(|text| stepline::json::from_str(text).map_err(|_| ()));
+    match (&ours, &reference) {
+        (Ok(v), Ok(r)) => {
+            let written = stepline::json::to_string(v);
+            assert_eq!(
+                written,
+                serde_json::to_string(r).expect("serde_json writes its value"),
+                "the core writes what serde_json writes, for {:?}",
+                String::from_utf8_lossy(data)
+            );
+            written_reads_back(v);
+        }
+        (Err(()), Err(_)) => {}
+        (Ok(_), Err(e)) => panic!(
+            "the core accepts what serde_json refuses ({e}): {:?}",
+            String::from_utf8_lossy(data)
+        ),
+        (Err(()), Ok(_)) => panic!(
+            "the core refuses what serde_json accepts: {:?}",
+            String::from_utf8_lossy(data)
+        ),
+    }
+    written_reads_back(&keyed_object(data));
+}
+
+/// An object from the input: its lossy text cut at every `\x00` and `=` into
+/// keys and values, any key at all; a value that reads as JSON (by the core)
+/// is kept as that value, otherwise as the string.
+fn keyed_object(data: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(data);
+    let mut pieces = text.split(['\u{0}', '=']);
+    let mut m = Map::new();
+    while let Some(key) = pieces.next() {
+        let raw = pieces.next().unwrap_or_default();
+        let value = stepline::json::from_str(raw).unwrap_or_else(|_| Value::from(raw));
+        m.insert(key.to_string(), value);
+    }
+    Value::Object(m)
+}
+
+/// The core's writers, read back by serde_json.
+fn written_reads_back(v: &Value) {
+    let written = stepline::json::to_string(v);
+    let read: serde_json::Value = serde_json::from_str(&written)
+        .unwrap_or_else(|e| panic!("serde_json refuses the core's {written:?}: {e}"));
+    assert_eq!(
+        serde_json::to_string(&read).expect("serde_json writes its value"),
+        written,
+        "serde_json reads the core's text back to another value"
+    );
+    let php = stepline::json::json_encode(v);
+    assert!(
+        php.is_ascii(),
+        "json_encode escapes every non-ASCII char: {php:?}"
+    );
+    let read_php: serde_json::Value = serde_json::from_str(&php)
+        .unwrap_or_else(|e| panic!("serde_json refuses json_encode's {php:?}: {e}"));
+    assert!(
+        same_as_php_reads(&read, &read_php),
+        "json_encode {php:?} reads back as another value than {written:?}"
+    );
+}
+
+/// Whether `php` (json_encode's output, read) is `v` as PHP arrays write it:
+/// an empty object or one keyed `"0".."n-1"` in order is a list; a float is
+/// the same float (json_encode writes integral ones with `.0`).
+fn same_as_php_reads(v: &serde_json::Value, php: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (v, php) {
+        (J::Object(m), J::Array(a)) => {
+            m.len() == a.len()
+                && m.iter()
+                    .zip(a)
+                    .enumerate()
+                    .all(|(i, ((k, x), y))| *k == i.to_string() && same_as_php_reads(x, y))
+        }
+        (J::Object(m), J::Object(p)) => {
+            !m.is_empty()
+                && m.len() == p.len()
+                && m.iter()
+                    .zip(p)
+                    .all(|((k, x), (pk, y))| k == pk && same_as_php_reads(x, y))
+        }
+        (J::Array(a), J::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_as_php_reads(x, y))
+        }
+        (J::Number(a), J::Number(b)) if a.is_f64() => b.as_f64() == a.as_f64(),
+        _ => v == php,
+    }
 }

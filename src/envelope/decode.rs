@@ -79,146 +79,17 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
 /// normalised form instead of being copied (copies were a third of a bulk
 /// replay's decoding).
 pub fn decode_owned(v: Value) -> Result<Decoded> {
-    let mut m = match v {
-        Value::Object(m) => m,
-        other => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "",
-                format!("expected an envelope object, found {}", type_name(&other)),
-            ))
-        }
-    };
+    let mut m = envelope_object(v)?;
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    let type_value = m.remove(type_key);
-    let kind = match type_value {
-        Some(Value::String(s)) => s,
-        Some(other) => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                &child("", type_key),
-                format!(
-                    "expected the event type as a string, found {}",
-                    type_name(&other)
-                ),
-            ))
-        }
-        None => {
-            return Err(SteplineError::at(
-                ErrorCode::MissingField,
-                "/type",
-                "expected `type` (or seed 003's `event_type`)",
-            ))
-        }
-    };
-    let session_value = m.remove("session_id");
-    let session_id = match session_value {
-        Some(s @ Value::String(_)) => s,
-        None | Some(Value::Null) if native => Value::Null,
-        None | Some(Value::Null) => {
-            return Err(SteplineError::at(
-                ErrorCode::MissingField,
-                "/session_id",
-                "expected `session_id`",
-            ))
-        }
-        Some(other) => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "/session_id",
-                format!(
-                    "expected `session_id` as a string, found {}",
-                    type_name(&other)
-                ),
-            ))
-        }
-    };
-    let execution_value = m.remove("execution_id");
-    let execution_id = match execution_value {
-        None | Some(Value::Null) => Value::Null,
-        Some(s @ Value::String(_)) => s,
-        Some(other) => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "/execution_id",
-                format!(
-                    "expected `execution_id` as a string, found {}",
-                    type_name(&other)
-                ),
-            ))
-        }
-    };
-    let timestamp_value = m.remove("timestamp");
-    let timestamp = match timestamp_value {
-        None | Some(Value::Null) => Value::Null,
-        Some(Value::String(s)) if is_rfc3339(&s) => Value::String(s),
-        Some(Value::String(s)) => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidTimestamp,
-                "/timestamp",
-                format!(
-                    "expected an RFC 3339 timestamp, found {}",
-                    crate::json::quote(&s)
-                ),
-            ))
-        }
-        Some(other) => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "/timestamp",
-                format!(
-                    "expected `timestamp` as a string, found {}",
-                    type_name(&other)
-                ),
-            ))
-        }
-    };
-    // What is left of the top level after the envelope's own keys: the native
-    // form's fields, or the dialects' unknown top-level fields.
-    let (payload_in, payload_path) = if native {
-        // The other spelling of the type key is not a field either.
-        m.remove("type");
-        m.remove("payload");
-        (std::mem::take(&mut m), "")
-    } else {
-        m.remove("event_type");
-        match m.remove("payload") {
-            Some(Value::Object(p)) => (p, "/payload"),
-            Some(Value::Array(a)) if a.is_empty() => (Map::new(), "/payload"),
-            None | Some(Value::Null) => (Map::new(), "/payload"),
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    "/payload",
-                    format!(
-                        "expected the payload as an object, found {}",
-                        type_name(&other)
-                    ),
-                ))
-            }
-        }
-    };
+    let kind = take_type(&mut m, type_key)?;
+    let session_id = take_session_id(&mut m, native)?;
+    let execution_id = take_execution_id(&mut m)?;
+    let timestamp = take_timestamp(&mut m)?;
+    let (payload_in, payload_path) = take_payload(&mut m, native)?;
     let dialect = detect(&kind, native, &payload_in);
-    let payload = match fields(&kind) {
-        Some(spec) => {
-            let p = normalise_kind(&kind, payload_in, spec, payload_path, &mut warnings)?;
-            check_annotations(&p, payload_path)?;
-            p
-        }
-        None => {
-            warnings.push(Warning {
-                path: child("", type_key),
-                code: "unknown_type",
-                message: format!(
-                    "unknown event type {} (kept as is)",
-                    crate::json::quote(&kind)
-                ),
-            });
-            Value::Object(payload_in)
-        }
-    };
+    let payload = decode_payload(&kind, type_key, payload_in, payload_path, &mut warnings)?;
     let mut out = Map::with_capacity(6);
     out.push("type", Value::String(kind));
     out.push("session_id", session_id);
@@ -232,6 +103,134 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         warnings,
         dialect,
     })
+}
+
+/// The envelope's members, or `invalid_type` at the root.
+fn envelope_object(v: Value) -> Result<Map> {
+    match v {
+        Value::Object(m) => Ok(m),
+        other => Err(wrong_type("", "an envelope object", &other)),
+    }
+}
+
+/// The event type, under `type` (or the native form's `event_type`).
+fn take_type(m: &mut Map, type_key: &str) -> Result<String> {
+    match m.remove(type_key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(wrong_type(
+            &child("", type_key),
+            "the event type as a string",
+            &other,
+        )),
+        None => Err(SteplineError::at(
+            ErrorCode::MissingField,
+            "/type",
+            "expected `type` (or seed 003's `event_type`)",
+        )),
+    }
+}
+
+/// `session_id`: required, except in the native form, which has none.
+fn take_session_id(m: &mut Map, native: bool) -> Result<Value> {
+    match m.remove("session_id") {
+        Some(s @ Value::String(_)) => Ok(s),
+        None | Some(Value::Null) if native => Ok(Value::Null),
+        None | Some(Value::Null) => Err(SteplineError::at(
+            ErrorCode::MissingField,
+            "/session_id",
+            "expected `session_id`",
+        )),
+        Some(other) => Err(wrong_type(
+            "/session_id",
+            "`session_id` as a string",
+            &other,
+        )),
+    }
+}
+
+/// `execution_id`: a string or absent (null).
+fn take_execution_id(m: &mut Map) -> Result<Value> {
+    match m.remove("execution_id") {
+        None | Some(Value::Null) => Ok(Value::Null),
+        Some(s @ Value::String(_)) => Ok(s),
+        Some(other) => Err(wrong_type(
+            "/execution_id",
+            "`execution_id` as a string",
+            &other,
+        )),
+    }
+}
+
+/// `timestamp`: an RFC 3339 string or absent (null).
+fn take_timestamp(m: &mut Map) -> Result<Value> {
+    match m.remove("timestamp") {
+        None | Some(Value::Null) => Ok(Value::Null),
+        Some(Value::String(s)) if is_rfc3339(&s) => Ok(Value::String(s)),
+        Some(Value::String(s)) => Err(SteplineError::at(
+            ErrorCode::InvalidTimestamp,
+            "/timestamp",
+            format!(
+                "expected an RFC 3339 timestamp, found {}",
+                crate::json::quote(&s)
+            ),
+        )),
+        Some(other) => Err(wrong_type("/timestamp", "`timestamp` as a string", &other)),
+    }
+}
+
+/// The payload's members and their path: what is left of the top level in the
+/// native form, `payload` otherwise (an empty array or null reads as `{}`, as
+/// PHP writes an empty map). What stays in `m` is the dialects' unknown
+/// top-level fields.
+fn take_payload(m: &mut Map, native: bool) -> Result<(Map, &'static str)> {
+    if native {
+        // The other spelling of the type key is not a field either.
+        m.remove("type");
+        m.remove("payload");
+        return Ok((std::mem::take(m), ""));
+    }
+    m.remove("event_type");
+    match m.remove("payload") {
+        Some(Value::Object(p)) => Ok((p, "/payload")),
+        Some(Value::Array(a)) if a.is_empty() => Ok((Map::new(), "/payload")),
+        None | Some(Value::Null) => Ok((Map::new(), "/payload")),
+        Some(other) => Err(wrong_type("/payload", "the payload as an object", &other)),
+    }
+}
+
+/// `invalid_type` at `path`: "expected {what}, found {the JSON type}" (one
+/// function for every such error, so the message is written once in the wasm).
+fn wrong_type(path: &str, what: &str, found: &Value) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::InvalidType,
+        path,
+        format!("expected {what}, found {}", type_name(found)),
+    )
+}
+
+/// A known type's payload, normalised and checked; an unknown type's, kept
+/// as it is with an `unknown_type` warning.
+fn decode_payload(
+    kind: &str,
+    type_key: &str,
+    payload: Map,
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Value> {
+    let Some(spec) = fields(kind) else {
+        warnings.push(Warning {
+            path: child("", type_key),
+            code: "unknown_type",
+            message: format!(
+                "unknown event type {} (kept as is)",
+                crate::json::quote(kind)
+            ),
+        });
+        return Ok(Value::Object(payload));
+    };
+    let p = normalise_kind(kind, payload, spec, path, warnings)?;
+    check_annotations(&p, path)?;
+    Ok(p)
 }
 
 /// Seed-003 annotations (an event's own, and its `step` object's) are read
@@ -280,9 +279,7 @@ pub fn check_payload(kind: &str, payload: &Map) -> Result<()> {
     }
 }
 
-/// [`normalise`], then what one field cannot say on its own: a continuation
-/// carries v1.22's `should_continue` or v2's `should_stop`, and reads into the
-/// one vocabulary with both (`should_continue` = not `should_stop`).
+/// [`normalise`], then what one field cannot say on its own, by type.
 fn normalise_kind(
     kind: &str,
     input: Map,
@@ -290,56 +287,91 @@ fn normalise_kind(
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Value> {
-    // v2.7's numbering by recorded steps (see `dialect::failed_attempt`),
-    // read once: a normalised envelope already carries `recorded_steps`.
+    let out = match kind {
+        "agent.step.completed" => step_completed(input, spec, path, warnings)?,
+        "agent.continuation" => continuation(input, spec, path, warnings)?,
+        "agent.stream.chunk" => stream_chunk(input, spec, path, warnings)?,
+        _ => normalise(input, spec, path, warnings)?,
+    };
+    Ok(Value::Object(out))
+}
+
+/// v2.7's numbering by recorded steps (see `dialect::failed_attempt`), read
+/// once: a normalised envelope already carries `recorded_steps`.
+fn step_completed(
+    input: Map,
+    spec: &[Field],
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Map> {
+    let renumber = !input.contains_key("recorded_steps") && failed_attempt(&input);
+    let mut m = normalise(input, spec, path, warnings)?;
+    if renumber {
+        renumber_by_recorded_steps(&mut m);
+    }
+    Ok(m)
+}
+
+/// A continuation carries v1.22's `should_continue` or v2's `should_stop`,
+/// and reads into the one vocabulary with both (`should_continue` = not
+/// `should_stop`). v2 numbers it by recorded steps, as a step completion.
+fn continuation(
+    input: Map,
+    spec: &[Field],
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Map> {
     let renumber = !input.contains_key("recorded_steps")
-        && match kind {
-            "agent.step.completed" => failed_attempt(&input),
-            "agent.continuation" => {
-                input.contains_key("should_stop")
-                    && input.get("step_number").and_then(Value::as_i64) == Some(0)
-            }
-            _ => false,
-        };
-    let mut out = normalise(input, spec, path, warnings)?;
-    if let Value::Object(m) = &mut out {
-        if renumber {
-            if let Some(n) = m.get("step_number").and_then(Value::as_i64) {
-                m.insert("recorded_steps", Value::from(n));
-                m.insert("step_number", Value::from(n.saturating_add(1)));
-            }
+        && input.contains_key("should_stop")
+        && input.get("step_number").and_then(Value::as_i64) == Some(0);
+    let mut m = normalise(input, spec, path, warnings)?;
+    if renumber {
+        renumber_by_recorded_steps(&mut m);
+    }
+    let flag = |k: &str| m.get(k).and_then(Value::as_bool);
+    match (flag("should_continue"), flag("should_stop")) {
+        (Some(_), _) => {}
+        (None, Some(stop)) => {
+            m.insert("should_continue", Value::Bool(!stop));
         }
-        if kind == "agent.stream.chunk" {
-            // Decided here from the content, whatever the wire said.
-            m.remove("provider_frame");
-            let frame = m
-                .get("content")
-                .and_then(Value::as_str)
-                .and_then(crate::envelope::frames::provider_frame);
-            if let Some(provider) = frame {
-                m.insert("provider_frame", Value::from(provider));
-            }
+        (None, None) => {
+            return Err(SteplineError::at(
+                ErrorCode::MissingField,
+                &child(path, "should_continue"),
+                "expected `should_continue` (v1.22) or `should_stop` (v2)",
+            ))
         }
     }
-    if kind == "agent.continuation" {
-        if let Value::Object(m) = &mut out {
-            let flag = |k: &str| m.get(k).and_then(Value::as_bool);
-            match (flag("should_continue"), flag("should_stop")) {
-                (Some(_), _) => {}
-                (None, Some(stop)) => {
-                    m.insert("should_continue", Value::Bool(!stop));
-                }
-                (None, None) => {
-                    return Err(SteplineError::at(
-                        ErrorCode::MissingField,
-                        &child(path, "should_continue"),
-                        "expected `should_continue` (v1.22) or `should_stop` (v2)",
-                    ))
-                }
-            }
-        }
+    Ok(m)
+}
+
+/// A chunk's `provider_frame` is decided here from the content, whatever the
+/// wire said.
+fn stream_chunk(
+    input: Map,
+    spec: &[Field],
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Map> {
+    let mut m = normalise(input, spec, path, warnings)?;
+    m.remove("provider_frame");
+    let frame = m
+        .get("content")
+        .and_then(Value::as_str)
+        .and_then(crate::envelope::frames::provider_frame);
+    if let Some(provider) = frame {
+        m.insert("provider_frame", Value::from(provider));
     }
-    Ok(out)
+    Ok(m)
+}
+
+/// `step_number` counted from the recorded steps (v2.7) becomes the attempt's
+/// number, the recorded count kept as `recorded_steps`.
+fn renumber_by_recorded_steps(m: &mut Map) {
+    if let Some(n) = m.get("step_number").and_then(Value::as_i64) {
+        m.insert("recorded_steps", Value::from(n));
+        m.insert("step_number", Value::from(n.saturating_add(1)));
+    }
 }
 
 /// The payload's known fields under their normalised names, in `spec` order,
@@ -349,7 +381,7 @@ fn normalise(
     spec: &[Field],
     path: &str,
     warnings: &mut Vec<Warning>,
-) -> Result<Value> {
+) -> Result<Map> {
     let mut out = Map::with_capacity(spec.len() + 1);
     for f in spec {
         // The first spelling present is read; the other spellings are dropped.
@@ -413,7 +445,7 @@ fn normalise(
         "payload.extra",
         warnings,
     );
-    Ok(Value::Object(out))
+    Ok(out)
 }
 
 /// Keeps the fields left in `unknown` under `extra` in `out`, with an
@@ -456,13 +488,7 @@ impl At<'_> {
 }
 
 fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
-    let wrong = |expected: &str, v: &Value| {
-        SteplineError::at(
-            ErrorCode::InvalidType,
-            &at.pointer(),
-            format!("expected {expected}, found {}", type_name(v)),
-        )
-    };
+    let wrong = |expected: &str, v: &Value| wrong_type(&at.pointer(), expected, v);
     Ok(match kind {
         Kind::Str if v.is_string() => v,
         Kind::Str => return Err(wrong("a string", &v)),
@@ -498,13 +524,7 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
     let m = match v {
         Value::Object(m) => m,
         Value::Array(a) if a.is_empty() => return Ok(usage_value([0, 0, 0, 0, 0])),
-        other => {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                path,
-                format!("expected usage as an object, found {}", type_name(other)),
-            ))
-        }
+        other => return Err(wrong_type(path, "usage as an object", other)),
     };
     let int = |k: &str| -> Result<i64> {
         match m.get(k) {
@@ -521,10 +541,10 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
                     ),
                 )),
             },
-            Some(other) => Err(SteplineError::at(
-                ErrorCode::InvalidType,
+            Some(other) => Err(wrong_type(
                 &child(path, k),
-                format!("expected `{k}` as an integer, found {}", type_name(other)),
+                &format!("`{k}` as an integer"),
+                other,
             )),
         }
     };
@@ -578,22 +598,14 @@ fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) ->
 }
 
 fn evaluations(v: &Value, path: &str) -> Result<()> {
-    let list = v.as_array().ok_or_else(|| {
-        SteplineError::at(
-            ErrorCode::InvalidType,
-            path,
-            format!("expected evaluations as an array, found {}", type_name(v)),
-        )
-    })?;
+    let list = v
+        .as_array()
+        .ok_or_else(|| wrong_type(path, "evaluations as an array", v))?;
     for (i, e) in list.iter().enumerate() {
         let p = index(path, i);
-        let m = e.as_object().ok_or_else(|| {
-            SteplineError::at(
-                ErrorCode::InvalidType,
-                &p,
-                format!("expected an evaluation object, found {}", type_name(e)),
-            )
-        })?;
+        let m = e
+            .as_object()
+            .ok_or_else(|| wrong_type(&p, "an evaluation object", e))?;
         for (k, required) in [("criterion", true), ("decision", true), ("reason", false)] {
             match m.get(k) {
                 Some(Value::String(_)) => {}
@@ -606,14 +618,91 @@ fn evaluations(v: &Value, path: &str) -> Result<()> {
                     ))
                 }
                 Some(other) => {
-                    return Err(SteplineError::at(
-                        ErrorCode::InvalidType,
+                    return Err(wrong_type(
                         &child(&p, k),
-                        format!("expected `{k}` as a string, found {}", type_name(other)),
+                        &format!("`{k}` as a string"),
+                        other,
                     ))
                 }
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_field_is_read_under_its_first_spelling_and_the_others_dropped() {
+        let d = decode_text(
+            r#"{"type":"agent.step.started","session_id":"s","payload":{"step_index":2,"x":1,"step_number":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(d.envelope["payload"]["step_number"], 3);
+        assert!(d.envelope["payload"].get("step_index").is_none());
+        assert_eq!(d.envelope["payload"]["extra"]["x"], 1);
+        assert_eq!(d.warnings.len(), 1);
+        assert_eq!(d.warnings[0].path, "/payload/x");
+    }
+
+    #[test]
+    fn a_wrong_type_under_an_alias_is_reported_at_the_alias() {
+        let e = decode_text(
+            r#"{"type":"agent.step.started","session_id":"s","payload":{"step_index":"2"}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("/payload/step_index"));
+        assert_eq!(e.message, "expected an integer, found a string");
+    }
+
+    #[test]
+    fn the_native_form_drops_payload_and_reads_its_top_level_fields() {
+        let d = decode_text(
+            r#"{"event_type":"agent.stream.chunk","content":"hi","payload":{"a":1},"zz":true}"#,
+        )
+        .unwrap();
+        assert_eq!(d.envelope["payload"]["content"], "hi");
+        assert_eq!(d.envelope["payload"]["extra"]["zz"], true);
+        assert!(d.envelope.get("extra").is_none());
+        assert!(d.envelope["session_id"].is_null());
+    }
+
+    #[test]
+    fn wrong_types_at_the_top_level_name_the_field_and_what_was_found() {
+        for (text, path, message) in [
+            ("[]", "", "expected an envelope object, found an array"),
+            (
+                r#"{"type":1}"#,
+                "/type",
+                "expected the event type as a string, found a number",
+            ),
+            (
+                r#"{"type":"x","session_id":true}"#,
+                "/session_id",
+                "expected `session_id` as a string, found a boolean",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","execution_id":{}}"#,
+                "/execution_id",
+                "expected `execution_id` as a string, found an object",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","timestamp":5}"#,
+                "/timestamp",
+                "expected `timestamp` as a string, found a number",
+            ),
+            (
+                r#"{"type":"x","session_id":"s","payload":"p"}"#,
+                "/payload",
+                "expected the payload as an object, found a string",
+            ),
+        ] {
+            let e = decode_text(text).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidType, "{text}");
+            assert_eq!(e.path.as_deref(), Some(path), "{text}");
+            assert_eq!(e.message, message, "{text}");
+        }
+    }
 }

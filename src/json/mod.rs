@@ -25,6 +25,9 @@ mod write;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use ser::{to_text, to_value_of, write_text};
 pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
+/// The text PHP's `json_encode` writes for a value (the producer's own writer;
+/// what the slim snapshots are written with).
+pub use crate::php::json_encode;
 pub use write::{to_string, write_str, write_value, WriteJson};
 
 pub(crate) use value::write_u64;
