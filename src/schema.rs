@@ -35,6 +35,7 @@ pub fn bundle() -> JsonValue {
     let mut defs = g.take_definitions(true);
     for schema in defs.values_mut() {
         close_objects(schema);
+        wrap_annotated_refs(schema);
     }
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -54,7 +55,26 @@ fn session(g: &mut SchemaGenerator) {
 fn reports(_g: &mut SchemaGenerator) {}
 
 /// The producer's state, messages and slim snapshots.
-fn model(_g: &mut SchemaGenerator) {}
+fn model(g: &mut SchemaGenerator) {
+    use crate::model;
+    g.subschema_for::<model::Role>();
+    g.subschema_for::<model::FinishReason>();
+    g.subschema_for::<model::StepType>();
+    g.subschema_for::<model::AgentStatus>();
+    g.subschema_for::<model::Usage>();
+    g.subschema_for::<model::UsageWithTotal>();
+    g.subschema_for::<model::ToolCall>();
+    g.subschema_for::<model::message::MessageView>();
+    g.subschema_for::<model::message::ContentPart>();
+    g.subschema_for::<model::inference::InferenceResponse>();
+    g.subschema_for::<model::provider::NormalizedInference>();
+    g.subschema_for::<model::provider::openai::StreamDelta>();
+    g.subschema_for::<crate::snapshot::budget::Fitted>();
+    g.subschema_for::<crate::snapshot::shape::SnapshotValidation>();
+    g.subschema_for::<model::shape::ParseAgentStateOptions>();
+    g.subschema_for::<model::provider::NormalizeInferenceOptions>();
+    g.subschema_for::<crate::snapshot::config::SlimOptions>();
+}
 
 /// Envelopes, their payloads and the encoder's input.
 fn envelopes(_g: &mut SchemaGenerator) {}
@@ -72,6 +92,25 @@ fn close_objects(schema: &mut JsonValue) {
             }
         }
         JsonValue::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+/// Rewrites `{"$ref": r, "description": …}` (a field's doc next to the
+/// reference to its type) as `{"allOf": [{"$ref": r}], "description": …}`:
+/// json-schema-to-typescript declares a `$ref` with siblings again, as a copy
+/// under a new name (`StopReasonV21`), once per field.
+fn wrap_annotated_refs(schema: &mut JsonValue) {
+    match schema {
+        JsonValue::Object(m) => {
+            if m.len() > 1 {
+                if let Some(r) = m.remove("$ref") {
+                    m.insert("allOf".into(), json!([{ "$ref": r }]));
+                }
+            }
+            m.values_mut().for_each(wrap_annotated_refs);
+        }
+        JsonValue::Array(items) => items.iter_mut().for_each(wrap_annotated_refs),
         _ => {}
     }
 }

@@ -4,37 +4,35 @@
 use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::obj;
 use crate::snapshot::config::SlimConfig;
 use crate::snapshot::serialize::slim;
 use crate::snapshot::source::SlimSource;
 
-/// What was given up to fit the budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What `maxBytes` gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SlimTruncation"))]
+#[serde(rename_all = "camelCase")]
 pub struct Truncation {
-    /// Messages the config would have kept but the budget did not.
+    /// Messages the options would have kept but the budget did not.
     pub messages_dropped: usize,
+    /// Steps the options would have kept but the budget did not.
     pub steps_dropped: usize,
     /// The content length limit finally used.
     pub content_limit: i64,
 }
 
-impl Truncation {
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("messagesDropped", Value::from(self.messages_dropped)),
-            ("stepsDropped", Value::from(self.steps_dropped)),
-            ("contentLimit", Value::from(self.content_limit)),
-        ])
-    }
-}
-
-/// A snapshot with its encoded size and what, if anything, was dropped.
-#[derive(Clone, Debug, PartialEq)]
+/// A slim snapshot with its encoded size and what, if anything, was dropped.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SlimResult"))]
 pub struct Fitted {
+    /// The snapshot.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::snapshot::shape::slim_snapshot"))]
     pub snapshot: Value,
     /// Bytes of the compact JSON encoding (UTF-8), what a database or socket sees.
     pub bytes: usize,
+    /// What `maxBytes` gave up, or `null` when nothing was.
     pub truncation: Option<Truncation>,
 }
 
