@@ -5,7 +5,8 @@ use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::snapshot::config::SlimConfig;
-use crate::snapshot::serialize::slim;
+use crate::snapshot::serialize::slim_snapshot;
+use crate::snapshot::shape::SlimSnapshot;
 use crate::snapshot::source::SlimSource;
 
 /// What `maxBytes` gave up.
@@ -49,46 +50,43 @@ pub fn slim_within(
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
-    fit(&|c| slim(source, c), config, max_bytes)
+    fit(&|c| slim_snapshot(source, c), config, max_bytes)
 }
 
 /// The budget loop of [`slim_within`] over any snapshot writer (`render`
 /// writes the snapshot under a config): v1.22 and v2 snapshots are tightened alike.
 #[inline(never)]
 pub fn fit(
-    render: &dyn Fn(&SlimConfig) -> Value,
+    render: &dyn Fn(&SlimConfig) -> SlimSnapshot,
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
-    let size = |c: &SlimConfig| -> (Value, usize) {
+    let size = |c: &SlimConfig| -> (SlimSnapshot, usize) {
         let s = render(c);
-        let bytes = crate::json::to_string(&s).len();
+        let bytes = crate::json::to_text(&s).len();
         (s, bytes)
     };
     let (snapshot, bytes) = size(config);
+    let whole = |(snapshot, bytes): (SlimSnapshot, usize)| Fitted {
+        snapshot: crate::json::to_value_of(&snapshot),
+        bytes,
+        truncation: None,
+    };
     let Some(budget) = max_bytes else {
-        return Ok(Fitted {
-            snapshot,
-            bytes,
-            truncation: None,
-        });
+        return Ok(whole((snapshot, bytes)));
     };
     if bytes <= budget {
-        return Ok(Fitted {
-            snapshot,
-            bytes,
-            truncation: None,
-        });
+        return Ok(whole((snapshot, bytes)));
     }
-    let full_messages = count(&snapshot, "messages");
-    let full_steps = count(&snapshot, "steps");
-    let fitted = |c: &SlimConfig, (snapshot, bytes): (Value, usize)| Fitted {
+    let full_messages = snapshot.messages.len();
+    let full_steps = snapshot.steps.len();
+    let fitted = |c: &SlimConfig, (snapshot, bytes): (SlimSnapshot, usize)| Fitted {
         truncation: Some(Truncation {
-            messages_dropped: full_messages - count(&snapshot, "messages"),
-            steps_dropped: full_steps - count(&snapshot, "steps"),
+            messages_dropped: full_messages - snapshot.messages.len(),
+            steps_dropped: full_steps - snapshot.steps.len(),
             content_limit: c.max_content_length,
         }),
-        snapshot,
+        snapshot: crate::json::to_value_of(&snapshot),
         bytes,
     };
 
@@ -134,24 +132,15 @@ pub fn fit(
 }
 
 /// The byte length of the longest string content among the snapshot's messages.
-fn longest_content(snapshot: &Value) -> i64 {
+fn longest_content(snapshot: &SlimSnapshot) -> i64 {
     let longest = snapshot
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.get("content").and_then(Value::as_str))
+        .messages
+        .iter()
+        .filter_map(|m| m.content.as_str())
         .map(str::len)
         .max()
         .unwrap_or(0);
     i64::try_from(longest).unwrap_or(i64::MAX)
-}
-
-fn count(snapshot: &Value, key: &str) -> usize {
-    snapshot
-        .get(key)
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len)
 }
 
 /// The largest `k` in `0..=max` with `fits(k)`, assuming `fits` is monotone

@@ -82,7 +82,8 @@ pub struct SlimExecution {
     pub completed_at: Option<Option<String>>,
     /// v2: executions (runs) of this agent so far.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub execution_count: Option<usize>,
+    #[cfg_attr(feature = "schema", schemars(range(min = 0)))]
+    pub execution_count: Option<i64>,
 }
 
 /// One message of a slim snapshot.

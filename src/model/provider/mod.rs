@@ -149,7 +149,29 @@ pub struct NormalizedInference<'a> {
     /// The normalised finish reason.
     pub finish_reason: FinishReason,
     /// The assistant message to append, or `null` when there is no real text.
+    /// (A [`Message`] written by `toArray`: its `content` is left out when it
+    /// is `"0"`, which PHP counts as empty.)
+    #[cfg_attr(feature = "schema", schemars(schema_with = "assistant_message"))]
     pub assistant_message: Option<MessageView<'a>>,
+}
+
+/// What [`NormalizedInference::assistant_message`] can hold: a text message
+/// from the assistant, never a name or metadata.
+#[cfg(feature = "schema")]
+fn assistant_message(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "role": { "const": "assistant" },
+                    "content": { "type": "string", "description": "The model's text." }
+                },
+                "required": ["role"]
+            },
+            { "type": "null" }
+        ]
+    })
 }
 
 /// True when `content` is natural text rather than empty or a tool call's JSON arguments.
