@@ -178,8 +178,16 @@ export interface NormalizedInference {
   response: InferenceResponseData;
   /** The normalised finish reason. */
   finishReason: FinishReason;
-  /** The assistant message to append, or `null` when there is no real text. */
-  assistantMessage: Message | null;
+  /**
+   * The assistant message to append, or `null` when there is no real text.
+   * (A [`Message`] written by `toArray`: its `content` is left out when it
+   * is `"0"`, which PHP counts as empty.)
+   */
+  assistantMessage: {
+    role: "assistant";
+    /** The model's text. */
+    content?: string;
+  } | null;
 }
 
 /** Options of `parseAgentState` and `restoreState`. */

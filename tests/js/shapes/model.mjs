@@ -36,7 +36,7 @@ const SLIM_OPTIONS = [
   { maxBytes: 100000 },
 ];
 
-/** Slim snapshots of every state under every option set; throws (too small a budget) are skipped. */
+/** Slim snapshots of every state under every option set; typed errors (too small a budget, a refused state) are skipped. */
 function* slims(runs, stepline) {
   for (const [name, state] of states(runs)) {
     for (const opts of SLIM_OPTIONS) {
@@ -44,7 +44,8 @@ function* slims(runs, stepline) {
       try {
         result = stepline.slimSnapshot(JSON.stringify(state), opts);
       } catch (error) {
-        if (error?.code === 'too_large' || error?.code === 'unknown_state_version') continue;
+        // A budget too small, or a state vector the producer itself refuses.
+        if (error instanceof stepline.SteplineError) continue;
         throw error;
       }
       yield [`${name} ${JSON.stringify(opts ?? {})}`, result];
