@@ -207,24 +207,29 @@ pub(crate) mod schemas {
     use crate::snapshot::schema::DATE_TIME_PATTERN;
     use schemars::{json_schema, Schema, SchemaGenerator};
 
+    /// `state_version`: `"v2"` only.
     pub fn state_version(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "enum": STATE_VERSIONS })
     }
 
+    /// `status`: every status either version writes, or `null`.
     pub fn status(_: &mut SchemaGenerator) -> Schema {
         let mut values: Vec<serde_json::Value> = STATUSES.iter().map(|s| (*s).into()).collect();
         values.push(serde_json::Value::Null);
         json_schema!({ "enum": values })
     }
 
+    /// An ATOM timestamp, checked by pattern (no format plugin needed).
     pub fn timestamp(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN })
     }
 
+    /// [`timestamp`] or `null`.
     pub fn timestamp_or_null(g: &mut SchemaGenerator) -> Schema {
         json_schema!({ "anyOf": [timestamp(g), { "type": "null" }] })
     }
 
+    /// Application metadata: an object, or a PHP list (`[]` when empty).
     pub fn metadata(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "anyOf": [
             { "type": "object", "additionalProperties": true },
@@ -232,6 +237,7 @@ pub(crate) mod schemas {
         ] })
     }
 
+    /// Message content: text, or content-part objects.
     pub fn content(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "anyOf": [
             { "type": "string" },
@@ -239,6 +245,7 @@ pub(crate) mod schemas {
         ] })
     }
 
+    /// A v2 stop signal, as `StopSignal::toArray` writes it.
     fn stop_signal() -> Schema {
         json_schema!({
             "type": "object",
@@ -259,14 +266,17 @@ pub(crate) mod schemas {
         })
     }
 
+    /// [`stop_signal`] or `null`.
     pub fn stop_signal_or_null(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "anyOf": [stop_signal(), { "type": "null" }] })
     }
 
+    /// A list of [`stop_signal`]s.
     pub fn stop_signals(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": "array", "items": stop_signal() })
     }
 
+    /// A v2 message's tool calls (`{id, name}` when redacted).
     pub fn v2_tool_calls(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "array",
@@ -289,6 +299,7 @@ pub(crate) mod schemas {
         })
     }
 
+    /// A v2 tool message's `tool_result`.
     pub fn tool_result(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "type": "object",
