@@ -5,6 +5,8 @@
 //   schemas/stepline.schema.json      every shape, under $defs by its TypeScript name
 //   src/wasm/generated/types.d.ts     the same shapes as TypeScript (json-schema-to-typescript),
 //                                     shipped in the package's .d.ts by src/wasm/types.rs
+//   schemas/snapshot.schema.json      the published slim snapshot schema, which snapshotSchema()
+//                                     returns (stepline::schema::snapshot)
 //
 //   npm run gen             writes both
 //   npm run gen -- --check  exits 1 when either is not what the Rust types generate now
@@ -20,10 +22,11 @@ const check = process.argv.includes('--check');
 
 const SCHEMA_FILE = join(root, 'schemas', 'stepline.schema.json');
 const TYPES_FILE = join(root, 'src', 'wasm', 'generated', 'types.d.ts');
+const SNAPSHOT_FILE = join(root, 'schemas', 'snapshot.schema.json');
 
-/** The schema bundle, as the Rust declarations generate it now. */
-function rustBundle() {
-  const text = execFileSync('cargo', ['run', '--quiet', '--features', 'schema', '--bin', 'stepline-schemas'], {
+/** The schema bundle (or with `snapshot`, the published snapshot schema), as the Rust declarations generate it now. */
+function rustBundle(...args) {
+  const text = execFileSync('cargo', ['run', '--quiet', '--features', 'schema', '--bin', 'stepline-schemas', '--', ...args], {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -67,8 +70,10 @@ const bundle = rustBundle();
 const schemaText = `${JSON.stringify(bundle, null, 2)}\n`;
 const typesText = await typesOf(bundle);
 
+const snapshotText = `${JSON.stringify(rustBundle('snapshot'), null, 2)}\n`;
+
 const stale = [];
-for (const [file, text] of [[SCHEMA_FILE, schemaText], [TYPES_FILE, typesText]]) {
+for (const [file, text] of [[SCHEMA_FILE, schemaText], [TYPES_FILE, typesText], [SNAPSHOT_FILE, snapshotText]]) {
   let current = null;
   try { current = readFileSync(file, 'utf8'); } catch { /* not written yet */ }
   if (current === text) continue;

@@ -16,6 +16,11 @@ pub fn is_falsy(v: &Value) -> bool {
     }
 }
 
+/// PHP falsiness of a string: `""` and `"0"`.
+pub fn is_falsy_str<S: AsRef<str> + ?Sized>(s: &S) -> bool {
+    matches!(s.as_ref(), "" | "0")
+}
+
 /// PHP `isset($a[$k])`-style lookup: a present key holding null counts as absent.
 pub fn get<'a>(map: &'a Map, key: &str) -> Option<&'a Value> {
     map.get(key).filter(|v| !v.is_null())

@@ -173,7 +173,7 @@ fn validate_and_diagnose_flag_a_snapshot_carrying_a_key_with_its_path_only() {
             ("/metadata/llm/api_key", SECRET_IN_STATE)
         ]
     );
-    assert_clean("validate", &json::to_string(&report.to_value()));
+    assert_clean("validate", &json::to_text(&report.view()));
     let found = diagnose_value(&json!({"snapshot": snapshot})).unwrap();
     let secret: Vec<_> = found.iter().filter(|d| d.code == SECRET_IN_STATE).collect();
     assert_eq!(secret.len(), 2);

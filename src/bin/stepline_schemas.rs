@@ -4,5 +4,10 @@
 //! `cargo run --features schema --bin stepline-schemas`
 
 fn main() {
-    println!("{:#}", stepline::schema::bundle());
+    // `snapshot`: the published slim snapshot schema (`stepline::schema::snapshot`) instead.
+    if std::env::args().nth(1).as_deref() == Some("snapshot") {
+        println!("{:#}", stepline::schema::snapshot());
+    } else {
+        println!("{:#}", stepline::schema::bundle());
+    }
 }

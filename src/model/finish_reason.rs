@@ -1,7 +1,10 @@
 //! Why an inference stopped, normalised across providers.
 
-/// The reference's `InferenceFinishReason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Normalised finish reason (the producer's `InferenceFinishReason::fromText`
+/// of the provider's value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum FinishReason {
     /// The model finished its answer (`stop`).
     Stop,

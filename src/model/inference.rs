@@ -1,27 +1,29 @@
 //! The model's answer for one step (the reference's `InferenceResponse`).
 
-use crate::json::{Map, Value};
+use crate::json::Value;
 
 use crate::error::{ErrorCode, Result};
 use crate::json::{child, type_name};
 use crate::model::finish_reason::FinishReason;
 use crate::model::ids::new_id;
 use crate::model::read;
-use crate::model::time::{self, format_atom, Timestamp};
+use crate::model::time::{self, Timestamp};
 use crate::model::tool_call::ToolCalls;
 use crate::model::usage::Usage;
 use crate::php;
 
-/// The HTTP response an inference came from (the reference's `HttpResponse`).
-#[derive(Clone, Debug, PartialEq)]
+/// The HTTP response an inference came from (the producer's `HttpResponse`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct ResponseData {
-    /// The HTTP status (`statusCode`).
+    /// The HTTP status (0 when there was no HTTP response).
     pub status_code: i64,
-    /// The raw response body.
+    /// The response body as stored.
     pub body: String,
-    /// The response headers, as stored.
+    /// The headers as stored (any JSON).
     pub headers: Value,
-    /// Whether the response was streamed (`isStreamed`).
+    /// The response was streamed.
     pub is_streamed: bool,
 }
 
@@ -71,38 +73,39 @@ impl ResponseData {
         })
     }
 
-    fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("statusCode", Value::from(self.status_code)),
-            ("body", Value::from(self.body.clone())),
-            ("headers", self.headers.clone()),
-            ("isStreamed", Value::from(self.is_streamed)),
-        ])
-    }
 }
 
-/// One inference response: text, tool calls, finish reason and usage.
-#[derive(Clone, Debug, PartialEq)]
+/// The producer's `InferenceResponse`: the model's text, tool calls, finish
+/// reason (the provider's raw string) and usage.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "InferenceResponseData"))]
+#[serde(rename_all = "camelCase")]
 pub struct InferenceResponse {
-    /// The response text.
+    /// The model's text.
     pub content: String,
     /// The provider's finish reason exactly as stored (normalise with [`Self::finish_reason`]).
+    #[serde(rename = "finishReason")]
     pub finish_reason_raw: String,
-    /// The tool calls the model made (`toolCalls`).
+    /// The tool calls the model asked for.
     pub tool_calls: ToolCalls,
-    /// The model's reasoning text (`reasoningContent`).
+    /// The model's reasoning text, when the provider returns it.
     pub reasoning_content: String,
-    /// The inference's token usage.
+    /// Token usage of this inference.
     pub usage: Usage,
-    /// The HTTP response it came from (`responseData`).
+    /// The HTTP response it came from.
     pub response_data: ResponseData,
-    /// Whether it is a partial (streamed, unfinished) response (`isPartial`).
+    /// A partial (streamed, unfinished) response.
     pub is_partial: bool,
     /// The response's id.
     pub id: String,
-    /// When it was created (`createdAt`).
+    /// When the response was created (ATOM).
+    #[serde(serialize_with = "crate::model::shape::atom")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
     pub created_at: Timestamp,
-    /// When it last changed (`updatedAt`).
+    /// When the response was last updated (ATOM).
+    #[serde(serialize_with = "crate::model::shape::atom")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
     pub updated_at: Timestamp,
 }
 
@@ -159,23 +162,9 @@ impl InferenceResponse {
         })
     }
 
-    /// The stored form, as the producer writes it (its `toArray`).
+    /// The wire form as a JSON value.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("content", Value::from(self.content.clone()));
-        m.insert("finishReason", Value::from(self.finish_reason_raw.clone()));
-        m.insert("toolCalls", self.tool_calls.to_value());
-        m.insert(
-            "reasoningContent",
-            Value::from(self.reasoning_content.clone()),
-        );
-        m.insert("usage", self.usage.to_value());
-        m.insert("responseData", self.response_data.to_value());
-        m.insert("isPartial", Value::from(self.is_partial));
-        m.insert("id", Value::from(self.id.clone()));
-        m.insert("createdAt", Value::from(format_atom(&self.created_at)));
-        m.insert("updatedAt", Value::from(format_atom(&self.updated_at)));
-        Value::Object(m)
+        crate::json::to_value_of(self)
     }
 
     /// The normalised finish reason (`fromText` of the stored string).

@@ -79,15 +79,9 @@ impl ContentPart {
         })
     }
 
-    /// The stored form, as the producer writes it (its `toArray`).
+    /// The part as `toArray` writes it, as a JSON value.
     pub fn to_value(&self) -> Value {
-        // Pushed, not inserted: the fields are a map's keys (unique) and a part
-        // may carry any number of them, which `insert` would scan each time.
-        let mut members = vec![("type".into(), Value::String(self.kind.clone()))];
-        for (k, v) in self.exported_fields() {
-            members.push((k.clone(), v.clone()));
-        }
-        Value::Object(Map::from_entries(members))
+        crate::json::to_value_of(self)
     }
 
     fn text_value(&self) -> Option<&str> {
@@ -105,6 +99,46 @@ impl ContentPart {
                 && self.exported_fields().all(|(k, _)| k == "text");
         }
         self.exported_fields().next().is_none()
+    }
+}
+
+/// `{type, ...fields}`: the part's own fields follow `type`, as `toArray`
+/// writes them (PHP-falsy and `_private` ones left out). Hand-written because
+/// the fields are open; [`ContentPart`]'s schema declares the shape.
+impl serde::Serialize for ContentPart {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("type", &self.kind)?;
+        for (k, v) in self.exported_fields() {
+            m.serialize_entry(&**k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ContentPart {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ContentPart".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "One content part of a composite message: `type` and the part's own fields.",
+            "type": "object",
+            "properties": {
+                "type": { "type": "string", "description": "`text`, `image_url`, or the provider's own kind." },
+                "text": { "type": "string", "description": "The text of a `text` part." },
+                "image_url": {
+                    "type": "object",
+                    "description": "The image of an `image_url` part.",
+                    "properties": { "url": { "type": "string" } },
+                    "required": ["url"]
+                }
+            },
+            "required": ["type"],
+            "additionalProperties": true
+        })
     }
 }
 
@@ -281,19 +315,71 @@ impl Message {
         self.content.is_empty() && self.metadata.is_empty() && !self.from_string_array
     }
 
-    /// The stored form, as the producer writes it (its `toArray`).
-    pub fn to_value(&self) -> Value {
-        let mut out = Map::new();
-        let mut put = |key: &str, v: Value| {
-            if !php::is_falsy(&v) {
-                out.insert(key.to_string(), v);
-            }
+    /// The message as `toArray` writes it.
+    pub fn view(&self) -> MessageView<'_> {
+        let content = if self.content.is_empty() {
+            None
+        } else if self.content.is_composite() {
+            Some(ContentView::Parts(&self.content.parts))
+        } else {
+            Some(ContentView::Text(self.content.text())).filter(|c| !c.is_falsy())
         };
-        put("role", Value::String(self.role.clone()));
-        put("name", Value::String(self.name.clone()));
-        put("content", self.content.to_value());
-        put("_metadata", Value::Object(self.metadata.clone()));
-        Value::Object(out)
+        MessageView {
+            role: &self.role,
+            name: &self.name,
+            content,
+            metadata: &self.metadata,
+        }
+    }
+
+    /// [`Message::view`] as a JSON value.
+    pub fn to_value(&self) -> Value {
+        crate::json::to_value_of(&self.view())
+    }
+}
+
+/// A message as the producer writes it (`array_filter` of its fields):
+/// PHP-falsy fields (`""`, `"0"`, `[]`, `null`) are left out.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "Message"))]
+pub struct MessageView<'a> {
+    /// The role string as written (unknown roles are kept; they read as `user`).
+    #[serde(skip_serializing_if = "php::is_falsy_str")]
+    pub role: &'a str,
+    /// The participant's name.
+    #[serde(skip_serializing_if = "php::is_falsy_str")]
+    pub name: &'a str,
+    /// The text, or the parts of a composite message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "ContentView"))]
+    pub content: Option<ContentView<'a>>,
+    /// Tool calls, tool results and application data.
+    #[serde(rename = "_metadata", skip_serializing_if = "no_entries")]
+    #[cfg_attr(feature = "schema", schemars(with = "Map"))]
+    pub metadata: &'a Map,
+}
+
+/// A message's content as written: its text, or its parts when composite.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "MessageContent"))]
+#[serde(untagged)]
+pub enum ContentView<'a> {
+    /// Plain text.
+    Text(String),
+    /// The parts of a composite message.
+    Parts(&'a [ContentPart]),
+}
+
+/// An empty map, which PHP's `array_filter` drops.
+fn no_entries(m: &&Map) -> bool {
+    m.is_empty()
+}
+
+impl ContentView<'_> {
+    fn is_falsy(&self) -> bool {
+        matches!(self, ContentView::Text(t) if php::is_falsy_str(t))
     }
 }
 

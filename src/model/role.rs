@@ -1,8 +1,10 @@
 //! Message roles and the helpers seed 004 asked for.
 
-/// A chat role. The reference reads role strings exactly (case-sensitive);
-/// anything unknown reads as `user`, while the message keeps the raw string.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A chat role. Unknown role strings are kept on the message but read as `user`
+/// (the producer reads role strings exactly, case-sensitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum Role {
     /// `system`.
     System,

@@ -4,13 +4,15 @@ use crate::error::{ErrorCode, Result};
 use crate::model::read;
 
 /// `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum StepType {
-    /// `error`: the step failed.
+    /// The step recorded errors.
     Error,
-    /// `tool_execution`: the step ran tools.
+    /// The step called tools.
     ToolExecution,
-    /// `final_response`: the step answered.
+    /// The step answered without calling tools.
     FinalResponse,
 }
 

@@ -458,12 +458,26 @@ pub fn is_rfc3339(s: &str) -> bool {
 }
 
 /// How a caller names "now": a date/time string or Unix epoch milliseconds.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
 pub enum NowSpec {
     /// Unix epoch milliseconds.
     EpochMillis(f64),
-    /// A date/time string, read as the producer reads one.
+    /// A date/time string (ISO 8601, or what the producer's `DateTime` reads).
     Text(String),
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for NowSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NowSpec".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["string", "number"] })
+    }
 }
 
 impl NowSpec {

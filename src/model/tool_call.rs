@@ -7,15 +7,18 @@ use crate::json::{child, type_name};
 use crate::model::read;
 use crate::php;
 
-/// One requested tool call. `arguments` is a JSON object (or `[]` when empty).
-#[derive(Clone, Debug, PartialEq)]
+/// A requested tool call, as the producer's `toArray` writes it (in that
+/// order). `arguments` is `[]` when empty (PHP).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCall {
-    /// The call's id (`call_…`).
-    pub id: String,
     /// The tool's name.
     pub name: String,
-    /// The arguments, decoded from the provider's JSON text when they were text.
+    /// The decoded arguments: an object, or `[]` when there are none.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::tool_arguments"))]
     pub arguments: Value,
+    /// The provider's call id.
+    pub id: String,
 }
 
 impl ToolCall {
@@ -51,13 +54,9 @@ impl ToolCall {
         }))
     }
 
-    /// `{name, arguments, id}` (the reference's `toArray` order).
+    /// `{name, arguments, id}` (the reference's `toArray` order) as a JSON value.
     pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("name", Value::from(self.name.clone())),
-            ("arguments", self.arguments.clone()),
-            ("id", Value::from(self.id.clone())),
-        ])
+        crate::json::to_value_of(self)
     }
 
     /// The OpenAI message form: `{id, type: "function", function: {name, arguments}}`
@@ -118,7 +117,9 @@ pub fn decode_arguments(raw: Option<&Value>, path: &str) -> Result<Value> {
 }
 
 /// An ordered list of tool calls.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(transparent)]
 pub struct ToolCalls(pub Vec<ToolCall>);
 
 impl ToolCalls {
@@ -151,9 +152,9 @@ impl ToolCalls {
         Ok(ToolCalls(calls))
     }
 
-    /// The stored form, as the producer writes it (its `toArray`).
+    /// The list as a JSON value.
     pub fn to_value(&self) -> Value {
-        Value::Array(self.0.iter().map(ToolCall::to_value).collect())
+        crate::json::to_value_of(self)
     }
 
     /// Whether there are none.

@@ -6,18 +6,19 @@ use crate::error::{ErrorCode, Result, SteplineError};
 use crate::model::read;
 use crate::php;
 
-/// Token counts of one inference (or a sum of them).
-///
-/// Wire form (`toArray`): `{input, output, cacheWrite, cacheRead, reasoning}`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Token usage of one inference (or a sum of them), as the producer's
+/// `toArray` writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Input (prompt) tokens.
     pub input: i64,
-    /// Output (completion) tokens.
+    /// Output (completion) tokens, without reasoning.
     pub output: i64,
-    /// Tokens written to the provider's cache (`cacheWrite`).
+    /// Tokens written to the provider's cache.
     pub cache_write: i64,
-    /// Tokens read from the provider's cache (`cacheRead`).
+    /// Tokens read from the provider's cache.
     pub cache_read: i64,
     /// Reasoning tokens.
     pub reasoning: i64,
@@ -25,6 +26,40 @@ pub struct Usage {
 
 /// The reference refuses to accumulate a field over this many tokens.
 const UNREALISTIC_TOKENS: i64 = 1_000_000;
+
+/// Token counts with their total (`total` is the producer's own count
+/// when it sent one that differs from the sum of the fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UsageWithTotal {
+    /// Input (prompt) tokens.
+    pub input: i64,
+    /// Output (completion) tokens.
+    pub output: i64,
+    /// Tokens written to the provider's prompt cache.
+    pub cache_write: i64,
+    /// Tokens read from the provider's prompt cache.
+    pub cache_read: i64,
+    /// Reasoning tokens.
+    pub reasoning: i64,
+    /// All tokens.
+    pub total: i64,
+}
+
+impl UsageWithTotal {
+    /// `u`'s fields with the given `total`.
+    pub fn new(u: &Usage, total: i64) -> UsageWithTotal {
+        UsageWithTotal {
+            input: u.input,
+            output: u.output,
+            cache_write: u.cache_write,
+            cache_read: u.cache_read,
+            reasoning: u.reasoning,
+            total,
+        }
+    }
+}
 
 impl Usage {
     /// Reads `{input, output, cacheWrite, cacheRead, reasoning}` with PHP `(int)`
@@ -41,15 +76,14 @@ impl Usage {
         })
     }
 
-    /// The stored form, as the producer writes it (its `toArray`).
+    /// The wire form as a JSON value.
     pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("input", Value::from(self.input)),
-            ("output", Value::from(self.output)),
-            ("cacheWrite", Value::from(self.cache_write)),
-            ("cacheRead", Value::from(self.cache_read)),
-            ("reasoning", Value::from(self.reasoning)),
-        ])
+        crate::json::to_value_of(self)
+    }
+
+    /// The counts with their sum as `total`.
+    pub fn with_total(&self) -> UsageWithTotal {
+        UsageWithTotal::new(self, self.total())
     }
 
     /// Field-wise sum that saturates instead of overflowing: what stepline's

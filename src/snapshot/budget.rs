@@ -4,41 +4,36 @@
 use crate::json::Value;
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::obj;
 use crate::snapshot::config::SlimConfig;
-use crate::snapshot::serialize::slim;
+use crate::snapshot::serialize::slim_snapshot;
+use crate::snapshot::shape::SlimSnapshot;
 use crate::snapshot::source::SlimSource;
 
-/// What was given up to fit the budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What `maxBytes` gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SlimTruncation"))]
+#[serde(rename_all = "camelCase")]
 pub struct Truncation {
-    /// Messages the config would have kept but the budget did not.
+    /// Messages the options would have kept but the budget did not.
     pub messages_dropped: usize,
-    /// Steps the config would have kept but the budget did not.
+    /// Steps the options would have kept but the budget did not.
     pub steps_dropped: usize,
     /// The content length limit finally used.
     pub content_limit: i64,
 }
 
-impl Truncation {
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("messagesDropped", Value::from(self.messages_dropped)),
-            ("stepsDropped", Value::from(self.steps_dropped)),
-            ("contentLimit", Value::from(self.content_limit)),
-        ])
-    }
-}
-
-/// A snapshot with its encoded size and what, if anything, was dropped.
-#[derive(Clone, Debug, PartialEq)]
+/// A slim snapshot with its encoded size and what, if anything, was dropped.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SlimResult"))]
 pub struct Fitted {
-    /// The slim snapshot.
+    /// The snapshot.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::snapshot::shape::slim_snapshot"))]
     pub snapshot: Value,
     /// Bytes of the compact JSON encoding (UTF-8), what a database or socket sees.
     pub bytes: usize,
-    /// What was dropped to fit, `None` when nothing was.
+    /// What `maxBytes` gave up, or `null` when nothing was.
     pub truncation: Option<Truncation>,
 }
 
@@ -55,46 +50,43 @@ pub fn slim_within(
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
-    fit(&|c| slim(source, c), config, max_bytes)
+    fit(&|c| slim_snapshot(source, c), config, max_bytes)
 }
 
 /// The budget loop of [`slim_within`] over any snapshot writer (`render`
 /// writes the snapshot under a config): v1.22 and v2 snapshots are tightened alike.
 #[inline(never)]
 pub fn fit(
-    render: &dyn Fn(&SlimConfig) -> Value,
+    render: &dyn Fn(&SlimConfig) -> SlimSnapshot,
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
-    let size = |c: &SlimConfig| -> (Value, usize) {
+    let size = |c: &SlimConfig| -> (SlimSnapshot, usize) {
         let s = render(c);
-        let bytes = crate::json::to_string(&s).len();
+        let bytes = crate::json::to_text(&s).len();
         (s, bytes)
     };
     let (snapshot, bytes) = size(config);
+    let whole = |(snapshot, bytes): (SlimSnapshot, usize)| Fitted {
+        snapshot: crate::json::to_value_of(&snapshot),
+        bytes,
+        truncation: None,
+    };
     let Some(budget) = max_bytes else {
-        return Ok(Fitted {
-            snapshot,
-            bytes,
-            truncation: None,
-        });
+        return Ok(whole((snapshot, bytes)));
     };
     if bytes <= budget {
-        return Ok(Fitted {
-            snapshot,
-            bytes,
-            truncation: None,
-        });
+        return Ok(whole((snapshot, bytes)));
     }
-    let full_messages = count(&snapshot, "messages");
-    let full_steps = count(&snapshot, "steps");
-    let fitted = |c: &SlimConfig, (snapshot, bytes): (Value, usize)| Fitted {
+    let full_messages = snapshot.messages.len();
+    let full_steps = snapshot.steps.len();
+    let fitted = |c: &SlimConfig, (snapshot, bytes): (SlimSnapshot, usize)| Fitted {
         truncation: Some(Truncation {
-            messages_dropped: full_messages - count(&snapshot, "messages"),
-            steps_dropped: full_steps - count(&snapshot, "steps"),
+            messages_dropped: full_messages - snapshot.messages.len(),
+            steps_dropped: full_steps - snapshot.steps.len(),
             content_limit: c.max_content_length,
         }),
-        snapshot,
+        snapshot: crate::json::to_value_of(&snapshot),
         bytes,
     };
 
@@ -140,24 +132,15 @@ pub fn fit(
 }
 
 /// The byte length of the longest string content among the snapshot's messages.
-fn longest_content(snapshot: &Value) -> i64 {
+fn longest_content(snapshot: &SlimSnapshot) -> i64 {
     let longest = snapshot
-        .get("messages")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m.get("content").and_then(Value::as_str))
+        .messages
+        .iter()
+        .filter_map(|m| m.content.as_str())
         .map(str::len)
         .max()
         .unwrap_or(0);
     i64::try_from(longest).unwrap_or(i64::MAX)
-}
-
-fn count(snapshot: &Value, key: &str) -> usize {
-    snapshot
-        .get(key)
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len)
 }
 
 /// The largest `k` in `0..=max` with `fits(k)`, assuming `fits` is monotone

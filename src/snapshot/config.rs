@@ -83,6 +83,82 @@ impl SlimConfig {
     /// Reads `{preset?, maxMessages?, …, compat?}`; fields override the preset
     /// (default `standard`). Returns the config and the `maxBytes` budget, if any.
     pub fn from_options(m: &Map, path: &str) -> Result<(SlimConfig, Option<usize>)> {
+        SlimOptions::read(m, path)?.config(path)
+    }
+
+    /// The reference's `{maxMessages, …, redactToolArgs}` form (as in the vectors).
+    pub fn from_reference(v: &Value) -> Option<SlimConfig> {
+        let m = v.as_object()?;
+        Some(SlimConfig {
+            max_messages: m.get("maxMessages")?.as_i64()?,
+            max_steps: m.get("maxSteps")?.as_i64()?,
+            max_content_length: m.get("maxContentLength")?.as_i64()?,
+            include_tool_results: m.get("includeToolResults")?.as_bool()?,
+            include_steps: m.get("includeSteps")?.as_bool()?,
+            include_continuation_trace: m.get("includeContinuationTrace")?.as_bool()?,
+            redact_tool_args: m.get("redactToolArgs")?.as_bool()?,
+            compat: false,
+        })
+    }
+}
+
+/// A preset of [`SlimOptions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SlimPreset"))]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// 20 messages of 500 bytes, no steps, no tool results.
+    Minimal,
+    /// 50 messages of 2,000 bytes, 20 steps (the default).
+    Standard,
+    /// 100 messages of 5,000 bytes, 50 steps, the continuation trace.
+    Full,
+}
+
+/// What a slim snapshot keeps (`slimSnapshot`'s options); fields override the
+/// preset (default `standard`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SlimOptions {
+    /// The preset the other fields override (`"default"` is `standard`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// The newest messages kept; 0 or less keeps none (as the producer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_messages: Option<i64>,
+    /// The newest steps kept; 0 or less keeps none (as the producer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<i64>,
+    /// Longer string contents are cut to this many bytes plus `...`; 0 or less
+    /// cuts nothing (as the producer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_content_length: Option<i64>,
+    /// Keep tool results (else `[tool result omitted]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub include_tool_results: Option<bool>,
+    /// Keep step summaries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub include_steps: Option<bool>,
+    /// Keep the last continuation decision (v2: the execution's continuation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub include_continuation_trace: Option<bool>,
+    /// Tool calls in messages become `{id, name}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redact_tool_args: Option<bool>,
+    /// Tighten until the compact JSON encoding fits this many bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<i64>,
+    /// Reproduce the producer's byte-cut truncation, `_metadata.result` leak and
+    /// tool arguments left in content under `redactToolArgs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compat: Option<bool>,
+}
+
+impl SlimOptions {
+    /// Reads the options object (unknown keys and wrong types are errors at `path`).
+    pub fn read(m: &Map, path: &str) -> Result<SlimOptions> {
         read::only_keys(
             m,
             &[
@@ -99,10 +175,11 @@ impl SlimConfig {
             ],
             path,
         )?;
-        let mut c = match read::opt_str(m, "preset", path)? {
-            None | Some("standard") | Some("default") => SlimConfig::standard(),
-            Some("minimal") => SlimConfig::minimal(),
-            Some("full") => SlimConfig::full(),
+        let preset = match read::opt_str(m, "preset", path)? {
+            None => None,
+            Some("standard") | Some("default") => Some(Preset::Standard),
+            Some("minimal") => Some(Preset::Minimal),
+            Some("full") => Some(Preset::Full),
             Some(other) => {
                 return Err(SteplineError::at(
                     ErrorCode::InvalidValue,
@@ -116,31 +193,39 @@ impl SlimConfig {
         };
         let int = |k: &str| read::opt_i64(m, k, path);
         let flag = |k: &str| read::opt_bool(m, k, path);
-        if let Some(n) = int("maxMessages")? {
-            c.max_messages = n;
-        }
-        if let Some(n) = int("maxSteps")? {
-            c.max_steps = n;
-        }
-        if let Some(n) = int("maxContentLength")? {
-            c.max_content_length = n;
-        }
-        if let Some(b) = flag("includeToolResults")? {
-            c.include_tool_results = b;
-        }
-        if let Some(b) = flag("includeSteps")? {
-            c.include_steps = b;
-        }
-        if let Some(b) = flag("includeContinuationTrace")? {
-            c.include_continuation_trace = b;
-        }
-        if let Some(b) = flag("redactToolArgs")? {
-            c.redact_tool_args = b;
-        }
-        if let Some(b) = flag("compat")? {
-            c.compat = b;
-        }
-        let max_bytes = match int("maxBytes")? {
+        Ok(SlimOptions {
+            preset,
+            max_messages: int("maxMessages")?,
+            max_steps: int("maxSteps")?,
+            max_content_length: int("maxContentLength")?,
+            include_tool_results: flag("includeToolResults")?,
+            include_steps: flag("includeSteps")?,
+            include_continuation_trace: flag("includeContinuationTrace")?,
+            redact_tool_args: flag("redactToolArgs")?,
+            // Read in this order: the first bad field is the one reported.
+            compat: flag("compat")?,
+            max_bytes: int("maxBytes")?,
+        })
+    }
+
+    /// The config these options ask for, and the `maxBytes` budget, if any.
+    pub fn config(&self, path: &str) -> Result<(SlimConfig, Option<usize>)> {
+        let mut c = match self.preset {
+            None | Some(Preset::Standard) => SlimConfig::standard(),
+            Some(Preset::Minimal) => SlimConfig::minimal(),
+            Some(Preset::Full) => SlimConfig::full(),
+        };
+        c.max_messages = self.max_messages.unwrap_or(c.max_messages);
+        c.max_steps = self.max_steps.unwrap_or(c.max_steps);
+        c.max_content_length = self.max_content_length.unwrap_or(c.max_content_length);
+        c.include_tool_results = self.include_tool_results.unwrap_or(c.include_tool_results);
+        c.include_steps = self.include_steps.unwrap_or(c.include_steps);
+        c.include_continuation_trace = self
+            .include_continuation_trace
+            .unwrap_or(c.include_continuation_trace);
+        c.redact_tool_args = self.redact_tool_args.unwrap_or(c.redact_tool_args);
+        c.compat = self.compat.unwrap_or(c.compat);
+        let max_bytes = match self.max_bytes {
             None => None,
             // Past the address space (a 32-bit usize in wasm) no output is larger:
             // saturate instead of truncating to a small budget.
@@ -154,20 +239,5 @@ impl SlimConfig {
             }
         };
         Ok((c, max_bytes))
-    }
-
-    /// The reference's `{maxMessages, …, redactToolArgs}` form (as in the vectors).
-    pub fn from_reference(v: &Value) -> Option<SlimConfig> {
-        let m = v.as_object()?;
-        Some(SlimConfig {
-            max_messages: m.get("maxMessages")?.as_i64()?,
-            max_steps: m.get("maxSteps")?.as_i64()?,
-            max_content_length: m.get("maxContentLength")?.as_i64()?,
-            include_tool_results: m.get("includeToolResults")?.as_bool()?,
-            include_steps: m.get("includeSteps")?.as_bool()?,
-            include_continuation_trace: m.get("includeContinuationTrace")?.as_bool()?,
-            redact_tool_args: m.get("redactToolArgs")?.as_bool()?,
-            compat: false,
-        })
     }
 }

@@ -7,6 +7,7 @@ pub mod restore;
 pub(crate) mod rules;
 pub mod schema;
 pub mod serialize;
+pub mod shape;
 pub mod source;
 pub mod truncate;
 pub mod v2;

@@ -37,6 +37,8 @@ pub struct Field {
     pub kind: Kind,
     pub required: bool,
     pub nullable: bool,
+    /// Read only by the schema generator (feature `schema`).
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     pub description: &'static str,
 }
 

@@ -1,77 +1,49 @@
 //! The published JSON Schema (draft 2020-12) of a slim snapshot, generated from
-//! the same rules the validator uses.
+//! the declared snapshot type ([`crate::snapshot::shape`]) and the validator's
+//! rules by `npm run gen` (see [`crate::schema::snapshot`]).
 
-use crate::json::{Map, Value};
+use crate::json::Value;
 
-use crate::json::obj;
-use crate::snapshot::rules::{Field, Kind, SNAPSHOT, V1_STATUSES};
+#[cfg(feature = "schema")]
+use crate::json::{obj, Map};
+#[cfg(feature = "schema")]
+use crate::snapshot::rules::{Field, Kind};
 
 /// RFC 3339 date-time, as a pattern so validators assert it without format plugins.
 pub const DATE_TIME_PATTERN: &str =
     r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$";
 
-/// The schema document.
+/// The schema document: `schemas/snapshot.schema.json`, generated from the
+/// declared [`crate::snapshot::shape::SlimSnapshot`] by `npm run gen`
+/// (`stepline::schema::snapshot`, feature `schema`).
 pub fn snapshot_schema() -> Value {
-    let mut root = match object(SNAPSHOT) {
+    crate::json::from_str(include_str!("../../schemas/snapshot.schema.json")).unwrap_or(Value::Null)
+}
+
+/// The schema of one of the validator's fields (for the members the writer's
+/// type does not declare: the older spellings the validator reads).
+#[cfg(feature = "schema")]
+pub fn field_schema(f: &Field) -> Value {
+    let mut s = match kind(&f.kind) {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    let mut head = Map::new();
-    head.insert(
-        "$schema",
-        Value::from("https://json-schema.org/draft/2020-12/schema"),
-    );
-    head.insert(
-        "$id",
-        Value::from("https://stepline.dev/schemas/snapshot.schema.json"),
-    );
-    head.insert("title", Value::from("stepline slim agent-state snapshot"));
-    head.insert(
-        "description",
-        Value::from("The bounded form of an instructor-php AgentState (SlimAgentStateSerializer, seed 000). Unknown properties are allowed."),
-    );
-    head.append(&mut root);
-    // A v1.22 snapshot (no state_version) has one of v1.22's statuses, never null.
-    head.insert(
-        "if",
+    s.insert("description", Value::from(f.description));
+    if f.nullable {
         obj([(
-            "not",
-            obj([("required", Value::Array(vec![Value::from("state_version")]))]),
-        )]),
-    );
-    head.insert(
-        "then",
-        obj([(
-            "properties",
-            obj([(
-                "status",
-                obj([(
-                    "enum",
-                    Value::Array(V1_STATUSES.iter().map(|s| Value::from(*s)).collect()),
-                )]),
-            )]),
-        )]),
-    );
-    Value::Object(head)
+            "anyOf",
+            Value::Array(vec![Value::Object(s), obj([("type", Value::from("null"))])]),
+        )])
+    } else {
+        Value::Object(s)
+    }
 }
 
+#[cfg(feature = "schema")]
 fn object(fields: &[Field]) -> Value {
     let mut properties = Map::new();
     for f in fields {
-        let mut s = match kind(&f.kind) {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        s.insert("description", Value::from(f.description));
-        let s = if f.nullable {
-            obj([(
-                "anyOf",
-                Value::Array(vec![Value::Object(s), obj([("type", Value::from("null"))])]),
-            )])
-        } else {
-            Value::Object(s)
-        };
-        properties.insert(f.name, s);
+        properties.insert(f.name, field_schema(f));
     }
     let required: Vec<Value> = fields
         .iter()
@@ -85,6 +57,7 @@ fn object(fields: &[Field]) -> Value {
     ])
 }
 
+#[cfg(feature = "schema")]
 fn kind(k: &Kind) -> Value {
     match k {
         Kind::String => obj([("type", Value::from("string"))]),

@@ -9,6 +9,10 @@ use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::format_atom;
 use crate::snapshot::config::SlimConfig;
+use crate::snapshot::shape::{
+    SlimContinuation, SlimExecution, SlimMessage, SlimSnapshot, SlimStep, SlimStepUsage,
+    SlimToolCall,
+};
 use crate::snapshot::source::SlimSource;
 use crate::snapshot::truncate::truncate;
 
@@ -20,18 +24,27 @@ pub fn slim_state(state: &AgentState, config: &SlimConfig) -> Value {
     slim(&SlimSource::from_state(state, config), config)
 }
 
-/// The slim snapshot of what `source` holds.
+/// The slim snapshot of what `source` holds, as a JSON value.
 pub fn slim(source: &SlimSource, config: &SlimConfig) -> Value {
+    crate::json::to_value_of(&slim_snapshot(source, config))
+}
+
+/// The slim snapshot of what `source` holds.
+pub fn slim_snapshot(source: &SlimSource, config: &SlimConfig) -> SlimSnapshot {
     let state = &source.head;
-    let messages: Vec<Value> = last(&source.messages, config.max_messages)
+    let messages = last(&source.messages, config.max_messages)
         .iter()
         .map(|m| {
             let (role, content, metadata) = slim_message_parts(m, config);
-            obj([
-                ("role", Value::from(role)),
-                ("content", content),
-                ("_metadata", metadata),
-            ])
+            SlimMessage {
+                id: None,
+                created_at: None,
+                role,
+                content,
+                tool_calls: None,
+                tool_result: None,
+                metadata,
+            }
         })
         .collect();
     let steps = if config.include_steps {
@@ -40,44 +53,37 @@ pub fn slim(source: &SlimSource, config: &SlimConfig) -> Value {
         Vec::new()
     };
     let last_continuation = match (config.include_continuation_trace, &source.last_outcome) {
-        (true, Some(o)) => obj([
-            ("should_continue", Value::Bool(o.should_continue)),
-            ("stop_reason", Value::from(o.stop_reason())),
-            ("resolved_by", Value::from(o.resolved_by())),
-        ]),
-        _ => Value::Null,
+        (true, Some(o)) => Some(SlimContinuation {
+            should_continue: o.should_continue,
+            stop_reason: o.stop_reason().to_string(),
+            resolved_by: o.resolved_by().to_string(),
+        }),
+        _ => None,
     };
-    obj([
-        ("agent_id", Value::from(state.agent_id.as_str())),
-        (
-            "parent_agent_id",
-            Value::from(state.parent_agent_id.clone()),
-        ),
-        ("status", Value::from(state.status.as_str())),
-        ("step_count", Value::from(source.step_count)),
-        ("usage", state.usage.to_value()),
-        (
-            "execution",
-            obj([
-                (
-                    "started_at",
-                    Value::from(format_atom(&state.state_info.started_at)),
-                ),
-                (
-                    "updated_at",
-                    Value::from(format_atom(&state.state_info.updated_at)),
-                ),
-                (
-                    "cumulative_seconds",
-                    Value::from(state.state_info.cumulative_execution_seconds),
-                ),
-            ]),
-        ),
-        ("messages", Value::Array(messages)),
-        ("steps", Value::Array(steps)),
-        ("last_continuation", last_continuation),
-        ("metadata", state.metadata.clone()),
-    ])
+    SlimSnapshot {
+        state_version: None,
+        agent_id: state.agent_id.clone(),
+        parent_agent_id: state.parent_agent_id.clone(),
+        status: Some(state.status.as_str()),
+        step_count: source.step_count,
+        usage: state.usage,
+        execution: SlimExecution {
+            started_at: format_atom(&state.state_info.started_at),
+            updated_at: format_atom(&state.state_info.updated_at),
+            cumulative_seconds: state.state_info.cumulative_execution_seconds,
+            execution_id: None,
+            completed_at: None,
+            execution_count: None,
+        },
+        messages,
+        steps,
+        last_continuation: Some(last_continuation),
+        stop_signal: None,
+        continuation: None,
+        metadata: state.metadata.clone(),
+        created_at: None,
+        system_prompt: None,
+    }
 }
 
 /// The last `max` items (none when `max` ≤ 0), as the reference slices.
@@ -159,31 +165,29 @@ fn redact_call(call: &Value) -> Value {
     ])
 }
 
-fn slim_steps(steps: &[AgentStep], max: i64) -> Vec<Value> {
+fn slim_steps(steps: &[AgentStep], max: i64) -> Vec<SlimStep> {
     last(steps, max)
         .iter()
         .enumerate()
-        .map(|(i, step)| {
-            let calls: Vec<Value> = step
+        .map(|(i, step)| SlimStep {
+            step_number: i + 1,
+            step_type: step.step_type,
+            has_tool_calls: step.has_tool_calls(),
+            finish_reason: step.finish_reason(),
+            errors: step.errors.len(),
+            usage: SlimStepUsage {
+                total: step.usage.total(),
+            },
+            tool_calls: step
                 .tool_calls
                 .0
                 .iter()
-                .map(|c| {
-                    obj([
-                        ("id", Value::from(c.id.as_str())),
-                        ("name", Value::from(c.name.as_str())),
-                    ])
+                .map(|c| SlimToolCall {
+                    id: Some(c.id.clone()),
+                    name: c.name.clone(),
                 })
-                .collect();
-            obj([
-                ("step_number", Value::from(i + 1)),
-                ("type", Value::from(step.step_type.as_str())),
-                ("has_tool_calls", Value::Bool(step.has_tool_calls())),
-                ("finish_reason", Value::from(step.finish_reason().as_str())),
-                ("errors", Value::from(step.errors.len())),
-                ("usage", obj([("total", Value::from(step.usage.total()))])),
-                ("tool_calls", Value::Array(calls)),
-            ])
+                .collect(),
+            stop_signal: None,
         })
         .collect()
 }

@@ -23,6 +23,10 @@ use crate::model::version::StateVersion;
 use crate::snapshot::budget::{fit, Fitted};
 use crate::snapshot::config::SlimConfig;
 use crate::snapshot::serialize::{last, TOOL_RESULT_OMITTED};
+use crate::snapshot::shape::{
+    SlimContinuationV2, SlimExecution, SlimMessage, SlimSnapshot, SlimStep, SlimStepUsage,
+    SlimToolCall,
+};
 use crate::snapshot::truncate::truncate;
 use crate::snapshot::validate::{Issue, Report};
 
@@ -44,12 +48,17 @@ pub const STATE_VERSION: &str = "v2";
 /// assert!(!stepline::json::to_string(&snapshot).contains("sk-live"));
 /// ```
 pub fn slim_v2(state: &AgentState, config: &SlimConfig) -> Value {
+    crate::json::to_value_of(&slim_v2_snapshot(state, config))
+}
+
+/// The slim snapshot of a v2 state, as its declared shape.
+pub fn slim_v2_snapshot(state: &AgentState, config: &SlimConfig) -> SlimSnapshot {
     let exec = state.execution.as_ref();
-    let messages: Vec<Value> = last(state.context.messages(), config.max_messages)
+    let messages = last(state.context.messages(), config.max_messages)
         .iter()
         .map(|m| slim_message(m, config))
         .collect();
-    let steps: Vec<Value> = match exec {
+    let steps = match exec {
         Some(e) if config.include_steps => last(&e.step_executions, config.max_steps)
             .iter()
             .enumerate()
@@ -60,79 +69,46 @@ pub fn slim_v2(state: &AgentState, config: &SlimConfig) -> Value {
     let cumulative: f64 = exec.map_or(0.0, |e| {
         e.step_executions.iter().map(StepExecution::duration).sum()
     });
-    let stamp = |t: Option<&Timestamp>| t.map_or(Value::Null, |t| Value::from(format_atom(t)));
     let continuation = state.execution_continuation();
     let mut system_prompt = state.context.system_prompt.clone();
     if let Some(cut) = truncate(&system_prompt, config.max_content_length, config.compat) {
         system_prompt = cut;
     }
-    obj([
-        ("state_version", Value::from(STATE_VERSION)),
-        ("agent_id", Value::from(state.agent_id.as_str())),
-        (
-            "parent_agent_id",
-            Value::from(state.parent_agent_id.clone()),
-        ),
-        (
-            "status",
-            exec.map_or(Value::Null, |e| Value::from(e.status.as_str())),
-        ),
-        ("step_count", Value::from(state.step_count())),
-        ("usage", state.usage().to_value()),
-        (
-            "execution",
-            obj([
-                (
-                    "started_at",
-                    Value::from(format_atom(
-                        exec.map_or(&state.created_at, |e| &e.started_at),
-                    )),
-                ),
-                ("updated_at", Value::from(format_atom(&state.updated_at))),
-                ("cumulative_seconds", Value::from(cumulative)),
-                (
-                    "execution_id",
-                    exec.map_or(Value::Null, |e| Value::from(e.execution_id.as_str())),
-                ),
-                (
-                    "completed_at",
-                    stamp(exec.and_then(|e| e.completed_at.as_ref())),
-                ),
-                ("execution_count", Value::from(state.execution_count)),
-            ]),
-        ),
-        ("messages", Value::Array(messages)),
-        ("steps", Value::Array(steps)),
-        (
-            "stop_signal",
-            state.stop_signal().map_or(Value::Null, |s| s.to_value()),
-        ),
-        (
-            "continuation",
-            if config.include_continuation_trace {
-                obj([
-                    ("should_stop", Value::from(state.should_stop())),
-                    (
-                        "is_continuation_requested",
-                        Value::from(continuation.is_continuation_requested),
-                    ),
-                    ("stop_signals", continuation.stop_signals.to_value()),
-                    ("explain", Value::from(continuation.explain())),
-                ])
-            } else {
-                Value::Null
-            },
-        ),
-        ("metadata", redact(&state.context.metadata)),
-        ("created_at", Value::from(format_atom(&state.created_at))),
-        ("system_prompt", Value::from(system_prompt)),
-    ])
+    SlimSnapshot {
+        state_version: Some(STATE_VERSION),
+        agent_id: state.agent_id.clone(),
+        parent_agent_id: state.parent_agent_id.clone(),
+        status: exec.map(|e| e.status.as_str()),
+        step_count: state.step_count(),
+        usage: state.usage(),
+        execution: SlimExecution {
+            started_at: format_atom(exec.map_or(&state.created_at, |e| &e.started_at)),
+            updated_at: format_atom(&state.updated_at),
+            cumulative_seconds: cumulative,
+            execution_id: Some(exec.map(|e| e.execution_id.clone())),
+            completed_at: Some(exec.and_then(|e| e.completed_at.as_ref()).map(format_atom)),
+            execution_count: Some(state.execution_count),
+        },
+        messages,
+        steps,
+        last_continuation: None,
+        stop_signal: Some(state.stop_signal().map_or(Value::Null, |s| s.to_value())),
+        continuation: Some(config.include_continuation_trace.then(|| SlimContinuationV2 {
+            should_stop: state.should_stop(),
+            is_continuation_requested: continuation.is_continuation_requested,
+            stop_signals: continuation.stop_signals.to_value(),
+            explain: continuation.explain(),
+        })),
+        metadata: redact(&state.context.metadata),
+        created_at: Some(format_atom(&state.created_at)),
+        system_prompt: Some(system_prompt),
+    }
 }
 
 /// A message as v2 writes it (`id`, `createdAt`, `role`, `content`,
 /// `tool_calls`, `tool_result`, `_metadata`), content truncated, tool results
 /// omitted and tool-call arguments redacted as `config` says.
-fn slim_message(message: &Message, config: &SlimConfig) -> Value {
+fn slim_message(message: &Message, config: &SlimConfig) -> SlimMessage {
     let mut content = message.content.clone();
     if let Value::String(s) = &content {
         if let Some(cut) = truncate(s, config.max_content_length, config.compat) {
@@ -147,13 +123,9 @@ fn slim_message(message: &Message, config: &SlimConfig) -> Value {
             m.remove("content");
         }
     }
-    let mut out = Map::new();
-    out.insert("id", Value::from(message.id.as_str()));
-    out.insert("createdAt", Value::from(format_atom(&message.created_at)));
-    out.insert("role", Value::from(message.role.as_str()));
-    out.insert("content", content);
-    if let Some(Value::Array(calls)) = message.rest.get("tool_calls") {
-        let calls = calls
+    let tool_calls = match message.rest.get("tool_calls") {
+        Some(Value::Array(calls)) => Some(
+            calls
             .iter()
             .map(|c| {
                 if config.redact_tool_args {
@@ -165,52 +137,50 @@ fn slim_message(message: &Message, config: &SlimConfig) -> Value {
                     c.clone()
                 }
             })
-            .collect();
-        out.insert("tool_calls", Value::Array(calls));
-    }
-    if let Some(result) = tool_result {
-        out.insert("tool_result", result);
-    }
+            .collect(),
+        ),
+        _ => None,
+    };
     let metadata = match message.rest.get("_metadata") {
         Some(m @ Value::Object(o)) if !o.is_empty() => redact(m),
         _ => Value::Array(Vec::new()),
     };
-    out.insert("_metadata", metadata);
-    Value::Object(out)
+    SlimMessage {
+        id: Some(message.id.clone()),
+        created_at: Some(format_atom(&message.created_at)),
+        role: message.role.as_str().to_string(),
+        content,
+        tool_calls,
+        tool_result,
+        metadata,
+    }
 }
 
 /// A recorded step's summary, as a v1.22 snapshot writes one, plus its own
 /// stop signal. Nothing of the inference response beyond its finish reason,
 /// tool calls and usage: never `responseData`.
-fn slim_step(number: usize, se: &StepExecution) -> Value {
+fn slim_step(number: usize, se: &StepExecution) -> SlimStep {
     let step = &se.step;
-    let calls: Vec<Value> = step
-        .inference_response
-        .tool_calls
-        .iter()
-        .map(|c| {
-            obj([
-                ("id", c.id.clone().map_or(Value::Null, Value::String)),
-                ("name", Value::from(c.name.as_str())),
-            ])
-        })
-        .collect();
-    obj([
-        ("step_number", Value::from(number)),
-        ("type", Value::from(step.step_type().as_str())),
-        ("has_tool_calls", Value::Bool(step.has_tool_calls())),
-        (
-            "finish_reason",
-            Value::from(step.inference_response.finish_reason().as_str()),
-        ),
-        ("errors", Value::from(step.error_messages().len())),
-        ("usage", obj([("total", Value::from(step.usage().total()))])),
-        ("tool_calls", Value::Array(calls)),
-        (
-            "stop_signal",
-            se.stop_signal().map_or(Value::Null, |s| s.to_value()),
-        ),
-    ])
+    SlimStep {
+        step_number: number,
+        step_type: step.step_type(),
+        has_tool_calls: step.has_tool_calls(),
+        finish_reason: step.inference_response.finish_reason(),
+        errors: step.error_messages().len(),
+        usage: SlimStepUsage {
+            total: step.usage().total(),
+        },
+        tool_calls: step
+            .inference_response
+            .tool_calls
+            .iter()
+            .map(|c| SlimToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+            })
+            .collect(),
+        stop_signal: Some(se.stop_signal().map_or(Value::Null, |s| s.to_value())),
+    }
 }
 
 /// [`slim_v2`] within a byte budget, tightened as v1.22 snapshots are
@@ -221,7 +191,7 @@ pub fn slim_v2_within(
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
-    fit(&|c| slim_v2(state, c), config, max_bytes)
+    fit(&|c| slim_v2_snapshot(state, c), config, max_bytes)
 }
 
 /// The version of a snapshot: `state_version` absent or null is v1.22.

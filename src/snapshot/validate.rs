@@ -3,31 +3,24 @@
 
 use crate::json::Value;
 
-use crate::json::{child, index, obj, type_name, Whole};
+use crate::json::{child, index, type_name, Whole};
 use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
 
-/// One finding.
-#[derive(Clone, Debug, PartialEq)]
+/// One validation finding.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SnapshotIssue"))]
 pub struct Issue {
-    /// JSON pointer into the snapshot.
+    /// JSON pointer of the problem.
     pub path: String,
     /// `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
     /// `out_of_range`, `inconsistent` (errors) or `unknown_field` and
-    /// `out_of_range` for a negative token count (warnings).
+    /// `out_of_range` for a negative token count (warnings); a
+    /// `SteplineErrorCode` when the input could not be read at all.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::snapshot::shape::issue_code"))]
     pub code: &'static str,
-    /// What is wrong, for a human.
+    /// What is wrong, for a person.
     pub message: String,
-}
-
-impl Issue {
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("path", Value::from(self.path.as_str())),
-            ("code", Value::from(self.code)),
-            ("message", Value::from(self.message.as_str())),
-        ])
-    }
 }
 
 /// The verdict on one snapshot.
@@ -45,19 +38,13 @@ impl Report {
         self.errors.is_empty()
     }
 
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("valid", Value::Bool(self.valid())),
-            (
-                "errors",
-                Value::Array(self.errors.iter().map(Issue::to_value).collect()),
-            ),
-            (
-                "warnings",
-                Value::Array(self.warnings.iter().map(Issue::to_value).collect()),
-            ),
-        ])
+    /// What `validateSnapshot` returns.
+    pub fn view(&self) -> crate::snapshot::shape::SnapshotValidation<'_> {
+        crate::snapshot::shape::SnapshotValidation {
+            valid: self.valid(),
+            errors: &self.errors,
+            warnings: &self.warnings,
+        }
     }
 
     fn warn(&mut self, path: &str, code: &'static str, message: String) {

@@ -1,87 +1,17 @@
 //! `normalizeInferenceResponse` and `InferenceStreamAccumulator`.
 
-use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{ErrorCode, SteplineError};
-use crate::model::provider::openai::{normalize_response, StreamAccumulator, StreamDelta};
-use crate::model::provider::{NormalizeOptions, Normalized};
-use crate::model::read;
+use crate::error::SteplineError;
+use crate::model::provider::openai::{normalize_response, StreamAccumulator};
+use crate::model::provider::{NormalizeInferenceOptions, Normalized};
 use crate::model::time::{resolve_now, NowSpec};
 
-use super::convert::{clock, from_js, now_option, options, out};
+use super::convert::{clock, from_js, options_map, out};
 
 /// Options shared by `normalizeInferenceResponse` and the accumulator.
-struct InferenceOptions {
-    core: NormalizeOptions,
-    now: Option<NowSpec>,
-}
-
-impl InferenceOptions {
-    fn read(input: &Option<JsValue>) -> Result<InferenceOptions, SteplineError> {
-        let opts = options(input, &["provider", "now", "compat"])?;
-        match read::opt_str(&opts, "provider", "/options")? {
-            None | Some("openai") => {}
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidValue,
-                    "/options/provider",
-                    format!(
-                        "expected provider \"openai\", found {}",
-                        crate::json::quote(other)
-                    ),
-                ))
-            }
-        }
-        let mut core = NormalizeOptions::default();
-        if let Some(compat) = opts.get("compat").filter(|v| !v.is_null()) {
-            let compat = read::object(compat, "/options/compat", "compat options")?;
-            read::only_keys(compat, &["toolArgsAsContent"], "/options/compat")?;
-            core.compat_tool_args_as_content = read::bool_or(compat, "toolArgsAsContent", false);
-        }
-        Ok(InferenceOptions {
-            core,
-            now: now_option(&opts)?,
-        })
-    }
-}
-
-fn normalized_json(n: &Normalized) -> Value {
-    crate::json::obj([
-        ("response", n.response.to_value()),
-        (
-            "finishReason",
-            Value::from(n.response.finish_reason().as_str()),
-        ),
-        (
-            "assistantMessage",
-            n.assistant_message
-                .as_ref()
-                .map_or(Value::Null, |m| m.to_value()),
-        ),
-    ])
-}
-
-fn delta_json(d: &StreamDelta) -> Value {
-    let calls: Vec<Value> = d
-        .tool_calls
-        .iter()
-        .map(|c| {
-            crate::json::obj([
-                ("index", Value::from(c.index)),
-                ("id", Value::from(c.id.clone())),
-                ("name", Value::from(c.name.clone())),
-                ("arguments", Value::from(c.arguments.clone())),
-            ])
-        })
-        .collect();
-    crate::json::obj([
-        ("content", Value::from(d.content.clone())),
-        ("reasoning", Value::from(d.reasoning.clone())),
-        ("toolCalls", Value::from(calls)),
-        ("finishReason", Value::from(d.finish_reason.clone())),
-        ("done", Value::from(d.done)),
-    ])
+fn inference_options(input: Option<JsValue>) -> Result<NormalizeInferenceOptions, SteplineError> {
+    NormalizeInferenceOptions::read(&options_map(&input)?)
 }
 
 /// Turns a provider's response body (OpenAI chat completions) into the
@@ -103,14 +33,13 @@ pub fn normalize_inference_response(
     #[wasm_bindgen(unchecked_param_type = "string | object")] payload: JsValue,
     opts: Option<super::types::NormalizeInferenceOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let opts = InferenceOptions::read(&opts.map(JsValue::from))?;
+    let normalized = (|| {
+        let opts = inference_options(opts.map(JsValue::from))?;
         let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
         let value = from_js(&payload, "the provider response")?;
-        Ok(normalized_json(&normalize_response(
-            &value, &opts.core, &now,
-        )?))
-    })())
+        normalize_response(&value, &opts.core(), &now)
+    })();
+    out(normalized.as_ref().map(Normalized::view).map_err(Clone::clone))
 }
 
 /// Accumulates a streamed response chunk by chunk. Text deltas carry only the
@@ -140,10 +69,9 @@ impl InferenceStreamAccumulator {
     pub fn new(
         opts: Option<super::types::NormalizeInferenceOptionsArg>,
     ) -> Result<InferenceStreamAccumulator, JsValue> {
-        let opts =
-            InferenceOptions::read(&opts.map(JsValue::from)).map_err(super::errors::to_js_error)?;
+        let opts = inference_options(opts.map(JsValue::from)).map_err(super::errors::to_js_error)?;
         Ok(InferenceStreamAccumulator {
-            inner: StreamAccumulator::new(opts.core),
+            inner: StreamAccumulator::new(opts.core()),
             now: opts.now,
         })
     }
@@ -161,16 +89,15 @@ impl InferenceStreamAccumulator {
             }
             _ => from_js(&chunk, "a stream chunk").and_then(|v| self.inner.push(&v)),
         };
-        out(result.map(|d| delta_json(&d)))
+        out(result)
     }
 
     /// The complete response so far (call after the last chunk).
     #[wasm_bindgen(unchecked_return_type = "NormalizedInference")]
     pub fn finish(&self) -> Result<JsValue, JsValue> {
-        out((|| {
-            let now = resolve_now(self.now.as_ref(), clock(), "/options/now")?;
-            Ok(normalized_json(&self.inner.finish(&now)?))
-        })())
+        let normalized = resolve_now(self.now.as_ref(), clock(), "/options/now")
+            .and_then(|now| self.inner.finish(&now));
+        out(normalized.as_ref().map(Normalized::view).map_err(Clone::clone))
     }
 
     /// Text accumulated so far.

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{ErrorCode, SteplineError};
 use crate::json::Limits;
 
-use crate::json::{child, obj};
+use crate::json::child;
 use crate::model::time::resolve_now;
 use crate::model::version::StateVersion;
 use crate::model::view::agent_state_view;
@@ -20,7 +20,9 @@ use crate::snapshot::source::{Doc, SlimSource};
 use crate::snapshot::validate::{validate, Issue, Report};
 use crate::snapshot::SlimConfig;
 
-use super::convert::{clock, now_option, options, options_map, out};
+use crate::model::shape::ParseAgentStateOptions;
+
+use super::convert::{clock, options_map, out};
 use super::types::{ParseAgentStateOptionsArg, SlimOptionsArg};
 use super::walk;
 
@@ -49,22 +51,14 @@ pub fn slim_snapshot(
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
         let doc = JsDoc::new(js_document(&state, "the agent state")?, state.is_string());
-        let fitted = match v2_state(&doc)? {
+        match v2_state(&doc)? {
             // A v2 state is read whole (its own reader), then slimmed by its own writer.
-            Some(state) => crate::snapshot::v2::slim_v2_within(&state, &config, max_bytes)?,
+            Some(state) => crate::snapshot::v2::slim_v2_within(&state, &config, max_bytes),
             None => {
                 let source = SlimSource::from_doc(&doc, &config, &clock());
-                slim_within(&doc.finish(source)?, &config, max_bytes)?
+                slim_within(&doc.finish(source)?, &config, max_bytes)
             }
-        };
-        Ok(obj([
-            ("snapshot", fitted.snapshot),
-            ("bytes", Value::from(fitted.bytes)),
-            (
-                "truncation",
-                fitted.truncation.map_or(Value::Null, |t| t.to_value()),
-            ),
-        ]))
+        }
     })())
 }
 
@@ -86,8 +80,8 @@ pub fn restore_state(
     opts: Option<ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts = options(&opts.map(JsValue::from), &["now"])?;
-        let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
+        let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
+        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
         let value = walk::json_value(&snapshot, None, "the snapshot")?;
         Ok(match crate::snapshot::v2::snapshot_version(&value)? {
             StateVersion::V2 => {
@@ -126,7 +120,7 @@ pub fn validate_snapshot(
             warnings: Vec::new(),
         },
     };
-    out(Ok(report.to_value()))
+    out(Ok(report.view()))
 }
 
 /// The JSON Schema (draft 2020-12) of a slim snapshot, for validating in other

@@ -6,7 +6,9 @@ use crate::model::time::resolve_now;
 use crate::model::version::AnyAgentState;
 use crate::model::view::agent_state_view;
 
-use super::convert::{clock, now_option, options, out};
+use crate::model::shape::ParseAgentStateOptions;
+
+use super::convert::{clock, options_map, out};
 use super::walk;
 
 /// Reads a stored agent state of either producer release and returns it as
@@ -48,8 +50,8 @@ pub fn parse_agent_state(
     opts: Option<super::types::ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
     out((|| {
-        let opts = options(&opts.map(JsValue::from), &["now"])?;
-        let now = resolve_now(now_option(&opts)?.as_ref(), clock(), "/options/now")?;
+        let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
+        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
         // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
         let value = walk::json_value(&input, None, "the agent state")?;
         Ok(match AnyAgentState::from_value(&value, &now)? {

@@ -19,39 +19,11 @@ export type StopReasonV2 = "error" | "stop_requested" | "user_requested" | "step
 /** A v2 stop signal. */
 export interface StopSignalV2 { reason: StopReasonV2; message: string; context: PhpMap; source: string | null }
 
-/** A chat role. Unknown role strings are kept on the message but read as `user`. */
-export type Role = "system" | "developer" | "user" | "assistant" | "tool";
-/** Normalised finish reason (`fromText` of the provider's value). */
-export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
-/** Derived kind of a step. */
-export type StepType = "error" | "tool_execution" | "final_response";
-/** The producer's agent status. */
-export type AgentStatus = "in_progress" | "completed" | "failed";
 /** A continuation decision. */
 export type ContinuationDecision = "forbid" | "allow" | "request" | "stop";
-/** PHP writes an empty map as `[]`. */
-export type PhpMap<T = unknown> = Record<string, T> | [];
 
 /** Anything with a `role`, e.g. a message from a state or your own UI model. */
 export interface MessageLike { role?: string }
-
-/** One content part of a composite message. */
-export interface ContentPart { type: string; text?: string; image_url?: { url: string }; [field: string]: unknown }
-
-/** A message as the producer writes it: PHP-falsy fields ("", "0", [], null) are omitted. */
-export interface Message {
-  role?: string;
-  name?: string;
-  content?: string | ContentPart[];
-  _metadata?: Record<string, unknown>;
-}
-
-/** Token usage. `total` is added by stepline (input+output+cacheWrite+cacheRead+reasoning). */
-export interface Usage { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
-export interface UsageWithTotal extends Usage { total: number }
-
-/** A requested tool call. `arguments` is `[]` when empty (PHP). */
-export interface ToolCall { name: string; arguments: Record<string, unknown> | unknown[]; id: string }
 
 /** One executed tool call; `durationMs` (stepline) is the real interval. */
 export interface ToolExecution {
@@ -63,23 +35,6 @@ export interface ToolExecution {
   startedAt: string;
   endedAt: string;
   durationMs: number;
-}
-
-/** The HTTP response an inference came from. */
-export interface ResponseData { statusCode: number; body: string; headers: unknown; isStreamed: boolean }
-
-/** The producer's `InferenceResponse`; `finishReason` is the provider's raw string. */
-export interface InferenceResponseData {
-  content: string;
-  finishReason: string;
-  toolCalls: ToolCall[];
-  reasoningContent: string;
-  usage: Usage;
-  responseData: ResponseData;
-  isPartial: boolean;
-  id: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** Seed-003 annotations (present only when a step has any). */
@@ -161,39 +116,6 @@ export interface AgentState {
   stepResults: StepResult[];
 }
 
-/** Options for {@link parseAgentState}. */
-export interface ParseAgentStateOptions {
-  /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
-  now?: string | number;
-}
-
-/** Options for {@link normalizeInferenceResponse} and {@link InferenceStreamAccumulator}. */
-export interface NormalizeInferenceOptions {
-  /** Only `"openai"` (chat completions) for now. */
-  provider?: "openai";
-  now?: string | number;
-  compat?: {
-    /** Reproduce the reference bug: empty content falls back to the first tool call's arguments. */
-    toolArgsAsContent?: boolean;
-  };
-}
-
-/** A normalised provider response. */
-export interface NormalizedInference {
-  response: InferenceResponseData;
-  finishReason: FinishReason;
-  /** The assistant message to append, or `null` when there is no real text. */
-  assistantMessage: Message | null;
-}
-
-/** What one streamed chunk added. */
-export interface StreamDelta {
-  content: string;
-  reasoning: string;
-  toolCalls: { index: number; id: string | null; name: string | null; arguments: string }[];
-  finishReason: string | null;
-  done: boolean;
-}
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -604,75 +526,6 @@ export interface DiagnoseInput {
   state?: object | null;
   includeToolResults?: boolean;
 }
-"#;
-
-#[wasm_bindgen(typescript_custom_section)]
-const SNAPSHOT_TYPES: &'static str = r#"
-/** A slim snapshot (the producer's `SlimAgentStateSerializer` output). */
-export interface SlimSnapshot {
-  agent_id: string;
-  parent_agent_id: string | null;
-  status: AgentStatus | ExecutionStatusV2 | null;
-  step_count: number;
-  usage: Usage;
-  execution: { started_at: string; updated_at: string; cumulative_seconds: number };
-  messages: { role: string; content: string | ContentPart[]; _metadata: PhpMap }[];
-  steps: {
-    step_number: number;
-    type: StepType;
-    has_tool_calls: boolean;
-    finish_reason: FinishReason | null;
-    errors: number;
-    usage: { total: number };
-    tool_calls: { id: string | null; name: string }[];
-  }[];
-  last_continuation: { should_continue: boolean; stop_reason: string; resolved_by: string } | null;
-  metadata: PhpMap | unknown[];
-  /** `"v2"` for a snapshot of an instructor-php v2.x state (its `status` is an `ExecutionStatusV2`, or null between executions). */
-  state_version?: "v2";
-  /** v2: the winning stop signal. */
-  stop_signal?: StopSignalV2 | null;
-  /** v2 with `includeContinuationTrace`: the execution's continuation. */
-  continuation?: { should_stop: boolean; is_continuation_requested: boolean; stop_signals: StopSignalV2[]; explain: string } | null;
-  created_at?: string;
-  system_prompt?: string;
-}
-
-/** What a slim snapshot keeps; fields override the preset (default `standard`). */
-export interface SlimOptions {
-  preset?: "minimal" | "standard" | "full";
-  /** The newest messages kept; 0 or less keeps none (as the producer). */
-  maxMessages?: number;
-  /** The newest steps kept; 0 or less keeps none (as the producer). */
-  maxSteps?: number;
-  /** Longer string contents are cut to this many bytes plus `...`; 0 or less cuts nothing (as the producer). */
-  maxContentLength?: number;
-  includeToolResults?: boolean;
-  includeSteps?: boolean;
-  includeContinuationTrace?: boolean;
-  redactToolArgs?: boolean;
-  /** Tighten until the compact JSON encoding fits this many bytes. */
-  maxBytes?: number;
-  /** Reproduce the producer's byte-cut truncation, `_metadata.result` leak and tool arguments left in content under `redactToolArgs`. */
-  compat?: boolean;
-}
-
-/** What `maxBytes` gave up. */
-export interface SlimTruncation { messagesDropped: number; stepsDropped: number; contentLimit: number }
-
-/** A slim snapshot with its encoded size. */
-export interface SlimResult { snapshot: SlimSnapshot; bytes: number; truncation: SlimTruncation | null }
-
-/** One validation finding. */
-export interface SnapshotIssue {
-  path: string;
-  code: "missing_field" | "wrong_type" | "invalid_enum" | "invalid_timestamp" | "out_of_range" | "inconsistent"
-    | "unknown_field" | "secret_in_state" | SteplineErrorCode;
-  message: string;
-}
-
-/** The verdict on an untrusted snapshot. */
-export interface SnapshotValidation { valid: boolean; errors: SnapshotIssue[]; warnings: SnapshotIssue[] }
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]

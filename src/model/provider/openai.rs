@@ -179,7 +179,9 @@ fn read_tool_calls(v: Option<&Value>, path: &str) -> Result<ToolCalls> {
 }
 
 /// What one streamed chunk added.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct StreamDelta {
     /// New assistant text only: tool-call argument fragments never appear here.
     pub content: String,
@@ -187,22 +189,23 @@ pub struct StreamDelta {
     pub reasoning: String,
     /// Fragments of tool calls, by index.
     pub tool_calls: Vec<ToolCallDelta>,
-    /// Set by the chunk that finished the choice.
+    /// The provider's finish reason, set by the chunk that finished the choice.
     pub finish_reason: Option<String>,
     /// True for the `[DONE]` sentinel.
     pub done: bool,
 }
 
 /// A fragment of one streamed tool call, addressed by its `index`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCallDelta {
-    /// Which call of the response (the provider's `index`).
+    /// Which tool call of the response this fragment belongs to.
     pub index: usize,
-    /// The call's id, when this fragment carries it.
+    /// The call's id, in the fragment that carries it.
     pub id: Option<String>,
-    /// The tool's name (or a piece of it), when this fragment carries it.
+    /// The tool's name, in the fragment that carries it.
     pub name: Option<String>,
-    /// A piece of the arguments' JSON text.
+    /// A piece of the JSON-encoded arguments.
     pub arguments: String,
 }
 
