@@ -18,10 +18,12 @@
 mod macros;
 mod names;
 mod parse;
+mod pointer;
 mod value;
 mod write;
 
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
+pub use pointer::At;
 pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 pub use write::{to_string, write_str, write_value, WriteJson};
 

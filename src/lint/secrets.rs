@@ -6,7 +6,7 @@
 //! them. A finding names where the value is and how long it is, never the
 //! value itself: a diagnostic is shown and logged.
 
-use crate::json::{child, index, Value};
+use crate::json::{At, Value};
 
 use super::{Diagnostic, Severity};
 
@@ -46,6 +46,42 @@ const MIN_KEY_CHARS: usize = 20;
 /// assert!(!is_secret_name("maxTokens"));
 /// ```
 pub fn is_secret_name(name: &str) -> bool {
+    // Every name is folded on the stack first: this runs on every key of every
+    // snapshot validated. A non-ASCII character can lowercase into ASCII (the
+    // Kelvin sign into `k`), so such a name takes the general fold.
+    let mut folded = [0u8; LONGEST_FOLDED];
+    let mut len = 0;
+    for &b in name.as_bytes() {
+        if !b.is_ascii() {
+            return is_secret_name_unicode(name);
+        }
+        if b == b'-' || b == b'_' {
+            continue;
+        }
+        let Some(slot) = folded.get_mut(len) else {
+            return false;
+        };
+        *slot = b.to_ascii_lowercase();
+        len += 1;
+    }
+    folded
+        .get(..len)
+        .is_some_and(|f| SECRET_NAMES.iter().any(|n| n.as_bytes() == f))
+}
+
+/// Bytes in the longest of [`SECRET_NAMES`]: a longer folded name is none of them.
+const LONGEST_FOLDED: usize = {
+    let (mut i, mut longest) = (0, 0);
+    while i < SECRET_NAMES.len() {
+        if SECRET_NAMES[i].len() > longest {
+            longest = SECRET_NAMES[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
+
+fn is_secret_name_unicode(name: &str) -> bool {
     let folded: String = name
         .chars()
         .filter(|c| *c != '-' && *c != '_')
@@ -65,21 +101,19 @@ pub fn is_secret_name(name: &str) -> bool {
 pub fn looks_like_key(text: &str) -> bool {
     let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
     let bytes = text.as_bytes();
-    for prefix in ["sk-", "Bearer "] {
-        let mut from = 0;
-        while let Some(at) = text.get(from..).and_then(|t| t.find(prefix)) {
-            let start = from + at;
-            let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
-            let run = bytes
-                .get(start + prefix.len()..)
-                .map_or(0, |rest| rest.iter().take_while(|b| key_char(b)).count());
-            if boundary && run >= MIN_KEY_CHARS {
-                return true;
-            }
-            from = start + prefix.len();
-        }
-    }
-    false
+    // One pass for both prefixes: this reads every string of every snapshot validated.
+    bytes.iter().enumerate().any(|(start, &b)| {
+        let prefix: &[u8] = match b {
+            b's' => b"sk-",
+            b'B' => b"Bearer ",
+            _ => return false,
+        };
+        let Some(rest) = bytes.get(start..).and_then(|r| r.strip_prefix(prefix)) else {
+            return false;
+        };
+        let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
+        boundary && rest.iter().take_while(|b| key_char(b)).count() >= MIN_KEY_CHARS
+    })
 }
 
 /// One credential found.
@@ -102,32 +136,31 @@ fn is_credential_value(v: &Value) -> Option<&str> {
 /// Every credential in `v`, in document order, with pointers under `path`.
 pub fn find(v: &Value, path: &str) -> Vec<Found> {
     let mut out = Vec::new();
-    walk(v, path, &mut out);
+    walk(v, &At::Root(path), &mut out);
     out
 }
 
-fn walk(v: &Value, path: &str, out: &mut Vec<Found>) {
+fn walk(v: &Value, at: &At, out: &mut Vec<Found>) {
     match v {
         Value::Object(m) => {
             for (k, item) in m.iter() {
-                let at = child(path, k);
                 match is_credential_value(item) {
                     Some(s) if is_secret_name(k) => out.push(Found {
-                        path: at,
+                        path: at.key(k).pointer(),
                         name: Some(k.to_string()),
                         chars: s.chars().count(),
                     }),
-                    _ => walk(item, &at, out),
+                    _ => walk(item, &at.key(k), out),
                 }
             }
         }
         Value::Array(list) => {
             for (i, item) in list.iter().enumerate() {
-                walk(item, &index(path, i), out);
+                walk(item, &at.item(i), out);
             }
         }
         Value::String(s) if looks_like_key(s) => out.push(Found {
-            path: path.to_string(),
+            path: at.pointer(),
             name: None,
             chars: s.chars().count(),
         }),
@@ -223,5 +256,25 @@ mod tests {
         assert!(!text.contains("SEEDED") && !text.contains("\"abc\""));
         assert!(text.contains("\"model\":\"gpt\""));
         assert!(!describe(&found[0], "the state").contains("SEEDED"));
+    }
+
+    #[test]
+    fn names_fold_case_and_separators_and_unicode_like_the_general_fold() {
+        assert!(is_secret_name("PROXY_AUTHORIZATION") && is_secret_name("Proxy-Authorization"));
+        assert!(is_secret_name("secret__access--key") && is_secret_name("-api_key-"));
+        // U+212A KELVIN SIGN lowercases to an ASCII `k`.
+        assert!(is_secret_name("api\u{212A}ey"));
+        assert!(!is_secret_name("proxyauthorizations") && !is_secret_name("") && !is_secret_name("apikeý"));
+    }
+
+    #[test]
+    fn a_key_shape_needs_a_boundary_and_twenty_key_characters() {
+        assert!(looks_like_key("sk-abcdefghijklmnopqrst"));
+        assert!(looks_like_key("xsk-short sk-abcdefghijklmnopqrst"));
+        assert!(looks_like_key("auth: Bearer abcdefghijklmnopqrst"));
+        assert!(!looks_like_key("task-abcdefghijklmnopqrstuvw"));
+        assert!(!looks_like_key("sk-abcdefghijklmnopqrs"));
+        assert!(!looks_like_key("Bearer  abcdefghijklmnopqrstuvw"));
+        assert!(!looks_like_key("s") && !looks_like_key("B") && !looks_like_key(""));
     }
 }
