@@ -99,21 +99,46 @@ fn is_secret_name_unicode(name: &str) -> bool {
 /// assert!(!looks_like_key("pip install scikit-learn sk-learn"));
 /// ```
 pub fn looks_like_key(text: &str) -> bool {
-    let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
     let bytes = text.as_bytes();
-    // One pass for both prefixes: this reads every string of every snapshot validated.
-    bytes.iter().enumerate().any(|(start, &b)| {
-        let prefix: &[u8] = match b {
-            b's' => b"sk-",
-            b'B' => b"Bearer ",
-            _ => return false,
-        };
-        let Some(rest) = bytes.get(start..).and_then(|r| r.strip_prefix(prefix)) else {
-            return false;
-        };
-        let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
-        boundary && rest.iter().take_while(|b| key_char(b)).count() >= MIN_KEY_CHARS
-    })
+    // This reads every string of every snapshot validated, so it looks for the
+    // rare bytes (`-` of `sk-`, `B` of `Bearer `) eight at a time, and only
+    // around those for a whole key.
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in chunks.by_ref() {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        if has_byte(word, b'-') || has_byte(word, b'B') {
+            if (base..base + 8).any(|at| key_at(bytes, at)) {
+                return true;
+            }
+        }
+        base += 8;
+    }
+    (base..bytes.len()).any(|at| key_at(bytes, at))
+}
+
+/// Whether a byte of `word` is `b` (the classic zero-byte test on `word ^ b…b`).
+fn has_byte(word: u64, b: u8) -> bool {
+    const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let x = word ^ (LOW * u64::from(b));
+    x.wrapping_sub(LOW) & !x & HIGH != 0
+}
+
+/// Whether the byte at `at` ends `sk-` or starts `Bearer `, after a boundary
+/// and followed by at least [`MIN_KEY_CHARS`] key characters.
+fn key_at(bytes: &[u8], at: usize) -> bool {
+    let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+    let (start, prefix): (usize, &[u8]) = match bytes.get(at) {
+        Some(b'-') if at >= 2 => (at - 2, b"sk-"),
+        Some(b'B') => (at, b"Bearer "),
+        _ => return false,
+    };
+    let Some(rest) = bytes.get(start..).and_then(|r| r.strip_prefix(prefix)) else {
+        return false;
+    };
+    let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
+    boundary && rest.iter().take_while(|b| key_char(b)).count() >= MIN_KEY_CHARS
 }
 
 /// One credential found.
@@ -276,5 +301,44 @@ mod tests {
         assert!(!looks_like_key("sk-abcdefghijklmnopqrs"));
         assert!(!looks_like_key("Bearer  abcdefghijklmnopqrstuvw"));
         assert!(!looks_like_key("s") && !looks_like_key("B") && !looks_like_key(""));
+        // Every offset against the eight-byte chunks, and a key at the very end.
+        for pad in 0..17 {
+            let text = format!("{}sk-abcdefghijklmnopqrst", "x ".repeat(pad));
+            assert!(looks_like_key(&text), "{text}");
+            assert!(!looks_like_key(&text[..text.len() - 1]), "{text}");
+            assert!(looks_like_key(&format!("{}Bearer abcdefghijklmnopqrst.", "é".repeat(pad))));
+        }
+        assert!(looks_like_key("sk-ABCDEFGHIJKLMNOPQRST\u{7f}"));
+    }
+
+    /// The definition, read naively: every occurrence of either prefix.
+    fn looks_like_key_naive(text: &str) -> bool {
+        let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+        let bytes = text.as_bytes();
+        ["sk-", "Bearer "].iter().any(|prefix| {
+            text.match_indices(prefix).any(|(start, _)| {
+                let boundary = start == 0 || !key_char(&bytes[start - 1]);
+                let run = bytes[start + prefix.len()..].iter().take_while(|b| key_char(b)).count();
+                boundary && run >= MIN_KEY_CHARS
+            })
+        })
+    }
+
+    #[test]
+    fn the_chunked_key_scan_agrees_with_the_naive_one() {
+        // Strings drawn from pieces that make and break keys at every offset.
+        let pieces = ["sk-", "Bearer ", "B", "-", "s", "k", "abcdefghij", "é", "_", " ", "x", "\u{ad}", "\u{2d}\u{42}"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 12) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            assert_eq!(looks_like_key(&text), looks_like_key_naive(&text), "{text:?}");
+        }
     }
 }
