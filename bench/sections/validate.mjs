@@ -43,11 +43,11 @@ function vectorSnapshots() {
   return texts;
 }
 
-/** ~1 MB slim snapshots: generated states, slimmed with room for 400 messages and 100 steps. */
+/** ~1 MB slim snapshots: generated states, slimmed with room for 1,200 messages and 300 steps. */
 function largeSnapshots() {
-  return [20260120, 20260121, 20260122].map((seed) => {
-    const state = generateStateText({ messages: 1_200, steps: 120, seed });
-    return JSON.stringify(stepline.slimSnapshot(state, { preset: 'full', maxMessages: 400, maxSteps: 100 }).snapshot);
+  return [20260120, 20260121].map((seed) => {
+    const state = generateStateText({ messages: 4_000, steps: 400, seed });
+    return JSON.stringify(stepline.slimSnapshot(state, { preset: 'full', maxMessages: 1_200, maxSteps: 300 }).snapshot);
   });
 }
 

@@ -100,6 +100,9 @@ fn is_secret_name_unicode(name: &str) -> bool {
 /// ```
 pub fn looks_like_key(text: &str) -> bool {
     let bytes = text.as_bytes();
+    if bytes.len() < "sk-".len() + MIN_KEY_CHARS {
+        return false;
+    }
     // This reads every string of every snapshot validated, so it looks for the
     // rare bytes (`-` of `sk-`, `B` of `Bearer `) eight at a time, and only
     // around those for a whole key.
@@ -169,13 +172,15 @@ fn walk(v: &Value, at: &At, out: &mut Vec<Found>) {
     match v {
         Value::Object(m) => {
             for (k, item) in m.iter() {
-                match is_credential_value(item) {
-                    Some(s) if is_secret_name(k) => out.push(Found {
+                // The name first: cheaper than trimming every string member.
+                let secret = item.is_string() && is_secret_name(k);
+                match is_credential_value(item).filter(|_| secret) {
+                    Some(s) => out.push(Found {
                         path: at.key(k).pointer(),
                         name: Some(k.to_string()),
                         chars: s.chars().count(),
                     }),
-                    _ => walk(item, &at.key(k), out),
+                    None => walk(item, &at.key(k), out),
                 }
             }
         }
