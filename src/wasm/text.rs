@@ -6,8 +6,6 @@
 //! `validateSnapshot` on a 2 KB snapshot. Here the whole string goes through
 //! `encodeInto`, which V8 runs natively, straight into a buffer in wasm memory.
 
-use std::cell::OnceCell;
-
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 
@@ -26,19 +24,12 @@ extern "C" {
     fn written(this: &EncodeInto) -> u32;
 }
 
-thread_local! {
-    static ENCODER: OnceCell<TextEncoder> = const { OnceCell::new() };
-}
-
 /// `s` as UTF-8, lone surrogates read as U+FFFD (the same text `as_string` gives).
 pub fn utf8(s: &JsString) -> String {
     // A UTF-16 unit never takes more than 3 bytes of UTF-8 (a pair takes 4 for 2 units).
     let mut buffer = vec![0u8; s.length() as usize * 3];
-    let written = ENCODER.with(|cell| {
-        cell.get_or_init(TextEncoder::new)
-            .encode_into(s, &mut buffer)
-            .written()
-    });
+    // A new encoder per call: keeping one costs more wasm than constructing it does time.
+    let written = TextEncoder::new().encode_into(s, &mut buffer).written();
     buffer.truncate(written as usize);
     buffer.shrink_to_fit();
     // SAFETY: `encodeInto` writes UTF-8, whole characters only (WHATWG Encoding),
