@@ -294,7 +294,11 @@ mod tests {
         assert!(is_secret_name("secret__access--key") && is_secret_name("-api_key-"));
         // U+212A KELVIN SIGN lowercases to an ASCII `k`.
         assert!(is_secret_name("api\u{212A}ey"));
-        assert!(!is_secret_name("proxyauthorizations") && !is_secret_name("") && !is_secret_name("apikeý"));
+        assert!(
+            !is_secret_name("proxyauthorizations")
+                && !is_secret_name("")
+                && !is_secret_name("apikeý")
+        );
     }
 
     #[test]
@@ -311,7 +315,10 @@ mod tests {
             let text = format!("{}sk-abcdefghijklmnopqrst", "x ".repeat(pad));
             assert!(looks_like_key(&text), "{text}");
             assert!(!looks_like_key(&text[..text.len() - 1]), "{text}");
-            assert!(looks_like_key(&format!("{}Bearer abcdefghijklmnopqrst.", "é".repeat(pad))));
+            assert!(looks_like_key(&format!(
+                "{}Bearer abcdefghijklmnopqrst.",
+                "é".repeat(pad)
+            )));
         }
         assert!(looks_like_key("sk-ABCDEFGHIJKLMNOPQRST\u{7f}"));
     }
@@ -323,7 +330,10 @@ mod tests {
         ["sk-", "Bearer "].iter().any(|prefix| {
             text.match_indices(prefix).any(|(start, _)| {
                 let boundary = start == 0 || !key_char(&bytes[start - 1]);
-                let run = bytes[start + prefix.len()..].iter().take_while(|b| key_char(b)).count();
+                let run = bytes[start + prefix.len()..]
+                    .iter()
+                    .take_while(|b| key_char(b))
+                    .count();
                 boundary && run >= MIN_KEY_CHARS
             })
         })
@@ -332,7 +342,21 @@ mod tests {
     #[test]
     fn the_chunked_key_scan_agrees_with_the_naive_one() {
         // Strings drawn from pieces that make and break keys at every offset.
-        let pieces = ["sk-", "Bearer ", "B", "-", "s", "k", "abcdefghij", "é", "_", " ", "x", "\u{ad}", "\u{2d}\u{42}"];
+        let pieces = [
+            "sk-",
+            "Bearer ",
+            "B",
+            "-",
+            "s",
+            "k",
+            "abcdefghij",
+            "é",
+            "_",
+            " ",
+            "x",
+            "\u{ad}",
+            "\u{2d}\u{42}",
+        ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
             let mut text = String::new();
@@ -343,7 +367,11 @@ mod tests {
                 text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
             }
             seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            assert_eq!(looks_like_key(&text), looks_like_key_naive(&text), "{text:?}");
+            assert_eq!(
+                looks_like_key(&text),
+                looks_like_key_naive(&text),
+                "{text:?}"
+            );
         }
     }
 }

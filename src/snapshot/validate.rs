@@ -73,7 +73,12 @@ impl Report {
 /// Checks a snapshot against the slim schema and its internal consistency.
 pub fn validate(snapshot: &Value) -> Report {
     let mut report = Report::default();
-    check(snapshot, &Kind::Object(SNAPSHOT), &At::Root(""), &mut report);
+    check(
+        snapshot,
+        &Kind::Object(SNAPSHOT),
+        &At::Root(""),
+        &mut report,
+    );
     if report
         .errors
         .iter()
