@@ -110,10 +110,10 @@ pub fn looks_like_key(text: &str) -> bool {
     let mut base = 0;
     for chunk in chunks.by_ref() {
         let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
-        if has_byte(word, b'-') || has_byte(word, b'B') {
-            if (base..base + 8).any(|at| key_at(bytes, at)) {
-                return true;
-            }
+        if (has_byte(word, b'-') || has_byte(word, b'B'))
+            && (base..base + 8).any(|at| key_at(bytes, at))
+        {
+            return true;
         }
         base += 8;
     }
