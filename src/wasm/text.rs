@@ -2,9 +2,9 @@
 //!
 //! `JsValue::as_string` (and a `String` parameter) copy through wasm-bindgen's
 //! glue, which moves the leading ASCII one `charCodeAt` at a time in JavaScript
-//! before it hands the rest to `TextEncoder.encodeInto`: a quarter of
-//! `validateSnapshot` on a 2 KB snapshot. Here the whole string goes through
-//! `encodeInto`, which V8 runs natively, straight into a buffer in wasm memory.
+//! before it hands the rest to `TextEncoder.encodeInto` (bench/findings.md,
+//! snapshot validation). Here the whole string goes through `encodeInto`, which
+//! the engine runs natively, straight into a buffer in wasm memory.
 
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
@@ -35,7 +35,6 @@ pub fn utf8(s: &JsString) -> String {
     // SAFETY: `encodeInto` writes UTF-8, whole characters only (WHATWG Encoding),
     // and `written` counts exactly those bytes. wasm-bindgen's own `as_string`
     // trusts the same call the same way (`String::from_utf8_unchecked` on what
-    // its glue's `encodeInto` wrote); checking again took a tenth of
-    // `validateSnapshot` on a 1 MB snapshot.
+    // its glue's `encodeInto` wrote); a second check is a full pass over the text.
     unsafe { String::from_utf8_unchecked(buffer) }
 }
