@@ -42,9 +42,22 @@ impl Log {
 
     pub(super) fn remove(&mut self, seq: u64) {
         if let Ok(i) = self.entries.binary_search_by_key(&seq, |e| e.seq) {
+            // What the next line reads of this one: its first `shared` bytes.
+            let next = self.entries.get(i + 1).map(|e| e.shared);
             if let Some(e) = self.entries.get_mut(i).filter(|e| !e.hole) {
                 e.hole = true;
                 self.holes += 1;
+                // A hole keeps only the bytes the next line is written against,
+                // so dropping text gives its memory back at once. The last line
+                // keeps none, and the next push is written against what is left.
+                let keep = next.map_or(0, |n| n.saturating_sub(e.shared)) as usize;
+                if keep < e.rest.len() {
+                    e.rest = e.rest.get(..keep).unwrap_or_default().into();
+                }
+                if next.is_none() {
+                    self.last.truncate(e.shared as usize);
+                    self.last.shrink_to_fit();
+                }
             }
         }
         if self.holes > self.entries.len() / 2 {
@@ -135,6 +148,9 @@ mod tests {
             [(1, "aaaa1"), (3, "aaaa3"), (4, "aaab4"), (5, "aaab5")]
                 .map(|(n, t)| (n, t.to_string()))
         );
+        // A hole keeps what the next line reads of it: "aaaa2" keeps nothing past
+        // the "aaaa" it shares with "aaaa1", which is all "aaaa3" reads.
+        assert_eq!(&*log.entries[1].rest, "");
         // Three holes of five: the log is written again without them.
         log.remove(3);
         log.remove(5);
@@ -146,5 +162,28 @@ mod tests {
         );
         log.push(6, "aaab6".to_string());
         assert_eq!(lines(&log).last(), Some(&(6, "aaab6".to_string())));
+    }
+
+    #[test]
+    fn a_hole_gives_back_the_text_no_later_line_reads() {
+        let mut log = Log::default();
+        let long = |tag: &str| format!("{{\"t\":\"{tag}\",\"c\":\"{}\"}}", "ż".repeat(1000));
+        for seq in 1..=6 {
+            log.push(seq, long(&seq.to_string()));
+        }
+        // The last line removed: it keeps nothing, and the next is written against the rest.
+        log.remove(6);
+        assert_eq!(&*log.entries[5].rest, "");
+        log.remove(3);
+        assert!(log.entries[2].rest.len() < 2, "{:?}", log.entries[2].rest);
+        log.push(7, long("7"));
+        log.push(8, "x".to_string());
+        log.remove(8);
+        log.push(9, long("9"));
+        let expected: Vec<(u64, String)> = [1, 2, 4, 5, 7, 9]
+            .iter()
+            .map(|&n| (n, long(&n.to_string())))
+            .collect();
+        assert_eq!(lines(&log), expected);
     }
 }
