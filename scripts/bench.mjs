@@ -14,13 +14,15 @@
 //   size    raw, gzip and brotli sizes of the wasm and glue against the 120 KB gzip budget.
 //   live    stepline's live loop alone on bench/generate-envelopes.mjs's run (linear growth).
 //   decode  envelope decoding throughput next to JSON.parse.
+//   validate validateSnapshot(text) against JSON.parse + Ajv compiled from snapshotSchema(), on
+//           the vectors' ~1 KB slim snapshots and on ~1 MB ones (target: at or under Ajv).
 //
 // Contenders run round-robin within each round (drift on a shared machine hits all alike),
 // with a full GC before each timed call; medians are reported. The cases that take seconds
 // run fewer rounds (at most 3; the peers at 100k once, within --peer-budget seconds each).
 // These are measurements, not tests: nothing fails on a missed target.
 //
-// Usage: node scripts/bench.mjs [--runs N] [--only peers,bulk,...] [--peer-budget S] [--report FILE]
+// Usage: node scripts/bench.mjs [--runs N] [--only peers,bulk,validate,...] [--peer-budget S] [--report FILE]
 //        (npm run bench: 9 runs, every section, a 60 s budget, BENCHMARKS.md; a run with
 //        --only writes no report unless --report is given)
 import { dirname, join, relative } from 'node:path';
@@ -32,7 +34,7 @@ import { describeMachine, fmtLoad } from '../bench/lib/machine.mjs';
 import { seconds } from '../bench/lib/measure.mjs';
 import { Report } from '../bench/lib/report.mjs';
 
-const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode'];
+const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode', 'validate'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: args } = parseArgs({

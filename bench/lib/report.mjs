@@ -6,7 +6,7 @@ import { loadavg } from 'node:os';
 
 import { fmtLoad, pkgBuiltNow } from './machine.mjs';
 
-const ORDER = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode'];
+const ORDER = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode', 'validate'];
 
 export class Report {
   constructor(machine) {

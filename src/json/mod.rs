@@ -19,11 +19,13 @@ mod macros;
 mod names;
 mod parse;
 mod ser;
+mod pointer;
 mod value;
 mod write;
 
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use ser::{to_text, to_value_of, write_text};
+pub use pointer::At;
 pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 /// The text PHP's `json_encode` writes for a value (the producer's own writer;
 /// what the slim snapshots are written with).

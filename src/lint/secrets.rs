@@ -6,7 +6,7 @@
 //! them. A finding names where the value is and how long it is, never the
 //! value itself: a diagnostic is shown and logged.
 
-use crate::json::{child, index, Value};
+use crate::json::{At, Value};
 
 use super::{Diagnostic, Severity};
 
@@ -46,6 +46,42 @@ const MIN_KEY_CHARS: usize = 20;
 /// assert!(!is_secret_name("maxTokens"));
 /// ```
 pub fn is_secret_name(name: &str) -> bool {
+    // Every name is folded on the stack first: this runs on every key of every
+    // snapshot validated. A non-ASCII character can lowercase into ASCII (the
+    // Kelvin sign into `k`), so such a name takes the general fold.
+    let mut folded = [0u8; LONGEST_FOLDED];
+    let mut len = 0;
+    for &b in name.as_bytes() {
+        if !b.is_ascii() {
+            return is_secret_name_unicode(name);
+        }
+        if b == b'-' || b == b'_' {
+            continue;
+        }
+        let Some(slot) = folded.get_mut(len) else {
+            return false;
+        };
+        *slot = b.to_ascii_lowercase();
+        len += 1;
+    }
+    folded
+        .get(..len)
+        .is_some_and(|f| SECRET_NAMES.iter().any(|n| n.as_bytes() == f))
+}
+
+/// Bytes in the longest of [`SECRET_NAMES`]: a longer folded name is none of them.
+const LONGEST_FOLDED: usize = {
+    let (mut i, mut longest) = (0, 0);
+    while i < SECRET_NAMES.len() {
+        if SECRET_NAMES[i].len() > longest {
+            longest = SECRET_NAMES[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
+
+fn is_secret_name_unicode(name: &str) -> bool {
     let folded: String = name
         .chars()
         .filter(|c| *c != '-' && *c != '_')
@@ -63,23 +99,49 @@ pub fn is_secret_name(name: &str) -> bool {
 /// assert!(!looks_like_key("pip install scikit-learn sk-learn"));
 /// ```
 pub fn looks_like_key(text: &str) -> bool {
-    let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
     let bytes = text.as_bytes();
-    for prefix in ["sk-", "Bearer "] {
-        let mut from = 0;
-        while let Some(at) = text.get(from..).and_then(|t| t.find(prefix)) {
-            let start = from + at;
-            let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
-            let run = bytes
-                .get(start + prefix.len()..)
-                .map_or(0, |rest| rest.iter().take_while(|b| key_char(b)).count());
-            if boundary && run >= MIN_KEY_CHARS {
-                return true;
-            }
-            from = start + prefix.len();
-        }
+    if bytes.len() < "sk-".len() + MIN_KEY_CHARS {
+        return false;
     }
-    false
+    // This reads every string of every snapshot validated, so it looks for the
+    // rare bytes (`-` of `sk-`, `B` of `Bearer `) eight at a time, and only
+    // around those for a whole key.
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in chunks.by_ref() {
+        let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).unwrap_or_default());
+        if (has_byte(word, b'-') || has_byte(word, b'B'))
+            && (base..base + 8).any(|at| key_at(bytes, at))
+        {
+            return true;
+        }
+        base += 8;
+    }
+    (base..bytes.len()).any(|at| key_at(bytes, at))
+}
+
+/// Whether a byte of `word` is `b` (the classic zero-byte test on `word ^ b…b`).
+fn has_byte(word: u64, b: u8) -> bool {
+    const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let x = word ^ (LOW * u64::from(b));
+    x.wrapping_sub(LOW) & !x & HIGH != 0
+}
+
+/// Whether the byte at `at` ends `sk-` or starts `Bearer `, after a boundary
+/// and followed by at least [`MIN_KEY_CHARS`] key characters.
+fn key_at(bytes: &[u8], at: usize) -> bool {
+    let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+    let (start, prefix): (usize, &[u8]) = match bytes.get(at) {
+        Some(b'-') if at >= 2 => (at - 2, b"sk-"),
+        Some(b'B') => (at, b"Bearer "),
+        _ => return false,
+    };
+    let Some(rest) = bytes.get(start..).and_then(|r| r.strip_prefix(prefix)) else {
+        return false;
+    };
+    let boundary = start == 0 || bytes.get(start - 1).is_some_and(|b| !key_char(b));
+    boundary && rest.iter().take_while(|b| key_char(b)).count() >= MIN_KEY_CHARS
 }
 
 /// One credential found.
@@ -102,32 +164,33 @@ fn is_credential_value(v: &Value) -> Option<&str> {
 /// Every credential in `v`, in document order, with pointers under `path`.
 pub fn find(v: &Value, path: &str) -> Vec<Found> {
     let mut out = Vec::new();
-    walk(v, path, &mut out);
+    walk(v, &At::Root(path), &mut out);
     out
 }
 
-fn walk(v: &Value, path: &str, out: &mut Vec<Found>) {
+fn walk(v: &Value, at: &At, out: &mut Vec<Found>) {
     match v {
         Value::Object(m) => {
             for (k, item) in m.iter() {
-                let at = child(path, k);
-                match is_credential_value(item) {
-                    Some(s) if is_secret_name(k) => out.push(Found {
-                        path: at,
+                // The name first: cheaper than trimming every string member.
+                let secret = item.is_string() && is_secret_name(k);
+                match is_credential_value(item).filter(|_| secret) {
+                    Some(s) => out.push(Found {
+                        path: at.key(k).pointer(),
                         name: Some(k.to_string()),
                         chars: s.chars().count(),
                     }),
-                    _ => walk(item, &at, out),
+                    None => walk(item, &at.key(k), out),
                 }
             }
         }
         Value::Array(list) => {
             for (i, item) in list.iter().enumerate() {
-                walk(item, &index(path, i), out);
+                walk(item, &at.item(i), out);
             }
         }
         Value::String(s) if looks_like_key(s) => out.push(Found {
-            path: path.to_string(),
+            path: at.pointer(),
             name: None,
             chars: s.chars().count(),
         }),
@@ -223,5 +286,92 @@ mod tests {
         assert!(!text.contains("SEEDED") && !text.contains("\"abc\""));
         assert!(text.contains("\"model\":\"gpt\""));
         assert!(!describe(&found[0], "the state").contains("SEEDED"));
+    }
+
+    #[test]
+    fn names_fold_case_and_separators_and_unicode_like_the_general_fold() {
+        assert!(is_secret_name("PROXY_AUTHORIZATION") && is_secret_name("Proxy-Authorization"));
+        assert!(is_secret_name("secret__access--key") && is_secret_name("-api_key-"));
+        // U+212A KELVIN SIGN lowercases to an ASCII `k`.
+        assert!(is_secret_name("api\u{212A}ey"));
+        assert!(
+            !is_secret_name("proxyauthorizations")
+                && !is_secret_name("")
+                && !is_secret_name("apikeý")
+        );
+    }
+
+    #[test]
+    fn a_key_shape_needs_a_boundary_and_twenty_key_characters() {
+        assert!(looks_like_key("sk-abcdefghijklmnopqrst"));
+        assert!(looks_like_key("xsk-short sk-abcdefghijklmnopqrst"));
+        assert!(looks_like_key("auth: Bearer abcdefghijklmnopqrst"));
+        assert!(!looks_like_key("task-abcdefghijklmnopqrstuvw"));
+        assert!(!looks_like_key("sk-abcdefghijklmnopqrs"));
+        assert!(!looks_like_key("Bearer  abcdefghijklmnopqrstuvw"));
+        assert!(!looks_like_key("s") && !looks_like_key("B") && !looks_like_key(""));
+        // Every offset against the eight-byte chunks, and a key at the very end.
+        for pad in 0..17 {
+            let text = format!("{}sk-abcdefghijklmnopqrst", "x ".repeat(pad));
+            assert!(looks_like_key(&text), "{text}");
+            assert!(!looks_like_key(&text[..text.len() - 1]), "{text}");
+            assert!(looks_like_key(&format!(
+                "{}Bearer abcdefghijklmnopqrst.",
+                "é".repeat(pad)
+            )));
+        }
+        assert!(looks_like_key("sk-ABCDEFGHIJKLMNOPQRST\u{7f}"));
+    }
+
+    /// The definition, read naively: every occurrence of either prefix.
+    fn looks_like_key_naive(text: &str) -> bool {
+        let key_char = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+        let bytes = text.as_bytes();
+        ["sk-", "Bearer "].iter().any(|prefix| {
+            text.match_indices(prefix).any(|(start, _)| {
+                let boundary = start == 0 || !key_char(&bytes[start - 1]);
+                let run = bytes[start + prefix.len()..]
+                    .iter()
+                    .take_while(|b| key_char(b))
+                    .count();
+                boundary && run >= MIN_KEY_CHARS
+            })
+        })
+    }
+
+    #[test]
+    fn the_chunked_key_scan_agrees_with_the_naive_one() {
+        // Strings drawn from pieces that make and break keys at every offset.
+        let pieces = [
+            "sk-",
+            "Bearer ",
+            "B",
+            "-",
+            "s",
+            "k",
+            "abcdefghij",
+            "é",
+            "_",
+            " ",
+            "x",
+            "\u{ad}",
+            "\u{2d}\u{42}",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 12) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            assert_eq!(
+                looks_like_key(&text),
+                looks_like_key_naive(&text),
+                "{text:?}"
+            );
+        }
     }
 }

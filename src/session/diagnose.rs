@@ -39,7 +39,7 @@ impl Session {
         let envelopes: Vec<Value> = self
             .log()
             .filter_map(|line| {
-                let parsed = crate::json::parse_text(line, &ENVELOPE_LIMITS).ok()?;
+                let parsed = crate::json::parse_text(&line, &ENVELOPE_LIMITS).ok()?;
                 decode_owned(parsed.value).ok().map(|d| d.envelope)
             })
             .collect();

@@ -20,6 +20,7 @@ pub(crate) mod collect;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub(crate) mod gaps;
+mod log;
 pub(crate) mod patch;
 pub mod reconcile;
 pub(crate) mod reconcile_v2;
@@ -35,6 +36,7 @@ pub mod window;
 pub use attribution::Attribution;
 pub use text::DEFAULT_TEXT_LIMIT;
 
+use crate::session::log::Log;
 use std::collections::BTreeMap;
 
 use crate::json::{Map, Value};
@@ -266,12 +268,12 @@ impl Session {
     /// Every applied envelope as received (compact JSON text, one line
     /// each), in arrival order, but for those whose streamed text the
     /// limit dropped.
-    pub fn log(&self) -> impl Iterator<Item = &str> {
+    pub fn log(&self) -> impl Iterator<Item = String> + '_ {
         self.log.iter().map(|(_, l)| l)
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
-    pub(crate) fn log_entries(&self) -> impl Iterator<Item = (u64, &str)> {
+    pub(crate) fn log_entries(&self) -> impl Iterator<Item = (u64, String)> + '_ {
         self.log.iter()
     }
 
@@ -769,43 +771,6 @@ fn dedup_key(env: &Map) -> Option<Fingerprint> {
         f.value(v);
     }
     Some(f.finish())
-}
-
-/// Log lines by arrival number. Numbers only grow, so a sorted vector
-/// holds them at 24 bytes a line (a tree map took twice that); a line whose
-/// text was dropped leaves a hole, and the holes are squeezed out once they
-/// are half the vector, so dropping stays cheap per line.
-#[derive(Clone, Debug, Default)]
-struct Log {
-    lines: Vec<(u64, String)>,
-    holes: usize,
-}
-
-impl Log {
-    fn push(&mut self, seq: u64, line: String) {
-        self.lines.push((seq, line));
-    }
-
-    fn remove(&mut self, seq: u64) {
-        if let Ok(i) = self.lines.binary_search_by_key(&seq, |(n, _)| *n) {
-            // No line is empty (each is JSON text): empty marks a hole.
-            let line = self.lines.get_mut(i).map(|(_, l)| std::mem::take(l));
-            if line.is_some_and(|l| !l.is_empty()) {
-                self.holes += 1;
-            }
-        }
-        if self.holes > self.lines.len() / 2 {
-            self.lines.retain(|(_, l)| !l.is_empty());
-            self.holes = 0;
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (u64, &str)> {
-        self.lines
-            .iter()
-            .filter(|(_, l)| !l.is_empty())
-            .map(|(n, l)| (*n, l.as_str()))
-    }
 }
 
 /// A stream chunk's own index. A chunk without one is known by its

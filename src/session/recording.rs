@@ -160,7 +160,7 @@ impl Session {
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
         for line in self.log() {
-            out.push_str(line);
+            out.push_str(&line);
             out.push('\n');
         }
         out

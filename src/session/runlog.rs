@@ -228,14 +228,14 @@ impl RunLog {
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
-        let mut all: Vec<(u64, &str)> = self
+        let mut all: Vec<(u64, String)> = self
             .sessions
             .iter()
             .flat_map(|(_, s)| s.log_entries())
             .collect();
         crate::sort::sort_by_key(&mut all, |&(n, _)| n);
         for (_, line) in all {
-            out.push_str(line);
+            out.push_str(&line);
             out.push('\n');
         }
         for line in &self.snapshots {

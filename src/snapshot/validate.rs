@@ -3,7 +3,7 @@
 
 use crate::json::Value;
 
-use crate::json::{child, index, type_name, Whole};
+use crate::json::{type_name, At, Whole};
 use crate::snapshot::rules::{Field, Kind, SNAPSHOT};
 
 /// One validation finding.
@@ -47,17 +47,17 @@ impl Report {
         }
     }
 
-    fn warn(&mut self, path: &str, code: &'static str, message: String) {
+    fn warn(&mut self, at: &At, code: &'static str, message: String) {
         self.warnings.push(Issue {
-            path: path.to_string(),
+            path: at.pointer(),
             code,
             message,
         });
     }
 
-    fn error(&mut self, path: &str, code: &'static str, message: String) {
+    fn error(&mut self, at: &At, code: &'static str, message: String) {
         self.errors.push(Issue {
-            path: path.to_string(),
+            path: at.pointer(),
             code,
             message,
         });
@@ -67,7 +67,12 @@ impl Report {
 /// Checks a snapshot against the slim schema and its internal consistency.
 pub fn validate(snapshot: &Value) -> Report {
     let mut report = Report::default();
-    check(snapshot, &Kind::Object(SNAPSHOT), "", &mut report);
+    check(
+        snapshot,
+        &Kind::Object(SNAPSHOT),
+        &At::Root(""),
+        &mut report,
+    );
     if report
         .errors
         .iter()
@@ -85,7 +90,8 @@ fn whole_number(v: &Value) -> Option<Whole> {
     v.as_number().map(crate::json::whole)
 }
 
-fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
+// The pointer is an `At`, written out only for a finding: most snapshots have none.
+fn check(v: &Value, kind: &Kind, path: &At, r: &mut Report) {
     let wrong = |r: &mut Report, expected: &str| {
         r.error(
             path,
@@ -143,7 +149,7 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
             Value::Array(parts) => {
                 for (i, p) in parts.iter().enumerate() {
                     if !p.is_object() {
-                        r.error(&index(path, i), "wrong_type", format!("expected a content part object, found {}", type_name(p)));
+                        r.error(&path.item(i), "wrong_type", format!("expected a content part object, found {}", type_name(p)));
                     }
                 }
             }
@@ -152,11 +158,11 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
         Kind::Object(fields) => match v.as_object() {
             Some(m) => {
                 for f in fields.iter() {
-                    field(m.get(f.name), f, &child(path, f.name), r);
+                    field(m.get(f.name), f, &path.key(f.name), r);
                 }
                 for key in m.keys().filter(|k| !fields.iter().any(|f| f.name == &***k)) {
                     r.warnings.push(Issue {
-                        path: child(path, key),
+                        path: path.key(key).pointer(),
                         code: "unknown_field",
                         message: format!("unknown property {} (kept, not validated)", crate::json::quote(key)),
                     });
@@ -167,7 +173,7 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
         Kind::Array(item) => match v.as_array() {
             Some(list) => {
                 for (i, x) in list.iter().enumerate() {
-                    check(x, item, &index(path, i), r);
+                    check(x, item, &path.item(i), r);
                 }
             }
             None => wrong(r, "an array"),
@@ -175,7 +181,7 @@ fn check(v: &Value, kind: &Kind, path: &str, r: &mut Report) {
     }
 }
 
-fn field(v: Option<&Value>, f: &Field, path: &str, r: &mut Report) {
+fn field(v: Option<&Value>, f: &Field, path: &At, r: &mut Report) {
     match v {
         None if f.required => r.error(path, "missing_field", format!("expected `{}`", f.name)),
         None => {}
@@ -197,7 +203,7 @@ fn consistency(snapshot: &Value, r: &mut Report) {
     {
         if (count as usize) < steps.len() {
             r.error(
-                "/step_count",
+                &At::Root("/step_count"),
                 "inconsistent",
                 format!(
                     "expected step_count of at least the {} steps listed, found {count}",
@@ -211,7 +217,7 @@ fn consistency(snapshot: &Value, r: &mut Report) {
             if let Some(n) = s.get("step_number").and_then(Value::as_u64) {
                 if n != i as u64 + 1 {
                     r.error(
-                        &format!("/steps/{i}/step_number"),
+                        &At::Root("/steps").item(i).key("step_number"),
                         "inconsistent",
                         format!(
                             "expected step numbers 1..N within the kept steps (here {}), found {n}",

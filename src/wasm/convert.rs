@@ -84,8 +84,8 @@ pub fn envelope_text(input: &JsValue) -> Result<String, SteplineError> {
 
 /// JSON text of `input`: a string as is, anything else through `JSON.stringify`.
 pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> {
-    if input.is_string() {
-        let text = input.as_string().unwrap_or_default();
+    if let Some(s) = input.dyn_ref::<js_sys::JsString>() {
+        let text = super::text::utf8(s);
         // A lone surrogate cannot be UTF-8: the copy above turned it into U+FFFD.
         // Only then is the string checked (checking every string, with js-sys's
         // one boundary call per code unit, cost a fifth of a bulk replay).

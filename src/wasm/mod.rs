@@ -14,6 +14,7 @@ pub mod envelope;
 pub mod errors;
 pub mod roles;
 pub mod session;
+pub mod text;
 pub mod types;
 pub mod walk;
 

@@ -1,0 +1,189 @@
+//! The applied envelopes' text, by arrival number, for recordings.
+//!
+//! Consecutive envelopes of a run share most of their text (type, session,
+//! execution, the timestamp's date and hour: about 110 of a stream chunk's
+//! 185 bytes), so each line is kept as the bytes it does not share with the
+//! start of the line before it. A recording reads the log from the start,
+//! so no line is ever needed alone.
+
+/// Log lines by arrival number. Numbers only grow, so a vector in arrival
+/// order holds them; a line whose text was dropped stays as a hole (the next
+/// line is written against it) until the holes are half the log, when the
+/// rest is written again without them.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Log {
+    entries: Vec<Entry>,
+    holes: usize,
+    /// The last line pushed, whole: what the next one is written against.
+    last: String,
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    seq: u64,
+    /// Bytes the line shares with the start of the entry before it (hole or not).
+    shared: u32,
+    /// The line after those bytes.
+    rest: Box<str>,
+    hole: bool,
+}
+
+impl Log {
+    pub(super) fn push(&mut self, seq: u64, line: String) {
+        let shared = u32::try_from(shared_prefix(&self.last, &line)).unwrap_or(0);
+        self.entries.push(Entry {
+            seq,
+            shared,
+            rest: line.get(shared as usize..).unwrap_or_default().into(),
+            hole: false,
+        });
+        self.last = line;
+    }
+
+    pub(super) fn remove(&mut self, seq: u64) {
+        if let Ok(i) = self.entries.binary_search_by_key(&seq, |e| e.seq) {
+            // What the next line reads of this one: its first `shared` bytes.
+            let next = self.entries.get(i + 1).map(|e| e.shared);
+            if let Some(e) = self.entries.get_mut(i).filter(|e| !e.hole) {
+                e.hole = true;
+                self.holes += 1;
+                // A hole keeps only the bytes the next line is written against,
+                // so dropping text gives its memory back at once. The last line
+                // keeps none, and the next push is written against what is left.
+                let keep = next.map_or(0, |n| n.saturating_sub(e.shared)) as usize;
+                if keep < e.rest.len() {
+                    e.rest = e.rest.get(..keep).unwrap_or_default().into();
+                }
+                if next.is_none() {
+                    self.last.truncate(e.shared as usize);
+                    self.last.shrink_to_fit();
+                }
+            }
+        }
+        if self.holes > self.entries.len() / 2 {
+            let mut kept = Log::default();
+            for (seq, line) in self.iter() {
+                kept.push(seq, line);
+            }
+            *self = kept;
+        }
+    }
+
+    /// The lines in arrival order, holes left out.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u64, String)> + '_ {
+        let mut text = String::new();
+        self.entries.iter().filter_map(move |e| {
+            // `shared` never exceeds the text before it (it was measured against it).
+            text.truncate(e.shared as usize);
+            text.push_str(&e.rest);
+            (!e.hole).then(|| (e.seq, text.clone()))
+        })
+    }
+}
+
+/// How many leading bytes `b` shares with `a`, backed off to a character boundary of `b`.
+fn shared_prefix(a: &str, b: &str) -> usize {
+    let mut n = a
+        .as_bytes()
+        .iter()
+        .zip(b.as_bytes())
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !b.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(log: &Log) -> Vec<(u64, String)> {
+        log.iter().collect()
+    }
+
+    #[test]
+    fn lines_come_back_whole_in_arrival_order_sharing_what_they_can() {
+        let mut log = Log::default();
+        let texts = [
+            r#"{"type":"agent.stream.chunk","payload":{"content":"żółć"}}"#,
+            r#"{"type":"agent.stream.chunk","payload":{"content":"żółw"}}"#,
+            r#"{"type":"agent.status"}"#,
+            r#"{"type":"agent.status"}"#,
+            "x",
+            r#"{"type":"agent.stream.chunk","payload":{"content":"ż"}}"#,
+        ];
+        for (i, t) in texts.iter().enumerate() {
+            log.push(i as u64 + 10, t.to_string());
+        }
+        let expected: Vec<(u64, String)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i as u64 + 10, t.to_string()))
+            .collect();
+        assert_eq!(lines(&log), expected);
+        // "żółw" shares "żół" with "żółć": the cut falls between characters.
+        assert_eq!(&*log.entries[1].rest, "w\"}}");
+        assert_eq!(&*log.entries[3].rest, "");
+    }
+
+    #[test]
+    fn a_removed_line_leaves_a_hole_that_the_next_line_still_reads_against() {
+        let mut log = Log::default();
+        for (seq, t) in [
+            (1, "aaaa1"),
+            (2, "aaaa2"),
+            (3, "aaaa3"),
+            (4, "aaab4"),
+            (5, "aaab5"),
+        ] {
+            log.push(seq, t.to_string());
+        }
+        log.remove(2);
+        log.remove(2);
+        log.remove(99);
+        assert_eq!(
+            lines(&log),
+            [(1, "aaaa1"), (3, "aaaa3"), (4, "aaab4"), (5, "aaab5")]
+                .map(|(n, t)| (n, t.to_string()))
+        );
+        // A hole keeps what the next line reads of it: "aaaa2" keeps nothing past
+        // the "aaaa" it shares with "aaaa1", which is all "aaaa3" reads.
+        assert_eq!(&*log.entries[1].rest, "");
+        // Three holes of five: the log is written again without them.
+        log.remove(3);
+        log.remove(5);
+        assert_eq!(log.entries.len(), 2);
+        assert_eq!(log.holes, 0);
+        assert_eq!(
+            lines(&log),
+            [(1, "aaaa1"), (4, "aaab4")].map(|(n, t)| (n, t.to_string()))
+        );
+        log.push(6, "aaab6".to_string());
+        assert_eq!(lines(&log).last(), Some(&(6, "aaab6".to_string())));
+    }
+
+    #[test]
+    fn a_hole_gives_back_the_text_no_later_line_reads() {
+        let mut log = Log::default();
+        let long = |tag: &str| format!("{{\"t\":\"{tag}\",\"c\":\"{}\"}}", "ż".repeat(1000));
+        for seq in 1..=6 {
+            log.push(seq, long(&seq.to_string()));
+        }
+        // The last line removed: it keeps nothing, and the next is written against the rest.
+        log.remove(6);
+        assert_eq!(&*log.entries[5].rest, "");
+        log.remove(3);
+        assert!(log.entries[2].rest.len() < 2, "{:?}", log.entries[2].rest);
+        log.push(7, long("7"));
+        log.push(8, "x".to_string());
+        log.remove(8);
+        log.push(9, long("9"));
+        let expected: Vec<(u64, String)> = [1, 2, 4, 5, 7, 9]
+            .iter()
+            .map(|&n| (n, long(&n.to_string())))
+            .collect();
+        assert_eq!(lines(&log), expected);
+    }
+}
