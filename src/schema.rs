@@ -48,6 +48,7 @@ pub fn bundle() -> JsonValue {
 /// The live view and what a session's methods return.
 fn session(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::session::IngestOutcome>();
+    g.subschema_for::<crate::session::SessionView<'static>>();
 }
 
 /// Reconcile, continuation and run-log reports.
