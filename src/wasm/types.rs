@@ -295,45 +295,6 @@ extern "C" {
 
 #[wasm_bindgen(typescript_custom_section)]
 const SESSION_TYPES: &'static str = r#"
-/**
- * Options of `new Session()`.
- * - `sessionId`: without one, the first envelope's session is adopted.
- * - `maxTextBytes`: bytes of UTF-8 streamed text kept per execution, and of
- *   output per tool run (default 8 MiB, 8388608). Past it the text is cut at a
- *   character boundary and the view says `text_truncated: true` with
- *   `text_dropped_bytes`; chunks past it keep no text, in the view or in
- *   `toRecording()`.
- *
- * @example
- * ```js
- * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
- * ```
- */
-export interface SessionOptions {
-  sessionId?: string;
-  maxTextBytes?: number;
-  /**
-   * Milliseconds of silence after which an execution that has not ended is
-   * marked `stale: true` (its status is left as broadcast). Silence is measured
-   * with envelope timestamps and the times given to `setNow()`; unset, nothing
-   * is ever stale.
-   */
-  staleAfterMs?: number;
-}
-
-/** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
-export interface IngestBatchResult {
-  applied: number;
-  duplicates: number;
-  rejected: number;
-  /** The first 1,000 failing lines; `errorCount` counts all of them. */
-  errors: { line: number; error: { code: string; path: string; message: string } }[];
-  errorCount: number;
-  /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
-  warnings: { line: number; warning: EnvelopeWarning }[];
-  warningCount: number;
-}
-
 /** One disagreement between the stream and the final snapshot. */
 export interface Difference {
   kind: "missing_step" | "extra_step" | "step_not_completed" | "field_mismatch" | "tool_call_missing"
@@ -416,70 +377,6 @@ export interface ReconciledView extends Omit<SessionView, "executions"> { execut
  */
 export interface ReconcileReport { consistent: boolean; differences: Difference[]; window: SnapshotWindow; view: ReconciledView }
 
-/** Seed 003's response shape, collected from the events. */
-export interface CollectedResponse {
-  turns: {
-    step_id: string | null;
-    step_number: number;
-    execution_id: string | null;
-    timestamp: string | null;
-    llm_response: { text: string; finish_reason: string | null; usage: UsageWithTotal | null };
-    tool_results: {
-      call: { id: string | null; name: string; arguments: unknown }; output: string; error: string | null;
-      result_summary: string | null; duration_ms: number | null;
-    }[];
-    error: string | null;
-    annotations: StepAnnotations | null;
-  }[];
-  final_output: string;
-}
-
-/** What `RunLog.ingestJsonl` did. */
-export interface RunLogBatchResult {
-  applied: number;
-  duplicates: number;
-  snapshots: number;
-  /** The first 1,000 failing lines; `errorCount` counts all of them. */
-  errors: { line: number; error: { code: string; path: string; message: string } }[];
-  errorCount: number;
-}
-
-/** Percentiles by nearest rank over the values seen (`null` when none). */
-export interface DurationStats { p50: number | null; p95: number | null; max: number | null; count: number }
-
-/** `RunLog.summary()`, computed on each call. */
-export interface RunLogSummary {
-  sessions: number;
-  by_status: Record<string, number>;
-  by_stop_reason: Record<string, number>;
-  executions: number;
-  steps: number;
-  tool_calls: Record<string, { count: number; failed: number }>;
-  tokens: UsageWithTotal;
-  durations: { step_ms: DurationStats; tool_ms: DurationStats };
-  errors: { steps_with_errors: number; failed_tools: number; run_errors: number };
-  duplicates: number;
-  rejected: number;
-}
-
-/** A producer bug found by `diagnose`. */
-export interface Diagnostic {
-  code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"
-    | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded"
-    | "secret_in_state" | "raw_provider_frames_in_stream";
-  severity: "error" | "warning";
-  path: string;
-  message: string;
-  evidence: unknown;
-}
-
-/** What `diagnose` reads: envelopes, a slim snapshot, a full state, and the snapshot's options. */
-export interface DiagnoseInput {
-  envelopes?: (Envelope | object)[];
-  snapshot?: SlimSnapshot | null;
-  state?: object | null;
-  includeToolResults?: boolean;
-}
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -4,6 +4,10 @@
 export type AgentStatus = "in_progress" | "completed" | "failed";
 /** How a tool run was placed in its step (the view's `attribution`). */
 export type Attribution = "step_number" | "timestamp" | "arrival";
+/** `allow`, `review` or `block`. */
+export type SafetyVerdict = "allow" | "review" | "block";
+/** How sure a finding is to be a producer bug. */
+export type Severity = "error" | "warning";
 /**
  * Which producer's dialect an envelope is in, decided from what it carries:
  * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
@@ -12,8 +16,6 @@ export type Attribution = "step_number" | "timestamp" | "arrival";
 export type EnvelopeDialect = "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2";
 /** Why an envelope was not merged into a session. */
 export type Rejection = "foreign_session";
-/** `allow`, `review` or `block`. */
-export type SafetyVerdict = "allow" | "review" | "block";
 /** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
 export type StepType = "error" | "tool_execution" | "final_response";
 /** Where a tool run stands. */
@@ -29,6 +31,167 @@ export interface Citation {
   provider_ref?: unknown;
 }
 
+/** A turn's model answer. */
+export interface CollectedLlmResponse {
+  /** The step's streamed text. */
+  text: string;
+  /** The inference's finish reason. */
+  finish_reason: string | null;
+  /** The step's tokens (`total` is the producer's own when it sent one). */
+  usage: UsageWithTotal | null;
+}
+
+/**
+ * Token counts with their total (`total` is the producer's own count
+ * when it sent one that differs from the sum of the fields).
+ */
+export interface UsageWithTotal {
+  /** Input (prompt) tokens. */
+  input: number;
+  /** Output (completion) tokens. */
+  output: number;
+  /** Tokens written to the provider's prompt cache. */
+  cacheWrite: number;
+  /** Tokens read from the provider's prompt cache. */
+  cacheRead: number;
+  /** Reasoning tokens. */
+  reasoning: number;
+  /** All tokens. */
+  total: number;
+}
+
+/** Seed 003's response shape, collected from the events. */
+export interface CollectedResponse {
+  /** Every step of every execution, in order. */
+  turns: CollectedTurn[];
+  /**
+   * The run's `final_answer`, else the latest execution's streamed text,
+   * else its last step's text.
+   */
+  final_output: string;
+}
+
+/** One step as a seed-003 turn. */
+export interface CollectedTurn {
+  /** The producer's id of the step. */
+  step_id: string | null;
+  /** The step's number in its execution. */
+  step_number: number;
+  /** The execution the step belongs to. */
+  execution_id: string | null;
+  /** When the step started, else when it completed. */
+  timestamp: string | null;
+  /** What the model answered. */
+  llm_response: CollectedLlmResponse;
+  /** The step's tool runs. */
+  tool_results: CollectedToolResult[];
+  /** The step's error text. */
+  error: string | null;
+  /** Seed-003 annotations of the step (`null` when none). */
+  annotations: StepAnnotations | null;
+}
+
+/** A turn's tool run. */
+export interface CollectedToolResult {
+  /** The call as the model made it. */
+  call: CollectedToolCall;
+  /** The tool's streamed output. */
+  output: string;
+  /** Why the tool failed. */
+  error: string | null;
+  /** The producer's short text of the result. */
+  result_summary: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+}
+
+/** A tool call of a turn. */
+export interface CollectedToolCall {
+  /** The producer's id of the call. */
+  id: string | null;
+  /** The tool's name. */
+  name: string;
+  /** The arguments as sent (`null` when none were). */
+  arguments: unknown;
+}
+
+/** Seed-003 annotations (present only when a step has any). */
+export interface StepAnnotations {
+  /** Safety verdicts, each once. */
+  safety: SafetyNote[];
+  /** Citations, each once. */
+  citations: Citation[];
+  /** Free-form extras, merged. */
+  extra: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** A safety verdict on a step. */
+export interface SafetyNote {
+  /** What to do with the step. */
+  verdict: SafetyVerdict;
+  /** The producer's category of the concern. */
+  category: string;
+}
+
+/**
+ * What `diagnose` reads: envelopes, a slim snapshot, a full state, and
+ * whether the snapshot was taken with tool results.
+ */
+export interface DiagnoseInput {
+  /** Envelopes in arrival order (any dialect; each is decoded first). */
+  envelopes?: (Envelope | object)[];
+  /** The slim snapshot stored at the end of the run. */
+  snapshot?: SlimSnapshot | null;
+  /** The full reference state (`AgentState::toArray()` form). */
+  state?: object | null;
+  /** The snapshot was taken with tool results included. */
+  includeToolResults?: boolean | null;
+}
+
+/** A producer bug found by `diagnose`. */
+export interface Diagnostic {
+  /** Stable code, one of [`CODES`]. */
+  code:
+    | "tool_args_in_content"
+    | "step_timing_inverted"
+    | "step_timing_from_creation"
+    | "duration_inconsistent"
+    | "time_limit_from_session_start"
+    | "final_status_missing"
+    | "tool_results_not_excluded"
+    | "secret_in_state"
+    | "raw_provider_frames_in_stream";
+  /** How sure the finding is to be a producer bug. */
+  severity: Severity;
+  /**
+   * JSON pointer into the diagnosed input, e.g. `/envelopes/5/payload/duration_ms`
+   * or `/snapshot/messages/1/content`.
+   */
+  path: string;
+  /** What is wrong, for a human. */
+  message: string;
+  /** The values the finding rests on (an object; keys depend on the code). */
+  evidence: unknown;
+}
+
+/**
+ * Percentiles by nearest rank over the values seen (`null` when none):
+ * the value at 1-based rank ⌈p·n/100⌉ of the sorted list, so always a
+ * value that occurred, in its JSON form.
+ */
+export interface DurationStats {
+  /** The median. */
+  p50: number | null;
+  /** The 95th percentile. */
+  p95: number | null;
+  /** The largest. */
+  max: number | null;
+  /** How many values there were. */
+  count: number;
+}
+
 /** A non-fatal finding: something kept but not understood. */
 export interface EnvelopeWarning {
   /** JSON pointer of what was not understood, within the envelope. */
@@ -36,6 +199,16 @@ export interface EnvelopeWarning {
   /** `unknown_type` or `unknown_field`. */
   code: "unknown_type" | "unknown_field";
   /** What was kept, for a person. */
+  message: string;
+}
+
+/** A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`. */
+export interface ErrorInfo {
+  /** The error's code (a `SteplineErrorCode`). */
+  code: string;
+  /** JSON pointer of what was wrong, when the error has one. */
+  path: string | null;
+  /** What was wrong, for a person. */
   message: string;
 }
 
@@ -107,23 +280,38 @@ export interface ExecutionView {
   text: string;
 }
 
-/**
- * Token counts with their total (`total` is the producer's own count
- * when it sent one that differs from the sum of the fields).
- */
-export interface UsageWithTotal {
-  /** Input (prompt) tokens. */
-  input: number;
-  /** Output (completion) tokens. */
-  output: number;
-  /** Tokens written to the provider's prompt cache. */
-  cacheWrite: number;
-  /** Tokens read from the provider's prompt cache. */
-  cacheRead: number;
-  /** Reasoning tokens. */
-  reasoning: number;
-  /** All tokens. */
-  total: number;
+/** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
+export interface IngestBatchResult {
+  /** Envelopes that changed the view. */
+  applied: number;
+  /** Envelopes applied before, ignored. */
+  duplicates: number;
+  /** Envelopes of other sessions, not merged. */
+  rejected: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
+  errors: LineError[];
+  /** How many lines failed. */
+  errorCount: number;
+  /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
+  warnings: LineWarning[];
+  /** How many warnings there were. */
+  warningCount: number;
+}
+
+/** A JSONL line that failed: its 1-based number and why. */
+export interface LineError {
+  /** The line's 1-based number. */
+  line: number;
+  /** Why it failed. */
+  error: ErrorInfo;
+}
+
+/** A warning of a JSONL line: its 1-based number and the warning. */
+export interface LineWarning {
+  /** The line's 1-based number. */
+  line: number;
+  /** What the line held that was kept but not understood. */
+  warning: EnvelopeWarning;
 }
 
 /** Counters of what ingest did. */
@@ -148,12 +336,79 @@ export interface IngestResult {
   warnings: EnvelopeWarning[];
 }
 
-/** A safety verdict on a step. */
-export interface SafetyNote {
-  /** What to do with the step. */
-  verdict: SafetyVerdict;
-  /** The producer's category of the concern. */
-  category: string;
+/** What `RunLog.ingestJsonl` did. */
+export interface RunLogBatchResult {
+  /** Envelopes that changed a session. */
+  applied: number;
+  /** Envelopes seen before (kept for `save`, changing nothing). */
+  duplicates: number;
+  /** Snapshot lines kept. */
+  snapshots: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
+  errors: LineError[];
+  /** How many lines failed. */
+  errorCount: number;
+}
+
+/** The durations of [`RunLogSummary`]. */
+export interface RunLogDurations {
+  /** Of the steps. */
+  step_ms: DurationStats;
+  /** Of the tool runs. */
+  tool_ms: DurationStats;
+}
+
+/** The errors of [`RunLogSummary`]. */
+export interface RunLogErrors {
+  /** Steps whose type is `error`. */
+  steps_with_errors: number;
+  /** Tool runs that failed. */
+  failed_tools: number;
+  /** Executions that failed (status `failed`, or a seed-003 `agent.run.failed`). */
+  run_errors: number;
+}
+
+/** `RunLog.summary()`, computed on each call. */
+export interface RunLogSummary {
+  /** How many sessions the log holds. */
+  sessions: number;
+  /** Sessions by their latest broadcast status (`unknown` before any). */
+  by_status: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * Executions by the `stop_reason` of their last step's streamed
+   * continuation, else by their broadcast status, else `unknown`.
+   */
+  by_stop_reason: {
+    [k: string]: number | undefined;
+  };
+  /** How many executions (turns) the sessions hold. */
+  executions: number;
+  /** How many steps the executions hold. */
+  steps: number;
+  /** Tool calls by tool name. */
+  tool_calls: {
+    [k: string]: ToolCallCounts | undefined;
+  };
+  /** Tokens over every session. */
+  tokens: UsageWithTotal;
+  /** The steps' and tools' numeric `duration_ms`. */
+  durations: RunLogDurations;
+  /** Steps with errors, failed tools and failed executions. */
+  errors: RunLogErrors;
+  /** Redeliveries, over every session. */
+  duplicates: number;
+  /** Envelopes a session rejected (another session's). */
+  rejected: number;
+}
+
+/** Calls of one tool. */
+export interface ToolCallCounts {
+  /** How many runs of the tool. */
+  count: number;
+  /** How many of them failed. */
+  failed: number;
 }
 
 /** Which halves of a started/completed pair of events arrived. */
@@ -162,6 +417,44 @@ export interface Seen {
   started: boolean;
   /** The `completed` event arrived. */
   completed: boolean;
+}
+
+/** What `Session.diagnose` reads besides the session's own envelopes. */
+export interface SessionDiagnoseOptions {
+  /** The slim snapshot stored at the end of the run. */
+  snapshot?: SlimSnapshot | null;
+  /** The full reference state (`AgentState::toArray()` form). */
+  state?: object | null;
+  /** The snapshot was taken with tool results included. */
+  includeToolResults?: boolean | null;
+}
+
+/**
+ * Options of `new Session()`.
+ *
+ * @example
+ * ```js
+ * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
+ * ```
+ */
+export interface SessionOptions {
+  /** Without one, the first envelope's session is adopted. */
+  sessionId?: string | null;
+  /**
+   * Bytes of UTF-8 streamed text kept per execution, and of output per
+   * tool run (default 8 MiB, 8388608). Past it the text is cut at a
+   * character boundary and the view says `text_truncated: true` with
+   * `text_dropped_bytes`; chunks past it keep no text, in the view or in
+   * `toRecording()`.
+   */
+  maxTextBytes?: number | null;
+  /**
+   * Milliseconds of silence after which an execution that has not ended is
+   * marked `stale: true` (its status is left as broadcast). Silence is measured
+   * with envelope timestamps and the times given to `setNow()`; unset, nothing
+   * is ever stale.
+   */
+  staleAfterMs?: number | null;
 }
 
 /** The live view (immutable; unchanged parts are shared between snapshots). */
@@ -206,18 +499,6 @@ export interface SessionWarning {
   type: string;
   /** The envelope's timestamp. */
   timestamp: string | null;
-}
-
-/** Seed-003 annotations (present only when a step has any). */
-export interface StepAnnotations {
-  /** Safety verdicts, each once. */
-  safety: SafetyNote[];
-  /** Citations, each once. */
-  citations: Citation[];
-  /** Free-form extras, merged. */
-  extra: {
-    [k: string]: unknown | undefined;
-  };
 }
 
 /**
