@@ -33,8 +33,8 @@ const allRuns = (runs) => [
 
 /** A line the decoder keeps with a warning (an unknown envelope type, in the run's session), and one it cannot read. */
 const warned = (run) => {
-  const first = run.envelopes.find((e) => e.type) ?? { timestamp: '2026-01-20T12:00:00Z' };
-  return JSON.stringify({ ...first, type: 'agent.future.thing' });
+  const first = run.envelopes.find((e) => e.type);
+  return JSON.stringify(first ? { ...first, type: 'agent.future.thing' } : { event_type: 'agent.future.thing', step_index: 1 });
 };
 const broken = '{"type": "agent.status", "payload": ';
 
@@ -139,22 +139,6 @@ export const calls = {
     }
   },
 
-  async *'Session.recordedSnapshots'({ stepline, runs }) {
-    for (const run of runs.filter((r) => r.slim)) {
-      const log = new stepline.RunLog();
-      log.ingestJsonl(run.jsonl);
-      const [view] = log.sessions();
-      log.addSnapshot(view.session_id ?? '', run.slim);
-      const session = stepline.Session.fromRecording(log.save());
-      yield [run.name, session.recordedSnapshots()];
-      session.free();
-      log.free();
-    }
-    const live = new stepline.Session();
-    yield ['a live session', live.recordedSnapshots()];
-    live.free();
-  },
-
   async *'RunLog.ingest'({ stepline, runs }) {
     const log = new stepline.RunLog();
     for (const run of allRuns(runs)) {
@@ -204,6 +188,23 @@ export const calls = {
       yield [run.name, log.save()];
       log.free();
     }
+  },
+
+  // Last: its SlimSnapshot is the model domain's declaration.
+  async *'Session.recordedSnapshots'({ stepline, runs }) {
+    for (const run of runs.filter((r) => r.slim)) {
+      const log = new stepline.RunLog();
+      log.ingestJsonl(run.jsonl);
+      const [view] = log.sessions();
+      log.addSnapshot(view.session_id ?? '', run.slim);
+      const session = stepline.Session.fromRecording(log.save());
+      yield [run.name, session.recordedSnapshots()];
+      session.free();
+      log.free();
+    }
+    const live = new stepline.Session();
+    yield ['a live session', live.recordedSnapshots()];
+    live.free();
   },
 };
 
