@@ -5,9 +5,12 @@
 //! The patch is written as JSON text directly (the JS side parses it once):
 //! building it as `crate::json::Value`s first allocated every key and value
 //! of both headers on every read, which cost more than the ingest itself.
-//! Headers go field by field: each field's text is kept as last sent, and
-//! only the fields whose text changed are sent (a streamed chunk changes the
-//! counts, `last_at` and the text, nothing else).
+//! Steps, warnings and headers are written through their declared view
+//! types (`StepShape`, `SessionWarning`, `SessionHeader`, `ExecutionHeader`),
+//! so the patch and the schemas cannot disagree. Headers go field by field:
+//! each field's text is kept as last sent, and only the fields whose text
+//! changed are sent (a streamed chunk changes the counts, `last_at` and the
+//! text, nothing else).
 
 use serde::ser::{self, Impossible, Serialize};
 

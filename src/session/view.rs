@@ -1,5 +1,7 @@
 //! The live view of one session: what the streamed envelopes say so far.
-//! Plain data; `apply.rs` changes it, `to_value` shows it to JS.
+//! Plain data; `apply.rs` changes it. What JS sees is declared once, by the
+//! borrowed view structs here (`ToolRunView`, `StepShape`, `ExecutionView`),
+//! which `patch.rs` and the shape schemas use alike.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
