@@ -181,6 +181,15 @@ fn allows_null(schema: &JsonValue) -> bool {
 /// The live view and what a session's methods return.
 fn session(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::session::IngestOutcome>();
+    g.subschema_for::<crate::session::SessionView<'static>>();
+    g.subschema_for::<crate::session::SessionOptions>();
+    g.subschema_for::<crate::session::IngestBatchResult<'static>>();
+    g.subschema_for::<crate::session::collect::CollectedResponse<'static>>();
+    g.subschema_for::<crate::session::runlog::RunLogBatchResult<'static>>();
+    g.subschema_for::<crate::session::runlog::RunLogSummary>();
+    g.subschema_for::<crate::lint::Diagnostic>();
+    g.subschema_for::<crate::lint::DiagnoseRequest<'static>>();
+    g.subschema_for::<crate::lint::DiagnoseOptions<'static>>();
 }
 
 /// Reconcile, continuation and run-log reports.

@@ -642,7 +642,7 @@ fn diagnose_value_decodes_raw_envelopes_and_reads_the_options() {
     });
     assert_eq!(found, diagnose(&input));
     assert_eq!(codes(&found), vec!["tool_results_not_excluded"; 2]);
-    let v = found[0].to_value();
+    let v = stepline::json::to_value_of(&found[0]);
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| &**k).collect();
     assert_eq!(keys, ["code", "severity", "path", "message", "evidence"]);
     assert_eq!(v["severity"], "error");

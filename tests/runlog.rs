@@ -180,7 +180,7 @@ fn summary_figures_match_what_the_vector_data_says() {
             redelivered += 1;
         }
     }
-    let summary = log_of(&input).summary();
+    let summary = stepline::json::to_value_of(&log_of(&input).summary());
 
     let mut by_status = BTreeMap::<String, u64>::new();
     let mut by_stop = BTreeMap::<String, u64>::new();
@@ -282,7 +282,7 @@ fn summary_figures_match_what_the_vector_data_says() {
 #[test]
 fn by_status_counts_each_session_once_by_its_latest_status() {
     let runs = runs();
-    let summary = log_of(&interleaved(&runs)).summary();
+    let summary = stepline::json::to_value_of(&log_of(&interleaved(&runs)).summary());
     let counted: u64 = summary["by_status"]
         .as_object()
         .unwrap()
@@ -309,7 +309,8 @@ fn percentiles_are_nearest_rank_over_the_values_that_occurred() {
                           "payload": {"step_number": k + 1, "duration_ms": ms}});
         log.ingest_value(&line).unwrap();
     }
-    let d = &log.summary()["durations"];
+    let summary = stepline::json::to_value_of(&log.summary());
+    let d = &summary["durations"];
     // Nearest rank: p50 is the 10th of 20 sorted values, p95 the 19th.
     assert_eq!(
         d["step_ms"],
@@ -349,7 +350,7 @@ fn save_then_load_gives_equal_summaries_views_and_snapshots() {
     );
     let back = RunLog::load(&saved).unwrap();
     assert_eq!(back.summary(), log.summary());
-    assert_eq!(back.summary()["duplicates"], 1);
+    assert_eq!(back.summary().duplicates, 1);
     let views = |l: &RunLog| -> Vec<(String, Value)> {
         l.sessions()
             .map(|(id, s)| (id.to_string(), s.view()))
@@ -455,9 +456,9 @@ fn an_empty_file_gives_an_empty_log() {
         let log = RunLog::load(text).unwrap();
         assert_eq!(log.sessions().count(), 0);
         let s = log.summary();
-        assert_eq!(s["sessions"], 0);
-        assert_eq!(s["steps"], 0);
-        assert_eq!(s["durations"]["step_ms"]["p50"], Value::Null);
+        assert_eq!(s.sessions, 0);
+        assert_eq!(s.steps, 0);
+        assert_eq!(s.durations.step_ms.p50, None);
         assert_eq!(Recording::parse(text).unwrap(), Recording::default());
         let (session, snaps) = Session::from_recording(text).unwrap();
         assert!(session.executions().is_empty() && snaps.is_empty());
@@ -552,7 +553,7 @@ fn ingest_jsonl_keeps_going_past_bad_lines_and_numbers_them() {
             (4, Some("/lines/4/payload/step_number"))
         ]
     );
-    let v = out.to_value();
+    let v = stepline::json::to_value_of(&out.view());
     assert_eq!(v["errors"][1]["line"], 4);
     assert_eq!(v["errors"][1]["error"]["code"], "missing_field");
 }
@@ -608,7 +609,7 @@ fn redeliveries_are_counted_not_kept_and_a_reloaded_log_counts_them_again() {
     );
     let back = RunLog::load(&saved).unwrap();
     assert_eq!(back.summary(), log.summary());
-    assert_eq!(back.summary()["duplicates"], duplicates);
+    assert_eq!(back.summary().duplicates, duplicates as u64);
     let views = |l: &RunLog| l.sessions().map(|(_, s)| s.view()).collect::<Vec<_>>();
     assert_eq!(views(&back), views(&log));
     assert_eq!(

@@ -107,7 +107,7 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
         let replay = data::replay(state, &guards, ReplayClock::default(), V2_7.now()).unwrap();
         assert_clean(&format!("{name}: replay"), &json::to_string(&replay));
         let found = diagnose_value(&json!({"state": state.clone()})).unwrap();
-        let text = json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect()));
+        let text = json::to_text(&found);
         assert_clean(&format!("{name}: diagnose"), &text);
         let paths: Vec<&str> = found
             .iter()
@@ -179,10 +179,7 @@ fn validate_and_diagnose_flag_a_snapshot_carrying_a_key_with_its_path_only() {
     assert_eq!(secret.len(), 2);
     assert!(secret.iter().all(|d| d.severity.as_str() == "error"));
     assert_eq!(secret[1].evidence["chars"], KEY.len());
-    assert_clean(
-        "diagnose",
-        &json::to_string(&Value::Array(found.iter().map(|d| d.to_value()).collect())),
-    );
+    assert_clean("diagnose", &json::to_text(&found));
     // A redacted key is not a key.
     let clean = json!({"state_version": "v2", "agent_id": "a", "status": null, "step_count": 0, "usage": {}, "messages": [],
         "execution": {"started_at": "2026-08-10T12:00:00+00:00", "updated_at": "2026-08-10T12:00:00+00:00", "cumulative_seconds": 0},

@@ -828,7 +828,7 @@ fn seed_003_lifecycle_events_feed_the_same_view_and_collect_builds_the_response(
     assert_eq!(step1["tools"][0]["status"], "failed");
     assert_eq!(step1["tools"][0]["error"], "timeout");
     assert_eq!(step1["tools"][0]["output"], "21C");
-    let r = s.collect();
+    let r = stepline::json::to_value_of(&s.collect());
     assert_eq!(r["final_output"], "Sunny.");
     assert_eq!(r["turns"].as_array().unwrap().len(), 2);
     assert_eq!(
@@ -845,7 +845,7 @@ fn collect_on_a_reference_run_lists_every_step_with_its_tools() {
         .into_iter()
         .find(|r| r.0.starts_with("two tool calls"))
         .unwrap();
-    let r = session_of(&turns[0].envelopes).collect();
+    let r = stepline::json::to_value_of(&session_of(&turns[0].envelopes).collect());
     let steps = r["turns"].as_array().unwrap();
     assert_eq!(
         steps.len(),
@@ -906,7 +906,7 @@ fn a_jsonl_batch_counts_what_it_did_and_names_bad_lines() {
     assert_eq!((out.applied, out.duplicates, out.rejected), (1, 1, 1));
     assert_eq!(out.errors.len(), 1);
     assert_eq!(out.errors[0].0, 4);
-    let v = out.to_value();
+    let v = stepline::json::to_value_of(&out.view());
     assert_eq!(v["errors"][0]["line"], 4);
     assert_eq!(v["errors"][0]["error"]["code"], "invalid_json");
     assert_eq!(v["applied"], 1);
@@ -1227,7 +1227,7 @@ fn a_jsonl_batch_lists_its_warnings_by_line_up_to_a_thousand_and_counts_all() {
     // Line 1 is clean and line 2 blank: the first warning is line 3's.
     assert_eq!(out.warnings[0].0, 3);
     assert_eq!(out.warnings[0].1.code, "unknown_type");
-    let v = out.to_value();
+    let v = stepline::json::to_value_of(&out.view());
     assert_eq!(v["warningCount"], 1200);
     assert_eq!(v["warnings"][999]["line"], 1002);
     assert_eq!(v["warnings"][0]["warning"]["path"], "/type");

@@ -153,7 +153,7 @@ fn tool_call_id_result_summary_and_duration_reach_the_view_and_collect() {
     assert_eq!(tool["call_id"], "call_abc123");
     assert_eq!(tool["result_summary"], "Found 3 entities");
     assert_eq!(tool["duration_ms"], 250.0);
-    let collected = &s.collect()["turns"][0]["tool_results"][0];
+    let collected = &stepline::json::to_value_of(&s.collect())["turns"][0]["tool_results"][0];
     assert_eq!(collected["call"]["id"], "call_abc123");
     assert_eq!(collected["result_summary"], "Found 3 entities");
     assert_eq!(collected["duration_ms"], 250.0);
@@ -193,11 +193,14 @@ fn annotations_from_live_events_reach_the_view_and_collect() {
         a["extra"].get("raw_event").is_none(),
         "free-form event metadata stays in the log"
     );
-    assert_eq!(s.collect()["turns"][0]["annotations"], *a);
+    assert_eq!(
+        stepline::json::to_value_of(&s.collect().turns[0].annotations),
+        *a
+    );
     // Steps without any show null.
     let plain = session_of_lines(&lines("seed-000/failed-run.jsonl"));
     assert_eq!(exec(&plain)["steps"][0]["annotations"], Value::Null);
-    assert_eq!(plain.collect()["turns"][0]["annotations"], Value::Null);
+    assert!(plain.collect().turns[0].annotations.is_none());
 }
 
 #[test]
@@ -242,8 +245,8 @@ fn the_producers_own_usage_total_is_kept_where_it_differs_from_the_sum() {
     assert_eq!(e["usage"]["total"], 700);
     assert_eq!(s.view()["usage"]["total"], 700);
     assert_eq!(
-        s.collect()["turns"][0]["llm_response"]["usage"]["total"],
-        700
+        s.collect().turns[0].llm_response.usage.map(|u| u.total),
+        Some(700)
     );
     // Seed 003's total_tokens likewise.
     let a = session_of_lines(&lines("seed-003/annotated-run.jsonl"));
@@ -264,7 +267,7 @@ fn the_producers_own_usage_total_is_kept_where_it_differs_from_the_sum() {
 fn a_run_log_summary_counts_the_producers_own_usage_total() {
     let mut log = stepline::session::runlog::RunLog::new();
     log.ingest_jsonl(&fixture("seed-000/failed-run.jsonl"));
-    assert_eq!(log.summary()["tokens"]["total"], 700);
+    assert_eq!(log.summary().tokens.total, 700);
 }
 
 #[test]

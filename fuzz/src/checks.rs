@@ -157,14 +157,14 @@ pub fn jsonl_batch(data: &[u8]) {
         ok.len() as u64,
         "every decoded line counted once"
     );
-    let _ = out.to_value();
+    let _ = stepline::json::to_text(&out.view());
     let _ = s.view();
     let _ = s.collect();
     recording_round_trip(&s);
 
     let mut log = RunLog::new();
     let batch = log.ingest_jsonl(text);
-    let _ = batch.to_value();
+    let _ = stepline::json::to_text(&batch.view());
     let summary = log.summary();
     let saved = log.save();
     let back = RunLog::load(&saved).unwrap_or_else(|e| panic!("saved run log reloads: {e}"));

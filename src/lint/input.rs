@@ -46,18 +46,9 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
         &["envelopes", "snapshot", "state", "includeToolResults"],
         "",
     )?;
-    let mut envelopes = Vec::new();
-    match m.get("envelopes") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(list)) => {
-            for (i, e) in list.iter().enumerate() {
-                let decoded = decode_value(e).map_err(|err| {
-                    let at = index("/envelopes", i) + err.path.as_deref().unwrap_or("");
-                    SteplineError::new(err.code, Some(at), err.message)
-                })?;
-                envelopes.push(decoded.envelope);
-            }
-        }
+    let listed: Option<&[Value]> = match m.get("envelopes") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(list)) => Some(list),
         Some(other) => {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
@@ -68,9 +59,20 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
                 ),
             ))
         }
+    };
+    let mut envelopes = Vec::new();
+    for (i, e) in listed.unwrap_or_default().iter().enumerate() {
+        let decoded = decode_value(e).map_err(|err| {
+            let at = index("/envelopes", i) + err.path.as_deref().unwrap_or("");
+            SteplineError::new(err.code, Some(at), err.message)
+        })?;
+        envelopes.push(decoded.envelope);
     }
-    let (snapshot, state, options) = parts(m)?;
-    Ok(run(&envelopes, snapshot, state, options.as_ref()))
+    let request = DiagnoseRequest {
+        envelopes: listed,
+        options: DiagnoseOptions::from_map(m)?,
+    };
+    Ok(request.options.run(&envelopes))
 }
 
 /// Diagnoses envelopes already decoded (a session's log, see
@@ -101,28 +103,92 @@ pub fn diagnose_decoded(envelopes: &[Value], options: &Value) -> Result<Vec<Diag
         }
     };
     read::only_keys(m, &["snapshot", "state", "includeToolResults"], "")?;
-    let (snapshot, state, options) = parts(m)?;
-    Ok(run(envelopes, snapshot, state, options.as_ref()))
+    Ok(DiagnoseOptions::from_map(m)?.run(envelopes))
 }
 
-/// The snapshot, the state and the snapshot's options of a diagnosis request.
-type Parts<'a> = (Option<&'a Value>, Option<&'a Value>, Option<SlimConfig>);
+/// What `diagnose` reads: envelopes, a slim snapshot, a full state, and
+/// whether the snapshot was taken with tool results.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "DiagnoseInput"))]
+pub struct DiagnoseRequest<'a> {
+    /// Envelopes in arrival order (any dialect; each is decoded first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "envelopes_schema"))]
+    pub envelopes: Option<&'a [Value]>,
+    /// The snapshot, the state and the snapshot's options.
+    #[serde(flatten)]
+    pub options: DiagnoseOptions<'a>,
+}
 
-fn parts(m: &crate::json::Map) -> Result<Parts<'_>> {
-    let part = |key: &str| -> Result<Option<&Value>> {
-        match m.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v @ Value::Object(_)) => Ok(Some(v)),
-            Some(other) => Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                &crate::json::child("", key),
-                format!("expected `{key}` as an object, found {}", type_name(other)),
-            )),
-        }
-    };
-    let options = read::opt_bool(m, "includeToolResults", "")?.map(|b| SlimConfig {
-        include_tool_results: b,
-        ..SlimConfig::default()
-    });
-    Ok((part("snapshot")?, part("state")?, options))
+/// What `Session.diagnose` reads besides the session's own envelopes.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SessionDiagnoseOptions"))]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnoseOptions<'a> {
+    /// The slim snapshot stored at the end of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "snapshot_schema"))]
+    pub snapshot: Option<&'a Value>,
+    /// The full reference state (`AgentState::toArray()` form).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "state_schema"))]
+    pub state: Option<&'a Value>,
+    /// The snapshot was taken with tool results included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub include_tool_results: Option<bool>,
+}
+
+impl<'a> DiagnoseOptions<'a> {
+    /// Reads `snapshot`, `state` (objects or `null`) and `includeToolResults` of `m`.
+    fn from_map(m: &'a crate::json::Map) -> Result<DiagnoseOptions<'a>> {
+        let part = |key: &str| -> Result<Option<&'a Value>> {
+            match m.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v @ Value::Object(_)) => Ok(Some(v)),
+                Some(other) => Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &crate::json::child("", key),
+                    format!("expected `{key}` as an object, found {}", type_name(other)),
+                )),
+            }
+        };
+        Ok(DiagnoseOptions {
+            snapshot: part("snapshot")?,
+            state: part("state")?,
+            include_tool_results: read::opt_bool(m, "includeToolResults", "")?,
+        })
+    }
+
+    /// Every detector over `envelopes` (decoded) and these parts.
+    fn run(&self, envelopes: &[Value]) -> Vec<Diagnostic> {
+        let config = self.include_tool_results.map(|b| SlimConfig {
+            include_tool_results: b,
+            ..SlimConfig::default()
+        });
+        run(envelopes, self.snapshot, self.state, config.as_ref())
+    }
+}
+
+/// Envelopes of any dialect, as objects.
+#[cfg(feature = "schema")]
+fn envelopes_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": { "type": "object" },
+        "tsType": "(Envelope | object)[]"
+    })
+}
+
+/// A slim snapshot, or `null`.
+#[cfg(feature = "schema")]
+fn snapshot_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["object", "null"], "tsType": "SlimSnapshot | null" })
+}
+
+/// A full reference state, or `null`.
+#[cfg(feature = "schema")]
+fn state_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["object", "null"], "tsType": "object | null" })
 }

@@ -15,11 +15,10 @@ mod messages;
 pub mod secrets;
 mod timing;
 
-pub use input::{diagnose_decoded, diagnose_value};
+pub use input::{diagnose_decoded, diagnose_value, DiagnoseOptions, DiagnoseRequest};
 
 use crate::json::Value;
 
-use crate::json::obj;
 use crate::model::time::{self, Timestamp};
 use crate::snapshot::SlimConfig;
 
@@ -62,7 +61,9 @@ pub const CODES: [&str; 9] = [
 ];
 
 /// How sure a finding is to be a producer bug.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The data contradicts itself: a producer bug.
     Error,
@@ -80,12 +81,14 @@ impl Severity {
     }
 }
 
-/// One finding.
-#[derive(Clone, Debug, PartialEq)]
+/// A producer bug found by `diagnose`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// Stable code, one of [`CODES`].
+    #[cfg_attr(feature = "schema", schemars(schema_with = "code_schema"))]
     pub code: &'static str,
-    /// How sure the finding is.
+    /// How sure the finding is to be a producer bug.
     pub severity: Severity,
     /// JSON pointer into the diagnosed input, e.g. `/envelopes/5/payload/duration_ms`
     /// or `/snapshot/messages/1/content`.
@@ -93,23 +96,20 @@ pub struct Diagnostic {
     /// What is wrong, for a human.
     pub message: String,
     /// The values the finding rests on (an object; keys depend on the code).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "evidence_schema"))]
     pub evidence: Value,
 }
 
-impl Diagnostic {
-    /// `{code, severity, path, message, evidence}`.
-    ///
-    /// @example
-    /// `{"code": "final_status_missing", "severity": "warning", "path": "/envelopes/2", …}`
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("code", Value::from(self.code)),
-            ("severity", Value::from(self.severity.as_str())),
-            ("path", Value::from(self.path.as_str())),
-            ("message", Value::from(self.message.as_str())),
-            ("evidence", self.evidence.clone()),
-        ])
-    }
+/// One of [`CODES`].
+#[cfg(feature = "schema")]
+fn code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "enum": CODES })
+}
+
+/// Any JSON value (`unknown`): its keys depend on the code.
+#[cfg(feature = "schema")]
+fn evidence_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::from(true)
 }
 
 /// What to diagnose. Every part is optional; detectors that need a missing part

@@ -11,13 +11,15 @@ use crate::json::{child, index};
 use crate::model::read;
 
 /// `allow`, `review` or `block`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum SafetyVerdict {
-    /// `allow`: nothing to act on.
+    /// Nothing to hold back.
     Allow,
-    /// `review`: a person should look.
+    /// A person should look.
     Review,
-    /// `block`: the content must not be shown.
+    /// Held back.
     Block,
 }
 
@@ -32,35 +34,47 @@ impl SafetyVerdict {
     }
 }
 
-/// A safety check's verdict on a step (seed 003).
-#[derive(Clone, Debug, PartialEq)]
+/// A safety verdict on a step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SafetyNote {
-    /// The verdict.
+    /// What to do with the step.
     pub verdict: SafetyVerdict,
-    /// What was checked (`pii`, `toxicity`, …), as the producer names it.
+    /// The producer's category of the concern.
     pub category: String,
 }
 
-/// A source the response cites (seed 003).
-#[derive(Clone, Debug, PartialEq)]
+/// A source a step cites.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Citation {
     /// The citation's label.
     pub label: String,
-    /// Where the source is, when known.
+    /// Where the source is, when the producer says.
     pub url: Option<String>,
     /// Provider-specific reference data, kept verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "any_value"))]
     pub provider_ref: Option<Value>,
 }
 
-/// A step's seed-003 annotations: safety notes, citations and anything else, kept.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Seed-003 annotations (present only when a step has any).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "StepAnnotations"))]
 pub struct Annotations {
-    /// Safety notes, each once.
+    /// Safety verdicts, each once.
     pub safety: Vec<SafetyNote>,
     /// Citations, each once.
     pub citations: Vec<Citation>,
-    /// Other annotation keys, kept verbatim.
+    /// Free-form extras, merged.
     pub extra: Map,
+}
+
+/// Any JSON value (`unknown`).
+#[cfg(feature = "schema")]
+fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::from(true)
 }
 
 impl Annotations {

@@ -19,7 +19,7 @@
 //!   "step":{"annotations":{"safety":[{"verdict":"review","category":"pii"}],"citations":[{"label":"docs","url":"https://example.com"}]}}}"#).unwrap();
 //! let step = &s.view()["executions"][0]["steps"][0];
 //! assert_eq!(step["annotations"]["safety"][0]["verdict"], "review");
-//! assert_eq!(s.collect()["turns"][0]["annotations"]["citations"][0]["label"], "docs");
+//! assert_eq!(s.collect().turns[0].annotations.unwrap().citations[0].label, "docs");
 //! ```
 
 use crate::json::{Map, Value};

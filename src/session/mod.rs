@@ -43,17 +43,16 @@ use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
-use crate::json::obj;
+use crate::model::state::AgentStatus;
 use crate::model::usage::Usage;
+use crate::model::usage::UsageWithTotal;
 use crate::session::apply::{apply, own_step, step_of};
 use crate::session::attribution::{instant, Pending};
 use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
 use crate::session::text::StreamText;
-use crate::session::view::{
-    add_usage, state_status, sub_usage, usage_value_total, Counts, Execution,
-};
+use crate::session::view::{add_usage, agent_status, sub_usage, Counts, Execution, Executions};
 
 /// What one ingest did (`IngestResult` in TypeScript).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -79,6 +78,54 @@ pub enum Rejection {
     ForeignSession,
 }
 
+/// Options of `new Session()`.
+///
+/// @example
+/// ```js
+/// const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionOptions {
+    /// Without one, the first envelope's session is adopted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Bytes of UTF-8 streamed text kept per execution, and of output per
+    /// tool run (default 8 MiB, 8388608). Past it the text is cut at a
+    /// character boundary and the view says `text_truncated: true` with
+    /// `text_dropped_bytes`; chunks past it keep no text, in the view or in
+    /// `toRecording()`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_text_bytes: Option<u64>,
+    /// Milliseconds of silence after which an execution that has not ended is
+    /// marked `stale: true` (its status is left as broadcast). Silence is measured
+    /// with envelope timestamps and the times given to `setNow()`; unset, nothing
+    /// is ever stale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_after_ms: Option<u64>,
+}
+
+impl SessionOptions {
+    /// Reads `{sessionId?, maxTextBytes?, staleAfterMs?}` (`null` is unset);
+    /// errors name the key under `path`.
+    pub fn from_map(m: &Map, path: &str) -> Result<SessionOptions> {
+        crate::model::read::only_keys(m, &["sessionId", "maxTextBytes", "staleAfterMs"], path)?;
+        let session_id = crate::model::read::opt_str(m, "sessionId", path)?.map(str::to_string);
+        let max_text_bytes = match crate::model::read::opt_i64(m, "maxTextBytes", path)? {
+            Some(_) => Some(text::limit_option(m, "maxTextBytes", path)? as u64),
+            None => None,
+        };
+        let stale_after_ms =
+            stale::stale_after_option(m, "staleAfterMs", path)?.map(|n| n.unsigned_abs());
+        Ok(SessionOptions {
+            session_id,
+            max_text_bytes,
+            stale_after_ms,
+        })
+    }
+}
+
 /// What a JSONL batch did.
 #[derive(Clone, Debug, Default)]
 pub struct JsonlOutcome {
@@ -98,51 +145,134 @@ pub struct JsonlOutcome {
 }
 
 impl JsonlOutcome {
-    /// `{applied, duplicates, rejected, errors: [{line, error: {code, path,
-    /// message}}], errorCount, warnings: [{line, warning: {path, code,
-    /// message}}], warningCount}` (the lists hold the first 1,000).
-    pub fn to_value(&self) -> Value {
-        let warnings = self
-            .warnings
-            .iter()
-            .map(|(line, w)| obj([("line", Value::from(*line)), ("warning", w.to_value())]))
-            .collect();
-        obj([
-            ("applied", Value::from(self.applied)),
-            ("duplicates", Value::from(self.duplicates)),
-            ("rejected", Value::from(self.rejected)),
-            ("errors", line_errors(&self.errors)),
-            ("errorCount", Value::from(self.errors.count)),
-            ("warnings", Value::Array(warnings)),
-            ("warningCount", Value::from(self.warning_count)),
-        ])
+    /// The outcome as `ingestJsonl` returns it (the lists hold the first 1,000).
+    pub fn view(&self) -> IngestBatchResult<'_> {
+        IngestBatchResult {
+            applied: self.applied,
+            duplicates: self.duplicates,
+            rejected: self.rejected,
+            errors: LineErrorList(&self.errors),
+            error_count: self.errors.count,
+            warnings: LineWarnings(&self.warnings),
+            warning_count: self.warning_count,
+        }
     }
 }
 
-/// The listed failing lines as `[{line, error}]`.
-pub fn line_errors(errors: &crate::error::LineErrors) -> Value {
-    Value::Array(
-        errors
-            .listed
-            .iter()
-            .map(|(n, e)| line_error(*n, e))
-            .collect(),
-    )
+/// What `ingestJsonl` did; failing lines are listed with their 1-based number.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct IngestBatchResult<'a> {
+    /// Envelopes that changed the view.
+    pub applied: u64,
+    /// Envelopes applied before, ignored.
+    pub duplicates: u64,
+    /// Envelopes of other sessions, not merged.
+    pub rejected: u64,
+    /// The first 1,000 failing lines; `errorCount` counts all of them.
+    pub errors: LineErrorList<'a>,
+    /// How many lines failed.
+    pub error_count: u64,
+    /// Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them.
+    pub warnings: LineWarnings<'a>,
+    /// How many warnings there were.
+    pub warning_count: u64,
 }
 
-/// `{line, error: {code, path, message}}`: a JSONL line that failed.
-pub fn line_error(line: usize, e: &crate::error::SteplineError) -> Value {
-    obj([
-        ("line", Value::from(line)),
-        (
-            "error",
-            obj([
-                ("code", Value::from(e.code.as_str())),
-                ("path", e.path.as_deref().map_or(Value::Null, Value::from)),
-                ("message", Value::from(e.message.as_str())),
-            ]),
-        ),
-    ])
+/// A JSONL line that failed: its 1-based number and why.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LineError<'a> {
+    /// The line's 1-based number.
+    pub line: usize,
+    /// Why it failed.
+    pub error: ErrorInfo<'a>,
+}
+
+/// A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ErrorInfo<'a> {
+    /// The error's code (a `SteplineErrorCode`).
+    pub code: &'static str,
+    /// JSON pointer of what was wrong, when the error has one.
+    pub path: Option<&'a str>,
+    /// What was wrong, for a person.
+    pub message: &'a str,
+}
+
+impl<'a> ErrorInfo<'a> {
+    /// `e` as data.
+    pub fn of(e: &'a crate::error::SteplineError) -> ErrorInfo<'a> {
+        ErrorInfo {
+            code: e.code.as_str(),
+            path: e.path.as_deref(),
+            message: &e.message,
+        }
+    }
+}
+
+/// The listed failing lines, written as [`LineError`]s.
+#[derive(Clone, Copy, Debug)]
+pub struct LineErrorList<'a>(pub &'a crate::error::LineErrors);
+
+impl serde::Serialize for LineErrorList<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.listed.iter().map(|(line, e)| LineError {
+            line: *line,
+            error: ErrorInfo::of(e),
+        }))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LineErrorList<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LineErrorList".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<LineError<'static>>>::json_schema(g)
+    }
+}
+
+/// A warning of a JSONL line: its 1-based number and the warning.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LineWarning<'a> {
+    /// The line's 1-based number.
+    pub line: usize,
+    /// What the line held that was kept but not understood.
+    pub warning: &'a Warning,
+}
+
+/// The listed warnings of a batch, written as [`LineWarning`]s.
+#[derive(Clone, Copy, Debug)]
+pub struct LineWarnings<'a>(pub &'a [(usize, Warning)]);
+
+impl serde::Serialize for LineWarnings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|(line, warning)| LineWarning {
+            line: *line,
+            warning,
+        }))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for LineWarnings<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LineWarnings".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<LineWarning<'static>>>::json_schema(g)
+    }
 }
 
 /// One session's live view, built from its envelopes.
@@ -184,7 +314,7 @@ pub struct Session {
     /// Rejected envelopes per foreign session id.
     foreign: BTreeMap<String, u64>,
     /// The first 1,000 warnings, and how many there were.
-    warnings: Vec<Value>,
+    warnings: Vec<SessionWarning>,
     warning_count: u64,
     dirty: Dirty,
     /// What the executions' producer totals add to `usage_total`'s sum.
@@ -200,6 +330,20 @@ impl Default for Session {
 }
 
 impl Session {
+    /// A session with `options` (see [`SessionOptions`]).
+    pub fn with_options(options: &SessionOptions) -> Session {
+        let limit = options.max_text_bytes.map_or(DEFAULT_TEXT_LIMIT, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+        let mut s = Session::with_text_limit(options.session_id.clone(), limit);
+        s.set_stale_after(
+            options
+                .stale_after_ms
+                .map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+        );
+        s
+    }
+
     /// A session for `session_id`; with `None` the first envelope's session is adopted.
     pub fn new(session_id: Option<String>) -> Session {
         Session::with_text_limit(session_id, DEFAULT_TEXT_LIMIT)
@@ -605,12 +749,11 @@ impl Session {
             if self.warnings.len() < LISTED {
                 // Named by the envelope it came from: its path alone is
                 // relative to an envelope the view does not otherwise name.
-                let mut named = w.to_value();
-                if let Value::Object(m) = &mut named {
-                    m.insert("type", Value::from(kind));
-                    m.insert("timestamp", ts.map_or(Value::Null, Value::from));
-                }
-                self.warnings.push(named);
+                self.warnings.push(SessionWarning {
+                    warning: w.clone(),
+                    kind: kind.to_string(),
+                    timestamp: ts.map(str::to_string),
+                });
             }
             self.warning_count += 1;
         }
@@ -686,46 +829,90 @@ impl Session {
             .saturating_add(self.usage_total_extra)
     }
 
-    /// Top-level fields of the view (no executions).
-    pub fn header_value(&self) -> Value {
+    /// Top-level fields of the view (no warnings, no executions).
+    pub fn header(&self) -> SessionHeader<'_> {
         let status = self.status();
-        let usage = self.usage_total;
-        let foreign: Map = self
-            .foreign
-            .iter()
-            .map(|(k, n)| (k.clone(), Value::from(*n)))
-            .collect();
-        obj([
-            (
-                "session_id",
-                self.session_id.as_deref().map_or(Value::Null, Value::from),
-            ),
-            ("status", status.map_or(Value::Null, Value::from)),
-            (
-                "state_status",
-                status
-                    .and_then(state_status)
-                    .map_or(Value::Null, Value::from),
-            ),
-            ("usage", usage_value_total(&usage, self.usage_total_value())),
-            ("counts", self.counts.to_value()),
-            ("rejected_sessions", Value::Object(foreign)),
-            ("warning_count", Value::from(self.warning_count)),
-        ])
+        SessionHeader {
+            session_id: self.session_id.as_deref(),
+            status,
+            state_status: status.and_then(agent_status),
+            usage: UsageWithTotal::new(&self.usage_total, self.usage_total_value()),
+            counts: self.counts,
+            rejected_sessions: &self.foreign,
+            warning_count: self.warning_count,
+        }
     }
 
-    /// The whole view as one value (what `getSnapshot()` shows in JS).
-    pub fn view(&self) -> Value {
-        let mut v = self.header_value();
-        if let Value::Object(m) = &mut v {
-            m.insert("warnings", Value::Array(self.warnings.clone()));
-            m.insert(
-                "executions",
-                Value::Array(self.executions.iter().map(Execution::to_value).collect()),
-            );
-        }
-        v
+    /// The warnings listed so far (the first 1,000).
+    pub fn warnings(&self) -> &[SessionWarning] {
+        &self.warnings
     }
+
+    /// The whole view as the JS side shows it (`getSnapshot()`).
+    pub fn shape(&self) -> SessionView<'_> {
+        SessionView {
+            header: self.header(),
+            warnings: &self.warnings,
+            executions: Executions(&self.executions),
+        }
+    }
+
+    /// The whole view as one value (for Rust callers and tests).
+    pub fn view(&self) -> Value {
+        crate::json::to_value_of(&self.shape())
+    }
+}
+
+/// The live view (immutable; unchanged parts are shared between snapshots).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionView<'a> {
+    /// The session's own fields.
+    #[serde(flatten)]
+    pub header: SessionHeader<'a>,
+    /// The first 1,000 warnings, each with the type and timestamp of the
+    /// envelope it came from; `warning_count` counts all.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub warnings: &'a [SessionWarning],
+    /// The executions in order of first arrival.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub executions: Executions<'a>,
+}
+
+/// The session's own fields: the [`SessionView`] without its warnings and
+/// executions (what a live patch diffs field by field).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionHeader<'a> {
+    /// The session followed (`null` until an envelope names one).
+    pub session_id: Option<&'a str>,
+    /// The latest execution's broadcast status.
+    pub status: Option<&'a str>,
+    /// The state's own status for `status`.
+    pub state_status: Option<AgentStatus>,
+    /// Tokens summed over the executions.
+    pub usage: UsageWithTotal,
+    /// What ingest did so far.
+    pub counts: Counts,
+    /// Rejected envelopes per foreign session id.
+    pub rejected_sessions: &'a BTreeMap<String, u64>,
+    /// How many warnings there were.
+    pub warning_count: u64,
+}
+
+/// A warning in a session's view: `path` is inside the envelope named by
+/// `type` and `timestamp` (the view does not otherwise name it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionWarning {
+    /// What was not understood.
+    #[serde(flatten)]
+    pub warning: Warning,
+    /// The envelope's type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The envelope's timestamp.
+    pub timestamp: Option<String>,
 }
 
 /// The content of an envelope for redelivery checks, or `None` when the

@@ -13,7 +13,7 @@
 //!     log.ingest_text(&line).unwrap();
 //! }
 //! assert_eq!(log.sessions().map(|(id, _)| id).collect::<Vec<_>>(), ["a", "b"]);
-//! assert_eq!(log.summary()["by_status"]["completed"], 1);
+//! assert_eq!(log.summary().by_status["completed"], 1);
 //! let back = RunLog::load(&log.save()).unwrap();
 //! assert_eq!(back.summary(), log.summary());
 //! ```
@@ -25,13 +25,13 @@ use crate::json::{Map, Value};
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::error::SteplineError;
-use crate::json::obj;
 use crate::model::usage::Usage;
-use crate::session::line_errors;
+use crate::model::usage::UsageWithTotal;
 use crate::session::recording::{
     at_line, expected, lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
-use crate::session::view::{add_usage, usage_value_total, Execution, ToolStatus};
+use crate::session::view::{add_usage, Execution, ToolStatus};
+use crate::session::LineErrorList;
 use crate::session::{IngestOutcome, Session};
 
 /// Sessions keyed by session id, in first-seen order.
@@ -70,17 +70,33 @@ pub struct BatchOutcome {
 }
 
 impl BatchOutcome {
-    /// `{applied, duplicates, snapshots, errors: [{line, error}], errorCount}`
-    /// (`errors` lists the first 1,000).
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("applied", Value::from(self.applied)),
-            ("duplicates", Value::from(self.duplicates)),
-            ("snapshots", Value::from(self.snapshots)),
-            ("errors", line_errors(&self.errors)),
-            ("errorCount", Value::from(self.errors.count)),
-        ])
+    /// The outcome as `RunLog.ingestJsonl` returns it (`errors` lists the first 1,000).
+    pub fn view(&self) -> RunLogBatchResult<'_> {
+        RunLogBatchResult {
+            applied: self.applied,
+            duplicates: self.duplicates,
+            snapshots: self.snapshots,
+            errors: LineErrorList(&self.errors),
+            error_count: self.errors.count,
+        }
     }
+}
+
+/// What `RunLog.ingestJsonl` did.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RunLogBatchResult<'a> {
+    /// Envelopes that changed a session.
+    pub applied: usize,
+    /// Envelopes seen before (kept for `save`, changing nothing).
+    pub duplicates: usize,
+    /// Snapshot lines kept.
+    pub snapshots: usize,
+    /// The first 1,000 failing lines; `errorCount` counts all of them.
+    pub errors: LineErrorList<'a>,
+    /// How many lines failed.
+    pub error_count: u64,
 }
 
 impl RunLog {
@@ -260,7 +276,7 @@ impl RunLog {
     ///   occurred), `null` when there is none.
     /// - `run_errors` counts executions that failed (status `failed`, or a
     ///   seed-003 `agent.run.failed`).
-    pub fn summary(&self) -> Value {
+    pub fn summary(&self) -> RunLogSummary {
         let mut t = Tally::default();
         for (_, s) in &self.sessions {
             bump(&mut t.by_status, s.status().unwrap_or("unknown"), 1);
@@ -270,7 +286,7 @@ impl RunLog {
                 t.execution(e);
             }
         }
-        t.into_value(self.sessions.len())
+        t.into_summary(self.sessions.len())
     }
 
     /// Takes one line; a header's per-session notes are returned, to be
@@ -445,53 +461,126 @@ impl<'a> Tally<'a> {
         }
     }
 
-    fn into_value(self, sessions: usize) -> Value {
-        let counts =
-            |m: Counts| Value::Object(m.into_iter().map(|(k, n)| (k, Value::from(n))).collect());
+    fn into_summary(self, sessions: usize) -> RunLogSummary {
         let failed = self.tools_failed;
-        let tools = self.tools.into_iter().map(|(name, count)| {
-            let v = obj([
-                ("count", Value::from(count)),
-                (
-                    "failed",
-                    Value::from(failed.get(&name).copied().unwrap_or(0)),
-                ),
-            ]);
-            (name, v)
-        });
-        obj([
-            ("sessions", Value::from(sessions)),
-            ("by_status", counts(self.by_status)),
-            ("by_stop_reason", counts(self.by_stop_reason)),
-            ("executions", Value::from(self.executions)),
-            ("steps", Value::from(self.steps)),
-            ("tool_calls", Value::Object(tools.collect())),
-            (
-                "tokens",
-                usage_value_total(
-                    &self.usage,
-                    self.usage.total().saturating_add(self.usage_total_extra),
-                ),
+        let tool_calls = self
+            .tools
+            .into_iter()
+            .map(|(name, count)| {
+                let failed = failed.get(&name).copied().unwrap_or(0);
+                (name, ToolCallCounts { count, failed })
+            })
+            .collect();
+        RunLogSummary {
+            sessions,
+            by_status: self.by_status,
+            by_stop_reason: self.by_stop_reason,
+            executions: self.executions,
+            steps: self.steps,
+            tool_calls,
+            tokens: UsageWithTotal::new(
+                &self.usage,
+                self.usage.total().saturating_add(self.usage_total_extra),
             ),
-            (
-                "durations",
-                obj([
-                    ("step_ms", percentiles(self.step_ms)),
-                    ("tool_ms", percentiles(self.tool_ms)),
-                ]),
-            ),
-            (
-                "errors",
-                obj([
-                    ("steps_with_errors", Value::from(self.steps_with_errors)),
-                    ("failed_tools", Value::from(self.failed_tools)),
-                    ("run_errors", Value::from(self.run_errors)),
-                ]),
-            ),
-            ("duplicates", Value::from(self.duplicates)),
-            ("rejected", Value::from(self.rejected)),
-        ])
+            durations: RunLogDurations {
+                step_ms: percentiles(self.step_ms),
+                tool_ms: percentiles(self.tool_ms),
+            },
+            errors: RunLogErrors {
+                steps_with_errors: self.steps_with_errors,
+                failed_tools: self.failed_tools,
+                run_errors: self.run_errors,
+            },
+            duplicates: self.duplicates,
+            rejected: self.rejected,
+        }
     }
+}
+
+/// `RunLog.summary()`, computed on each call.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunLogSummary {
+    /// How many sessions the log holds.
+    pub sessions: usize,
+    /// Sessions by their latest broadcast status (`unknown` before any).
+    pub by_status: BTreeMap<String, u64>,
+    /// Executions by the `stop_reason` of their last step's streamed
+    /// continuation, else by their broadcast status, else `unknown`.
+    pub by_stop_reason: BTreeMap<String, u64>,
+    /// How many executions (turns) the sessions hold.
+    pub executions: u64,
+    /// How many steps the executions hold.
+    pub steps: u64,
+    /// Tool calls by tool name.
+    pub tool_calls: BTreeMap<String, ToolCallCounts>,
+    /// Tokens over every session.
+    pub tokens: UsageWithTotal,
+    /// The steps' and tools' numeric `duration_ms`.
+    pub durations: RunLogDurations,
+    /// Steps with errors, failed tools and failed executions.
+    pub errors: RunLogErrors,
+    /// Redeliveries, over every session.
+    pub duplicates: u64,
+    /// Envelopes a session rejected (another session's).
+    pub rejected: u64,
+}
+
+/// Calls of one tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ToolCallCounts {
+    /// How many runs of the tool.
+    pub count: u64,
+    /// How many of them failed.
+    pub failed: u64,
+}
+
+/// The durations of [`RunLogSummary`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunLogDurations {
+    /// Of the steps.
+    pub step_ms: DurationStats,
+    /// Of the tool runs.
+    pub tool_ms: DurationStats,
+}
+
+/// The errors of [`RunLogSummary`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunLogErrors {
+    /// Steps whose type is `error`.
+    pub steps_with_errors: u64,
+    /// Tool runs that failed.
+    pub failed_tools: u64,
+    /// Executions that failed (status `failed`, or a seed-003 `agent.run.failed`).
+    pub run_errors: u64,
+}
+
+/// Percentiles by nearest rank over the values seen (`null` when none):
+/// the value at 1-based rank ⌈p·n/100⌉ of the sorted list, so always a
+/// value that occurred, in its JSON form.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct DurationStats {
+    /// The median.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub p50: Option<Value>,
+    /// The 95th percentile.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub p95: Option<Value>,
+    /// The largest.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub max: Option<Value>,
+    /// How many values there were.
+    pub count: usize,
+}
+
+/// A duration in milliseconds, or `null`.
+#[cfg(feature = "schema")]
+fn duration_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["number", "null"] })
 }
 
 /// Why an execution stopped: its last step's streamed continuation, else
@@ -513,18 +602,18 @@ fn stop_reason(e: &Execution) -> &str {
     })
 }
 
-/// `{p50, p95, max, count}` by nearest rank; the values keep their JSON form.
-fn percentiles(mut list: Vec<&Value>) -> Value {
+/// [`DurationStats`] by nearest rank; the values keep their JSON form.
+fn percentiles(mut list: Vec<&Value>) -> DurationStats {
     let num = |v: &Value| v.as_f64().unwrap_or(0.0);
     crate::sort::stable_sort_by_key(&mut list, |v| crate::sort::total_order_key(num(v)));
     let rank = |p: usize| {
         let r = (p * list.len()).div_ceil(100).max(1);
-        list.get(r - 1).map_or(Value::Null, |v| (*v).clone())
+        list.get(r - 1).map(|v| (*v).clone())
     };
-    obj([
-        ("p50", rank(50)),
-        ("p95", rank(95)),
-        ("max", rank(100)),
-        ("count", Value::from(list.len())),
-    ])
+    DurationStats {
+        p50: rank(50),
+        p95: rank(95),
+        max: rank(100),
+        count: list.len(),
+    }
 }

@@ -26,10 +26,6 @@ pub const DEFAULT_TEXT_LIMIT: usize = 8 * 1024 * 1024;
 /// whole-number option is: a fraction is `invalid_type`, a whole number out
 /// of range (negative, or beyond 2^63) `out_of_range`; a limit beyond the
 /// address space means no limit.
-#[cfg_attr(
-    not(target_arch = "wasm32"),
-    expect(dead_code, reason = "read by the wasm Session's options")
-)]
 pub fn limit_option(m: &crate::json::Map, key: &str, path: &str) -> crate::error::Result<usize> {
     match crate::model::read::opt_i64(m, key, path)? {
         None => Ok(DEFAULT_TEXT_LIMIT),

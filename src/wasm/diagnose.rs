@@ -6,12 +6,6 @@ use wasm_bindgen::prelude::*;
 use super::convert::{from_js, out};
 use super::session::Session;
 
-#[wasm_bindgen(typescript_custom_section)]
-const SESSION_DIAGNOSE_TYPES: &'static str = r#"
-/** What `Session.diagnose` reads besides the session's own envelopes. */
-export type SessionDiagnoseOptions = Omit<DiagnoseInput, "envelopes">;
-"#;
-
 /// Looks for the producer bugs the design documents describe, each with a
 /// `code`, `severity`, JSON-pointer `path`, `message` and `evidence`: tool
 /// arguments in assistant content, inverted step timing, durations that
@@ -31,10 +25,7 @@ export type SessionDiagnoseOptions = Omit<DiagnoseInput, "envelopes">;
 pub fn diagnose(
     #[wasm_bindgen(unchecked_param_type = "DiagnoseInput | string")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    out(from_js(&input, "the diagnose input").and_then(|v| {
-        crate::lint::diagnose_value(&v)
-            .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
-    }))
+    out(from_js(&input, "the diagnose input").and_then(|v| crate::lint::diagnose_value(&v)))
 }
 
 #[wasm_bindgen]
@@ -64,12 +55,6 @@ impl Session {
             Some(o) if !o.is_null() => from_js(&o, "the diagnose options"),
             _ => Ok(Value::Null),
         };
-        out(options.and_then(|o| {
-            self.inner
-                .borrow()
-                .core
-                .diagnose(&o)
-                .map(|found| Value::Array(found.iter().map(|d| d.to_value()).collect()))
-        }))
+        out(options.and_then(|o| self.inner.borrow().core.diagnose(&o)))
     }
 }

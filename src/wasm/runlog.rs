@@ -1,9 +1,8 @@
 //! `RunLog`: many sessions at once, with summaries and recordings. Full package only.
 
-use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{envelope_text, from_js, out, string_arg, to_js};
+use super::convert::{envelope_text, from_js, out, string_arg, to_js_of};
 use super::errors::to_js_error;
 
 /// Many sessions at once (parallel workers, many users): envelopes are
@@ -48,7 +47,7 @@ impl RunLog {
         #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
     ) -> Result<JsValue, JsValue> {
         let text = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
-        to_js(&self.core.ingest_jsonl(&text).to_value())
+        to_js_of(&self.core.ingest_jsonl(&text).view())
     }
 
     /// Keeps a final snapshot of a session (saved with the log).
@@ -67,16 +66,15 @@ impl RunLog {
     /// Every session's view, in first-seen order.
     #[wasm_bindgen(unchecked_return_type = "SessionView[]")]
     pub fn sessions(&self) -> Result<JsValue, JsValue> {
-        to_js(&Value::Array(
-            self.core.sessions().map(|(_, s)| s.view()).collect(),
-        ))
+        let views: Vec<_> = self.core.sessions().map(|(_, s)| s.shape()).collect();
+        to_js_of(&views)
     }
 
     /// Sessions by status and stop reason, steps, tool calls by name with
     /// failures, tokens, step and tool durations (p50, p95, max), errors.
     #[wasm_bindgen(unchecked_return_type = "RunLogSummary")]
     pub fn summary(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.core.summary())
+        to_js_of(&self.core.summary())
     }
 
     /// The log as JSONL: a header, every envelope as received in arrival

@@ -9,10 +9,9 @@ use crate::json::Value;
 use js_sys::{Array, Function, Object};
 use wasm_bindgen::prelude::*;
 
-use crate::model::read;
-use crate::session::{IngestOutcome, Rejection, Session as Core};
+use crate::session::{IngestOutcome, Rejection, Session as Core, SessionOptions};
 
-use super::convert::{envelope_text, options, string_arg, to_js, to_js_of};
+use super::convert::{envelope_text, options_map, string_arg, to_js, to_js_of};
 use super::errors::to_js_error;
 use super::types::SessionOptionsArg;
 
@@ -85,22 +84,10 @@ impl Session {
     /// ```
     #[wasm_bindgen(constructor)]
     pub fn new(options_arg: Option<SessionOptionsArg>) -> Result<Session, JsValue> {
-        let opts = options(
-            &options_arg.map(JsValue::from),
-            &["sessionId", "maxTextBytes", "staleAfterMs"],
-        )
-        .map_err(to_js_error)?;
-        let id = read::opt_str(&opts, "sessionId", "/options")
-            .map_err(to_js_error)?
-            .map(str::to_string);
-        let limit = crate::session::text::limit_option(&opts, "maxTextBytes", "/options")
+        let opts = options_map(&options_arg.map(JsValue::from))
+            .and_then(|m| SessionOptions::from_map(&m, "/options"))
             .map_err(to_js_error)?;
-        let stale_after =
-            crate::session::stale::stale_after_option(&opts, "staleAfterMs", "/options")
-                .map_err(to_js_error)?;
-        let mut core = Core::with_text_limit(id, limit);
-        core.set_stale_after(stale_after);
-        Ok(Session::with_core(core, Vec::new()))
+        Ok(Session::with_core(Core::with_options(&opts), Vec::new()))
     }
 
     /// Tells the session the time, as Unix epoch milliseconds (`Date.now()`)
@@ -178,7 +165,7 @@ impl Session {
             outcome
         };
         self.notify();
-        to_js(&outcome.to_value())
+        to_js_of(&outcome.view())
     }
 
     /// The current view as an immutable object. Consecutive calls without an
@@ -229,7 +216,7 @@ impl Session {
     /// The seed-003 response `{ turns, final_output }` from what was streamed.
     #[wasm_bindgen(unchecked_return_type = "CollectedResponse")]
     pub fn collect(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.borrow().core.collect())
+        to_js_of(&self.inner.borrow().core.collect())
     }
 
     /// The session as a JSONL recording: a header line, then every applied

@@ -37,13 +37,6 @@ export interface ToolExecution {
   durationMs: number;
 }
 
-/** Seed-003 annotations (present only when a step has any). */
-export interface StepAnnotations {
-  safety: { verdict: "allow" | "review" | "block"; category: string }[];
-  citations: { label: string; url: string | null; provider_ref?: unknown }[];
-  extra: PhpMap;
-}
-
 /** One agent step with stepline's derived values. */
 export interface AgentStep {
   stepInfo: { id: string; createdAt: string };
@@ -229,157 +222,6 @@ extern "C" {
 
 #[wasm_bindgen(typescript_custom_section)]
 const SESSION_TYPES: &'static str = r#"
-/**
- * Options of `new Session()`.
- * - `sessionId`: without one, the first envelope's session is adopted.
- * - `maxTextBytes`: bytes of UTF-8 streamed text kept per execution, and of
- *   output per tool run (default 8 MiB, 8388608). Past it the text is cut at a
- *   character boundary and the view says `text_truncated: true` with
- *   `text_dropped_bytes`; chunks past it keep no text, in the view or in
- *   `toRecording()`.
- *
- * @example
- * ```js
- * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
- * ```
- */
-export interface SessionOptions {
-  sessionId?: string;
-  maxTextBytes?: number;
-  /**
-   * Milliseconds of silence after which an execution that has not ended is
-   * marked `stale: true` (its status is left as broadcast). Silence is measured
-   * with envelope timestamps and the times given to `setNow()`; unset, nothing
-   * is ever stale.
-   */
-  staleAfterMs?: number;
-}
-
-/** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
-export interface IngestBatchResult {
-  applied: number;
-  duplicates: number;
-  rejected: number;
-  /** The first 1,000 failing lines; `errorCount` counts all of them. */
-  errors: { line: number; error: { code: string; path: string; message: string } }[];
-  errorCount: number;
-  /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
-  warnings: { line: number; warning: EnvelopeWarning }[];
-  warningCount: number;
-}
-
-/** One tool call of a step, assembled from its events in any order. */
-export interface ToolRunView {
-  name: string;
-  call_id: string | null;
-  status: "running" | "succeeded" | "failed";
-  args_summary: string | null;
-  args: unknown;
-  started_at: string | null;
-  completed_at: string | null;
-  error: string | null;
-  duration_ms: number | null;
-  result_summary: string | null;
-  output: string;
-  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
-  output_dropped_bytes: number;
-  /** Which halves arrived; a missing one is a lost event or still to come. */
-  seen: { started: boolean; completed: boolean };
-  /**
-   * How the run was placed in its step: `"step_number"` (its events carried
-   * it), `"timestamp"` (inside the step's started..completed interval), or
-   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
-   * step has not arrived yet: the step last started when it arrived).
-   */
-  attribution: "step_number" | "timestamp" | "arrival";
-}
-
-/** One step as streamed. Fields stay `null` until an event says them. */
-export interface StepView {
-  number: number;
-  step_id: string | null;
-  type: StepType | null;
-  started_at: string | null;
-  completed_at: string | null;
-  duration_ms: number | null;
-  message_count: number | null;
-  tools_available: number | null;
-  has_tool_calls: boolean | null;
-  finish_reason: string | null;
-  usage: UsageWithTotal | null;
-  errors: number | null;
-  error: string | null;
-  continuation: { should_continue: boolean; stop_reason: string | null; resolved_by: string | null; evaluations: unknown } | null;
-  tools: ToolRunView[];
-  text: string;
-  seen: { started: boolean; completed: boolean };
-  /** Seed-003 annotations of the step and its events (`null` when none). */
-  annotations: StepAnnotations | null;
-  /** The step's inference failed and the producer recorded no step for it (v2.7). */
-  attempt_failed: boolean;
-}
-
-/** One user turn: an `execution_id`, or a new turn under the same id. */
-export interface ExecutionView {
-  execution_id: string | null;
-  status: string | null;
-  state_status: AgentStatus | null;
-  first_at: string | null;
-  last_at: string | null;
-  usage: UsageWithTotal;
-  stream_complete: boolean;
-  final_answer: string | null;
-  error: string | null;
-  /** Step numbers below the highest seen that never arrived (the first 1,000). */
-  missing_steps: number[];
-  missing_step_count: number;
-  /**
-   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
-   * `maxTextBytes` dropped text, only those below the highest chunk kept.
-   */
-  missing_chunks: number[];
-  missing_chunk_count: number;
-  /** The streamed text reached `maxTextBytes`: `text` is its start. */
-  text_truncated: boolean;
-  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
-  text_dropped_bytes: number;
-  steps: readonly StepView[];
-  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
-  text: string;
-  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
-  error_message: string | null;
-  /** `agent.status` `last_response` (the latest non-null one). */
-  last_response: string | null;
-  /** The producer's own step count from `agent.status` (seed 000). */
-  step_count: number | null;
-  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
-  resumed: boolean;
-  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
-  stale: boolean;
-  /** The word the producer closed an ended run with (v2.7's `stopped` after `completed`/`failed`); `status` says how it ended. */
-  closing_status: string | null;
-  /** The last step, started but never run (a v2.7 guard or cancel stopped the run first); not a lost event. */
-  never_ran_step: number | null;
-  /** The most telling dialect of the execution's envelopes. */
-  dialect: EnvelopeDialect;
-  /** Stream chunks that were raw provider frames (kept out of `text`; see `raw_provider_frames_in_stream`). */
-  provider_frames: number;
-}
-
-/** The live view (immutable; unchanged parts are shared between snapshots). */
-export interface SessionView {
-  session_id: string | null;
-  status: string | null;
-  state_status: AgentStatus | null;
-  usage: UsageWithTotal;
-  counts: { applied: number; duplicates: number; rejected: number };
-  rejected_sessions: Record<string, number>;
-  /** The first 1,000 warnings, each with the type and timestamp of the envelope it came from; `warning_count` counts all. */
-  warnings: readonly SessionWarning[];
-  warning_count: number;
-  executions: readonly ExecutionView[];
-}
-
 /** One disagreement between the stream and the final snapshot. */
 export interface Difference {
   kind: "missing_step" | "extra_step" | "step_not_completed" | "field_mismatch" | "tool_call_missing"
@@ -462,70 +304,6 @@ export interface ReconciledView extends Omit<SessionView, "executions"> { execut
  */
 export interface ReconcileReport { consistent: boolean; differences: Difference[]; window: SnapshotWindow; view: ReconciledView }
 
-/** Seed 003's response shape, collected from the events. */
-export interface CollectedResponse {
-  turns: {
-    step_id: string | null;
-    step_number: number;
-    execution_id: string | null;
-    timestamp: string | null;
-    llm_response: { text: string; finish_reason: string | null; usage: UsageWithTotal | null };
-    tool_results: {
-      call: { id: string | null; name: string; arguments: unknown }; output: string; error: string | null;
-      result_summary: string | null; duration_ms: number | null;
-    }[];
-    error: string | null;
-    annotations: StepAnnotations | null;
-  }[];
-  final_output: string;
-}
-
-/** What `RunLog.ingestJsonl` did. */
-export interface RunLogBatchResult {
-  applied: number;
-  duplicates: number;
-  snapshots: number;
-  /** The first 1,000 failing lines; `errorCount` counts all of them. */
-  errors: { line: number; error: { code: string; path: string; message: string } }[];
-  errorCount: number;
-}
-
-/** Percentiles by nearest rank over the values seen (`null` when none). */
-export interface DurationStats { p50: number | null; p95: number | null; max: number | null; count: number }
-
-/** `RunLog.summary()`, computed on each call. */
-export interface RunLogSummary {
-  sessions: number;
-  by_status: Record<string, number>;
-  by_stop_reason: Record<string, number>;
-  executions: number;
-  steps: number;
-  tool_calls: Record<string, { count: number; failed: number }>;
-  tokens: UsageWithTotal;
-  durations: { step_ms: DurationStats; tool_ms: DurationStats };
-  errors: { steps_with_errors: number; failed_tools: number; run_errors: number };
-  duplicates: number;
-  rejected: number;
-}
-
-/** A producer bug found by `diagnose`. */
-export interface Diagnostic {
-  code: "tool_args_in_content" | "step_timing_inverted" | "step_timing_from_creation" | "duration_inconsistent"
-    | "time_limit_from_session_start" | "final_status_missing" | "tool_results_not_excluded"
-    | "secret_in_state" | "raw_provider_frames_in_stream";
-  severity: "error" | "warning";
-  path: string;
-  message: string;
-  evidence: unknown;
-}
-
-/** What `diagnose` reads: envelopes, a slim snapshot, a full state, and the snapshot's options. */
-export interface DiagnoseInput {
-  envelopes?: (Envelope | object)[];
-  snapshot?: SlimSnapshot | null;
-  state?: object | null;
-  includeToolResults?: boolean;
-}
 "#;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -611,15 +389,6 @@ export type Envelope =
   | EnvelopeBase<"agent.step.failed", StepFailedPayload>
   | EnvelopeBase<"agent.run.completed", RunCompletedPayload>
   | EnvelopeBase<"agent.run.failed", RunFailedPayload>;
-
-/**
- * Which producer's dialect an envelope is in, decided from what it carries: `"instructor"` is a
- * shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which).
- */
-export type EnvelopeDialect = "instructor" | "v1.22" | "v2" | "seed-000" | "seed-003";
-
-/** A warning in a session's view: `path` is inside the envelope named by `type` and `timestamp`. */
-export interface SessionWarning extends EnvelopeWarning { type: string; timestamp: string | null }
 
 export type TryDecodeResult =
   | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[]; dialect: EnvelopeDialect }

@@ -2,557 +2,43 @@
 
 /** `in_progress`, `completed` or `failed`. */
 export type AgentStatus = "in_progress" | "completed" | "failed";
+/** How a tool run was placed in its step (the view's `attribution`). */
+export type Attribution = "step_number" | "timestamp" | "arrival";
+/** `allow`, `review` or `block`. */
+export type SafetyVerdict = "allow" | "review" | "block";
+/** How sure a finding is to be a producer bug. */
+export type Severity = "error" | "warning";
 /**
- * Normalised finish reason (the producer's `InferenceFinishReason::fromText`
- * of the provider's value).
+ * Which producer's dialect an envelope is in, decided from what it carries:
+ * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
+ * run's other envelopes tell which).
  */
-export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
-/** An ordered list of tool calls. */
-export type ToolCalls = ToolCall[];
+export type EnvelopeDialect = "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2";
 /** Why an envelope was not merged into a session. */
 export type Rejection = "foreign_session";
-/** A message's content as written: its text, or its parts when composite. */
-export type MessageContent = string | ContentPart[];
-/** The provider of a payload. */
-export type Provider = "openai";
-/** A map as PHP writes it: an empty one is `[]`. */
-export type PhpMap =
-  | {
-      [k: string]: unknown | undefined;
-    }
-  | [];
-/**
- * A chat role. Unknown role strings are kept on the message but read as `user`
- * (the producer reads role strings exactly, case-sensitive).
- */
-export type Role = "system" | "developer" | "user" | "assistant" | "tool";
-/** A preset of [`SlimOptions`]. */
-export type SlimPreset = "minimal" | "standard" | "full";
 /** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
 export type StepType = "error" | "tool_execution" | "final_response";
+/** Where a tool run stands. */
+export type ToolStatus = "running" | "succeeded" | "failed";
 
-/** One content part of a composite message: `type` and the part's own fields. */
-export interface ContentPart {
-  /** `text`, `image_url`, or the provider's own kind. */
-  type: string;
-  /** The text of a `text` part. */
-  text?: string;
-  /** The image of an `image_url` part. */
-  image_url?: {
-    url: string;
-  };
-  [k: string]: unknown | undefined;
+/** A source a step cites. */
+export interface Citation {
+  /** The citation's label. */
+  label: string;
+  /** Where the source is, when the producer says. */
+  url: string | null;
+  /** Provider-specific reference data, kept verbatim. */
+  provider_ref?: unknown;
 }
 
-/** A non-fatal finding: something kept but not understood. */
-export interface EnvelopeWarning {
-  /** JSON pointer of what was not understood, within the envelope. */
-  path: string;
-  /** `unknown_type` or `unknown_field`. */
-  code: "unknown_type" | "unknown_field";
-  /** What was kept, for a person. */
-  message: string;
-}
-
-/** The producer's bugs `normalizeInferenceResponse` can reproduce. */
-export interface InferenceCompat {
-  /** Reproduce the reference bug: empty content falls back to the first tool call's arguments. */
-  toolArgsAsContent?: boolean | null;
-}
-
-/**
- * The producer's `InferenceResponse`: the model's text, tool calls, finish
- * reason (the provider's raw string) and usage.
- */
-export interface InferenceResponseData {
-  /** The model's text. */
-  content: string;
-  /** The provider's finish reason exactly as stored (normalise with [`Self::finish_reason`]). */
-  finishReason: string;
-  /** The tool calls the model asked for. */
-  toolCalls: ToolCalls;
-  /** The model's reasoning text, when the provider returns it. */
-  reasoningContent: string;
-  /** Token usage of this inference. */
-  usage: Usage;
-  /** The HTTP response it came from. */
-  responseData: ResponseData;
-  /** A partial (streamed, unfinished) response. */
-  isPartial: boolean;
-  /** The response's id. */
-  id: string;
-  /** When the response was created (ATOM). */
-  createdAt: string;
-  /** When the response was last updated (ATOM). */
-  updatedAt: string;
-}
-
-/**
- * A requested tool call, as the producer's `toArray` writes it (in that
- * order). `arguments` is `[]` when empty (PHP).
- */
-export interface ToolCall {
-  /** The tool's name. */
-  name: string;
-  /** The decoded arguments: an object, or `[]` when there are none. */
-  arguments:
-    | {
-        [k: string]: unknown | undefined;
-      }
-    | unknown[];
-  /** The provider's call id. */
-  id: string;
-}
-
-/**
- * Token usage of one inference (or a sum of them), as the producer's
- * `toArray` writes it.
- */
-export interface Usage {
-  /** Input (prompt) tokens. */
-  input: number;
-  /** Output (completion) tokens, without reasoning. */
-  output: number;
-  /** Tokens written to the provider's cache. */
-  cacheWrite: number;
-  /** Tokens read from the provider's cache. */
-  cacheRead: number;
-  /** Reasoning tokens. */
-  reasoning: number;
-}
-
-/** The HTTP response an inference came from (the producer's `HttpResponse`). */
-export interface ResponseData {
-  /** The HTTP status (0 when there was no HTTP response). */
-  statusCode: number;
-  /** The response body as stored. */
-  body: string;
-  /** The headers as stored (any JSON). */
-  headers: {
-    [k: string]: unknown | undefined;
-  };
-  /** The response was streamed. */
-  isStreamed: boolean;
-}
-
-/** What one ingest did (`IngestResult` in TypeScript). */
-export interface IngestResult {
-  /** The envelope changed the view. */
-  applied: boolean;
-  /** The same envelope had been applied before; nothing changed. */
-  duplicate: boolean;
-  /** Why the envelope was not merged, if it was not. */
-  rejected: Rejection | null;
-  /** What the envelope held that was kept but not understood. */
-  warnings: EnvelopeWarning[];
-}
-
-/**
- * A message as the producer writes it (`array_filter` of its fields):
- * PHP-falsy fields (`""`, `"0"`, `[]`, `null`) are left out.
- */
-export interface Message {
-  /** The role string as written (unknown roles are kept; they read as `user`). */
-  role?: string;
-  /** The participant's name. */
-  name?: string;
-  /** The text, or the parts of a composite message. */
-  content?: MessageContent;
-  /** Tool calls, tool results and application data. */
-  _metadata?: {};
-}
-
-/** Options of `normalizeInferenceResponse` and `InferenceStreamAccumulator`. */
-export interface NormalizeInferenceOptions {
-  /** Only `"openai"` (chat completions) for now. */
-  provider?: Provider | null;
-  /** The time stamped on the response: an ISO string or epoch milliseconds. Default: now. */
-  now?: string | number | null;
-  /** Reproduce the producer's bugs. */
-  compat?: InferenceCompat | null;
-}
-
-/** A normalised provider response. */
-export interface NormalizedInference {
-  /** The response in the producer's `InferenceResponse` form. */
-  response: InferenceResponseData;
-  /** The normalised finish reason. */
-  finishReason: FinishReason;
-  /**
-   * The assistant message to append, or `null` when there is no real text.
-   * (A [`Message`] written by `toArray`: its `content` is left out when it
-   * is `"0"`, which PHP counts as empty.)
-   */
-  assistantMessage: {
-    role: "assistant";
-    /** The model's text. */
-    content?: string;
-  } | null;
-}
-
-/** Options of `parseAgentState` and `restoreState`. */
-export interface ParseAgentStateOptions {
-  /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
-  now?: string | number | null;
-}
-
-/** v1.22's last continuation decision. */
-export interface SlimContinuation {
-  /** Whether the loop went on. */
-  should_continue: boolean;
-  /**
-   * `completed`, `steps_limit`, `token_limit`, `time_limit`, `retry_limit`,
-   * `error`, `finish_reason`, `guard`, `user_requested`.
-   */
-  stop_reason: string;
-  /** The deciding criterion's class, or `aggregate`. */
-  resolved_by: string;
-}
-
-/** A v2 execution's continuation, with its explanation. */
-export interface SlimContinuationV2 {
-  /** `ExecutionState::shouldStop()`. */
-  should_stop: boolean;
-  /** A hook asked to go on regardless of signals. */
-  is_continuation_requested: boolean;
-  /**
-   * Every signal raised, in order.
-   *
-   * Items: A v2 stop signal.
-   */
-  stop_signals: {
-    /** One of v2's ten stop reasons. */
-    reason:
-      | "completed"
-      | "steps_limit"
-      | "token_limit"
-      | "time_limit"
-      | "retry_limit"
-      | "error"
-      | "stop_requested"
-      | "finish_reason"
-      | "user_requested"
-      | "unknown";
-    /** What stopped the run. */
-    message: string;
-    /** The signal's data (`[]` when empty). */
-    context:
-      | {
-          [k: string]: unknown | undefined;
-        }
-      | [];
-    /** The class or name that raised it. */
-    source: string | null;
-  }[];
-  /** `ExecutionContinuation::explain()`. */
-  explain: string;
-}
-
-/** A slim snapshot's timing. */
-export interface SlimExecution {
-  /** When the session started. */
-  started_at: string;
-  /** When the state last changed. */
-  updated_at: string;
-  /** Execution time accumulated over all steps, surviving pause/resume (seconds). */
-  cumulative_seconds: number;
-  /** v2: the current execution's id; `null` between executions. */
-  execution_id?: string | null;
-  /** v2: when the execution ended; `null` while running. */
-  completed_at?: string | null;
-  /** v2: executions (runs) of this agent so far. */
-  execution_count?: number | null;
-}
-
-/** One message of a slim snapshot. */
-export interface SlimMessage {
-  /** v2: the message's uuid. */
-  id?: string | null;
-  /** v2: when the message was created. */
-  createdAt?: string;
-  /** `system`, `developer`, `user`, `assistant`, `tool` (other strings are kept). */
-  role: string;
-  /** Text (possibly truncated, ending in `...`) or content parts. */
-  content:
-    | string
-    | {
-        [k: string]: unknown | undefined;
-      }[];
-  /** v2: the tool calls an assistant message requested (`{id, name}` with `redactToolArgs`). */
-  tool_calls?: {
-    /** Tool call id. */
-    id: string | null;
-    /** Tool name. */
-    name: string;
-    /** Arguments; absent with `redactToolArgs`. */
-    arguments?:
-      | {
-          [k: string]: unknown | undefined;
-        }
-      | [];
-    [k: string]: unknown | undefined;
-  }[];
-  /** v2: what a tool message answers (its content dropped without tool results). */
-  tool_result?: {
-    /** The result (absent without tool results). */
-    content?: {
-      [k: string]: unknown | undefined;
-    };
-    /** The answered call. */
-    call_id?: string | null;
-    /** The tool. */
-    tool_name?: string;
-    /** The tool failed. */
-    is_error?: boolean;
-    [k: string]: unknown | undefined;
-  };
-  /** Tool calls, tool call ids, results; `[]` when empty. */
-  _metadata: PhpMap;
-}
-
-/**
- * What a slim snapshot keeps (`slimSnapshot`'s options); fields override the
- * preset (default `standard`).
- */
-export interface SlimOptions {
-  /** The preset the other fields override (`"default"` is `standard`). */
-  preset?: SlimPreset | null;
-  /** The newest messages kept; 0 or less keeps none (as the producer). */
-  maxMessages?: number | null;
-  /** The newest steps kept; 0 or less keeps none (as the producer). */
-  maxSteps?: number | null;
-  /**
-   * Longer string contents are cut to this many bytes plus `...`; 0 or less
-   * cuts nothing (as the producer).
-   */
-  maxContentLength?: number | null;
-  /** Keep tool results (else `[tool result omitted]`). */
-  includeToolResults?: boolean | null;
-  /** Keep step summaries. */
-  includeSteps?: boolean | null;
-  /** Keep the last continuation decision (v2: the execution's continuation). */
-  includeContinuationTrace?: boolean | null;
-  /** Tool calls in messages become `{id, name}`. */
-  redactToolArgs?: boolean | null;
-  /** Tighten until the compact JSON encoding fits this many bytes. */
-  maxBytes?: number | null;
-  /**
-   * Reproduce the producer's byte-cut truncation, `_metadata.result` leak and
-   * tool arguments left in content under `redactToolArgs`.
-   */
-  compat?: boolean | null;
-}
-
-/** A slim snapshot with its encoded size and what, if anything, was dropped. */
-export interface SlimResult {
-  /** The snapshot. */
-  snapshot: SlimSnapshot;
-  /** Bytes of the compact JSON encoding (UTF-8), what a database or socket sees. */
-  bytes: number;
-  /** What `maxBytes` gave up, or `null` when nothing was. */
-  truncation: SlimTruncation | null;
-}
-
-/**
- * A slim snapshot (the producer's `SlimAgentStateSerializer` output; for a
- * v2.x state, stepline's own form of it, marked `state_version: "v2"`).
- */
-export interface SlimSnapshot {
-  /** `"v2"` for a snapshot of an instructor-php v2.x state; absent for v1.22. */
-  state_version?: "v2";
-  /** The agent instance. */
-  agent_id: string;
-  /** The parent agent, for sub-agents. */
-  parent_agent_id: string | null;
-  /**
-   * The agent's status: v1.22 `in_progress`, `completed`, `failed`; v2 also
-   * `pending`, `stopped`, or `null` between executions.
-   */
-  status: "in_progress" | "completed" | "failed" | "pending" | "stopped" | null;
-  /** Steps taken in this execution (can exceed the steps kept). */
-  step_count: number;
-  /** Accumulated token usage. */
-  usage: Usage;
-  /** Timing. */
-  execution: SlimExecution;
-  /** The most recent messages. */
-  messages: SlimMessage[];
-  /** Summaries of the most recent steps. */
-  steps: SlimStep[];
-  /** v1.22: the last continuation decision, when traced (else `null`). */
-  last_continuation?: SlimContinuation | null;
-  /**
-   * v2: the winning stop signal (the last step's against the execution's),
-   * in place of v1.22's criteria trace.
-   */
-  stop_signal?: {
-    /** One of v2's ten stop reasons. */
-    reason:
-      | "completed"
-      | "steps_limit"
-      | "token_limit"
-      | "time_limit"
-      | "retry_limit"
-      | "error"
-      | "stop_requested"
-      | "finish_reason"
-      | "user_requested"
-      | "unknown";
-    /** What stopped the run. */
-    message: string;
-    /** The signal's data (`[]` when empty). */
-    context:
-      | {
-          [k: string]: unknown | undefined;
-        }
-      | [];
-    /** The class or name that raised it. */
-    source: string | null;
-  } | null;
-  /** v2: the execution's continuation, when traced (`includeContinuationTrace`). */
-  continuation?: SlimContinuationV2 | null;
-  /** Application metadata; `[]` when empty. */
-  metadata:
-    | {
-        [k: string]: unknown | undefined;
-      }
-    | unknown[];
-  /** v2: when the agent state was created. */
-  created_at?: string;
-  /** v2: the context's system prompt (truncated like message content). */
-  system_prompt?: string | null;
-}
-
-/** One step of a slim snapshot, summarised. */
-export interface SlimStep {
-  /** 1..N within the kept steps. */
-  step_number: number;
-  /** Derived step type. */
-  type: StepType;
-  /** The step requested tool calls. */
-  has_tool_calls: boolean;
-  /** Normalised finish reason. */
-  finish_reason: FinishReason;
-  /** Number of errors in the step. */
-  errors: number;
-  /** Token usage of the step. */
-  usage: SlimStepUsage;
-  /** Requested tool calls, id and name only. */
-  tool_calls: SlimToolCall[];
-  /** v2: the step's own stop signal (an after-step guard's). */
-  stop_signal?: {
-    /** One of v2's ten stop reasons. */
-    reason:
-      | "completed"
-      | "steps_limit"
-      | "token_limit"
-      | "time_limit"
-      | "retry_limit"
-      | "error"
-      | "stop_requested"
-      | "finish_reason"
-      | "user_requested"
-      | "unknown";
-    /** What stopped the run. */
-    message: string;
-    /** The signal's data (`[]` when empty). */
-    context:
-      | {
-          [k: string]: unknown | undefined;
-        }
-      | [];
-    /** The class or name that raised it. */
-    source: string | null;
-  } | null;
-}
-
-/** A slim step's token usage. */
-export interface SlimStepUsage {
-  /** All tokens of the step. */
-  total: number;
-}
-
-/** A slim step's tool call: id and name only. */
-export interface SlimToolCall {
-  /** Tool call id. */
-  id: string | null;
-  /** Tool name. */
-  name: string;
-}
-
-/** What `maxBytes` gave up. */
-export interface SlimTruncation {
-  /** Messages the options would have kept but the budget did not. */
-  messagesDropped: number;
-  /** Steps the options would have kept but the budget did not. */
-  stepsDropped: number;
-  /** The content length limit finally used. */
-  contentLimit: number;
-}
-
-/** One validation finding. */
-export interface SnapshotIssue {
-  /** JSON pointer of the problem. */
-  path: string;
-  /**
-   * `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
-   * `out_of_range`, `inconsistent` (errors) or `unknown_field` and
-   * `out_of_range` for a negative token count (warnings); a
-   * `SteplineErrorCode` when the input could not be read at all.
-   */
-  code:
-    | "missing_field"
-    | "wrong_type"
-    | "invalid_enum"
-    | "invalid_timestamp"
-    | "out_of_range"
-    | "inconsistent"
-    | "unknown_field"
-    | "secret_in_state"
-    | "invalid_json"
-    | "too_large"
-    | "too_deep"
-    | "invalid_type"
-    | "invalid_value"
-    | "unknown_state_version";
-  /** What is wrong, for a person. */
-  message: string;
-}
-
-/** The verdict on an untrusted snapshot. */
-export interface SnapshotValidation {
-  /** No errors (warnings allowed). */
-  valid: boolean;
-  /** What makes the snapshot invalid. */
-  errors: SnapshotIssue[];
-  /** What is kept but not checked, or allowed but suspicious. */
-  warnings: SnapshotIssue[];
-}
-
-/** What one streamed chunk added. */
-export interface StreamDelta {
-  /** New assistant text only: tool-call argument fragments never appear here. */
-  content: string;
-  /** New reasoning text. */
-  reasoning: string;
-  /** Fragments of tool calls, by index. */
-  toolCalls: ToolCallDelta[];
-  /** The provider's finish reason, set by the chunk that finished the choice. */
-  finishReason: string | null;
-  /** True for the `[DONE]` sentinel. */
-  done: boolean;
-}
-
-/** A fragment of one streamed tool call, addressed by its `index`. */
-export interface ToolCallDelta {
-  /** Which tool call of the response this fragment belongs to. */
-  index: number;
-  /** The call's id, in the fragment that carries it. */
-  id: string | null;
-  /** The tool's name, in the fragment that carries it. */
-  name: string | null;
-  /** A piece of the JSON-encoded arguments. */
-  arguments: string;
+/** A turn's model answer. */
+export interface CollectedLlmResponse {
+  /** The step's streamed text. */
+  text: string;
+  /** The inference's finish reason. */
+  finish_reason: string | null;
+  /** The step's tokens (`total` is the producer's own when it sent one). */
+  usage: UsageWithTotal | null;
 }
 
 /**
@@ -572,4 +58,534 @@ export interface UsageWithTotal {
   reasoning: number;
   /** All tokens. */
   total: number;
+}
+
+/** Seed 003's response shape, collected from the events. */
+export interface CollectedResponse {
+  /** Every step of every execution, in order. */
+  turns: CollectedTurn[];
+  /**
+   * The run's `final_answer`, else the latest execution's streamed text,
+   * else its last step's text.
+   */
+  final_output: string;
+}
+
+/** One step as a seed-003 turn. */
+export interface CollectedTurn {
+  /** The producer's id of the step. */
+  step_id: string | null;
+  /** The step's number in its execution. */
+  step_number: number;
+  /** The execution the step belongs to. */
+  execution_id: string | null;
+  /** When the step started, else when it completed. */
+  timestamp: string | null;
+  /** What the model answered. */
+  llm_response: CollectedLlmResponse;
+  /** The step's tool runs. */
+  tool_results: CollectedToolResult[];
+  /** The step's error text. */
+  error: string | null;
+  /** Seed-003 annotations of the step (`null` when none). */
+  annotations: StepAnnotations | null;
+}
+
+/** A turn's tool run. */
+export interface CollectedToolResult {
+  /** The call as the model made it. */
+  call: CollectedToolCall;
+  /** The tool's streamed output. */
+  output: string;
+  /** Why the tool failed. */
+  error: string | null;
+  /** The producer's short text of the result. */
+  result_summary: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+}
+
+/** A tool call of a turn. */
+export interface CollectedToolCall {
+  /** The producer's id of the call. */
+  id: string | null;
+  /** The tool's name. */
+  name: string;
+  /** The arguments as sent (`null` when none were). */
+  arguments: unknown;
+}
+
+/** Seed-003 annotations (present only when a step has any). */
+export interface StepAnnotations {
+  /** Safety verdicts, each once. */
+  safety: SafetyNote[];
+  /** Citations, each once. */
+  citations: Citation[];
+  /** Free-form extras, merged. */
+  extra: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** A safety verdict on a step. */
+export interface SafetyNote {
+  /** What to do with the step. */
+  verdict: SafetyVerdict;
+  /** The producer's category of the concern. */
+  category: string;
+}
+
+/**
+ * What `diagnose` reads: envelopes, a slim snapshot, a full state, and
+ * whether the snapshot was taken with tool results.
+ */
+export interface DiagnoseInput {
+  /** Envelopes in arrival order (any dialect; each is decoded first). */
+  envelopes?: (Envelope | object)[];
+  /** The slim snapshot stored at the end of the run. */
+  snapshot?: SlimSnapshot | null;
+  /** The full reference state (`AgentState::toArray()` form). */
+  state?: object | null;
+  /** The snapshot was taken with tool results included. */
+  includeToolResults?: boolean | null;
+}
+
+/** A producer bug found by `diagnose`. */
+export interface Diagnostic {
+  /** Stable code, one of [`CODES`]. */
+  code:
+    | "tool_args_in_content"
+    | "step_timing_inverted"
+    | "step_timing_from_creation"
+    | "duration_inconsistent"
+    | "time_limit_from_session_start"
+    | "final_status_missing"
+    | "tool_results_not_excluded"
+    | "secret_in_state"
+    | "raw_provider_frames_in_stream";
+  /** How sure the finding is to be a producer bug. */
+  severity: Severity;
+  /**
+   * JSON pointer into the diagnosed input, e.g. `/envelopes/5/payload/duration_ms`
+   * or `/snapshot/messages/1/content`.
+   */
+  path: string;
+  /** What is wrong, for a human. */
+  message: string;
+  /** The values the finding rests on (an object; keys depend on the code). */
+  evidence: unknown;
+}
+
+/**
+ * Percentiles by nearest rank over the values seen (`null` when none):
+ * the value at 1-based rank ⌈p·n/100⌉ of the sorted list, so always a
+ * value that occurred, in its JSON form.
+ */
+export interface DurationStats {
+  /** The median. */
+  p50: number | null;
+  /** The 95th percentile. */
+  p95: number | null;
+  /** The largest. */
+  max: number | null;
+  /** How many values there were. */
+  count: number;
+}
+
+/** A non-fatal finding: something kept but not understood. */
+export interface EnvelopeWarning {
+  /** JSON pointer of what was not understood, within the envelope. */
+  path: string;
+  /** `unknown_type` or `unknown_field`. */
+  code: "unknown_type" | "unknown_field";
+  /** What was kept, for a person. */
+  message: string;
+}
+
+/** A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`. */
+export interface ErrorInfo {
+  /** The error's code (a `SteplineErrorCode`). */
+  code: string;
+  /** JSON pointer of what was wrong, when the error has one. */
+  path: string | null;
+  /** What was wrong, for a person. */
+  message: string;
+}
+
+/** One user turn: an `execution_id`, or a new turn under the same id. */
+export interface ExecutionView {
+  /** The producer's execution id (`null` for envelopes without one). */
+  execution_id: string | null;
+  /** The broadcast status the transitions end in. */
+  status: string | null;
+  /** The state's own status for `status` (every stop but an error leaves it `completed`). */
+  state_status: AgentStatus | null;
+  /** The earliest envelope timestamp. */
+  first_at: string | null;
+  /** The latest envelope timestamp. */
+  last_at: string | null;
+  /** Tokens summed over the steps. */
+  usage: UsageWithTotal;
+  /** The stream's last chunk arrived. */
+  stream_complete: boolean;
+  /** Seed-003 `agent.run.completed` answer. */
+  final_answer: string | null;
+  /** Seed-003 `agent.run.failed` error. */
+  error: string | null;
+  /** Step numbers below the highest seen that never arrived (the first 1,000). */
+  missing_steps: number[];
+  /** How many step numbers never arrived. */
+  missing_step_count: number;
+  /**
+   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
+   * `maxTextBytes` dropped text, only those below the highest chunk kept.
+   */
+  missing_chunks: number[];
+  /** How many chunk indexes never arrived. */
+  missing_chunk_count: number;
+  /** The streamed text reached `maxTextBytes`: `text` is its start. */
+  text_truncated: boolean;
+  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
+  text_dropped_bytes: number;
+  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
+  error_message: string | null;
+  /** `agent.status` `last_response` (the latest non-null one). */
+  last_response: string | null;
+  /** The producer's own step count from `agent.status` (seed 000). */
+  step_count: number | null;
+  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
+  resumed: boolean;
+  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
+  stale: boolean;
+  /**
+   * The word the producer closed an ended run with (v2.7's `stopped` after
+   * `completed`/`failed`); `status` says how it ended.
+   */
+  closing_status: string | null;
+  /**
+   * The last step, started but never run (a v2.7 guard or cancel stopped the
+   * run first); not a lost event.
+   */
+  never_ran_step: number | null;
+  /** The most telling dialect of the execution's envelopes. */
+  dialect: EnvelopeDialect;
+  /**
+   * Stream chunks that were raw provider frames (kept out of `text`; see
+   * `raw_provider_frames_in_stream`).
+   */
+  provider_frames: number;
+  /** The steps in step order. */
+  steps: readonly StepView[];
+  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
+  text: string;
+}
+
+/** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
+export interface IngestBatchResult {
+  /** Envelopes that changed the view. */
+  applied: number;
+  /** Envelopes applied before, ignored. */
+  duplicates: number;
+  /** Envelopes of other sessions, not merged. */
+  rejected: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
+  errors: LineError[];
+  /** How many lines failed. */
+  errorCount: number;
+  /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
+  warnings: LineWarning[];
+  /** How many warnings there were. */
+  warningCount: number;
+}
+
+/** A JSONL line that failed: its 1-based number and why. */
+export interface LineError {
+  /** The line's 1-based number. */
+  line: number;
+  /** Why it failed. */
+  error: ErrorInfo;
+}
+
+/** A warning of a JSONL line: its 1-based number and the warning. */
+export interface LineWarning {
+  /** The line's 1-based number. */
+  line: number;
+  /** What the line held that was kept but not understood. */
+  warning: EnvelopeWarning;
+}
+
+/** Counters of what ingest did. */
+export interface IngestCounts {
+  /** Envelopes that changed the view. */
+  applied: number;
+  /** Envelopes applied before, ignored. */
+  duplicates: number;
+  /** Envelopes of other sessions, not merged. */
+  rejected: number;
+}
+
+/** What one ingest did (`IngestResult` in TypeScript). */
+export interface IngestResult {
+  /** The envelope changed the view. */
+  applied: boolean;
+  /** The same envelope had been applied before; nothing changed. */
+  duplicate: boolean;
+  /** Why the envelope was not merged, if it was not. */
+  rejected: Rejection | null;
+  /** What the envelope held that was kept but not understood. */
+  warnings: EnvelopeWarning[];
+}
+
+/** What `RunLog.ingestJsonl` did. */
+export interface RunLogBatchResult {
+  /** Envelopes that changed a session. */
+  applied: number;
+  /** Envelopes seen before (kept for `save`, changing nothing). */
+  duplicates: number;
+  /** Snapshot lines kept. */
+  snapshots: number;
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
+  errors: LineError[];
+  /** How many lines failed. */
+  errorCount: number;
+}
+
+/** The durations of [`RunLogSummary`]. */
+export interface RunLogDurations {
+  /** Of the steps. */
+  step_ms: DurationStats;
+  /** Of the tool runs. */
+  tool_ms: DurationStats;
+}
+
+/** The errors of [`RunLogSummary`]. */
+export interface RunLogErrors {
+  /** Steps whose type is `error`. */
+  steps_with_errors: number;
+  /** Tool runs that failed. */
+  failed_tools: number;
+  /** Executions that failed (status `failed`, or a seed-003 `agent.run.failed`). */
+  run_errors: number;
+}
+
+/** `RunLog.summary()`, computed on each call. */
+export interface RunLogSummary {
+  /** How many sessions the log holds. */
+  sessions: number;
+  /** Sessions by their latest broadcast status (`unknown` before any). */
+  by_status: {
+    [k: string]: number | undefined;
+  };
+  /**
+   * Executions by the `stop_reason` of their last step's streamed
+   * continuation, else by their broadcast status, else `unknown`.
+   */
+  by_stop_reason: {
+    [k: string]: number | undefined;
+  };
+  /** How many executions (turns) the sessions hold. */
+  executions: number;
+  /** How many steps the executions hold. */
+  steps: number;
+  /** Tool calls by tool name. */
+  tool_calls: {
+    [k: string]: ToolCallCounts | undefined;
+  };
+  /** Tokens over every session. */
+  tokens: UsageWithTotal;
+  /** The steps' and tools' numeric `duration_ms`. */
+  durations: RunLogDurations;
+  /** Steps with errors, failed tools and failed executions. */
+  errors: RunLogErrors;
+  /** Redeliveries, over every session. */
+  duplicates: number;
+  /** Envelopes a session rejected (another session's). */
+  rejected: number;
+}
+
+/** Calls of one tool. */
+export interface ToolCallCounts {
+  /** How many runs of the tool. */
+  count: number;
+  /** How many of them failed. */
+  failed: number;
+}
+
+/** Which halves of a started/completed pair of events arrived. */
+export interface Seen {
+  /** The `started` event arrived. */
+  started: boolean;
+  /** The `completed` event arrived. */
+  completed: boolean;
+}
+
+/** What `Session.diagnose` reads besides the session's own envelopes. */
+export interface SessionDiagnoseOptions {
+  /** The slim snapshot stored at the end of the run. */
+  snapshot?: SlimSnapshot | null;
+  /** The full reference state (`AgentState::toArray()` form). */
+  state?: object | null;
+  /** The snapshot was taken with tool results included. */
+  includeToolResults?: boolean | null;
+}
+
+/**
+ * Options of `new Session()`.
+ *
+ * @example
+ * ```js
+ * const session = new Session({ sessionId: 'sess-1', maxTextBytes: 1024 * 1024 });
+ * ```
+ */
+export interface SessionOptions {
+  /** Without one, the first envelope's session is adopted. */
+  sessionId?: string | null;
+  /**
+   * Bytes of UTF-8 streamed text kept per execution, and of output per
+   * tool run (default 8 MiB, 8388608). Past it the text is cut at a
+   * character boundary and the view says `text_truncated: true` with
+   * `text_dropped_bytes`; chunks past it keep no text, in the view or in
+   * `toRecording()`.
+   */
+  maxTextBytes?: number | null;
+  /**
+   * Milliseconds of silence after which an execution that has not ended is
+   * marked `stale: true` (its status is left as broadcast). Silence is measured
+   * with envelope timestamps and the times given to `setNow()`; unset, nothing
+   * is ever stale.
+   */
+  staleAfterMs?: number | null;
+}
+
+/** The live view (immutable; unchanged parts are shared between snapshots). */
+export interface SessionView {
+  /** The session followed (`null` until an envelope names one). */
+  session_id: string | null;
+  /** The latest execution's broadcast status. */
+  status: string | null;
+  /** The state's own status for `status`. */
+  state_status: AgentStatus | null;
+  /** Tokens summed over the executions. */
+  usage: UsageWithTotal;
+  /** What ingest did so far. */
+  counts: IngestCounts;
+  /** Rejected envelopes per foreign session id. */
+  rejected_sessions: {
+    [k: string]: number | undefined;
+  };
+  /** How many warnings there were. */
+  warning_count: number;
+  /**
+   * The first 1,000 warnings, each with the type and timestamp of the
+   * envelope it came from; `warning_count` counts all.
+   */
+  warnings: readonly SessionWarning[];
+  /** The executions in order of first arrival. */
+  executions: readonly ExecutionView[];
+}
+
+/**
+ * A warning in a session's view: `path` is inside the envelope named by
+ * `type` and `timestamp` (the view does not otherwise name it).
+ */
+export interface SessionWarning {
+  /** JSON pointer of what was not understood, within the envelope. */
+  path: string;
+  /** `unknown_type` or `unknown_field`. */
+  code: "unknown_type" | "unknown_field";
+  /** What was kept, for a person. */
+  message: string;
+  /** The envelope's type. */
+  type: string;
+  /** The envelope's timestamp. */
+  timestamp: string | null;
+}
+
+/**
+ * One step as streamed (`StepView` in TypeScript; the Rust name
+ * [`StepView`] is the step's state). Fields stay `null` until an event
+ * says them.
+ */
+export interface StepView {
+  /** The step's number in its execution (1-based on the wire). */
+  number: number;
+  /** The producer's id of the step. */
+  step_id: string | null;
+  /** The reference's step type, once the completion says enough. */
+  type: StepType | null;
+  /** When the step started. */
+  started_at: string | null;
+  /** When the step completed. */
+  completed_at: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** Messages the step's inference read. */
+  message_count: number | null;
+  /** Tools the step's inference could call. */
+  tools_available: number | null;
+  /** The inference asked for tool calls. */
+  has_tool_calls: boolean | null;
+  /** The inference's finish reason. */
+  finish_reason: string | null;
+  /** The step's tokens (`total` is the producer's own when it sent one). */
+  usage: UsageWithTotal | null;
+  /** How many errors the step recorded. */
+  errors: number | null;
+  /** `agent.step.failed` / `agent.run.failed` error text. */
+  error: string | null;
+  /** The continuation decision after the step. */
+  continuation: {
+    should_continue?: boolean | null;
+    stop_reason?: string | null;
+    resolved_by?: string | null;
+    evaluations?: unknown;
+    [k: string]: unknown | undefined;
+  } | null;
+  /** The step's tool runs, in the order they were placed. */
+  tools: ToolRunView[];
+  /** Seed-003 streamed text of this step. */
+  text: string;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /** Seed-003 annotations of the step and its events (`null` when none). */
+  annotations: StepAnnotations | null;
+  /** The step's inference failed and the producer recorded no step for it (v2.7). */
+  attempt_failed: boolean;
+}
+
+/** One tool call of a step, assembled from its events in any order. */
+export interface ToolRunView {
+  /** The tool's name. */
+  name: string;
+  /** The producer's id of the call, when it sent one. */
+  call_id: string | null;
+  /** Where the run stands. */
+  status: ToolStatus;
+  /** The producer's short text of the arguments. */
+  args_summary: string | null;
+  /** The arguments as sent (`null` when none were). */
+  args: unknown;
+  /** When the tool started (the producer's timestamp). */
+  started_at: string | null;
+  /** When the tool completed or failed. */
+  completed_at: string | null;
+  /** Why the tool failed. */
+  error: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** The producer's short text of the result. */
+  result_summary: string | null;
+  /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
+  output: string;
+  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
+  output_dropped_bytes: number;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /**
+   * How the run was placed in its step: `"step_number"` (its events carried
+   * it), `"timestamp"` (inside the step's started..completed interval), or
+   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
+   * step has not arrived yet: the step last started when it arrived).
+   */
+  attribution: Attribution;
 }

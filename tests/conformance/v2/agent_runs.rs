@@ -43,7 +43,7 @@ pub fn check(_name: &str, case: &Value) -> Option<Result<(), String>> {
         let mut session = Session::new(None);
         let out = session.ingest_jsonl(&jsonl);
         if out.errors.count > 0 || out.duplicates > 0 {
-            return Err(format!("ingest: {:?}", out.to_value()));
+            return Err(format!("ingest: {}", stepline::json::to_text(&out.view())));
         }
         let view = session.view();
         let execs = view["executions"].as_array().cloned().unwrap_or_default();

@@ -1,10 +1,63 @@
 // Shape checks of Session, RunLog and the session-level functions: each call
 // yields `[where, value]` for every run (see tests/js/shapes.test.mjs).
+import { repoText } from '../lib/corpus.mjs';
+
+/** The repository's seed fixtures: seed-000 (a failed and a resumed run) and seed-003 (annotations). */
+const fixtureRuns = () => ['seed-000/failed-run.jsonl', 'seed-000/resumed-run.jsonl', 'seed-003/annotated-run.jsonl'].map((file) => {
+  const jsonl = repoText(`tests/fixtures/${file}`);
+  return { name: file, jsonl, envelopes: jsonl.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)) };
+});
+
+/**
+ * A seed-003 run with what the fixtures lack: a citation with a `provider_ref`,
+ * streamed tool output and a failed tool.
+ */
+const seed003Extras = [
+  { event_type: 'agent.llm.started', step_index: 1, step_id: 'x-1' },
+  { event_type: 'agent.tool.started', step_index: 1, step_id: 'x-1', tool_name: 'search', tool_call: { id: 'c1', name: 'search', arguments: { q: 'paris' } } },
+  { event_type: 'agent.tool.output', step_index: 1, step_id: 'x-1', tool_name: 'search', text_delta: '21C' },
+  { event_type: 'agent.tool.failed', step_index: 1, step_id: 'x-1', tool_name: 'search', error: 'timeout', tool_call: { id: 'c1', name: 'search' } },
+  {
+    event_type: 'agent.llm.completed', step_index: 1, step_id: 'x-1',
+    step: { step_id: 'x-1', annotations: { citations: [{ label: 'docs', url: null, provider_ref: { id: 7 } }], extra: { trace: 'a' } } },
+  },
+  { event_type: 'agent.run.failed', step_index: 1, step_id: 'x-1', error: 'gave up' },
+];
+
+/** Every run the checks go over: the corpus, the fixtures and the extras above. */
+const allRuns = (runs) => [
+  ...runs,
+  ...fixtureRuns(),
+  { name: 'seed-003 extras', envelopes: seed003Extras, jsonl: `${seed003Extras.map((e) => JSON.stringify(e)).join('\n')}\n` },
+];
+
+/** A line the decoder keeps with a warning (an unknown envelope type, in the run's session), and one it cannot read. */
+const warned = (run) => {
+  const first = run.envelopes.find((e) => e.type);
+  return JSON.stringify(first ? { ...first, type: 'agent.future.thing' } : { event_type: 'agent.future.thing', step_index: 1 });
+};
+const broken = '{"type": "agent.status", "payload": ';
+
+/** The options a session is made with, each way a user would. */
+const OPTIONS = [undefined, { maxTextBytes: 8 }, { staleAfterMs: 1 }];
+
+/** A session fed `run` envelope by envelope, yielding each snapshot, then stale (setNow far ahead). */
+function* liveSnapshots(stepline, run, options) {
+  const session = new stepline.Session(options);
+  for (const [i, envelope] of run.envelopes.entries()) {
+    session.ingest(envelope);
+    if (i % 5 === 0 || i === run.envelopes.length - 1) yield [`${run.name} #${i}`, session.getSnapshot()];
+  }
+  session.ingest(JSON.parse(warned(run)));
+  session.setNow('2999-01-01T00:00:00Z');
+  yield [`${run.name} with a warning, later`, session.getSnapshot()];
+  session.free();
+}
 
 /** `name` → a generator of `[where, returned value]` over the corpus. */
 export const calls = {
   async *'Session.ingest'({ stepline, runs }) {
-    for (const run of runs) {
+    for (const run of allRuns(runs)) {
       const session = new stepline.Session();
       for (const [i, envelope] of run.envelopes.entries()) yield [`${run.name} #${i}`, session.ingest(envelope)];
       // Again: every one a duplicate.
@@ -16,9 +69,152 @@ export const calls = {
     yield ['an unknown type', other.ingest({ ...runs[0].envelopes[0], type: 'agent.future.thing', session_id: 'someone-else' })];
     other.free();
   },
+
+  async *'Session.ingestJsonl'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      for (const options of OPTIONS) {
+        const session = new stepline.Session(options);
+        yield [`${run.name} ${JSON.stringify(options)}`, session.ingestJsonl(run.jsonl)];
+        yield [`${run.name} again, with a warned and a broken line`, session.ingestJsonl(`${run.jsonl}${warned(run)}\n${broken}\n`)];
+        session.free();
+      }
+    }
+  },
+
+  async *'Session.getSnapshot'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      for (const options of OPTIONS) yield* liveSnapshots(stepline, run, options);
+    }
+    const mine = new stepline.Session({ sessionId: 'mine' });
+    mine.ingest({ ...runs[0].envelopes[0], session_id: 'theirs' });
+    yield ['a session that rejected another session', mine.getSnapshot()];
+    mine.free();
+  },
+
+  async *'Session.setNow'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session({ staleAfterMs: 1000 });
+      session.ingestJsonl(run.jsonl);
+      yield [`${run.name} now`, session.setNow(Date.parse('2000-01-01T00:00:00Z'))];
+      yield [`${run.name} much later`, session.setNow('2999-01-01T00:00:00Z')];
+      session.free();
+    }
+  },
+
+  async *'Session.collect'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      yield [run.name, session.collect()];
+      session.free();
+    }
+    const empty = new stepline.Session();
+    yield ['an empty session', empty.collect()];
+    empty.free();
+  },
+
+  async *'Session.diagnose'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      yield [run.name, session.diagnose()];
+      yield [`${run.name} with its snapshot and state`, session.diagnose({ snapshot: run.slim ?? null, state: run.finalState ?? null, includeToolResults: false })];
+      session.free();
+    }
+  },
+
+  async *diagnose({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      yield [run.name, stepline.diagnose({ envelopes: run.envelopes })];
+      yield [`${run.name} with its snapshot and state`, stepline.diagnose({ envelopes: run.envelopes, snapshot: run.slim ?? null, state: run.finalState ?? null, includeToolResults: false })];
+    }
+  },
+
+  async *'Session.toRecording'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      yield [run.name, session.toRecording()];
+      session.free();
+    }
+  },
+
+  async *'RunLog.ingest'({ stepline, runs }) {
+    const log = new stepline.RunLog();
+    for (const run of allRuns(runs)) {
+      for (const [i, envelope] of run.envelopes.entries()) yield [`${run.name} #${i}`, log.ingest(envelope)];
+      yield [`${run.name} redelivered`, log.ingest(run.envelopes[0])];
+    }
+    log.free();
+  },
+
+  async *'RunLog.ingestJsonl'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const log = new stepline.RunLog();
+      yield [run.name, log.ingestJsonl(run.jsonl)];
+      yield [`${run.name} again, with a broken line`, log.ingestJsonl(`${run.jsonl}${broken}\n`)];
+      log.free();
+    }
+  },
+
+  async *'RunLog.sessions'({ stepline, runs }) {
+    const log = new stepline.RunLog();
+    for (const run of allRuns(runs)) {
+      log.ingestJsonl(run.jsonl);
+      yield [`up to ${run.name}`, log.sessions()];
+    }
+    log.free();
+  },
+
+  async *'RunLog.summary'({ stepline, runs }) {
+    const log = new stepline.RunLog();
+    yield ['an empty log', log.summary()];
+    for (const run of allRuns(runs)) {
+      const one = new stepline.RunLog();
+      one.ingestJsonl(run.jsonl);
+      yield [run.name, one.summary()];
+      one.free();
+      log.ingestJsonl(run.jsonl);
+    }
+    yield ['every run', log.summary()];
+    log.free();
+  },
+
+  async *'RunLog.save'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const log = new stepline.RunLog();
+      log.ingestJsonl(run.jsonl);
+      if (run.slim) log.addSnapshot('s', run.slim);
+      yield [run.name, log.save()];
+      log.free();
+    }
+  },
+
+  // Last: its SlimSnapshot is the model domain's declaration.
+  async *'Session.recordedSnapshots'({ stepline, runs }) {
+    for (const run of runs.filter((r) => r.slim)) {
+      const log = new stepline.RunLog();
+      log.ingestJsonl(run.jsonl);
+      const [view] = log.sessions();
+      log.addSnapshot(view.session_id ?? '', run.slim);
+      const session = stepline.Session.fromRecording(log.save());
+      yield [run.name, session.recordedSnapshots()];
+      session.free();
+      log.free();
+    }
+    const live = new stepline.Session();
+    yield ['a live session', live.recordedSnapshots()];
+    live.free();
+  },
 };
 
 /** Exports whose result is not data, and why. */
 export const notData = {
   'Session.free': 'releases the wasm memory',
+  'Session.subscribe': 'returns the function that unsubscribes',
+  'Session.fromRecording': 'returns a Session handle',
+  'Session.sessionId': 'a getter: the id, or undefined before one is adopted',
+  'RunLog.free': 'releases the wasm memory',
+  'RunLog.addSnapshot': 'returns nothing',
+  'RunLog.load': 'returns a RunLog handle',
 };
