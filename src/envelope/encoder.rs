@@ -17,19 +17,24 @@ use chrono::Timelike;
 
 mod v2;
 
-/// One broadcast: the Pusher channel and the envelope.
-#[derive(Clone, Debug, PartialEq)]
+/// One encoded broadcast: the Pusher channel and the envelope.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Broadcast {
+    /// The channel to publish on: `agent.{session_id}`.
     pub channel: String,
+    /// The envelope to publish.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::envelope::schema::json_schema::envelope_ref")
+    )]
     pub envelope: Value,
 }
 
 impl Broadcast {
+    /// `{channel, envelope}` as a value (for Rust callers and tests).
     pub fn to_value(&self) -> Value {
-        obj([
-            ("channel", Value::from(self.channel.as_str())),
-            ("envelope", self.envelope.clone()),
-        ])
+        crate::json::to_value_of(self)
     }
 }
 
