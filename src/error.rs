@@ -7,8 +7,8 @@
 
 use std::fmt;
 
-/// Machine-readable class of a [`SteplineError`]. The string form (`as_str`) is
-/// what JavaScript sees in `error.code`.
+/// What kind of problem a `SteplineError` is: its `code` (the string form,
+/// [`ErrorCode::as_str`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(rename = "SteplineErrorCode"))]
@@ -65,9 +65,9 @@ impl ErrorCode {
     ];
 }
 
-/// A typed failure with a JSON-pointer path into the input. As data (in a
-/// result that reports failures instead of throwing) it is `{code, path,
-/// message}`, TypeScript `ErrorInfo`.
+/// A typed failure with a JSON-pointer path into the input: thrown as a
+/// `SteplineError`, or given as `{code, path, message}` where a result
+/// reports failures instead of throwing.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(rename = "ErrorInfo"))]

@@ -63,6 +63,8 @@ fn envelopes(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::envelope::results::DecodedBatch>();
     g.subschema_for::<crate::envelope::Broadcast>();
     g.subschema_for::<crate::error::ErrorCode>();
+    g.subschema_for::<crate::envelope::config::EncoderOptions>();
+    g.subschema_for::<crate::envelope::config::AgentEventInput>();
 }
 
 /// Sets `additionalProperties: false` on every object schema that lists its

@@ -351,6 +351,17 @@ pub mod json_schema {
             variants.push(json!({ "$ref": format!("#/$defs/{envelope}") }));
         }
         debug_assert_eq!(SHAPES.len(), KNOWN_TYPES.len());
+        // PHP writes an empty map as `[]`; the decoder keeps it as sent.
+        g.definitions_mut().insert(
+            "PayloadObject".into(),
+            json!({
+                "description": "A JSON object as the producer sent it (PHP writes an empty one as `[]`).",
+                "anyOf": [
+                    { "type": "object", "additionalProperties": true },
+                    { "type": "array", "maxItems": 0 },
+                ],
+            }),
+        );
         g.definitions_mut().insert(
             "Envelope".into(),
             json!({
@@ -371,7 +382,7 @@ pub mod json_schema {
                 "execution_id": text_or_null("The execution, when the producer names one."),
                 "timestamp": text_or_null("When it was broadcast (RFC 3339)."),
                 "payload": { "$ref": format!("#/$defs/{payload}") },
-                "extra": { "type": "object", "description": "Unknown top-level fields, kept." },
+                "extra": { "type": "object", "additionalProperties": true, "description": "Unknown top-level fields, kept." },
             },
             "required": ["type", "session_id", "execution_id", "timestamp", "payload"],
         })
@@ -404,7 +415,7 @@ pub mod json_schema {
         );
         properties.insert(
             "extra".into(),
-            json!({ "type": "object", "description": "Unknown payload fields, kept (each reported as a warning)." }),
+            json!({ "type": "object", "additionalProperties": true, "description": "Unknown payload fields, kept (each reported as a warning)." }),
         );
         json!({
             "description": format!("The payload of `{kind}`."),
@@ -417,7 +428,6 @@ pub mod json_schema {
     /// What a field's kind admits when present and non-null.
     fn value_schema(f: &Field, usage: &JsonValue) -> JsonValue {
         // PHP writes an empty map as `[]`; the decoder keeps it as sent.
-        let object = json!({ "anyOf": [{ "type": "object" }, { "type": "array", "maxItems": 0 }] });
         match f.kind {
             Kind::Str if !f.values.is_empty() => json!({ "enum": f.values }),
             Kind::Str => json!({ "type": "string" }),
@@ -425,7 +435,7 @@ pub mod json_schema {
             Kind::Num => json!({ "type": "number" }),
             Kind::Bool => json!({ "type": "boolean" }),
             Kind::Usage => usage.clone(),
-            Kind::Object => object,
+            Kind::Object => json!({ "$ref": "#/$defs/PayloadObject" }),
             Kind::Any => json!({}),
             Kind::Evaluations => json!({
                 "type": "array",
