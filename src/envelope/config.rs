@@ -23,6 +23,7 @@ pub enum Dialect {
     /// instructor-php v2.x's `AgentEventBroadcaster`: continuation
     /// `{step_number, should_stop, stop_reason, resolved_by}`, four-key status
     /// on failure and stop, the trailing `stopped` after `completed`.
+    #[serde(rename = "v2")]
     V2,
 }
 

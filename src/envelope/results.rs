@@ -149,28 +149,28 @@ mod tests {
 
     #[test]
     fn try_decode_result_writes_ok_first_and_the_error_as_data() {
-        let good = decode_text(r#"{"type":"agent.status","session_id":"s","payload":{"status":"processing","x":1}}"#);
+        let good = decode_text(r#"{"type":"agent.status","session_id":"s","payload":{"status":"processing","previous_status":"idle","x":1}}"#);
         let text = crate::json::to_text(&TryDecodeResult::of(&good));
         assert_eq!(
             text,
-            r#"{"ok":true,"envelope":{"type":"agent.status","session_id":"s","execution_id":null,"timestamp":null,"payload":{"status":"processing","extra":{"x":1}}},"warnings":[{"path":"/payload/x","code":"unknown_field","message":"unknown payload field \"x\" (kept in payload.extra)"}],"dialect":"instructor"}"#
+            r#"{"ok":true,"envelope":{"type":"agent.status","session_id":"s","execution_id":null,"timestamp":null,"payload":{"status":"processing","previous_status":"idle","extra":{"x":1}}},"warnings":[{"path":"/payload/x","code":"unknown_field","message":"unknown payload field \"x\" (kept in payload.extra)"}],"dialect":"instructor"}"#
         );
         let bad = decode_text("[]");
         assert_eq!(
             crate::json::to_text(&TryDecodeResult::of(&bad)),
-            r#"{"ok":false,"error":{"code":"invalid_type","path":"","message":"expected an envelope object, found array"}}"#
+            r#"{"ok":false,"error":{"code":"invalid_type","path":"","message":"expected an envelope object, found an array"}}"#
         );
     }
 
     #[test]
     fn decoded_batch_lists_errors_by_line_and_warnings_by_index() {
         let (ok, errors) = decode_lines(
-            "{\"type\":\"agent.x\",\"session_id\":\"s\"}\nnope\n{\"type\":\"agent.status\",\"session_id\":\"s\",\"payload\":{\"status\":\"idle\"}}\n",
+            "{\"type\":\"agent.x\",\"session_id\":\"s\"}\nnope\n{\"type\":\"agent.status\",\"session_id\":\"s\",\"payload\":{\"status\":\"idle\",\"previous_status\":null}}\n",
         );
         let text = crate::json::to_text(&DecodedBatch::of(&ok, &errors));
         assert!(text.starts_with(r#"{"envelopes":[{"type":"agent.x","#), "{text}");
         assert!(text.contains(r#""errors":[{"line":2,"error":{"code":"invalid_json","path":null,"#), "{text}");
         assert!(text.contains(r#""errorCount":1,"warnings":[{"index":0,"warning":{"path":"/type","code":"unknown_type","#), "{text}");
-        assert!(text.ends_with(r#""dialects":["instructor","instructor"]}"#), "{text}");
+        assert!(text.ends_with(r#""dialects":["seed-003","instructor"]}"#), "{text}");
     }
 }

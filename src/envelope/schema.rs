@@ -43,14 +43,21 @@ pub struct Field {
     /// The only strings the field takes (empty: any of its kind).
     #[cfg(feature = "schema")]
     pub values: &'static [&'static str],
+    /// Set by the decoder, never read from the wire: absent or a value, never `null`.
+    #[cfg(feature = "schema")]
+    pub derived: bool,
 }
 
-/// `f!(name, aliases, kind, required, doc)`, optionally `values = [...]`.
+/// `f!(name, aliases, kind, required, doc)`, optionally `values = [...]` and
+/// `derived` (see [`Field`]).
 macro_rules! f {
     ($name:expr, $aliases:expr, $kind:expr, $required:expr, $doc:expr) => {
-        f!($name, $aliases, $kind, $required, $doc, values = [])
+        f!($name, $aliases, $kind, $required, $doc, values = [], false)
     };
-    ($name:expr, $aliases:expr, $kind:expr, $required:expr, $doc:expr, values = [$($v:expr),*]) => {
+    ($name:expr, $aliases:expr, $kind:expr, $required:expr, $doc:expr, values = [$($v:expr),*], derived) => {
+        f!($name, $aliases, $kind, $required, $doc, values = [$($v),*], true)
+    };
+    ($name:expr, $aliases:expr, $kind:expr, $required:expr, $doc:expr, values = [$($v:expr),*], $derived:expr) => {
         Field {
             name: $name,
             aliases: $aliases,
@@ -60,6 +67,8 @@ macro_rules! f {
             doc: $doc,
             #[cfg(feature = "schema")]
             values: &[$($v),*],
+            #[cfg(feature = "schema")]
+            derived: $derived,
         }
     };
 }
@@ -162,7 +171,8 @@ const AGENT_STREAM_CHUNK: &[Field] = &[
         Kind::Str,
         false,
         "Set by the decoder: `content` is a raw provider stream frame, not text (v2.7 with a real streaming driver).",
-        values = ["openai", "anthropic"]
+        values = ["openai", "anthropic"],
+        derived
     ),
 ];
 
@@ -395,7 +405,7 @@ pub mod json_schema {
             let mut s = value_schema(f, usage);
             if f.required {
                 required.push(f.name);
-            } else {
+            } else if !f.derived {
                 s = json!({ "anyOf": [s, { "type": "null" }] });
             }
             if let JsonValue::Object(m) = &mut s {

@@ -23,11 +23,9 @@ export type PayloadObject =
       [k: string]: unknown | undefined;
     }
   | [];
-/** `compat`: `true` (local time = UTC) or the producer's UTC offset. */
-export type Compat = boolean | CompatOffset;
 /**
- * Machine-readable class of a [`SteplineError`]. The string form (`as_str`) is
- * what JavaScript sees in `error.code`.
+ * What kind of problem a `SteplineError` is: its `code` (the string form,
+ * [`ErrorCode::as_str`]).
  */
 export type SteplineErrorCode =
   | "invalid_json"
@@ -45,6 +43,8 @@ export type SteplineErrorCode =
  * run's other envelopes tell which).
  */
 export type EnvelopeDialect = "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2";
+/** `compat`: `true` (local time = UTC) or the producer's UTC offset. */
+export type EncoderCompat = boolean | EncoderCompatOffset;
 /**
  * Which producer's broadcaster the encoder reproduces: `"v1.22"` (default,
  * `AgentEventEnvelopeAdapter`) or `"v2"` (`AgentEventBroadcaster`: events
@@ -338,7 +338,7 @@ export interface StreamChunkPayload {
   /** Tokens the chunk adds. */
   tokens_delta?: number | null;
   /** Set by the decoder: `content` is a raw provider stream frame, not text (v2.7 with a real streaming driver). */
-  provider_frame?: ("openai" | "anthropic") | null;
+  provider_frame?: "openai" | "anthropic";
   /** The payload was shortened to fit the broadcaster's limit. */
   truncated?: boolean | null;
   /** Unknown payload fields, kept (each reported as a warning). */
@@ -683,12 +683,6 @@ export interface RunFailedPayload {
   };
 }
 
-/** The producer's UTC offset, for `compat`. */
-export interface CompatOffset {
-  /** Minutes east of UTC (default 0), within ±24 hours. */
-  utcOffsetMinutes?: number | null;
-}
-
 /** `decodeEnvelopes`: a JSONL batch, decoded. */
 export interface DecodedBatch {
   /** The envelopes of the lines that decoded, in line order. */
@@ -712,9 +706,9 @@ export interface LineError {
 }
 
 /**
- * A typed failure with a JSON-pointer path into the input. As data (in a
- * result that reports failures instead of throwing) it is `{code, path,
- * message}`, TypeScript `ErrorInfo`.
+ * A typed failure with a JSON-pointer path into the input: thrown as a
+ * `SteplineError`, or given as `{code, path, message}` where a result
+ * reports failures instead of throwing.
  */
 export interface ErrorInfo {
   /** What kind of problem this is. */
@@ -746,6 +740,12 @@ export interface EnvelopeWarning {
   message: string;
 }
 
+/** The producer's UTC offset, for `compat`. */
+export interface EncoderCompatOffset {
+  /** Minutes east of UTC (default 0), within ±24 hours. */
+  utcOffsetMinutes?: number | null;
+}
+
 /**
  * Broadcast configuration as the encoder's options give it: the reference
  * `BroadcastConfig` plus the cap, compat and dialect. A missing field takes
@@ -770,7 +770,7 @@ export interface EnvelopeEncoderConfig {
    */
   maxMessageBytes?: number | null;
   /** Reproduce the producer: local time printed with `Z`, quirky step durations, byte cuts. */
-  compat?: Compat | null;
+  compat?: EncoderCompat | null;
   /** Which producer's broadcaster (default `"v1.22"`). */
   dialect?: EncoderDialect | null;
 }
