@@ -51,7 +51,7 @@ export type EncoderCompat = boolean | EncoderCompatOffset;
  * `PartialInferenceDeltaCreated`, `StreamEventParsed`, `ContinuationEvaluated
  * {stepNumber, executionState}`, `AgentExecutionStopped`, `AgentExecutionFailed`).
  */
-export type EncoderDialect = "v1.22" | "V2";
+export type EncoderDialect = "v1.22" | "v2";
 /** A preset of the reference's `BroadcastConfig`. */
 export type EncoderPreset = "minimal" | "standard" | "default" | "debug";
 /** Why an envelope was not merged into a session. */
