@@ -520,9 +520,18 @@ mod tests {
                 .err()
                 .map(|e| (e.code, e.path.unwrap_or_default()))
         };
-        assert_eq!(err(r#"{"preset":"loud"}"#), Some((ErrorCode::InvalidValue, "/c/preset".into())));
-        assert_eq!(err(r#"{"maxMessageBytes":100}"#), Some((ErrorCode::InvalidValue, "/c/maxMessageBytes".into())));
-        assert_eq!(err(r#"{"compat":"yes"}"#), Some((ErrorCode::InvalidType, "/c/compat".into())));
+        assert_eq!(
+            err(r#"{"preset":"loud"}"#),
+            Some((ErrorCode::InvalidValue, "/c/preset".into()))
+        );
+        assert_eq!(
+            err(r#"{"maxMessageBytes":100}"#),
+            Some((ErrorCode::InvalidValue, "/c/maxMessageBytes".into()))
+        );
+        assert_eq!(
+            err(r#"{"compat":"yes"}"#),
+            Some((ErrorCode::InvalidType, "/c/compat".into()))
+        );
         assert_eq!(
             err(r#"{"compat":{"utcOffsetMinutes":100000}}"#),
             Some((ErrorCode::OutOfRange, "/c/compat/utcOffsetMinutes".into()))

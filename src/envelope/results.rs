@@ -27,10 +27,7 @@ impl<'a> TryDecodeResult<'a> {
                 warnings: &d.warnings,
                 dialect: d.dialect,
             }),
-            Err(error) => TryDecodeResult::Refused(RefusedOne {
-                ok: Literal,
-                error,
-            }),
+            Err(error) => TryDecodeResult::Refused(RefusedOne { ok: Literal, error }),
         }
     }
 }
@@ -149,7 +146,9 @@ mod tests {
 
     #[test]
     fn try_decode_result_writes_ok_first_and_the_error_as_data() {
-        let good = decode_text(r#"{"type":"agent.status","session_id":"s","payload":{"status":"processing","previous_status":"idle","x":1}}"#);
+        let good = decode_text(
+            r#"{"type":"agent.status","session_id":"s","payload":{"status":"processing","previous_status":"idle","x":1}}"#,
+        );
         let text = crate::json::to_text(&TryDecodeResult::of(&good));
         assert_eq!(
             text,
@@ -168,9 +167,18 @@ mod tests {
             "{\"type\":\"agent.x\",\"session_id\":\"s\"}\nnope\n{\"type\":\"agent.status\",\"session_id\":\"s\",\"payload\":{\"status\":\"idle\",\"previous_status\":null}}\n",
         );
         let text = crate::json::to_text(&DecodedBatch::of(&ok, &errors));
-        assert!(text.starts_with(r#"{"envelopes":[{"type":"agent.x","#), "{text}");
-        assert!(text.contains(r#""errors":[{"line":2,"error":{"code":"invalid_json","path":null,"#), "{text}");
+        assert!(
+            text.starts_with(r#"{"envelopes":[{"type":"agent.x","#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""errors":[{"line":2,"error":{"code":"invalid_json","path":null,"#),
+            "{text}"
+        );
         assert!(text.contains(r#""errorCount":1,"warnings":[{"index":0,"warning":{"path":"/type","code":"unknown_type","#), "{text}");
-        assert!(text.ends_with(r#""dialects":["seed-003","instructor"]}"#), "{text}");
+        assert!(
+            text.ends_with(r#""dialects":["seed-003","instructor"]}"#),
+            "{text}"
+        );
     }
 }

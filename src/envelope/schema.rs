@@ -74,7 +74,13 @@ macro_rules! f {
 }
 
 /// Seed-003 lifecycle identity, present on every event of that taxonomy.
-const STEP_INDEX: Field = f!("step_index", &[], Kind::Int, false, "Seed 003: the step's number.");
+const STEP_INDEX: Field = f!(
+    "step_index",
+    &[],
+    Kind::Int,
+    false,
+    "Seed 003: the step's number."
+);
 const STEP_ID: Field = f!("step_id", &[], Kind::Str, false, "Seed 003: the step's id.");
 /// v2.7 numbers a failed attempt's completion (and a continuation before
 /// any step) by the steps recorded before it; the decoder moves such an
@@ -95,22 +101,70 @@ const ANNOTATIONS: Field = f!(
     "Seed 003: the event's annotations (safety verdicts, citations, extras)."
 );
 /// The step the event is about, as the producer serialised it.
-const STEP: Field = f!("step", &[], Kind::Object, false, "The step as the producer serialised it.");
+const STEP: Field = f!(
+    "step",
+    &[],
+    Kind::Object,
+    false,
+    "The step as the producer serialised it."
+);
 /// The tool call, as seed 003 serialises it.
-const TOOL_CALL: Field = f!("tool_call", &[], Kind::Object, false, "Seed 003: the tool call as serialised.");
+const TOOL_CALL: Field = f!(
+    "tool_call",
+    &[],
+    Kind::Object,
+    false,
+    "Seed 003: the tool call as serialised."
+);
 const TOOL_NAME: Field = f!("tool_name", &["tool"], Kind::Str, false, "The tool's name.");
 
 const AGENT_STATUS: &[Field] = &[
-    f!("status", &[], Kind::Str, true, "The new broadcast status (`processing`, `completed`, `failed`, …)."),
-    f!("previous_status", &[], Kind::Str, false, "The status before."),
+    f!(
+        "status",
+        &[],
+        Kind::Str,
+        true,
+        "The new broadcast status (`processing`, `completed`, `failed`, …)."
+    ),
+    f!(
+        "previous_status",
+        &[],
+        Kind::Str,
+        false,
+        "The status before."
+    ),
     f!("step_count", &[], Kind::Int, false, "Steps so far."),
-    f!("error_message", &[], Kind::Str, false, "v2: why the run failed."),
-    f!("last_response", &[], Kind::Str, false, "v2: the last response text."),
+    f!(
+        "error_message",
+        &[],
+        Kind::Str,
+        false,
+        "v2: why the run failed."
+    ),
+    f!(
+        "last_response",
+        &[],
+        Kind::Str,
+        false,
+        "v2: the last response text."
+    ),
 ];
 
 const AGENT_STEP_STARTED: &[Field] = &[
-    f!("step_number", &["step_index"], Kind::Int, true, "The step's 1-based number."),
-    f!("message_count", &[], Kind::Int, false, "Messages sent to the model."),
+    f!(
+        "step_number",
+        &["step_index"],
+        Kind::Int,
+        true,
+        "The step's 1-based number."
+    ),
+    f!(
+        "message_count",
+        &[],
+        Kind::Int,
+        false,
+        "Messages sent to the model."
+    ),
     f!(
         "available_tools",
         &[],
@@ -122,13 +176,49 @@ const AGENT_STEP_STARTED: &[Field] = &[
 ];
 
 const AGENT_STEP_COMPLETED: &[Field] = &[
-    f!("step_number", &["step_index"], Kind::Int, true, "The step's 1-based number."),
-    f!("has_tool_calls", &[], Kind::Bool, false, "The model asked for tool calls."),
-    f!("errors", &[], Kind::Int, false, "How many errors the step recorded."),
-    f!("finish_reason", &[], Kind::Str, false, "The provider's finish reason."),
+    f!(
+        "step_number",
+        &["step_index"],
+        Kind::Int,
+        true,
+        "The step's 1-based number."
+    ),
+    f!(
+        "has_tool_calls",
+        &[],
+        Kind::Bool,
+        false,
+        "The model asked for tool calls."
+    ),
+    f!(
+        "errors",
+        &[],
+        Kind::Int,
+        false,
+        "How many errors the step recorded."
+    ),
+    f!(
+        "finish_reason",
+        &[],
+        Kind::Str,
+        false,
+        "The provider's finish reason."
+    ),
     f!("usage", &[], Kind::Usage, false, "The step's token usage."),
-    f!("duration_ms", &[], Kind::Num, false, "How long the step took, in milliseconds."),
-    f!("continuation", &[], Kind::Object, false, "The continuation outcome (with `includeContinuationTrace`)."),
+    f!(
+        "duration_ms",
+        &[],
+        Kind::Num,
+        false,
+        "How long the step took, in milliseconds."
+    ),
+    f!(
+        "continuation",
+        &[],
+        Kind::Object,
+        false,
+        "The continuation outcome (with `includeContinuationTrace`)."
+    ),
     STEP,
     STEP_ID,
     ANNOTATIONS,
@@ -138,8 +228,20 @@ const AGENT_STEP_COMPLETED: &[Field] = &[
 const AGENT_TOOL_STARTED: &[Field] = &[
     f!("tool_name", &["tool"], Kind::Str, true, "The tool's name."),
     f!("tool_call_id", &[], Kind::Str, false, "The tool call's id."),
-    f!("args_summary", &[], Kind::Str, false, "A one-line summary of the arguments."),
-    f!("args", &[], Kind::Any, false, "The (truncated) arguments (with `includeToolArgs`)."),
+    f!(
+        "args_summary",
+        &[],
+        Kind::Str,
+        false,
+        "A one-line summary of the arguments."
+    ),
+    f!(
+        "args",
+        &[],
+        Kind::Any,
+        false,
+        "The (truncated) arguments (with `includeToolArgs`)."
+    ),
     TOOL_CALL,
     STEP_INDEX,
     STEP_ID,
@@ -151,9 +253,27 @@ const AGENT_TOOL_COMPLETED: &[Field] = &[
     f!("tool_call_id", &[], Kind::Str, false, "The tool call's id."),
     f!("success", &[], Kind::Bool, false, "The tool succeeded."),
     f!("error", &[], Kind::Str, false, "Why the tool failed."),
-    f!("duration_ms", &[], Kind::Num, false, "How long the tool ran, in milliseconds."),
-    f!("result_summary", &[], Kind::Str, false, "A one-line summary of the result."),
-    f!("tool_result", &[], Kind::Object, false, "Seed 003: the tool result as serialised."),
+    f!(
+        "duration_ms",
+        &[],
+        Kind::Num,
+        false,
+        "How long the tool ran, in milliseconds."
+    ),
+    f!(
+        "result_summary",
+        &[],
+        Kind::Str,
+        false,
+        "A one-line summary of the result."
+    ),
+    f!(
+        "tool_result",
+        &[],
+        Kind::Object,
+        false,
+        "Seed 003: the tool result as serialised."
+    ),
     STEP_INDEX,
     STEP_ID,
     ANNOTATIONS,
@@ -179,7 +299,13 @@ const AGENT_STREAM_CHUNK: &[Field] = &[
 /// v1.22 sends `should_continue`, v2 `should_stop` (one of them is required;
 /// see `decode`); v2's `stop_reason` is null when no signal stopped the run.
 const AGENT_CONTINUATION: &[Field] = &[
-    f!("step_number", &["step_index"], Kind::Int, true, "The step the decision follows."),
+    f!(
+        "step_number",
+        &["step_index"],
+        Kind::Int,
+        true,
+        "The step the decision follows."
+    ),
     f!(
         "should_continue",
         &[],
@@ -188,16 +314,40 @@ const AGENT_CONTINUATION: &[Field] = &[
         "The run goes on (v1.22's flag; read from v2's `should_stop` when only that is sent)."
     ),
     f!("should_stop", &[], Kind::Bool, false, "v2: the run stops."),
-    f!("stop_reason", &[], Kind::Str, false, "Why the run stops (v2: `null` when no signal stopped it)."),
-    f!("resolved_by", &[], Kind::Str, false, "The criterion that decided."),
-    f!("evaluations", &[], Kind::Evaluations, false, "v1.22: each criterion's vote."),
+    f!(
+        "stop_reason",
+        &[],
+        Kind::Str,
+        false,
+        "Why the run stops (v2: `null` when no signal stopped it)."
+    ),
+    f!(
+        "resolved_by",
+        &[],
+        Kind::Str,
+        false,
+        "The criterion that decided."
+    ),
+    f!(
+        "evaluations",
+        &[],
+        Kind::Evaluations,
+        false,
+        "v1.22: each criterion's vote."
+    ),
     RECORDED_STEPS,
 ];
 
 const AGENT_LLM_STARTED: &[Field] = &[STEP_INDEX, STEP_ID, ANNOTATIONS];
 
 const AGENT_LLM_OUTPUT_TEXT_DELTA: &[Field] = &[
-    f!("text_delta", &["llm_delta"], Kind::Str, true, "The text the model added."),
+    f!(
+        "text_delta",
+        &["llm_delta"],
+        Kind::Str,
+        true,
+        "The text the model added."
+    ),
     STEP_INDEX,
     STEP_ID,
     ANNOTATIONS,
@@ -207,7 +357,13 @@ const AGENT_LLM_COMPLETED: &[Field] = &[STEP, STEP_INDEX, STEP_ID, ANNOTATIONS];
 
 const AGENT_TOOL_OUTPUT: &[Field] = &[
     TOOL_NAME,
-    f!("text_delta", &[], Kind::Str, true, "The output the tool added."),
+    f!(
+        "text_delta",
+        &[],
+        Kind::Str,
+        true,
+        "The output the tool added."
+    ),
     TOOL_CALL,
     STEP_INDEX,
     STEP_ID,
@@ -218,7 +374,13 @@ const AGENT_TOOL_FAILED: &[Field] = &[
     TOOL_NAME,
     f!("error", &[], Kind::Str, true, "Why the tool failed."),
     TOOL_CALL,
-    f!("tool_result", &[], Kind::Object, false, "Seed 003: the tool result as serialised."),
+    f!(
+        "tool_result",
+        &[],
+        Kind::Object,
+        false,
+        "Seed 003: the tool result as serialised."
+    ),
     STEP_INDEX,
     STEP_ID,
     ANNOTATIONS,
@@ -314,21 +476,96 @@ pub struct EnvelopeUsage {
 /// the type says, for the generated schemas (in [`KNOWN_TYPES`] order).
 #[cfg(feature = "schema")]
 pub const SHAPES: &[(&str, &str, &str, &str)] = &[
-    ("agent.status", "StatusPayload", "StatusEnvelope", "The broadcast status changed."),
-    ("agent.step.started", "StepStartedPayload", "StepStartedEnvelope", "A step started."),
-    ("agent.step.completed", "StepCompletedPayload", "StepCompletedEnvelope", "A step completed."),
-    ("agent.tool.started", "ToolStartedPayload", "ToolStartedEnvelope", "A tool call started."),
-    ("agent.tool.completed", "ToolCompletedPayload", "ToolCompletedEnvelope", "A tool call completed."),
-    ("agent.stream.chunk", "StreamChunkPayload", "StreamChunkEnvelope", "Text the model streamed."),
-    ("agent.continuation", "ContinuationPayload", "ContinuationEnvelope", "Whether the run goes on after a step."),
-    ("agent.llm.started", "LlmStartedPayload", "LlmStartedEnvelope", "Seed 003: a model call started."),
-    ("agent.llm.output_text.delta", "LlmDeltaPayload", "LlmDeltaEnvelope", "Seed 003: text the model added."),
-    ("agent.llm.completed", "LlmCompletedPayload", "LlmCompletedEnvelope", "Seed 003: a model call completed."),
-    ("agent.tool.output", "ToolOutputPayload", "ToolOutputEnvelope", "Seed 003: output a tool streamed."),
-    ("agent.tool.failed", "ToolFailedPayload", "ToolFailedEnvelope", "Seed 003: a tool call failed."),
-    ("agent.step.failed", "StepFailedPayload", "StepFailedEnvelope", "Seed 003: a step failed."),
-    ("agent.run.completed", "RunCompletedPayload", "RunCompletedEnvelope", "Seed 003: the run completed."),
-    ("agent.run.failed", "RunFailedPayload", "RunFailedEnvelope", "Seed 003: the run failed."),
+    (
+        "agent.status",
+        "StatusPayload",
+        "StatusEnvelope",
+        "The broadcast status changed.",
+    ),
+    (
+        "agent.step.started",
+        "StepStartedPayload",
+        "StepStartedEnvelope",
+        "A step started.",
+    ),
+    (
+        "agent.step.completed",
+        "StepCompletedPayload",
+        "StepCompletedEnvelope",
+        "A step completed.",
+    ),
+    (
+        "agent.tool.started",
+        "ToolStartedPayload",
+        "ToolStartedEnvelope",
+        "A tool call started.",
+    ),
+    (
+        "agent.tool.completed",
+        "ToolCompletedPayload",
+        "ToolCompletedEnvelope",
+        "A tool call completed.",
+    ),
+    (
+        "agent.stream.chunk",
+        "StreamChunkPayload",
+        "StreamChunkEnvelope",
+        "Text the model streamed.",
+    ),
+    (
+        "agent.continuation",
+        "ContinuationPayload",
+        "ContinuationEnvelope",
+        "Whether the run goes on after a step.",
+    ),
+    (
+        "agent.llm.started",
+        "LlmStartedPayload",
+        "LlmStartedEnvelope",
+        "Seed 003: a model call started.",
+    ),
+    (
+        "agent.llm.output_text.delta",
+        "LlmDeltaPayload",
+        "LlmDeltaEnvelope",
+        "Seed 003: text the model added.",
+    ),
+    (
+        "agent.llm.completed",
+        "LlmCompletedPayload",
+        "LlmCompletedEnvelope",
+        "Seed 003: a model call completed.",
+    ),
+    (
+        "agent.tool.output",
+        "ToolOutputPayload",
+        "ToolOutputEnvelope",
+        "Seed 003: output a tool streamed.",
+    ),
+    (
+        "agent.tool.failed",
+        "ToolFailedPayload",
+        "ToolFailedEnvelope",
+        "Seed 003: a tool call failed.",
+    ),
+    (
+        "agent.step.failed",
+        "StepFailedPayload",
+        "StepFailedEnvelope",
+        "Seed 003: a step failed.",
+    ),
+    (
+        "agent.run.completed",
+        "RunCompletedPayload",
+        "RunCompletedEnvelope",
+        "Seed 003: the run completed.",
+    ),
+    (
+        "agent.run.failed",
+        "RunFailedPayload",
+        "RunFailedEnvelope",
+        "Seed 003: the run failed.",
+    ),
 ];
 
 #[cfg(feature = "schema")]
