@@ -101,16 +101,28 @@ export function envelopeSchemas(bundle) {
       for (const v of Object.values(node)) visit(v);
     };
     visit(def);
-    schemas[type] = {
+    schemas[type] = withoutRustFormats({
       $schema: bundle.$schema,
       $id: `https://stepline.dev/schemas/envelopes/${type}.schema.json`,
       title: name,
       description: def.description,
       $ref: `#/$defs/${name}`,
       $defs: { [name]: def, ...defs },
-    };
+    });
   }
   return schemas;
+}
+
+/**
+ * Without schemars' Rust number formats (`int64`, `uint`, …): they say nothing `type: integer`
+ * and `minimum` do not, and Ajv's default strict mode refuses a format it does not know.
+ */
+function withoutRustFormats(node) {
+  if (Array.isArray(node)) return node.map(withoutRustFormats);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node)
+    .filter(([k, v]) => !(k === 'format' && /^u?int(8|16|32|64|128)?$|^(float|double)$/.test(v)))
+    .map(([k, v]) => [k, withoutRustFormats(v)]));
 }
 
 const bundle = rustBundle();

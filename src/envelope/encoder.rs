@@ -23,10 +23,10 @@ mod v2;
 pub struct Broadcast {
     /// The channel to publish on: `agent.{session_id}`.
     pub channel: String,
-    /// The envelope to publish.
+    /// The envelope to publish, in the producer's wire form.
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::envelope::schema::json_schema::envelope_ref")
+        schemars(schema_with = "crate::envelope::schema::json_schema::broadcast_envelope_ref")
     )]
     pub envelope: Value,
 }

@@ -584,6 +584,11 @@ pub mod json_schema {
         schemars::json_schema!({ "$ref": "#/$defs/Envelope" })
     }
 
+    /// The schema of the encoder's envelope (a `Value` in Rust).
+    pub fn broadcast_envelope_ref(_: &mut SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "$ref": "#/$defs/BroadcastEnvelope" })
+    }
+
     /// Adds `Envelope`, every envelope type's `…Envelope` and `…Payload`,
     /// and `EnvelopeUsage` to the generator's definitions.
     pub fn register(g: &mut SchemaGenerator) {
@@ -598,6 +603,21 @@ pub mod json_schema {
             variants.push(json!({ "$ref": format!("#/$defs/{envelope}") }));
         }
         debug_assert_eq!(SHAPES.len(), KNOWN_TYPES.len());
+        g.definitions_mut().insert(
+            "BroadcastEnvelope".into(),
+            json!({
+                "description": "An envelope as the encoder sends it: the payload is the producer's, as the reference adapter writes it (e.g. `usage` as the event gave it); `decodeEnvelope` reads it into an `Envelope`.",
+                "type": "object",
+                "properties": {
+                    "type": { "enum": KNOWN_TYPES, "description": "The envelope type." },
+                    "session_id": { "type": "string", "description": "The encoder's session." },
+                    "execution_id": { "type": "string", "description": "The encoder's execution (`\"\"` when it has none)." },
+                    "timestamp": { "type": "string", "description": "When it was broadcast." },
+                    "payload": { "$ref": "#/$defs/PayloadObject" },
+                },
+                "required": ["type", "session_id", "execution_id", "timestamp", "payload"],
+            }),
+        );
         // PHP writes an empty map as `[]`; the decoder keeps it as sent.
         g.definitions_mut().insert(
             "PayloadObject".into(),
@@ -674,7 +694,6 @@ pub mod json_schema {
 
     /// What a field's kind admits when present and non-null.
     fn value_schema(f: &Field, usage: &JsonValue) -> JsonValue {
-        // PHP writes an empty map as `[]`; the decoder keeps it as sent.
         match f.kind {
             Kind::Str if !f.values.is_empty() => json!({ "enum": f.values }),
             Kind::Str => json!({ "type": "string" }),

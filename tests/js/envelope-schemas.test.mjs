@@ -1,7 +1,8 @@
 // The per-type envelope schemas the package publishes (stepline/schemas/envelopes/<type>.schema.json,
 // generated from the decoder's field table by `npm run gen`), checked with Ajv: every envelope of
 // every run of both corpora, decoded, validates against its type's schema; so does every envelope
-// the encoder sends for them. A payload field of the wrong type does not, and neither does an
+// the encoder sends for them, decoded (the encoder sends the producer's wire form, declared as
+// `BroadcastEnvelope`: its payload is what the event gave, e.g. a partial `usage`). A payload field of the wrong type does not, and neither does an
 // unknown field outside `extra`. Errors, thrown or returned, are the declared `ErrorInfo`.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -55,7 +56,7 @@ test('every envelope of every run of both corpora validates against its type\'s 
   assert.ok(seen.size >= 6, [...seen].join(', '));
 });
 
-test('every envelope the encoder sends for the envelopes.json cases validates against its type\'s schema', () => {
+test('every envelope the encoder sends for the envelopes.json cases decodes to one that validates against its type\'s schema', () => {
   let n = 0;
   for (const [corpus, cases] of [['v1.22', v1Vectors('envelopes.json')], ['v2.7', v2Vectors('envelopes.json')]]) {
     for (const c of cases) {
@@ -63,8 +64,8 @@ test('every envelope the encoder sends for the envelopes.json cases validates ag
         const enc = new EnvelopeEncoder({ sessionId: c.input.sessionId, executionId: c.input.executionId, config, now: c.input.now });
         for (const op of c.input.ops) {
           if (op.call === 'reset') enc.reset();
-          else if (op.call === 'onAgentStatusChanged') assertValid(enc.status(op.args.status).envelope, c.name);
-          else for (const { envelope } of enc.push(op)) { assertValid(envelope, c.name); n++; }
+          else if (op.call === 'onAgentStatusChanged') assertValid(decodeEnvelope(enc.status(op.args.status).envelope), c.name);
+          else for (const { envelope } of enc.push(op)) { assertValid(decodeEnvelope(envelope), c.name); n++; }
         }
         enc.free();
       }
