@@ -12,7 +12,7 @@ import { v1Vectors, v2Vectors } from '../lib/vectors.mjs';
 const fixture = (path) => readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8');
 
 /** The seed dialects' recordings, as `[file, lines]`. */
-const SEEDS = ['seed-000/failed-run.jsonl', 'seed-000/resumed-run.jsonl', 'seed-003/annotated-run.jsonl', 'seed-003/failing-run.jsonl']
+const SEEDS = ['seed-000/failed-run.jsonl', 'seed-000/resumed-run.jsonl', 'seed-000/continued-step.jsonl', 'seed-003/annotated-run.jsonl', 'seed-003/cited-answer.jsonl', 'seed-003/failing-run.jsonl']
   .map((file) => [file, fixture(file).split('\n').filter((line) => line.trim())]);
 
 /** Inputs `tryDecodeEnvelope` refuses, by the error code it gives. */
@@ -38,8 +38,12 @@ export function* envelopes(runs) {
   ];
   for (const [where, e] of sent) {
     yield [where, e];
-    if (e.event_type) yield [`${where} with an unknown field`, { ...e, future_field: 1, truncated: true }];
-    else yield [`${where} with unknown fields`, { ...e, relay: 'edge-1', payload: { ...e.payload, future_field: 1, truncated: true } }];
+    if (e.event_type) {
+      yield [`${where} with an unknown field`, { ...e, future_field: 1, truncated: true }];
+      // The same event relayed in an envelope, with a relay's own field beside it.
+      const { event_type: type, ...payload } = e;
+      yield [`${where} relayed`, { type, session_id: 's', execution_id: null, timestamp: null, payload, relay: 'edge-1' }];
+    } else yield [`${where} with unknown fields`, { ...e, relay: 'edge-1', payload: { ...e.payload, future_field: 1, truncated: true } }];
   }
 }
 
@@ -59,11 +63,14 @@ function* configs(input) {
   yield ['compat +60', { ...input.config, compat: { utcOffsetMinutes: 60 } }];
 }
 
-/** Replays every envelopes.json case of both corpora: `[where, encoder, op]` per op. */
-function* encoderOps(stepline) {
+/**
+ * Replays every envelopes.json case of both corpora (under `only` configs, or every one of
+ * `configs`): `[where, encoder, op]` per op.
+ */
+function* encoderOps(stepline, only) {
   for (const [corpus, cases] of [['v1.22', v1Vectors('envelopes.json')], ['v2.7', v2Vectors('envelopes.json')]]) {
     for (const c of cases) {
-      for (const [label, config] of configs(c.input)) {
+      for (const [label, config] of only ? only.map((o) => [JSON.stringify(o), o]) : configs(c.input)) {
         const enc = new stepline.EnvelopeEncoder({ sessionId: c.input.sessionId, executionId: c.input.executionId, config, now: c.input.now });
         for (const [i, op] of c.input.ops.entries()) yield [`${corpus} ${c.name} [${label}] op ${i}`, enc, op];
         enc.free();
@@ -78,6 +85,11 @@ export const calls = {
     for (const [where, e] of envelopes(runs)) {
       yield [where, stepline.decodeEnvelope(e)];
       yield [`${where} as text`, stepline.decodeEnvelope(JSON.stringify(e))];
+    }
+    // What the encoder sends, as a UI receives it.
+    for (const [where, enc, op] of encoderOps(stepline, [{ preset: 'debug' }, { preset: 'debug', dialect: 'v2' }])) {
+      if (op.call === 'reset') enc.reset();
+      else if (!op.call) for (const { envelope } of enc.push(op)) yield [`${where}: sent`, stepline.decodeEnvelope(envelope)];
     }
   },
   async *tryDecodeEnvelope({ stepline, runs }) {
@@ -131,7 +143,21 @@ export const calls = {
   async *defaultEventName({ stepline }) {
     yield ['the default', stepline.defaultEventName()];
   },
+  async *'SteplineError.code'({ stepline }) {
+    for (const [where, error] of thrownErrors(stepline)) yield [where, error.code];
+  },
+  async *'SteplineError.path'({ stepline }) {
+    for (const [where, error] of thrownErrors(stepline)) yield [where, error.path];
+  },
 };
+
+/** What the envelope functions throw, for each error code they have. */
+function* thrownErrors(stepline) {
+  const thrown = (fn) => { try { fn(); } catch (error) { return error; } throw new Error('expected a throw'); };
+  for (const [code, input] of Object.entries(REFUSED)) yield [`decodeEnvelope: ${code}`, thrown(() => stepline.decodeEnvelope(input))];
+  yield ['EnvelopeEncoder without a session', thrown(() => new stepline.EnvelopeEncoder({}))];
+  yield ['EnvelopeEncoder with an unknown preset', thrown(() => new stepline.EnvelopeEncoder({ sessionId: 's', config: { preset: 'loud' } }))];
+}
 
 /** Exports whose result is not data, and why. */
 export const notData = {
