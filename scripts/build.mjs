@@ -247,7 +247,9 @@ function writeSchemas(staging) {
   // Every shape of the API, generated from the Rust declarations by `npm run gen`
   // (the lint layer checks the committed file is current).
   copyFileSync(join(root, 'schemas', 'stepline.schema.json'), join(staging, 'schemas', 'stepline.schema.json'));
-  return ['schemas/snapshot.schema.json', 'schemas/stepline.schema.json'];
+  // One schema per envelope type (DESIGN.md section 5), cut from the same bundle by `npm run gen`.
+  cpSync(join(root, 'schemas', 'envelopes'), join(staging, 'schemas', 'envelopes'), { recursive: true });
+  return ['schemas/snapshot.schema.json', 'schemas/stepline.schema.json', 'schemas/envelopes/*.schema.json'];
 }
 
 function fmt(bytes) {

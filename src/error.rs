@@ -7,9 +7,12 @@
 
 use std::fmt;
 
-/// Machine-readable class of a [`SteplineError`]. The string form (`as_str`) is
-/// what JavaScript sees in `error.code`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// What kind of problem a `SteplineError` is: its `code` (the string form,
+/// [`ErrorCode::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SteplineErrorCode"))]
+#[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The text is not JSON (syntax error, trailing characters, bad escape).
     InvalidJson,
@@ -62,20 +65,24 @@ impl ErrorCode {
     ];
 }
 
-/// A typed failure with a JSON-pointer path into the input.
-#[derive(Clone, Debug, PartialEq)]
+/// A typed failure with a JSON-pointer path into the input: thrown as a
+/// `SteplineError`, or given as `{code, path, message}` where a result
+/// reports failures instead of throwing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ErrorInfo"))]
 pub struct SteplineError {
-    /// What went wrong, as a stable code.
+    /// What kind of problem this is.
     pub code: ErrorCode,
-    /// JSON pointer (RFC 6901) to the offending value, `None` when the problem
+    /// JSON pointer (RFC 6901) to the offending value, `null` when the problem
     /// is the input as a whole (e.g. it is not JSON).
     pub path: Option<String>,
-    /// What is wrong, for a human.
+    /// What was expected and what was found, for a person.
     pub message: String,
 }
 
 impl SteplineError {
-    /// An error with a path (`Some`) or about the input as a whole (`None`).
+    /// Builds an error; `path` is a JSON pointer, or `None` for the input as a whole.
     pub fn new(
         code: ErrorCode,
         path: impl Into<Option<String>>,
@@ -127,10 +134,10 @@ pub struct LineErrors {
 }
 
 impl LineErrors {
-    /// How many failing lines are kept with their errors.
+    /// How many failing lines are listed with their error.
     pub const LISTED: usize = 1000;
 
-    /// Counts a failing line, keeping it while fewer than [`LineErrors::LISTED`] are.
+    /// Records the failure of 1-based `line`.
     pub fn push(&mut self, line: usize, e: SteplineError) {
         self.count += 1;
         if self.listed.len() < Self::LISTED {
@@ -142,6 +149,24 @@ impl LineErrors {
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
+
+    /// The listed failures as data (`{line, error}` each).
+    pub fn views(&self) -> Vec<LineError<'_>> {
+        self.listed
+            .iter()
+            .map(|(line, error)| LineError { line: *line, error })
+            .collect()
+    }
+}
+
+/// One failing line of a JSONL batch.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LineError<'a> {
+    /// The line's 1-based number.
+    pub line: usize,
+    /// Why it failed.
+    pub error: &'a SteplineError,
 }
 
 /// Reads as the slice of listed lines: `errors[0]`, `errors.iter()`, `&errors`.

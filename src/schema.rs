@@ -218,7 +218,15 @@ fn model(g: &mut SchemaGenerator) {
 }
 
 /// Envelopes, their payloads and the encoder's input.
-fn envelopes(_g: &mut SchemaGenerator) {}
+fn envelopes(g: &mut SchemaGenerator) {
+    crate::envelope::schema::json_schema::register(g);
+    g.subschema_for::<crate::envelope::results::TryDecodeResult>();
+    g.subschema_for::<crate::envelope::results::DecodedBatch>();
+    g.subschema_for::<crate::envelope::Broadcast>();
+    g.subschema_for::<crate::error::ErrorCode>();
+    g.subschema_for::<crate::envelope::config::EncoderOptions>();
+    g.subschema_for::<crate::envelope::config::AgentEventInput>();
+}
 
 /// Sets `additionalProperties: false` on every object schema that lists its
 /// properties and says nothing about others, recursively.

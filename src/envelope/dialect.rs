@@ -32,10 +32,10 @@ pub enum WireDialect {
     #[default]
     #[serde(rename = "instructor")]
     Instructor,
-    /// The seed-000 wire (statuses in the state's own words).
+    /// The seed-000 document's envelopes.
     #[serde(rename = "seed-000")]
     Seed000,
-    /// The seed-003 wire (`event_type` envelopes, deltas and annotations).
+    /// Seed 003's lifecycle events.
     #[serde(rename = "seed-003")]
     Seed003,
     /// What only instructor-php v1.22 sends.

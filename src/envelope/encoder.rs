@@ -17,22 +17,24 @@ use chrono::Timelike;
 
 mod v2;
 
-/// One broadcast: the Pusher channel and the envelope.
-#[derive(Clone, Debug, PartialEq)]
+/// One encoded broadcast: the Pusher channel and the envelope.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Broadcast {
-    /// The Pusher channel, `agent.{session_id}`.
+    /// The channel to publish on: `agent.{session_id}`.
     pub channel: String,
-    /// The envelope `{type, session_id, execution_id, timestamp, payload}`.
+    /// The envelope to publish, in the producer's wire form.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::envelope::schema::json_schema::broadcast_envelope_ref")
+    )]
     pub envelope: Value,
 }
 
 impl Broadcast {
-    /// The `{channel, envelope}` object the JavaScript API returns.
+    /// `{channel, envelope}` as a value (for Rust callers and tests).
     pub fn to_value(&self) -> Value {
-        obj([
-            ("channel", Value::from(self.channel.as_str())),
-            ("envelope", self.envelope.clone()),
-        ])
+        crate::json::to_value_of(self)
     }
 }
 

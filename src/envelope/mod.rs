@@ -8,6 +8,7 @@ pub mod decode;
 pub mod dialect;
 pub mod encoder;
 pub(crate) mod frames;
+pub mod results;
 pub mod schema;
 pub mod summary;
 pub mod transport;

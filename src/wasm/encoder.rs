@@ -4,8 +4,8 @@
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::envelope::config::{AgentEventInput, EncoderOptions};
 use crate::envelope::{BroadcastConfig, Encoder};
-use crate::error::{ErrorCode, SteplineError};
 use crate::model::read;
 
 use super::convert::{clock, from_js, options_map, out, string_arg};
@@ -40,32 +40,18 @@ impl EnvelopeEncoder {
     #[wasm_bindgen(constructor)]
     pub fn new(options: EncoderOptionsArg) -> Result<EnvelopeEncoder, JsValue> {
         (|| {
-            let m = options_map(&Some(JsValue::from(options)))?;
-            read::only_keys(
-                &m,
-                &["sessionId", "executionId", "config", "now"],
-                "/options",
-            )?;
-            let now = super::convert::now_option(&m)?
-                .map(|spec| crate::model::time::resolve_now(Some(&spec), clock(), "/options/now"))
+            let o = EncoderOptions::read(&options_map(&Some(JsValue::from(options)))?)?;
+            let now = o
+                .now
+                .map(|t| t.resolve(clock(), "/options/now"))
                 .transpose()?;
-            let session = read::opt_str(&m, "sessionId", "/options")?.ok_or_else(|| {
-                SteplineError::at(
-                    ErrorCode::MissingField,
-                    "/options/sessionId",
-                    "expected `sessionId`",
-                )
-            })?;
-            let execution = read::opt_str(&m, "executionId", "/options")?.unwrap_or("");
-            let config = match m.get("config") {
-                Some(c) if !c.is_null() => BroadcastConfig::from_options(
-                    read::object(c, "/options/config", "config")?,
-                    "/options/config",
-                )?,
-                _ => BroadcastConfig::default(),
+            let config = match &o.config {
+                Some(c) => c.resolve("/options/config")?,
+                None => BroadcastConfig::default(),
             };
+            let execution = o.execution_id.as_deref().unwrap_or("");
             Ok(EnvelopeEncoder {
-                inner: Encoder::new(session, execution, config),
+                inner: Encoder::new(&o.session_id, execution, config),
                 now,
             })
         })()
@@ -82,24 +68,14 @@ impl EnvelopeEncoder {
         #[wasm_bindgen(unchecked_param_type = "AgentEventInput | string")] event: JsValue,
     ) -> Result<JsValue, JsValue> {
         out((|| {
-            let v = from_js(&event, "the event")?;
-            let m = read::object(&v, "", "an event")?;
-            read::only_keys(m, &["event", "args", "at"], "")?;
-            let name = read::opt_str(m, "event", "")?.ok_or_else(|| {
-                SteplineError::at(ErrorCode::MissingField, "/event", "expected `event`")
-            })?;
-            let args = m.get("args").cloned().unwrap_or(Value::Array(Vec::new()));
+            let e = AgentEventInput::read(&from_js(&event, "the event")?)?;
+            let args = e.args.unwrap_or(Value::Array(Vec::new()));
             let clock_now = self.now.unwrap_or_else(clock);
-            let at = match m.get("at").filter(|v| !v.is_null()) {
-                Some(v) => crate::model::time::resolve_now(
-                    Some(&crate::model::time::NowSpec::from_value(v, "/at")?),
-                    clock_now,
-                    "/at",
-                )?,
+            let at = match &e.at {
+                Some(t) => t.resolve(clock_now, "/at")?,
                 None => clock_now,
             };
-            let sent = self.inner.push(name, &args, &at)?;
-            Ok(Value::Array(sent.iter().map(|b| b.to_value()).collect()))
+            self.inner.push(&e.event, &args, &at)
         })())
     }
 
@@ -128,10 +104,8 @@ impl EnvelopeEncoder {
             read::only_keys(&m, &["error", "lastResponse"], "/details")?;
             let error = read::opt_str(&m, "error", "/details")?;
             let last = read::opt_str(&m, "lastResponse", "/details")?;
-            Ok(self
-                .inner
-                .set_status(status, error, last, &self.now.unwrap_or_else(clock))?
-                .to_value())
+            self.inner
+                .set_status(status, error, last, &self.now.unwrap_or_else(clock))
         })())
     }
 

@@ -1,30 +1,16 @@
 //! `decodeEnvelope`, `tryDecodeEnvelope`, `decodeEnvelopes`, `channelFor`,
 //! `isAgentEventName`, `defaultEventName`.
 
-use crate::json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::envelope::channel_for;
-use crate::envelope::decode::{decode_lines, decode_text, Decoded};
+use crate::envelope::decode::{decode_lines, decode_text};
+use crate::envelope::results::{DecodedBatch, TryDecodeResult};
 use crate::envelope::{EventNames, DEFAULT_EVENT_NAME};
-use crate::error::SteplineError;
-use crate::json::obj;
 use crate::model::read;
 
-use super::convert::{envelope_text, options, out, string_arg, to_js};
+use super::convert::{envelope_text, options, out, string_arg, to_js_of};
 use super::errors::to_js_error;
-
-fn error_value(e: &SteplineError) -> Value {
-    obj([
-        ("code", Value::from(e.code.as_str())),
-        ("path", Value::from(e.path.clone())),
-        ("message", Value::from(e.message.as_str())),
-    ])
-}
-
-fn warnings(d: &Decoded) -> Value {
-    Value::Array(d.warnings.iter().map(|w| w.to_value()).collect())
-}
 
 /// Decodes one envelope (a JSON string or an object) from any producer — the
 /// reference adapter, the seed-000 document, or seed 003's native events — into
@@ -63,16 +49,8 @@ pub fn try_decode_envelope(
     // `unknown`: for untrusted input, which gets `{ ok: false, error }`.
     #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let result = match envelope_text(&input).and_then(|t| decode_text(&t)) {
-        Ok(d) => obj([
-            ("ok", Value::Bool(true)),
-            ("envelope", d.envelope.clone()),
-            ("warnings", warnings(&d)),
-            ("dialect", Value::from(d.dialect.as_str())),
-        ]),
-        Err(e) => obj([("ok", Value::Bool(false)), ("error", error_value(&e))]),
-    };
-    to_js(&result)
+    let result = envelope_text(&input).and_then(|t| decode_text(&t));
+    to_js_of(&TryDecodeResult::of(&result))
 }
 
 /// Decodes a JSONL batch (one envelope per line; blank lines skipped). Lines
@@ -88,36 +66,7 @@ pub fn decode_envelopes(
 ) -> Result<JsValue, JsValue> {
     let jsonl = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
     let (ok, errors) = decode_lines(&jsonl);
-    let warnings: Vec<Value> = ok
-        .iter()
-        .enumerate()
-        .flat_map(|(i, d)| {
-            d.warnings
-                .iter()
-                .map(move |w| obj([("index", Value::from(i)), ("warning", w.to_value())]))
-        })
-        .collect();
-    let dialects = ok.iter().map(|d| Value::from(d.dialect.as_str())).collect();
-    let result = obj([
-        (
-            "envelopes",
-            Value::Array(ok.into_iter().map(|d| d.envelope).collect()),
-        ),
-        (
-            "errors",
-            Value::Array(
-                errors
-                    .listed
-                    .iter()
-                    .map(|(line, e)| obj([("line", Value::from(*line)), ("error", error_value(e))]))
-                    .collect(),
-            ),
-        ),
-        ("errorCount", Value::from(errors.count)),
-        ("warnings", Value::Array(warnings)),
-        ("dialects", Value::Array(dialects)),
-    ]);
-    to_js(&result)
+    to_js_of(&DecodedBatch::of(&ok, &errors))
 }
 
 /// The channel a session's envelopes are broadcast on: `agent.{sessionId}`.

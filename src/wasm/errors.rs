@@ -51,12 +51,6 @@ pub fn to_js_error(err: SteplineError) -> JsValue {
 
 #[wasm_bindgen(typescript_custom_section)]
 const STEPLINE_ERROR_TS: &'static str = r#"
-/** Machine-readable class of a {@link SteplineError}. */
-export type SteplineErrorCode =
-  | "invalid_json" | "too_large" | "too_deep" | "invalid_type"
-  | "missing_field" | "invalid_value" | "invalid_timestamp" | "out_of_range"
-  | "unknown_state_version";
-
 /**
  * Every failure in stepline is thrown as a `SteplineError`.
  *

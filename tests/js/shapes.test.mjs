@@ -12,10 +12,12 @@ import { corpusRuns } from './lib/corpus.mjs';
 import { ShapeChecker, declaredReturns, schemaOfType, bundle } from './lib/shapes.mjs';
 import { calls as sessionCalls, notData as sessionNotData } from './shapes/session.mjs';
 import { calls as modelCalls, notData as modelNotData } from './shapes/model.mjs';
+import { calls as envelopeCalls, notData as envelopeNotData } from './shapes/envelopes.mjs';
 
 const domains = [
   { calls: sessionCalls, notData: sessionNotData },
   { calls: modelCalls, notData: modelNotData },
+  { calls: envelopeCalls, notData: envelopeNotData },
 ];
 
 const calls = Object.assign({}, ...domains.map((d) => d.calls));

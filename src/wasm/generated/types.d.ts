@@ -4,22 +4,150 @@
 export type AgentStatus = "in_progress" | "completed" | "failed";
 /** How a tool run was placed in its step (the view's `attribution`). */
 export type Attribution = "step_number" | "timestamp" | "arrival";
+/** A JSON object as the producer sent it (PHP writes an empty one as `[]`). */
+export type PayloadObject =
+  | {
+      [k: string]: unknown | undefined;
+    }
+  | [];
 /** `allow`, `review` or `block`. */
 export type SafetyVerdict = "allow" | "review" | "block";
-/** How sure a finding is to be a producer bug. */
-export type Severity = "error" | "warning";
+/** A decoded envelope: `switch (e.type)` narrows `e.payload`. */
+export type Envelope =
+  | StatusEnvelope
+  | StepStartedEnvelope
+  | StepCompletedEnvelope
+  | ToolStartedEnvelope
+  | ToolCompletedEnvelope
+  | StreamChunkEnvelope
+  | ContinuationEnvelope
+  | LlmStartedEnvelope
+  | LlmDeltaEnvelope
+  | LlmCompletedEnvelope
+  | ToolOutputEnvelope
+  | ToolFailedEnvelope
+  | StepFailedEnvelope
+  | RunCompletedEnvelope
+  | RunFailedEnvelope;
+/**
+ * What kind of problem a `SteplineError` is: its `code` (the string form,
+ * [`ErrorCode::as_str`]).
+ */
+export type SteplineErrorCode =
+  | "invalid_json"
+  | "too_large"
+  | "too_deep"
+  | "invalid_type"
+  | "missing_field"
+  | "invalid_value"
+  | "invalid_timestamp"
+  | "out_of_range"
+  | "unknown_state_version";
 /**
  * Which producer's dialect an envelope is in, decided from what it carries:
  * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
  * run's other envelopes tell which).
  */
 export type EnvelopeDialect = "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2";
+/** How sure a finding is to be a producer bug. */
+export type Severity = "error" | "warning";
+/** `compat`: `true` (local time = UTC) or the producer's UTC offset. */
+export type EncoderCompat = boolean | EncoderCompatOffset;
+/**
+ * Which producer's broadcaster the encoder reproduces: `"v1.22"` (default,
+ * `AgentEventEnvelopeAdapter`) or `"v2"` (`AgentEventBroadcaster`: events
+ * `PartialInferenceDeltaCreated`, `StreamEventParsed`, `ContinuationEvaluated
+ * {stepNumber, executionState}`, `AgentExecutionStopped`, `AgentExecutionFailed`).
+ */
+export type EncoderDialect = "v1.22" | "v2";
+/** A preset of the reference's `BroadcastConfig`. */
+export type EncoderPreset = "minimal" | "standard" | "default" | "debug";
+/**
+ * Normalised finish reason (the producer's `InferenceFinishReason::fromText`
+ * of the provider's value).
+ */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
+/** An ordered list of tool calls. */
+export type ToolCalls = ToolCall[];
 /** Why an envelope was not merged into a session. */
 export type Rejection = "foreign_session";
+/** A message's content as written: its text, or its parts when composite. */
+export type MessageContent = string | ContentPart[];
+/** The provider of a payload. */
+export type Provider = "openai";
+/** A map as PHP writes it: an empty one is `[]`. */
+export type PhpMap =
+  | {
+      [k: string]: unknown | undefined;
+    }
+  | [];
+/**
+ * A chat role. Unknown role strings are kept on the message but read as `user`
+ * (the producer reads role strings exactly, case-sensitive).
+ */
+export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+/** A preset of [`SlimOptions`]. */
+export type SlimPreset = "minimal" | "standard" | "full";
 /** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
 export type StepType = "error" | "tool_execution" | "final_response";
 /** Where a tool run stands. */
 export type ToolStatus = "running" | "succeeded" | "failed";
+/** `tryDecodeEnvelope`: the decoded envelope, or why it was refused. */
+export type TryDecodeResult = TryDecodeOk | TryDecodeError;
+
+/**
+ * A producer event for the encoder: the reference event class name and its
+ * fields.
+ */
+export interface AgentEventInput {
+  /** The producer's event class name (`AgentStepStarted`, `ToolCallCompleted`, …). */
+  event: string;
+  /** The event's fields, as the producer names them. */
+  args?: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * When the event happened (ISO string or epoch ms); it overrides the
+   * encoder's clock for this event, so recorded events replay with their own times.
+   */
+  at?: string | number | null;
+}
+
+/** One encoded broadcast: the Pusher channel and the envelope. */
+export interface Broadcast {
+  /** The channel to publish on: `agent.{session_id}`. */
+  channel: string;
+  /** The envelope to publish, in the producer's wire form. */
+  envelope: BroadcastEnvelope;
+}
+
+/** An envelope as the encoder sends it: the payload is the producer's, as the reference adapter writes it (e.g. `usage` as the event gave it); `decodeEnvelope` reads it into an `Envelope`. */
+export interface BroadcastEnvelope {
+  /** The envelope type. */
+  type:
+    | "agent.status"
+    | "agent.step.started"
+    | "agent.step.completed"
+    | "agent.tool.started"
+    | "agent.tool.completed"
+    | "agent.stream.chunk"
+    | "agent.continuation"
+    | "agent.llm.started"
+    | "agent.llm.output_text.delta"
+    | "agent.llm.completed"
+    | "agent.tool.output"
+    | "agent.tool.failed"
+    | "agent.step.failed"
+    | "agent.run.completed"
+    | "agent.run.failed";
+  /** The encoder's session. */
+  session_id: string;
+  /** The encoder's execution (`""` when it has none). */
+  execution_id: string;
+  /** When it was broadcast. */
+  timestamp: string;
+  payload: PayloadObject;
+}
 
 /** A source a step cites. */
 export interface Citation {
@@ -135,6 +263,675 @@ export interface SafetyNote {
   category: string;
 }
 
+/** One content part of a composite message: `type` and the part's own fields. */
+export interface ContentPart {
+  /** `text`, `image_url`, or the provider's own kind. */
+  type: string;
+  /** The text of a `text` part. */
+  text?: string;
+  /** The image of an `image_url` part. */
+  image_url?: {
+    url: string;
+  };
+  [k: string]: unknown | undefined;
+}
+
+/** `agent.continuation`: Whether the run goes on after a step. */
+export interface ContinuationEnvelope {
+  type: "agent.continuation";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ContinuationPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.continuation`. */
+export interface ContinuationPayload {
+  /** The step the decision follows. */
+  step_number: number;
+  /** The run goes on (v1.22's flag; read from v2's `should_stop` when only that is sent). */
+  should_continue?: boolean | null;
+  /** v2: the run stops. */
+  should_stop?: boolean | null;
+  /** Why the run stops (v2: `null` when no signal stopped it). */
+  stop_reason?: string | null;
+  /** The criterion that decided. */
+  resolved_by?: string | null;
+  /** v1.22: each criterion's vote. */
+  evaluations?:
+    | {
+        /** The criterion's class name. */
+        criterion: string;
+        /** Its vote. */
+        decision: string;
+        /** Why. */
+        reason?: string | null;
+        [k: string]: unknown | undefined;
+      }[]
+    | null;
+  /** v2.7 numbers a failed attempt's completion (and a continuation before any step) by the steps recorded before it: that number, `step_number` being the step it is about. */
+  recorded_steps?: number | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `decodeEnvelopes`: a JSONL batch, decoded. */
+export interface DecodedBatch {
+  /** The envelopes of the lines that decoded, in line order. */
+  envelopes: Envelope[];
+  /** The first 1,000 failing lines; `errorCount` counts all of them. */
+  errors: LineError2[];
+  /** How many lines failed. */
+  errorCount: number;
+  /** What the envelopes held that was kept but not understood. */
+  warnings: IndexedWarning[];
+  /** Each envelope's dialect, by position in `envelopes`. */
+  dialects: EnvelopeDialect[];
+}
+
+/** `agent.status`: The broadcast status changed. */
+export interface StatusEnvelope {
+  type: "agent.status";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: StatusPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.status`. */
+export interface StatusPayload {
+  /** The new broadcast status (`processing`, `completed`, `failed`, …). */
+  status: string;
+  /** The status before. */
+  previous_status?: string | null;
+  /** Steps so far. */
+  step_count?: number | null;
+  /** v2: why the run failed. */
+  error_message?: string | null;
+  /** v2: the last response text. */
+  last_response?: string | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.step.started`: A step started. */
+export interface StepStartedEnvelope {
+  type: "agent.step.started";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: StepStartedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.step.started`. */
+export interface StepStartedPayload {
+  /** The step's 1-based number. */
+  step_number: number;
+  /** Messages sent to the model. */
+  message_count?: number | null;
+  /** How many tools the model may call (seed 000's list of names is counted). */
+  available_tools?: number | null;
+  /** Seed 000: the tools' names (`available_tools` counts them). */
+  available_tool_names?: unknown[];
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.step.completed`: A step completed. */
+export interface StepCompletedEnvelope {
+  type: "agent.step.completed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: StepCompletedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.step.completed`. */
+export interface StepCompletedPayload {
+  /** The step's 1-based number. */
+  step_number: number;
+  /** The model asked for tool calls. */
+  has_tool_calls?: boolean | null;
+  /** How many errors the step recorded. */
+  errors?: number | null;
+  /** The provider's finish reason. */
+  finish_reason?: string | null;
+  /** The step's token usage. */
+  usage?: EnvelopeUsage | null;
+  /** How long the step took, in milliseconds. */
+  duration_ms?: number | null;
+  /** The continuation outcome (with `includeContinuationTrace`). */
+  continuation?: PayloadObject | null;
+  /** The step as the producer serialised it. */
+  step?: PayloadObject | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** v2.7 numbers a failed attempt's completion (and a continuation before any step) by the steps recorded before it: that number, `step_number` being the step it is about. */
+  recorded_steps?: number | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/**
+ * Token usage as a decoded envelope carries it: `usage` of
+ * `agent.step.completed`, from either usage form on the wire.
+ */
+export interface EnvelopeUsage {
+  /** Input (prompt) tokens. */
+  input: number;
+  /** Output (completion) tokens. */
+  output: number;
+  /** Tokens written to the provider's cache. */
+  cacheWrite: number;
+  /** Tokens read from the provider's cache. */
+  cacheRead: number;
+  /** Reasoning tokens. */
+  reasoning: number;
+  /** The producer's own total, kept only when it differs from the sum of the fields. */
+  total?: number | null;
+}
+
+/** `agent.tool.started`: A tool call started. */
+export interface ToolStartedEnvelope {
+  type: "agent.tool.started";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ToolStartedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.tool.started`. */
+export interface ToolStartedPayload {
+  /** The tool's name. */
+  tool_name: string;
+  /** The tool call's id. */
+  tool_call_id?: string | null;
+  /** A one-line summary of the arguments. */
+  args_summary?: string | null;
+  /** The (truncated) arguments (with `includeToolArgs`). */
+  args?: unknown | null;
+  /** Seed 003: the tool call as serialised. */
+  tool_call?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.tool.completed`: A tool call completed. */
+export interface ToolCompletedEnvelope {
+  type: "agent.tool.completed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ToolCompletedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.tool.completed`. */
+export interface ToolCompletedPayload {
+  /** The tool's name. */
+  tool_name: string;
+  /** The tool call's id. */
+  tool_call_id?: string | null;
+  /** The tool succeeded. */
+  success?: boolean | null;
+  /** Why the tool failed. */
+  error?: string | null;
+  /** How long the tool ran, in milliseconds. */
+  duration_ms?: number | null;
+  /** A one-line summary of the result. */
+  result_summary?: string | null;
+  /** Seed 003: the tool result as serialised. */
+  tool_result?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.stream.chunk`: Text the model streamed. */
+export interface StreamChunkEnvelope {
+  type: "agent.stream.chunk";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: StreamChunkPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.stream.chunk`. */
+export interface StreamChunkPayload {
+  /** The streamed text. */
+  content: string;
+  /** The last chunk of the stream. */
+  is_complete?: boolean | null;
+  /** The chunk's 0-based position in the execution. */
+  chunk_index?: number | null;
+  /** Tokens the chunk adds. */
+  tokens_delta?: number | null;
+  /** Set by the decoder: `content` is a raw provider stream frame, not text (v2.7 with a real streaming driver). */
+  provider_frame?: "openai" | "anthropic";
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.llm.started`: Seed 003: a model call started. */
+export interface LlmStartedEnvelope {
+  type: "agent.llm.started";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: LlmStartedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.llm.started`. */
+export interface LlmStartedPayload {
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.llm.output_text.delta`: Seed 003: text the model added. */
+export interface LlmDeltaEnvelope {
+  type: "agent.llm.output_text.delta";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: LlmDeltaPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.llm.output_text.delta`. */
+export interface LlmDeltaPayload {
+  /** The text the model added. */
+  text_delta: string;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.llm.completed`: Seed 003: a model call completed. */
+export interface LlmCompletedEnvelope {
+  type: "agent.llm.completed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: LlmCompletedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.llm.completed`. */
+export interface LlmCompletedPayload {
+  /** The step as the producer serialised it. */
+  step?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.tool.output`: Seed 003: output a tool streamed. */
+export interface ToolOutputEnvelope {
+  type: "agent.tool.output";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ToolOutputPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.tool.output`. */
+export interface ToolOutputPayload {
+  /** The tool's name. */
+  tool_name?: string | null;
+  /** The output the tool added. */
+  text_delta: string;
+  /** Seed 003: the tool call as serialised. */
+  tool_call?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.tool.failed`: Seed 003: a tool call failed. */
+export interface ToolFailedEnvelope {
+  type: "agent.tool.failed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ToolFailedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.tool.failed`. */
+export interface ToolFailedPayload {
+  /** The tool's name. */
+  tool_name?: string | null;
+  /** Why the tool failed. */
+  error: string;
+  /** Seed 003: the tool call as serialised. */
+  tool_call?: PayloadObject | null;
+  /** Seed 003: the tool result as serialised. */
+  tool_result?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.step.failed`: Seed 003: a step failed. */
+export interface StepFailedEnvelope {
+  type: "agent.step.failed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: StepFailedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.step.failed`. */
+export interface StepFailedPayload {
+  /** Why the step failed. */
+  error: string;
+  /** The step as the producer serialised it. */
+  step?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.run.completed`: Seed 003: the run completed. */
+export interface RunCompletedEnvelope {
+  type: "agent.run.completed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: RunCompletedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.run.completed`. */
+export interface RunCompletedPayload {
+  /** The run's answer. */
+  final_answer?: string | null;
+  /** The step as the producer serialised it. */
+  step?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.run.failed`: Seed 003: the run failed. */
+export interface RunFailedEnvelope {
+  type: "agent.run.failed";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: RunFailedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.run.failed`. */
+export interface RunFailedPayload {
+  /** Why the run failed. */
+  error: string;
+  /** The step as the producer serialised it. */
+  step?: PayloadObject | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** One failing line of a JSONL batch. */
+export interface LineError2 {
+  /** The line's 1-based number. */
+  line: number;
+  /** Why it failed. */
+  error: ErrorInfo2;
+}
+
+/**
+ * A typed failure with a JSON-pointer path into the input: thrown as a
+ * `SteplineError`, or given as `{code, path, message}` where a result
+ * reports failures instead of throwing.
+ */
+export interface ErrorInfo2 {
+  /** What kind of problem this is. */
+  code: SteplineErrorCode;
+  /**
+   * JSON pointer (RFC 6901) to the offending value, `null` when the problem
+   * is the input as a whole (e.g. it is not JSON).
+   */
+  path: string | null;
+  /** What was expected and what was found, for a person. */
+  message: string;
+}
+
+/** A warning of a decoded batch. */
+export interface IndexedWarning {
+  /** The envelope's position in `envelopes`. */
+  index: number;
+  /** The warning; its `path` is inside that envelope. */
+  warning: EnvelopeWarning;
+}
+
+/** A non-fatal finding: something kept but not understood. */
+export interface EnvelopeWarning {
+  /** JSON pointer of what was not understood, within the envelope. */
+  path: string;
+  /** `unknown_type` or `unknown_field`. */
+  code: "unknown_type" | "unknown_field";
+  /** What was kept, for a person. */
+  message: string;
+}
+
 /**
  * What `diagnose` reads: envelopes, a slim snapshot, a full state, and
  * whether the snapshot was taken with tool results.
@@ -192,14 +989,51 @@ export interface DurationStats {
   count: number;
 }
 
-/** A non-fatal finding: something kept but not understood. */
-export interface EnvelopeWarning {
-  /** JSON pointer of what was not understood, within the envelope. */
-  path: string;
-  /** `unknown_type` or `unknown_field`. */
-  code: "unknown_type" | "unknown_field";
-  /** What was kept, for a person. */
-  message: string;
+/** The producer's UTC offset, for `compat`. */
+export interface EncoderCompatOffset {
+  /** Minutes east of UTC (default 0), within ±24 hours. */
+  utcOffsetMinutes?: number | null;
+}
+
+/**
+ * Broadcast configuration as the encoder's options give it: the reference
+ * `BroadcastConfig` plus the cap, compat and dialect. A missing field takes
+ * the preset's value.
+ */
+export interface EnvelopeEncoderConfig {
+  /** The preset the other fields override (default `standard`). */
+  preset?: EncoderPreset | null;
+  /** Send the model's text as `agent.stream.chunk`s. */
+  includeStreamChunks?: boolean | null;
+  /** Send each continuation's criteria and votes. */
+  includeContinuationTrace?: boolean | null;
+  /** Send the (truncated) tool arguments instead of a one-line summary. */
+  includeToolArgs?: boolean | null;
+  /** String arguments longer than this many bytes are cut (with `includeToolArgs`). */
+  maxArgLength?: number | null;
+  /** Emit `agent.status` transitions (idle → processing → completed/failed/…). */
+  autoStatusTracking?: boolean | null;
+  /**
+   * Every envelope's compact JSON stays within this many bytes (default
+   * 10,000, at least 256); `null` turns the cap off.
+   */
+  maxMessageBytes?: number | null;
+  /** Reproduce the producer: local time printed with `Z`, quirky step durations, byte cuts. */
+  compat?: EncoderCompat | null;
+  /** Which producer's broadcaster (default `"v1.22"`). */
+  dialect?: EncoderDialect | null;
+}
+
+/** The options of `new EnvelopeEncoder()`. */
+export interface EnvelopeEncoderOptions {
+  /** The session whose channel the envelopes go to. */
+  sessionId: string;
+  /** The execution the envelopes belong to (default `""`). */
+  executionId?: string | null;
+  /** What is broadcast, and how (default: the `standard` preset). */
+  config?: EnvelopeEncoderConfig | null;
+  /** A fixed clock (ISO string or epoch ms) for replays and tests; default: now, per event. */
+  now?: string | number | null;
 }
 
 /** A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`. */
@@ -280,6 +1114,85 @@ export interface ExecutionView {
   text: string;
 }
 
+/** The producer's bugs `normalizeInferenceResponse` can reproduce. */
+export interface InferenceCompat {
+  /** Reproduce the reference bug: empty content falls back to the first tool call's arguments. */
+  toolArgsAsContent?: boolean | null;
+}
+
+/**
+ * The producer's `InferenceResponse`: the model's text, tool calls, finish
+ * reason (the provider's raw string) and usage.
+ */
+export interface InferenceResponseData {
+  /** The model's text. */
+  content: string;
+  /** The provider's finish reason exactly as stored (normalise with [`Self::finish_reason`]). */
+  finishReason: string;
+  /** The tool calls the model asked for. */
+  toolCalls: ToolCalls;
+  /** The model's reasoning text, when the provider returns it. */
+  reasoningContent: string;
+  /** Token usage of this inference. */
+  usage: Usage;
+  /** The HTTP response it came from. */
+  responseData: ResponseData;
+  /** A partial (streamed, unfinished) response. */
+  isPartial: boolean;
+  /** The response's id. */
+  id: string;
+  /** When the response was created (ATOM). */
+  createdAt: string;
+  /** When the response was last updated (ATOM). */
+  updatedAt: string;
+}
+
+/**
+ * A requested tool call, as the producer's `toArray` writes it (in that
+ * order). `arguments` is `[]` when empty (PHP).
+ */
+export interface ToolCall {
+  /** The tool's name. */
+  name: string;
+  /** The decoded arguments: an object, or `[]` when there are none. */
+  arguments:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+  /** The provider's call id. */
+  id: string;
+}
+
+/**
+ * Token usage of one inference (or a sum of them), as the producer's
+ * `toArray` writes it.
+ */
+export interface Usage {
+  /** Input (prompt) tokens. */
+  input: number;
+  /** Output (completion) tokens, without reasoning. */
+  output: number;
+  /** Tokens written to the provider's cache. */
+  cacheWrite: number;
+  /** Tokens read from the provider's cache. */
+  cacheRead: number;
+  /** Reasoning tokens. */
+  reasoning: number;
+}
+
+/** The HTTP response an inference came from (the producer's `HttpResponse`). */
+export interface ResponseData {
+  /** The HTTP status (0 when there was no HTTP response). */
+  statusCode: number;
+  /** The response body as stored. */
+  body: string;
+  /** The headers as stored (any JSON). */
+  headers: unknown;
+  /** The response was streamed. */
+  isStreamed: boolean;
+}
+
 /** What `ingestJsonl` did; failing lines are listed with their 1-based number. */
 export interface IngestBatchResult {
   /** Envelopes that changed the view. */
@@ -334,6 +1247,57 @@ export interface IngestResult {
   rejected: Rejection | null;
   /** What the envelope held that was kept but not understood. */
   warnings: EnvelopeWarning[];
+}
+
+/**
+ * A message as the producer writes it (`array_filter` of its fields):
+ * PHP-falsy fields (`""`, `"0"`, `[]`, `null`) are left out.
+ */
+export interface Message {
+  /** The role string as written (unknown roles are kept; they read as `user`). */
+  role?: string;
+  /** The participant's name. */
+  name?: string;
+  /** The text, or the parts of a composite message. */
+  content?: MessageContent;
+  /** Tool calls, tool results and application data. */
+  _metadata?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** Options of `normalizeInferenceResponse` and `InferenceStreamAccumulator`. */
+export interface NormalizeInferenceOptions {
+  /** Only `"openai"` (chat completions) for now. */
+  provider?: Provider | null;
+  /** The time stamped on the response: an ISO string or epoch milliseconds. Default: now. */
+  now?: string | number | null;
+  /** Reproduce the producer's bugs. */
+  compat?: InferenceCompat | null;
+}
+
+/** A normalised provider response. */
+export interface NormalizedInference {
+  /** The response in the producer's `InferenceResponse` form. */
+  response: InferenceResponseData;
+  /** The normalised finish reason. */
+  finishReason: FinishReason;
+  /**
+   * The assistant message to append, or `null` when there is no real text.
+   * (A [`Message`] written by `toArray`: its `content` is left out when it
+   * is `"0"`, which PHP counts as empty.)
+   */
+  assistantMessage: {
+    role: "assistant";
+    /** The model's text. */
+    content?: string;
+  } | null;
+}
+
+/** Options of `parseAgentState` and `restoreState`. */
+export interface ParseAgentStateOptions {
+  /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
+  now?: string | number | null;
 }
 
 /** What `RunLog.ingestJsonl` did. */
@@ -501,6 +1465,337 @@ export interface SessionWarning {
   timestamp: string | null;
 }
 
+/** v1.22's last continuation decision. */
+export interface SlimContinuation {
+  /** Whether the loop went on. */
+  should_continue: boolean;
+  /**
+   * `completed`, `steps_limit`, `token_limit`, `time_limit`, `retry_limit`,
+   * `error`, `finish_reason`, `guard`, `user_requested`.
+   */
+  stop_reason: string;
+  /** The deciding criterion's class, or `aggregate`. */
+  resolved_by: string;
+}
+
+/** A v2 execution's continuation, with its explanation. */
+export interface SlimContinuationV2 {
+  /** `ExecutionState::shouldStop()`. */
+  should_stop: boolean;
+  /** A hook asked to go on regardless of signals. */
+  is_continuation_requested: boolean;
+  /**
+   * Every signal raised, in order.
+   *
+   * Items: A v2 stop signal.
+   */
+  stop_signals: {
+    /** One of v2's ten stop reasons. */
+    reason:
+      | "completed"
+      | "steps_limit"
+      | "token_limit"
+      | "time_limit"
+      | "retry_limit"
+      | "error"
+      | "stop_requested"
+      | "finish_reason"
+      | "user_requested"
+      | "unknown";
+    /** What stopped the run. */
+    message: string;
+    /** The signal's data (`[]` when empty). */
+    context:
+      | {
+          [k: string]: unknown | undefined;
+        }
+      | [];
+    /** The class or name that raised it. */
+    source: string | null;
+  }[];
+  /** `ExecutionContinuation::explain()`. */
+  explain: string;
+}
+
+/** A slim snapshot's timing. */
+export interface SlimExecution {
+  /** When the session started. */
+  started_at: string;
+  /** When the state last changed. */
+  updated_at: string;
+  /** Execution time accumulated over all steps, surviving pause/resume (seconds). */
+  cumulative_seconds: number;
+  /** v2: the current execution's id; `null` between executions. */
+  execution_id?: string | null;
+  /** v2: when the execution ended; `null` while running. */
+  completed_at?: string | null;
+  /** v2: executions (runs) of this agent so far. */
+  execution_count?: number | null;
+}
+
+/** One message of a slim snapshot. */
+export interface SlimMessage {
+  /** v2: the message's uuid. */
+  id?: string | null;
+  /** v2: when the message was created. */
+  createdAt?: string;
+  /** `system`, `developer`, `user`, `assistant`, `tool` (other strings are kept). */
+  role: string;
+  /** Text (possibly truncated, ending in `...`) or content parts. */
+  content:
+    | string
+    | {
+        [k: string]: unknown | undefined;
+      }[];
+  /** v2: the tool calls an assistant message requested (`{id, name}` with `redactToolArgs`). */
+  tool_calls?: {
+    /** Tool call id. */
+    id: string | null;
+    /** Tool name. */
+    name: string;
+    /** Arguments; absent with `redactToolArgs`. */
+    arguments?:
+      | {
+          [k: string]: unknown | undefined;
+        }
+      | [];
+    [k: string]: unknown | undefined;
+  }[];
+  /** v2: what a tool message answers (its content dropped without tool results). */
+  tool_result?: {
+    /** The result (absent without tool results). */
+    content?: unknown;
+    /** The answered call. */
+    call_id?: string | null;
+    /** The tool. */
+    tool_name?: string;
+    /** The tool failed. */
+    is_error?: boolean;
+    [k: string]: unknown | undefined;
+  };
+  /** Tool calls, tool call ids, results; `[]` when empty. */
+  _metadata: PhpMap;
+}
+
+/**
+ * What a slim snapshot keeps (`slimSnapshot`'s options); fields override the
+ * preset (default `standard`).
+ */
+export interface SlimOptions {
+  /** The preset the other fields override (`"default"` is `standard`). */
+  preset?: SlimPreset | null;
+  /** The newest messages kept; 0 or less keeps none (as the producer). */
+  maxMessages?: number | null;
+  /** The newest steps kept; 0 or less keeps none (as the producer). */
+  maxSteps?: number | null;
+  /**
+   * Longer string contents are cut to this many bytes plus `...`; 0 or less
+   * cuts nothing (as the producer).
+   */
+  maxContentLength?: number | null;
+  /** Keep tool results (else `[tool result omitted]`). */
+  includeToolResults?: boolean | null;
+  /** Keep step summaries. */
+  includeSteps?: boolean | null;
+  /** Keep the last continuation decision (v2: the execution's continuation). */
+  includeContinuationTrace?: boolean | null;
+  /** Tool calls in messages become `{id, name}`. */
+  redactToolArgs?: boolean | null;
+  /** Tighten until the compact JSON encoding fits this many bytes. */
+  maxBytes?: number | null;
+  /**
+   * Reproduce the producer's byte-cut truncation, `_metadata.result` leak and
+   * tool arguments left in content under `redactToolArgs`.
+   */
+  compat?: boolean | null;
+}
+
+/** A slim snapshot with its encoded size and what, if anything, was dropped. */
+export interface SlimResult {
+  /** The snapshot. */
+  snapshot: SlimSnapshot;
+  /** Bytes of the compact JSON encoding (UTF-8), what a database or socket sees. */
+  bytes: number;
+  /** What `maxBytes` gave up, or `null` when nothing was. */
+  truncation: SlimTruncation | null;
+}
+
+/**
+ * A slim snapshot (the producer's `SlimAgentStateSerializer` output; for a
+ * v2.x state, stepline's own form of it, marked `state_version: "v2"`).
+ */
+export interface SlimSnapshot {
+  /** `"v2"` for a snapshot of an instructor-php v2.x state; absent for v1.22. */
+  state_version?: "v2";
+  /** The agent instance. */
+  agent_id: string;
+  /** The parent agent, for sub-agents. */
+  parent_agent_id: string | null;
+  /**
+   * The agent's status: v1.22 `in_progress`, `completed`, `failed`; v2 also
+   * `pending`, `stopped`, or `null` between executions.
+   */
+  status: "in_progress" | "completed" | "failed" | "pending" | "stopped" | null;
+  /** Steps taken in this execution (can exceed the steps kept). */
+  step_count: number;
+  /** Accumulated token usage. */
+  usage: Usage;
+  /** Timing. */
+  execution: SlimExecution;
+  /** The most recent messages. */
+  messages: SlimMessage[];
+  /** Summaries of the most recent steps. */
+  steps: SlimStep[];
+  /** v1.22: the last continuation decision, when traced (else `null`). */
+  last_continuation?: SlimContinuation | null;
+  /**
+   * v2: the winning stop signal (the last step's against the execution's),
+   * in place of v1.22's criteria trace.
+   */
+  stop_signal?: {
+    /** One of v2's ten stop reasons. */
+    reason:
+      | "completed"
+      | "steps_limit"
+      | "token_limit"
+      | "time_limit"
+      | "retry_limit"
+      | "error"
+      | "stop_requested"
+      | "finish_reason"
+      | "user_requested"
+      | "unknown";
+    /** What stopped the run. */
+    message: string;
+    /** The signal's data (`[]` when empty). */
+    context:
+      | {
+          [k: string]: unknown | undefined;
+        }
+      | [];
+    /** The class or name that raised it. */
+    source: string | null;
+  } | null;
+  /** v2: the execution's continuation, when traced (`includeContinuationTrace`). */
+  continuation?: SlimContinuationV2 | null;
+  /** Application metadata; `[]` when empty. */
+  metadata:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+  /** v2: when the agent state was created. */
+  created_at?: string;
+  /** v2: the context's system prompt (truncated like message content). */
+  system_prompt?: string | null;
+}
+
+/** One step of a slim snapshot, summarised. */
+export interface SlimStep {
+  /** 1..N within the kept steps. */
+  step_number: number;
+  /** Derived step type. */
+  type: StepType;
+  /** The step requested tool calls. */
+  has_tool_calls: boolean;
+  /** Normalised finish reason. */
+  finish_reason: FinishReason;
+  /** Number of errors in the step. */
+  errors: number;
+  /** Token usage of the step. */
+  usage: SlimStepUsage;
+  /** Requested tool calls, id and name only. */
+  tool_calls: SlimToolCall[];
+  /** v2: the step's own stop signal (an after-step guard's). */
+  stop_signal?: {
+    /** One of v2's ten stop reasons. */
+    reason:
+      | "completed"
+      | "steps_limit"
+      | "token_limit"
+      | "time_limit"
+      | "retry_limit"
+      | "error"
+      | "stop_requested"
+      | "finish_reason"
+      | "user_requested"
+      | "unknown";
+    /** What stopped the run. */
+    message: string;
+    /** The signal's data (`[]` when empty). */
+    context:
+      | {
+          [k: string]: unknown | undefined;
+        }
+      | [];
+    /** The class or name that raised it. */
+    source: string | null;
+  } | null;
+}
+
+/** A slim step's token usage. */
+export interface SlimStepUsage {
+  /** All tokens of the step. */
+  total: number;
+}
+
+/** A slim step's tool call: id and name only. */
+export interface SlimToolCall {
+  /** Tool call id. */
+  id: string | null;
+  /** Tool name. */
+  name: string;
+}
+
+/** What `maxBytes` gave up. */
+export interface SlimTruncation {
+  /** Messages the options would have kept but the budget did not. */
+  messagesDropped: number;
+  /** Steps the options would have kept but the budget did not. */
+  stepsDropped: number;
+  /** The content length limit finally used. */
+  contentLimit: number;
+}
+
+/** One validation finding. */
+export interface SnapshotIssue {
+  /** JSON pointer of the problem. */
+  path: string;
+  /**
+   * `missing_field`, `wrong_type`, `invalid_enum`, `invalid_timestamp`,
+   * `out_of_range`, `inconsistent` (errors) or `unknown_field` and
+   * `out_of_range` for a negative token count (warnings); a
+   * `SteplineErrorCode` when the input could not be read at all.
+   */
+  code:
+    | "missing_field"
+    | "wrong_type"
+    | "invalid_enum"
+    | "invalid_timestamp"
+    | "out_of_range"
+    | "inconsistent"
+    | "unknown_field"
+    | "secret_in_state"
+    | "invalid_json"
+    | "too_large"
+    | "too_deep"
+    | "invalid_type"
+    | "invalid_value"
+    | "unknown_state_version";
+  /** What is wrong, for a person. */
+  message: string;
+}
+
+/** The verdict on an untrusted snapshot. */
+export interface SnapshotValidation {
+  /** No errors (warnings allowed). */
+  valid: boolean;
+  /** What makes the snapshot invalid. */
+  errors: SnapshotIssue[];
+  /** What is kept but not checked, or allowed but suspicious. */
+  warnings: SnapshotIssue[];
+}
+
 /**
  * One step as streamed (`StepView` in TypeScript; the Rust name
  * [`StepView`] is the step's state). Fields stay `null` until an event
@@ -588,4 +1883,50 @@ export interface ToolRunView {
    * step has not arrived yet: the step last started when it arrived).
    */
   attribution: Attribution;
+}
+
+/** What one streamed chunk added. */
+export interface StreamDelta {
+  /** New assistant text only: tool-call argument fragments never appear here. */
+  content: string;
+  /** New reasoning text. */
+  reasoning: string;
+  /** Fragments of tool calls, by index. */
+  toolCalls: ToolCallDelta[];
+  /** The provider's finish reason, set by the chunk that finished the choice. */
+  finishReason: string | null;
+  /** True for the `[DONE]` sentinel. */
+  done: boolean;
+}
+
+/** A fragment of one streamed tool call, addressed by its `index`. */
+export interface ToolCallDelta {
+  /** Which tool call of the response this fragment belongs to. */
+  index: number;
+  /** The call's id, in the fragment that carries it. */
+  id: string | null;
+  /** The tool's name, in the fragment that carries it. */
+  name: string | null;
+  /** A piece of the JSON-encoded arguments. */
+  arguments: string;
+}
+
+/** An envelope that could not be decoded. */
+export interface TryDecodeError {
+  /** `false`. */
+  ok: false;
+  /** Why: the error `decodeEnvelope` would throw. */
+  error: ErrorInfo2;
+}
+
+/** A decoded envelope with what was kept unread. */
+export interface TryDecodeOk {
+  /** `true`. */
+  ok: true;
+  /** The envelope in the normalised form. */
+  envelope: Envelope;
+  /** What the envelope held that was kept but not understood. */
+  warnings: EnvelopeWarning[];
+  /** Which producer's dialect the envelope is in. */
+  dialect: EnvelopeDialect;
 }

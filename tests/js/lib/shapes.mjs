@@ -76,6 +76,7 @@ export class ShapeChecker {
     this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
     this.ajv.addSchema(bundle);
     this.validators = new Map();
+    this.branches = new Map();
     /** `Def.property` → times seen. */
     this.seen = new Map();
     /** The definitions reached from a checked value. */
@@ -107,8 +108,11 @@ export class ShapeChecker {
       this.walk(bundle.$defs[name], value, name);
       return;
     }
-    for (const key of ['anyOf', 'oneOf', 'allOf']) {
-      for (const branch of schema[key] ?? []) this.walk(branch, value, def);
+    for (const branch of schema.allOf ?? []) this.walk(branch, value, def);
+    // Only the branches of a union the value is: a status envelope says nothing of the
+    // properties of a step's.
+    for (const key of ['anyOf', 'oneOf']) {
+      for (const branch of schema[key] ?? []) if (this.matches(branch, value)) this.walk(branch, value, def);
     }
     if (Array.isArray(value) && schema.items) {
       for (const item of value) this.walk(schema.items, item, def);
@@ -124,6 +128,17 @@ export class ShapeChecker {
         for (const [prop, v] of Object.entries(value)) if (!(prop in schema.properties)) this.walk(schema.additionalProperties, v, def);
       }
     }
+  }
+
+  /** Whether `value` is valid against `branch` (a schema inside the bundle). */
+  matches(branch, value) {
+    const key = JSON.stringify(branch);
+    let validate = this.branches.get(key);
+    if (!validate) {
+      validate = this.ajv.compile({ $id: `branch-${this.branches.size}`, $defs: bundle.$defs, ...branch });
+      this.branches.set(key, validate);
+    }
+    return validate(value);
   }
 
   /** The declared properties of the reached definitions that no value had. */
