@@ -24,7 +24,7 @@ export async function corpusRuns() {
     }
   }
   const demo = await demoRun();
-  add(runs, 'demo run (v1.22)', 'v1.22', demo.envelopes, null, demo.snapshots?.at(-1));
+  add(runs, 'demo run (v1.22)', 'v1.22', demo.envelopes, null, demo.snapshots?.at(-1)?.snapshot);
   const demo2 = await demoRunV2();
   add(runs, 'demo run (v2)', 'v2.7', demo2.envelopes, demo2.finalState, null);
   const long = await longRun({ steps: 39 });
