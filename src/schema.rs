@@ -35,6 +35,7 @@ pub fn bundle() -> JsonValue {
     let mut defs = g.take_definitions(true);
     for schema in defs.values_mut() {
         close_objects(schema);
+        wrap_annotated_refs(schema);
     }
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -51,7 +52,20 @@ fn session(g: &mut SchemaGenerator) {
 }
 
 /// Reconcile, continuation and run-log reports.
-fn reports(_g: &mut SchemaGenerator) {}
+fn reports(g: &mut SchemaGenerator) {
+    use crate::continuation::v2;
+    g.subschema_for::<v2::StopReason>();
+    g.subschema_for::<v2::StopSignal>();
+    g.subschema_for::<v2::signal::StopSignalInput>();
+    g.subschema_for::<v2::ExecutionContinuation>();
+    g.subschema_for::<v2::data::StopReasonInfo>();
+    g.subschema_for::<v2::data::StopSignalResolution>();
+    g.subschema_for::<v2::data::ContinuationExplanation>();
+    g.subschema_for::<v2::replay::GuardCheckView>();
+    g.subschema_for::<v2::replay::GuardReplayView>();
+    g.subschema_for::<v2::guard::Guard>();
+    g.subschema_for::<v2::guard::GuardOptions>();
+}
 
 /// The producer's state, messages and slim snapshots.
 fn model(_g: &mut SchemaGenerator) {}
@@ -72,6 +86,25 @@ fn close_objects(schema: &mut JsonValue) {
             }
         }
         JsonValue::Array(items) => items.iter_mut().for_each(close_objects),
+        _ => {}
+    }
+}
+
+/// Rewrites `{"$ref": r, "description": …}` (a field's doc next to the
+/// reference to its type) as `{"allOf": [{"$ref": r}], "description": …}`:
+/// json-schema-to-typescript declares a `$ref` with siblings again, as a copy
+/// under a new name (`StopReasonV21`), once per field.
+fn wrap_annotated_refs(schema: &mut JsonValue) {
+    match schema {
+        JsonValue::Object(m) => {
+            if m.len() > 1 {
+                if let Some(r) = m.remove("$ref") {
+                    m.insert("allOf".into(), json!([{ "$ref": r }]));
+                }
+            }
+            m.values_mut().for_each(wrap_annotated_refs);
+        }
+        JsonValue::Array(items) => items.iter_mut().for_each(wrap_annotated_refs),
         _ => {}
     }
 }

@@ -11,6 +11,8 @@ pub mod format;
 pub mod observe;
 pub mod outcome;
 pub mod replay;
+#[cfg(feature = "schema")]
+pub(crate) mod schemas;
 pub mod spec;
 pub mod v2;
 

@@ -13,12 +13,6 @@ const GENERATED_TYPES: &'static str = include_str!("generated/types.d.ts");
 const DATA_TYPES: &'static str = r#"
 /** The status of a v2 execution (declared here: the live entry's `SlimSnapshot` names it too); `null` between executions. */
 export type ExecutionStatusV2 = "pending" | "in_progress" | "completed" | "stopped" | "failed";
-/** One of v2's ten stop reasons (lower priority wins: `error` 0 … `unknown` 9). */
-export type StopReasonV2 = "error" | "stop_requested" | "user_requested" | "steps_limit" | "token_limit"
-  | "time_limit" | "retry_limit" | "finish_reason" | "completed" | "unknown";
-/** A v2 stop signal. */
-export interface StopSignalV2 { reason: StopReasonV2; message: string; context: PhpMap; source: string | null }
-
 /** A chat role. Unknown role strings are kept on the message but read as `user`. */
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";
 /** Normalised finish reason (`fromText` of the provider's value). */
