@@ -53,7 +53,12 @@ fn session(g: &mut SchemaGenerator) {
 
 /// Reconcile, continuation and run-log reports.
 fn reports(g: &mut SchemaGenerator) {
-    use crate::continuation::v2;
+    use crate::continuation::{self, v2};
+    g.subschema_for::<continuation::Decision>();
+    g.subschema_for::<continuation::Evaluation>();
+    g.subschema_for::<continuation::outcome::OutcomeView>();
+    g.subschema_for::<continuation::outcome::ExplainedOutcome>();
+    g.subschema_for::<continuation::replay::ContinuationReplay>();
     g.subschema_for::<v2::StopReason>();
     g.subschema_for::<v2::StopSignal>();
     g.subschema_for::<v2::signal::StopSignalInput>();

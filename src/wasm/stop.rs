@@ -12,8 +12,7 @@ use crate::continuation::v2::replay::ReplayClock;
 use crate::error::SteplineError;
 use crate::model::time::{resolve_now, Timestamp};
 
-use super::convert::{clock, now_option, options, out, started_at_option, to_js_of};
-use super::errors::to_js_error;
+use super::convert::{clock, now_option, options, out, out_with, started_at_option, to_js_of};
 use super::walk;
 
 #[wasm_bindgen]
@@ -116,7 +115,7 @@ pub fn evaluate_guards(
     #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
     opts: Option<GuardOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out_view(
+    out_with(
         (|| {
             let (now, _, started, trigger) =
                 guard_options(opts, &["now", "executionStartedAt", "trigger"])?;
@@ -124,7 +123,7 @@ pub fn evaluate_guards(
             let state = walk::json_value(&state, None, "the agent state")?;
             data::evaluate_guards(&state, &guards, trigger, now, started)
         })(),
-        |check| check.view(),
+        |check| to_js_of(&check.view()),
     )
 }
 
@@ -148,7 +147,7 @@ pub fn replay_guards(
     #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
     opts: Option<GuardOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out_view(
+    out_with(
         (|| {
             let (now, fixed, started, _) = guard_options(opts, &["now", "executionStartedAt"])?;
             let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
@@ -159,17 +158,6 @@ pub fn replay_guards(
             };
             data::replay(&state, &guards, clock, now)
         })(),
-        |replay| replay.view(),
+        |replay| to_js_of(&replay.view()),
     )
-}
-
-/// [`out`] for a result written through its borrowed view.
-fn out_view<T, V: serde::Serialize>(
-    result: Result<T, SteplineError>,
-    view: impl FnOnce(&T) -> V,
-) -> Result<JsValue, JsValue> {
-    match result {
-        Ok(v) => to_js_of(&view(&v)),
-        Err(e) => Err(to_js_error(e)),
-    }
 }

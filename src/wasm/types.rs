@@ -21,8 +21,6 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export type StepType = "error" | "tool_execution" | "final_response";
 /** The producer's agent status. */
 export type AgentStatus = "in_progress" | "completed" | "failed";
-/** A continuation decision. */
-export type ContinuationDecision = "forbid" | "allow" | "request" | "stop";
 /** PHP writes an empty map as `[]`. */
 export type PhpMap<T = unknown> = Record<string, T> | [];
 
@@ -105,24 +103,6 @@ export interface AgentStep {
   durationMs: number | null;
 }
 
-/** One criterion's explained vote. `criterion` is a full PHP class name. */
-export interface ContinuationEvaluation {
-  criterion: string;
-  decision: ContinuationDecision;
-  reason: string;
-  stopReason: string | null;
-  context: PhpMap;
-}
-
-/** A resolved continuation decision. */
-export interface ContinuationOutcome {
-  decision: Exclude<ContinuationDecision, "allow">;
-  shouldContinue: boolean;
-  resolvedBy: string;
-  stopReason: string;
-  evaluations: ContinuationEvaluation[];
-}
-
 /** A step and the continuation outcome that followed it. */
 export interface StepResult {
   step: AgentStep;
@@ -192,9 +172,6 @@ export interface StreamDelta {
 
 #[wasm_bindgen(typescript_custom_section)]
 const CONTINUATION_TYPES: &'static str = r#"
-/** A continuation outcome plus one human sentence naming the deciding criterion. */
-export interface ExplainedOutcome extends ContinuationOutcome { explanation: string }
-
 /** An evaluation to resolve; missing fields take the producer's defaults. */
 export interface ContinuationEvaluationInput {
   criterion?: string;
@@ -261,24 +238,6 @@ export interface EvaluateOptions {
   executionStartedAt?: string | number;
 }
 
-/** One replayed step. */
-export interface ReplayedStep {
-  stepNumber: number;
-  stepId: string;
-  outcome: ExplainedOutcome;
-  wouldStop: boolean;
-  recorded: ContinuationOutcome | null;
-  /** The new criteria decide differently from the recorded outcome. */
-  changed: boolean;
-}
-
-/** A recorded run re-evaluated under other criteria. */
-export interface ContinuationReplay {
-  steps: ReplayedStep[];
-  /** The first step after which the run would have stopped, or `null`. */
-  stopsAtStep: number | null;
-  recordedSteps: number;
-}
 "#;
 
 // Options parameters as TypeScript types, so `Option<…>` parameters are emitted
