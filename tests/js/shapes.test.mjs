@@ -11,9 +11,11 @@ import * as stepline from 'stepline';
 import { corpusRuns } from './lib/corpus.mjs';
 import { ShapeChecker, declaredReturns, schemaOfType, bundle } from './lib/shapes.mjs';
 import { calls as sessionCalls, notData as sessionNotData } from './shapes/session.mjs';
+import { calls as reportsCalls, notData as reportsNotData } from './shapes/reports.mjs';
 
 const domains = [
   { calls: sessionCalls, notData: sessionNotData },
+  { calls: reportsCalls, notData: reportsNotData },
 ];
 
 const calls = Object.assign({}, ...domains.map((d) => d.calls));
