@@ -32,8 +32,41 @@ function rustBundle() {
   return JSON.parse(text);
 }
 
+/**
+ * The bundle as json-schema-to-typescript should read it (the JSON Schema itself is
+ * already right): a `$ref` with a sibling description becomes `allOf: [{$ref}]` (else
+ * the generator declares a copy of the type per documented field), a schema that
+ * says nothing of its type is `unknown` (else it becomes an object), an object
+ * without listed properties is a record (else `{}`), and a `readOnly` array of named
+ * items is a readonly array (the view's shared, immutable lists).
+ */
+function forTypeScript(schema) {
+  if (Array.isArray(schema)) return schema.map(forTypeScript);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'properties' ? byName(v) : forTypeScript(v)]));
+  if (out.$ref && Object.keys(out).length > 1) {
+    const { $ref, ...rest } = out;
+    return { ...rest, allOf: [{ $ref }] };
+  }
+  if (out.readOnly && out.type === 'array' && out.items?.$ref) {
+    return { ...out, tsType: `readonly ${out.items.$ref.split('/').pop()}[]` };
+  }
+  const shaped = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'properties', 'items', 'tsType'];
+  if (!shaped.some((k) => k in out)) return { ...out, tsType: 'unknown' };
+  if (out.type === 'object' && !out.properties && !('additionalProperties' in out)) {
+    return { ...out, additionalProperties: true };
+  }
+  return out;
+}
+
+/** [`forTypeScript`] of each schema of a name → schema map. */
+function byName(map) {
+  return Object.fromEntries(Object.entries(map).map(([name, s]) => [name, forTypeScript(s)]));
+}
+
 /** Every definition of the bundle as an exported TypeScript declaration. */
 export async function typesOf(bundle) {
+  bundle = { ...bundle, $defs: byName(bundle.$defs) };
   const names = Object.keys(bundle.$defs).sort();
   // One root that names every definition, so each is emitted once under its own name.
   const rootSchema = {

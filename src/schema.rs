@@ -35,7 +35,6 @@ pub fn bundle() -> JsonValue {
     let mut defs = g.take_definitions(true);
     for schema in defs.values_mut() {
         close_objects(schema);
-        wrap_annotated_refs(schema);
     }
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -49,6 +48,7 @@ pub fn bundle() -> JsonValue {
 /// The live view and what a session's methods return.
 fn session(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::session::IngestOutcome>();
+    g.subschema_for::<crate::session::SessionView<'static>>();
 }
 
 /// Reconcile, continuation and run-log reports.
@@ -91,25 +91,6 @@ fn close_objects(schema: &mut JsonValue) {
             }
         }
         JsonValue::Array(items) => items.iter_mut().for_each(close_objects),
-        _ => {}
-    }
-}
-
-/// Rewrites `{"$ref": r, "description": …}` (a field's doc next to the
-/// reference to its type) as `{"allOf": [{"$ref": r}], "description": …}`:
-/// json-schema-to-typescript declares a `$ref` with siblings again, as a copy
-/// under a new name (`StopReasonV21`), once per field.
-fn wrap_annotated_refs(schema: &mut JsonValue) {
-    match schema {
-        JsonValue::Object(m) => {
-            if m.len() > 1 {
-                if let Some(r) = m.remove("$ref") {
-                    m.insert("allOf".into(), json!([{ "$ref": r }]));
-                }
-            }
-            m.values_mut().for_each(wrap_annotated_refs);
-        }
-        JsonValue::Array(items) => items.iter_mut().for_each(wrap_annotated_refs),
         _ => {}
     }
 }

@@ -21,15 +21,28 @@
 
 use crate::json::{Map, Value};
 
-/// An envelope's dialect (see the module documentation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+/// Which producer's dialect an envelope is in, decided from what it carries:
+/// `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
+/// run's other envelopes tell which).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "EnvelopeDialect"))]
 pub enum WireDialect {
     /// A shape instructor-php v1.22 and v2.7 both send.
     #[default]
+    #[serde(rename = "instructor")]
     Instructor,
+    /// The seed-000 wire (statuses in the state's own words).
+    #[serde(rename = "seed-000")]
     Seed000,
+    /// The seed-003 wire (`event_type` envelopes, deltas and annotations).
+    #[serde(rename = "seed-003")]
     Seed003,
+    /// What only instructor-php v1.22 sends.
+    #[serde(rename = "v1.22")]
     V1_22,
+    /// What only instructor-php v2.x sends.
+    #[serde(rename = "v2")]
     V2,
 }
 

@@ -11,10 +11,15 @@ use crate::json::{child, index};
 use crate::model::read;
 
 /// `allow`, `review` or `block`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum SafetyVerdict {
+    /// Nothing to hold back.
     Allow,
+    /// A person should look.
     Review,
+    /// Held back.
     Block,
 }
 
@@ -28,25 +33,47 @@ impl SafetyVerdict {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A safety verdict on a step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SafetyNote {
+    /// What to do with the step.
     pub verdict: SafetyVerdict,
+    /// The producer's category of the concern.
     pub category: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A source a step cites.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Citation {
+    /// The citation's label.
     pub label: String,
+    /// Where the source is, when the producer says.
     pub url: Option<String>,
     /// Provider-specific reference data, kept verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "any_value"))]
     pub provider_ref: Option<Value>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Seed-003 annotations (present only when a step has any).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "StepAnnotations"))]
 pub struct Annotations {
+    /// Safety verdicts, each once.
     pub safety: Vec<SafetyNote>,
+    /// Citations, each once.
     pub citations: Vec<Citation>,
+    /// Free-form extras, merged.
     pub extra: Map,
+}
+
+/// Any JSON value (`unknown`).
+#[cfg(feature = "schema")]
+fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::from(true)
 }
 
 impl Annotations {

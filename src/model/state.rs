@@ -17,10 +17,15 @@ use crate::model::usage::Usage;
 use crate::php;
 
 /// `in_progress`, `completed` or `failed`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum AgentStatus {
+    /// The run is going on.
     InProgress,
+    /// The run ended (every stop but an error).
     Completed,
+    /// The run ended with an error.
     Failed,
 }
 

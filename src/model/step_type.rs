@@ -4,10 +4,15 @@ use crate::error::{ErrorCode, Result};
 use crate::model::read;
 
 /// `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum StepType {
+    /// The step recorded errors.
     Error,
+    /// The step called tools.
     ToolExecution,
+    /// The step answered without calling tools.
     FinalResponse,
 }
 

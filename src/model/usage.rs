@@ -21,6 +21,40 @@ pub struct Usage {
 /// The reference refuses to accumulate a field over this many tokens.
 const UNREALISTIC_TOKENS: i64 = 1_000_000;
 
+/// Token counts with their total (`total` is the producer's own count
+/// when it sent one that differs from the sum of the fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UsageWithTotal {
+    /// Input (prompt) tokens.
+    pub input: i64,
+    /// Output (completion) tokens.
+    pub output: i64,
+    /// Tokens written to the provider's prompt cache.
+    pub cache_write: i64,
+    /// Tokens read from the provider's prompt cache.
+    pub cache_read: i64,
+    /// Reasoning tokens.
+    pub reasoning: i64,
+    /// All tokens.
+    pub total: i64,
+}
+
+impl UsageWithTotal {
+    /// `u`'s fields with the given `total`.
+    pub fn new(u: &Usage, total: i64) -> UsageWithTotal {
+        UsageWithTotal {
+            input: u.input,
+            output: u.output,
+            cache_write: u.cache_write,
+            cache_read: u.cache_read,
+            reasoning: u.reasoning,
+            total,
+        }
+    }
+}
+
 impl Usage {
     /// Reads `{input, output, cacheWrite, cacheRead, reasoning}` with PHP `(int)`
     /// casts; other keys (including snake_case ones) are ignored, as in the reference.

@@ -49,7 +49,9 @@ use crate::session::dedup::Fingerprint;
 use crate::session::view::StepView;
 
 /// How a tool run was placed in its step (the view's `attribution`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum Attribution {
     /// The events carried the step number.
     #[default]

@@ -4,7 +4,8 @@
 use crate::json::Value;
 
 use crate::json::obj;
-use crate::session::view::{opt_str, usage_value_total, StepView, ToolRun};
+use crate::model::usage::UsageWithTotal;
+use crate::session::view::{opt_str, StepView, ToolRun};
 use crate::session::Session;
 
 impl Session {
@@ -61,7 +62,7 @@ fn turn(s: &StepView, execution_id: Option<&str>) -> Value {
                 (
                     "usage",
                     match (s.usage, s.usage_total()) {
-                        (Some(u), Some(t)) => usage_value_total(&u, t),
+                        (Some(u), Some(t)) => crate::json::to_value_of(&UsageWithTotal::new(&u, t)),
                         _ => Value::Null,
                     },
                 ),
@@ -72,7 +73,10 @@ fn turn(s: &StepView, execution_id: Option<&str>) -> Value {
             Value::Array(s.tools.iter().map(tool_result).collect()),
         ),
         ("error", opt_str(&s.error)),
-        ("annotations", s.annotations_value()),
+        (
+            "annotations",
+            crate::json::to_value_of(&s.view().annotations),
+        ),
     ])
 }
 

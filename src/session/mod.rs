@@ -39,16 +39,16 @@ use crate::json::{Map, Value};
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::obj;
+use crate::model::state::AgentStatus;
 use crate::model::usage::Usage;
+use crate::model::usage::UsageWithTotal;
 use crate::session::apply::{apply, own_step, step_of};
 use crate::session::attribution::{instant, Pending};
 use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
 use crate::session::patch::Dirty;
 use crate::session::text::{StreamText, DEFAULT_TEXT_LIMIT};
-use crate::session::view::{
-    add_usage, state_status, sub_usage, usage_value_total, Counts, Execution,
-};
+use crate::session::view::{add_usage, agent_status, sub_usage, Counts, Execution, Executions};
 
 /// What one ingest did (`IngestResult` in TypeScript).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -176,7 +176,7 @@ pub struct Session {
     /// Rejected envelopes per foreign session id.
     foreign: BTreeMap<String, u64>,
     /// The first 1,000 warnings, and how many there were.
-    warnings: Vec<Value>,
+    warnings: Vec<SessionWarning>,
     warning_count: u64,
     dirty: Dirty,
     /// What the executions' producer totals add to `usage_total`'s sum.
@@ -592,12 +592,11 @@ impl Session {
             if self.warnings.len() < LISTED {
                 // Named by the envelope it came from: its path alone is
                 // relative to an envelope the view does not otherwise name.
-                let mut named = w.to_value();
-                if let Value::Object(m) = &mut named {
-                    m.insert("type", Value::from(kind));
-                    m.insert("timestamp", ts.map_or(Value::Null, Value::from));
-                }
-                self.warnings.push(named);
+                self.warnings.push(SessionWarning {
+                    warning: w.clone(),
+                    kind: kind.to_string(),
+                    timestamp: ts.map(str::to_string),
+                });
             }
             self.warning_count += 1;
         }
@@ -674,46 +673,90 @@ impl Session {
             .saturating_add(self.usage_total_extra)
     }
 
-    /// Top-level fields of the view (no executions).
-    pub fn header_value(&self) -> Value {
+    /// Top-level fields of the view (no warnings, no executions).
+    pub fn header(&self) -> SessionHeader<'_> {
         let status = self.status();
-        let usage = self.usage_total;
-        let foreign: Map = self
-            .foreign
-            .iter()
-            .map(|(k, n)| (k.clone(), Value::from(*n)))
-            .collect();
-        obj([
-            (
-                "session_id",
-                self.session_id.as_deref().map_or(Value::Null, Value::from),
-            ),
-            ("status", status.map_or(Value::Null, Value::from)),
-            (
-                "state_status",
-                status
-                    .and_then(state_status)
-                    .map_or(Value::Null, Value::from),
-            ),
-            ("usage", usage_value_total(&usage, self.usage_total_value())),
-            ("counts", self.counts.to_value()),
-            ("rejected_sessions", Value::Object(foreign)),
-            ("warning_count", Value::from(self.warning_count)),
-        ])
+        SessionHeader {
+            session_id: self.session_id.as_deref(),
+            status,
+            state_status: status.and_then(agent_status),
+            usage: UsageWithTotal::new(&self.usage_total, self.usage_total_value()),
+            counts: self.counts,
+            rejected_sessions: &self.foreign,
+            warning_count: self.warning_count,
+        }
     }
 
-    /// The whole view as one value (what `getSnapshot()` shows in JS).
-    pub fn view(&self) -> Value {
-        let mut v = self.header_value();
-        if let Value::Object(m) = &mut v {
-            m.insert("warnings", Value::Array(self.warnings.clone()));
-            m.insert(
-                "executions",
-                Value::Array(self.executions.iter().map(Execution::to_value).collect()),
-            );
-        }
-        v
+    /// The warnings listed so far (the first 1,000).
+    pub fn warnings(&self) -> &[SessionWarning] {
+        &self.warnings
     }
+
+    /// The whole view as the JS side shows it (`getSnapshot()`).
+    pub fn shape(&self) -> SessionView<'_> {
+        SessionView {
+            header: self.header(),
+            warnings: &self.warnings,
+            executions: Executions(&self.executions),
+        }
+    }
+
+    /// The whole view as one value (for Rust callers and tests).
+    pub fn view(&self) -> Value {
+        crate::json::to_value_of(&self.shape())
+    }
+}
+
+/// The live view (immutable; unchanged parts are shared between snapshots).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionView<'a> {
+    /// The session's own fields.
+    #[serde(flatten)]
+    pub header: SessionHeader<'a>,
+    /// The first 1,000 warnings, each with the type and timestamp of the
+    /// envelope it came from; `warning_count` counts all.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub warnings: &'a [SessionWarning],
+    /// The executions in order of first arrival.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub executions: Executions<'a>,
+}
+
+/// The session's own fields: the [`SessionView`] without its warnings and
+/// executions (what a live patch diffs field by field).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionHeader<'a> {
+    /// The session followed (`null` until an envelope names one).
+    pub session_id: Option<&'a str>,
+    /// The latest execution's broadcast status.
+    pub status: Option<&'a str>,
+    /// The state's own status for `status`.
+    pub state_status: Option<AgentStatus>,
+    /// Tokens summed over the executions.
+    pub usage: UsageWithTotal,
+    /// What ingest did so far.
+    pub counts: Counts,
+    /// Rejected envelopes per foreign session id.
+    pub rejected_sessions: &'a BTreeMap<String, u64>,
+    /// How many warnings there were.
+    pub warning_count: u64,
+}
+
+/// A warning in a session's view: `path` is inside the envelope named by
+/// `type` and `timestamp` (the view does not otherwise name it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SessionWarning {
+    /// What was not understood.
+    #[serde(flatten)]
+    pub warning: Warning,
+    /// The envelope's type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The envelope's timestamp.
+    pub timestamp: Option<String>,
 }
 
 /// The content of an envelope for redelivery checks, or `None` when the

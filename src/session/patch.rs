@@ -9,11 +9,10 @@
 //! only the fields whose text changed are sent (a streamed chunk changes the
 //! counts, `last_at` and the text, nothing else).
 
-use crate::json::Value;
+use serde::ser::{self, Impossible, Serialize};
 
-use crate::model::usage::Usage;
+use crate::model::usage::UsageWithTotal;
 use crate::session::apply::Touched;
-use crate::session::view::{state_status, Execution, StepView, ToolRun};
 use crate::session::Session;
 
 /// What changed since the last patch, per execution position.
@@ -42,7 +41,7 @@ pub struct Dirty {
 #[derive(Clone, Debug, Default)]
 struct Sent {
     fields: Vec<String>,
-    usage: Option<(Usage, i64)>,
+    usage: Option<UsageWithTotal>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -128,16 +127,15 @@ impl Session {
         let dirty = &mut taken;
         let mut out = String::with_capacity(256);
         out.push('[');
-        let mut fields = Fields::open(&mut out, &mut dirty.session_sent);
-        header_fields(self, &mut fields);
-        fields.close();
+        let header = self.header();
+        Fields::open(&mut out, &mut dirty.session_sent).write(&header, header.usage);
         out.push(',');
         match self
             .warnings
             .get(dirty.warnings_sent..)
             .filter(|w| !w.is_empty())
         {
-            Some(new) => value(&mut out, &Value::Array(new.to_vec())),
+            Some(new) => crate::json::write_text(&mut out, new),
             None => out.push('0'),
         }
         dirty.warnings_sent = self.warnings.len();
@@ -159,23 +157,22 @@ impl Session {
             if d.added {
                 *sent = Sent::default();
             }
-            let mut fields = Fields::open(&mut out, sent);
-            exec_header_fields(exec, &mut fields);
-            fields.close();
+            let header = exec.header();
+            Fields::open(&mut out, sent).write(&header, header.usage);
             out.push(',');
             let mark = out.len();
             out.push('[');
             if d.added {
                 exec.steps.values().for_each(|step| {
                     sep(&mut out);
-                    step_text(&mut out, step);
+                    crate::json::write_text(&mut out, &step.view());
                 });
             } else {
                 // The changed ones only: walking every step per read would
                 // make a long run's reads grow with its length.
                 for step in d.steps.iter().filter_map(|n| exec.steps.get(n)) {
                     sep(&mut out);
-                    step_text(&mut out, step);
+                    crate::json::write_text(&mut out, &step.view());
                 }
             }
             if out.ends_with('[') {
@@ -209,181 +206,14 @@ impl Session {
     }
 }
 
-/// The fields of [`Session::header_value`], in its order.
-fn header_fields(s: &Session, f: &mut Fields) {
-    let status = s.status();
-    let usage = s.usage_total;
-    f.field("session_id", |o| opt_string(o, s.session_id.as_deref()));
-    f.field("status", |o| opt_string(o, status));
-    f.field("state_status", |o| {
-        opt_string(o, status.and_then(state_status))
-    });
-    f.usage(usage, s.usage_total_value());
-    f.field("counts", |o| {
-        let c = s.counts;
-        o.push_str("{\"applied\":");
-        uint(o, c.applied);
-        o.push_str(",\"duplicates\":");
-        uint(o, c.duplicates);
-        o.push_str(",\"rejected\":");
-        uint(o, c.rejected);
-        o.push('}');
-    });
-    f.field("rejected_sessions", |o| {
-        o.push('{');
-        for (id, n) in &s.foreign {
-            sep(o);
-            string(o, id);
-            o.push(':');
-            uint(o, *n);
-        }
-        o.push('}');
-    });
-    f.field("warning_count", |o| uint(o, s.warning_count));
-}
-
-/// The fields of [`Execution::header_value`], in its order.
-fn exec_header_fields(e: &Execution, f: &mut Fields) {
-    let status = e.status();
-    f.field("execution_id", |o| opt_string(o, e.id.as_deref()));
-    f.field("status", |o| opt_string(o, status));
-    f.field("state_status", |o| {
-        opt_string(o, status.and_then(state_status))
-    });
-    f.field("first_at", |o| opt_string(o, e.first_at.as_deref()));
-    f.field("last_at", |o| opt_string(o, e.last_at.as_deref()));
-    f.usage(e.usage(), e.usage_total_value());
-    f.field("stream_complete", |o| {
-        o.push_str(if e.stream_complete { "true" } else { "false" })
-    });
-    f.field("final_answer", |o| opt_string(o, e.final_answer.as_deref()));
-    f.field("error", |o| opt_string(o, e.run_error.as_deref()));
-    f.field("missing_steps", |o| ints(o, &e.missing_steps()));
-    f.field("missing_step_count", |o| uint(o, e.step_gaps.count()));
-    f.field("missing_chunks", |o| ints(o, &e.missing_chunks()));
-    f.field("missing_chunk_count", |o| uint(o, e.stream.missing().1));
-    let dropped = e.text_dropped_bytes();
-    f.field("text_truncated", |o| {
-        o.push_str(if dropped > 0 { "true" } else { "false" })
-    });
-    f.field("text_dropped_bytes", |o| uint(o, dropped));
-    let d = &e.status_detail;
-    f.field("error_message", |o| opt_string(o, d.error_message()));
-    f.field("last_response", |o| opt_string(o, d.last_response()));
-    f.field("step_count", |o| opt_int(o, d.step_count()));
-    let resumed = e.status_times.ever_resumed();
-    f.field("resumed", |o| {
-        o.push_str(if resumed { "true" } else { "false" })
-    });
-    let stale = e.is_stale();
-    f.field("stale", |o| {
-        o.push_str(if stale { "true" } else { "false" })
-    });
-    f.field("closing_status", |o| opt_string(o, e.closing_status()));
-    f.field("never_ran_step", |o| opt_int(o, e.never_ran_step()));
-    f.field("dialect", |o| string(o, e.dialect.as_str()));
-    f.field("provider_frames", |o| uint(o, e.provider_frames));
-}
-
-/// [`StepView::to_value`] as text, without copying the step's values
-/// (arguments and continuation traces are the bulk of a step).
-fn step_text(out: &mut String, s: &StepView) {
-    out.push_str("{\"number\":");
-    int(out, s.number);
-    key(out, "step_id");
-    opt_string(out, s.step_id.as_deref());
-    key(out, "type");
-    opt_string(out, s.step_type());
-    key(out, "started_at");
-    opt_string(out, s.started_at.as_deref());
-    key(out, "completed_at");
-    opt_string(out, s.completed_at.as_deref());
-    key(out, "duration_ms");
-    opt_value(out, s.duration_ms.as_ref());
-    key(out, "message_count");
-    opt_int(out, s.message_count);
-    key(out, "tools_available");
-    opt_int(out, s.tools_available);
-    key(out, "has_tool_calls");
-    opt_bool(out, s.has_tool_calls);
-    key(out, "finish_reason");
-    opt_string(out, s.finish_reason.as_deref());
-    key(out, "usage");
-    match (&s.usage, s.usage_total()) {
-        (Some(u), Some(t)) => usage_text_total(out, u, t),
-        _ => out.push_str("null"),
-    }
-    key(out, "errors");
-    opt_int(out, s.errors);
-    key(out, "error");
-    opt_string(out, s.error.as_deref());
-    key(out, "continuation");
-    opt_value(out, s.continuation.as_ref());
-    key(out, "tools");
-    out.push('[');
-    for t in &s.tools {
-        sep(out);
-        tool_text(out, t);
-    }
-    out.push(']');
-    key(out, "text");
-    string(out, &s.text);
-    key(out, "seen");
-    seen_text(out, s.seen_started, s.seen_completed);
-    key(out, "annotations");
-    value(out, &s.annotations_value());
-    key(out, "attempt_failed");
-    out.push_str(if s.attempt_failed { "true" } else { "false" });
-    out.push('}');
-}
-
-/// [`ToolRun::to_value`] as text.
-fn tool_text(out: &mut String, t: &ToolRun) {
-    out.push_str("{\"name\":");
-    string(out, &t.name);
-    key(out, "call_id");
-    opt_string(out, t.call_id.as_deref());
-    key(out, "status");
-    string(out, t.status().as_str());
-    key(out, "args_summary");
-    opt_string(out, t.args_summary.as_deref());
-    key(out, "args");
-    opt_value(out, t.args.as_ref());
-    key(out, "started_at");
-    opt_string(out, t.started_at.as_deref());
-    key(out, "completed_at");
-    opt_string(out, t.completed_at.as_deref());
-    key(out, "error");
-    opt_string(out, t.error.as_deref());
-    key(out, "duration_ms");
-    opt_value(out, t.duration_ms.as_ref());
-    key(out, "result_summary");
-    opt_string(out, t.result_summary.as_deref());
-    key(out, "output");
-    string(out, &t.output);
-    key(out, "output_dropped_bytes");
-    uint(out, t.output_dropped_bytes);
-    key(out, "seen");
-    seen_text(out, t.seen_started, t.seen_completed);
-    key(out, "attribution");
-    string(out, t.attribution.as_str());
-    out.push('}');
-}
-
-fn seen_text(out: &mut String, started: bool, completed: bool) {
-    out.push_str("{\"started\":");
-    out.push_str(if started { "true" } else { "false" });
-    out.push_str(",\"completed\":");
-    out.push_str(if completed { "true" } else { "false" });
-    out.push('}');
-}
-
 /// One header's fields written into the patch as an object, each
 /// compared with its text as last sent (`sent`, one entry per field in
 /// order) and taken back out when it did not change.
 struct Fields<'a> {
     out: &'a mut String,
     sent: &'a mut Sent,
+    /// The usage is the one last sent: its field is not written again.
+    keep_usage: bool,
     /// Where the object starts, to remove it when no field changed.
     mark: usize,
     next: usize,
@@ -397,6 +227,7 @@ impl<'a> Fields<'a> {
         Fields {
             out,
             sent,
+            keep_usage: false,
             mark,
             next: 0,
             any: false,
@@ -446,14 +277,20 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The `usage` field, written only when its numbers changed.
-    fn usage(&mut self, now: Usage, total: i64) {
-        if self.sent.usage == Some((now, total)) && self.sent.fields.len() > self.next {
-            self.next += 1;
-            return;
-        }
-        self.field("usage", |o| usage_text_total(o, &now, total));
-        self.sent.usage = Some((now, total));
+    /// Writes `header`'s fields (a struct of the view: [`SessionHeader`] or
+    /// [`ExecutionHeader`]) as its declaration writes them, each compared
+    /// with its text as last sent; its `usage` is compared as numbers first.
+    /// Then ends the object.
+    ///
+    /// [`SessionHeader`]: crate::session::SessionHeader
+    /// [`ExecutionHeader`]: crate::session::view::ExecutionHeader
+    fn write<H: Serialize>(mut self, header: &H, usage: UsageWithTotal) {
+        self.keep_usage = self.sent.usage == Some(usage);
+        // A header is a struct of fields, which `HeaderWriter` takes; it
+        // refuses nothing the view's headers hold.
+        let _ = header.serialize(HeaderWriter { fields: &mut self });
+        self.sent.usage = Some(usage);
+        self.close();
     }
 
     /// Ends the object, or puts `0` in its place when no field changed.
@@ -469,13 +306,6 @@ impl<'a> Fields<'a> {
 
 /// An integer's decimal text. (`write!` goes through `core::fmt`, which
 /// took a quarter of the patch's time for the counters alone.)
-fn int(out: &mut String, n: i64) {
-    if n < 0 {
-        out.push('-');
-    }
-    uint(out, n.unsigned_abs());
-}
-
 fn uint(out: &mut String, n: u64) {
     crate::json::write_u64(out, n);
 }
@@ -487,93 +317,169 @@ fn sep(out: &mut String) {
     }
 }
 
-/// `,"name":` (the comma when needed); `name` is one of this file's
-/// field names, which need no escaping.
-fn key(out: &mut String, name: &str) {
-    sep(out);
-    out.push('"');
-    out.push_str(name);
-    out.push_str("\":");
-}
-
-fn value(out: &mut String, v: &Value) {
-    crate::json::write_value(out, v);
-}
-
-fn opt_value(out: &mut String, v: Option<&Value>) {
-    match v {
-        Some(v) => value(out, v),
-        None => out.push_str("null"),
-    }
-}
-
-fn opt_int(out: &mut String, n: Option<i64>) {
-    match n {
-        Some(n) => int(out, n),
-        None => out.push_str("null"),
-    }
-}
-
-fn opt_bool(out: &mut String, b: Option<bool>) {
-    out.push_str(match b {
-        Some(true) => "true",
-        Some(false) => "false",
-        None => "null",
-    });
-}
-
-fn opt_string(out: &mut String, s: Option<&str>) {
-    match s {
-        Some(s) => string(out, s),
-        None => out.push_str("null"),
-    }
-}
-
-fn ints(out: &mut String, list: &[i64]) {
-    out.push('[');
-    for n in list {
-        sep(out);
-        int(out, *n);
-    }
-    out.push(']');
-}
-
-/// [`crate::session::view::usage_value_total`] as text.
-fn usage_text_total(out: &mut String, u: &Usage, total: i64) {
-    let fields = [
-        ("{\"input\":", u.input),
-        (",\"output\":", u.output),
-        (",\"cacheWrite\":", u.cache_write),
-        (",\"cacheRead\":", u.cache_read),
-        (",\"reasoning\":", u.reasoning),
-        (",\"total\":", total),
-    ];
-    for (name, n) in fields {
-        out.push_str(name);
-        int(out, n);
-    }
-    out.push('}');
-}
-
 /// A JSON string literal (the JSON writer's: `JSON.parse` reads back the same string).
 fn string(out: &mut String, s: &str) {
     crate::json::write_str(out, s);
 }
 
+/// The serializer [`Fields::write`] hands a header to: each field of the
+/// struct goes through [`Fields::field`], written by the shared JSON writer.
+struct HeaderWriter<'f, 'a> {
+    fields: &'f mut Fields<'a>,
+}
+
+impl ser::SerializeStruct for HeaderWriter<'_, '_> {
+    type Ok = ();
+    type Error = NotAStruct;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), NotAStruct> {
+        let f = &mut *self.fields;
+        if name == "usage" && f.keep_usage && f.sent.fields.len() > f.next {
+            f.next += 1;
+        } else {
+            f.field(name, |o| crate::json::write_text(o, value));
+        }
+        Ok(())
+    }
+
+    fn end(self) -> Result<(), NotAStruct> {
+        Ok(())
+    }
+}
+
+/// A header that is not a struct of fields: nothing is written.
+#[derive(Debug)]
+struct NotAStruct;
+
+impl std::fmt::Display for NotAStruct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a patch header is a struct of fields")
+    }
+}
+
+impl std::error::Error for NotAStruct {}
+
+impl ser::Error for NotAStruct {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        NotAStruct
+    }
+}
+
+/// The serializer methods a header never calls.
+macro_rules! refuse {
+    ($($method:ident($($arg:ty),*)),* $(,)?) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<(), NotAStruct> {
+            Err(NotAStruct)
+        })*
+    };
+}
+
+impl<'f, 'a> ser::Serializer for HeaderWriter<'f, 'a> {
+    type Ok = ();
+    type Error = NotAStruct;
+    type SerializeSeq = Impossible<(), NotAStruct>;
+    type SerializeTuple = Impossible<(), NotAStruct>;
+    type SerializeTupleStruct = Impossible<(), NotAStruct>;
+    type SerializeTupleVariant = Impossible<(), NotAStruct>;
+    type SerializeMap = Impossible<(), NotAStruct>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Impossible<(), NotAStruct>;
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, NotAStruct> {
+        Ok(self)
+    }
+
+    refuse!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str),
+    );
+
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotAStruct> {
+        Err(NotAStruct)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, NotAStruct> {
+        Err(NotAStruct)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{int, string, uint};
+    use super::{string, uint};
 
     #[test]
     fn integers_are_written_as_decimal_text() {
-        for n in [0, 7, -7, 10, 1_000_000, i64::MAX, i64::MIN] {
+        for n in [0, 7, 10, 1_000_000, u64::MAX] {
             let mut out = String::new();
-            int(&mut out, n);
+            uint(&mut out, n);
             assert_eq!(out, n.to_string());
         }
-        let mut out = String::new();
-        uint(&mut out, u64::MAX);
-        assert_eq!(out, u64::MAX.to_string());
     }
 
     #[test]

@@ -136,7 +136,7 @@ impl Session {
         snapshot_wins(&mut won, snap, &window);
         if let Some(Value::Array(execs)) = view.get_mut("executions") {
             if let Some(last) = execs.last_mut() {
-                *last = won.to_value();
+                *last = crate::json::to_value_of(&won.view());
                 mark_window(last, &window);
             }
         }
@@ -276,7 +276,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
             "extra_step",
             format!("/stream/steps/{n}"),
             Some(*n),
-            s.to_value(),
+            crate::json::to_value_of(&s.view()),
             Value::Null,
             format!("step {n} was streamed but the final state does not list it"),
         );
@@ -377,7 +377,7 @@ fn compare_tools(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
             "tool_call_unexpected",
             format!("/stream/steps/{}/tools/{t}", s.number),
             Some(s.number),
-            run.to_value(),
+            crate::json::to_value_of(&run.view()),
             Value::Null,
             format!(
                 "step {}: streamed tool run {} is not in the final state",

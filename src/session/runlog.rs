@@ -27,11 +27,12 @@ use crate::error::Result;
 use crate::error::SteplineError;
 use crate::json::obj;
 use crate::model::usage::Usage;
+use crate::model::usage::UsageWithTotal;
 use crate::session::line_errors;
 use crate::session::recording::{
     at_line, expected, lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
-use crate::session::view::{add_usage, usage_value_total, Execution, ToolStatus};
+use crate::session::view::{add_usage, Execution, ToolStatus};
 use crate::session::{IngestOutcome, Session};
 
 /// Sessions keyed by session id, in first-seen order.
@@ -468,10 +469,10 @@ impl<'a> Tally<'a> {
             ("tool_calls", Value::Object(tools.collect())),
             (
                 "tokens",
-                usage_value_total(
+                crate::json::to_value_of(&UsageWithTotal::new(
                     &self.usage,
                     self.usage.total().saturating_add(self.usage_total_extra),
-                ),
+                )),
             ),
             (
                 "durations",

@@ -4,21 +4,28 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::json::{Map, Value};
+use crate::json::Value;
 
-use crate::json::obj;
+use crate::envelope::dialect::WireDialect;
 use crate::model::annotations::Annotations;
-use crate::model::usage::Usage;
+use crate::model::state::AgentStatus;
+use crate::model::step_type::StepType;
+use crate::model::usage::{Usage, UsageWithTotal};
 use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
 use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
 
 /// Where a tool run stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
+    /// Started; no completion or failure yet.
     Running,
+    /// Completed successfully.
     Succeeded,
+    /// Completed with an error, or failed.
     Failed,
 }
 
@@ -67,36 +74,77 @@ impl ToolRun {
         }
     }
 
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("name", Value::from(self.name.as_str())),
-            ("call_id", opt_str(&self.call_id)),
-            ("status", Value::from(self.status().as_str())),
-            ("args_summary", opt_str(&self.args_summary)),
-            ("args", self.args.clone().unwrap_or(Value::Null)),
-            ("started_at", opt_str(&self.started_at)),
-            ("completed_at", opt_str(&self.completed_at)),
-            ("error", opt_str(&self.error)),
-            (
-                "duration_ms",
-                self.duration_ms.clone().unwrap_or(Value::Null),
-            ),
-            ("result_summary", opt_str(&self.result_summary)),
-            ("output", Value::from(self.output.as_str())),
-            (
-                "output_dropped_bytes",
-                Value::from(self.output_dropped_bytes),
-            ),
-            (
-                "seen",
-                obj([
-                    ("started", Value::from(self.seen_started)),
-                    ("completed", Value::from(self.seen_completed)),
-                ]),
-            ),
-            ("attribution", Value::from(self.attribution.as_str())),
-        ])
+    /// The run as the view shows it.
+    pub fn view(&self) -> ToolRunView<'_> {
+        ToolRunView {
+            name: &self.name,
+            call_id: self.call_id.as_deref(),
+            status: self.status(),
+            args_summary: self.args_summary.as_deref(),
+            args: self.args.as_ref(),
+            started_at: self.started_at.as_deref(),
+            completed_at: self.completed_at.as_deref(),
+            error: self.error.as_deref(),
+            duration_ms: self.duration_ms.as_ref(),
+            result_summary: self.result_summary.as_deref(),
+            output: &self.output,
+            output_dropped_bytes: self.output_dropped_bytes,
+            seen: Seen {
+                started: self.seen_started,
+                completed: self.seen_completed,
+            },
+            attribution: self.attribution,
+        }
     }
+}
+
+/// One tool call of a step, assembled from its events in any order.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ToolRunView<'a> {
+    /// The tool's name.
+    pub name: &'a str,
+    /// The producer's id of the call, when it sent one.
+    pub call_id: Option<&'a str>,
+    /// Where the run stands.
+    pub status: ToolStatus,
+    /// The producer's short text of the arguments.
+    pub args_summary: Option<&'a str>,
+    /// The arguments as sent (`null` when none were).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
+    pub args: Option<&'a Value>,
+    /// When the tool started (the producer's timestamp).
+    pub started_at: Option<&'a str>,
+    /// When the tool completed or failed.
+    pub completed_at: Option<&'a str>,
+    /// Why the tool failed.
+    pub error: Option<&'a str>,
+    /// The producer's duration in milliseconds.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub duration_ms: Option<&'a Value>,
+    /// The producer's short text of the result.
+    pub result_summary: Option<&'a str>,
+    /// The streamed output (seed 003), at most the session's `maxTextBytes`.
+    pub output: &'a str,
+    /// Output bytes past the session's `maxTextBytes`, dropped (0 when none).
+    pub output_dropped_bytes: u64,
+    /// Which halves arrived; a missing one is a lost event or still to come.
+    pub seen: Seen,
+    /// How the run was placed in its step: `"step_number"` (its events carried
+    /// it), `"timestamp"` (inside the step's started..completed interval), or
+    /// `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
+    /// step has not arrived yet: the step last started when it arrived).
+    pub attribution: Attribution,
+}
+
+/// Which halves of a started/completed pair of events arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Seen {
+    /// The `started` event arrived.
+    pub started: bool,
+    /// The `completed` event arrived.
+    pub completed: bool,
 }
 
 /// One agent step as streamed.
@@ -144,13 +192,18 @@ impl StepView {
     /// The reference's step type, once the completion says enough:
     /// errors win, then tool calls, else a final response.
     pub fn step_type(&self) -> Option<&'static str> {
+        self.kind().map(StepType::as_str)
+    }
+
+    /// [`step_type`](StepView::step_type) as the enum.
+    pub fn kind(&self) -> Option<StepType> {
         if self.errors.unwrap_or(0) > 0 || self.error.is_some() || self.attempt_failed {
-            return Some("error");
+            return Some(StepType::Error);
         }
         match self.has_tool_calls {
-            Some(true) => Some("tool_execution"),
-            Some(false) => Some("final_response"),
-            None if !self.tools.is_empty() => Some("tool_execution"),
+            Some(true) => Some(StepType::ToolExecution),
+            Some(false) => Some(StepType::FinalResponse),
+            None if !self.tools.is_empty() => Some(StepType::ToolExecution),
             None => None,
         }
     }
@@ -170,66 +223,143 @@ impl StepView {
         }
     }
 
-    /// The annotations as the view shows them (`null` when there are none).
-    pub fn annotations_value(&self) -> Value {
-        if self.annotations.is_empty() {
-            Value::Null
-        } else {
-            self.annotations.to_value()
+    /// The step as the view shows it.
+    pub fn view(&self) -> StepShape<'_> {
+        StepShape {
+            number: self.number,
+            step_id: self.step_id.as_deref(),
+            kind: self.kind(),
+            started_at: self.started_at.as_deref(),
+            completed_at: self.completed_at.as_deref(),
+            duration_ms: self.duration_ms.as_ref(),
+            message_count: self.message_count,
+            tools_available: self.tools_available,
+            has_tool_calls: self.has_tool_calls,
+            finish_reason: self.finish_reason.as_deref(),
+            usage: self
+                .usage
+                .zip(self.usage_total())
+                .map(|(u, total)| UsageWithTotal::new(&u, total)),
+            errors: self.errors,
+            error: self.error.as_deref(),
+            continuation: self.continuation.as_ref(),
+            tools: ToolRuns(&self.tools),
+            text: &self.text,
+            seen: Seen {
+                started: self.seen_started,
+                completed: self.seen_completed,
+            },
+            annotations: (!self.annotations.is_empty()).then_some(&self.annotations),
+            attempt_failed: self.attempt_failed,
         }
     }
+}
 
-    pub fn to_value(&self) -> Value {
-        let mut v = self.to_value_base();
-        if let Value::Object(m) = &mut v {
-            if let (Some(u), Some(t)) = (self.usage, self.usage_reported_total) {
-                m.insert("usage", usage_value_total(&u, t));
-            }
-            m.insert("annotations", self.annotations_value());
-            m.insert("attempt_failed", Value::from(self.attempt_failed));
-        }
-        v
-    }
+/// One step as streamed (`StepView` in TypeScript; the Rust name
+/// [`StepView`] is the step's state). Fields stay `null` until an event
+/// says them.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "StepView"))]
+pub struct StepShape<'a> {
+    /// The step's number in its execution (1-based on the wire).
+    pub number: i64,
+    /// The producer's id of the step.
+    pub step_id: Option<&'a str>,
+    /// The reference's step type, once the completion says enough.
+    #[serde(rename = "type")]
+    pub kind: Option<StepType>,
+    /// When the step started.
+    pub started_at: Option<&'a str>,
+    /// When the step completed.
+    pub completed_at: Option<&'a str>,
+    /// The producer's duration in milliseconds.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub duration_ms: Option<&'a Value>,
+    /// Messages the step's inference read.
+    pub message_count: Option<i64>,
+    /// Tools the step's inference could call.
+    pub tools_available: Option<i64>,
+    /// The inference asked for tool calls.
+    pub has_tool_calls: Option<bool>,
+    /// The inference's finish reason.
+    pub finish_reason: Option<&'a str>,
+    /// The step's tokens (`total` is the producer's own when it sent one).
+    pub usage: Option<UsageWithTotal>,
+    /// How many errors the step recorded.
+    pub errors: Option<i64>,
+    /// `agent.step.failed` / `agent.run.failed` error text.
+    pub error: Option<&'a str>,
+    /// The continuation decision after the step.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "continuation_schema"))]
+    pub continuation: Option<&'a Value>,
+    /// The step's tool runs, in the order they were placed.
+    pub tools: ToolRuns<'a>,
+    /// Seed-003 streamed text of this step.
+    pub text: &'a str,
+    /// Which halves arrived; a missing one is a lost event or still to come.
+    pub seen: Seen,
+    /// Seed-003 annotations of the step and its events (`null` when none).
+    pub annotations: Option<&'a Annotations>,
+    /// The step's inference failed and the producer recorded no step for it (v2.7).
+    pub attempt_failed: bool,
+}
 
-    fn to_value_base(&self) -> Value {
-        obj([
-            ("number", Value::from(self.number)),
-            ("step_id", opt_str(&self.step_id)),
-            ("type", self.step_type().map_or(Value::Null, Value::from)),
-            ("started_at", opt_str(&self.started_at)),
-            ("completed_at", opt_str(&self.completed_at)),
-            (
-                "duration_ms",
-                self.duration_ms.clone().unwrap_or(Value::Null),
-            ),
-            ("message_count", opt_int(self.message_count)),
-            ("tools_available", opt_int(self.tools_available)),
-            (
-                "has_tool_calls",
-                self.has_tool_calls.map_or(Value::Null, Value::from),
-            ),
-            ("finish_reason", opt_str(&self.finish_reason)),
-            ("usage", self.usage.map_or(Value::Null, |u| usage_value(&u))),
-            ("errors", opt_int(self.errors)),
-            ("error", opt_str(&self.error)),
-            (
-                "continuation",
-                self.continuation.clone().unwrap_or(Value::Null),
-            ),
-            (
-                "tools",
-                Value::Array(self.tools.iter().map(ToolRun::to_value).collect()),
-            ),
-            ("text", Value::from(self.text.as_str())),
-            (
-                "seen",
-                obj([
-                    ("started", Value::from(self.seen_started)),
-                    ("completed", Value::from(self.seen_completed)),
-                ]),
-            ),
-        ])
+/// A step's tool runs, written as their [`ToolRunView`]s without
+/// collecting them first.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolRuns<'a>(pub &'a [ToolRun]);
+
+impl serde::Serialize for ToolRuns<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(ToolRun::view))
     }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ToolRuns<'_> {
+    fn schema_name() -> Cow<'static, str> {
+        "ToolRuns".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<ToolRunView<'static>>>::json_schema(g)
+    }
+}
+
+/// Any JSON value (`unknown`).
+#[cfg(feature = "schema")]
+fn any_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::from(true)
+}
+
+/// A producer's duration in milliseconds, or `null`.
+#[cfg(feature = "schema")]
+fn duration_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["number", "null"] })
+}
+
+/// The continuation object as the producer sent it: `agent.continuation`'s
+/// four fields, or a step completion's own `continuation`.
+#[cfg(feature = "schema")]
+fn continuation_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "should_continue": { "type": ["boolean", "null"] },
+                    "stop_reason": { "type": ["string", "null"] },
+                    "resolved_by": { "type": ["string", "null"] },
+                    "evaluations": true
+                },
+                "additionalProperties": true
+            },
+            { "type": "null" }
+        ]
+    })
 }
 
 /// One user turn: everything streamed under one `execution_id`.
@@ -280,7 +410,7 @@ pub struct Execution {
     /// The tool events and step intervals that place tool runs in steps.
     pub tool_placement: ToolPlacement,
     /// The most telling dialect of its envelopes.
-    pub dialect: crate::envelope::dialect::WireDialect,
+    pub dialect: WireDialect,
     /// Stream chunks that were raw provider frames (kept out of the text).
     pub provider_frames: u64,
     /// Where chunk indexes restart (see [`crate::session::segments`]).
@@ -434,56 +564,35 @@ impl Execution {
 
     /// Everything but the steps and the text (sent separately so unchanged
     /// steps are not copied).
-    pub fn header_value(&self) -> Value {
+    pub fn header(&self) -> ExecutionHeader<'_> {
         let status = self.status();
         let dropped = self.text_dropped_bytes();
-        obj([
-            ("execution_id", opt_str(&self.id)),
-            ("status", status.map_or(Value::Null, Value::from)),
-            (
-                "state_status",
-                status
-                    .and_then(state_status)
-                    .map_or(Value::Null, Value::from),
-            ),
-            ("first_at", opt_str(&self.first_at)),
-            ("last_at", opt_str(&self.last_at)),
-            (
-                "usage",
-                usage_value_total(&self.usage(), self.usage_total_value()),
-            ),
-            ("stream_complete", Value::from(self.stream_complete)),
-            ("final_answer", opt_str(&self.final_answer)),
-            ("error", opt_str(&self.run_error)),
-            ("missing_steps", ints(&self.missing_steps())),
-            ("missing_step_count", Value::from(self.step_gaps.count())),
-            ("missing_chunks", ints(&self.missing_chunks())),
-            ("missing_chunk_count", Value::from(self.stream.missing().1)),
-            ("text_truncated", Value::from(dropped > 0)),
-            ("text_dropped_bytes", Value::from(dropped)),
-            (
-                "error_message",
-                self.status_detail
-                    .error_message()
-                    .map_or(Value::Null, Value::from),
-            ),
-            (
-                "last_response",
-                self.status_detail
-                    .last_response()
-                    .map_or(Value::Null, Value::from),
-            ),
-            ("step_count", opt_int(self.status_detail.step_count())),
-            ("resumed", Value::from(self.status_times.ever_resumed())),
-            ("stale", Value::from(self.is_stale())),
-            (
-                "closing_status",
-                self.closing_status().map_or(Value::Null, Value::from),
-            ),
-            ("never_ran_step", opt_int(self.never_ran_step())),
-            ("dialect", Value::from(self.dialect.as_str())),
-            ("provider_frames", Value::from(self.provider_frames)),
-        ])
+        ExecutionHeader {
+            execution_id: self.id.as_deref(),
+            status,
+            state_status: status.and_then(agent_status),
+            first_at: self.first_at.as_deref(),
+            last_at: self.last_at.as_deref(),
+            usage: UsageWithTotal::new(&self.usage(), self.usage_total_value()),
+            stream_complete: self.stream_complete,
+            final_answer: self.final_answer.as_deref(),
+            error: self.run_error.as_deref(),
+            missing_steps: self.missing_steps(),
+            missing_step_count: self.step_gaps.count(),
+            missing_chunks: self.missing_chunks(),
+            missing_chunk_count: self.stream.missing().1,
+            text_truncated: dropped > 0,
+            text_dropped_bytes: dropped,
+            error_message: self.status_detail.error_message(),
+            last_response: self.status_detail.last_response(),
+            step_count: self.status_detail.step_count(),
+            resumed: self.status_times.ever_resumed(),
+            stale: self.is_stale(),
+            closing_status: self.closing_status(),
+            never_ran_step: self.never_ran_step(),
+            dialect: self.dialect,
+            provider_frames: self.provider_frames,
+        }
     }
 
     /// Silent past the session's limit and not ended (a status the
@@ -492,47 +601,128 @@ impl Execution {
         self.stale && !self.status().is_some_and(|s| TERMINAL.contains(&s))
     }
 
-    /// The whole execution as one value.
-    pub fn to_value(&self) -> Value {
-        let mut v = self.header_value();
-        if let Value::Object(m) = &mut v {
-            m.insert(
-                "steps",
-                Value::Array(self.steps.values().map(StepView::to_value).collect()),
-            );
-            m.insert("text", Value::from(self.text().as_ref()));
+    /// The whole execution as the view shows it.
+    pub fn view(&self) -> ExecutionView<'_> {
+        ExecutionView {
+            header: self.header(),
+            steps: Steps(&self.steps),
+            text: self.text(),
         }
-        v
     }
+}
+
+/// One user turn: an `execution_id`, or a new turn under the same id.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ExecutionView<'a> {
+    /// Everything but the steps and the text.
+    #[serde(flatten)]
+    pub header: ExecutionHeader<'a>,
+    /// The steps in step order.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub steps: Steps<'a>,
+    /// Streamed text in chunk-index order, at most `maxTextBytes` of it.
+    pub text: Cow<'a, str>,
+}
+
+/// An execution's own fields: the [`ExecutionView`] without its steps and
+/// text (what a live patch diffs field by field).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ExecutionHeader<'a> {
+    /// The producer's execution id (`null` for envelopes without one).
+    pub execution_id: Option<&'a str>,
+    /// The broadcast status the transitions end in.
+    pub status: Option<&'a str>,
+    /// The state's own status for `status` (every stop but an error leaves it `completed`).
+    pub state_status: Option<AgentStatus>,
+    /// The earliest envelope timestamp.
+    pub first_at: Option<&'a str>,
+    /// The latest envelope timestamp.
+    pub last_at: Option<&'a str>,
+    /// Tokens summed over the steps.
+    pub usage: UsageWithTotal,
+    /// The stream's last chunk arrived.
+    pub stream_complete: bool,
+    /// Seed-003 `agent.run.completed` answer.
+    pub final_answer: Option<&'a str>,
+    /// Seed-003 `agent.run.failed` error.
+    pub error: Option<&'a str>,
+    /// Step numbers below the highest seen that never arrived (the first 1,000).
+    pub missing_steps: Vec<i64>,
+    /// How many step numbers never arrived.
+    pub missing_step_count: u64,
+    /// Chunk indexes below the highest seen that never arrived (the first 1,000). Once
+    /// `maxTextBytes` dropped text, only those below the highest chunk kept.
+    pub missing_chunks: Vec<i64>,
+    /// How many chunk indexes never arrived.
+    pub missing_chunk_count: u64,
+    /// The streamed text reached `maxTextBytes`: `text` is its start.
+    pub text_truncated: bool,
+    /// Bytes of streamed text dropped past `maxTextBytes` (0 when none).
+    pub text_dropped_bytes: u64,
+    /// Why the run ended, as `agent.status` said it (the latest non-null one).
+    pub error_message: Option<&'a str>,
+    /// `agent.status` `last_response` (the latest non-null one).
+    pub last_response: Option<&'a str>,
+    /// The producer's own step count from `agent.status` (seed 000).
+    pub step_count: Option<i64>,
+    /// A status (seed 000's `in_progress`) followed a terminal one under this execution id.
+    pub resumed: bool,
+    /// Silent for `staleAfterMs` without a final status; `status` is left as broadcast.
+    pub stale: bool,
+    /// The word the producer closed an ended run with (v2.7's `stopped` after
+    /// `completed`/`failed`); `status` says how it ended.
+    pub closing_status: Option<&'a str>,
+    /// The last step, started but never run (a v2.7 guard or cancel stopped the
+    /// run first); not a lost event.
+    pub never_ran_step: Option<i64>,
+    /// The most telling dialect of the execution's envelopes.
+    pub dialect: WireDialect,
+    /// Stream chunks that were raw provider frames (kept out of `text`; see
+    /// `raw_provider_frames_in_stream`).
+    pub provider_frames: u64,
+}
+
+/// An execution's steps, written as their [`StepShape`]s in step order
+/// without collecting them first.
+#[derive(Clone, Copy, Debug)]
+pub struct Steps<'a>(pub &'a BTreeMap<i64, StepView>);
+
+impl serde::Serialize for Steps<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.values().map(StepView::view))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Steps<'_> {
+    fn schema_name() -> Cow<'static, str> {
+        "Steps".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<StepShape<'static>>>::json_schema(g)
+    }
+}
+
+/// [`state_status`] as the enum.
+pub fn agent_status(broadcast: &str) -> Option<AgentStatus> {
+    Some(match broadcast {
+        // Seed 000 broadcasts the state's own words.
+        "processing" | "in_progress" => AgentStatus::InProgress,
+        "failed" => AgentStatus::Failed,
+        "completed" | "stopped" | "cancelled" => AgentStatus::Completed,
+        _ => return None,
+    })
 }
 
 /// The state's own status for a broadcast status (quirk 8): every stop but
 /// an error leaves the state `completed`.
 pub fn state_status(broadcast: &str) -> Option<&'static str> {
-    Some(match broadcast {
-        // Seed 000 broadcasts the state's own words.
-        "processing" | "in_progress" => "in_progress",
-        "failed" => "failed",
-        "completed" | "stopped" | "cancelled" => "completed",
-        _ => return None,
-    })
-}
-
-pub fn usage_value(u: &Usage) -> Value {
-    let mut v = u.to_value();
-    if let Value::Object(m) = &mut v {
-        m.insert("total", Value::from(u.total()));
-    }
-    v
-}
-
-/// [`usage_value`] with the given `total` (a producer's own count).
-pub fn usage_value_total(u: &Usage, total: i64) -> Value {
-    let mut v = u.to_value();
-    if let Value::Object(m) = &mut v {
-        m.insert("total", Value::from(total));
-    }
-    v
+    agent_status(broadcast).map(AgentStatus::as_str)
 }
 
 pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
@@ -553,28 +743,39 @@ pub fn opt_str(s: &Option<String>) -> Value {
     s.as_deref().map_or(Value::Null, Value::from)
 }
 
-fn opt_int(n: Option<i64>) -> Value {
-    n.map_or(Value::Null, Value::from)
-}
-
-fn ints(list: &[i64]) -> Value {
-    Value::Array(list.iter().map(|n| Value::from(*n)).collect())
-}
-
 /// Counters of what ingest did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "IngestCounts"))]
 pub struct Counts {
+    /// Envelopes that changed the view.
     pub applied: u64,
+    /// Envelopes applied before, ignored.
     pub duplicates: u64,
+    /// Envelopes of other sessions, not merged.
     pub rejected: u64,
 }
 
-impl Counts {
-    pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("applied", Value::from(self.applied));
-        m.insert("duplicates", Value::from(self.duplicates));
-        m.insert("rejected", Value::from(self.rejected));
-        Value::Object(m)
+/// A session's executions, written as their [`ExecutionView`]s without
+/// collecting them first.
+#[derive(Clone, Copy, Debug)]
+pub struct Executions<'a>(pub &'a [Execution]);
+
+impl serde::Serialize for Executions<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(Execution::view))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Executions<'_> {
+    fn schema_name() -> Cow<'static, str> {
+        "Executions".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<ExecutionView<'static>>>::json_schema(g)
     }
 }

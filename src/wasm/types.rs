@@ -17,10 +17,6 @@ export type ExecutionStatusV2 = "pending" | "in_progress" | "completed" | "stopp
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";
 /** Normalised finish reason (`fromText` of the provider's value). */
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
-/** Derived kind of a step. */
-export type StepType = "error" | "tool_execution" | "final_response";
-/** The producer's agent status. */
-export type AgentStatus = "in_progress" | "completed" | "failed";
 /** PHP writes an empty map as `[]`. */
 export type PhpMap<T = unknown> = Record<string, T> | [];
 
@@ -40,7 +36,6 @@ export interface Message {
 
 /** Token usage. `total` is added by stepline (input+output+cacheWrite+cacheRead+reasoning). */
 export interface Usage { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
-export interface UsageWithTotal extends Usage { total: number }
 
 /** A requested tool call. `arguments` is `[]` when empty (PHP). */
 export interface ToolCall { name: string; arguments: Record<string, unknown> | unknown[]; id: string }
@@ -72,13 +67,6 @@ export interface InferenceResponseData {
   id: string;
   createdAt: string;
   updatedAt: string;
-}
-
-/** Seed-003 annotations (present only when a step has any). */
-export interface StepAnnotations {
-  safety: { verdict: "allow" | "review" | "block"; category: string }[];
-  citations: { label: string; url: string | null; provider_ref?: unknown }[];
-  extra: PhpMap;
 }
 
 /** One agent step with stepline's derived values. */
@@ -297,118 +285,6 @@ export interface IngestBatchResult {
   /** Warnings of the lines ingested (the first 1,000); `warningCount` counts all of them. */
   warnings: { line: number; warning: EnvelopeWarning }[];
   warningCount: number;
-}
-
-/** One tool call of a step, assembled from its events in any order. */
-export interface ToolRunView {
-  name: string;
-  call_id: string | null;
-  status: "running" | "succeeded" | "failed";
-  args_summary: string | null;
-  args: unknown;
-  started_at: string | null;
-  completed_at: string | null;
-  error: string | null;
-  duration_ms: number | null;
-  result_summary: string | null;
-  output: string;
-  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
-  output_dropped_bytes: number;
-  /** Which halves arrived; a missing one is a lost event or still to come. */
-  seen: { started: boolean; completed: boolean };
-  /**
-   * How the run was placed in its step: `"step_number"` (its events carried
-   * it), `"timestamp"` (inside the step's started..completed interval), or
-   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
-   * step has not arrived yet: the step last started when it arrived).
-   */
-  attribution: "step_number" | "timestamp" | "arrival";
-}
-
-/** One step as streamed. Fields stay `null` until an event says them. */
-export interface StepView {
-  number: number;
-  step_id: string | null;
-  type: StepType | null;
-  started_at: string | null;
-  completed_at: string | null;
-  duration_ms: number | null;
-  message_count: number | null;
-  tools_available: number | null;
-  has_tool_calls: boolean | null;
-  finish_reason: string | null;
-  usage: UsageWithTotal | null;
-  errors: number | null;
-  error: string | null;
-  continuation: { should_continue: boolean; stop_reason: string | null; resolved_by: string | null; evaluations: unknown } | null;
-  tools: ToolRunView[];
-  text: string;
-  seen: { started: boolean; completed: boolean };
-  /** Seed-003 annotations of the step and its events (`null` when none). */
-  annotations: StepAnnotations | null;
-  /** The step's inference failed and the producer recorded no step for it (v2.7). */
-  attempt_failed: boolean;
-}
-
-/** One user turn: an `execution_id`, or a new turn under the same id. */
-export interface ExecutionView {
-  execution_id: string | null;
-  status: string | null;
-  state_status: AgentStatus | null;
-  first_at: string | null;
-  last_at: string | null;
-  usage: UsageWithTotal;
-  stream_complete: boolean;
-  final_answer: string | null;
-  error: string | null;
-  /** Step numbers below the highest seen that never arrived (the first 1,000). */
-  missing_steps: number[];
-  missing_step_count: number;
-  /**
-   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
-   * `maxTextBytes` dropped text, only those below the highest chunk kept.
-   */
-  missing_chunks: number[];
-  missing_chunk_count: number;
-  /** The streamed text reached `maxTextBytes`: `text` is its start. */
-  text_truncated: boolean;
-  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
-  text_dropped_bytes: number;
-  steps: readonly StepView[];
-  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
-  text: string;
-  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
-  error_message: string | null;
-  /** `agent.status` `last_response` (the latest non-null one). */
-  last_response: string | null;
-  /** The producer's own step count from `agent.status` (seed 000). */
-  step_count: number | null;
-  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
-  resumed: boolean;
-  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
-  stale: boolean;
-  /** The word the producer closed an ended run with (v2.7's `stopped` after `completed`/`failed`); `status` says how it ended. */
-  closing_status: string | null;
-  /** The last step, started but never run (a v2.7 guard or cancel stopped the run first); not a lost event. */
-  never_ran_step: number | null;
-  /** The most telling dialect of the execution's envelopes. */
-  dialect: EnvelopeDialect;
-  /** Stream chunks that were raw provider frames (kept out of `text`; see `raw_provider_frames_in_stream`). */
-  provider_frames: number;
-}
-
-/** The live view (immutable; unchanged parts are shared between snapshots). */
-export interface SessionView {
-  session_id: string | null;
-  status: string | null;
-  state_status: AgentStatus | null;
-  usage: UsageWithTotal;
-  counts: { applied: number; duplicates: number; rejected: number };
-  rejected_sessions: Record<string, number>;
-  /** The first 1,000 warnings, each with the type and timestamp of the envelope it came from; `warning_count` counts all. */
-  warnings: readonly SessionWarning[];
-  warning_count: number;
-  executions: readonly ExecutionView[];
 }
 
 /** One disagreement between the stream and the final snapshot. */
@@ -711,15 +587,6 @@ export type Envelope =
   | EnvelopeBase<"agent.step.failed", StepFailedPayload>
   | EnvelopeBase<"agent.run.completed", RunCompletedPayload>
   | EnvelopeBase<"agent.run.failed", RunFailedPayload>;
-
-/**
- * Which producer's dialect an envelope is in, decided from what it carries: `"instructor"` is a
- * shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which).
- */
-export type EnvelopeDialect = "instructor" | "v1.22" | "v2" | "seed-000" | "seed-003";
-
-/** A warning in a session's view: `path` is inside the envelope named by `type` and `timestamp`. */
-export interface SessionWarning extends EnvelopeWarning { type: string; timestamp: string | null }
 
 export type TryDecodeResult =
   | { ok: true; envelope: Envelope; warnings: EnvelopeWarning[]; dialect: EnvelopeDialect }
