@@ -54,6 +54,8 @@ fn session(g: &mut SchemaGenerator) {
 /// Reconcile, continuation and run-log reports.
 fn reports(g: &mut SchemaGenerator) {
     use crate::continuation::{self, v2};
+    g.subschema_for::<crate::session::reconcile::ReconcileReport>();
+    g.subschema_for::<crate::session::causes::Cause>();
     g.subschema_for::<continuation::Decision>();
     g.subschema_for::<continuation::Evaluation>();
     g.subschema_for::<continuation::outcome::OutcomeView>();

@@ -50,12 +50,19 @@ export type GuardSpec =
     };
 /** Why an envelope was not merged into a session. */
 export type Rejection = "foreign_session";
-/** `allow`, `review` or `block`. */
-export type SafetyVerdict = "allow" | "review" | "block";
 /** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
 export type StepType = "error" | "tool_execution" | "final_response";
 /** Where a tool run stands. */
 export type ToolStatus = "running" | "succeeded" | "failed";
+/** `allow`, `review` or `block`. */
+export type SafetyVerdict = "allow" | "review" | "block";
+/**
+ * Where a step of `reconcile()`'s view stands against the snapshot's
+ * window: `inside` (listed; its final fields won), `outside` (before the
+ * window; as streamed, not compared) or `beyond` (numbered past the
+ * snapshot's `step_count`: an `extra_step` difference).
+ */
+export type SnapshotWindowPlace = "inside" | "outside" | "beyond";
 
 /** The `agent.status` v2's broadcaster sends for a stop reason. */
 export interface BroadcastStatuses {
@@ -180,6 +187,49 @@ export interface ExplainedOutcome {
   evaluations: ContinuationEvaluation[];
   /** `Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5.` */
   explanation: string;
+}
+
+/** One disagreement between the stream and the final snapshot. */
+export interface Difference {
+  /** What disagrees. */
+  kind:
+    | "missing_step"
+    | "extra_step"
+    | "step_not_completed"
+    | "field_mismatch"
+    | "tool_call_missing"
+    | "tool_call_unexpected"
+    | "continuation_mismatch"
+    | "status_mismatch"
+    | "text_mismatch"
+    | "lost_event";
+  /**
+   * JSON pointer into the snapshot, or `/stream/...` for stream-only facts. A snapshot's
+   * `/steps/<i>` is its i-th listed step, which is run step `window.first_step + i`.
+   */
+  path: string;
+  /** The run step it is about (the run's own number, whatever the snapshot's window), or `null`. */
+  step: number | null;
+  /** What the stream says. */
+  streamed: unknown;
+  /** What the snapshot says. */
+  final: unknown;
+  /** For a person. */
+  message: string;
+  /**
+   * The name of the producer behaviour that causes it by design (one of
+   * `reconcileCauses()`, e.g. `"reference_exception_path"`), or `null`
+   * when nothing explains it.
+   */
+  cause:
+    | (
+        | "reference_exception_path"
+        | "v2_step_errors_fail_state"
+        | "v2_unforced_stop"
+        | "v2_aborted_step"
+        | "v2_guard_started_step"
+      )
+    | null;
 }
 
 /** A non-fatal finding: something kept but not understood. */
@@ -371,12 +421,250 @@ export interface IngestResult {
   warnings: EnvelopeWarning[];
 }
 
-/** A safety verdict on a step. */
-export interface SafetyNote {
-  /** What to do with the step. */
-  verdict: SafetyVerdict;
-  /** The producer's category of the concern. */
-  category: string;
+/**
+ * One producer behaviour that makes the stream and the final state disagree
+ * by design (`reconcileCauses()`).
+ */
+export interface ReconcileCause {
+  /** What a `Difference` carries in `cause`. */
+  name:
+    | "reference_exception_path"
+    | "v2_step_errors_fail_state"
+    | "v2_unforced_stop"
+    | "v2_aborted_step"
+    | "v2_guard_started_step";
+  /** The producer version that does it: `v1.22` or `v2`. */
+  producer: "v1.22" | "v2";
+  /** The README items that describe the behaviour. */
+  items: string;
+  /** What the producer does, and which differences it leaves. */
+  description: string;
+}
+
+/**
+ * `reconcile()`: the snapshot wins; `view` is the corrected view, in which
+ * every step keeps its own data (the snapshot's fields go to the run steps
+ * its window covers) and each step of the reconciled execution says where
+ * it stands (`snapshot_window`).
+ */
+export interface ReconcileReport {
+  /** No difference at all. */
+  consistent: boolean;
+  /** Where the stream and the snapshot disagree. */
+  differences: Difference[];
+  /** Which run steps the snapshot's step list covers. */
+  window: SnapshotWindow;
+  /** The session view after the snapshot won. */
+  view: ReconciledView;
+}
+
+/**
+ * Which of the run's steps a slim snapshot's step list covers. A snapshot
+ * lists only the run's last N steps (20 with the `standard` preset, 50 with
+ * `full`, none with `minimal`), numbered 1..N inside the window, and counts
+ * all of them in `step_count`: window step k is run step
+ * `step_count - N + k`. Streamed steps before the window are outside it:
+ * the snapshot says nothing about them, so they are kept as streamed and
+ * are never differences.
+ */
+export interface SnapshotWindow {
+  /** The snapshot's `step_count` (the run's total), or `null` when it states none. */
+  step_count: number | null;
+  /** How many steps the snapshot lists. */
+  listed: number;
+  /** Run number of the first listed step; `null` when it lists none. */
+  first_step: number | null;
+  /** Run number of the last listed step; `null` when it lists none. */
+  last_step: number | null;
+  /** Streamed steps before the window (the first 1,000); `outside_step_count` counts all. */
+  outside_steps: number[];
+  /** How many streamed steps are before the window. */
+  outside_step_count: number;
+}
+
+/** `reconcile()`'s view: the session view after the snapshot won. */
+export interface ReconciledView {
+  /** As in the session view. */
+  session_id: string | null;
+  /** The reconciled execution's broadcast status. */
+  status: string | null;
+  /**
+   * The snapshot's own `status` (an `AgentStatus`, or v2's
+   * `ExecutionStatusV2`), `null` when it states none: the snapshot wins.
+   */
+  state_status: "in_progress" | "completed" | "failed" | "pending" | "stopped" | null;
+  /** As in the session view. */
+  usage: UsageWithTotal;
+  /** As in the session view. */
+  counts: IngestCounts;
+  /** As in the session view. */
+  rejected_sessions: {
+    [k: string]: number | undefined;
+  };
+  /** As in the session view. */
+  warning_count: number;
+  /** As in the session view. */
+  warnings: readonly SessionWarning[];
+  /** The executions; the reconciled one (the last) has marked steps. */
+  executions: readonly ReconciledExecutionView[];
+}
+
+/** An execution of `reconcile()`'s view; the reconciled one (the last) has marked steps. */
+export interface ReconciledExecutionView {
+  /** The producer's execution id (`null` for envelopes without one). */
+  execution_id: string | null;
+  /** The broadcast status the transitions end in. */
+  status: string | null;
+  /** The state's own status for `status` (every stop but an error leaves it `completed`). */
+  state_status: AgentStatus | null;
+  /** The earliest envelope timestamp. */
+  first_at: string | null;
+  /** The latest envelope timestamp. */
+  last_at: string | null;
+  /** Tokens summed over the steps. */
+  usage: UsageWithTotal;
+  /** The stream's last chunk arrived. */
+  stream_complete: boolean;
+  /** Seed-003 `agent.run.completed` answer. */
+  final_answer: string | null;
+  /** Seed-003 `agent.run.failed` error. */
+  error: string | null;
+  /** Step numbers below the highest seen that never arrived (the first 1,000). */
+  missing_steps: number[];
+  /** How many step numbers never arrived. */
+  missing_step_count: number;
+  /**
+   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
+   * `maxTextBytes` dropped text, only those below the highest chunk kept.
+   */
+  missing_chunks: number[];
+  /** How many chunk indexes never arrived. */
+  missing_chunk_count: number;
+  /** The streamed text reached `maxTextBytes`: `text` is its start. */
+  text_truncated: boolean;
+  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
+  text_dropped_bytes: number;
+  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
+  error_message: string | null;
+  /** `agent.status` `last_response` (the latest non-null one). */
+  last_response: string | null;
+  /** The producer's own step count from `agent.status` (seed 000). */
+  step_count: number | null;
+  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
+  resumed: boolean;
+  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
+  stale: boolean;
+  /**
+   * The word the producer closed an ended run with (v2.7's `stopped` after
+   * `completed`/`failed`); `status` says how it ended.
+   */
+  closing_status: string | null;
+  /**
+   * The last step, started but never run (a v2.7 guard or cancel stopped the
+   * run first); not a lost event.
+   */
+  never_ran_step: number | null;
+  /** The most telling dialect of the execution's envelopes. */
+  dialect: EnvelopeDialect;
+  /**
+   * Stream chunks that were raw provider frames (kept out of `text`; see
+   * `raw_provider_frames_in_stream`).
+   */
+  provider_frames: number;
+  /** The steps in step order. */
+  steps: readonly ReconciledStepView[];
+  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
+  text: string;
+}
+
+/**
+ * A step of `reconcile()`'s view: the streamed step, marked with its place
+ * in the window (on the reconciled execution's steps only).
+ */
+export interface ReconciledStepView {
+  /** The step's number in its execution (1-based on the wire). */
+  number: number;
+  /** The producer's id of the step. */
+  step_id: string | null;
+  /** The reference's step type, once the completion says enough. */
+  type: StepType | null;
+  /** When the step started. */
+  started_at: string | null;
+  /** When the step completed. */
+  completed_at: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** Messages the step's inference read. */
+  message_count: number | null;
+  /** Tools the step's inference could call. */
+  tools_available: number | null;
+  /** The inference asked for tool calls. */
+  has_tool_calls: boolean | null;
+  /** The inference's finish reason. */
+  finish_reason: string | null;
+  /** The step's tokens (`total` is the producer's own when it sent one). */
+  usage: UsageWithTotal | null;
+  /** How many errors the step recorded. */
+  errors: number | null;
+  /** `agent.step.failed` / `agent.run.failed` error text. */
+  error: string | null;
+  /** The continuation decision after the step. */
+  continuation: {
+    should_continue?: boolean | null;
+    stop_reason?: string | null;
+    resolved_by?: string | null;
+    evaluations?: unknown;
+    [k: string]: unknown | undefined;
+  } | null;
+  /** The step's tool runs, in the order they were placed. */
+  tools: ToolRunView[];
+  /** Seed-003 streamed text of this step. */
+  text: string;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /** Seed-003 annotations of the step and its events (`null` when none). */
+  annotations: StepAnnotations | null;
+  /** The step's inference failed and the producer recorded no step for it (v2.7). */
+  attempt_failed: boolean;
+  /** Where it stands against the snapshot's window. */
+  snapshot_window?: SnapshotWindowPlace | null;
+}
+
+/** One tool call of a step, assembled from its events in any order. */
+export interface ToolRunView {
+  /** The tool's name. */
+  name: string;
+  /** The producer's id of the call, when it sent one. */
+  call_id: string | null;
+  /** Where the run stands. */
+  status: ToolStatus;
+  /** The producer's short text of the arguments. */
+  args_summary: string | null;
+  /** The arguments as sent (`null` when none were). */
+  args: unknown;
+  /** When the tool started (the producer's timestamp). */
+  started_at: string | null;
+  /** When the tool completed or failed. */
+  completed_at: string | null;
+  /** Why the tool failed. */
+  error: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** The producer's short text of the result. */
+  result_summary: string | null;
+  /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
+  output: string;
+  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
+  output_dropped_bytes: number;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /**
+   * How the run was placed in its step: `"step_number"` (its events carried
+   * it), `"timestamp"` (inside the step's started..completed interval), or
+   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
+   * step has not arrived yet: the step last started when it arrived).
+   */
+  attribution: Attribution;
 }
 
 /** Which halves of a started/completed pair of events arrived. */
@@ -385,6 +673,26 @@ export interface Seen {
   started: boolean;
   /** The `completed` event arrived. */
   completed: boolean;
+}
+
+/** Seed-003 annotations (present only when a step has any). */
+export interface StepAnnotations {
+  /** Safety verdicts, each once. */
+  safety: SafetyNote[];
+  /** Citations, each once. */
+  citations: Citation[];
+  /** Free-form extras, merged. */
+  extra: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** A safety verdict on a step. */
+export interface SafetyNote {
+  /** What to do with the step. */
+  verdict: SafetyVerdict;
+  /** The producer's category of the concern. */
+  category: string;
 }
 
 /** The live view (immutable; unchanged parts are shared between snapshots). */
@@ -429,18 +737,6 @@ export interface SessionWarning {
   type: string;
   /** The envelope's timestamp. */
   timestamp: string | null;
-}
-
-/** Seed-003 annotations (present only when a step has any). */
-export interface StepAnnotations {
-  /** Safety verdicts, each once. */
-  safety: SafetyNote[];
-  /** Citations, each once. */
-  citations: Citation[];
-  /** Free-form extras, merged. */
-  extra: {
-    [k: string]: unknown | undefined;
-  };
 }
 
 /**
@@ -493,43 +789,6 @@ export interface StepView {
   annotations: StepAnnotations | null;
   /** The step's inference failed and the producer recorded no step for it (v2.7). */
   attempt_failed: boolean;
-}
-
-/** One tool call of a step, assembled from its events in any order. */
-export interface ToolRunView {
-  /** The tool's name. */
-  name: string;
-  /** The producer's id of the call, when it sent one. */
-  call_id: string | null;
-  /** Where the run stands. */
-  status: ToolStatus;
-  /** The producer's short text of the arguments. */
-  args_summary: string | null;
-  /** The arguments as sent (`null` when none were). */
-  args: unknown;
-  /** When the tool started (the producer's timestamp). */
-  started_at: string | null;
-  /** When the tool completed or failed. */
-  completed_at: string | null;
-  /** Why the tool failed. */
-  error: string | null;
-  /** The producer's duration in milliseconds. */
-  duration_ms: number | null;
-  /** The producer's short text of the result. */
-  result_summary: string | null;
-  /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
-  output: string;
-  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
-  output_dropped_bytes: number;
-  /** Which halves arrived; a missing one is a lost event or still to come. */
-  seen: Seen;
-  /**
-   * How the run was placed in its step: `"step_number"` (its events carried
-   * it), `"timestamp"` (inside the step's started..completed interval), or
-   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
-   * step has not arrived yet: the step last started when it arrived).
-   */
-  attribution: Attribution;
 }
 
 /** One of v2's stop reasons with its priority (lower wins) and what it does. */
