@@ -61,6 +61,9 @@ fn reports(g: &mut SchemaGenerator) {
     g.subschema_for::<continuation::outcome::OutcomeView>();
     g.subschema_for::<continuation::outcome::ExplainedOutcome>();
     g.subschema_for::<continuation::replay::ContinuationReplay>();
+    g.subschema_for::<continuation::inputs::CriteriaInput>();
+    g.subschema_for::<continuation::inputs::EvaluateOptions>();
+    g.subschema_for::<continuation::inputs::ContinuationEvaluationInput>();
     g.subschema_for::<v2::StopReason>();
     g.subschema_for::<v2::StopSignal>();
     g.subschema_for::<v2::signal::StopSignalInput>();

@@ -48,9 +48,14 @@ impl ErrorType {
 
 /// What to do about an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", serde(rename_all = "lowercase"))]
 pub enum Handling {
+    /// Stop the run.
     Stop,
+    /// Go on, within the retry budget.
     Retry,
+    /// Go on.
     Ignore,
 }
 

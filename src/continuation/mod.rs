@@ -8,6 +8,8 @@ pub mod error_policy;
 pub mod evaluate;
 pub mod evaluation;
 pub mod format;
+#[cfg(feature = "schema")]
+pub mod inputs;
 pub mod observe;
 pub mod outcome;
 pub mod replay;

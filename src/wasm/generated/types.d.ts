@@ -19,6 +19,80 @@ export type StopReasonV2 =
   | "user_requested"
   | "unknown";
 /**
+ * The criteria of `evaluateContinuation` / `replayContinuation`: a list of
+ * specs, or the producer's default agent list with options.
+ */
+export type CriteriaInput = CriterionSpec[] | DefaultCriteria;
+/** One criterion as data. `criterion` overrides the class name its evaluation reports. */
+export type CriterionSpec = CriterionSpec1 & CriterionSpec2;
+export type CriterionSpec1 =
+  | {
+      kind: "steps_limit";
+      /** Steps. */
+      max: number;
+    }
+  | {
+      kind: "token_usage_limit";
+      /** Tokens. */
+      max: number;
+    }
+  | {
+      kind: "execution_time_limit";
+      /** Seconds, at least 1. */
+      max: number;
+    }
+  | {
+      kind: "cumulative_execution_time_limit";
+      /** Seconds, at least 1. */
+      max: number;
+    }
+  | {
+      kind: "retry_limit";
+      /** Consecutive failures. */
+      max: number;
+    }
+  | {
+      kind: "error_presence_check";
+    }
+  | {
+      kind: "tool_call_presence_check";
+    }
+  | {
+      kind: "finish_reason_check";
+      /** Finish reasons (strings, numbers, or null which is dropped). */
+      stopReasons: (string | number | null)[];
+    }
+  | {
+      kind: "response_content_check";
+      /** A predicate on the current response text. */
+      continueWhen: ResponsePredicate | ((response: string) => boolean);
+    }
+  | {
+      kind: "error_policy";
+      /** Default `stopOnAnyError`. */
+      policy?: ErrorPolicySpec | null;
+    }
+  | {
+      kind: "fixed";
+      /** The decision. */
+      decision: ContinuationDecision;
+    }
+  | {
+      kind: "all";
+      /** The nested criteria. */
+      criteria: CriterionSpec[];
+    };
+/**
+ * An error policy: a preset name (optionally with its retry budget, as
+ * `"retryToolErrors(3)"`) or explicit handling over a preset.
+ */
+export type ErrorPolicySpec =
+  ErrorPolicyPreset | `retryToolErrors(${number})` | `retryAll(${number})` | ErrorPolicyObject;
+/** The producer's error policy presets. */
+export type ErrorPolicyPreset = "stopOnAnyError" | "ignoreToolErrors" | "retryToolErrors" | "retryAll";
+/** What to do about an error. */
+export type Handling = "stop" | "retry" | "ignore";
+/**
  * Which producer's dialect an envelope is in, decided from what it carries:
  * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
  * run's other envelopes tell which).
@@ -63,6 +137,26 @@ export type SafetyVerdict = "allow" | "review" | "block";
  * snapshot's `step_count`: an `extra_step` difference).
  */
 export type SnapshotWindowPlace = "inside" | "outside" | "beyond";
+/**
+ * Decides from the current response text whether to ask for another step
+ * (from JavaScript, a function `(response) => boolean` may stand instead).
+ */
+export type ResponsePredicate =
+  | {
+      contains: string;
+    }
+  | {
+      notContains: string;
+    }
+  | {
+      equals: string;
+    }
+  | {
+      isBlank: boolean;
+    }
+  | {
+      always: boolean;
+    };
 
 /** The `agent.status` v2's broadcaster sends for a stop reason. */
 export interface BroadcastStatuses {
@@ -97,6 +191,36 @@ export interface ContinuationEvaluation {
   stopReason: string | null;
   /** Values behind the vote (`{currentSteps, maxSteps}`); `[]` when none (PHP). */
   context:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+}
+
+/** An evaluation for `resolveOutcome`; missing fields take the producer's defaults. */
+export interface ContinuationEvaluationInput {
+  /** Default `unknown`. */
+  criterion?: string | null;
+  /** The vote. */
+  decision: ContinuationDecision;
+  /** Default empty. */
+  reason?: string | null;
+  /** One of the producer's stop reasons. */
+  stopReason?:
+    | (
+        | "completed"
+        | "steps_limit"
+        | "token_limit"
+        | "time_limit"
+        | "retry_limit"
+        | "error"
+        | "finish_reason"
+        | "guard"
+        | "user_requested"
+      )
+    | null;
+  /** Default `[]`. */
+  context?:
     | {
         [k: string]: unknown | undefined;
       }
@@ -189,6 +313,57 @@ export interface ExplainedOutcome {
   explanation: string;
 }
 
+/** Handling per error type over a preset. */
+export interface ErrorPolicyObject {
+  /** The preset the fields override (default `stopOnAnyError`). */
+  preset?: ErrorPolicyPreset | null;
+  /** Retries before `retry` stops (at least 0). */
+  maxRetries?: number | null;
+  /** Tool errors. */
+  onToolError?: Handling | null;
+  /** Model errors. */
+  onModelError?: Handling | null;
+  /** Validation errors. */
+  onValidationError?: Handling | null;
+  /** Rate-limit errors. */
+  onRateLimitError?: Handling | null;
+  /** Timeouts. */
+  onTimeoutError?: Handling | null;
+  /** Any other error. */
+  onUnknownError?: Handling | null;
+}
+
+export interface CriterionSpec2 {
+  /** The class name its evaluation reports (default: the producer's class). */
+  criterion?: string | null;
+}
+
+/**
+ * The producer's default agent criteria (StepsLimit, TokenUsageLimit,
+ * ExecutionTimeLimit, ErrorPolicyCriterion, FinishReasonCheck,
+ * ToolCallPresenceCheck), with options.
+ */
+export interface DefaultCriteria {
+  /** The options; each left out keeps the producer's default. */
+  defaults: DefaultOptions;
+}
+
+/** The producer's `AgentBuilder` options. */
+export interface DefaultOptions {
+  /** Default 20; 0 or less stops every time. */
+  maxSteps?: number | null;
+  /** Default 32768; 0 or less stops every time. */
+  maxTokens?: number | null;
+  /** Seconds (default 300, at least 1); measured from `executionStartedAt` (or the session start). */
+  maxExecutionTime?: number | null;
+  /** Seconds of accumulated step time; replaces `maxExecutionTime` when set. */
+  cumulativeTimeout?: number | null;
+  /** Default `stopOnAnyError`. */
+  errorPolicy?: ErrorPolicySpec | null;
+  /** Finish reasons that stop the run (default none). */
+  finishReasons?: (string | number | null)[];
+}
+
 /** One disagreement between the stream and the final snapshot. */
 export interface Difference {
   /** What disagrees. */
@@ -240,6 +415,14 @@ export interface EnvelopeWarning {
   code: "unknown_type" | "unknown_field";
   /** What was kept, for a person. */
   message: string;
+}
+
+/** Options of the continuation functions: ISO strings or epoch milliseconds. */
+export interface EvaluateOptions {
+  /** When to evaluate (default: now; `replayContinuation`: each step's own time). */
+  now?: string | number;
+  /** Where execution-time limits measure from (default: the state's own). */
+  executionStartedAt?: string | number;
 }
 
 /** A v2 execution's continuation as its state stores it: the stop signals raised and whether a hook asked to keep going regardless. */

@@ -47,8 +47,48 @@ const guardSets = [
 const v1States = (runs) => runs.filter((r) => r.version === 'v1.22' && r.finalState);
 const v2States = (runs) => runs.filter((r) => r.version === 'v2.7' && r.finalState);
 
+/** The snapshots a run is reconciled with: the corpus's own, and every preset of its final state. */
+function snapshotsOf(stepline, run) {
+  const out = [];
+  if (run.slim) out.push(['its slim snapshot', run.slim]);
+  if (run.finalState) {
+    for (const preset of ['minimal', 'standard', 'full']) {
+      out.push([preset, stepline.slimSnapshot(run.finalState, { preset, includeContinuationTrace: true }).snapshot]);
+    }
+  }
+  return out;
+}
+
 /** `name` → a generator of `[where, returned value]` over the corpus. */
 export const calls = {
+  async *'Session.reconcile'({ stepline, runs }) {
+    let previous = null;
+    for (const run of runs) {
+      for (const [name, snapshot] of snapshotsOf(stepline, run)) {
+        const session = new stepline.Session();
+        for (const envelope of run.envelopes) session.ingest(envelope);
+        yield [`${run.name} against ${name}`, session.reconcile(snapshot)];
+        // Its text form, and a snapshot of another run (differences of every kind).
+        yield [`${run.name} against ${name} as text`, session.reconcile(JSON.stringify(snapshot))];
+        if (previous) yield [`${run.name} against ${previous.name}'s`, session.reconcile(snapshotsOf(stepline, previous)[0][1])];
+        session.free();
+      }
+      // The turns of a run in one session: the earlier turns are executions the snapshot does not mark.
+      if (previous && previous.name.replace(/ turn \d+$/, '') === run.name.replace(/ turn \d+$/, '') && run.slim) {
+        const session = new stepline.Session();
+        for (const envelope of [...previous.envelopes, ...run.envelopes]) session.ingest(envelope);
+        yield [`${run.name} after its earlier turn`, session.reconcile(run.slim)];
+        session.free();
+      }
+      if (run.finalState) previous = run;
+    }
+    const empty = new stepline.Session();
+    yield ['an empty session', empty.reconcile({ status: 'completed', steps: [] })];
+    empty.free();
+  },
+  async *reconcileCauses({ stepline }) {
+    yield ['the list', stepline.reconcileCauses()];
+  },
   async *resolveOutcome({ stepline }) {
     for (const c of v1Continuation.filter((c) => c.name.startsWith('a.resolve'))) yield [c.name, stepline.resolveOutcome(c.input.evaluations)];
   },
