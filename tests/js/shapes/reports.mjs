@@ -1,6 +1,7 @@
 // Shape checks of the reports: reconcile, v1.22 continuation and v2 stop
 // logic. Each call yields `[where, value]` (see tests/js/shapes.test.mjs), on
 // the continuation vectors of both producers and on every run of the corpus.
+import { repoText } from '../lib/corpus.mjs';
 import { v1Vectors, v2Vectors, V2_NOW } from '../lib/vectors.mjs';
 
 const v1Continuation = v1Vectors('continuation.json');
@@ -85,6 +86,19 @@ export const calls = {
     const empty = new stepline.Session();
     yield ['an empty session', empty.reconcile({ status: 'completed', steps: [] })];
     empty.free();
+    // The seed producers' runs: seed 000's failed run against its snapshot, seed 003's annotated steps.
+    const seed000 = repoText('tests/fixtures/seed-000/failed-run.snapshot.json');
+    for (const run of ['seed-000/failed-run.jsonl', 'seed-003/annotated-run.jsonl']) {
+      const session = new stepline.Session();
+      for (const line of repoText(`tests/fixtures/${run}`).split('\n').filter((l) => l.trim() !== '')) session.ingest(line);
+      yield [`${run} against seed 000's snapshot`, session.reconcile(seed000)];
+      session.free();
+    }
+    // A citation with the provider's own reference (kept as given).
+    const cited = new stepline.Session();
+    cited.ingest({ event_type: 'agent.llm.output_text.delta', step_index: 1, step_id: 'st-1', llm_delta: 'Paris.', annotations: { citations: [{ label: 'w', url: null, provider_ref: { id: 7 } }] } });
+    yield ['a citation with a provider reference', cited.reconcile(seed000)];
+    cited.free();
   },
   async *reconcileCauses({ stepline }) {
     yield ['the list', stepline.reconcileCauses()];
