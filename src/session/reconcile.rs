@@ -275,6 +275,7 @@ pub struct ReconciledStepView<'a> {
     pub step: StepShape<'a>,
     /// Where it stands against the snapshot's window.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Place"))]
     pub snapshot_window: Option<Place>,
 }
 

@@ -810,7 +810,7 @@ export interface ReconciledStepView {
   /** The step's inference failed and the producer recorded no step for it (v2.7). */
   attempt_failed: boolean;
   /** Where it stands against the snapshot's window. */
-  snapshot_window?: SnapshotWindowPlace | null;
+  snapshot_window?: SnapshotWindowPlace;
 }
 
 /** One tool call of a step, assembled from its events in any order. */
