@@ -10,9 +10,9 @@ use crate::continuation::v2::data;
 use crate::continuation::v2::guard::{GuardOptions, Trigger};
 use crate::continuation::v2::replay::ReplayClock;
 use crate::error::SteplineError;
-use crate::model::time::{resolve_now, Timestamp};
+use crate::model::time::{resolve_now, NowSpec, Timestamp};
 
-use super::convert::{clock, now_option, options, out, out_with, started_at_option, to_js_of};
+use super::convert::{clock, options, out, out_with, to_js_of};
 use super::walk;
 
 #[wasm_bindgen]
@@ -28,18 +28,24 @@ fn guard_options(
     allowed: &[&str],
 ) -> Result<(Timestamp, bool, Option<Timestamp>, Option<Trigger>), SteplineError> {
     let opts = options(&opts.map(JsValue::from), allowed)?;
-    let clock = clock();
-    let read = GuardOptions {
-        now: now_option(&opts)?,
-        execution_started_at: None,
-        trigger: None,
+    let instant = |key: &str| {
+        opts.get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| NowSpec::from_value(v, &format!("/options/{key}")))
+            .transpose()
     };
-    let now = resolve_now(read.now.as_ref(), clock, "/options/now")?;
-    let started = started_at_option(&opts, clock)?;
     let read = GuardOptions {
+        now: instant("now")?,
+        execution_started_at: instant("executionStartedAt")?,
         trigger: data::trigger(opts.get("trigger"), "/options/trigger")?,
-        ..read
     };
+    let clock = clock();
+    let now = resolve_now(read.now.as_ref(), clock, "/options/now")?;
+    let started = read
+        .execution_started_at
+        .as_ref()
+        .map(|s| resolve_now(Some(s), clock, "/options/executionStartedAt"))
+        .transpose()?;
     Ok((now, read.now.is_some(), started, read.trigger))
 }
 
