@@ -75,6 +75,7 @@ impl Difference {
 /// The report: `consistent` is true when there is no difference at all.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// Where the stream and the snapshot disagree, in the order found.
     pub differences: Vec<Difference>,
     /// Which run steps the snapshot's step list covers; the streamed steps
     /// before it are outside it (not compared, not differences).
@@ -87,6 +88,7 @@ pub struct Report {
 }
 
 impl Report {
+    /// No difference at all.
     pub fn consistent(&self) -> bool {
         self.differences.is_empty()
     }

@@ -28,17 +28,6 @@ pub enum Place {
     Beyond,
 }
 
-impl Place {
-    /// The marker the reconciled view puts on each step (`snapshot_window`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Place::Inside => "inside",
-            Place::Outside => "outside",
-            Place::Beyond => "beyond",
-        }
-    }
-}
-
 /// Which of the run's steps a snapshot's step list covers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Window {
