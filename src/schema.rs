@@ -193,7 +193,30 @@ fn session(g: &mut SchemaGenerator) {
 }
 
 /// Reconcile, continuation and run-log reports.
-fn reports(_g: &mut SchemaGenerator) {}
+fn reports(g: &mut SchemaGenerator) {
+    use crate::continuation::{self, v2};
+    g.subschema_for::<crate::session::reconcile::ReconcileReport>();
+    g.subschema_for::<crate::session::causes::Cause>();
+    g.subschema_for::<continuation::Decision>();
+    g.subschema_for::<continuation::Evaluation>();
+    g.subschema_for::<continuation::outcome::OutcomeView>();
+    g.subschema_for::<continuation::outcome::ExplainedOutcome>();
+    g.subschema_for::<continuation::replay::ContinuationReplay>();
+    g.subschema_for::<continuation::inputs::CriteriaInput>();
+    g.subschema_for::<continuation::inputs::EvaluateOptions>();
+    g.subschema_for::<continuation::inputs::ContinuationEvaluationInput>();
+    g.subschema_for::<v2::StopReason>();
+    g.subschema_for::<v2::StopSignal>();
+    g.subschema_for::<v2::signal::StopSignalInput>();
+    g.subschema_for::<v2::ExecutionContinuation>();
+    g.subschema_for::<v2::data::StopReasonInfo>();
+    g.subschema_for::<v2::data::StopSignalResolution>();
+    g.subschema_for::<v2::data::ContinuationExplanation>();
+    g.subschema_for::<v2::replay::GuardCheckView>();
+    g.subschema_for::<v2::replay::GuardReplayView>();
+    g.subschema_for::<v2::guard::Guard>();
+    g.subschema_for::<v2::guard::GuardOptions>();
+}
 
 /// The producer's state, messages and slim snapshots.
 fn model(g: &mut SchemaGenerator) {

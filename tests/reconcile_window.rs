@@ -265,8 +265,12 @@ fn described(r: &Report) -> Vec<String> {
         .collect()
 }
 
-fn reconciled_steps(r: &Report) -> Vec<Value> {
-    r.view["executions"].as_array().unwrap().last().unwrap()["steps"]
+fn reconciled_steps(r: &Report, s: &Session) -> Vec<Value> {
+    r.to_value(s)["view"]["executions"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["steps"]
         .as_array()
         .unwrap()
         .clone()
@@ -312,7 +316,7 @@ fn every_step_keeps_its_own_data_and_steps_outside_the_window_are_marked() {
     for (preset, config) in presets() {
         let r = s.reconcile(&slim(&run.state, &config));
         let first = r.window.first;
-        let steps = reconciled_steps(&r);
+        let steps = reconciled_steps(&r, &s);
         assert_eq!(steps.len(), 120, "{preset}");
         for (k, step) in steps.iter().enumerate() {
             let n = k as i64 + 1;
@@ -326,14 +330,14 @@ fn every_step_keeps_its_own_data_and_steps_outside_the_window_are_marked() {
         assert_eq!(v["outside_step_count"], first - 1, "{preset}");
     }
     let r = s.reconcile(&slim(&run.state, &SlimConfig::standard()));
-    let v = r.to_value();
+    let v = r.to_value(&s);
     assert_eq!(
         v["window"],
         json!({"step_count": 120, "listed": 20, "first_step": 101, "last_step": 120,
                "outside_steps": (1..=100).collect::<Vec<i64>>(), "outside_step_count": 100})
     );
     // Each step's own finish reason and usage, e.g. a tool step and the answer.
-    let steps = reconciled_steps(&r);
+    let steps = reconciled_steps(&r, &s);
     assert_eq!(steps[0]["finish_reason"], "tool_calls");
     assert_eq!(steps[0]["usage"]["total"], 101 + 11);
     assert_eq!(steps[119]["finish_reason"], "stop");
@@ -367,7 +371,7 @@ fn a_reference_run_against_a_last_1_window_is_consistent_and_keeps_step_1() {
     );
     let r = s.reconcile(&snapshot);
     assert_eq!(described(&r), Vec::<String>::new());
-    let steps = reconciled_steps(&r);
+    let steps = reconciled_steps(&r, &s);
     assert_eq!(steps[0]["finish_reason"], "tool_calls");
     assert_eq!(steps[0]["snapshot_window"], "outside");
     assert_eq!(steps[1]["finish_reason"], "stop");
@@ -387,9 +391,9 @@ fn a_difference_inside_the_window_names_the_run_step() {
         ["field_mismatch /steps/0/finish_reason step 11: `finish_reason` differs between stream and final state"]
     );
     assert_eq!(r.differences[0].step, Some(11));
-    assert_eq!(r.to_value()["differences"][0]["step"], 11);
+    assert_eq!(r.to_value(&s)["differences"][0]["step"], 11);
     assert_eq!(
-        reconciled_steps(&r)[10]["finish_reason"],
+        reconciled_steps(&r, &s)[10]["finish_reason"],
         "length",
         "the snapshot wins on run step 11"
     );
@@ -444,7 +448,7 @@ fn steps_streamed_past_the_snapshot_count_are_extra_not_outside() {
     let r = s.reconcile(&snapshot);
     let extra: Vec<_> = r.differences.iter().map(|d| (d.kind, d.step)).collect();
     assert_eq!(extra, [("extra_step", Some(29)), ("extra_step", Some(30))]);
-    let steps = reconciled_steps(&r);
+    let steps = reconciled_steps(&r, &s);
     assert_eq!(steps[27]["snapshot_window"], "outside");
     assert_eq!(steps[28]["snapshot_window"], "beyond");
     assert_eq!(r.window.outside.len(), 28);
@@ -474,7 +478,11 @@ fn a_long_run_on_the_exception_path_differs_only_by_the_reference_cause() {
             &[("status_mismatch", None)]
         };
         assert_eq!(kinds, expected, "{preset}");
-        assert_eq!(r.view["status"], "failed", "{preset}: the snapshot wins");
+        assert_eq!(
+            r.to_value(&s)["view"]["status"],
+            "failed",
+            "{preset}: the snapshot wins"
+        );
     }
 }
 

@@ -14,7 +14,7 @@ use common::{guard_spec, vectors_of, with_ids, Corpus::V2_7};
 
 #[test]
 fn the_stop_reason_table_has_the_producers_ten_reasons_priorities_and_force_flags() {
-    let table = data::stop_reasons();
+    let table = json::to_value_of(&data::stop_reasons());
     let table = table.as_array().unwrap();
     assert_eq!(table.len(), 10);
     let mut checked = 0;
@@ -57,7 +57,11 @@ fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
             let got = data::resolve_signals(&case["input"]["signals"], "/signals");
             match expected.get("throws") {
                 Some(_) => assert!(got.is_err(), "{name}"),
-                None => assert_eq!(got.unwrap()["stopSignal"], expected["highest"], "{name}"),
+                None => assert_eq!(
+                    json::to_value_of(&got.unwrap())["stopSignal"],
+                    expected["highest"],
+                    "{name}"
+                ),
             }
             b += 1;
         } else if name.starts_with("c.") {
@@ -65,7 +69,7 @@ fn signals_resolve_and_continuations_explain_as_the_corpus_says() {
             match expected.get("throws") {
                 Some(_) => assert!(got.is_err(), "{name}"),
                 None => {
-                    let got = got.unwrap();
+                    let got = json::to_value_of(&got.unwrap());
                     for key in [
                         "shouldStop",
                         "stopSignal",
@@ -105,6 +109,7 @@ fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_thei
             Some(V2_7.now()),
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = json::to_value_of(&got.view());
         for key in ["addedSignals", "shouldStop", "stopReason"] {
             assert_eq!(got[key], case["expected"][key], "{name}: {key}");
         }
@@ -149,6 +154,7 @@ fn replaying_a_guarded_run_under_its_own_guards_stops_exactly_where_the_producer
         let state = with_ids(&turn["finalState"]);
         let r = data::replay(&state, &run_guards(g), ReplayClock::default(), V2_7.now())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = json::to_value_of(&r.view());
         assert_eq!(r["stopSignal"], derived["stopSignal"], "{name}: signal");
         assert_eq!(r["stepsRun"], derived["stepCount"], "{name}: steps run");
         assert_eq!(r["recordedStopSignal"], derived["stopSignal"], "{name}");
@@ -185,6 +191,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         V2_7.now(),
     )
     .unwrap();
+    let tighter = json::to_value_of(&tighter.view());
     assert_eq!(tighter["stepsRun"], 1);
     assert_eq!(tighter["stopsBeforeStep"], 2);
     assert_eq!(tighter["stopSignal"]["message"], "Step limit reached: 1/1");
@@ -200,6 +207,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         V2_7.now(),
     )
     .unwrap();
+    let looser = json::to_value_of(&looser.view());
     assert_eq!(looser["stepsRun"], 2);
     assert_eq!(looser["stopSignal"], Value::Null);
     assert_eq!(
@@ -213,6 +221,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         V2_7.now(),
     )
     .unwrap();
+    let tokens = json::to_value_of(&tokens.view());
     assert_eq!(
         tokens["stopsBeforeStep"], 2,
         "15 tokens after the first step"
@@ -225,6 +234,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         V2_7.now(),
     )
     .unwrap();
+    let finish = json::to_value_of(&finish.view());
     assert_eq!(finish["stopsAfterStep"], 1);
 }
 

@@ -180,7 +180,7 @@ pub fn jsonl_batch(data: &[u8]) {
     if let Ok((s, snapshots)) = Session::from_recording(text) {
         let _ = s.view();
         for snap in snapshots.iter().take(4) {
-            let _ = s.reconcile(snap).to_value();
+            let _ = s.reconcile(snap).to_value(&s);
         }
     }
     if let Ok(log) = RunLog::load(text) {
@@ -248,7 +248,8 @@ pub fn snapshot_validate(data: &[u8]) {
             );
         }
     }
-    let _ = Session::new(None).reconcile(&value).to_value();
+    let empty = Session::new(None);
+    let _ = empty.reconcile(&value).to_value(&empty);
 }
 
 // ---- state_parse -------------------------------------------------------------
@@ -468,7 +469,7 @@ pub fn session_script(script: &Value) {
             for d in &r.differences {
                 check_pointer(&d.path);
             }
-            let _ = r.to_value();
+            let _ = r.to_value(&s);
         }
     }
     let c = s.counts();

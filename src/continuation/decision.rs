@@ -4,15 +4,21 @@ use crate::error::{ErrorCode, Result};
 use crate::model::read;
 
 /// `forbid`, `allow`, `request` or `stop` (the reference's `ContinuationDecision`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ContinuationDecision"))]
 pub enum Decision {
-    /// `forbid`: the run must stop; wins over every other vote.
+    /// Stop, whatever the others say.
+    #[serde(rename = "forbid")]
     ForbidContinuation,
-    /// `allow`: the run may continue.
+    /// Go on if nothing else decides.
+    #[serde(rename = "allow")]
     AllowContinuation,
-    /// `request`: the run should continue (more work asked for).
+    /// Go on unless something forbids it.
+    #[serde(rename = "request")]
     RequestContinuation,
-    /// `stop`: the run may stop.
+    /// Stop unless something requests continuation.
+    #[serde(rename = "stop")]
     AllowStop,
 }
 

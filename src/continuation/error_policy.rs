@@ -56,12 +56,14 @@ impl ErrorType {
 
 /// What to do about an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", serde(rename_all = "lowercase"))]
 pub enum Handling {
     /// Stop the run.
     Stop,
-    /// Retry, up to the policy's `max_retries`.
+    /// Go on, within the retry budget.
     Retry,
-    /// Carry on as if nothing failed.
+    /// Go on.
     Ignore,
 }
 

@@ -22,17 +22,24 @@ pub const STOP_REASONS: [&str; 9] = [
 
 /// The reference's `ContinuationEvaluation`: which criterion, its decision, why,
 /// an optional stop reason, and context values (e.g. `{currentSteps, maxSteps}`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ContinuationEvaluation"))]
+#[serde(rename_all = "camelCase")]
 pub struct Evaluation {
     /// Full PHP class name, e.g. `Cognesy\Addons\StepByStep\Continuation\Criteria\StepsLimit`.
     pub criterion: String,
-    /// The vote.
+    /// Its vote.
     pub decision: Decision,
-    /// The producer's explanation, word for word (e.g. `Step limit reached: 3/3`).
+    /// Why, for a person.
     pub reason: String,
-    /// The stop reason a forbidding vote carries (`steps_limit`, `error`, …).
+    /// The stop reason it gives when it stops the run (`steps_limit`, …).
     pub stop_reason: Option<String>,
-    /// The facts the vote was based on, with the producer's keys (`currentSteps`, `maxSteps`, …).
+    /// Values behind the vote (`{currentSteps, maxSteps}`); `[]` when none (PHP).
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::php_map")
+    )]
     pub context: Value,
 }
 
@@ -86,15 +93,9 @@ impl Evaluation {
         })
     }
 
-    /// The JSON form the JavaScript API returns.
+    /// The producer's `toArray()` as a value.
     pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("criterion", Value::from(self.criterion.clone())),
-            ("decision", Value::from(self.decision.as_str())),
-            ("reason", Value::from(self.reason.clone())),
-            ("stopReason", Value::from(self.stop_reason.clone())),
-            ("context", self.context.clone()),
-        ])
+        crate::json::to_value_of(self)
     }
 
     /// `ContinuationEvaluation::fromDecision`: the default reason for a bare decision

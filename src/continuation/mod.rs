@@ -8,9 +8,13 @@ pub mod error_policy;
 pub mod evaluate;
 pub mod evaluation;
 pub(crate) mod format;
+#[cfg(feature = "schema")]
+pub mod inputs;
 pub mod observe;
 pub mod outcome;
 pub mod replay;
+#[cfg(feature = "schema")]
+pub(crate) mod schemas;
 pub mod spec;
 pub mod v2;
 

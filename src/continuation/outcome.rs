@@ -162,31 +162,62 @@ impl Outcome {
         }
     }
 
-    /// `toArray` plus the human `explanation`.
-    pub fn to_explained_value(&self) -> Value {
-        let mut v = self.to_value();
-        if let Value::Object(m) = &mut v {
-            m.insert("explanation", Value::String(self.explanation()));
+    /// The producer's `toArray()`.
+    pub fn view(&self) -> OutcomeView<'_> {
+        OutcomeView {
+            decision: self.decision(),
+            should_continue: self.should_continue,
+            resolved_by: self.resolved_by(),
+            stop_reason: self.stop_reason(),
+            evaluations: &self.evaluations,
         }
-        v
     }
 
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("decision", Value::from(self.decision().as_str())),
-            ("shouldContinue", Value::from(self.should_continue)),
-            ("resolvedBy", Value::from(self.resolved_by())),
-            ("stopReason", Value::from(self.stop_reason())),
-            (
-                "evaluations",
-                Value::from(
-                    self.evaluations
-                        .iter()
-                        .map(Evaluation::to_value)
-                        .collect::<Vec<_>>(),
-                ),
-            ),
-        ])
+    /// `toArray()` plus the human `explanation`.
+    pub fn explained(&self) -> ExplainedOutcome<'_> {
+        ExplainedOutcome {
+            outcome: self.view(),
+            explanation: self.explanation(),
+        }
     }
+
+    /// The producer's `toArray()` as a value (for the state writers).
+    pub fn to_value(&self) -> Value {
+        crate::json::to_value_of(&self.view())
+    }
+}
+
+/// A resolved continuation decision, as the producer's `ContinuationOutcome::toArray()`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ContinuationOutcome"))]
+#[serde(rename_all = "camelCase")]
+pub struct OutcomeView<'a> {
+    /// What decided: `forbid`, `request` (the run goes on) or `stop`; never `allow`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "resolved_decision_schema"))]
+    pub decision: Decision,
+    /// The run goes on.
+    pub should_continue: bool,
+    /// The deciding criterion's class name, or `aggregate`.
+    pub resolved_by: &'a str,
+    /// The forbidding criterion's stop reason (or `guard`), else `completed`.
+    pub stop_reason: &'a str,
+    /// Every criterion's vote, in order.
+    pub evaluations: &'a [Evaluation],
+}
+
+#[cfg(feature = "schema")]
+fn resolved_decision_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "enum": ["forbid", "request", "stop"] })
+}
+
+/// A continuation outcome plus one human sentence naming the deciding criterion.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ExplainedOutcome<'a> {
+    /// The outcome.
+    #[serde(flatten)]
+    pub outcome: OutcomeView<'a>,
+    /// `Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5.`
+    pub explanation: String,
 }

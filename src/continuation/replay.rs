@@ -1,10 +1,8 @@
 //! "What if": re-evaluates a recorded run step by step under other criteria.
 
-use crate::json::Value;
-
 use crate::continuation::criteria::{evaluate_all, Criterion};
 use crate::continuation::observe::{Observation, RunFacts};
-use crate::continuation::outcome::Outcome;
+use crate::continuation::outcome::{ExplainedOutcome, Outcome, OutcomeView};
 use crate::model::state::AgentState;
 use crate::model::time::Timestamp;
 
@@ -61,31 +59,60 @@ impl Replay {
             .map(|s| s.step_number)
     }
 
-    /// The JSON form (`{steps: [...], stopsAtStep}`) the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        let steps: Vec<Value> = self
-            .steps
-            .iter()
-            .map(|s| {
-                crate::json::obj([
-                    ("stepNumber", Value::from(s.step_number)),
-                    ("stepId", Value::from(s.step_id.clone())),
-                    ("outcome", s.outcome.to_explained_value()),
-                    ("wouldStop", Value::from(s.would_stop())),
-                    (
-                        "recorded",
-                        s.recorded.as_ref().map_or(Value::Null, Outcome::to_value),
-                    ),
-                    ("changed", Value::from(s.changed())),
-                ])
-            })
-            .collect();
-        crate::json::obj([
-            ("steps", Value::from(steps)),
-            ("stopsAtStep", Value::from(self.stops_at_step())),
-            ("recordedSteps", Value::from(self.steps.len())),
-        ])
+    /// What `replayContinuation` returns.
+    pub fn view(&self) -> ContinuationReplay<'_> {
+        ContinuationReplay {
+            steps: self.steps.iter().map(ReplayStep::view).collect(),
+            stops_at_step: self.stops_at_step(),
+            recorded_steps: self.steps.len(),
+        }
     }
+}
+
+impl ReplayStep {
+    /// One entry of `replayContinuation().steps`.
+    pub fn view(&self) -> ReplayedStep<'_> {
+        ReplayedStep {
+            step_number: self.step_number,
+            step_id: &self.step_id,
+            outcome: self.outcome.explained(),
+            would_stop: self.would_stop(),
+            recorded: self.recorded.as_ref().map(Outcome::view),
+            changed: self.changed(),
+        }
+    }
+}
+
+/// A recorded run re-evaluated under other criteria.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContinuationReplay<'a> {
+    /// Every recorded step, re-evaluated.
+    pub steps: Vec<ReplayedStep<'a>>,
+    /// The first step after which the run would have stopped, or `null`.
+    pub stops_at_step: Option<usize>,
+    /// Steps the state records.
+    pub recorded_steps: usize,
+}
+
+/// One replayed step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReplayedStep<'a> {
+    /// 1-based position in the run.
+    pub step_number: usize,
+    /// The recorded step's id.
+    pub step_id: &'a str,
+    /// The outcome under the new criteria.
+    pub outcome: ExplainedOutcome<'a>,
+    /// The run would have stopped after this step.
+    pub would_stop: bool,
+    /// The outcome the producer recorded for this step, when the state has one.
+    pub recorded: Option<OutcomeView<'a>>,
+    /// The new criteria decide differently from the recorded outcome.
+    pub changed: bool,
 }
 
 /// Evaluates `criteria` after every recorded step, as the producer's loop would

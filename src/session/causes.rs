@@ -23,14 +23,17 @@
 //!   (item 15), and the raw provider frames among the chunks: the session
 //!   keeps the text in order and clean of frames before it is compared.
 
-use crate::json::{obj, Value};
-
-/// One producer behaviour that makes the stream and the final state disagree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One producer behaviour that makes the stream and the final state disagree
+/// by design (`reconcileCauses()`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ReconcileCause"))]
 pub struct Cause {
-    /// The name a difference carries in `cause`.
+    /// What a `Difference` carries in `cause`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "cause_name_schema"))]
     pub name: &'static str,
-    /// The producer version that does it (`v1.22`, `v2`).
+    /// The producer version that does it: `v1.22` or `v2`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "producer_schema"))]
     pub producer: &'static str,
     /// The README items that describe the behaviour.
     pub items: &'static str,
@@ -38,16 +41,16 @@ pub struct Cause {
     pub description: &'static str,
 }
 
-impl Cause {
-    /// `{name, producer, items, description}`.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("name", Value::from(self.name)),
-            ("producer", Value::from(self.producer)),
-            ("items", Value::from(self.items)),
-            ("description", Value::from(self.description)),
-        ])
-    }
+/// The names of [`CAUSES`], as the schema's enum.
+#[cfg(feature = "schema")]
+pub(crate) fn cause_name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = CAUSES.iter().map(|c| c.name).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
+#[cfg(feature = "schema")]
+fn producer_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "enum": ["v1.22", "v2"] })
 }
 
 /// v1.22: a throwing tool or driver sends no final status and no completion

@@ -4,82 +4,281 @@
 
 use crate::json::{Map, Value};
 
-use crate::json::{child, index, obj};
+use crate::json::{child, index};
+use crate::model::usage::UsageWithTotal;
 use crate::session::causes::REFERENCE_EXCEPTION_PATH;
 use crate::session::reconcile_v2;
-use crate::session::view::{state_status, Execution, StepView, TERMINAL};
-use crate::session::window::Window;
-use crate::session::Session;
+use crate::session::view::{
+    state_status, Counts, Execution, ExecutionHeader, StepShape, StepView, TERMINAL,
+};
+use crate::session::window::{Place, SnapshotWindow, Window};
+use crate::session::{Session, SessionWarning};
 
-/// One disagreement between the stream and the final state.
-#[derive(Clone, Debug, PartialEq)]
+/// One disagreement between the stream and the final snapshot.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Difference {
-    /// `missing_step`, `extra_step`, `step_not_completed`, `field_mismatch`,
-    /// `tool_call_missing`, `tool_call_unexpected`, `continuation_mismatch`,
-    /// `status_mismatch`, `text_mismatch` or `lost_event`.
+    /// What disagrees.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "kind_schema"))]
     pub kind: &'static str,
-    /// JSON pointer into the snapshot (or `/stream/...` for stream-only facts).
+    /// JSON pointer into the snapshot, or `/stream/...` for stream-only facts. A snapshot's
+    /// `/steps/<i>` is its i-th listed step, which is run step `window.first_step + i`.
     pub path: String,
-    /// The run step it is about (the run's own number, also for a snapshot
-    /// step whose `step_number` counts within its window), if any.
+    /// The run step it is about (the run's own number, whatever the snapshot's window), or `null`.
     pub step: Option<i64>,
-    /// What the stream says (`null` when it says nothing).
+    /// What the stream says.
     pub streamed: Value,
-    /// What the final state says (`final` in the JSON form).
+    /// What the snapshot says.
+    #[serde(rename = "final")]
     pub final_value: Value,
-    /// The difference, for a human.
+    /// For a person.
     pub message: String,
-    /// Set when the reference producer causes this difference by design:
-    /// the name of one of [`crate::session::causes::CAUSES`].
+    /// The name of the producer behaviour that causes it by design (one of
+    /// `reconcileCauses()`, e.g. `"reference_exception_path"`), or `null`
+    /// when nothing explains it.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "cause_schema"))]
     pub cause: Option<&'static str>,
 }
 
+/// Every `kind` a difference can have.
+pub const DIFFERENCE_KINDS: [&str; 10] = [
+    "missing_step",
+    "extra_step",
+    "step_not_completed",
+    "field_mismatch",
+    "tool_call_missing",
+    "tool_call_unexpected",
+    "continuation_mismatch",
+    "status_mismatch",
+    "text_mismatch",
+    "lost_event",
+];
+
+#[cfg(feature = "schema")]
+fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "enum": DIFFERENCE_KINDS })
+}
+
+#[cfg(feature = "schema")]
+fn cause_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names = crate::session::causes::cause_name_schema(g);
+    schemars::json_schema!({ "anyOf": [names, { "type": "null" }] })
+}
+
 impl Difference {
-    /// The JSON form the JavaScript API returns.
+    /// The difference as a value (for tests).
     pub fn to_value(&self) -> Value {
-        obj([
-            ("kind", Value::from(self.kind)),
-            ("path", Value::from(self.path.as_str())),
-            ("step", self.step.map_or(Value::Null, Value::from)),
-            ("streamed", self.streamed.clone()),
-            ("final", self.final_value.clone()),
-            ("message", Value::from(self.message.as_str())),
-            ("cause", self.cause.map_or(Value::Null, Value::from)),
-        ])
+        crate::json::to_value_of(self)
     }
 }
 
 /// The report: `consistent` is true when there is no difference at all.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    /// Every difference found, in snapshot order.
+    /// Where the stream and the snapshot disagree, in the order found.
     pub differences: Vec<Difference>,
     /// Which run steps the snapshot's step list covers; the streamed steps
     /// before it are outside it (not compared, not differences).
     pub window: Window,
-    /// The session view after the snapshot won. Each step of the reconciled
-    /// execution carries `snapshot_window` (`inside`, `outside`, `beyond`).
-    pub view: Value,
+    /// The latest execution after the snapshot won (`None` when the
+    /// session has none).
+    pub won: Option<Execution>,
+    /// The snapshot's `status`, when it is a string.
+    pub state_status: Option<String>,
 }
 
 impl Report {
-    /// Whether the stream and the snapshot agree entirely.
+    /// No difference at all.
     pub fn consistent(&self) -> bool {
         self.differences.is_empty()
     }
 
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("consistent", Value::from(self.consistent())),
-            (
-                "differences",
-                Value::Array(self.differences.iter().map(Difference::to_value).collect()),
-            ),
-            ("window", self.window.to_value()),
-            ("view", self.view.clone()),
-        ])
+    /// What `reconcile()` returns, for `session`, the session it was made from.
+    pub fn view<'a>(&'a self, session: &'a Session) -> ReconcileReport<'a> {
+        let header = session.header();
+        let earlier = session.executions();
+        let earlier = earlier
+            .get(..earlier.len().saturating_sub(1))
+            .unwrap_or_default();
+        ReconcileReport {
+            consistent: self.consistent(),
+            differences: &self.differences,
+            window: self.window.view(),
+            view: ReconciledView {
+                session_id: header.session_id,
+                status: self.won.as_ref().and_then(Execution::status),
+                state_status: self.state_status.as_deref(),
+                usage: header.usage,
+                counts: header.counts,
+                rejected_sessions: header.rejected_sessions,
+                warning_count: header.warning_count,
+                warnings: session.warnings(),
+                executions: ReconciledExecutions {
+                    earlier,
+                    won: self.won.as_ref().map(|e| (e, &self.window)),
+                },
+            },
+        }
     }
+
+    /// [`Report::view`] as a value (for tests).
+    pub fn to_value(&self, session: &Session) -> Value {
+        crate::json::to_value_of(&self.view(session))
+    }
+}
+
+/// `reconcile()`: the snapshot wins; `view` is the corrected view, in which
+/// every step keeps its own data (the snapshot's fields go to the run steps
+/// its window covers) and each step of the reconciled execution says where
+/// it stands (`snapshot_window`).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReconcileReport<'a> {
+    /// No difference at all.
+    pub consistent: bool,
+    /// Where the stream and the snapshot disagree.
+    pub differences: &'a [Difference],
+    /// Which run steps the snapshot's step list covers.
+    pub window: SnapshotWindow<'a>,
+    /// The session view after the snapshot won.
+    pub view: ReconciledView<'a>,
+}
+
+/// `reconcile()`'s view: the session view after the snapshot won.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReconciledView<'a> {
+    /// As in the session view.
+    pub session_id: Option<&'a str>,
+    /// The reconciled execution's broadcast status.
+    pub status: Option<&'a str>,
+    /// The snapshot's own `status` (an `AgentStatus`, or v2's
+    /// `ExecutionStatusV2`), `null` when it states none: the snapshot wins.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "snapshot_status_schema"))]
+    pub state_status: Option<&'a str>,
+    /// As in the session view.
+    pub usage: UsageWithTotal,
+    /// As in the session view.
+    pub counts: Counts,
+    /// As in the session view.
+    pub rejected_sessions: &'a std::collections::BTreeMap<String, u64>,
+    /// As in the session view.
+    pub warning_count: u64,
+    /// As in the session view.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub warnings: &'a [SessionWarning],
+    /// The executions; the reconciled one (the last) has marked steps.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub executions: ReconciledExecutions<'a>,
+}
+
+#[cfg(feature = "schema")]
+fn snapshot_status_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "enum": ["in_progress", "completed", "failed", "pending", "stopped", null]
+    })
+}
+
+/// The executions of a reconciled view: the earlier ones as streamed, then
+/// the reconciled one.
+#[derive(Clone, Copy, Debug)]
+pub struct ReconciledExecutions<'a> {
+    /// Every execution but the last, as the session view shows them.
+    pub earlier: &'a [Execution],
+    /// The last one after the snapshot won, with the window its steps are placed in.
+    pub won: Option<(&'a Execution, &'a Window)>,
+}
+
+impl serde::Serialize for ReconciledExecutions<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let earlier = self.earlier.iter().map(|e| execution_view(e, None));
+        let won = self.won.map(|(e, w)| execution_view(e, Some(w)));
+        s.collect_seq(earlier.chain(won))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ReconciledExecutions<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ReconciledExecutions".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<ReconciledExecutionView<'static>>>::json_schema(g)
+    }
+}
+
+fn execution_view<'a>(e: &'a Execution, window: Option<&'a Window>) -> ReconciledExecutionView<'a> {
+    let view = e.view();
+    ReconciledExecutionView {
+        header: view.header,
+        steps: ReconciledSteps {
+            steps: &e.steps,
+            window,
+        },
+        text: view.text,
+    }
+}
+
+/// An execution of `reconcile()`'s view; the reconciled one (the last) has marked steps.
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReconciledExecutionView<'a> {
+    /// Everything but the steps and the text.
+    #[serde(flatten)]
+    pub header: ExecutionHeader<'a>,
+    /// The steps in step order.
+    #[cfg_attr(feature = "schema", schemars(extend("readOnly" = true)))]
+    pub steps: ReconciledSteps<'a>,
+    /// Streamed text in chunk-index order, at most `maxTextBytes` of it.
+    pub text: std::borrow::Cow<'a, str>,
+}
+
+/// An execution's steps, each marked with its place in `window` when there is one.
+#[derive(Clone, Copy, Debug)]
+pub struct ReconciledSteps<'a> {
+    /// The steps by number.
+    pub steps: &'a std::collections::BTreeMap<i64, StepView>,
+    /// The snapshot's window (the reconciled execution only).
+    pub window: Option<&'a Window>,
+}
+
+impl serde::Serialize for ReconciledSteps<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.steps.values().map(|step| ReconciledStepView {
+            step: step.view(),
+            snapshot_window: self.window.map(|w| w.place(step.number)),
+        }))
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for ReconciledSteps<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ReconciledSteps".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<ReconciledStepView<'static>>>::json_schema(g)
+    }
+}
+
+/// A step of `reconcile()`'s view: the streamed step, marked with its place
+/// in the window (on the reconciled execution's steps only).
+#[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReconciledStepView<'a> {
+    /// The step as the session view shows it.
+    #[serde(flatten)]
+    pub step: StepShape<'a>,
+    /// Where it stands against the snapshot's window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Place"))]
+    pub snapshot_window: Option<Place>,
 }
 
 /// The differences found so far (v2's comparisons add to them too).
@@ -139,42 +338,12 @@ impl Session {
             reconcile_v2::name_causes(&streamed, snap, &window, &mut d);
         }
         let mut won = streamed;
-        let mut view = self.view();
         snapshot_wins(&mut won, snap, &window);
-        if let Some(Value::Array(execs)) = view.get_mut("executions") {
-            if let Some(last) = execs.last_mut() {
-                *last = crate::json::to_value_of(&won.view());
-                mark_window(last, &window);
-            }
-        }
-        if let Value::Object(m) = &mut view {
-            let status = won.status().map(str::to_string);
-            m.insert("status", status.as_deref().map_or(Value::Null, Value::from));
-            m.insert(
-                "state_status",
-                snap.get("status").cloned().unwrap_or(Value::Null),
-            );
-        }
         Report {
             differences: d.0,
             window,
-            view,
-        }
-    }
-}
-
-/// Marks each step of the reconciled execution with where it stands against
-/// the snapshot's window, so a reader need not work it out.
-fn mark_window(execution: &mut Value, window: &Window) {
-    let Some(Value::Array(steps)) = execution.get_mut("steps") else {
-        return;
-    };
-    for step in steps {
-        let Some(n) = step.get("number").and_then(Value::as_i64) else {
-            continue;
-        };
-        if let Value::Object(m) = step {
-            m.insert("snapshot_window", Value::from(window.place(n).as_str()));
+            won: (!self.executions().is_empty()).then_some(won),
+            state_status: snap.get("status").and_then(Value::as_str).map(String::from),
         }
     }
 }

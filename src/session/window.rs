@@ -8,12 +8,17 @@
 
 use crate::json::{Map, Value};
 
-use crate::json::obj;
 use crate::session::gaps::LISTED;
 use crate::session::view::Execution;
 
-/// Where a streamed step stands against the snapshot's window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a step of `reconcile()`'s view stands against the snapshot's
+/// window: `inside` (listed; its final fields won), `outside` (before the
+/// window; as streamed, not compared) or `beyond` (numbered past the
+/// snapshot's `step_count`: an `extra_step` difference).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "SnapshotWindowPlace"))]
+#[serde(rename_all = "snake_case")]
 pub enum Place {
     /// The snapshot lists it: compared, and its final fields win.
     Inside,
@@ -21,17 +26,6 @@ pub enum Place {
     Outside,
     /// Numbered past the run's last step per the snapshot (an `extra_step`).
     Beyond,
-}
-
-impl Place {
-    /// The marker the reconciled view puts on each step (`snapshot_window`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Place::Inside => "inside",
-            Place::Outside => "outside",
-            Place::Beyond => "beyond",
-        }
-    }
 }
 
 /// Which of the run's steps a snapshot's step list covers.
@@ -111,32 +105,47 @@ impl Window {
         }
     }
 
-    /// `{step_count, listed, first_step, last_step, outside_steps,
-    /// outside_step_count}`; the step numbers are the run's own.
-    pub fn to_value(&self) -> Value {
+    /// What the report says of the window; the step numbers are the run's own.
+    pub fn view(&self) -> SnapshotWindow<'_> {
         let listed = self.listed > 0;
-        let step = |n: i64| if listed { Value::from(n) } else { Value::Null };
-        obj([
-            (
-                "step_count",
-                self.step_count.map_or(Value::Null, Value::from),
-            ),
-            ("listed", Value::from(self.listed)),
-            ("first_step", step(self.first)),
-            ("last_step", step(self.last)),
-            (
-                "outside_steps",
-                Value::Array(
-                    self.outside
-                        .iter()
-                        .take(LISTED)
-                        .map(|n| Value::from(*n))
-                        .collect(),
-                ),
-            ),
-            ("outside_step_count", Value::from(self.outside.len())),
-        ])
+        SnapshotWindow {
+            step_count: self.step_count,
+            listed: self.listed,
+            first_step: listed.then_some(self.first),
+            last_step: listed.then_some(self.last),
+            outside_steps: self.outside.get(..LISTED).unwrap_or(&self.outside),
+            outside_step_count: self.outside.len(),
+        }
     }
+
+    /// [`Window::view`] as a value (for tests).
+    pub fn to_value(&self) -> Value {
+        crate::json::to_value_of(&self.view())
+    }
+}
+
+/// Which of the run's steps a slim snapshot's step list covers. A snapshot
+/// lists only the run's last N steps (20 with the `standard` preset, 50 with
+/// `full`, none with `minimal`), numbered 1..N inside the window, and counts
+/// all of them in `step_count`: window step k is run step
+/// `step_count - N + k`. Streamed steps before the window are outside it:
+/// the snapshot says nothing about them, so they are kept as streamed and
+/// are never differences.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct SnapshotWindow<'a> {
+    /// The snapshot's `step_count` (the run's total), or `null` when it states none.
+    pub step_count: Option<i64>,
+    /// How many steps the snapshot lists.
+    pub listed: usize,
+    /// Run number of the first listed step; `null` when it lists none.
+    pub first_step: Option<i64>,
+    /// Run number of the last listed step; `null` when it lists none.
+    pub last_step: Option<i64>,
+    /// Streamed steps before the window (the first 1,000); `outside_step_count` counts all.
+    pub outside_steps: &'a [i64],
+    /// How many streamed steps are before the window.
+    pub outside_step_count: usize,
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::error::SteplineError;
 use crate::json::{child, Limits};
 use crate::model::time::{resolve_now, Timestamp};
 
-use super::convert::{clock, now_option, options, out, started_at_option};
+use super::convert::{clock, now_option, options, out_with, started_at_option, to_js_of};
 use super::walk;
 
 /// Reads `criteria`, swapping JavaScript `continueWhen` functions for
@@ -144,12 +144,15 @@ pub fn evaluate_continuation(
     #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria: JsValue,
     opts: Option<super::types::EvaluateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let list = read_criteria(&criteria)?;
-        let (now, started, _) = time_options(&opts.map(JsValue::from))?;
-        let value = walk::json_value(&state, None, "the agent state")?;
-        Ok(evaluate_state(&value, &list, now, started)?.to_explained_value())
-    })())
+    out_with(
+        (|| {
+            let list = read_criteria(&criteria)?;
+            let (now, started, _) = time_options(&opts.map(JsValue::from))?;
+            let value = walk::json_value(&state, None, "the agent state")?;
+            evaluate_state(&value, &list, now, started)
+        })(),
+        |outcome| to_js_of(&outcome.explained()),
+    )
 }
 
 /// Resolves evaluations (`[{criterion, decision, reason?, stopReason?, context?}]`)
@@ -165,9 +168,11 @@ pub fn resolve_outcome(
     #[wasm_bindgen(unchecked_param_type = "ContinuationEvaluationInput[] | string")]
     evaluations: JsValue,
 ) -> Result<JsValue, JsValue> {
-    out(walk::json_value(&evaluations, None, "evaluations")
-        .and_then(|v| resolve_evaluations(&v, "/evaluations"))
-        .map(|o| o.to_explained_value()))
+    out_with(
+        walk::json_value(&evaluations, None, "evaluations")
+            .and_then(|v| resolve_evaluations(&v, "/evaluations")),
+        |outcome| to_js_of(&outcome.explained()),
+    )
 }
 
 /// Re-evaluates a recorded run step by step under other criteria ("what if max
@@ -186,14 +191,17 @@ pub fn replay_continuation(
     #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria: JsValue,
     opts: Option<super::types::EvaluateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let list = read_criteria(&criteria)?;
-        let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
-        let value: Value = walk::json_value(&state, None, "the agent state")?;
-        let options = ReplayOptions {
-            now: fixed_now.then_some(now),
-            execution_started_at: started,
-        };
-        Ok(replay_state(&value, &list, options, now)?.to_value())
-    })())
+    out_with(
+        (|| {
+            let list = read_criteria(&criteria)?;
+            let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
+            let value: Value = walk::json_value(&state, None, "the agent state")?;
+            let options = ReplayOptions {
+                now: fixed_now.then_some(now),
+                execution_started_at: started,
+            };
+            replay_state(&value, &list, options, now)
+        })(),
+        |replay| to_js_of(&replay.view()),
+    )
 }

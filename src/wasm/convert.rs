@@ -166,3 +166,12 @@ pub fn clock() -> Timestamp {
 pub fn out<T: serde::Serialize>(result: Result<T, SteplineError>) -> Result<JsValue, JsValue> {
     result.map_err(to_js_error).and_then(|v| to_js_of(&v))
 }
+
+/// [`out`] for a result written through a borrowed view of it:
+/// `out_with(result, |r| to_js_of(&r.view()))`.
+pub fn out_with<T>(
+    result: Result<T, SteplineError>,
+    write: impl FnOnce(&T) -> Result<JsValue, JsValue>,
+) -> Result<JsValue, JsValue> {
+    write(&result.map_err(to_js_error)?)
+}

@@ -5,10 +5,9 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::{ErrorCode, SteplineError};
-use crate::json::Value;
-use crate::session::causes::{Cause, CAUSES};
+use crate::session::causes::CAUSES;
 
-use super::convert::{from_js, out};
+use super::convert::{from_js, out_with, to_js_of};
 use super::session::Session;
 
 #[wasm_bindgen]
@@ -32,9 +31,10 @@ impl Session {
         &self,
         #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
     ) -> Result<JsValue, JsValue> {
-        out(from_js(&snapshot, "the snapshot").and_then(|s| {
+        let inner = self.inner.borrow();
+        let report = from_js(&snapshot, "the snapshot").and_then(|s| {
             if s.is_object() {
-                Ok(self.inner.borrow().core.reconcile(&s).to_value())
+                Ok(inner.core.reconcile(&s))
             } else {
                 Err(SteplineError::at(
                     ErrorCode::InvalidType,
@@ -45,7 +45,8 @@ impl Session {
                     ),
                 ))
             }
-        }))
+        });
+        out_with(report, |r| to_js_of(&r.view(&inner.core)))
     }
 }
 
@@ -63,7 +64,5 @@ impl Session {
 /// ```
 #[wasm_bindgen(js_name = reconcileCauses, unchecked_return_type = "ReconcileCause[]")]
 pub fn reconcile_causes() -> Result<JsValue, JsValue> {
-    out(Ok(Value::Array(
-        CAUSES.iter().map(Cause::to_value).collect(),
-    )))
+    to_js_of(&CAUSES)
 }

@@ -7,12 +7,12 @@
 use wasm_bindgen::prelude::*;
 
 use crate::continuation::v2::data;
+use crate::continuation::v2::guard::{GuardOptions, Trigger};
 use crate::continuation::v2::replay::ReplayClock;
 use crate::error::SteplineError;
-use crate::json::Value;
-use crate::model::time::{resolve_now, Timestamp};
+use crate::model::time::{resolve_now, NowSpec, Timestamp};
 
-use super::convert::{clock, now_option, options, out, started_at_option};
+use super::convert::{clock, options, out, out_with, to_js_of};
 use super::walk;
 
 #[wasm_bindgen]
@@ -21,17 +21,32 @@ extern "C" {
     pub type GuardOptionsArg;
 }
 
-/// `{now, executionStartedAt}` (and `trigger` where allowed) resolved.
+/// The options read into their declared shape, then `{now, executionStartedAt}`
+/// resolved against the clock: `(now, now was given, started, trigger)`.
 fn guard_options(
     opts: Option<GuardOptionsArg>,
     allowed: &[&str],
-) -> Result<(Timestamp, bool, Option<Timestamp>, Option<Value>), SteplineError> {
+) -> Result<(Timestamp, bool, Option<Timestamp>, Option<Trigger>), SteplineError> {
     let opts = options(&opts.map(JsValue::from), allowed)?;
+    let instant = |key: &str| {
+        opts.get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| NowSpec::from_value(v, &format!("/options/{key}")))
+            .transpose()
+    };
+    let read = GuardOptions {
+        now: instant("now")?,
+        execution_started_at: instant("executionStartedAt")?,
+        trigger: data::trigger(opts.get("trigger"), "/options/trigger")?,
+    };
     let clock = clock();
-    let spec = now_option(&opts)?;
-    let now = resolve_now(spec.as_ref(), clock, "/options/now")?;
-    let started = started_at_option(&opts, clock)?;
-    Ok((now, spec.is_some(), started, opts.get("trigger").cloned()))
+    let now = resolve_now(read.now.as_ref(), clock, "/options/now")?;
+    let started = read
+        .execution_started_at
+        .as_ref()
+        .map(|s| resolve_now(Some(s), clock, "/options/executionStartedAt"))
+        .transpose()?;
+    Ok((now, read.now.is_some(), started, read.trigger))
 }
 
 /// v2's ten stop reasons, highest priority first, with whether each forces
@@ -106,14 +121,16 @@ pub fn evaluate_guards(
     #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
     opts: Option<GuardOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let (now, _, started, trigger) =
-            guard_options(opts, &["now", "executionStartedAt", "trigger"])?;
-        let trigger = data::trigger(trigger.as_ref(), "/options/trigger")?;
-        let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
-        let state = walk::json_value(&state, None, "the agent state")?;
-        data::evaluate_guards(&state, &guards, trigger, now, started)
-    })())
+    out_with(
+        (|| {
+            let (now, _, started, trigger) =
+                guard_options(opts, &["now", "executionStartedAt", "trigger"])?;
+            let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
+            let state = walk::json_value(&state, None, "the agent state")?;
+            data::evaluate_guards(&state, &guards, trigger, now, started)
+        })(),
+        |check| to_js_of(&check.view()),
+    )
 }
 
 /// "What if": replays a recorded v2 run under other guards and marks where it
@@ -136,59 +153,17 @@ pub fn replay_guards(
     #[wasm_bindgen(unchecked_param_type = "GuardSpec[]")] guards: JsValue,
     opts: Option<GuardOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let (now, fixed, started, _) = guard_options(opts, &["now", "executionStartedAt"])?;
-        let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
-        let state = walk::json_value(&state, None, "the agent state")?;
-        let clock = ReplayClock {
-            now: fixed.then_some(now),
-            execution_started_at: started,
-        };
-        data::replay(&state, &guards, clock, now)
-    })())
+    out_with(
+        (|| {
+            let (now, fixed, started, _) = guard_options(opts, &["now", "executionStartedAt"])?;
+            let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
+            let state = walk::json_value(&state, None, "the agent state")?;
+            let clock = ReplayClock {
+                now: fixed.then_some(now),
+                execution_started_at: started,
+            };
+            data::replay(&state, &guards, clock, now)
+        })(),
+        |replay| to_js_of(&replay.view()),
+    )
 }
-
-#[wasm_bindgen(typescript_custom_section)]
-const STOP_TYPES: &'static str = r#"
-/** A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`). `execution_time_limit.max` is in seconds. */
-export type GuardSpec =
-  | { kind: "steps_limit"; max: number }
-  | { kind: "token_usage_limit"; max: number }
-  | { kind: "execution_time_limit"; max: number }
-  | { kind: "finish_reason"; stopReasons: FinishReason[] };
-/** Options of `evaluateGuards` / `replayGuards` (`trigger` is `evaluateGuards` only). */
-export interface GuardOptions {
-  now?: string | number;
-  executionStartedAt?: string | number;
-  trigger?: "before_step" | "after_step";
-}
-/** One of v2's stop reasons with its priority (lower wins) and what it does. */
-export interface StopReasonInfo {
-  reason: StopReasonV2; priority: number; caseName: string;
-  /** Every reason but `completed` and `finish_reason` leaves the state `stopped`. */
-  forceStop: boolean;
-  broadcast: { onContinuationStop: string; onExecutionStopped: string };
-}
-/** A stop signal as input: `reason` defaults to `completed`. */
-export interface StopSignalInput { reason?: StopReasonV2; message?: string; context?: PhpMap; source?: string | null }
-export interface StopSignalResolution { stopSignal: StopSignalV2 | null; index: number | null }
-export interface ContinuationExplanation {
-  shouldStop: boolean; stopSignal: StopSignalV2 | null; stopReason: StopReasonV2 | null;
-  isContinuationRequested: boolean; explain: string;
-}
-/** What guards add to a state, and what it then says. */
-export interface GuardCheck {
-  addedSignals: StopSignalV2[]; shouldStop: boolean; stopReason: StopReasonV2 | null;
-  stopSignal: StopSignalV2 | null; explain: string;
-}
-/** One step of a guard replay (`recorded: false` for the step the run would have taken next). */
-export interface GuardReplayStep {
-  stepNumber: number; stepId: string | null; recorded: boolean;
-  before: StopSignalV2[]; after: StopSignalV2[]; wouldStop: boolean; recordedSignal: StopSignalV2 | null;
-}
-export interface GuardReplay {
-  steps: GuardReplayStep[]; stepsRun: number;
-  stopsBeforeStep: number | null; stopsAfterStep: number | null; stopSignal: StopSignalV2 | null;
-  runsPastRecord: boolean; recordedSteps: number; recordedStopSignal: StopSignalV2 | null;
-}
-"#;

@@ -13,11 +13,13 @@ import { ShapeChecker, declaredReturns, schemaOfType, bundle } from './lib/shape
 import { calls as sessionCalls, notData as sessionNotData } from './shapes/session.mjs';
 import { calls as modelCalls, notData as modelNotData } from './shapes/model.mjs';
 import { calls as envelopeCalls, notData as envelopeNotData } from './shapes/envelopes.mjs';
+import { calls as reportsCalls, notData as reportsNotData } from './shapes/reports.mjs';
 
 const domains = [
   { calls: sessionCalls, notData: sessionNotData },
   { calls: modelCalls, notData: modelNotData },
   { calls: envelopeCalls, notData: envelopeNotData },
+  { calls: reportsCalls, notData: reportsNotData },
 ];
 
 const calls = Object.assign({}, ...domains.map((d) => d.calls));

@@ -4,73 +4,120 @@
 
 use crate::continuation::v2::broadcast::{on_continuation_stop, on_execution_stopped};
 use crate::continuation::v2::guard::{Clock, Guard, Trigger};
-use crate::continuation::v2::replay::{check_guards, replay_guards, ReplayClock};
-use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignals};
+use crate::continuation::v2::replay::{
+    check_guards, replay_guards, GuardCheck, GuardReplay, ReplayClock,
+};
+use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignal, StopSignals};
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{obj, Value};
+use crate::json::Value;
 use crate::model::time::Timestamp;
 use crate::model::v2::AgentState;
 use crate::model::version::StateVersion;
 
-/// The ten reasons, highest priority first: `{reason, priority, caseName,
-/// forceStop, broadcast: {onContinuationStop, onExecutionStopped}}`.
-pub fn stop_reasons() -> Value {
-    let mut all = StopReason::ALL;
-    all.sort_by_key(|r| r.priority());
-    Value::Array(
-        all.iter()
-            .map(|r| {
-                obj([
-                    ("reason", Value::from(r.as_str())),
-                    ("priority", Value::from(r.priority() as i64)),
-                    ("caseName", Value::from(r.case_name())),
-                    ("forceStop", Value::from(r.was_force_stopped())),
-                    (
-                        "broadcast",
-                        obj([
-                            (
-                                "onContinuationStop",
-                                Value::from(on_continuation_stop(Some(*r))),
-                            ),
-                            ("onExecutionStopped", Value::from(on_execution_stopped(*r))),
-                        ]),
-                    ),
-                ])
-            })
-            .collect(),
-    )
+/// One of v2's stop reasons with its priority (lower wins) and what it does.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StopReasonInfo {
+    /// The wire value.
+    pub reason: StopReason,
+    /// 0 (`error`) wins over 9 (`unknown`).
+    pub priority: u8,
+    /// The PHP enum case name (`StepsLimitReached`).
+    pub case_name: &'static str,
+    /// Every reason but `completed` and `finish_reason` leaves the state `stopped`.
+    pub force_stop: bool,
+    /// The `agent.status` the broadcaster sends for it.
+    pub broadcast: BroadcastStatuses,
 }
 
-/// `StopSignals::highest()` of a list: `{stopSignal, index}` (the earliest on
-/// ties; both null for an empty list).
-pub fn resolve_signals(v: &Value, path: &str) -> Result<Value> {
+/// The `agent.status` v2's broadcaster sends for a stop reason.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BroadcastStatuses {
+    /// After a continuation that stops with this reason.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::broadcast_status")
+    )]
+    pub on_continuation_stop: &'static str,
+    /// On `AgentExecutionStopped` with this reason.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::broadcast_status")
+    )]
+    pub on_execution_stopped: &'static str,
+}
+
+/// The ten reasons, highest priority first.
+pub fn stop_reasons() -> Vec<StopReasonInfo> {
+    let mut all = StopReason::ALL;
+    all.sort_by_key(|r| r.priority());
+    all.iter()
+        .map(|r| StopReasonInfo {
+            reason: *r,
+            priority: r.priority(),
+            case_name: r.case_name(),
+            force_stop: r.was_force_stopped(),
+            broadcast: BroadcastStatuses {
+                on_continuation_stop: on_continuation_stop(Some(*r)),
+                on_execution_stopped: on_execution_stopped(*r),
+            },
+        })
+        .collect()
+}
+
+/// The winning signal of a list.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StopSignalResolution {
+    /// The highest-priority signal (the earliest on ties); `null` for an empty list.
+    pub stop_signal: Option<StopSignal>,
+    /// Its position in the list; `null` for an empty list.
+    pub index: Option<usize>,
+}
+
+/// `StopSignals::highest()` of a list (the earliest on ties).
+pub fn resolve_signals(v: &Value, path: &str) -> Result<StopSignalResolution> {
     let signals = StopSignals::from_value(v, path)?;
     let best = signals.highest();
     let index = best.and_then(|b| signals.0.iter().position(|s| std::ptr::eq(s, b)));
-    Ok(obj([
-        ("stopSignal", best.map_or(Value::Null, |s| s.to_value())),
-        ("index", Value::from(index)),
-    ]))
+    Ok(StopSignalResolution {
+        stop_signal: best.cloned(),
+        index,
+    })
 }
 
-/// An `ExecutionContinuation` explained: `{shouldStop, stopSignal,
-/// stopReason, isContinuationRequested, explain}`.
-pub fn explain_continuation(v: &Value, path: &str) -> Result<Value> {
+/// An `ExecutionContinuation` explained.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContinuationExplanation {
+    /// Some signal exists and nobody asked to continue.
+    pub should_stop: bool,
+    /// The winning signal, if any.
+    pub stop_signal: Option<StopSignal>,
+    /// Its reason.
+    pub stop_reason: Option<StopReason>,
+    /// A hook asked to keep going whatever the signals say.
+    pub is_continuation_requested: bool,
+    /// The producer's `explain()` text.
+    pub explain: String,
+}
+
+/// An `ExecutionContinuation` (`{stop_signals, is_continuation_requested}`) explained.
+pub fn explain_continuation(v: &Value, path: &str) -> Result<ContinuationExplanation> {
     let c = ExecutionContinuation::from_value(v, path)?;
     let signal = c.stop_signal();
-    Ok(obj([
-        ("shouldStop", Value::from(c.should_stop())),
-        ("stopSignal", signal.map_or(Value::Null, |s| s.to_value())),
-        (
-            "stopReason",
-            signal.map_or(Value::Null, |s| Value::from(s.reason.as_str())),
-        ),
-        (
-            "isContinuationRequested",
-            Value::from(c.is_continuation_requested),
-        ),
-        ("explain", Value::from(c.explain())),
-    ]))
+    Ok(ContinuationExplanation {
+        should_stop: c.should_stop(),
+        stop_signal: signal.cloned(),
+        stop_reason: signal.map(|s| s.reason),
+        is_continuation_requested: c.is_continuation_requested,
+        explain: c.explain(),
+    })
 }
 
 /// A v2 state; a v1.22 one is refused (its limits are criteria, evaluated by
@@ -108,7 +155,7 @@ pub fn evaluate_guards(
     trigger: Option<Trigger>,
     now: Timestamp,
     started: Option<Timestamp>,
-) -> Result<Value> {
+) -> Result<GuardCheck> {
     let guards = Guard::list_from_value(guards, "/guards")?;
     let state = read_v2_state(state, &now)?;
     let clock = Clock {
@@ -117,12 +164,17 @@ pub fn evaluate_guards(
             .unwrap_or(now),
         now,
     };
-    Ok(check_guards(&state, &guards, trigger, &clock).to_value())
+    Ok(check_guards(&state, &guards, trigger, &clock))
 }
 
 /// Replays a recorded v2 run under `guards`.
-pub fn replay(state: &Value, guards: &Value, clock: ReplayClock, now: Timestamp) -> Result<Value> {
+pub fn replay(
+    state: &Value,
+    guards: &Value,
+    clock: ReplayClock,
+    now: Timestamp,
+) -> Result<GuardReplay> {
     let guards = Guard::list_from_value(guards, "/guards")?;
     let state = read_v2_state(state, &now)?;
-    Ok(replay_guards(&state, &guards, &clock, &now).to_value())
+    Ok(replay_guards(&state, &guards, &clock, &now))
 }

@@ -31,36 +31,81 @@ const FINISH: &str = "Cognesy\\Agents\\Hook\\Hooks\\FinishReasonHook";
 
 /// When a guard runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", serde(rename_all = "snake_case"))]
 pub enum Trigger {
-    /// Before a step runs: it can keep the step from running.
+    /// Before a step (steps, tokens, time).
     BeforeStep,
-    /// After a step ran: it can stop the run.
+    /// After a step (finish reason).
     AfterStep,
 }
 
-/// One guard.
+/// A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`), as
+/// [`Guard::from_value`] reads it (`GuardSpec` in TypeScript).
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "GuardSpec"))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(
+        description = "A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`)."
+    )
+)]
+#[cfg_attr(feature = "schema", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Guard {
-    /// `StepsLimitHook`: stops before a step once `max` steps ran.
+    /// Stops before a step once this many steps are recorded.
     StepsLimit {
-        /// The step limit.
+        /// Steps.
         max: i64,
     },
-    /// `TokenUsageLimitHook`: stops before a step once the token total reaches `max`.
+    /// Stops before a step once the execution used this many tokens.
     TokenUsageLimit {
-        /// The token limit.
+        /// Total tokens.
         max: i64,
     },
-    /// `ExecutionTimeLimitHook`: stops before a step once the execution ran `max_seconds`.
+    /// Stops before a step once the execution ran this long.
     ExecutionTimeLimit {
-        /// The limit in seconds.
+        /// Seconds.
+        #[cfg_attr(feature = "schema", serde(rename = "max"))]
         max_seconds: f64,
     },
-    /// `FinishReasonHook`: stops after a step whose finish reason is listed.
+    /// Stops after a step whose finish reason is one of these.
     FinishReason {
-        /// The finish reasons that stop the run.
+        /// The finish reasons that stop.
+        #[cfg_attr(feature = "schema", serde(rename = "stopReasons"))]
+        #[cfg_attr(feature = "schema", schemars(schema_with = "finish_reasons_schema"))]
         stop_reasons: Vec<FinishReason>,
     },
+}
+
+#[cfg(feature = "schema")]
+fn finish_reasons_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let item = crate::continuation::schemas::finish_reason(g);
+    schemars::json_schema!({ "type": "array", "items": item })
+}
+
+/// Options of `evaluateGuards` / `replayGuards` (`trigger` is `evaluateGuards` only).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", serde(rename_all = "camelCase"))]
+pub struct GuardOptions {
+    /// When the guards check (default: now): an ISO string or epoch milliseconds.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::instant")
+    )]
+    #[cfg_attr(feature = "schema", serde(skip_serializing_if = "Option::is_none"))]
+    pub now: Option<crate::model::time::NowSpec>,
+    /// Where the time guard measures from (default: the execution's start).
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::instant")
+    )]
+    #[cfg_attr(feature = "schema", serde(skip_serializing_if = "Option::is_none"))]
+    pub execution_started_at: Option<crate::model::time::NowSpec>,
+    /// Run only the guards of this trigger (default: every guard).
+    #[cfg_attr(feature = "schema", serde(skip_serializing_if = "Option::is_none"))]
+    pub trigger: Option<Trigger>,
 }
 
 /// The times a time guard compares: when the execution started as the hook

@@ -10,8 +10,7 @@
 //! have taken next, when the last recorded step asked for tools.
 
 use crate::continuation::v2::guard::{Clock, Guard, Trigger};
-use crate::continuation::v2::{ExecutionContinuation, StopSignal, StopSignals};
-use crate::json::{obj, Value};
+use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignal};
 use crate::model::time::Timestamp;
 use crate::model::v2::AgentState;
 
@@ -29,26 +28,34 @@ pub struct GuardCheck {
 }
 
 impl GuardCheck {
-    /// The JSON form (`{addedSignals, shouldStop, stopReason, ...}`) the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        obj([
-            ("addedSignals", StopSignals(self.added.clone()).to_value()),
-            ("shouldStop", Value::from(self.should_stop)),
-            (
-                "stopReason",
-                self.stop_signal
-                    .as_ref()
-                    .map_or(Value::Null, |s| Value::from(s.reason.as_str())),
-            ),
-            (
-                "stopSignal",
-                self.stop_signal
-                    .as_ref()
-                    .map_or(Value::Null, StopSignal::to_value),
-            ),
-            ("explain", Value::from(self.continuation.explain())),
-        ])
+    /// What `evaluateGuards` returns.
+    pub fn view(&self) -> GuardCheckView<'_> {
+        GuardCheckView {
+            added_signals: &self.added,
+            should_stop: self.should_stop,
+            stop_reason: self.stop_signal.as_ref().map(|s| s.reason),
+            stop_signal: self.stop_signal.as_ref(),
+            explain: self.continuation.explain(),
+        }
     }
+}
+
+/// What guards add to a state, and what it then says.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "GuardCheck"))]
+#[serde(rename_all = "camelCase")]
+pub struct GuardCheckView<'a> {
+    /// The signals the guards add, in guard order.
+    pub added_signals: &'a [StopSignal],
+    /// `ExecutionState::shouldStop()` after adding them.
+    pub should_stop: bool,
+    /// The winning signal's reason.
+    pub stop_reason: Option<StopReason>,
+    /// The winning signal after adding them.
+    pub stop_signal: Option<&'a StopSignal>,
+    /// The producer's `explain()` of the continuation with them.
+    pub explain: String,
 }
 
 /// Runs `guards` on `state` as the loop's hooks would: each guard whose
@@ -131,36 +138,79 @@ pub struct GuardReplay {
 }
 
 impl GuardReplay {
-    /// The JSON form the JavaScript API returns.
-    pub fn to_value(&self) -> Value {
-        let signals = |list: &[StopSignal]| StopSignals(list.to_vec()).to_value();
-        let opt = |s: &Option<StopSignal>| s.as_ref().map_or(Value::Null, StopSignal::to_value);
-        let steps = self
-            .steps
-            .iter()
-            .map(|s| {
-                obj([
-                    ("stepNumber", Value::from(s.step_number)),
-                    ("stepId", Value::from(s.step_id.clone())),
-                    ("recorded", Value::from(s.step_id.is_some())),
-                    ("before", signals(&s.before)),
-                    ("after", signals(&s.after)),
-                    ("wouldStop", Value::from(s.would_stop())),
-                    ("recordedSignal", opt(&s.recorded_signal)),
-                ])
-            })
-            .collect();
-        obj([
-            ("steps", Value::Array(steps)),
-            ("stepsRun", Value::from(self.steps_run)),
-            ("stopsBeforeStep", Value::from(self.stops_before_step)),
-            ("stopsAfterStep", Value::from(self.stops_after_step)),
-            ("stopSignal", opt(&self.stop_signal)),
-            ("runsPastRecord", Value::from(self.runs_past_record)),
-            ("recordedSteps", Value::from(self.recorded_steps)),
-            ("recordedStopSignal", opt(&self.recorded_stop_signal)),
-        ])
+    /// What `replayGuards` returns.
+    pub fn view(&self) -> GuardReplayView<'_> {
+        GuardReplayView {
+            steps: self.steps.iter().map(ReplayedStep::view).collect(),
+            steps_run: self.steps_run,
+            stops_before_step: self.stops_before_step,
+            stops_after_step: self.stops_after_step,
+            stop_signal: self.stop_signal.as_ref(),
+            runs_past_record: self.runs_past_record,
+            recorded_steps: self.recorded_steps,
+            recorded_stop_signal: self.recorded_stop_signal.as_ref(),
+        }
     }
+}
+
+impl ReplayedStep {
+    /// One entry of `replayGuards().steps`.
+    pub fn view(&self) -> GuardReplayStep<'_> {
+        GuardReplayStep {
+            step_number: self.step_number,
+            step_id: self.step_id.as_deref(),
+            recorded: self.step_id.is_some(),
+            before: &self.before,
+            after: &self.after,
+            would_stop: self.would_stop(),
+            recorded_signal: self.recorded_signal.as_ref(),
+        }
+    }
+}
+
+/// A recorded v2 run replayed under other guards.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "GuardReplay"))]
+#[serde(rename_all = "camelCase")]
+pub struct GuardReplayView<'a> {
+    /// Every recorded step, and the one the run would have taken next when it asked for tools.
+    pub steps: Vec<GuardReplayStep<'a>>,
+    /// Steps that would have run under the guards.
+    pub steps_run: usize,
+    /// The step a before-step guard (steps, tokens, time) would have kept from running.
+    pub stops_before_step: Option<usize>,
+    /// The step after which an after-step guard (finish reason) would have stopped the run.
+    pub stops_after_step: Option<usize>,
+    /// The winning signal of the guards that stopped the run.
+    pub stop_signal: Option<&'a StopSignal>,
+    /// No guard stopped the run within the record and it would have gone on past its last step.
+    pub runs_past_record: bool,
+    /// Steps the state records.
+    pub recorded_steps: usize,
+    /// The signal the recorded run ended with.
+    pub recorded_stop_signal: Option<&'a StopSignal>,
+}
+
+/// One step of a guard replay (`recorded: false` for the step the run would have taken next).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GuardReplayStep<'a> {
+    /// 1-based.
+    pub step_number: usize,
+    /// The recorded step's id; `null` for the step the run would have taken next.
+    pub step_id: Option<&'a str>,
+    /// The step is in the record.
+    pub recorded: bool,
+    /// Signals raised before the step (steps, tokens, time): it would not have run.
+    pub before: &'a [StopSignal],
+    /// Signals raised after it (finish reason).
+    pub after: &'a [StopSignal],
+    /// Some signal was raised before or after it.
+    pub would_stop: bool,
+    /// The step's own recorded stop signal.
+    pub recorded_signal: Option<&'a StopSignal>,
 }
 
 /// How to place the replayed moments in time.

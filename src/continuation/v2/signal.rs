@@ -147,18 +147,70 @@ impl StopReason {
     }
 }
 
-/// One reason to stop, with who raised it.
-///
-/// Wire form: `{reason, message, context, source}`.
-#[derive(Clone, Debug, PartialEq)]
+/// Written as its wire value; [`StopReason::NAMES`] is the one list the
+/// schema's enum is made from.
+impl serde::Serialize for StopReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for StopReason {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "StopReasonV2".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // One `const` per reason, as a derived enum writes them (a bare `enum`
+        // list was declared again, under a new name, at each use).
+        let names: Vec<_> = StopReason::NAMES
+            .iter()
+            .map(|n| serde_json::json!({ "type": "string", "const": n }))
+            .collect();
+        schemars::json_schema!({
+            "description": "One of v2's ten stop reasons (lower priority wins: `error` 0 … `unknown` 9).",
+            "oneOf": names,
+        })
+    }
+}
+
+/// A v2 stop signal: one reason to stop, with who raised it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "StopSignalV2"))]
 pub struct StopSignal {
     /// Why to stop.
     pub reason: StopReason,
-    /// The producer's human-readable message.
+    /// For a person (`Step limit reached: 3/3`).
     pub message: String,
-    /// A map (PHP array); anything else reads as `[]`.
+    /// A map (PHP array, `[]` when empty); anything else reads as `[]`.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::continuation::schemas::php_map")
+    )]
     pub context: Value,
-    /// The class or name that raised it; `None` when empty or not a string.
+    /// The class or name that raised it; `null` when empty or not a string.
+    pub source: Option<String>,
+}
+
+/// A stop signal as [`StopSignal::from_value`] reads it (declared for the
+/// schema only: the reader fills [`StopSignal`]).
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StopSignalInput {
+    /// Default `completed`; v1.22's `guard` or any other string is an `invalid_value` error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<StopReason>,
+    /// Default empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Anything but a map or a list reads as `[]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::continuation::schemas::php_map")]
+    pub context: Option<Value>,
+    /// An empty or non-string source reads as `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }
 
@@ -210,17 +262,9 @@ impl StopSignal {
         })
     }
 
-    /// The wire form `{reason, message, context, source}`.
+    /// The wire form as a value (for the state and snapshot writers).
     pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("reason", Value::from(self.reason.as_str())),
-            ("message", Value::from(self.message.clone())),
-            ("context", self.context.clone()),
-            (
-                "source",
-                self.source.clone().map_or(Value::Null, Value::String),
-            ),
-        ])
+        crate::json::to_value_of(self)
     }
 
     /// `reason: message`, or the reason alone when there is no message.
@@ -244,7 +288,10 @@ impl StopSignal {
 }
 
 /// The signals raised during a step or an execution, in the order raised.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(inline))]
+#[serde(transparent)]
 pub struct StopSignals(pub Vec<StopSignal>);
 
 impl StopSignals {
@@ -257,9 +304,9 @@ impl StopSignals {
             .map(StopSignals)
     }
 
-    /// The wire form: an array of signals.
+    /// The wire form as a value (for the state and snapshot writers).
     pub fn to_value(&self) -> Value {
-        Value::Array(self.0.iter().map(StopSignal::to_value).collect())
+        crate::json::to_value_of(self)
     }
 
     /// The highest-priority signal; the earliest on ties.
@@ -302,11 +349,19 @@ impl StopSignals {
 /// let c = ExecutionContinuation::default();
 /// assert_eq!(c.explain(), "No Stop Signals; Continuation Requested: No");
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ExecutionContinuationV2"))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(
+        description = "A v2 execution's continuation as its state stores it: the stop signals raised and whether a hook asked to keep going regardless."
+    )
+)]
 pub struct ExecutionContinuation {
-    /// The signals raised.
+    /// The signals raised, in the order raised.
     pub stop_signals: StopSignals,
-    /// Whether a hook asked to continue regardless of the signals.
+    /// A hook asked to keep going whatever the signals say.
     pub is_continuation_requested: bool,
 }
 
@@ -339,15 +394,9 @@ impl ExecutionContinuation {
         })
     }
 
-    /// The wire form `{stop_signals, is_continuation_requested}`.
+    /// The wire form as a value (for the state and snapshot writers).
     pub fn to_value(&self) -> Value {
-        crate::json::obj([
-            ("stop_signals", self.stop_signals.to_value()),
-            (
-                "is_continuation_requested",
-                Value::from(self.is_continuation_requested),
-            ),
-        ])
+        crate::json::to_value_of(self)
     }
 
     /// A copy with `signal` added after the others.

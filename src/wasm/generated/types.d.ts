@@ -12,6 +12,94 @@ export type PayloadObject =
   | [];
 /** `allow`, `review` or `block`. */
 export type SafetyVerdict = "allow" | "review" | "block";
+/** `forbid`, `allow`, `request` or `stop` (the reference's `ContinuationDecision`). */
+export type ContinuationDecision = "forbid" | "allow" | "request" | "stop";
+/** One of v2's ten stop reasons (lower priority wins: `error` 0 … `unknown` 9). */
+export type StopReasonV2 =
+  | "completed"
+  | "steps_limit"
+  | "token_limit"
+  | "time_limit"
+  | "retry_limit"
+  | "error"
+  | "stop_requested"
+  | "finish_reason"
+  | "user_requested"
+  | "unknown";
+/**
+ * The criteria of `evaluateContinuation` / `replayContinuation`: a list of
+ * specs, or the producer's default agent list with options.
+ */
+export type CriteriaInput = CriterionSpec[] | DefaultCriteria;
+/** One criterion as data. `criterion` overrides the class name its evaluation reports. */
+export type CriterionSpec = CriterionSpec1 & CriterionSpec2;
+export type CriterionSpec1 =
+  | {
+      kind: "steps_limit";
+      /** Steps. */
+      max: number;
+    }
+  | {
+      kind: "token_usage_limit";
+      /** Tokens. */
+      max: number;
+    }
+  | {
+      kind: "execution_time_limit";
+      /** Seconds, at least 1. */
+      max: number;
+    }
+  | {
+      kind: "cumulative_execution_time_limit";
+      /** Seconds, at least 1. */
+      max: number;
+    }
+  | {
+      kind: "retry_limit";
+      /** Consecutive failures. */
+      max: number;
+    }
+  | {
+      kind: "error_presence_check";
+    }
+  | {
+      kind: "tool_call_presence_check";
+    }
+  | {
+      kind: "finish_reason_check";
+      /** Finish reasons (strings, numbers, or null which is dropped). */
+      stopReasons: (string | number | null)[];
+    }
+  | {
+      kind: "response_content_check";
+      /** A predicate on the current response text. */
+      continueWhen: ResponsePredicate | ((response: string) => boolean);
+    }
+  | {
+      kind: "error_policy";
+      /** Default `stopOnAnyError`. */
+      policy?: ErrorPolicySpec | null;
+    }
+  | {
+      kind: "fixed";
+      /** The decision. */
+      decision: ContinuationDecision;
+    }
+  | {
+      kind: "all";
+      /** The nested criteria. */
+      criteria: CriterionSpec[];
+    };
+/**
+ * An error policy: a preset name (optionally with its retry budget, as
+ * `"retryToolErrors(3)"`) or explicit handling over a preset.
+ */
+export type ErrorPolicySpec =
+  ErrorPolicyPreset | `retryToolErrors(${number})` | `retryAll(${number})` | ErrorPolicyObject;
+/** The producer's error policy presets. */
+export type ErrorPolicyPreset = "stopOnAnyError" | "ignoreToolErrors" | "retryToolErrors" | "retryAll";
+/** What to do about an error. */
+export type Handling = "stop" | "retry" | "ignore";
 /** A decoded envelope: `switch (e.type)` narrows `e.payload`. */
 export type Envelope =
   | StatusEnvelope
@@ -67,6 +155,30 @@ export type EncoderPreset = "minimal" | "standard" | "default" | "debug";
  * of the provider's value).
  */
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
+/** When a guard runs. */
+export type Trigger = "before_step" | "after_step";
+/** A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`). */
+export type GuardSpec =
+  | {
+      kind: "steps_limit";
+      /** Steps. */
+      max: number;
+    }
+  | {
+      kind: "token_usage_limit";
+      /** Total tokens. */
+      max: number;
+    }
+  | {
+      kind: "execution_time_limit";
+      /** Seconds. */
+      max: number;
+    }
+  | {
+      kind: "finish_reason";
+      /** The finish reasons that stop. */
+      stopReasons: ("stop" | "length" | "tool_calls" | "content_filter" | "error" | "other")[];
+    };
 /** An ordered list of tool calls. */
 export type ToolCalls = ToolCall[];
 /** Why an envelope was not merged into a session. */
@@ -81,6 +193,37 @@ export type PhpMap =
       [k: string]: unknown | undefined;
     }
   | [];
+/** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
+export type StepType = "error" | "tool_execution" | "final_response";
+/** Where a tool run stands. */
+export type ToolStatus = "running" | "succeeded" | "failed";
+/**
+ * Where a step of `reconcile()`'s view stands against the snapshot's
+ * window: `inside` (listed; its final fields won), `outside` (before the
+ * window; as streamed, not compared) or `beyond` (numbered past the
+ * snapshot's `step_count`: an `extra_step` difference).
+ */
+export type SnapshotWindowPlace = "inside" | "outside" | "beyond";
+/**
+ * Decides from the current response text whether to ask for another step
+ * (from JavaScript, a function `(response) => boolean` may stand instead).
+ */
+export type ResponsePredicate =
+  | {
+      contains: string;
+    }
+  | {
+      notContains: string;
+    }
+  | {
+      equals: string;
+    }
+  | {
+      isBlank: boolean;
+    }
+  | {
+      always: boolean;
+    };
 /**
  * A chat role. Unknown role strings are kept on the message but read as `user`
  * (the producer reads role strings exactly, case-sensitive).
@@ -88,10 +231,6 @@ export type PhpMap =
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";
 /** A preset of [`SlimOptions`]. */
 export type SlimPreset = "minimal" | "standard" | "full";
-/** `error`, `tool_execution` or `final_response` (the reference's `AgentStepType`). */
-export type StepType = "error" | "tool_execution" | "final_response";
-/** Where a tool run stands. */
-export type ToolStatus = "running" | "succeeded" | "failed";
 /** `tryDecodeEnvelope`: the decoded envelope, or why it was refused. */
 export type TryDecodeResult = TryDecodeOk | TryDecodeError;
 
@@ -147,6 +286,14 @@ export interface BroadcastEnvelope {
   /** When it was broadcast. */
   timestamp: string;
   payload: PayloadObject;
+}
+
+/** The `agent.status` v2's broadcaster sends for a stop reason. */
+export interface BroadcastStatuses {
+  /** After a continuation that stops with this reason. */
+  onContinuationStop: "completed" | "failed" | "cancelled" | "stopped";
+  /** On `AgentExecutionStopped` with this reason. */
+  onExecutionStopped: "completed" | "failed" | "cancelled" | "stopped";
 }
 
 /** A source a step cites. */
@@ -324,6 +471,194 @@ export interface ContinuationPayload {
   extra?: {
     [k: string]: unknown | undefined;
   };
+}
+
+/**
+ * The reference's `ContinuationEvaluation`: which criterion, its decision, why,
+ * an optional stop reason, and context values (e.g. `{currentSteps, maxSteps}`).
+ */
+export interface ContinuationEvaluation {
+  /** Full PHP class name, e.g. `Cognesy\Addons\StepByStep\Continuation\Criteria\StepsLimit`. */
+  criterion: string;
+  /** Its vote. */
+  decision: ContinuationDecision;
+  /** Why, for a person. */
+  reason: string;
+  /** The stop reason it gives when it stops the run (`steps_limit`, …). */
+  stopReason: string | null;
+  /** Values behind the vote (`{currentSteps, maxSteps}`); `[]` when none (PHP). */
+  context:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+}
+
+/** An evaluation for `resolveOutcome`; missing fields take the producer's defaults. */
+export interface ContinuationEvaluationInput {
+  /** Default `unknown`. */
+  criterion?: string | null;
+  /** The vote. */
+  decision: ContinuationDecision;
+  /** Default empty. */
+  reason?: string | null;
+  /** One of the producer's stop reasons. */
+  stopReason?:
+    | (
+        | "completed"
+        | "steps_limit"
+        | "token_limit"
+        | "time_limit"
+        | "retry_limit"
+        | "error"
+        | "finish_reason"
+        | "guard"
+        | "user_requested"
+      )
+    | null;
+  /** Default `[]`. */
+  context?:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+}
+
+/** An `ExecutionContinuation` explained. */
+export interface ContinuationExplanation {
+  /** Some signal exists and nobody asked to continue. */
+  shouldStop: boolean;
+  /** The winning signal, if any. */
+  stopSignal: StopSignalV2 | null;
+  /** Its reason. */
+  stopReason: StopReasonV2 | null;
+  /** A hook asked to keep going whatever the signals say. */
+  isContinuationRequested: boolean;
+  /** The producer's `explain()` text. */
+  explain: string;
+}
+
+/** A v2 stop signal: one reason to stop, with who raised it. */
+export interface StopSignalV2 {
+  /** Why to stop. */
+  reason: StopReasonV2;
+  /** For a person (`Step limit reached: 3/3`). */
+  message: string;
+  /** A map (PHP array, `[]` when empty); anything else reads as `[]`. */
+  context:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+  /** The class or name that raised it; `null` when empty or not a string. */
+  source: string | null;
+}
+
+/** A resolved continuation decision, as the producer's `ContinuationOutcome::toArray()`. */
+export interface ContinuationOutcome {
+  /** What decided: `forbid`, `request` (the run goes on) or `stop`; never `allow`. */
+  decision: "forbid" | "request" | "stop";
+  /** The run goes on. */
+  shouldContinue: boolean;
+  /** The deciding criterion's class name, or `aggregate`. */
+  resolvedBy: string;
+  /** The forbidding criterion's stop reason (or `guard`), else `completed`. */
+  stopReason: string;
+  /** Every criterion's vote, in order. */
+  evaluations: ContinuationEvaluation[];
+}
+
+/** A recorded run re-evaluated under other criteria. */
+export interface ContinuationReplay {
+  /** Every recorded step, re-evaluated. */
+  steps: ReplayedStep[];
+  /** The first step after which the run would have stopped, or `null`. */
+  stopsAtStep: number | null;
+  /** Steps the state records. */
+  recordedSteps: number;
+}
+
+/** One replayed step. */
+export interface ReplayedStep {
+  /** 1-based position in the run. */
+  stepNumber: number;
+  /** The recorded step's id. */
+  stepId: string;
+  /** The outcome under the new criteria. */
+  outcome: ExplainedOutcome;
+  /** The run would have stopped after this step. */
+  wouldStop: boolean;
+  /** The outcome the producer recorded for this step, when the state has one. */
+  recorded: ContinuationOutcome | null;
+  /** The new criteria decide differently from the recorded outcome. */
+  changed: boolean;
+}
+
+/** A continuation outcome plus one human sentence naming the deciding criterion. */
+export interface ExplainedOutcome {
+  /** What decided: `forbid`, `request` (the run goes on) or `stop`; never `allow`. */
+  decision: "forbid" | "request" | "stop";
+  /** The run goes on. */
+  shouldContinue: boolean;
+  /** The deciding criterion's class name, or `aggregate`. */
+  resolvedBy: string;
+  /** The forbidding criterion's stop reason (or `guard`), else `completed`. */
+  stopReason: string;
+  /** Every criterion's vote, in order. */
+  evaluations: ContinuationEvaluation[];
+  /** `Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5.` */
+  explanation: string;
+}
+
+/** Handling per error type over a preset. */
+export interface ErrorPolicyObject {
+  /** The preset the fields override (default `stopOnAnyError`). */
+  preset?: ErrorPolicyPreset | null;
+  /** Retries before `retry` stops (at least 0). */
+  maxRetries?: number | null;
+  /** Tool errors. */
+  onToolError?: Handling | null;
+  /** Model errors. */
+  onModelError?: Handling | null;
+  /** Validation errors. */
+  onValidationError?: Handling | null;
+  /** Rate-limit errors. */
+  onRateLimitError?: Handling | null;
+  /** Timeouts. */
+  onTimeoutError?: Handling | null;
+  /** Any other error. */
+  onUnknownError?: Handling | null;
+}
+
+export interface CriterionSpec2 {
+  /** The class name its evaluation reports (default: the producer's class). */
+  criterion?: string | null;
+}
+
+/**
+ * The producer's default agent criteria (StepsLimit, TokenUsageLimit,
+ * ExecutionTimeLimit, ErrorPolicyCriterion, FinishReasonCheck,
+ * ToolCallPresenceCheck), with options.
+ */
+export interface DefaultCriteria {
+  /** The options; each left out keeps the producer's default. */
+  defaults: DefaultOptions;
+}
+
+/** The producer's `AgentBuilder` options. */
+export interface DefaultOptions {
+  /** Default 20; 0 or less stops every time. */
+  maxSteps?: number | null;
+  /** Default 32768; 0 or less stops every time. */
+  maxTokens?: number | null;
+  /** Seconds (default 300, at least 1); measured from `executionStartedAt` (or the session start). */
+  maxExecutionTime?: number | null;
+  /** Seconds of accumulated step time; replaces `maxExecutionTime` when set. */
+  cumulativeTimeout?: number | null;
+  /** Default `stopOnAnyError`. */
+  errorPolicy?: ErrorPolicySpec | null;
+  /** Finish reasons that stop the run (default none). */
+  finishReasons?: (string | number | null)[];
 }
 
 /** `decodeEnvelopes`: a JSONL batch, decoded. */
@@ -973,6 +1308,49 @@ export interface Diagnostic {
   evidence: unknown;
 }
 
+/** One disagreement between the stream and the final snapshot. */
+export interface Difference {
+  /** What disagrees. */
+  kind:
+    | "missing_step"
+    | "extra_step"
+    | "step_not_completed"
+    | "field_mismatch"
+    | "tool_call_missing"
+    | "tool_call_unexpected"
+    | "continuation_mismatch"
+    | "status_mismatch"
+    | "text_mismatch"
+    | "lost_event";
+  /**
+   * JSON pointer into the snapshot, or `/stream/...` for stream-only facts. A snapshot's
+   * `/steps/<i>` is its i-th listed step, which is run step `window.first_step + i`.
+   */
+  path: string;
+  /** The run step it is about (the run's own number, whatever the snapshot's window), or `null`. */
+  step: number | null;
+  /** What the stream says. */
+  streamed: unknown;
+  /** What the snapshot says. */
+  final: unknown;
+  /** For a person. */
+  message: string;
+  /**
+   * The name of the producer behaviour that causes it by design (one of
+   * `reconcileCauses()`, e.g. `"reference_exception_path"`), or `null`
+   * when nothing explains it.
+   */
+  cause:
+    | (
+        | "reference_exception_path"
+        | "v2_step_errors_fail_state"
+        | "v2_unforced_stop"
+        | "v2_aborted_step"
+        | "v2_guard_started_step"
+      )
+    | null;
+}
+
 /**
  * Percentiles by nearest rank over the values seen (`null` when none):
  * the value at 1-based rank ⌈p·n/100⌉ of the sorted list, so always a
@@ -1046,6 +1424,22 @@ export interface ErrorInfo {
   message: string;
 }
 
+/** Options of the continuation functions: ISO strings or epoch milliseconds. */
+export interface EvaluateOptions {
+  /** When to evaluate (default: now; `replayContinuation`: each step's own time). */
+  now?: string | number;
+  /** Where execution-time limits measure from (default: the state's own). */
+  executionStartedAt?: string | number;
+}
+
+/** A v2 execution's continuation as its state stores it: the stop signals raised and whether a hook asked to keep going regardless. */
+export interface ExecutionContinuationV2 {
+  /** The signals raised, in the order raised. */
+  stop_signals: StopSignalV2[];
+  /** A hook asked to keep going whatever the signals say. */
+  is_continuation_requested: boolean;
+}
+
 /** One user turn: an `execution_id`, or a new turn under the same id. */
 export interface ExecutionView {
   /** The producer's execution id (`null` for envelopes without one). */
@@ -1112,6 +1506,68 @@ export interface ExecutionView {
   steps: readonly StepView[];
   /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
   text: string;
+}
+
+/** What guards add to a state, and what it then says. */
+export interface GuardCheck {
+  /** The signals the guards add, in guard order. */
+  addedSignals: StopSignalV2[];
+  /** `ExecutionState::shouldStop()` after adding them. */
+  shouldStop: boolean;
+  /** The winning signal's reason. */
+  stopReason: StopReasonV2 | null;
+  /** The winning signal after adding them. */
+  stopSignal: StopSignalV2 | null;
+  /** The producer's `explain()` of the continuation with them. */
+  explain: string;
+}
+
+/** Options of `evaluateGuards` / `replayGuards` (`trigger` is `evaluateGuards` only). */
+export interface GuardOptions {
+  /** When the guards check (default: now): an ISO string or epoch milliseconds. */
+  now?: string | number;
+  /** Where the time guard measures from (default: the execution's start). */
+  executionStartedAt?: string | number;
+  /** Run only the guards of this trigger (default: every guard). */
+  trigger?: Trigger | null;
+}
+
+/** A recorded v2 run replayed under other guards. */
+export interface GuardReplay {
+  /** Every recorded step, and the one the run would have taken next when it asked for tools. */
+  steps: GuardReplayStep[];
+  /** Steps that would have run under the guards. */
+  stepsRun: number;
+  /** The step a before-step guard (steps, tokens, time) would have kept from running. */
+  stopsBeforeStep: number | null;
+  /** The step after which an after-step guard (finish reason) would have stopped the run. */
+  stopsAfterStep: number | null;
+  /** The winning signal of the guards that stopped the run. */
+  stopSignal: StopSignalV2 | null;
+  /** No guard stopped the run within the record and it would have gone on past its last step. */
+  runsPastRecord: boolean;
+  /** Steps the state records. */
+  recordedSteps: number;
+  /** The signal the recorded run ended with. */
+  recordedStopSignal: StopSignalV2 | null;
+}
+
+/** One step of a guard replay (`recorded: false` for the step the run would have taken next). */
+export interface GuardReplayStep {
+  /** 1-based. */
+  stepNumber: number;
+  /** The recorded step's id; `null` for the step the run would have taken next. */
+  stepId: string | null;
+  /** The step is in the record. */
+  recorded: boolean;
+  /** Signals raised before the step (steps, tokens, time): it would not have run. */
+  before: StopSignalV2[];
+  /** Signals raised after it (finish reason). */
+  after: StopSignalV2[];
+  /** Some signal was raised before or after it. */
+  wouldStop: boolean;
+  /** The step's own recorded stop signal. */
+  recordedSignal: StopSignalV2 | null;
 }
 
 /** The producer's bugs `normalizeInferenceResponse` can reproduce. */
@@ -1300,6 +1756,260 @@ export interface ParseAgentStateOptions {
   now?: string | number | null;
 }
 
+/**
+ * One producer behaviour that makes the stream and the final state disagree
+ * by design (`reconcileCauses()`).
+ */
+export interface ReconcileCause {
+  /** What a `Difference` carries in `cause`. */
+  name:
+    | "reference_exception_path"
+    | "v2_step_errors_fail_state"
+    | "v2_unforced_stop"
+    | "v2_aborted_step"
+    | "v2_guard_started_step";
+  /** The producer version that does it: `v1.22` or `v2`. */
+  producer: "v1.22" | "v2";
+  /** The README items that describe the behaviour. */
+  items: string;
+  /** What the producer does, and which differences it leaves. */
+  description: string;
+}
+
+/**
+ * `reconcile()`: the snapshot wins; `view` is the corrected view, in which
+ * every step keeps its own data (the snapshot's fields go to the run steps
+ * its window covers) and each step of the reconciled execution says where
+ * it stands (`snapshot_window`).
+ */
+export interface ReconcileReport {
+  /** No difference at all. */
+  consistent: boolean;
+  /** Where the stream and the snapshot disagree. */
+  differences: Difference[];
+  /** Which run steps the snapshot's step list covers. */
+  window: SnapshotWindow;
+  /** The session view after the snapshot won. */
+  view: ReconciledView;
+}
+
+/**
+ * Which of the run's steps a slim snapshot's step list covers. A snapshot
+ * lists only the run's last N steps (20 with the `standard` preset, 50 with
+ * `full`, none with `minimal`), numbered 1..N inside the window, and counts
+ * all of them in `step_count`: window step k is run step
+ * `step_count - N + k`. Streamed steps before the window are outside it:
+ * the snapshot says nothing about them, so they are kept as streamed and
+ * are never differences.
+ */
+export interface SnapshotWindow {
+  /** The snapshot's `step_count` (the run's total), or `null` when it states none. */
+  step_count: number | null;
+  /** How many steps the snapshot lists. */
+  listed: number;
+  /** Run number of the first listed step; `null` when it lists none. */
+  first_step: number | null;
+  /** Run number of the last listed step; `null` when it lists none. */
+  last_step: number | null;
+  /** Streamed steps before the window (the first 1,000); `outside_step_count` counts all. */
+  outside_steps: number[];
+  /** How many streamed steps are before the window. */
+  outside_step_count: number;
+}
+
+/** `reconcile()`'s view: the session view after the snapshot won. */
+export interface ReconciledView {
+  /** As in the session view. */
+  session_id: string | null;
+  /** The reconciled execution's broadcast status. */
+  status: string | null;
+  /**
+   * The snapshot's own `status` (an `AgentStatus`, or v2's
+   * `ExecutionStatusV2`), `null` when it states none: the snapshot wins.
+   */
+  state_status: "in_progress" | "completed" | "failed" | "pending" | "stopped" | null;
+  /** As in the session view. */
+  usage: UsageWithTotal;
+  /** As in the session view. */
+  counts: IngestCounts;
+  /** As in the session view. */
+  rejected_sessions: {
+    [k: string]: number | undefined;
+  };
+  /** As in the session view. */
+  warning_count: number;
+  /** As in the session view. */
+  warnings: readonly SessionWarning[];
+  /** The executions; the reconciled one (the last) has marked steps. */
+  executions: readonly ReconciledExecutionView[];
+}
+
+/** An execution of `reconcile()`'s view; the reconciled one (the last) has marked steps. */
+export interface ReconciledExecutionView {
+  /** The producer's execution id (`null` for envelopes without one). */
+  execution_id: string | null;
+  /** The broadcast status the transitions end in. */
+  status: string | null;
+  /** The state's own status for `status` (every stop but an error leaves it `completed`). */
+  state_status: AgentStatus | null;
+  /** The earliest envelope timestamp. */
+  first_at: string | null;
+  /** The latest envelope timestamp. */
+  last_at: string | null;
+  /** Tokens summed over the steps. */
+  usage: UsageWithTotal;
+  /** The stream's last chunk arrived. */
+  stream_complete: boolean;
+  /** Seed-003 `agent.run.completed` answer. */
+  final_answer: string | null;
+  /** Seed-003 `agent.run.failed` error. */
+  error: string | null;
+  /** Step numbers below the highest seen that never arrived (the first 1,000). */
+  missing_steps: number[];
+  /** How many step numbers never arrived. */
+  missing_step_count: number;
+  /**
+   * Chunk indexes below the highest seen that never arrived (the first 1,000). Once
+   * `maxTextBytes` dropped text, only those below the highest chunk kept.
+   */
+  missing_chunks: number[];
+  /** How many chunk indexes never arrived. */
+  missing_chunk_count: number;
+  /** The streamed text reached `maxTextBytes`: `text` is its start. */
+  text_truncated: boolean;
+  /** Bytes of streamed text dropped past `maxTextBytes` (0 when none). */
+  text_dropped_bytes: number;
+  /** Why the run ended, as `agent.status` said it (the latest non-null one). */
+  error_message: string | null;
+  /** `agent.status` `last_response` (the latest non-null one). */
+  last_response: string | null;
+  /** The producer's own step count from `agent.status` (seed 000). */
+  step_count: number | null;
+  /** A status (seed 000's `in_progress`) followed a terminal one under this execution id. */
+  resumed: boolean;
+  /** Silent for `staleAfterMs` without a final status; `status` is left as broadcast. */
+  stale: boolean;
+  /**
+   * The word the producer closed an ended run with (v2.7's `stopped` after
+   * `completed`/`failed`); `status` says how it ended.
+   */
+  closing_status: string | null;
+  /**
+   * The last step, started but never run (a v2.7 guard or cancel stopped the
+   * run first); not a lost event.
+   */
+  never_ran_step: number | null;
+  /** The most telling dialect of the execution's envelopes. */
+  dialect: EnvelopeDialect;
+  /**
+   * Stream chunks that were raw provider frames (kept out of `text`; see
+   * `raw_provider_frames_in_stream`).
+   */
+  provider_frames: number;
+  /** The steps in step order. */
+  steps: readonly ReconciledStepView[];
+  /** Streamed text in chunk-index order, at most `maxTextBytes` of it. */
+  text: string;
+}
+
+/**
+ * A step of `reconcile()`'s view: the streamed step, marked with its place
+ * in the window (on the reconciled execution's steps only).
+ */
+export interface ReconciledStepView {
+  /** The step's number in its execution (1-based on the wire). */
+  number: number;
+  /** The producer's id of the step. */
+  step_id: string | null;
+  /** The reference's step type, once the completion says enough. */
+  type: StepType | null;
+  /** When the step started. */
+  started_at: string | null;
+  /** When the step completed. */
+  completed_at: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** Messages the step's inference read. */
+  message_count: number | null;
+  /** Tools the step's inference could call. */
+  tools_available: number | null;
+  /** The inference asked for tool calls. */
+  has_tool_calls: boolean | null;
+  /** The inference's finish reason. */
+  finish_reason: string | null;
+  /** The step's tokens (`total` is the producer's own when it sent one). */
+  usage: UsageWithTotal | null;
+  /** How many errors the step recorded. */
+  errors: number | null;
+  /** `agent.step.failed` / `agent.run.failed` error text. */
+  error: string | null;
+  /** The continuation decision after the step. */
+  continuation: {
+    should_continue?: boolean | null;
+    stop_reason?: string | null;
+    resolved_by?: string | null;
+    evaluations?: unknown;
+    [k: string]: unknown | undefined;
+  } | null;
+  /** The step's tool runs, in the order they were placed. */
+  tools: ToolRunView[];
+  /** Seed-003 streamed text of this step. */
+  text: string;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /** Seed-003 annotations of the step and its events (`null` when none). */
+  annotations: StepAnnotations | null;
+  /** The step's inference failed and the producer recorded no step for it (v2.7). */
+  attempt_failed: boolean;
+  /** Where it stands against the snapshot's window. */
+  snapshot_window?: SnapshotWindowPlace;
+}
+
+/** One tool call of a step, assembled from its events in any order. */
+export interface ToolRunView {
+  /** The tool's name. */
+  name: string;
+  /** The producer's id of the call, when it sent one. */
+  call_id: string | null;
+  /** Where the run stands. */
+  status: ToolStatus;
+  /** The producer's short text of the arguments. */
+  args_summary: string | null;
+  /** The arguments as sent (`null` when none were). */
+  args: unknown;
+  /** When the tool started (the producer's timestamp). */
+  started_at: string | null;
+  /** When the tool completed or failed. */
+  completed_at: string | null;
+  /** Why the tool failed. */
+  error: string | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+  /** The producer's short text of the result. */
+  result_summary: string | null;
+  /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
+  output: string;
+  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
+  output_dropped_bytes: number;
+  /** Which halves arrived; a missing one is a lost event or still to come. */
+  seen: Seen;
+  /**
+   * How the run was placed in its step: `"step_number"` (its events carried
+   * it), `"timestamp"` (inside the step's started..completed interval), or
+   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
+   * step has not arrived yet: the step last started when it arrived).
+   */
+  attribution: Attribution;
+}
+
+/** Which halves of a started/completed pair of events arrived. */
+export interface Seen {
+  /** The `started` event arrived. */
+  started: boolean;
+  /** The `completed` event arrived. */
+  completed: boolean;
+}
+
 /** What `RunLog.ingestJsonl` did. */
 export interface RunLogBatchResult {
   /** Envelopes that changed a session. */
@@ -1373,14 +2083,6 @@ export interface ToolCallCounts {
   count: number;
   /** How many of them failed. */
   failed: number;
-}
-
-/** Which halves of a started/completed pair of events arrived. */
-export interface Seen {
-  /** The `started` event arrived. */
-  started: boolean;
-  /** The `completed` event arrived. */
-  completed: boolean;
 }
 
 /** What `Session.diagnose` reads besides the session's own envelopes. */
@@ -1848,41 +2550,45 @@ export interface StepView {
   attempt_failed: boolean;
 }
 
-/** One tool call of a step, assembled from its events in any order. */
-export interface ToolRunView {
-  /** The tool's name. */
-  name: string;
-  /** The producer's id of the call, when it sent one. */
-  call_id: string | null;
-  /** Where the run stands. */
-  status: ToolStatus;
-  /** The producer's short text of the arguments. */
-  args_summary: string | null;
-  /** The arguments as sent (`null` when none were). */
-  args: unknown;
-  /** When the tool started (the producer's timestamp). */
-  started_at: string | null;
-  /** When the tool completed or failed. */
-  completed_at: string | null;
-  /** Why the tool failed. */
-  error: string | null;
-  /** The producer's duration in milliseconds. */
-  duration_ms: number | null;
-  /** The producer's short text of the result. */
-  result_summary: string | null;
-  /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
-  output: string;
-  /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
-  output_dropped_bytes: number;
-  /** Which halves arrived; a missing one is a lost event or still to come. */
-  seen: Seen;
-  /**
-   * How the run was placed in its step: `"step_number"` (its events carried
-   * it), `"timestamp"` (inside the step's started..completed interval), or
-   * `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
-   * step has not arrived yet: the step last started when it arrived).
-   */
-  attribution: Attribution;
+/** One of v2's stop reasons with its priority (lower wins) and what it does. */
+export interface StopReasonInfo {
+  /** The wire value. */
+  reason: StopReasonV2;
+  /** 0 (`error`) wins over 9 (`unknown`). */
+  priority: number;
+  /** The PHP enum case name (`StepsLimitReached`). */
+  caseName: string;
+  /** Every reason but `completed` and `finish_reason` leaves the state `stopped`. */
+  forceStop: boolean;
+  /** The `agent.status` the broadcaster sends for it. */
+  broadcast: BroadcastStatuses;
+}
+
+/**
+ * A stop signal as [`StopSignal::from_value`] reads it (declared for the
+ * schema only: the reader fills [`StopSignal`]).
+ */
+export interface StopSignalInput {
+  /** Default `completed`; v1.22's `guard` or any other string is an `invalid_value` error. */
+  reason?: StopReasonV2 | null;
+  /** Default empty. */
+  message?: string | null;
+  /** Anything but a map or a list reads as `[]`. */
+  context?:
+    | {
+        [k: string]: unknown | undefined;
+      }
+    | unknown[];
+  /** An empty or non-string source reads as `null`. */
+  source?: string | null;
+}
+
+/** The winning signal of a list. */
+export interface StopSignalResolution {
+  /** The highest-priority signal (the earliest on ties); `null` for an empty list. */
+  stopSignal: StopSignalV2 | null;
+  /** Its position in the list; `null` for an empty list. */
+  index: number | null;
 }
 
 /** What one streamed chunk added. */
