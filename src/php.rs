@@ -137,12 +137,12 @@ fn numeric_prefix(s: &str) -> Option<NumPrefix> {
     }
     let text = &t[..i];
     if is_float {
-        text.parse::<f64>().ok().map(NumPrefix::Float)
+        crate::json::parse_f64(text).map(NumPrefix::Float)
     } else {
         match text.parse::<i64>() {
             Ok(n) => Some(NumPrefix::Int(n)),
             // Integer overflow: PHP reads it as a float.
-            Err(_) => text.parse::<f64>().ok().map(NumPrefix::Float),
+            Err(_) => crate::json::parse_f64(text).map(NumPrefix::Float),
         }
     }
 }

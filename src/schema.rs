@@ -69,8 +69,14 @@ pub fn snapshot() -> JsonValue {
     strip_number_formats(&mut body);
     accept_as_validator(&mut body, SNAPSHOT);
     let mut root = serde_json::Map::new();
-    root.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
-    root.insert("$id".into(), json!("https://stepline.dev/schemas/snapshot.schema.json"));
+    root.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
+    root.insert(
+        "$id".into(),
+        json!("https://stepline.dev/schemas/snapshot.schema.json"),
+    );
     root.insert("title".into(), json!("stepline slim agent-state snapshot"));
     root.insert("description".into(), json!("The bounded form of an instructor-php AgentState (SlimAgentStateSerializer, seed 000). Unknown properties are allowed."));
     if let JsonValue::Object(m) = body {
@@ -81,8 +87,14 @@ pub fn snapshot() -> JsonValue {
         }
     }
     // A v1.22 snapshot (no state_version) has one of v1.22's statuses, never null.
-    root.insert("if".into(), json!({ "not": { "required": ["state_version"] } }));
-    root.insert("then".into(), json!({ "properties": { "status": { "enum": V1_STATUSES } } }));
+    root.insert(
+        "if".into(),
+        json!({ "not": { "required": ["state_version"] } }),
+    );
+    root.insert(
+        "then".into(),
+        json!({ "properties": { "status": { "enum": V1_STATUSES } } }),
+    );
     JsonValue::Object(root)
 }
 
@@ -115,7 +127,11 @@ fn accept_as_validator(schema: &mut JsonValue, fields: &[crate::snapshot::rules:
     let Some(object) = object_branch(schema) else {
         return;
     };
-    let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| f.name).collect();
+    let required: Vec<&str> = fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| f.name)
+        .collect();
     object.insert("required".into(), json!(required));
     let Some(JsonValue::Object(properties)) = object.get_mut("properties") else {
         return;
@@ -124,7 +140,10 @@ fn accept_as_validator(schema: &mut JsonValue, fields: &[crate::snapshot::rules:
         let Some(property) = properties.get_mut(f.name) else {
             let declared = crate::snapshot::schema::field_schema(f);
             let text = crate::json::to_string(&declared);
-            properties.insert(f.name.into(), serde_json::from_str(&text).unwrap_or(JsonValue::Bool(true)));
+            properties.insert(
+                f.name.into(),
+                serde_json::from_str(&text).unwrap_or(JsonValue::Bool(true)),
+            );
             continue;
         };
         match f.kind {

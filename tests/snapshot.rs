@@ -155,7 +155,14 @@ fn the_schema_lists_what_the_validator_requires() {
     );
     assert_eq!(
         schema["properties"]["status"]["enum"],
-        json!(["in_progress", "completed", "failed", "pending", "stopped", null])
+        json!([
+            "in_progress",
+            "completed",
+            "failed",
+            "pending",
+            "stopped",
+            null
+        ])
     );
     assert_eq!(
         schema["properties"]["steps"]["items"]["properties"]["step_number"]["minimum"],

@@ -15,21 +15,23 @@
 //! ```
 
 #[macro_use]
+mod float;
 mod macros;
 mod names;
 mod parse;
-mod ser;
 mod pointer;
+mod ser;
 mod value;
 mod write;
 
-pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
-pub use ser::{to_text, to_value_of, write_text};
-pub use pointer::At;
-pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 /// The text PHP's `json_encode` writes for a value (the producer's own writer;
 /// what the slim snapshots are written with).
 pub use crate::php::json_encode;
+pub use float::parse_f64;
+pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
+pub use pointer::At;
+pub use ser::{to_text, to_value_of, write_text};
+pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 pub use write::{to_string, write_str, write_value, WriteJson};
 
 pub(crate) use value::write_u64;

@@ -423,8 +423,8 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.fail("number out of range"));
             }
         }
-        // Floats and integers beyond 64 bits: Rust's parser rounds correctly.
-        match self.text[start..self.at].parse::<f64>() {
+        // Floats and integers beyond 64 bits, rounded correctly.
+        match super::parse_f64(&self.text[start..self.at]).ok_or(()) {
             Ok(f) if f.is_finite() => Ok(Number::from_f64(f).unwrap_or(Number::from_u64(0))),
             _ => {
                 self.at = start;

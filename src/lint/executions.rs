@@ -332,7 +332,7 @@ fn elapsed_seconds(reason: &str) -> Option<f64> {
         .split(|c: char| c.is_whitespace() || matches!(c, '/' | ':' | ',' | '(' | ')'))
         .filter_map(|word| word.strip_suffix('s'))
         .filter(|n| n.starts_with(|c: char| c.is_ascii_digit() || c == '-'))
-        .find_map(|n| n.parse::<f64>().ok().filter(|f| f.is_finite()))
+        .find_map(|n| crate::json::parse_f64(n).filter(|f| f.is_finite()))
 }
 
 /// Far more than the real interval: over twice it, and over a minute more

@@ -72,7 +72,6 @@ impl ResponseData {
             is_streamed: !php::is_falsy(is_streamed),
         })
     }
-
 }
 
 /// The producer's `InferenceResponse`: the model's text, tool calls, finish
@@ -101,11 +100,17 @@ pub struct InferenceResponse {
     pub id: String,
     /// When the response was created (ATOM).
     #[serde(serialize_with = "crate::model::shape::atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub created_at: Timestamp,
     /// When the response was last updated (ATOM).
     #[serde(serialize_with = "crate::model::shape::atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub updated_at: Timestamp,
 }
 

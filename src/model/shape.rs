@@ -20,9 +20,7 @@ impl ParseAgentStateOptions {
     /// Reads the options object (path `/options`).
     pub fn read(m: &Map) -> Result<ParseAgentStateOptions> {
         read::only_keys(m, &["now"], "/options")?;
-        Ok(ParseAgentStateOptions {
-            now: now_of(m)?,
-        })
+        Ok(ParseAgentStateOptions { now: now_of(m)? })
     }
 }
 

@@ -141,7 +141,7 @@ pub fn parse(input: &str, now: &Timestamp) -> Option<Timestamp> {
         _ => {}
     }
     let parsed = if let Some(epoch) = s.strip_prefix('@') {
-        let secs: f64 = epoch.parse().ok()?;
+        let secs = crate::json::parse_f64(epoch)?;
         from_epoch_millis(secs * 1000.0)?
     } else {
         parse_iso(s, now.offset())?

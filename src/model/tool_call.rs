@@ -15,7 +15,10 @@ pub struct ToolCall {
     /// The tool's name.
     pub name: String,
     /// The decoded arguments: an object, or `[]` when there are none.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::tool_arguments"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::tool_arguments")
+    )]
     pub arguments: Value,
     /// The provider's call id.
     pub id: String,

@@ -29,7 +29,10 @@ pub struct Truncation {
 #[cfg_attr(feature = "schema", schemars(rename = "SlimResult"))]
 pub struct Fitted {
     /// The snapshot.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::snapshot::shape::slim_snapshot"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::snapshot::shape::slim_snapshot")
+    )]
     pub snapshot: Value,
     /// Bytes of the compact JSON encoding (UTF-8), what a database or socket sees.
     pub bytes: usize,

@@ -43,7 +43,10 @@ pub struct SlimSnapshot {
     /// v2: the winning stop signal (the last step's against the execution's),
     /// in place of v1.22's criteria trace.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "schemas::stop_signal_or_null"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "schemas::stop_signal_or_null")
+    )]
     pub stop_signal: Option<Value>,
     /// v2: the execution's continuation, when traced (`includeContinuationTrace`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,7 +81,10 @@ pub struct SlimExecution {
     pub execution_id: Option<Option<String>>,
     /// v2: when the execution ended; `null` while running.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "schemas::timestamp_or_null"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "schemas::timestamp_or_null")
+    )]
     pub completed_at: Option<Option<String>>,
     /// v2: executions (runs) of this agent so far.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +118,10 @@ pub struct SlimMessage {
     pub tool_result: Option<Value>,
     /// Tool calls, tool call ids, results; `[]` when empty.
     #[serde(rename = "_metadata")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub metadata: Value,
 }
 
@@ -138,7 +147,10 @@ pub struct SlimStep {
     pub tool_calls: Vec<SlimToolCall>,
     /// v2: the step's own stop signal (an after-step guard's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "schemas::stop_signal_or_null"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "schemas::stop_signal_or_null")
+    )]
     pub stop_signal: Option<Value>,
 }
 

@@ -93,12 +93,16 @@ pub fn slim_v2_snapshot(state: &AgentState, config: &SlimConfig) -> SlimSnapshot
         steps,
         last_continuation: None,
         stop_signal: Some(state.stop_signal().map_or(Value::Null, |s| s.to_value())),
-        continuation: Some(config.include_continuation_trace.then(|| SlimContinuationV2 {
-            should_stop: state.should_stop(),
-            is_continuation_requested: continuation.is_continuation_requested,
-            stop_signals: continuation.stop_signals.to_value(),
-            explain: continuation.explain(),
-        })),
+        continuation: Some(
+            config
+                .include_continuation_trace
+                .then(|| SlimContinuationV2 {
+                    should_stop: state.should_stop(),
+                    is_continuation_requested: continuation.is_continuation_requested,
+                    stop_signals: continuation.stop_signals.to_value(),
+                    explain: continuation.explain(),
+                }),
+        ),
         metadata: redact(&state.context.metadata),
         created_at: Some(format_atom(&state.created_at)),
         system_prompt: Some(system_prompt),
@@ -126,18 +130,18 @@ fn slim_message(message: &Message, config: &SlimConfig) -> SlimMessage {
     let tool_calls = match message.rest.get("tool_calls") {
         Some(Value::Array(calls)) => Some(
             calls
-            .iter()
-            .map(|c| {
-                if config.redact_tool_args {
-                    obj([
-                        ("id", c.get("id").cloned().unwrap_or(Value::Null)),
-                        ("name", c.get("name").cloned().unwrap_or(Value::from(""))),
-                    ])
-                } else {
-                    c.clone()
-                }
-            })
-            .collect(),
+                .iter()
+                .map(|c| {
+                    if config.redact_tool_args {
+                        obj([
+                            ("id", c.get("id").cloned().unwrap_or(Value::Null)),
+                            ("name", c.get("name").cloned().unwrap_or(Value::from(""))),
+                        ])
+                    } else {
+                        c.clone()
+                    }
+                })
+                .collect(),
         ),
         _ => None,
     };

@@ -17,7 +17,10 @@ pub struct Issue {
     /// `out_of_range`, `inconsistent` (errors) or `unknown_field` and
     /// `out_of_range` for a negative token count (warnings); a
     /// `SteplineErrorCode` when the input could not be read at all.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::snapshot::shape::issue_code"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::snapshot::shape::issue_code")
+    )]
     pub code: &'static str,
     /// What is wrong, for a person.
     pub message: String,

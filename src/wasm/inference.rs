@@ -39,7 +39,10 @@ pub fn normalize_inference_response(
         let value = from_js(&payload, "the provider response")?;
         normalize_response(&value, &opts.core(), &now)
     })();
-    out(normalized.as_ref().map(Normalized::view).map_err(Clone::clone))
+    out(normalized
+        .as_ref()
+        .map(Normalized::view)
+        .map_err(Clone::clone))
 }
 
 /// Accumulates a streamed response chunk by chunk. Text deltas carry only the
@@ -69,7 +72,8 @@ impl InferenceStreamAccumulator {
     pub fn new(
         opts: Option<super::types::NormalizeInferenceOptionsArg>,
     ) -> Result<InferenceStreamAccumulator, JsValue> {
-        let opts = inference_options(opts.map(JsValue::from)).map_err(super::errors::to_js_error)?;
+        let opts =
+            inference_options(opts.map(JsValue::from)).map_err(super::errors::to_js_error)?;
         Ok(InferenceStreamAccumulator {
             inner: StreamAccumulator::new(opts.core()),
             now: opts.now,
@@ -97,7 +101,10 @@ impl InferenceStreamAccumulator {
     pub fn finish(&self) -> Result<JsValue, JsValue> {
         let normalized = resolve_now(self.now.as_ref(), clock(), "/options/now")
             .and_then(|now| self.inner.finish(&now));
-        out(normalized.as_ref().map(Normalized::view).map_err(Clone::clone))
+        out(normalized
+            .as_ref()
+            .map(Normalized::view)
+            .map_err(Clone::clone))
     }
 
     /// Text accumulated so far.

@@ -102,4 +102,3 @@ extern "C" {
     #[wasm_bindgen(typescript_type = "SessionOptions")]
     pub type SessionOptionsArg;
 }
-

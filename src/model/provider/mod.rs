@@ -13,8 +13,8 @@ use crate::model::read;
 use crate::model::shape::now_of;
 use crate::model::time::NowSpec;
 
-use crate::model::inference::InferenceResponse;
 use crate::model::finish_reason::FinishReason;
+use crate::model::inference::InferenceResponse;
 use crate::model::message::{Message, MessageView};
 use crate::model::role::Role;
 use crate::model::tool_call::ToolCall;
