@@ -70,6 +70,10 @@ pub fn is_secret_name(name: &str) -> bool {
 }
 
 /// Bytes in the longest of [`SECRET_NAMES`]: a longer folded name is none of them.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where `get` is not available and `i` is bounded by the loop"
+)]
 const LONGEST_FOLDED: usize = {
     let (mut i, mut longest) = (0, 0);
     while i < SECRET_NAMES.len() {

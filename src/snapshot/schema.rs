@@ -1,6 +1,6 @@
 //! The published JSON Schema (draft 2020-12) of a slim snapshot, generated from
 //! the declared snapshot type ([`crate::snapshot::shape`]) and the validator's
-//! rules by `npm run gen` (see [`crate::schema::snapshot`]).
+//! rules by `npm run gen` (see `stepline::schema::snapshot`, feature `schema`).
 
 use crate::json::Value;
 

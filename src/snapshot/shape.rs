@@ -1,7 +1,7 @@
 //! The slim snapshot as the writers build it (v1.22's `serialize` and v2's
 //! `v2`), declared once: its JSON Schema (the package's `SlimSnapshot`, and the
 //! published `snapshotSchema()`) is generated from these types, and the tests
-//! check it against the validator's rules ([`crate::snapshot::rules`]).
+//! check it against the validator's rules (src/snapshot/rules.rs).
 //!
 //! Fields that only one producer version writes are `Option`s skipped when
 //! `None`; where that version writes `null`, the field is an `Option<Option<_>>`.

@@ -56,6 +56,9 @@ function* liveSnapshots(stepline, run, options) {
 
 /** `name` → a generator of `[where, returned value]` over the corpus. */
 export const calls = {
+  async *version({ stepline }) {
+    yield ['the package', stepline.version()];
+  },
   async *'Session.ingest'({ stepline, runs }) {
     for (const run of allRuns(runs)) {
       const session = new stepline.Session();
