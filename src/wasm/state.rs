@@ -2,13 +2,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::model::time::resolve_now;
+use crate::model::time::{resolve_now, Timestamp};
 use crate::model::version::AnyAgentState;
 use crate::model::view::agent_state_view;
 
 use crate::model::shape::ParseAgentStateOptions;
 
-use super::convert::{clock, options_map, out};
+use super::convert::{clock, options_map, out_with, to_js, to_js_of};
 use super::walk;
 
 /// Reads a stored agent state of either producer release and returns it as
@@ -49,16 +49,24 @@ pub fn parse_agent_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
     opts: Option<super::types::ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
-        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
-        // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
-        let value = walk::json_value(&input, None, "the agent state")?;
-        Ok(match AnyAgentState::from_value(&value, &now)? {
-            AnyAgentState::V1_22(state) => agent_state_view(&state),
-            AnyAgentState::V2(state) => crate::model::v2::view::view(&state, &now),
-        })
-    })())
+    out_with(
+        (|| {
+            let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
+            let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
+            // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
+            let value = walk::json_value(&input, None, "the agent state")?;
+            Ok((AnyAgentState::from_value(&value, &now)?, now))
+        })(),
+        |(state, now)| state_js(state, now),
+    )
+}
+
+/// Writes a state of either release as `parseAgentState` and `restoreState` return it.
+pub(super) fn state_js(state: &AnyAgentState, now: &Timestamp) -> Result<JsValue, JsValue> {
+    match state {
+        AnyAgentState::V1_22(state) => to_js_of(&agent_state_view(state)),
+        AnyAgentState::V2(state) => to_js(&crate::model::v2::view::view(state, now)),
+    }
 }
 
 #[wasm_bindgen(typescript_custom_section)]
