@@ -86,5 +86,6 @@ impl Role {
 #[schemars(extend("additionalProperties" = true))]
 pub struct MessageLike {
     /// The role string; unknown roles read as `user`.
-    pub role: Option<String>,
+    #[schemars(default, skip_serializing_if = "String::is_empty")]
+    pub role: String,
 }

@@ -2131,7 +2131,7 @@ export interface IngestResult {
  */
 export interface MessageLike {
   /** The role string; unknown roles read as `user`. */
-  role: string | null;
+  role?: string;
   [k: string]: unknown | undefined;
 }
 
