@@ -71,12 +71,12 @@ pub fn is_secret_name(name: &str) -> bool {
 
 /// Bytes in the longest of [`SECRET_NAMES`]: a longer folded name is none of them.
 const LONGEST_FOLDED: usize = {
-    let (mut i, mut longest) = (0, 0);
-    while i < SECRET_NAMES.len() {
-        if SECRET_NAMES[i].len() > longest {
-            longest = SECRET_NAMES[i].len();
+    let (mut names, mut longest) = (SECRET_NAMES, 0);
+    while let [name, rest @ ..] = names {
+        if name.len() > longest {
+            longest = name.len();
         }
-        i += 1;
+        names = rest;
     }
     longest
 };
