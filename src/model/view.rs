@@ -473,4 +473,53 @@ mod tests {
         let reread = AgentState::from_value(&json::to_value_of(&agent_state_view(&state)), &now()).unwrap();
         assert_eq!(reread.to_value(), state.to_value());
     }
+
+    /// The view without stepline's derived values: what `toArray` writes.
+    fn strip_derived(view: &mut Value) {
+        let Some(m) = view.as_object_mut() else { return };
+        for key in ["requestedToolCalls", "executedToolCalls", "finishReason", "durationMs"] {
+            m.remove(key);
+        }
+        if let Some(Value::Object(u)) = m.get_mut("usage") {
+            u.remove("total");
+        }
+        if let Some(Value::Array(runs)) = m.get_mut("toolExecutions") {
+            runs.iter_mut().filter_map(Value::as_object_mut).for_each(|r| {
+                r.remove("durationMs");
+            });
+        }
+        for key in ["steps", "stepResults"] {
+            if let Some(Value::Array(items)) = m.get_mut(key) {
+                items.iter_mut().for_each(strip_derived);
+            }
+        }
+        for key in ["currentStep", "step"] {
+            if let Some(step) = m.get_mut(key) {
+                strip_derived(step);
+            }
+        }
+    }
+
+    #[test]
+    fn the_view_is_the_stored_form_plus_the_derived_values() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/vectors/cognesy-v1.22/state-model.json"
+        ))
+        .unwrap();
+        let cases: Value = crate::json::from_str(&text).unwrap();
+        let mut checked = 0;
+        for case in cases.as_array().unwrap() {
+            let Ok(state) = AgentState::from_value(&case["input"]["data"], &now()) else {
+                continue;
+            };
+            let mut view = json::to_value_of(&agent_state_view(&state));
+            strip_derived(&mut view);
+            // Same keys in the same order, same values: the bytes `toArray` writes.
+            assert_eq!(json::to_string(&view), json::to_string(&state.to_value()));
+            checked += 1;
+        }
+        assert!(checked > 5, "only {checked} states read");
+    }
+
 }
