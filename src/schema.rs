@@ -257,6 +257,10 @@ fn model(g: &mut SchemaGenerator) {
     g.subschema_for::<model::shape::ParseAgentStateOptions>();
     g.subschema_for::<model::provider::NormalizeInferenceOptions>();
     g.subschema_for::<crate::snapshot::config::SlimOptions>();
+    g.subschema_for::<model::role::MessageLike>();
+    g.subschema_for::<model::view::AgentStateView>();
+    g.subschema_for::<model::v2::execution::ExecutionStatus>();
+    g.subschema_for::<model::v2::view::AgentStateV2View>();
 }
 
 /// Envelopes, their payloads and the encoder's input.

@@ -75,12 +75,12 @@ pub fn is_secret_name(name: &str) -> bool {
     reason = "evaluated at compile time, where `get` is not available and `i` is bounded by the loop"
 )]
 const LONGEST_FOLDED: usize = {
-    let (mut i, mut longest) = (0, 0);
-    while i < SECRET_NAMES.len() {
-        if SECRET_NAMES[i].len() > longest {
-            longest = SECRET_NAMES[i].len();
+    let (mut names, mut longest) = (SECRET_NAMES, 0);
+    while let [name, rest @ ..] = names {
+        if name.len() > longest {
+            longest = name.len();
         }
-        i += 1;
+        names = rest;
     }
     longest
 };

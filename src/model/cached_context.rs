@@ -116,13 +116,15 @@ impl CachedContext {
             ("messages", self.messages.to_value()),
             ("tools", self.tools.clone()),
             ("toolChoice", self.tool_choice.clone()),
-            (
-                "responseFormat",
-                self.response_format
-                    .as_ref()
-                    .map_or(Value::Array(Vec::new()), ResponseFormat::to_value),
-            ),
+            ("responseFormat", self.response_format_value()),
         ])
+    }
+
+    /// The response format as written: its parts with defaults, or `[]` when unset.
+    pub fn response_format_value(&self) -> Value {
+        self.response_format
+            .as_ref()
+            .map_or(Value::Array(Vec::new()), ResponseFormat::to_value)
     }
 }
 

@@ -77,3 +77,15 @@ impl Role {
         roles.contains(&self)
     }
 }
+
+/// Anything with a `role`, e.g. a message from a state or your own UI model:
+/// what the role predicates (`isUserMessage`, …) read. Declared for the
+/// schema only: the predicates read `role` from the object directly.
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[schemars(extend("additionalProperties" = true))]
+pub struct MessageLike {
+    /// The role string; unknown roles read as `user`.
+    #[schemars(default, skip_serializing_if = "String::is_empty")]
+    pub role: String,
+}

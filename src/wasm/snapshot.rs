@@ -12,7 +12,7 @@ use crate::json::Limits;
 use crate::json::child;
 use crate::model::time::resolve_now;
 use crate::model::version::StateVersion;
-use crate::model::view::agent_state_view;
+use crate::model::version::AnyAgentState;
 use crate::snapshot::budget::slim_within;
 use crate::snapshot::restore::restore;
 use crate::snapshot::schema::snapshot_schema;
@@ -22,7 +22,7 @@ use crate::snapshot::SlimConfig;
 
 use crate::model::shape::ParseAgentStateOptions;
 
-use super::convert::{clock, options_map, out};
+use super::convert::{clock, options_map, out, out_with};
 use super::types::{ParseAgentStateOptionsArg, SlimOptionsArg};
 use super::walk;
 
@@ -79,17 +79,21 @@ pub fn restore_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] snapshot: JsValue,
     opts: Option<ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
-        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
-        let value = walk::json_value(&snapshot, None, "the snapshot")?;
-        Ok(match crate::snapshot::v2::snapshot_version(&value)? {
-            StateVersion::V2 => {
-                crate::model::v2::view::view(&crate::snapshot::v2::restore_v2(&value, &now)?, &now)
-            }
-            StateVersion::V1_22 => agent_state_view(&restore(&value, &now)?),
-        })
-    })())
+    out_with(
+        (|| {
+            let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
+            let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
+            let value = walk::json_value(&snapshot, None, "the snapshot")?;
+            let state = match crate::snapshot::v2::snapshot_version(&value)? {
+                StateVersion::V2 => {
+                    AnyAgentState::V2(Box::new(crate::snapshot::v2::restore_v2(&value, &now)?))
+                }
+                StateVersion::V1_22 => AnyAgentState::V1_22(Box::new(restore(&value, &now)?)),
+            };
+            Ok((state, now))
+        })(),
+        |(state, now)| super::state::state_js(state, now),
+    )
 }
 
 /// Checks an untrusted snapshot and reports every problem at once, each with a

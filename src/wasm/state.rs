@@ -2,13 +2,13 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::model::time::resolve_now;
+use crate::model::time::{resolve_now, Timestamp};
 use crate::model::version::AnyAgentState;
 use crate::model::view::agent_state_view;
 
 use crate::model::shape::ParseAgentStateOptions;
 
-use super::convert::{clock, options_map, out};
+use super::convert::{clock, options_map, out_with, to_js, to_js_of};
 use super::walk;
 
 /// Reads a stored agent state of either producer release and returns it as
@@ -49,67 +49,22 @@ pub fn parse_agent_state(
     #[wasm_bindgen(unchecked_param_type = "string | object")] input: JsValue,
     opts: Option<super::types::ParseAgentStateOptionsArg>,
 ) -> Result<JsValue, JsValue> {
-    out((|| {
-        let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
-        let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
-        // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
-        let value = walk::json_value(&input, None, "the agent state")?;
-        Ok(match AnyAgentState::from_value(&value, &now)? {
-            AnyAgentState::V1_22(state) => agent_state_view(&state),
-            AnyAgentState::V2(state) => crate::model::v2::view::view(&state, &now),
-        })
-    })())
+    out_with(
+        (|| {
+            let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
+            let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
+            // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
+            let value = walk::json_value(&input, None, "the agent state")?;
+            Ok((AnyAgentState::from_value(&value, &now)?, now))
+        })(),
+        |(state, now)| state_js(state, now),
+    )
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const AGENT_STATE_V2_TS: &'static str = r#"
-/** A v2 continuation (snake_case on the wire). */
-export interface ExecutionContinuationV2 { stop_signals: StopSignalV2[]; is_continuation_requested: boolean }
-/** Token usage as v2 stores it (no `total`). */
-export interface UsageV2 { input: number; output: number; cacheWrite: number; cacheRead: number; reasoning: number }
-/** A recorded v2 step, summarised. */
-export interface StepSummaryV2 {
-  stepType: StepType; finishReason: FinishReason; hasToolCalls: boolean; toolCalls: number;
-  toolExecutions: number; errors: number; errorsAsString: string; usage: UsageV2; stopSignal: StopSignalV2 | null;
+/// Writes a state of either release as `parseAgentState` and `restoreState` return it.
+pub(super) fn state_js(state: &AnyAgentState, now: &Timestamp) -> Result<JsValue, JsValue> {
+    match state {
+        AnyAgentState::V1_22(state) => to_js_of(&agent_state_view(state)),
+        AnyAgentState::V2(state) => to_js(&crate::model::v2::view::view(state, now)),
+    }
 }
-/** What a v2 state's accessors give, under their names. */
-export interface AgentStateV2Derived {
-  status: ExecutionStatusV2 | null; executionCount: number; stepCount: number;
-  stopReason: StopReasonV2 | null; stopSource: string | null; stopSignal: StopSignalV2 | null;
-  shouldStop: boolean; executionContinuation: ExecutionContinuationV2; explain: string;
-  /** `null` without an execution. */
-  hasErrors: boolean | null; errors: string; usage: UsageV2;
-  hasFinalResponse: boolean; finalResponse: string; currentResponse: string;
-  lastStepType: StepType | null; messageCount: number; steps: StepSummaryV2[];
-  agentId: string; parentAgentId: string | null; createdAt: string; updatedAt: string;
-  hasExecution: boolean; hasCurrentStep: boolean; executionId: string | null;
-  /** Seconds. */
-  executionDuration: number | null; stepsDuration: number | null; lastStepDuration: number | null;
-  lastStepUsage: UsageV2; lastStepStartedAt: string | null; lastStepCompletedAt: string | null;
-  lastToolExecution: Record<string, unknown> | null; systemPrompt: string; metadata: PhpMap; messageRoles: Role[];
-  debug: { status: ExecutionStatusV2 | null; executionCount: number; hasExecution: boolean; executionId: string | null;
-    steps: number; continuation: string; hasErrors: boolean; errorCount: number; usage: UsageV2 };
-}
-/** A v2.x (instructor-php `packages/agents`) state as {@link parseAgentState} returns it. */
-export interface AgentStateV2 {
-  stateVersion: "v2";
-  agentId: string;
-  parentAgentId: string | null;
-  createdAt: string;
-  updatedAt: string;
-  context: {
-    metadata: PhpMap; systemPrompt: string; responseFormat: PhpMap;
-    messageStore: { sections: { name: string; messages: Record<string, unknown>[] }[]; parameters: PhpMap };
-  };
-  /** The resolved LLM config as stored, `apiKey` shown as `"[redacted]"`. */
-  llmConfig: PhpMap | null;
-  executionCount: number;
-  execution: {
-    executionId: string; status: ExecutionStatusV2; startedAt: string; completedAt: string | null;
-    stepExecutions: { id: string; step: Record<string, unknown>; continuation: ExecutionContinuationV2;
-      startedAt: string; completedAt: string; duration: number }[];
-    continuation: ExecutionContinuationV2; currentStepStartedAt: string | null; currentStep: Record<string, unknown> | null;
-  } | null;
-  derived: AgentStateV2Derived;
-}
-"#;

@@ -11,8 +11,12 @@ use crate::model::tool_execution::millis_between;
 use super::step::AgentStep;
 use super::{list, uuid_or_new, Form};
 
-/// `pending` (status missing), `in_progress`, `completed`, `stopped`, `failed`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The status of a v2 execution: `pending` (status missing), `in_progress`,
+/// `completed`, `stopped`, `failed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "ExecutionStatusV2"))]
+#[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
     /// `pending`: stored without a status.
     Pending,
