@@ -70,10 +70,6 @@ pub fn is_secret_name(name: &str) -> bool {
 }
 
 /// Bytes in the longest of [`SECRET_NAMES`]: a longer folded name is none of them.
-#[expect(
-    clippy::indexing_slicing,
-    reason = "evaluated at compile time, where `get` is not available and `i` is bounded by the loop"
-)]
 const LONGEST_FOLDED: usize = {
     let (mut names, mut longest) = (SECRET_NAMES, 0);
     while let [name, rest @ ..] = names {
