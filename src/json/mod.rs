@@ -162,6 +162,12 @@ pub fn whole(n: &Number) -> Whole {
 pub(crate) fn child(path: &str, key: &str) -> String {
     let mut out = String::with_capacity(path.len() + key.len() + 1);
     out.push_str(path);
+    push_token(&mut out, key);
+    out
+}
+
+/// Appends `/` and `key` as a JSON pointer token, escaping `~` and `/` (RFC 6901).
+pub(crate) fn push_token(out: &mut String, key: &str) {
     out.push('/');
     for ch in key.chars() {
         match ch {
@@ -170,7 +176,6 @@ pub(crate) fn child(path: &str, key: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// Appends an array index to a JSON pointer.

@@ -44,14 +44,7 @@ impl<'a> At<'a> {
             At::Root(path) => out.push_str(path),
             At::Key(parent, key) => {
                 parent.write(out);
-                out.push('/');
-                for ch in key.chars() {
-                    match ch {
-                        '~' => out.push_str("~0"),
-                        '/' => out.push_str("~1"),
-                        c => out.push(c),
-                    }
-                }
+                super::push_token(out, key);
             }
             At::Item(parent, i) => {
                 parent.write(out);

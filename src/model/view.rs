@@ -13,6 +13,9 @@ use serde::Serialize;
 
 use crate::continuation::outcome::OutcomeView;
 use crate::json::Value;
+use crate::model::annotations::Annotations;
+use crate::model::inference::InferenceResponse;
+use crate::model::info::{StateInfo, StepInfo};
 use crate::model::message::{MessageView, Messages};
 use crate::model::shape::atom;
 use crate::model::state::{AgentState, AgentStatus, StepResult};
@@ -21,9 +24,6 @@ use crate::model::time::{format_atom, format_precise};
 use crate::model::tool_call::{ToolCall, ToolCalls};
 use crate::model::tool_execution::ToolExecution;
 use crate::model::usage::UsageWithTotal;
-use crate::model::annotations::Annotations;
-use crate::model::inference::InferenceResponse;
-use crate::model::info::{StateInfo, StepInfo};
 
 /// The whole agent state (the producer's `AgentState::toArray()` plus derived values).
 #[derive(Clone, Debug, Serialize)]
@@ -85,7 +85,10 @@ pub struct MessageStoreView<'a> {
     /// The named sections, in order.
     pub sections: Vec<SectionView<'a>>,
     /// The store's parameters (`[]` when empty).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub parameters: Value,
 }
 
@@ -110,11 +113,17 @@ pub struct StateInfoView<'a> {
     pub id: &'a str,
     /// When the session began (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub started_at: &'a crate::model::Timestamp,
     /// When it was last updated (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub updated_at: &'a crate::model::Timestamp,
     /// Seconds spent executing, summed over steps.
     pub cumulative_execution_seconds: f64,
@@ -130,7 +139,10 @@ pub struct StepInfoView<'a> {
     pub id: &'a str,
     /// When the step object was created (ATOM), not when the step began.
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub created_at: &'a crate::model::Timestamp,
 }
 
@@ -193,7 +205,10 @@ pub struct ToolExecutionView<'a> {
     /// The tool's name.
     pub tool: &'a str,
     /// The call's arguments.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::tool_arguments"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::tool_arguments")
+    )]
     pub args: &'a Value,
     /// What the tool returned (`null` on failure).
     pub result: &'a Value,
@@ -201,11 +216,17 @@ pub struct ToolExecutionView<'a> {
     pub error: Option<&'a str>,
     /// When the run began (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub started_at: &'a crate::model::Timestamp,
     /// When it ended (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub ended_at: &'a crate::model::Timestamp,
     /// The real interval in milliseconds.
     pub duration_ms: f64,
@@ -221,7 +242,10 @@ pub struct ExecutedCallView<'a> {
     /// The tool's name.
     pub name: &'a str,
     /// The call's arguments.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::tool_arguments"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::tool_arguments")
+    )]
     pub arguments: &'a Value,
 }
 
@@ -306,9 +330,10 @@ pub fn agent_state_view(state: &AgentState) -> AgentStateView<'_> {
             parameters: crate::php::map_value(&state.message_store.parameters),
         },
         state_info: state_info(&state.state_info),
-        current_step: state.current_step.as_ref().map(|s| {
-            step_view(s, duration_of(s, state.steps.len().saturating_sub(1)))
-        }),
+        current_step: state
+            .current_step
+            .as_ref()
+            .map(|s| step_view(s, duration_of(s, state.steps.len().saturating_sub(1)))),
         status: state.status,
         steps: state
             .steps
@@ -345,7 +370,11 @@ fn step_duration(state: &AgentState, step: &AgentStep, hint: usize) -> Option<f6
 
 /// The messages as `Messages::toArray` writes them: empty ones dropped.
 fn messages(list: &Messages) -> Vec<MessageView<'_>> {
-    list.0.iter().filter(|m| !m.is_empty()).map(|m| m.view()).collect()
+    list.0
+        .iter()
+        .filter(|m| !m.is_empty())
+        .map(|m| m.view())
+        .collect()
 }
 
 fn state_info(i: &StateInfo) -> StateInfoView<'_> {
@@ -433,7 +462,9 @@ mod tests {
             "stepResults": [{"step": {"stepInfo": {"id": "s1"}},
                 "startedAt": "2026-01-20T11:58:00+00:00", "completedAt": "2026-01-20T12:01:06+00:00", "outcome": []}]
         });
-        let view = json::to_value_of(&agent_state_view(&AgentState::from_value(&state, &now()).unwrap()));
+        let view = json::to_value_of(&agent_state_view(
+            &AgentState::from_value(&state, &now()).unwrap(),
+        ));
         let step = &view["steps"][0];
         assert_eq!(step["stepType"], "tool_execution");
         assert_eq!(step["finishReason"], "tool_calls");
@@ -456,7 +487,9 @@ mod tests {
     #[test]
     fn duration_is_null_when_the_reference_did_not_store_step_timing() {
         let state = json!({"steps": [{"stepInfo": {"id": "s1"}}]});
-        let view = json::to_value_of(&agent_state_view(&AgentState::from_value(&state, &now()).unwrap()));
+        let view = json::to_value_of(&agent_state_view(
+            &AgentState::from_value(&state, &now()).unwrap(),
+        ));
         assert_eq!(view["steps"][0]["durationMs"], Value::Null);
     }
 
@@ -470,23 +503,33 @@ mod tests {
         let cases: Value = crate::json::from_str(&text).unwrap();
         let input = &cases[0]["input"]["data"];
         let state = AgentState::from_value(input, &now()).unwrap();
-        let reread = AgentState::from_value(&json::to_value_of(&agent_state_view(&state)), &now()).unwrap();
+        let reread =
+            AgentState::from_value(&json::to_value_of(&agent_state_view(&state)), &now()).unwrap();
         assert_eq!(reread.to_value(), state.to_value());
     }
 
     /// The view without stepline's derived values: what `toArray` writes.
     fn strip_derived(view: &mut Value) {
-        let Some(m) = view.as_object_mut() else { return };
-        for key in ["requestedToolCalls", "executedToolCalls", "finishReason", "durationMs"] {
+        let Some(m) = view.as_object_mut() else {
+            return;
+        };
+        for key in [
+            "requestedToolCalls",
+            "executedToolCalls",
+            "finishReason",
+            "durationMs",
+        ] {
             m.remove(key);
         }
         if let Some(Value::Object(u)) = m.get_mut("usage") {
             u.remove("total");
         }
         if let Some(Value::Array(runs)) = m.get_mut("toolExecutions") {
-            runs.iter_mut().filter_map(Value::as_object_mut).for_each(|r| {
-                r.remove("durationMs");
-            });
+            runs.iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(|r| {
+                    r.remove("durationMs");
+                });
         }
         for key in ["steps", "stepResults"] {
             if let Some(Value::Array(items)) = m.get_mut(key) {
@@ -521,5 +564,4 @@ mod tests {
         }
         assert!(checked > 5, "only {checked} states read");
     }
-
 }

@@ -11,8 +11,8 @@ use crate::json::Limits;
 
 use crate::json::child;
 use crate::model::time::resolve_now;
-use crate::model::version::StateVersion;
 use crate::model::version::AnyAgentState;
+use crate::model::version::StateVersion;
 use crate::snapshot::budget::slim_within;
 use crate::snapshot::restore::restore;
 use crate::snapshot::schema::snapshot_schema;

@@ -90,11 +90,17 @@ pub struct Derived<'a> {
     pub parent_agent_id: Option<&'a str>,
     /// When the state was created (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub created_at: &'a Timestamp,
     /// When it was last updated (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub updated_at: &'a Timestamp,
     /// There is an execution.
     pub has_execution: bool,
@@ -120,7 +126,10 @@ pub struct Derived<'a> {
     /// The context's system prompt.
     pub system_prompt: &'a str,
     /// The context's metadata (`[]` when empty).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub metadata: &'a Value,
     /// The context's message roles, in order.
     pub message_roles: Vec<Role>,

@@ -31,11 +31,17 @@ pub struct AgentStateV2View<'a> {
     pub parent_agent_id: Option<&'a str>,
     /// When the state was created (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub created_at: &'a Timestamp,
     /// When it was last updated (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub updated_at: &'a Timestamp,
     /// Metadata, system prompt, response format and the message store.
     pub context: ContextV2View<'a>,
@@ -60,12 +66,18 @@ pub struct AgentStateV2View<'a> {
 #[serde(rename_all = "camelCase")]
 pub struct ContextV2View<'a> {
     /// A map, or `[]`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub metadata: &'a Value,
     /// The system prompt.
     pub system_prompt: &'a str,
     /// A map, or `[]`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub response_format: &'a Value,
     /// The conversation's sections and parameters.
     pub message_store: MessageStoreV2View<'a>,
@@ -79,7 +91,10 @@ pub struct MessageStoreV2View<'a> {
     /// The named sections (`messages`, `summary`, `buffer`, …).
     pub sections: Vec<SectionV2View<'a>>,
     /// A map, or `[]`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::php_map"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::php_map")
+    )]
     pub parameters: &'a Value,
 }
 
@@ -107,7 +122,10 @@ pub struct ExecutionV2View<'a> {
     pub status: ExecutionStatus,
     /// When it started (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub started_at: &'a Timestamp,
     /// When it completed (ATOM), or `null`.
     pub completed_at: Option<String>,
@@ -137,11 +155,17 @@ pub struct StepExecutionV2View<'a> {
     pub continuation: &'a ExecutionContinuation,
     /// When the step started (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub started_at: &'a Timestamp,
     /// When it completed (ATOM).
     #[serde(serialize_with = "atom")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::model::shape::timestamp"))]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "crate::model::shape::timestamp")
+    )]
     pub completed_at: &'a Timestamp,
     /// Seconds the step took.
     pub duration: f64,
