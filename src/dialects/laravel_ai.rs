@@ -235,7 +235,7 @@ impl State {
             t.out.warn(
                 "/type",
                 "unknown_type",
-                &format!("laravel/ai event type {} is not known", quote(kind)),
+                format!("laravel/ai event type {} is not known", quote(kind)),
             );
         } else {
             for key in event.keys() {
@@ -243,7 +243,7 @@ impl State {
                     t.out.warn(
                         &child("", key),
                         "unknown_field",
-                        &format!("laravel/ai does not write {} on this event", quote(key)),
+                        format!("laravel/ai does not write {} on this event", quote(key)),
                     );
                 }
             }
@@ -426,7 +426,7 @@ impl Translation<'_, '_> {
             self.out.warn(
                 &child("", key),
                 "gap",
-                &format!("the start of {} was not seen", quote(part)),
+                format!("the start of {} was not seen", quote(part)),
             );
         }
     }
@@ -470,7 +470,7 @@ impl Translation<'_, '_> {
                     self.out.warn(
                         "/tool_id",
                         "gap",
-                        &format!("the tool_call of {} was not seen", quote(&call)),
+                        format!("the tool_call of {} was not seen", quote(&call)),
                     );
                 }
                 self.latest_step(run)
