@@ -42,7 +42,8 @@
 //! assert_eq!(run["final_answer"], "Grüezi");
 //! ```
 
-use std::collections::{HashMap, HashSet};
+// BTree collections, not Hash ones: the hasher tables would grow the wasm.
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::dialects::Out;
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -171,9 +172,9 @@ struct Run {
     /// The open step's text.
     text: String,
     /// Tool call id → (tool name, step number).
-    tools: HashMap<String, (String, i64)>,
+    tools: BTreeMap<String, (String, i64)>,
     /// Message and reasoning ids whose start was seen (a delta of another is a gap).
-    parts: HashSet<String>,
+    parts: BTreeSet<String>,
     /// The provider and model last announced.
     model: Option<(String, String)>,
 }
@@ -182,15 +183,15 @@ struct Run {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct State {
     /// Every event `id` seen: a second delivery is a duplicate.
-    seen: HashSet<String>,
+    seen: BTreeSet<String>,
     /// Per invocation id.
-    runs: HashMap<String, Run>,
+    runs: BTreeMap<String, Run>,
     /// The invocation of the latest event that named one (provider tool
     /// events and a job's `stream_failed` name none).
     current: Option<String>,
     /// Tool call id → tool name, for approvals requested and not yet decided
     /// (the decision arrives in the resumed invocation's `tool_result`).
-    approvals: HashMap<String, String>,
+    approvals: BTreeMap<String, String>,
 }
 
 impl State {
@@ -285,7 +286,7 @@ impl Translation<'_, '_> {
         &mut self,
         kind: &str,
         run: &mut Run,
-        approvals: &mut HashMap<String, String>,
+        approvals: &mut BTreeMap<String, String>,
     ) -> Result<()> {
         match kind {
             "stream_start" => {
@@ -452,7 +453,7 @@ impl Translation<'_, '_> {
     fn tool_result(
         &mut self,
         run: &mut Run,
-        approvals: &mut HashMap<String, String>,
+        approvals: &mut BTreeMap<String, String>,
     ) -> Result<()> {
         let call = req_str(self.event, "tool_id")?.to_string();
         let name = req_str(self.event, "tool_name")?.to_string();
@@ -532,7 +533,7 @@ impl Translation<'_, '_> {
     fn approval_request(
         &mut self,
         run: &mut Run,
-        approvals: &mut HashMap<String, String>,
+        approvals: &mut BTreeMap<String, String>,
     ) -> Result<()> {
         let list = match self.event.get("approvals") {
             Some(Value::Array(a)) => a,
