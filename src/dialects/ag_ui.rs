@@ -41,7 +41,7 @@
 //! - `STATE_SNAPSHOT` / `STATE_DELTA` (RFC 6902, [`super::json_patch`]):
 //!   `agent.data` `state`, the state after the event. `MESSAGES_SNAPSHOT`:
 //!   `agent.data` `messages`. `ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`:
-//!   `agent.data` `activities` (by message id: type and content). `CUSTOM`:
+//!   `agent.data` `activity:<messageId>` (its type and content). `CUSTOM`:
 //!   `agent.data` `custom:<name>`. `RAW`: `agent.data` `raw` (or
 //!   `raw:<source>`). `SUBAGENT_*`: `agent.data` `subagents`.
 //! - Any other type in AG-UI's `SCREAMING_SNAKE` form: an `unknown_type` warning.
@@ -170,12 +170,14 @@ struct Message {
     text: String,
 }
 
-/// What an open `*_CHUNK` sequence is building.
+/// What an open `*_CHUNK` sequence is building: its id, and whether the
+/// chunks opened it (a message opened by its own START is ended by its own
+/// END, not by the close of chunks that continued it).
 #[derive(Debug, Clone, PartialEq)]
 enum Chunking {
-    Text(String),
+    Text(String, bool),
     Tool(String),
-    Reasoning(String),
+    Reasoning(String, bool),
 }
 
 /// The translation state of one session's AG-UI stream.
@@ -890,7 +892,7 @@ impl State {
         let delta = opt_str(event, "delta")?;
         opt_str(event, "name")?;
         let open = match &self.chunking {
-            Some(Chunking::Text(open)) => Some(open.clone()),
+            Some(Chunking::Text(open, _)) => Some(open.clone()),
             _ => None,
         };
         let id = match (open, id) {
@@ -898,10 +900,11 @@ impl State {
             (Some(open), Some(id)) if open == id => open,
             (_, Some(id)) => {
                 self.close_chunks(ev);
-                self.chunking = Some(Chunking::Text(id.to_string()));
-                if self.messages.get(id).is_none_or(|m| m.ended) {
+                let opens = self.messages.get(id).is_none_or(|m| m.ended);
+                if opens {
                     self.text_start(id, role.unwrap_or("assistant"), ev);
                 }
+                self.chunking = Some(Chunking::Text(id.to_string(), opens));
                 id.to_string()
             }
             (None, None) => {
@@ -912,7 +915,7 @@ impl State {
                     "TEXT_MESSAGE_CHUNK without `messageId` and no chunked message open: its text is kept as assistant text",
                 );
                 let id = String::new();
-                self.chunking = Some(Chunking::Text(id.clone()));
+                self.chunking = Some(Chunking::Text(id.clone(), true));
                 self.text_start(&id, role.unwrap_or("assistant"), ev);
                 id
             }
@@ -927,14 +930,14 @@ impl State {
     /// `agent.tool.started`).
     fn close_chunks(&mut self, ev: &mut Ev<'_>) {
         match self.chunking.take() {
-            Some(Chunking::Text(id)) => {
-                if let Some(m) = self.messages.get_mut(&id) {
+            Some(Chunking::Text(id, opened)) => {
+                if let Some(m) = self.messages.get_mut(&id).filter(|_| opened) {
                     m.ended = true;
                 }
             }
             Some(Chunking::Tool(id)) => self.tool_end(&id, ev),
-            Some(Chunking::Reasoning(id)) => {
-                if let Some(m) = self.reasoning.get_mut(&id) {
+            Some(Chunking::Reasoning(id, opened)) => {
+                if let Some(m) = self.reasoning.get_mut(&id).filter(|_| opened) {
                     m.ended = true;
                 }
             }
@@ -1188,7 +1191,7 @@ impl State {
         let id = opt_str(event, "messageId")?.filter(|s| !s.is_empty());
         let delta = opt_str(event, "delta")?;
         let open = match &self.chunking {
-            Some(Chunking::Reasoning(open)) => Some(open.clone()),
+            Some(Chunking::Reasoning(open, _)) => Some(open.clone()),
             _ => None,
         };
         let id = match (open, id) {
@@ -1196,10 +1199,11 @@ impl State {
             (Some(open), Some(id)) if open == id => open,
             (_, Some(id)) => {
                 self.close_chunks(ev);
-                self.chunking = Some(Chunking::Reasoning(id.to_string()));
-                if self.reasoning.get(id).is_none_or(|m| m.ended) {
+                let opens = self.reasoning.get(id).is_none_or(|m| m.ended);
+                if opens {
                     self.reasoning_start(id, ev);
                 }
+                self.chunking = Some(Chunking::Reasoning(id.to_string(), opens));
                 id.to_string()
             }
             (None, None) => {
@@ -1210,7 +1214,7 @@ impl State {
                     "REASONING_MESSAGE_CHUNK without `messageId` and no chunked reasoning open: kept",
                 );
                 let id = String::new();
-                self.chunking = Some(Chunking::Reasoning(id.clone()));
+                self.chunking = Some(Chunking::Reasoning(id.clone(), true));
                 self.reasoning_start(&id, ev);
                 id
             }
@@ -1271,8 +1275,14 @@ impl State {
             ]);
             self.activities.insert(id.to_string(), entry);
         }
-        self.data("activities", Value::Object(self.activities.clone()), ev);
+        self.data_activity(id, ev);
         Ok(())
+    }
+
+    /// `agent.data` `activity:<messageId>`: the activity's type and content.
+    fn data_activity(&self, id: &str, ev: &mut Ev<'_>) {
+        let entry = self.activities.get(id).cloned().unwrap_or(Value::Null);
+        self.data(&format!("activity:{id}"), entry, ev);
     }
 
     fn activity_delta(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
@@ -1316,7 +1326,7 @@ impl State {
                 return Ok(());
             }
         }
-        self.data("activities", Value::Object(self.activities.clone()), ev);
+        self.data_activity(id, ev);
         Ok(())
     }
 
