@@ -175,6 +175,9 @@ struct Call {
     /// `TOOL_CALL_END` (or the close of its chunks) arrived.
     ended: bool,
     step: i64,
+    /// The run it was made in (its result may arrive in the run that
+    /// resumes an interrupted one, and is shown with the call).
+    run: Option<String>,
 }
 
 /// A text or reasoning message.
@@ -213,6 +216,11 @@ pub(crate) struct State {
     subagents: Map,
     /// A gap warning for content outside any run was given (once per gap).
     outside_warned: bool,
+    /// Interrupts on tool calls, by interrupt id: the call they ask about (a
+    /// later run's `input.resume` answers them).
+    interrupts: BTreeMap<String, String>,
+    /// Every interrupt id raised (on a tool call or not).
+    seen_interrupts: BTreeSet<String>,
 }
 
 /// One event being translated: its timestamp and the output.
@@ -396,6 +404,14 @@ impl State {
         ev.out.emit(kind, exec.as_deref(), ev.ts.clone(), payload);
     }
 
+    /// Emits under the run `exec` (a tool call's own run), or the current one.
+    fn emit_in(&self, exec: Option<&str>, kind: &str, payload: Map, ev: &mut Ev<'_>) {
+        match exec {
+            Some(id) => ev.out.emit(kind, Some(id), ev.ts.clone(), payload),
+            None => self.emit(kind, payload, ev),
+        }
+    }
+
     fn data(&self, name: &str, data: Value, ev: &mut Ev<'_>) {
         let mut p = Map::with_capacity(2);
         p.insert("name", Value::from(name));
@@ -507,10 +523,78 @@ impl State {
             self.data("parent_run_id", Value::from(parent), ev);
         }
         if let Some(input) = event.get("input").filter(|v| !v.is_null()) {
-            if !input.is_object() {
+            let Some(m) = input.as_object() else {
                 return Err(wrong("input", "an object", input));
-            }
+            };
+            self.resume(m, ev)?;
             self.data("input", input.clone(), ev);
+        }
+        Ok(())
+    }
+
+    /// `input.resume` of a run that resumes an interrupted one: each answer
+    /// to an interrupt on a tool call is that call's approval, `denied` when
+    /// the interrupt was cancelled or its payload says `approved: false`.
+    fn resume(&mut self, input: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        let entries = match input.get("resume") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "/input/resume",
+                    format!(
+                        "expected `resume` to be an array, found {}",
+                        type_name(other)
+                    ),
+                ))
+            }
+        };
+        for (i, entry) in entries.iter().enumerate() {
+            let at = format!("/input/resume/{i}");
+            let Some(m) = entry.as_object() else {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &at,
+                    format!("expected a resume entry object, found {}", type_name(entry)),
+                ));
+            };
+            let id = req_str_at(m, "interruptId", &at)?;
+            let status = req_str_at(m, "status", &at)?;
+            let Some(call_id) = self.interrupts.get(id).cloned() else {
+                // An interrupt not on a tool call (input asked of a person), or one
+                // this session never saw: nothing of the view to answer.
+                if !self.seen_interrupts.contains(id) {
+                    ev.out.warn(
+                        &child(&at, "interruptId"),
+                        "gap",
+                        format!("an answer to interrupt `{id}`, which this stream never raised"),
+                    );
+                }
+                continue;
+            };
+            let refused = status == "cancelled"
+                || m.get("payload")
+                    .and_then(|p| p.get("approved"))
+                    .and_then(Value::as_bool)
+                    == Some(false);
+            let call = self.calls.get(&call_id);
+            let mut p = Map::with_capacity(5);
+            if let Some(c) = call {
+                p.insert("tool_name", Value::from(c.name.as_str()));
+            }
+            p.insert("tool_call_id", Value::from(call_id.as_str()));
+            p.insert(
+                "approval",
+                Value::from(if refused { "denied" } else { "approved" }),
+            );
+            p.insert("approval_id", Value::from(id));
+            p.insert(
+                "step_number",
+                Value::from(call.map_or(1, |c| c.step.max(1))),
+            );
+            let run = call.and_then(|c| c.run.clone());
+            self.emit_in(run.as_deref(), "agent.tool.approval", p, ev);
         }
         Ok(())
     }
@@ -699,6 +783,7 @@ impl State {
             };
             let id = req_str_at(m, "id", &at)?;
             let reason = req_str_at(m, "reason", &at)?;
+            self.seen_interrupts.insert(id.to_string());
             if !reasons.iter().any(|r| r == reason) {
                 reasons.push(reason.to_string());
             }
@@ -717,6 +802,7 @@ impl State {
                 }
             };
             if let Some(call) = call {
+                self.interrupts.insert(id.to_string(), call.to_string());
                 let known = self.calls.get(call);
                 let mut p = Map::with_capacity(6);
                 if let Some(c) = known {

@@ -13,10 +13,12 @@ impl State {
         }
         let step = self.content_step(ev);
         self.steps.has_tool_calls = true;
+        let run = self.exec();
         let call = self.calls.entry(id.to_string()).or_default();
         call.name = name.to_string();
         call.started = true;
         call.step = step;
+        call.run = run;
     }
 
     pub(super) fn tool_args(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
@@ -32,6 +34,7 @@ impl State {
                 id.to_string(),
                 Call {
                     step,
+                    run: self.exec(),
                     ..Call::default()
                 },
             );
@@ -69,6 +72,7 @@ impl State {
                 id.to_string(),
                 Call {
                     step,
+                    run: self.exec(),
                     ..Call::default()
                 },
             );
@@ -115,6 +119,7 @@ impl State {
                         id.to_string(),
                         Call {
                             step,
+                            run: self.exec(),
                             ..Call::default()
                         },
                     );
@@ -151,7 +156,7 @@ impl State {
             ev.out.duplicate();
             return Ok(());
         }
-        let (name, step) = match self.calls.get(id) {
+        let (name, step, run) = match self.calls.get(id) {
             Some(c) => {
                 if !c.ended {
                     ev.out.warn(
@@ -160,7 +165,7 @@ impl State {
                         format!("result for tool call `{id}` before its TOOL_CALL_END"),
                     );
                 }
-                (c.name.clone(), c.step)
+                (c.name.clone(), c.step, c.run.clone())
             }
             None => {
                 ev.out.warn(
@@ -174,7 +179,7 @@ impl State {
                 if self.steps.number == 0 {
                     self.open_step(None, ev);
                 }
-                (String::new(), self.steps.number)
+                (String::new(), self.steps.number, None)
             }
         };
         if self.steps.open && self.steps.name.is_none() {
@@ -193,7 +198,7 @@ impl State {
         }
         p.insert("result", content.clone());
         p.insert("step_number", Value::from(step.max(1)));
-        self.emit("agent.tool.completed", p, ev);
+        self.emit_in(run.as_deref(), "agent.tool.completed", p, ev);
         Ok(())
     }
 }
