@@ -183,3 +183,23 @@ fn the_thread_id_names_the_session_and_every_run_is_an_execution() {
     }
     assert_eq!(view["session_id"], streams["multiple_runs"][0]["threadId"]);
 }
+
+#[test]
+fn a_resumed_run_answers_the_interrupts_approved_and_denied_on_the_interrupted_runs_tools() {
+    let vector = read("tests/vectors/ag-ui/approval-run.json");
+    let (s, warnings) = ingest_all(vector["events"].as_array().unwrap());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let view = s.view();
+    let first = &view["executions"][0];
+    assert_eq!(first["status"], "interrupted");
+    assert_eq!(first["end_reason"], "tool_call");
+    let tools = &first["steps"][0]["tools"];
+    assert_eq!(tools[0]["call_id"], "call_rm_1");
+    assert_eq!(tools[0]["approval"], "approved");
+    assert_eq!(tools[0]["status"], "succeeded");
+    assert_eq!(tools[0]["result"], "{\"deleted\":true}");
+    assert_eq!(tools[1]["call_id"], "call_mail_2");
+    assert_eq!(tools[1]["approval"], "denied");
+    assert_eq!(tools[1]["seen"]["completed"], false);
+    assert_eq!(view["executions"][1]["status"], "completed");
+}

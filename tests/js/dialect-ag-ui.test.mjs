@@ -11,7 +11,7 @@ import { test } from 'node:test';
 
 import { Session } from 'stepline';
 import { encode, toolContent } from '../../scripts/lib/dialects/ag-ui.mjs';
-import { canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
+import { approvalRun, canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
 import { oracleApply, oracleFacts } from './lib/ag-ui-oracle.mjs';
 
 const upstreamDir = new URL('../vectors/ag-ui/upstream/', import.meta.url);
@@ -218,4 +218,30 @@ test('state snapshots and JSON Patch deltas give the state @ag-ui/client ends wi
   const activity = stepline(streams['dart-fixtures-events.json#activity_events']);
   const oracleActivity = (await oracleApply(streams['dart-fixtures-events.json#activity_events'])).messages.find((m) => m.role === 'activity');
   assert.deepEqual(activity.view.executions[0].data[`activity:${oracleActivity.id}`].content, oracleActivity.content);
+});
+
+test('approvals: the run pauses on one interrupt per tool; the resumed run answers them, the approved tool runs and the denied one never does', async () => {
+  const run = approvalRun();
+  for (const variant of VARIANTS) {
+    const where = `approvals ${JSON.stringify(variant)}`;
+    const { view, warnings, got } = await compare(encode(run, variant), where);
+    assert.deepEqual(warnings, [], where);
+    assert.deepEqual(view.executions.map((e) => [e.execution_id, e.status, e.end_reason]), [
+      ['run-approvals', 'interrupted', 'tool_call'],
+      ['run-approvals-resume-1', 'completed', 'success'],
+    ], where);
+    const tools = view.executions[0].steps[0].tools;
+    assert.deepEqual(tools.map((t) => [t.call_id, t.name, t.approval, t.status]), [
+      ['call_rm_1', 'delete_file', 'approved', 'succeeded'],
+      ['call_mail_2', 'send_mail', 'denied', tools[1].status],
+    ], where);
+    assert.notEqual(tools[1].status, 'succeeded', `${where}: the denied tool never ran`);
+    assert.equal(tools[1].seen.completed, false, where);
+    assert.deepEqual(got.results.map((r) => r.id), ['call_rm_1'], where);
+  }
+});
+
+test('the approval-run vector the Rust tests read is what the encoder writes', () => {
+  const stored = JSON.parse(readFileSync(new URL('../vectors/ag-ui/approval-run.json', import.meta.url), 'utf8'));
+  assert.deepEqual(stored.events, encode(approvalRun(), { steps: true }));
 });
