@@ -83,6 +83,16 @@ pub(crate) fn claims(event: &Map) -> bool {
     }
 }
 
+/// The run a chunk starts: a `start` chunk's `messageId` (a run sent again
+/// with the same id is a redelivery while its chunks repeat; see
+/// `Translators`). A `start` without one starts no run of its own.
+pub(crate) fn run_start(event: &Map) -> Option<&str> {
+    match event.get("type").and_then(Value::as_str) {
+        Some("start") => str_of(event, "messageId"),
+        _ => None,
+    }
+}
+
 /// A tool call of the current run.
 #[derive(Debug, Default, Clone)]
 struct Tool {
@@ -140,7 +150,10 @@ impl State {
             out.warn(
                 "/type",
                 "unknown_type",
-                format!("unknown AI SDK chunk type {} (kept)", crate::json::quote(&kind)),
+                format!(
+                    "unknown AI SDK chunk type {} (kept)",
+                    crate::json::quote(&kind)
+                ),
             );
             return Ok(());
         };
@@ -382,7 +395,9 @@ impl State {
     fn tool_input_delta(&mut self, event: &Map, out: &mut Out) {
         let id = str_of(event, "toolCallId").unwrap_or_default();
         match self.tools.get_mut(id).filter(|t| !t.started) {
-            Some(tool) => tool.input.push_str(str_of(event, "inputTextDelta").unwrap_or_default()),
+            Some(tool) => tool
+                .input
+                .push_str(str_of(event, "inputTextDelta").unwrap_or_default()),
             None => out.warn(
                 "/toolCallId",
                 "gap",
@@ -608,7 +623,14 @@ impl State {
         if let Some(t) = self.tools.get_mut(&id) {
             t.awaiting_approval = true;
         }
-        self.approval(&id, &name, "requested", str_of(event, "approvalId"), step, out);
+        self.approval(
+            &id,
+            &name,
+            "requested",
+            str_of(event, "approvalId"),
+            step,
+            out,
+        );
     }
 
     fn denied(&mut self, event: &Map, out: &mut Out) {
@@ -788,7 +810,10 @@ impl State {
             self.id(),
             None,
             map([
-                ("error", Value::from(str_of(event, "errorText").unwrap_or_default())),
+                (
+                    "error",
+                    Value::from(str_of(event, "errorText").unwrap_or_default()),
+                ),
                 ("reason", Value::from("error")),
                 ("step_number", Value::from(self.step_number())),
             ]),

@@ -18,7 +18,8 @@ use crate::model::time::is_rfc3339;
 pub struct Warning {
     /// JSON pointer of what was not understood, within the envelope.
     pub path: String,
-    /// `unknown_type` or `unknown_field`.
+    /// `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
+    /// other half or whose run never arrived).
     #[cfg_attr(feature = "schema", schemars(schema_with = "warning_code_schema"))]
     pub code: &'static str,
     /// What was kept, for a person.
@@ -27,7 +28,7 @@ pub struct Warning {
 
 #[cfg(feature = "schema")]
 fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field"] })
+    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field", "gap"] })
 }
 
 impl Warning {
@@ -79,6 +80,18 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
 /// normalised form instead of being copied (copies were a third of a bulk
 /// replay's decoding).
 pub fn decode_owned(v: Value) -> Result<Decoded> {
+    if let Some(dialect) = crate::dialects::foreign_dialect(&v) {
+        // Its meaning depends on the events before it (an AG-UI tool call's
+        // arguments arrive in pieces): only a session can read it.
+        return Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            "/type",
+            format!(
+                "a {} event, not an envelope: ingest it into a Session, which translates each dialect's stream",
+                dialect.as_str()
+            ),
+        ));
+    }
     let mut m = envelope_object(v)?;
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
