@@ -5,8 +5,12 @@
 //! One run is one assistant message: `start` opens it (its `messageId` is
 //! the execution id; without one the translator makes `ai-sdk-<n>`), a
 //! `start` with another `messageId` opens the next, and `finish` ends it
-//! with the producer's `finishReason`. The stream carries no timestamps, so
-//! neither do the envelopes. What each chunk becomes:
+//! with the producer's `finishReason`. A response that continues the same
+//! message (its `start` repeats the `messageId`, or content simply follows
+//! the `finish`: the response after a person answered a tool approval)
+//! reopens the run (the same execution, no new turn) until its next
+//! `finish`. The stream carries no timestamps, so neither do the envelopes.
+//! What each chunk becomes:
 //!
 //! | chunk | envelope |
 //! |---|---|
@@ -117,8 +121,9 @@ pub(crate) struct State {
     execution: Option<String>,
     /// Runs opened without a `messageId` (names the next one `ai-sdk-<n>`).
     unnamed: u64,
-    /// The current run finished, failed or was aborted.
-    ended: bool,
+    /// How the current run ended (`completed`, `failed`, `interrupted`),
+    /// `None` while it runs.
+    ended: Option<&'static str>,
     /// The current run failed (an `error` chunk).
     failed: bool,
     /// The current step number (0 before the first `start-step`).
@@ -178,6 +183,9 @@ impl State {
                 format!("a {kind} chunk before any start chunk: the run's start is missing"),
             );
             self.open(None, out);
+        }
+        if self.ended.is_some() && reopens(&kind) {
+            self.reopen();
         }
         match kind.as_str() {
             "start-step" => self.start_step(out),
@@ -239,6 +247,15 @@ impl State {
         );
     }
 
+    /// The ended run goes on: the response that continues its message (after
+    /// a tool approval, or a resumed stream) belongs to the same execution
+    /// until its next `finish`. No status is sent: to the session a run that
+    /// completes and then processes again is its next turn, which this is not.
+    fn reopen(&mut self) {
+        self.ended = None;
+        self.failed = false;
+    }
+
     /// `start`: a new run, unless it continues the current one (no
     /// `messageId`, or the same one, while the run has not ended: merged
     /// streams and resumed streams send `start` again).
@@ -247,10 +264,13 @@ impl State {
         let continues = match (&self.execution, message_id) {
             (None, _) => false,
             (Some(current), Some(id)) => current == id,
-            (Some(_), None) => !self.ended,
+            (Some(_), None) => self.ended.is_none(),
         };
+        if continues && self.ended.is_some() {
+            self.reopen();
+        }
         if !continues {
-            if self.execution.is_some() && !self.ended {
+            if self.execution.is_some() && self.ended.is_none() {
                 out.warn(
                     "/messageId",
                     "gap",
@@ -782,11 +802,11 @@ impl State {
             );
             self.finish_step(out);
         }
-        if self.ended {
+        if self.ended.is_some() {
             // A failed run stays failed; a second finish repeats nothing.
             return Ok(());
         }
-        self.ended = true;
+        self.ended = Some("completed");
         let mut p = Map::with_capacity(2);
         if !self.last_text.is_empty() {
             p.push("final_answer", Value::from(self.last_text.as_str()));
@@ -803,7 +823,7 @@ impl State {
             // The run already failed: a later error adds nothing the view shows.
             return;
         }
-        self.ended = true;
+        self.ended = Some("failed");
         self.failed = true;
         out.emit(
             "agent.run.failed",
@@ -821,7 +841,7 @@ impl State {
     }
 
     fn abort(&mut self, event: &Map, out: &mut Out) {
-        self.ended = true;
+        self.ended = Some("interrupted");
         self.in_step = false;
         let mut p = Map::with_capacity(3);
         p.push("reason", Value::from("abort"));
@@ -831,6 +851,16 @@ impl State {
         p.push("step_number", Value::from(self.step_number()));
         out.emit("agent.run.interrupted", self.id(), None, p);
     }
+}
+
+/// Whether a chunk of type `kind` after the run ended continues it: content
+/// does (the next response of the same message), late metadata, data parts
+/// and a repeated end do not.
+fn reopens(kind: &str) -> bool {
+    !matches!(
+        kind,
+        "message-metadata" | "finish" | "finish-step" | "error" | "abort"
+    ) && !kind.starts_with("data-")
 }
 
 /// A payload from key/value pairs, in order.

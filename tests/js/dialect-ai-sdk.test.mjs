@@ -13,7 +13,7 @@ import { readUIMessageStream } from 'ai';
 import { Session, SteplineError } from 'stepline';
 
 import { encode } from '../../scripts/lib/dialects/ai-sdk.mjs';
-import { canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
+import { approvalRun, canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
 
 const vectors = new URL('../vectors/dialects/ai-sdk/', import.meta.url);
 const upstreamDir = new URL('upstream/', vectors);
@@ -111,6 +111,8 @@ function assertSame(exec, message, chunks, label) {
       }
       switch (part.state) {
         case 'output-available':
+          // A call that asked a person first and then ran was approved.
+          assert.equal(run.approval, part.approval ? 'approved' : null, `${at} approval`);
           if (part.preliminary) {
             assert.equal(run.status, 'running', `${at} preliminary output is not a completion`);
             assert.ok(run.output.endsWith(`${typeof part.output === 'string' ? part.output : JSON.stringify(part.output)}\n`), `${at} preliminary output`);
@@ -162,7 +164,7 @@ async function compareRun(run, options, label) {
   const chunks = encode(run, options);
   const { message, error } = await oracle(chunks);
   const s = ingest(chunks);
-  const view = s.view();
+  const view = s.getSnapshot();
   assert.equal(view.executions.length, 1, label);
   const exec = view.executions[0];
   assert.equal(exec.dialect, 'ai-sdk', label);
@@ -179,7 +181,9 @@ async function compareRun(run, options, label) {
   run.steps.forEach((step, i) => {
     for (const tool of step.tools ?? []) {
       const t = exec.steps[i].tools.find((x) => x.call_id === tool.id);
-      assert.equal(t.status, tool.error !== undefined ? 'failed' : 'succeeded', `${label}: ${tool.id}`);
+      const failedTool = tool.error !== undefined || tool.approval === 'denied';
+      assert.equal(t.status, failedTool ? 'failed' : 'succeeded', `${label}: ${tool.id}`);
+      assert.equal(t.approval, tool.approval ?? null, `${label}: ${tool.id} approval`);
     }
   });
   return { s, chunks };
@@ -187,12 +191,25 @@ async function compareRun(run, options, label) {
 
 test('the canonical run reads as the SDK reads it: text, reasoning, tools (one failed), sources, data, metadata', async () => {
   const { s } = await compareRun(canonicalRun(), ALL, 'canonical');
-  const exec = s.view().executions[0];
+  const exec = s.getSnapshot().executions[0];
   assert.equal(exec.steps[0].tools[1].status, 'failed');
   assert.equal(exec.steps[0].tools[1].error, 'Forecast service timed out after 5000 ms');
   assert.match(exec.final_answer, /天气晴朗 🌤️/);
   // Without any option: the plain stream streamText sends.
   await compareRun(canonicalRun(), {}, 'canonical (plain)');
+});
+
+test('a run whose tools ask a person first: the approved call runs, the denied one is failed, in one execution', async () => {
+  for (const options of [{}, ALL]) {
+    const { s } = await compareRun(approvalRun(), options, 'approvals');
+    const exec = s.getSnapshot().executions[0];
+    assert.deepEqual(exec.steps[0].tools.map((t) => [t.name, t.approval, t.status]), [
+      ['delete_file', 'approved', 'succeeded'],
+      ['send_mail', 'denied', 'failed'],
+    ]);
+    assert.equal(exec.status, 'completed');
+    assert.equal(exec.steps.length, 2);
+  }
 });
 
 test('the committed canonical vector is what the encoder writes', () => {
@@ -227,10 +244,10 @@ test('the streams of the SDK\'s own tests read as the SDK reads them', async () 
     if (refused(file)) {
       // The SDK refuses a part that never started; stepline keeps it, with a gap.
       assert.equal(error?.name, 'AI_UIMessageStreamError', file);
-      assert.ok(s.view().warnings.some((w) => w.code === 'gap'), file);
+      assert.ok(s.getSnapshot().warnings.some((w) => w.code === 'gap'), file);
       continue;
     }
-    const view = s.view();
+    const view = s.getSnapshot();
     assertSame(executionOf(view, message), message, chunks, file);
     compared += 1;
   }
@@ -245,7 +262,7 @@ test('a failed run fails, an abort interrupts, a denied tool is failed with its 
     { type: 'tool-approval-request', approvalId: 'a1', toolCallId: 'c1' },
     { type: 'tool-output-denied', toolCallId: 'c1' },
     { type: 'abort', reason: 'user pressed stop' },
-  ]).view().executions[0];
+  ]).getSnapshot().executions[0];
   assert.equal(aborted.status, 'interrupted');
   assert.equal(aborted.end_reason, 'abort');
   assert.equal(aborted.steps[0].tools[0].approval, 'denied');
@@ -254,10 +271,10 @@ test('a failed run fails, an abort interrupts, a denied tool is failed with its 
 
 test('a bad chunk throws a SteplineError naming the field; the session is unchanged', () => {
   const s = ingest([{ type: 'start', messageId: 'm' }, { type: 'start-step' }]);
-  const before = JSON.stringify(s.view());
+  const before = JSON.stringify(s.getSnapshot());
   assert.throws(
     () => s.ingest({ type: 'tool-input-available', toolCallId: 'c1', input: {} }),
     (e) => e instanceof SteplineError && e.code === 'missing_field' && e.path === '/toolName',
   );
-  assert.equal(JSON.stringify(s.view()), before);
+  assert.equal(JSON.stringify(s.getSnapshot()), before);
 });
