@@ -1,0 +1,2 @@
+//! TEMPORARY until the skeleton lands.
+pub mod final_form;
