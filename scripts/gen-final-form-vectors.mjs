@@ -267,7 +267,7 @@ function build() {
   bad('objects of no producer', [{ foo: 1 }], null, 'invalid_value', '');
   bad('an empty array names no dialect', [], null, 'invalid_value', '');
   bad('a message that is not an object', [{ id: 'u', role: 'user', content: 'x' }, 'hello'], null, 'invalid_type', '/1');
-  bad('an unknown dialect', [], 'langchain', 'invalid_value', '/dialect');
+  bad('an unknown dialect', [], 'langchain', 'invalid_value', '/options/dialect');
   bad('ag-ui: a tool message without toolCallId', [{ id: 'u', role: 'user', content: 'x' }, { id: 't', role: 'tool', content: 'r' }], 'ag-ui', 'missing_field', '/1/toolCallId');
   bad('ag-ui: a tool call without function', [{ id: 'a', role: 'assistant', toolCalls: [{ id: 'c', type: 'function' }] }], null, 'missing_field', '/0/toolCalls/0/function');
   bad('ag-ui: arguments that are not JSON text', [{ id: 'a', role: 'assistant', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }], null, 'invalid_type', '/0/toolCalls/0/function/arguments');

@@ -36,7 +36,7 @@ fn session(name: &str) -> Session {
 
 fn options(dialect: &Value) -> ReconcileMessagesOptions {
     let opts = json::obj([("dialect", dialect.clone())]);
-    ReconcileMessagesOptions::from_value(Some(&opts)).unwrap()
+    ReconcileMessagesOptions::from_value(Some(&opts), "/options").unwrap()
 }
 
 /// `(kind, step, execution_id, path)` of each difference.
@@ -116,7 +116,7 @@ fn a_form_of_no_known_shape_is_a_typed_error_at_its_path() {
     for c in list {
         let name = c["name"].as_str().unwrap();
         let opts = json::obj([("dialect", c["dialect"].clone())]);
-        let err = ReconcileMessagesOptions::from_value(Some(&opts))
+        let err = ReconcileMessagesOptions::from_value(Some(&opts), "/options")
             .and_then(|o| Session::new(None).reconcile_messages(&c["form"], &o))
             .expect_err(name);
         assert_eq!(c["error"]["code"], err.code.as_str(), "{name}: {err}");

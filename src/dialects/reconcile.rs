@@ -30,16 +30,16 @@ pub struct ReconcileMessagesOptions {
 }
 
 impl ReconcileMessagesOptions {
-    /// Reads the options object (`null` or absent gives the defaults); an
-    /// unknown key or dialect is a typed error at its path.
-    pub fn from_value(v: Option<&Value>) -> Result<ReconcileMessagesOptions> {
+    /// Reads the options object found at `path` (`null` or absent gives the
+    /// defaults); an unknown key or dialect is a typed error at its path.
+    pub fn from_value(v: Option<&Value>, path: &str) -> Result<ReconcileMessagesOptions> {
         let m = match v {
             None | Some(Value::Null) => return Ok(ReconcileMessagesOptions::default()),
             Some(Value::Object(m)) => m,
             Some(other) => {
                 return Err(SteplineError::at(
                     ErrorCode::InvalidType,
-                    "",
+                    path,
                     format!(
                         "expected the options as an object, found {}",
                         crate::json::type_name(other)
@@ -47,9 +47,9 @@ impl ReconcileMessagesOptions {
                 ))
             }
         };
-        crate::model::read::only_keys(m, &["dialect"], "")?;
-        let dialect = crate::model::read::opt_str(m, "dialect", "")?
-            .map(|d| FinalDialect::from_name(d, "/dialect"))
+        crate::model::read::only_keys(m, &["dialect"], path)?;
+        let dialect = crate::model::read::opt_str(m, "dialect", path)?
+            .map(|d| FinalDialect::from_name(d, &crate::json::child(path, "dialect")))
             .transpose()?;
         Ok(ReconcileMessagesOptions { dialect })
     }
@@ -217,7 +217,14 @@ fn compare_steps(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
             push_text(d, n, "text", &s.text, fs, fs.text_path.as_ref());
         }
         if !same_text(&s.reasoning, &fs.reasoning, fs.reasoning.len() > limit) {
-            push_text(d, n, "reasoning", &s.reasoning, fs, fs.reasoning_path.as_ref());
+            push_text(
+                d,
+                n,
+                "reasoning",
+                &s.reasoning,
+                fs,
+                fs.reasoning_path.as_ref(),
+            );
         }
     }
     let listed = i64::try_from(t.steps.len()).unwrap_or(i64::MAX);
@@ -244,7 +251,11 @@ fn push_text(
     fs: &FinalStep,
     path: Option<&String>,
 ) {
-    let fin = if what == "text" { &fs.text } else { &fs.reasoning };
+    let fin = if what == "text" {
+        &fs.text
+    } else {
+        &fs.reasoning
+    };
     d.push(
         "text_mismatch",
         path.cloned().unwrap_or_else(|| fs.path.clone()),
@@ -308,11 +319,7 @@ fn compare_joined(
     if same_text(&a, &b, truncated) {
         return;
     }
-    let at = a
-        .bytes()
-        .zip(b.bytes())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
     let mut end = 0usize;
     let mut step = None;
     for (n, t) in streamed {
@@ -339,7 +346,8 @@ fn compare_joined(
         Value::from(b.as_str()),
         format!(
             "the streamed {what} differs from the final form's from byte {at}{}",
-            step.map(|n| format!(" (streamed step {n})")).unwrap_or_default()
+            step.map(|n| format!(" (streamed step {n})"))
+                .unwrap_or_default()
         ),
     );
 }
@@ -497,8 +505,9 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
 
 fn decoded(v: &Value) -> Value {
     match v {
-        Value::String(s) => crate::json::parse(s, &crate::json::Limits::default())
-            .unwrap_or_else(|_| v.clone()),
+        Value::String(s) => {
+            crate::json::parse(s, &crate::json::Limits::default()).unwrap_or_else(|_| v.clone())
+        }
         other => other.clone(),
     }
 }

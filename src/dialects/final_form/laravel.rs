@@ -119,7 +119,10 @@ fn add_result(step: &mut FinalStep, result: &Value, at: &str) -> Result<()> {
     let result = object_at(result, at, "a stored tool result")?;
     let id = required_str(result, "id", at)?;
     let value = result.get("result").cloned().unwrap_or(Value::Null);
-    let known = step.tools.iter_mut().find(|t| t.call_id == id && !t.finished);
+    let known = step
+        .tools
+        .iter_mut()
+        .find(|t| t.call_id == id && !t.finished);
     let tool = match known {
         Some(t) => t,
         None => {
@@ -155,7 +158,10 @@ fn usage(u: &Value, at: &str) -> Result<Option<Usage>> {
                 SteplineError::at(
                     ErrorCode::InvalidType,
                     &child(at, k),
-                    format!("expected `{k}` to be a whole number, found {}", type_name(v)),
+                    format!(
+                        "expected `{k}` to be a whole number, found {}",
+                        type_name(v)
+                    ),
                 )
             }),
         }
