@@ -57,8 +57,14 @@ export function envelopes(run) {
 
 const resultText = (r) => (typeof r === 'string' ? r : JSON.stringify(r));
 
-/** AG-UI messages: as the client's reducer orders them (tool messages after the assistant message that called). */
-export function agUi(run, { turnId = 1, errors = true } = {}) {
+/**
+ * AG-UI messages: as the client's reducer orders them (tool messages after the assistant message
+ * that called). A failed call: `errors: 'field'` keeps the ToolMessage's `error` member;
+ * `'content'` keeps what the 1.0 reducer makes of a `TOOL_CALL_RESULT` in the Cloudflare Agents
+ * adapter's convention (content `{"error": "<message>"}`, no `error` member); `'plain'` the bare
+ * message text, which no convention reads as a failure.
+ */
+export function agUi(run, { turnId = 1, errors = 'field' } = {}) {
   const at = {};
   const messages = [{ id: `user-${turnId}`, role: 'user', content: PROMPT }];
   run.steps.forEach((step, i) => {
@@ -74,8 +80,8 @@ export function agUi(run, { turnId = 1, errors = true } = {}) {
       at[t.id] = messages.length;
       messages.push(t.error === undefined
         ? { id: `result-${t.id}`, role: 'tool', toolCallId: t.id, content: resultText(t.result) }
-        : errors ? { id: `result-${t.id}`, role: 'tool', toolCallId: t.id, content: '', error: t.error }
-          : { id: `result-${t.id}`, role: 'tool', toolCallId: t.id, content: t.error });
+        : errors === 'field' ? { id: `result-${t.id}`, role: 'tool', toolCallId: t.id, content: '', error: t.error }
+          : { id: `result-${t.id}`, role: 'tool', toolCallId: t.id, content: errors === 'content' ? JSON.stringify({ error: t.error }) : t.error });
     }
   });
   return { messages, at };
@@ -147,9 +153,12 @@ function build() {
   clean('ag-ui: the same run is consistent', S, 'forms/canonical.ag-ui.json');
   put('forms/canonical.ag-ui.snapshot.json', { type: 'MESSAGES_SNAPSHOT', messages: ag.messages });
   clean('ag-ui: a MESSAGES_SNAPSHOT event is read as its messages', S, 'forms/canonical.ag-ui.snapshot.json');
-  const agReduced = agUi(run, { errors: false });
-  put('forms/canonical.ag-ui.reduced.json', agReduced.messages);
-  clean('ag-ui: a failed call without `error` (what the 1.0 reducer keeps) is not a difference', S, 'forms/canonical.ag-ui.reduced.json');
+  put('forms/canonical.ag-ui.reduced.json', agUi(run, { errors: 'content' }).messages);
+  clean('ag-ui: a failed call as the 1.0 reducer keeps it (content {"error": …}) is consistent', S, 'forms/canonical.ag-ui.reduced.json');
+  const agPlain = agUi(run, { errors: 'plain' });
+  put('forms/canonical.ag-ui.failure-plain.json', agPlain.messages);
+  diff('ag-ui: a failed call whose message says no failure is a field_mismatch of its outcome', S, 'forms/canonical.ag-ui.failure-plain.json',
+    [{ kind: 'field_mismatch', step: 1, execution_id: id, path: `/${agPlain.at.call_forecast_2}` }]);
   const sdk = aiSdk(run);
   put('forms/canonical.ai-sdk.json', sdk.messages);
   clean('ai-sdk: the same run is consistent', S, 'forms/canonical.ai-sdk.json');

@@ -9,11 +9,14 @@
 //! one step. Those boundaries are inferred, so the turn is compared with
 //! the whole run (`steps_known` false).
 //!
-//! Quirk matched: `@ag-ui/client` 1.0's reducer builds a tool message from
+//! A failed call: `@ag-ui/client` 1.0's reducer builds a tool message from
 //! `TOOL_CALL_RESULT` with `{id, toolCallId, role, content}` only, and the
-//! event has no `error`: a failed call looks like any other unless the
-//! message carries the `error` the message type allows. Only then is the
-//! failure known.
+//! event has no failure flag. A call failed when its message carries the
+//! `error` the message type allows, or when its content is a JSON object
+//! whose `error` is a string (the Cloudflare Agents adapter's `tool-error`)
+//! or `true` (the Claude Agent SDK adapter; the message is then its
+//! `content` or `message`): the rule the AG-UI stream translator applies to
+//! `TOOL_CALL_RESULT`, so a stream and its messages agree.
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, type_name, Map, Value};
@@ -145,7 +148,10 @@ impl Builder {
                 ))
             }
         };
-        let error = crate::model::read::opt_str(m, "error", path)?.map(str::to_string);
+        let error = crate::model::read::opt_str(m, "error", path)?
+            .filter(|e| !e.is_empty())
+            .map(str::to_string)
+            .or_else(|| failure_of(&content));
         // The result of a call of this turn, whichever step made it.
         let known = self
             .steps
@@ -170,8 +176,8 @@ impl Builder {
             }
         };
         // A failure keeps whatever partial content came with it.
-        tool.result = (error.is_none() || !content.is_empty()).then(|| Value::from(content));
-        tool.failure_known = error.is_some();
+        tool.result = (!content.is_empty()).then(|| Value::from(content));
+        tool.failure_known = true;
         tool.error = error;
         tool.result_path = Some(path.to_string());
         tool.finished = true;
@@ -231,4 +237,25 @@ fn tool_call(c: &Value, path: &str) -> Result<FinalTool> {
         path: path.to_string(),
         ..FinalTool::default()
     })
+}
+
+/// Why a tool failed, from its result content, by the conventions of
+/// AG-UI's reference adapters (see the module documentation); `None` for a
+/// success.
+fn failure_of(content: &str) -> Option<String> {
+    if !content.trim_start().starts_with('{') {
+        return None;
+    }
+    let v = crate::json::parse(content, &crate::json::Limits::default()).ok()?;
+    let m = v.as_object()?;
+    match m.get("error")? {
+        Value::String(e) if !e.is_empty() => Some(e.clone()),
+        Value::Bool(true) => Some(
+            ["content", "message"]
+                .iter()
+                .find_map(|k| m.get(*k).and_then(Value::as_str))
+                .map_or_else(|| content.to_string(), str::to_string),
+        ),
+        _ => None,
+    }
 }
