@@ -33,6 +33,11 @@ pub(crate) mod text;
 pub mod view;
 pub mod window;
 
+/// Foreign producers' final forms (AG-UI messages, AI SDK `UIMessage[]`,
+/// laravel/ai's stored rows) read into one neutral run.
+pub use crate::dialects::final_form;
+/// [`Session::reconcile_messages`]: a session against a final form.
+pub use crate::dialects::reconcile as reconcile_messages;
 pub use attribution::Attribution;
 pub use text::DEFAULT_TEXT_LIMIT;
 

@@ -38,6 +38,11 @@ pub struct Difference {
     /// when nothing explains it.
     #[cfg_attr(feature = "schema", schemars(schema_with = "cause_schema"))]
     pub cause: Option<&'static str>,
+    /// The execution it is about (`reconcileMessages()`, which compares
+    /// every run of a final form; absent from `reconcile()`'s, which is
+    /// about the latest execution).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_id: Option<String>,
 }
 
 /// Every `kind` a difference can have.
@@ -302,6 +307,7 @@ impl Diffs {
             final_value: fin,
             message,
             cause: None,
+            execution_id: None,
         });
     }
 }
@@ -666,7 +672,7 @@ fn agrees_within_kept(kept: &str, dropped: u64, content: &str) -> bool {
 }
 
 /// Events the view shows were sent but never arrived.
-fn lost_events(e: &Execution, d: &mut Diffs) {
+pub(crate) fn lost_events(e: &Execution, d: &mut Diffs) {
     let mut lost = |what: String, path: String, step: Option<i64>| {
         d.push("lost_event", path, step, Value::Null, Value::Null, what);
     };

@@ -7,7 +7,10 @@ use wasm_bindgen::prelude::*;
 use crate::error::{ErrorCode, SteplineError};
 use crate::session::causes::CAUSES;
 
-use super::convert::{from_js, out_with, to_js_of};
+use crate::dialects::reconcile::ReconcileMessagesOptions;
+use crate::json::Value;
+
+use super::convert::{from_js, options_map, out_with, to_js_of};
 use super::session::Session;
 
 #[wasm_bindgen]
@@ -47,6 +50,45 @@ impl Session {
             }
         });
         out_with(report, |r| to_js_of(&r.view(&inner.core)))
+    }
+
+    /// The session against a producer's final form: an AG-UI message array
+    /// (or its `MESSAGES_SNAPSHOT` event), an AI SDK `UIMessage[]`, or
+    /// laravel/ai's stored `agent_conversation_messages` rows (JSON columns
+    /// decoded or as stored text). `{ consistent, dialect, differences,
+    /// turns, unpaired_executions }`: the differences have `reconcile()`'s
+    /// kinds, each with its `execution_id` and run `step`. The dialect is
+    /// detected when `options.dialect` is absent; a form of no known shape
+    /// throws a `SteplineError` with the path that decided it. Not in
+    /// `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session();
+    /// session.ingestJsonl(recordedEvents);            // AI SDK UI stream chunks, one a line
+    /// const report = session.reconcileMessages(await loadChat(chatId)); // UIMessage[]
+    /// report.dialect;                                  // "ai-sdk"
+    /// for (const d of report.differences) console.warn(d.execution_id, d.step, d.kind, d.message);
+    /// session.reconcileMessages(rows, { dialect: 'laravel-ai' }); // rows of agent_conversation_messages
+    /// ```
+    #[wasm_bindgen(js_name = reconcileMessages, unchecked_return_type = "MessagesReconcileReport")]
+    pub fn reconcile_messages(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "readonly object[] | { type: \"MESSAGES_SNAPSHOT\"; messages: readonly object[] } | string"
+        )]
+        final_form: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ReconcileMessagesOptions | null")]
+        options: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let inner = self.inner.borrow();
+        let report = options_map(&options)
+            .and_then(|m| ReconcileMessagesOptions::from_value(Some(&Value::Object(m)), "/options"))
+            .and_then(|o| {
+                let form = from_js(&final_form, "the final form")?;
+                inner.core.reconcile_messages(&form, &o)
+            });
+        out_with(report, |r| to_js_of(r))
     }
 }
 

@@ -187,6 +187,8 @@ export type EncoderCompat = boolean | EncoderCompatOffset;
 export type EncoderDialect = "v1.22" | "v2";
 /** A preset of the reference's `BroadcastConfig`. */
 export type EncoderPreset = "minimal" | "standard" | "default" | "debug";
+/** The producer whose final form it is (`"ag-ui"`, `"ai-sdk"`, `"laravel-ai"`). */
+export type FinalFormDialect = "ag-ui" | "ai-sdk" | "laravel-ai";
 /** When a guard runs. */
 export type Trigger = "before_step" | "after_step";
 /** A v2 guard (instructor-php `UseGuards` hooks and `FinishReasonHook`). */
@@ -2018,6 +2020,12 @@ export interface Difference {
         | "v2_guard_started_step"
       )
     | null;
+  /**
+   * The execution it is about (`reconcileMessages()`, which compares
+   * every run of a final form; absent from `reconcile()`'s, which is
+   * about the latest execution).
+   */
+  execution_id?: string | null;
 }
 
 /**
@@ -2319,6 +2327,43 @@ export interface MessageLike {
   [k: string]: unknown | undefined;
 }
 
+/**
+ * What `reconcileMessages()` returns: the differences between the session
+ * and a producer's final form, each with its `execution_id` and `step`.
+ */
+export interface MessagesReconcileReport {
+  /** No difference at all. */
+  consistent: boolean;
+  /** Whose final form it was (given, or detected). */
+  dialect: FinalFormDialect;
+  /**
+   * Where the session and the final form disagree, run by run in the
+   * form's order (the same kinds as `reconcile()`).
+   */
+  differences: Difference[];
+  /** Each run of the final form and the execution it was compared with. */
+  turns: TurnPairing[];
+  /** Positions of the executions no run of the form was paired with (not compared). */
+  unpaired_executions: number[];
+}
+
+/** Which execution a run of the final form was compared with. */
+export interface TurnPairing {
+  /** JSON pointer to the run's first message in the final form. */
+  path: string;
+  /** The run's id in the form (an AI SDK message id), or `null`. */
+  id: string | null;
+  /** How many steps the form shows for it (laravel/ai's rows: 1, the whole run). */
+  step_count: number;
+  /**
+   * The position of the execution it was compared with in the session
+   * view's `executions`, or `null`: a run the session never streamed.
+   */
+  execution_index: number | null;
+  /** That execution's id. */
+  execution_id: string | null;
+}
+
 /** Options of `normalizeInferenceResponse` and `InferenceStreamAccumulator`. */
 export interface NormalizeInferenceOptions {
   /** Only `"openai"` (chat completions) for now. */
@@ -2371,6 +2416,12 @@ export interface ReconcileCause {
   items: string;
   /** What the producer does, and which differences it leaves. */
   description: string;
+}
+
+/** `reconcileMessages()` options. */
+export interface ReconcileMessagesOptions {
+  /** Whose final form it is; detected from the messages when absent. */
+  dialect?: FinalFormDialect | null;
 }
 
 /**

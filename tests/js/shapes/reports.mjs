@@ -100,6 +100,16 @@ export const calls = {
     yield ['a citation with a provider reference', cited.reconcile(seed000)];
     cited.free();
   },
+  async *'Session.reconcileMessages'({ stepline }) {
+    // Every final-form case (tests/vectors/dialects/final-forms): each dialect, clean and with differences of every kind.
+    const dir = 'tests/vectors/dialects/final-forms';
+    for (const c of JSON.parse(repoText(`${dir}/cases.json`)).cases) {
+      const session = new stepline.Session();
+      session.ingestJsonl(repoText(`${dir}/${c.session}`));
+      yield [c.name, session.reconcileMessages(JSON.parse(repoText(`${dir}/${c.form}`)), c.dialect ? { dialect: c.dialect } : undefined)];
+      session.free();
+    }
+  },
   async *reconcileCauses({ stepline }) {
     yield ['the list', stepline.reconcileCauses()];
   },

@@ -1,0 +1,310 @@
+//! Final forms: what each producer keeps once a run is over, read into one
+//! neutral shape that reconciliation compares a session with.
+//!
+//! - AG-UI: an array of AG-UI messages (a `MESSAGES_SNAPSHOT` event's
+//!   `messages`, or an array a front end persisted), or the event itself.
+//! - AI SDK: a `UIMessage[]` (`parts`: `step-start`, `text`, `reasoning`,
+//!   `tool-<name>` / `dynamic-tool`, …).
+//! - laravel/ai: the rows of `agent_conversation_messages` as stored, the
+//!   JSON columns (`tool_calls`, `tool_results`, `usage`, `meta`) decoded or
+//!   still as their stored text.
+//!
+//! Every form is a conversation: its assistant turns (the run of non-user
+//! messages after each user message) are the runs the session streamed, one
+//! [`FinalTurn`] per run. Parsing is pure: the same value gives the same run.
+
+mod ag_ui;
+mod ai_sdk;
+mod laravel;
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::{type_name, Value};
+use crate::model::usage::Usage;
+
+/// The producer whose final form it is (`"ag-ui"`, `"ai-sdk"`, `"laravel-ai"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "FinalFormDialect"))]
+pub enum FinalDialect {
+    /// AG-UI messages (`@ag-ui/core`'s `Message[]`).
+    #[serde(rename = "ag-ui")]
+    AgUi,
+    /// The AI SDK's `UIMessage[]` (`ai`).
+    #[serde(rename = "ai-sdk")]
+    AiSdk,
+    /// laravel/ai's stored conversation messages.
+    #[serde(rename = "laravel-ai")]
+    LaravelAi,
+}
+
+impl FinalDialect {
+    /// Every dialect, in the order detection tries them.
+    pub const ALL: [FinalDialect; 3] = [
+        FinalDialect::AgUi,
+        FinalDialect::AiSdk,
+        FinalDialect::LaravelAi,
+    ];
+
+    /// The wire name: `"ag-ui"`, `"ai-sdk"` or `"laravel-ai"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinalDialect::AgUi => "ag-ui",
+            FinalDialect::AiSdk => "ai-sdk",
+            FinalDialect::LaravelAi => "laravel-ai",
+        }
+    }
+
+    /// The dialect named `name`; another name is `invalid_value` at `path`.
+    pub fn from_name(name: &str, path: &str) -> Result<FinalDialect> {
+        FinalDialect::ALL
+            .into_iter()
+            .find(|d| d.as_str() == name)
+            .ok_or_else(|| {
+                SteplineError::at(
+                    ErrorCode::InvalidValue,
+                    path,
+                    format!(
+                        "expected the dialect \"ag-ui\", \"ai-sdk\" or \"laravel-ai\", found {}",
+                        crate::json::quote(name)
+                    ),
+                )
+            })
+    }
+}
+
+/// One tool call of a final form, with its outcome.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FinalTool {
+    /// The producer's id of the call.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as kept (an object, or the producer's JSON text of them).
+    pub args: Option<Value>,
+    /// What the tool returned (`None` when the form keeps no result).
+    pub result: Option<Value>,
+    /// Why the tool failed (`None` when it did not, or the form cannot say).
+    pub error: Option<String>,
+    /// The approval state the form keeps (`"requested"`, `"approved"`, `"denied"`).
+    pub approval: Option<&'static str>,
+    /// Whether the form holds the call's outcome (a result, an error or a
+    /// denial); `false` for a call still waiting for it.
+    pub finished: bool,
+    /// Whether this form says when a tool failed (laravel/ai's rows do not,
+    /// and a denied call did not run).
+    pub failure_known: bool,
+    /// JSON pointer to the call in the form.
+    pub path: String,
+    /// JSON pointer to its result (or error) in the form, when it has one.
+    pub result_path: Option<String>,
+}
+
+/// One step of a final form: what the model said, thought and called.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FinalStep {
+    /// The step's text (its text parts or assistant contents, joined).
+    pub text: String,
+    /// JSON pointer to the first of its texts (`None` when it has none).
+    pub text_path: Option<String>,
+    /// The step's reasoning, joined.
+    pub reasoning: String,
+    /// JSON pointer to the first of its reasoning texts.
+    pub reasoning_path: Option<String>,
+    /// The tool calls, in the form's order.
+    pub tools: Vec<FinalTool>,
+    /// JSON pointer to where the step begins in the form.
+    pub path: String,
+}
+
+impl FinalStep {
+    fn at(path: String) -> FinalStep {
+        FinalStep {
+            path,
+            ..FinalStep::default()
+        }
+    }
+
+    fn add_text(&mut self, text: &str, path: String) {
+        self.text.push_str(text);
+        self.text_path.get_or_insert(path);
+    }
+
+    fn add_reasoning(&mut self, text: &str, path: String) {
+        self.reasoning.push_str(text);
+        self.reasoning_path.get_or_insert(path);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.reasoning.is_empty() && self.tools.is_empty()
+    }
+}
+
+/// One run of a final form: the producer's answer to one user message.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FinalTurn {
+    /// The producer's id of it, when the form keeps one (an AI SDK
+    /// `UIMessage.id`, which is the stream's `start.messageId`).
+    pub id: Option<String>,
+    /// JSON pointer to its first message.
+    pub path: String,
+    /// Its steps, in order.
+    pub steps: Vec<FinalStep>,
+    /// Whether the form marks step boundaries (the AI SDK's `step-start`
+    /// parts). laravel/ai keeps one row per run (its text joined over steps,
+    /// its tool calls in one list): one step holding everything. AG-UI's
+    /// steps are inferred from message order, which a reducer that gives each
+    /// parent-less tool call its own assistant message makes ambiguous. Such
+    /// turns are compared with the whole run: text and reasoning joined, tool
+    /// calls by id wherever they were streamed.
+    pub steps_known: bool,
+    /// Whether the form keeps the model's reasoning (laravel/ai's rows do not).
+    pub keeps_reasoning: bool,
+    /// The run's token usage, when the form keeps it (laravel/ai's `usage`).
+    pub usage: Option<Usage>,
+    /// JSON pointer to the usage.
+    pub usage_path: Option<String>,
+    /// How the run ended, when the form says (`"completed"`: laravel/ai
+    /// stores a run's messages only once its response completed).
+    pub status: Option<&'static str>,
+}
+
+/// A final form read: its dialect and its runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalRun {
+    /// Whose form it is.
+    pub dialect: FinalDialect,
+    /// The runs, in conversation order.
+    pub turns: Vec<FinalTurn>,
+}
+
+/// Reads a final form: an array of messages (or, for AG-UI, a
+/// `MESSAGES_SNAPSHOT` event) of `dialect`, detected when `None`.
+/// A form of no known shape is `invalid_value` (or `invalid_type`) at the
+/// first place that decided it; a message of a known dialect missing a field
+/// its producer always writes is `missing_field` at that field.
+pub fn parse(form: &Value, dialect: Option<FinalDialect>) -> Result<FinalRun> {
+    let (messages, prefix) = messages_of(form)?;
+    let dialect = match dialect {
+        Some(d) => d,
+        None => detect(messages, &prefix)?,
+    };
+    let turns = match dialect {
+        FinalDialect::AgUi => ag_ui::turns(messages, &prefix)?,
+        FinalDialect::AiSdk => ai_sdk::turns(messages, &prefix)?,
+        FinalDialect::LaravelAi => laravel::turns(messages, &prefix)?,
+    };
+    Ok(FinalRun { dialect, turns })
+}
+
+/// The message array of a form and the pointer prefix of its items.
+fn messages_of(form: &Value) -> Result<(&[Value], String)> {
+    match form {
+        Value::Array(a) => Ok((a.as_slice(), String::new())),
+        Value::Object(m) if m.get("type").and_then(Value::as_str) == Some("MESSAGES_SNAPSHOT") => {
+            match m.get("messages") {
+                Some(Value::Array(a)) => Ok((a.as_slice(), "/messages".into())),
+                Some(other) => Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "/messages",
+                    format!(
+                        "expected MESSAGES_SNAPSHOT `messages` to be an array, found {}",
+                        type_name(other)
+                    ),
+                )),
+                None => Err(SteplineError::at(
+                    ErrorCode::MissingField,
+                    "/messages",
+                    "expected MESSAGES_SNAPSHOT to carry `messages`",
+                )),
+            }
+        }
+        other => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            "",
+            format!(
+                "expected a final form: an array of messages (AG-UI, AI SDK UIMessage, laravel/ai rows) or an AG-UI MESSAGES_SNAPSHOT event, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// The dialect of a message array, decided by its first message that only
+/// one producer writes: `parts` (AI SDK), snake_case row columns (laravel/ai),
+/// camelCase AG-UI fields or roles (`toolCalls`, `toolCallId`, `tool`,
+/// `reasoning`, `activity`, `developer`), or an AG-UI-only message shape
+/// (`id` + `role` + string `content`, without the others' fields).
+pub fn detect(messages: &[Value], prefix: &str) -> Result<FinalDialect> {
+    let mut first_plain: Option<usize> = None;
+    for (i, m) in messages.iter().enumerate() {
+        let path = crate::json::index(prefix, i);
+        let Some(m) = m.as_object() else {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                &path,
+                format!("expected a message object, found {}", type_name(m)),
+            ));
+        };
+        if m.contains_key("parts") {
+            return Ok(FinalDialect::AiSdk);
+        }
+        let laravel = ["tool_calls", "tool_results", "conversation_id", "agent"];
+        if laravel.iter().any(|k| m.contains_key(*k)) {
+            return Ok(FinalDialect::LaravelAi);
+        }
+        let ag_ui_role = matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("tool" | "reasoning" | "activity" | "developer")
+        );
+        if ag_ui_role || m.contains_key("toolCalls") || m.contains_key("toolCallId") {
+            return Ok(FinalDialect::AgUi);
+        }
+        if m.contains_key("role") && m.contains_key("id") && first_plain.is_none() {
+            first_plain = Some(i);
+        }
+    }
+    // Only `{id, role, content}` messages: AG-UI's plain text conversation
+    // (AI SDK messages always have `parts`, laravel/ai rows their columns).
+    if first_plain.is_some() {
+        return Ok(FinalDialect::AgUi);
+    }
+    Err(SteplineError::at(
+        ErrorCode::InvalidValue,
+        prefix,
+        if messages.is_empty() {
+            "an empty message array names no dialect: pass { dialect }".to_string()
+        } else {
+            "expected AG-UI messages ({id, role, content, toolCalls}), AI SDK UIMessages ({id, role, parts}) or laravel/ai rows ({role, content, tool_calls, tool_results, usage}); found none of them".to_string()
+        },
+    ))
+}
+
+/// The object at `path`, or `invalid_type` there.
+fn object_at<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a crate::json::Map> {
+    v.as_object().ok_or_else(|| {
+        SteplineError::at(
+            ErrorCode::InvalidType,
+            path,
+            format!("expected {what} as an object, found {}", type_name(v)),
+        )
+    })
+}
+
+/// A string field the producer always writes.
+fn required_str<'a>(m: &'a crate::json::Map, key: &str, path: &str) -> Result<&'a str> {
+    match m.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(crate::model::read::wrong_type(path, key, "a string", other)),
+        None => Err(SteplineError::at(
+            ErrorCode::MissingField,
+            &crate::json::child(path, key),
+            format!("expected `{key}`"),
+        )),
+    }
+}
+
+/// The steps of a turn without the empty ones a boundary left (AG-UI's
+/// inferred boundaries; AI SDK steps are kept as the form numbers them).
+fn drop_empty(steps: Vec<FinalStep>) -> Vec<FinalStep> {
+    steps.into_iter().filter(|s| !s.is_empty()).collect()
+}
