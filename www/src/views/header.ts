@@ -3,7 +3,7 @@
 import { h, replaceChildren } from '../dom';
 import { count } from '../format';
 import type { Panel, View } from '../panel';
-import { describe, loadBundled, loadFile } from '../sources/recording';
+import { DEMOS, demoById, describe, loadBundled, loadFile } from '../sources/recording';
 import { defaultEventName } from 'stepline';
 import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';
 import { endedMarks } from './ended';
@@ -16,6 +16,7 @@ export class Header implements View {
   private banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'error' });
   private liveForm: HTMLFormElement;
   private fileInput: HTMLInputElement;
+  private demoPicker: HTMLSelectElement;
 
   constructor(private panel: Panel, live: LiveSettings) {
     this.fileInput = h('input', { type: 'file', accept: '.jsonl,.ndjson,.json,.txt', hidden: true, 'data-testid': 'file-input' });
@@ -24,12 +25,17 @@ export class Header implements View {
       if (file) this.run(() => loadFile(panel, file));
       this.fileInput.value = '';
     });
+    // One bundled run per producer; choosing one loads it.
+    this.demoPicker = h('select', { 'data-testid': 'demo-picker', 'aria-label': 'Bundled run',
+      title: 'Bundled runs: one per producer', onchange: () => this.openDemo() },
+      DEMOS.map((d) => h('option', { value: d.id }, d.producer)));
     this.liveForm = this.buildLiveForm(live);
     this.el = h('header', { class: 'top' },
       h('div', { class: 'bar' },
         h('h1', null, 'stepline', h('span', { class: 'sub' }, 'devtools')),
         h('nav', { class: 'sources', 'aria-label': 'Sources' },
-          h('button', { type: 'button', onclick: () => this.run(() => { disconnect(); return loadBundled(panel); }) }, 'Bundled run'),
+          h('button', { type: 'button', 'data-testid': 'demo-open', onclick: () => this.openDemo() }, 'Bundled run'),
+          this.demoPicker,
           h('button', { type: 'button', onclick: () => this.fileInput.click() }, 'Open recording…'),
           h('button', { type: 'button', 'aria-expanded': 'false', 'data-testid': 'live-toggle', onclick: (e: Event) => this.toggleLive(e) }, 'Live…'),
           this.fileInput),
@@ -47,6 +53,12 @@ export class Header implements View {
       this.panel.error = describe(error);
       this.panel.render();
     });
+  }
+
+  /** Loads the bundled run the picker names. */
+  private openDemo(): void {
+    const demo = demoById(this.demoPicker.value);
+    this.run(() => { disconnect(); return loadBundled(this.panel, demo); });
   }
 
   private toggleLive(e: Event): void {
@@ -107,9 +119,13 @@ export class Header implements View {
       source.kind === 'none' ? null : h('span', { class: `kind kind-${source.kind}` }, source.kind),
       h('span', { class: 'label', title: source.label }, source.label),
       source.detail ? h('span', { class: 'detail', 'data-testid': 'source-detail' }, source.detail) : null);
+    if (source.kind === 'bundled' && this.demoPicker.value !== panel.demo) this.demoPicker.value = panel.demo;
     if (view) {
       const steps = view.executions.reduce((n, e) => n + e.steps.length, 0);
+      // Which producer's dialect the events were in, as the core recognised them (per turn).
+      const dialects = [...new Set(view.executions.map((e) => e.dialect))];
       replaceChildren(this.summary,
+        dialects.map((d) => h('span', { class: `pill dialect dialect-${d}`, 'data-testid': 'dialect', 'data-dialect': d, title: `events in the ${d} dialect` }, d)),
         h('span', { class: `pill status-${view.status ?? 'unknown'}`, 'data-testid': 'run-status' }, view.status ?? 'no status'),
         endedMarks(view.executions.at(-1), panel.staleAfterMs, 'run'),
         h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),
