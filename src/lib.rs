@@ -42,6 +42,7 @@
 )]
 
 pub mod continuation;
+pub(crate) mod dialects;
 pub mod envelope;
 pub mod error;
 pub mod json;

@@ -18,7 +18,8 @@ use crate::model::time::is_rfc3339;
 pub struct Warning {
     /// JSON pointer of what was not understood, within the envelope.
     pub path: String,
-    /// `unknown_type` or `unknown_field`.
+    /// `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
+    /// other half or whose run never arrived).
     #[cfg_attr(feature = "schema", schemars(schema_with = "warning_code_schema"))]
     pub code: &'static str,
     /// What was kept, for a person.
@@ -27,7 +28,7 @@ pub struct Warning {
 
 #[cfg(feature = "schema")]
 fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field"] })
+    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field", "gap"] })
 }
 
 impl Warning {

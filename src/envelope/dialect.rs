@@ -44,10 +44,20 @@ pub enum WireDialect {
     /// What only instructor-php v2.x sends.
     #[serde(rename = "v2")]
     V2,
+    /// laravel/ai's broadcast stream events (`stream_start`, `text_delta`, …).
+    #[serde(rename = "laravel-ai")]
+    LaravelAi,
+    /// AG-UI events (`RUN_STARTED`, `TEXT_MESSAGE_CONTENT`, …).
+    #[serde(rename = "ag-ui")]
+    AgUi,
+    /// AI SDK UI message stream chunks (`start`, `text-delta`, …).
+    #[serde(rename = "ai-sdk")]
+    AiSdk,
 }
 
 impl WireDialect {
-    /// `"instructor"`, `"seed-000"`, `"seed-003"`, `"v1.22"` or `"v2"`.
+    /// `"instructor"`, `"seed-000"`, `"seed-003"`, `"v1.22"`, `"v2"`,
+    /// `"laravel-ai"`, `"ag-ui"` or `"ai-sdk"`.
     pub fn as_str(self) -> &'static str {
         match self {
             WireDialect::Instructor => "instructor",
@@ -55,6 +65,9 @@ impl WireDialect {
             WireDialect::Seed003 => "seed-003",
             WireDialect::V1_22 => "v1.22",
             WireDialect::V2 => "v2",
+            WireDialect::LaravelAi => "laravel-ai",
+            WireDialect::AgUi => "ag-ui",
+            WireDialect::AiSdk => "ai-sdk",
         }
     }
 

@@ -257,6 +257,7 @@ const AGENT_TOOL_COMPLETED: &[Field] = &[
     f!("tool_call_id", &[], Kind::Str, false, "The tool call's id."),
     f!("success", &[], Kind::Bool, false, "The tool succeeded."),
     f!("error", &[], Kind::Str, false, "Why the tool failed."),
+    RESULT,
     f!(
         "duration_ms",
         &[],
@@ -400,6 +401,7 @@ const AGENT_STEP_FAILED: &[Field] = &[
 
 const AGENT_RUN_COMPLETED: &[Field] = &[
     f!("final_answer", &[], Kind::Str, false, "The run's answer."),
+    END_REASON,
     STEP,
     STEP_INDEX,
     STEP_ID,
@@ -408,10 +410,105 @@ const AGENT_RUN_COMPLETED: &[Field] = &[
 
 const AGENT_RUN_FAILED: &[Field] = &[
     f!("error", &[], Kind::Str, true, "Why the run failed."),
+    END_REASON,
     STEP,
     STEP_INDEX,
     STEP_ID,
     ANNOTATIONS,
+];
+
+/// A tool's result as a foreign producer sent it (laravel/ai `result`, AG-UI
+/// `content`, the AI SDK's `output`).
+const RESULT: Field = f!(
+    "result",
+    &[],
+    Kind::Any,
+    false,
+    "The tool's result as the producer sent it (laravel/ai, AG-UI, AI SDK)."
+);
+/// The producer's own word for why the run ended (laravel/ai `stream_end`'s
+/// `reason`, the AI SDK's `finishReason`, AG-UI's outcome).
+const END_REASON: Field = f!(
+    "reason",
+    &[],
+    Kind::Str,
+    false,
+    "The producer's own word for why the run ended (laravel/ai `reason`, AI SDK `finishReason`, AG-UI outcome)."
+);
+
+/// The model's reasoning, streamed (laravel/ai `reasoning_delta`, AG-UI
+/// `REASONING_MESSAGE_CONTENT`, the AI SDK's `reasoning-delta`).
+const AGENT_LLM_REASONING_DELTA: &[Field] = &[
+    f!(
+        "text_delta",
+        &[],
+        Kind::Str,
+        true,
+        "The reasoning text the model added."
+    ),
+    STEP_INDEX,
+    STEP_ID,
+    ANNOTATIONS,
+];
+
+/// A tool call waiting for a person's approval, or the answer.
+const AGENT_TOOL_APPROVAL: &[Field] = &[
+    f!("tool_name", &["tool"], Kind::Str, false, "The tool's name."),
+    f!("tool_call_id", &[], Kind::Str, true, "The tool call's id."),
+    f!(
+        "approval",
+        &[],
+        Kind::Str,
+        true,
+        "Where the approval stands.",
+        values = ["requested", "approved", "denied"],
+        false
+    ),
+    f!(
+        "approval_id",
+        &[],
+        Kind::Str,
+        false,
+        "The producer's id of the request."
+    ),
+    f!(
+        "reason",
+        &[],
+        Kind::Str,
+        false,
+        "Why it was denied, when said."
+    ),
+    STEP_INDEX,
+    STEP_ID,
+    ANNOTATIONS,
+];
+
+/// The run paused for input from outside (AG-UI interrupts, an AI SDK abort).
+const AGENT_RUN_INTERRUPTED: &[Field] = &[
+    f!("reason", &[], Kind::Str, true, "Why the run paused."),
+    f!(
+        "data",
+        &[],
+        Kind::Any,
+        false,
+        "What the producer sent with it."
+    ),
+    STEP_INDEX,
+];
+
+/// Producer data the view has no field of its own for (AG-UI state,
+/// activity, custom and raw events; AI SDK data parts, files, metadata;
+/// laravel/ai provider tool events): the latest value under each name.
+const AGENT_DATA: &[Field] = &[
+    f!(
+        "name",
+        &[],
+        Kind::Str,
+        true,
+        "What the data is (`state`, `custom:<name>`, `data-<type>` …)."
+    ),
+    f!("data", &[], Kind::Any, false, "The value."),
+    STEP_INDEX,
 ];
 
 /// The payload fields of a known type, or `None` for an unknown type.
@@ -432,6 +529,10 @@ pub fn fields(kind: &str) -> Option<&'static [Field]> {
         "agent.step.failed" => AGENT_STEP_FAILED,
         "agent.run.completed" => AGENT_RUN_COMPLETED,
         "agent.run.failed" => AGENT_RUN_FAILED,
+        "agent.llm.reasoning.delta" => AGENT_LLM_REASONING_DELTA,
+        "agent.tool.approval" => AGENT_TOOL_APPROVAL,
+        "agent.run.interrupted" => AGENT_RUN_INTERRUPTED,
+        "agent.data" => AGENT_DATA,
         _ => return None,
     })
 }
@@ -453,6 +554,10 @@ pub const KNOWN_TYPES: &[&str] = &[
     "agent.step.failed",
     "agent.run.completed",
     "agent.run.failed",
+    "agent.llm.reasoning.delta",
+    "agent.tool.approval",
+    "agent.run.interrupted",
+    "agent.data",
 ];
 
 /// Token usage as a decoded envelope carries it: `usage` of
@@ -569,6 +674,30 @@ pub const SHAPES: &[(&str, &str, &str, &str)] = &[
         "RunFailedPayload",
         "RunFailedEnvelope",
         "Seed 003: the run failed.",
+    ),
+    (
+        "agent.llm.reasoning.delta",
+        "ReasoningDeltaPayload",
+        "ReasoningDeltaEnvelope",
+        "Reasoning the model streamed (translated from laravel/ai, AG-UI or the AI SDK).",
+    ),
+    (
+        "agent.tool.approval",
+        "ToolApprovalPayload",
+        "ToolApprovalEnvelope",
+        "A tool call's approval was asked for, given or denied.",
+    ),
+    (
+        "agent.run.interrupted",
+        "RunInterruptedPayload",
+        "RunInterruptedEnvelope",
+        "The run paused for input from outside.",
+    ),
+    (
+        "agent.data",
+        "DataPayload",
+        "DataEnvelope",
+        "Producer data under a name (state, custom events, data parts).",
     ),
 ];
 

@@ -20,6 +20,8 @@ const KNOWN: &[&str] = &[
     "truncated",
     // Payload fields.
     "annotations",
+    "approval",
+    "approval_id",
     "args",
     "args_summary",
     "available_tools",
@@ -28,6 +30,7 @@ const KNOWN: &[&str] = &[
     "chunk_index",
     "content",
     "continuation",
+    "data",
     "duration_ms",
     "error",
     "error_message",
@@ -62,6 +65,7 @@ const KNOWN: &[&str] = &[
     "tool_call_id",
     "tool_name",
     "tool_result",
+    "result",
     "usage",
     // Usage, in both spellings, and the continuation trace.
     "input",

@@ -6,7 +6,7 @@ use crate::json::{Map, Value};
 
 use crate::model::usage::Usage;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
-use crate::session::view::{add_usage, sub_usage, Execution, StepView, ToolRun};
+use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
 /// What an applied envelope touched, so the next patch sends only that.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,13 +90,22 @@ fn apply_event(
         "agent.step.failed" | "agent.run.failed" => step_failed(exec, kind, p),
         "agent.run.completed" => {
             exec.final_answer = str_of(p, "final_answer");
+            set(&mut exec.end_reason, str_of(p, "reason"));
             exec.push_status("completed".into(), None);
             Touched::Header
         }
+        "agent.run.interrupted" => {
+            set(&mut exec.end_reason, str_of(p, "reason"));
+            exec.push_status("interrupted".into(), None);
+            Touched::Header
+        }
+        "agent.data" => data(exec, p),
+        "agent.llm.reasoning.delta" => reasoning_delta(exec, p),
         "agent.continuation" => continuation(exec, p),
         "agent.tool.started"
         | "agent.tool.completed"
         | "agent.tool.failed"
+        | "agent.tool.approval"
         | "agent.tool.output" => tool(exec, kind, ts, p, arrival),
         "agent.stream.chunk" => stream_chunk(exec, ts.as_deref(), p, arrival),
         "agent.llm.output_text.delta" => text_delta(exec, p, arrival),
@@ -187,6 +196,7 @@ fn step_failed(exec: &mut Execution, kind: &str, p: &mut Map) -> Touched {
     let error = str_of(p, "error");
     if kind == "agent.run.failed" {
         exec.run_error = error.clone();
+        set(&mut exec.end_reason, str_of(p, "reason"));
         exec.push_status("failed".into(), None);
     }
     let step = step_mut(exec, n);
@@ -278,6 +288,24 @@ fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
     Touched::Step(n)
 }
 
+/// `agent.llm.reasoning.delta`: the step's reasoning, up to the text limit.
+fn reasoning_delta(exec: &mut Execution, p: &mut Map) -> Touched {
+    let n = step_of(exec, p);
+    let delta = str_of(p, "text_delta").unwrap_or_default();
+    let limit = exec.stream.limit();
+    push_within(&mut step_mut(exec, n).reasoning, &delta, limit);
+    Touched::Step(n)
+}
+
+/// `agent.data`: the latest value under its name.
+fn data(exec: &mut Execution, p: &mut Map) -> Touched {
+    if let Some(name) = str_of(p, "name") {
+        let value = p.remove("data").unwrap_or(Value::Null);
+        exec.data.insert(name, value);
+    }
+    Touched::Header
+}
+
 /// Re-places tool events after step `n`'s start or completion changed.
 fn bounds_changed(exec: &mut Execution, n: i64) {
     let limit = exec.stream.limit();
@@ -296,6 +324,7 @@ fn tool_kind(kind: &str) -> &'static str {
         "agent.tool.started" => "agent.tool.started",
         "agent.tool.completed" => "agent.tool.completed",
         "agent.tool.failed" => "agent.tool.failed",
+        "agent.tool.approval" => "agent.tool.approval",
         _ => "agent.tool.output",
     }
 }
@@ -317,15 +346,25 @@ pub(crate) fn tool_event(
         .or_else(|| call.as_mut().and_then(|c| str_of(c, "name")))
         .unwrap_or_default();
     let call_id = str_of(p, "tool_call_id").or_else(|| call.as_mut().and_then(|c| str_of(c, "id")));
+    let name_of_event = name.clone();
     let i = run_for(step, kind, name, call_id.as_deref());
     let Some(run) = step.tools.get_mut(i) else {
         // `i` was found in, or just pushed to, the step's runs.
         return i;
     };
     set(&mut run.call_id, call_id);
+    if run.name.is_empty() {
+        run.name = name_of_event;
+    }
     match kind {
         "agent.tool.started" => tool_started(run, ts, p, call.as_mut()),
         "agent.tool.completed" | "agent.tool.failed" => tool_ended(run, kind, ts, p),
+        "agent.tool.approval" => {
+            set(
+                &mut run.approval,
+                str_of(p, "approval").as_deref().and_then(Approval::parse),
+            );
+        }
         _ => {
             if let Some(d) = str_of(p, "text_delta") {
                 let kept = push_within(&mut run.output, &d, limit);
@@ -344,8 +383,9 @@ pub(crate) fn tool_event(
 fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>) -> usize {
     let starting = kind == "agent.tool.started";
     let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
+    // An approval may name only the call.
     let found = step.tools.iter().position(|t| {
-        t.name == name
+        (t.name == name || name.is_empty() || t.name.is_empty())
             && match (call_id, &t.call_id) {
                 (Some(a), Some(b)) => a == b,
                 _ if starting => !t.seen_started && t.seen_completed,
@@ -399,6 +439,7 @@ fn tool_ended(run: &mut ToolRun, kind: &str, ts: Option<String>, p: &mut Map) {
         p.remove("duration_ms").filter(|v| !v.is_null()),
     );
     set(&mut run.result_summary, str_of(p, "result_summary"));
+    set(&mut run.result, p.remove("result").filter(|v| !v.is_null()));
     // Seed 003's result may carry its own call and latency (its
     // proposed `ToolExecutionResult` id and `latency_ms`).
     if let Some(r) = result.as_mut() {

@@ -322,6 +322,11 @@ pub struct Session {
     usage_total_extra: i64,
     /// The silence limit and clock that mark executions stale.
     staleness: stale::Staleness,
+    /// How far each foreign dialect's stream has been translated.
+    dialects: crate::dialects::Translators,
+    /// Off while the envelopes translated from one foreign event apply:
+    /// the log keeps that event as received instead.
+    logging: bool,
 }
 
 impl Default for Session {
@@ -382,6 +387,8 @@ impl Session {
             dirty: Dirty::default(),
             usage_total_extra: 0,
             staleness: stale::Staleness::default(),
+            dialects: crate::dialects::Translators::default(),
+            logging: true,
         }
     }
 
@@ -465,8 +472,74 @@ impl Session {
         } else {
             text.trim().to_string()
         };
+        if let Some(dialect) = crate::dialects::foreign_dialect(&parsed.value) {
+            return self.ingest_foreign(dialect, parsed.value, line, batch);
+        }
         let d = decode_owned(parsed.value)?;
         Ok(self.ingest_in(d, Some(line), batch))
+    }
+
+    /// Ingests one event of a foreign dialect (laravel/ai, AG-UI, AI SDK):
+    /// translated into normalised envelopes, which apply as any others. The
+    /// log keeps the event as received (`line`), so a recording replays
+    /// through the same translation.
+    pub(crate) fn ingest_foreign(
+        &mut self,
+        dialect: crate::envelope::dialect::WireDialect,
+        event: Value,
+        line: String,
+        mut batch: Option<&mut Batch>,
+    ) -> Result<IngestOutcome> {
+        let kind = event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let t = self
+            .dialects
+            .translate(dialect, event, self.session_id.as_deref())?;
+        let decoded = t
+            .envelopes
+            .into_iter()
+            .map(|env| {
+                decode_owned(env).map(|mut d| {
+                    d.dialect = dialect;
+                    d
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for w in &t.warnings {
+            if self.warnings.len() < LISTED {
+                self.warnings.push(SessionWarning {
+                    warning: w.clone(),
+                    kind: kind.clone(),
+                    timestamp: None,
+                });
+            }
+            self.warning_count += 1;
+            self.dirty.header = true;
+        }
+        let mut out = IngestOutcome {
+            warnings: t.warnings,
+            ..IngestOutcome::default()
+        };
+        if t.duplicate {
+            return Ok(self.duplicate(out));
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.log.push(seq, line);
+        // Accepted even when it changes nothing yet (an AG-UI tool call's
+        // arguments wait for its end).
+        out.applied = true;
+        self.logging = false;
+        for d in decoded {
+            let o = self.ingest_in(d, None, batch.as_deref_mut());
+            out.rejected = out.rejected.or(o.rejected);
+            out.warnings.extend(o.warnings);
+        }
+        self.logging = true;
+        Ok(out)
     }
 
     /// Ingests a JSONL batch (one envelope per line, blank lines skipped),
@@ -509,6 +582,11 @@ impl Session {
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
+        if let Some(dialect) = crate::dialects::foreign_dialect(v) {
+            let out = self.ingest_foreign(dialect, v.clone(), crate::json::to_string(v), None);
+            self.settle();
+            return out;
+        }
         let d = decode_value(v)?;
         let out = self.ingest_with(d, Some(crate::json::to_string(v)));
         self.settle();
@@ -767,7 +845,7 @@ impl Session {
         self.stale_after_apply(pos, ts);
         self.counts.applied += 1;
         out.applied = true;
-        if logged {
+        if logged && self.logging {
             self.log.push(seq, line);
         }
         out

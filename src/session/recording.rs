@@ -97,6 +97,7 @@ impl Recording {
                 Line::Envelope { value, .. } => {
                     rec.items.extend(value.map(Item::Envelope));
                 }
+                Line::Foreign { value, .. } => rec.items.push(Item::Envelope(value)),
                 Line::Snapshot(v) => rec.items.push(snapshot_item(v)),
             }
         }
@@ -188,6 +189,15 @@ impl Session {
                     // Logged as read, so the replayed session records the
                     // same lines again (not their normalised form).
                     session.ingest_in(decoded, Some(text.to_string()), Some(&mut batch));
+                }
+                Line::Foreign {
+                    text,
+                    value,
+                    dialect,
+                } => {
+                    session
+                        .ingest_foreign(dialect, value, text.to_string(), Some(&mut batch))
+                        .map_err(|e| at_line(n, e))?;
                 }
                 Line::Snapshot(mut v) => {
                     if let Some(s) = v.get_mut(SNAPSHOT_KEY) {
@@ -314,6 +324,12 @@ pub(crate) enum Line<'a> {
     },
     /// The whole snapshot line.
     Snapshot(Value),
+    /// A foreign dialect's event (laravel/ai, AG-UI, AI SDK), as read.
+    Foreign {
+        text: &'a str,
+        value: Value,
+        dialect: crate::envelope::dialect::WireDialect,
+    },
 }
 
 /// The non-blank lines of `text` with their 1-based numbers, each checked.
@@ -379,6 +395,13 @@ fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
         optional_str(&value, "session_id")?;
         optional_str(&value, "execution_id")?;
         return Ok(Line::Snapshot(value));
+    }
+    if let Some(dialect) = crate::dialects::foreign_dialect(&value) {
+        return Ok(Line::Foreign {
+            text,
+            value,
+            dialect,
+        });
     }
     let (value, decoded) = if keep_value {
         let decoded = decode_value(&value)?;

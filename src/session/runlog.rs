@@ -143,11 +143,11 @@ impl RunLog {
         self.batches = Some(Vec::new());
         for (n, line) in lines(text, false) {
             match line {
-                Ok(line) => {
-                    if let Some(h) = self.take(line, &mut out) {
-                        notes = Some((n, h));
-                    }
-                }
+                Ok(line) => match self.take(line, &mut out) {
+                    Ok(Some(h)) => notes = Some((n, h)),
+                    Ok(None) => {}
+                    Err(e) => out.errors.push(n, at_line(n, e)),
+                },
                 Err(e) => out.errors.push(n, e),
             }
         }
@@ -169,7 +169,7 @@ impl RunLog {
         let mut notes = None;
         log.batches = Some(Vec::new());
         for (n, line) in lines(text, false) {
-            if let Some(h) = log.take(line?, &mut out) {
+            if let Some(h) = log.take(line?, &mut out).map_err(|e| at_line(n, e))? {
                 notes = Some((n, h));
             }
         }
@@ -291,15 +291,26 @@ impl RunLog {
 
     /// Takes one line; a header's per-session notes are returned, to be
     /// restored once the sessions they name exist.
-    fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) -> Option<Value> {
+    fn take(&mut self, line: Line<'_>, out: &mut BatchOutcome) -> Result<Option<Value>> {
         match line {
             Line::Header(h) => {
                 let notes = h.get("sessions").cloned();
                 self.header = Some(h);
-                return notes;
+                return Ok(notes);
             }
             Line::Envelope { text, decoded, .. } => {
                 let (r, _) = self.route(decoded, text.to_string());
+                out.applied += usize::from(r.applied);
+                out.duplicates += usize::from(r.duplicate);
+            }
+            Line::Foreign {
+                text,
+                value,
+                dialect,
+            } => {
+                // A foreign event names no session: the run log's
+                // session without an id takes it.
+                let r = self.route_foreign(dialect, value, text.to_string())?;
                 out.applied += usize::from(r.applied);
                 out.duplicates += usize::from(r.duplicate);
             }
@@ -308,7 +319,7 @@ impl RunLog {
                 out.snapshots += 1;
             }
         }
-        None
+        Ok(None)
     }
 
     /// Adds a saved header's `sessions` counts to the loaded sessions.
@@ -358,6 +369,39 @@ impl RunLog {
         if let Some((_, s)) = self.sessions.get_mut(i) {
             s.settle();
         }
+        out
+    }
+
+    /// Translates a foreign event in the session without an id (left
+    /// unsettled). A bad event is an error of its line.
+    fn route_foreign(
+        &mut self,
+        dialect: crate::envelope::dialect::WireDialect,
+        value: Value,
+        line: String,
+    ) -> Result<IngestOutcome> {
+        let i = match self.index.get("") {
+            Some(&i) => i as usize,
+            None => {
+                let i = self.sessions.len();
+                self.sessions.push((String::new(), Session::new(None)));
+                self.index.insert(String::new(), i as u64);
+                i
+            }
+        };
+        let batch = self.batches.as_mut().and_then(|b| {
+            if b.len() <= i {
+                b.resize_with(i + 1, Default::default);
+            }
+            b.get_mut(i)
+        });
+        let Some((_, s)) = self.sessions.get_mut(i) else {
+            return Ok(IngestOutcome::default());
+        };
+        s.next_seq = s.next_seq.max(self.next_seq);
+        let out = s.ingest_foreign(dialect, value, line, batch);
+        // Its envelopes took arrival numbers of their own.
+        self.next_seq = self.next_seq.max(s.next_seq);
         out
     }
 

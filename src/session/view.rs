@@ -42,6 +42,32 @@ impl ToolStatus {
     }
 }
 
+/// Where a tool call's approval by a person stands (laravel/ai, AG-UI and
+/// AI SDK approval requests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Asked for; no answer yet: the run waits.
+    Requested,
+    /// Approved: the tool may run.
+    Approved,
+    /// Denied: the tool does not run.
+    Denied,
+}
+
+impl Approval {
+    /// The wire word: `requested`, `approved` or `denied`.
+    pub fn parse(word: &str) -> Option<Approval> {
+        Some(match word {
+            "requested" => Approval::Requested,
+            "approved" => Approval::Approved,
+            "denied" => Approval::Denied,
+            _ => return None,
+        })
+    }
+}
+
 /// One tool call within a step, assembled from its started/completed pair
 /// (either may arrive first, or not at all).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,6 +92,10 @@ pub struct ToolRun {
     pub duration_ms: Option<Value>,
     /// The producer's one-line summary of the result.
     pub result_summary: Option<String>,
+    /// The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK).
+    pub result: Option<Value>,
+    /// Where a person's approval of the call stands, when one was asked for.
+    pub approval: Option<Approval>,
     /// Seed-003 `agent.tool.output` deltas, in arrival order, up to the
     /// session's text limit.
     pub output: String,
@@ -102,6 +132,8 @@ impl ToolRun {
             error: self.error.as_deref(),
             duration_ms: self.duration_ms.as_ref(),
             result_summary: self.result_summary.as_deref(),
+            result: self.result.as_ref(),
+            approval: self.approval,
             output: &self.output,
             output_dropped_bytes: self.output_dropped_bytes,
             seen: Seen {
@@ -139,6 +171,12 @@ pub struct ToolRunView<'a> {
     pub duration_ms: Option<&'a Value>,
     /// The producer's short text of the result.
     pub result_summary: Option<&'a str>,
+    /// The result as the producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
+    pub result: Option<&'a Value>,
+    /// Where a person's approval of the call stands (`null`: none was asked for).
+    /// `requested` is a run waiting on a person, not a lost event.
+    pub approval: Option<Approval>,
     /// The streamed output (seed 003), at most the session's `maxTextBytes`.
     pub output: &'a str,
     /// Output bytes past the session's `maxTextBytes`, dropped (0 when none).
@@ -195,6 +233,9 @@ pub struct StepView {
     pub tools: Vec<ToolRun>,
     /// Seed-003 `agent.llm.output_text.delta` text of this step.
     pub text: String,
+    /// The model's streamed reasoning in this step (`agent.llm.reasoning.delta`),
+    /// at most the session's text limit.
+    pub reasoning: String,
     /// Whether its start arrived.
     pub seen_started: bool,
     /// Whether its completion arrived.
@@ -275,6 +316,7 @@ impl StepView {
             continuation: self.continuation.as_ref(),
             tools: ToolRuns(&self.tools),
             text: &self.text,
+            reasoning: &self.reasoning,
             seen: Seen {
                 started: self.seen_started,
                 completed: self.seen_completed,
@@ -327,6 +369,8 @@ pub struct StepShape<'a> {
     pub tools: ToolRuns<'a>,
     /// Seed-003 streamed text of this step.
     pub text: &'a str,
+    /// The model's streamed reasoning in this step (`""` when none).
+    pub reasoning: &'a str,
     /// Which halves arrived; a missing one is a lost event or still to come.
     pub seen: Seen,
     /// Seed-003 annotations of the step and its events (`null` when none).
@@ -363,6 +407,12 @@ impl schemars::JsonSchema for ToolRuns<'_> {
 #[cfg(feature = "schema")]
 fn any_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::Schema::from(true)
+}
+
+/// `{[name]: any}`.
+#[cfg(feature = "schema")]
+fn data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object", "additionalProperties": true })
 }
 
 /// A producer's duration in milliseconds, or `null`.
@@ -424,6 +474,11 @@ pub struct Execution {
     pub final_answer: Option<String>,
     /// Seed-003 `agent.run.failed` error.
     pub run_error: Option<String>,
+    /// The producer's own word for why the run ended (`reason` of
+    /// `agent.run.completed` / `failed` / `interrupted`).
+    pub end_reason: Option<String>,
+    /// `agent.data`: the latest value under each name, in first-seen order.
+    pub data: crate::json::Map,
     /// Usage summed over the steps, kept up to date by `apply` so reading
     /// the view does not walk every step.
     pub usage_total: Usage,
@@ -626,6 +681,8 @@ impl Execution {
             stale: self.is_stale(),
             closing_status: self.closing_status(),
             never_ran_step: self.never_ran_step(),
+            end_reason: self.end_reason.as_deref(),
+            data: &self.data,
             dialect: self.dialect,
             provider_frames: self.provider_frames,
         }
@@ -713,6 +770,16 @@ pub struct ExecutionHeader<'a> {
     /// The last step, started but never run (a v2.7 guard or cancel stopped the
     /// run first); not a lost event.
     pub never_ran_step: Option<i64>,
+    /// The producer's own word for why the run ended: laravel/ai `stream_end`'s
+    /// `reason`, the AI SDK's `finishReason`, AG-UI's outcome (`null` when the
+    /// producer said none).
+    pub end_reason: Option<&'a str>,
+    /// Producer data the view has no field of its own for, the latest value
+    /// under each name: AG-UI `state`, `messages`, `activity:<id>`,
+    /// `custom:<name>`, `raw`; AI SDK `data-<type>`, `file:<n>`, `metadata`;
+    /// laravel/ai provider tool events (`{}` when none).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "data_schema"))]
+    pub data: &'a crate::json::Map,
     /// The most telling dialect of the execution's envelopes.
     pub dialect: WireDialect,
     /// Stream chunks that were raw provider frames (kept out of `text`; see

@@ -45,6 +45,11 @@ export type StopReasonV2 =
  * (the producer reads role strings exactly, case-sensitive).
  */
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+/**
+ * Where a tool call's approval by a person stands (laravel/ai, AG-UI and
+ * AI SDK approval requests).
+ */
+export type Approval = "requested" | "approved" | "denied";
 /** How a tool run was placed in its step (the view's `attribution`). */
 export type Attribution = "step_number" | "timestamp" | "arrival";
 /** A JSON object as the producer sent it (PHP writes an empty one as `[]`). */
@@ -143,7 +148,11 @@ export type Envelope =
   | ToolFailedEnvelope
   | StepFailedEnvelope
   | RunCompletedEnvelope
-  | RunFailedEnvelope;
+  | RunFailedEnvelope
+  | ReasoningDeltaEnvelope
+  | ToolApprovalEnvelope
+  | RunInterruptedEnvelope
+  | DataEnvelope;
 /**
  * What kind of problem a `SteplineError` is: its `code` (the string form,
  * [`ErrorCode::as_str`]).
@@ -163,7 +172,8 @@ export type SteplineErrorCode =
  * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
  * run's other envelopes tell which).
  */
-export type EnvelopeDialect = "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2";
+export type EnvelopeDialect =
+  "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2" | "laravel-ai" | "ag-ui" | "ai-sdk";
 /** How sure a finding is to be a producer bug. */
 export type Severity = "error" | "warning";
 /** `compat`: `true` (local time = UTC) or the producer's UTC offset. */
@@ -891,7 +901,11 @@ export interface BroadcastEnvelope {
     | "agent.tool.failed"
     | "agent.step.failed"
     | "agent.run.completed"
-    | "agent.run.failed";
+    | "agent.run.failed"
+    | "agent.llm.reasoning.delta"
+    | "agent.tool.approval"
+    | "agent.run.interrupted"
+    | "agent.data";
   /** The encoder's session. */
   session_id: string;
   /** The encoder's execution (`""` when it has none). */
@@ -1161,6 +1175,38 @@ export interface DefaultOptions {
   finishReasons?: (string | number | null)[];
 }
 
+/** `agent.data`: Producer data under a name (state, custom events, data parts). */
+export interface DataEnvelope {
+  type: "agent.data";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: DataPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.data`. */
+export interface DataPayload {
+  /** What the data is (`state`, `custom:<name>`, `data-<type>` …). */
+  name: string;
+  /** The value. */
+  data?: unknown | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
 /** `decodeEnvelopes`: a JSONL batch, decoded. */
 export interface DecodedBatch {
   /** The envelopes of the lines that decoded, in line order. */
@@ -1382,6 +1428,8 @@ export interface ToolCompletedPayload {
   success?: boolean | null;
   /** Why the tool failed. */
   error?: string | null;
+  /** The tool's result as the producer sent it (laravel/ai, AG-UI, AI SDK). */
+  result?: unknown | null;
   /** How long the tool ran, in milliseconds. */
   duration_ms?: number | null;
   /** A one-line summary of the result. */
@@ -1672,6 +1720,8 @@ export interface RunCompletedEnvelope {
 export interface RunCompletedPayload {
   /** The run's answer. */
   final_answer?: string | null;
+  /** The producer's own word for why the run ended (laravel/ai `reason`, AI SDK `finishReason`, AG-UI outcome). */
+  reason?: string | null;
   /** The step as the producer serialised it. */
   step?: PayloadObject | null;
   /** Seed 003: the step's number. */
@@ -1708,6 +1758,8 @@ export interface RunFailedEnvelope {
 export interface RunFailedPayload {
   /** Why the run failed. */
   error: string;
+  /** The producer's own word for why the run ended (laravel/ai `reason`, AI SDK `finishReason`, AG-UI outcome). */
+  reason?: string | null;
   /** The step as the producer serialised it. */
   step?: PayloadObject | null;
   /** Seed 003: the step's number. */
@@ -1716,6 +1768,114 @@ export interface RunFailedPayload {
   step_id?: string | null;
   /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
   annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.llm.reasoning.delta`: Reasoning the model streamed (translated from laravel/ai, AG-UI or the AI SDK). */
+export interface ReasoningDeltaEnvelope {
+  type: "agent.llm.reasoning.delta";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ReasoningDeltaPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.llm.reasoning.delta`. */
+export interface ReasoningDeltaPayload {
+  /** The reasoning text the model added. */
+  text_delta: string;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.tool.approval`: A tool call's approval was asked for, given or denied. */
+export interface ToolApprovalEnvelope {
+  type: "agent.tool.approval";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: ToolApprovalPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.tool.approval`. */
+export interface ToolApprovalPayload {
+  /** The tool's name. */
+  tool_name?: string | null;
+  /** The tool call's id. */
+  tool_call_id: string;
+  /** Where the approval stands. */
+  approval: "requested" | "approved" | "denied";
+  /** The producer's id of the request. */
+  approval_id?: string | null;
+  /** Why it was denied, when said. */
+  reason?: string | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
+  /** Seed 003: the step's id. */
+  step_id?: string | null;
+  /** Seed 003: the event's annotations (safety verdicts, citations, extras). */
+  annotations?: PayloadObject | null;
+  /** The payload was shortened to fit the broadcaster's limit. */
+  truncated?: boolean | null;
+  /** Unknown payload fields, kept (each reported as a warning). */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** `agent.run.interrupted`: The run paused for input from outside. */
+export interface RunInterruptedEnvelope {
+  type: "agent.run.interrupted";
+  /** The session; `null` only for seed-003 native events, which carry none. */
+  session_id: string | null;
+  /** The execution, when the producer names one. */
+  execution_id: string | null;
+  /** When it was broadcast (RFC 3339). */
+  timestamp: string | null;
+  payload: RunInterruptedPayload;
+  /** Unknown top-level fields, kept. */
+  extra?: {
+    [k: string]: unknown | undefined;
+  };
+}
+
+/** The payload of `agent.run.interrupted`. */
+export interface RunInterruptedPayload {
+  /** Why the run paused. */
+  reason: string;
+  /** What the producer sent with it. */
+  data?: unknown | null;
+  /** Seed 003: the step's number. */
+  step_index?: number | null;
   /** The payload was shortened to fit the broadcaster's limit. */
   truncated?: boolean | null;
   /** Unknown payload fields, kept (each reported as a warning). */
@@ -1761,8 +1921,11 @@ export interface IndexedWarning {
 export interface EnvelopeWarning {
   /** JSON pointer of what was not understood, within the envelope. */
   path: string;
-  /** `unknown_type` or `unknown_field`. */
-  code: "unknown_type" | "unknown_field";
+  /**
+   * `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
+   * other half or whose run never arrived).
+   */
+  code: "unknown_type" | "unknown_field" | "gap";
   /** What was kept, for a person. */
   message: string;
 }
@@ -1987,6 +2150,21 @@ export interface ExecutionView {
    * run first); not a lost event.
    */
   never_ran_step: number | null;
+  /**
+   * The producer's own word for why the run ended: laravel/ai `stream_end`'s
+   * `reason`, the AI SDK's `finishReason`, AG-UI's outcome (`null` when the
+   * producer said none).
+   */
+  end_reason: string | null;
+  /**
+   * Producer data the view has no field of its own for, the latest value
+   * under each name: AG-UI `state`, `messages`, `activity:<id>`,
+   * `custom:<name>`, `raw`; AI SDK `data-<type>`, `file:<n>`, `metadata`;
+   * laravel/ai provider tool events (`{}` when none).
+   */
+  data: {
+    [k: string]: unknown | undefined;
+  };
   /** The most telling dialect of the execution's envelopes. */
   dialect: EnvelopeDialect;
   /**
@@ -2312,6 +2490,21 @@ export interface ReconciledExecutionView {
    * run first); not a lost event.
    */
   never_ran_step: number | null;
+  /**
+   * The producer's own word for why the run ended: laravel/ai `stream_end`'s
+   * `reason`, the AI SDK's `finishReason`, AG-UI's outcome (`null` when the
+   * producer said none).
+   */
+  end_reason: string | null;
+  /**
+   * Producer data the view has no field of its own for, the latest value
+   * under each name: AG-UI `state`, `messages`, `activity:<id>`,
+   * `custom:<name>`, `raw`; AI SDK `data-<type>`, `file:<n>`, `metadata`;
+   * laravel/ai provider tool events (`{}` when none).
+   */
+  data: {
+    [k: string]: unknown | undefined;
+  };
   /** The most telling dialect of the execution's envelopes. */
   dialect: EnvelopeDialect;
   /**
@@ -2368,6 +2561,8 @@ export interface ReconciledStepView {
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
   text: string;
+  /** The model's streamed reasoning in this step (`""` when none). */
+  reasoning: string;
   /** Which halves arrived; a missing one is a lost event or still to come. */
   seen: Seen;
   /** Seed-003 annotations of the step and its events (`null` when none). */
@@ -2400,6 +2595,13 @@ export interface ToolRunView {
   duration_ms: number | null;
   /** The producer's short text of the result. */
   result_summary: string | null;
+  /** The result as the producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise). */
+  result: unknown;
+  /**
+   * Where a person's approval of the call stands (`null`: none was asked for).
+   * `requested` is a run waiting on a person, not a lost event.
+   */
+  approval: Approval | null;
   /** The streamed output (seed 003), at most the session's `maxTextBytes`. */
   output: string;
   /** Output bytes past the session's `maxTextBytes`, dropped (0 when none). */
@@ -2570,8 +2772,11 @@ export interface SessionView {
 export interface SessionWarning {
   /** JSON pointer of what was not understood, within the envelope. */
   path: string;
-  /** `unknown_type` or `unknown_field`. */
-  code: "unknown_type" | "unknown_field";
+  /**
+   * `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
+   * other half or whose run never arrived).
+   */
+  code: "unknown_type" | "unknown_field" | "gap";
   /** What was kept, for a person. */
   message: string;
   /** The envelope's type. */
@@ -2955,6 +3160,8 @@ export interface StepView {
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
   text: string;
+  /** The model's streamed reasoning in this step (`""` when none). */
+  reasoning: string;
   /** Which halves arrived; a missing one is a lost event or still to come. */
   seen: Seen;
   /** Seed-003 annotations of the step and its events (`null` when none). */
