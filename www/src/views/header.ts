@@ -78,9 +78,10 @@ export class Header implements View {
       field('Host', 'host', s.host),
       field('Port', 'port', String(s.port), { inputmode: 'numeric' }),
       check('TLS', 'tls', s.tls),
-      field('Session id', 'session', s.session, { required: 'true', placeholder: 'channel agent.{session}' }),
+      field('Session id', 'session', s.session, { placeholder: 'channel agent.{session}' }),
+      field('Channel', 'channel', s.channel, { placeholder: 'optional: the channel laravel/ai broadcasts on', title: 'laravel/ai apps broadcast on a channel they choose; empty: agent.{session}' }),
       check('Private channel', 'private', s.private),
-      field('Event name', 'event', s.eventName, { placeholder: defaultEventName(), title: 'instructor.agents.broadcasting.event_name; agent.* names are always read' }),
+      field('Event name', 'event', s.eventName, { placeholder: defaultEventName(), title: 'instructor.agents.broadcasting.event_name; agent.* names and laravel/ai stream events (named after their type) are always read' }),
       field('Auth endpoint', 'auth', s.authEndpoint),
       field('Final state URL', 'final', s.finalStateUrl, { placeholder: 'optional: /agents/{id}/state' }),
       h('div', { class: 'actions' },
@@ -98,7 +99,7 @@ export class Header implements View {
     const text = (k: string) => String(data.get(k) ?? '').trim();
     return {
       key: text('key'), host: text('host') || location.hostname, port: Number(text('port')) || 8080, tls: data.has('tls'),
-      session: text('session'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
+      session: text('session'), channel: text('channel'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
       eventName: text('event'),
     };
   }
