@@ -58,7 +58,10 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("reasoning_start", &["reasoning_id"]),
     ("reasoning_delta", &["reasoning_id", "delta", "summary"]),
     ("reasoning_end", &["reasoning_id", "summary"]),
-    ("tool_call", &["tool_id", "tool_name", "arguments", "reasoning_id"]),
+    (
+        "tool_call",
+        &["tool_id", "tool_name", "arguments", "reasoning_id"],
+    ),
     (
         "tool_result",
         &[
@@ -232,7 +235,7 @@ impl State {
             t.out.warn(
                 "/type",
                 "unknown_type",
-                &format!("laravel/ai event type {} is not known", quote(kind)),
+                format!("laravel/ai event type {} is not known", quote(kind)),
             );
         } else {
             for key in event.keys() {
@@ -240,7 +243,7 @@ impl State {
                     t.out.warn(
                         &child("", key),
                         "unknown_field",
-                        &format!("laravel/ai does not write {} on this event", quote(key)),
+                        format!("laravel/ai does not write {} on this event", quote(key)),
                     );
                 }
             }
@@ -423,7 +426,7 @@ impl Translation<'_, '_> {
             self.out.warn(
                 &child("", key),
                 "gap",
-                &format!("the start of {} was not seen", quote(part)),
+                format!("the start of {} was not seen", quote(part)),
             );
         }
     }
@@ -446,7 +449,11 @@ impl Translation<'_, '_> {
         Ok(())
     }
 
-    fn tool_result(&mut self, run: &mut Run, approvals: &mut HashMap<String, String>) -> Result<()> {
+    fn tool_result(
+        &mut self,
+        run: &mut Run,
+        approvals: &mut HashMap<String, String>,
+    ) -> Result<()> {
         let call = req_str(self.event, "tool_id")?.to_string();
         let name = req_str(self.event, "tool_name")?.to_string();
         let successful = req_bool(self.event, "successful")?;
@@ -463,7 +470,7 @@ impl Translation<'_, '_> {
                     self.out.warn(
                         "/tool_id",
                         "gap",
-                        &format!("the tool_call of {} was not seen", quote(&call)),
+                        format!("the tool_call of {} was not seen", quote(&call)),
                     );
                 }
                 self.latest_step(run)
@@ -481,9 +488,13 @@ impl Translation<'_, '_> {
             self.emit("agent.tool.approval", p);
         }
         let mut p = Map::new();
-        p.insert("tool_name", Value::from(name));
-        p.insert("tool_call_id", Value::from(call));
         if preliminary {
+            // `agent.tool.output` names its call as seed 003 does.
+            let mut tool_call = Map::new();
+            tool_call.insert("id", Value::from(call));
+            tool_call.insert("name", Value::from(name.as_str()));
+            p.insert("tool_name", Value::from(name));
+            p.insert("tool_call", Value::Object(tool_call));
             // A preliminary result is a snapshot of the tool's progress: each
             // one is kept, a line each, as the tool's streamed output.
             let mut text = match &result {
@@ -496,6 +507,8 @@ impl Translation<'_, '_> {
             self.emit("agent.tool.output", p);
             return Ok(());
         }
+        p.insert("tool_name", Value::from(name));
+        p.insert("tool_call_id", Value::from(call));
         let success = successful && !denied;
         p.insert("success", Value::Bool(success));
         if !success {
@@ -587,7 +600,9 @@ impl Translation<'_, '_> {
         let mut p = Map::new();
         p.insert("step_number", Value::from(n));
         p.insert("annotations", Value::Object(annotations));
-        self.emit("agent.step.started", p);
+        // `agent.llm.started` carries annotations and changes nothing else
+        // of a step already started.
+        self.emit("agent.llm.started", p);
         Ok(())
     }
 
@@ -612,7 +627,10 @@ impl Translation<'_, '_> {
             "tool_calls" | "tool-calls" => {}
             "error" => {
                 let mut p = Map::new();
-                p.insert("error", Value::from("The provider ended the stream with an error."));
+                p.insert(
+                    "error",
+                    Value::from("The provider ended the stream with an error."),
+                );
                 p.insert("reason", Value::from(reason));
                 p.insert("step_number", Value::from(run.step));
                 self.emit("agent.run.failed", p);
