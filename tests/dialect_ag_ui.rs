@@ -2,7 +2,7 @@
 //! on, bad input with its paths, and gaps kept and shown. Vectors are read from
 //! `tests/vectors/json-patch/` and `tests/vectors/ag-ui/`.
 
-use stepline::dialects::json_patch::{apply, PatchFailure};
+use stepline::json::patch::{apply, equal, PatchFailure};
 use stepline::json::{self, Limits, Value};
 
 fn read(path: &str) -> Value {
@@ -31,7 +31,7 @@ fn run_patch_suite(file: &str) -> (usize, usize) {
                 panic!("{file} #{i} ({comment}): expected an error ({e}), got {doc}")
             }
             (None, Some(expected), Ok(doc)) => assert!(
-                stepline::dialects::json_patch::equal(&doc, expected),
+                equal(&doc, expected),
                 "{file} #{i} ({comment}): expected {expected}, got {doc}"
             ),
             (None, None, Ok(_)) => {}
@@ -59,15 +59,20 @@ fn json_patch_passes_the_rfc6902_spec_examples() {
 #[test]
 fn json_patch_errors_point_into_the_patch_and_tell_malformed_from_not_applicable() {
     let doc = json::parse(r#"{"items":[1,2]}"#, &Limits::default()).unwrap();
-    let bad_op =
-        json::parse(r#"[{"op":"add","path":"/items/-","value":3},{"op":"spam","path":"/x"}]"#, &Limits::default())
-            .unwrap();
+    let bad_op = json::parse(
+        r#"[{"op":"add","path":"/items/-","value":3},{"op":"spam","path":"/x"}]"#,
+        &Limits::default(),
+    )
+    .unwrap();
     match apply(&doc, &bad_op, "/delta") {
         Err(PatchFailure::Malformed(e)) => assert_eq!(e.path.as_deref(), Some("/delta/1/op")),
         other => panic!("expected a malformed patch, got {other:?}"),
     }
-    let past_end =
-        json::parse(r#"[{"op":"add","path":"/items/5","value":3}]"#, &Limits::default()).unwrap();
+    let past_end = json::parse(
+        r#"[{"op":"add","path":"/items/5","value":3}]"#,
+        &Limits::default(),
+    )
+    .unwrap();
     match apply(&doc, &past_end, "/delta") {
         Err(PatchFailure::NotApplicable(e)) => {
             assert_eq!(e.path.as_deref(), Some("/delta/0/path"))

@@ -22,7 +22,7 @@
 //! `tests/dialect_ag_ui.rs`).
 //!
 //! ```
-//! use stepline::dialects::json_patch::apply;
+//! use stepline::json::patch::apply;
 //! let doc = stepline::json!({"todo": ["a"], "done": 0});
 //! let patch = stepline::json!([
 //!     {"op": "add", "path": "/todo/-", "value": "b"},
@@ -92,12 +92,7 @@ pub fn apply(doc: &Value, patch: &Value, path: &str) -> Result<Value, PatchFailu
 }
 
 /// One operation, read and applied.
-fn apply_op(
-    doc: &mut Value,
-    op: &Value,
-    at: &str,
-    budget: &mut usize,
-) -> Result<(), PatchFailure> {
+fn apply_op(doc: &mut Value, op: &Value, at: &str, budget: &mut usize) -> Result<(), PatchFailure> {
     let m = op.as_object().ok_or_else(|| {
         malformed(
             ErrorCode::InvalidType,
@@ -195,7 +190,10 @@ fn string_member<'a>(m: &'a Map, key: &str, at: &str) -> Result<&'a str, PatchFa
         Some(other) => Err(malformed(
             ErrorCode::InvalidType,
             &crate::json::child(at, key),
-            format!("expected `{key}` to be a string, found {}", type_name(other)),
+            format!(
+                "expected `{key}` to be a string, found {}",
+                type_name(other)
+            ),
         )),
     }
 }
@@ -311,10 +309,7 @@ fn missing(tokens: &[String], depth: usize, at: &str) -> PatchFailure {
     let upto = tokens.get(..=depth).unwrap_or(tokens);
     not_applicable(
         at,
-        format!(
-            "`{}` does not exist in the document",
-            pointer_text(upto)
-        ),
+        format!("`{}` does not exist in the document", pointer_text(upto)),
     )
 }
 
@@ -446,10 +441,7 @@ pub fn equal(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x
-                    .iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
         }
         _ => a == b,
     }
@@ -463,7 +455,8 @@ mod tests {
     #[test]
     fn a_failed_operation_leaves_the_document_unchanged() {
         let doc = json!({"a": 1});
-        let patch = json!([{"op": "add", "path": "/b", "value": 2}, {"op": "remove", "path": "/zz"}]);
+        let patch =
+            json!([{"op": "add", "path": "/b", "value": 2}, {"op": "remove", "path": "/zz"}]);
         let e = apply(&doc, &patch, "/delta").unwrap_err();
         assert!(matches!(e, PatchFailure::NotApplicable(_)));
         assert_eq!(e.error().path.as_deref(), Some("/delta/1/path"));
@@ -491,7 +484,12 @@ mod tests {
             .collect();
         let e = apply(&doc, &Value::Array(ops), "/delta").unwrap_err();
         assert!(matches!(e, PatchFailure::NotApplicable(_)));
-        doc = apply(&doc, &json!([{"op": "copy", "from": "/a", "path": "/b"}]), "").unwrap();
+        doc = apply(
+            &doc,
+            &json!([{"op": "copy", "from": "/a", "path": "/b"}]),
+            "",
+        )
+        .unwrap();
         assert_eq!(doc["b"], json!([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]));
     }
 }

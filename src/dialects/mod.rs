@@ -11,6 +11,7 @@
 
 pub(crate) mod ag_ui;
 pub(crate) mod ai_sdk;
+pub mod json_patch;
 pub(crate) mod laravel_ai;
 
 use std::collections::BTreeMap;
