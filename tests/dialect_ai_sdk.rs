@@ -84,7 +84,11 @@ fn bad_chunks_are_refused_with_the_path_of_the_offending_field_and_change_nothin
             .expect_err(name);
         assert_eq!(Some(e.code.as_str()), case["code"].as_str(), "{name}: {e}");
         assert_eq!(e.path.as_deref(), case["path"].as_str(), "{name}: {e}");
-        assert_eq!(json::to_string(&s.view()), before, "{name}: the view changed");
+        assert_eq!(
+            json::to_string(&s.view()),
+            before,
+            "{name}: the view changed"
+        );
     }
 }
 
@@ -133,13 +137,19 @@ fn every_stream_of_the_ai_sdks_own_tests_is_accepted_gaps_warned_where_its_reduc
     files.sort();
     assert!(files.len() >= 40, "{} upstream streams", files.len());
     for path in files {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         let v = read(path.to_str().expect("path"));
         let mut s = Session::new(None);
         let warnings = ingest_all(&mut s, chunks(&v));
         let gaps = warnings.iter().filter(|w| w.1 == "gap").count();
         if upstream_throws(stem) {
-            assert!(gaps > 0, "{stem}: the SDK refuses this stream; stepline warns");
+            assert!(
+                gaps > 0,
+                "{stem}: the SDK refuses this stream; stepline warns"
+            );
         }
         assert!(
             warnings.iter().all(|w| w.1 != "unknown_type"),
@@ -160,9 +170,15 @@ fn a_recorded_stream_replays_to_the_same_view() {
     for line in &log {
         replay.ingest_text(line).expect("logged chunk");
     }
-    assert_eq!(json::to_string(&replay.view()), json::to_string(&live.view()));
+    assert_eq!(
+        json::to_string(&replay.view()),
+        json::to_string(&live.view())
+    );
     let mut batch = Session::new(None);
     let out = batch.ingest_jsonl(&text);
     assert!(out.errors.is_empty());
-    assert_eq!(json::to_string(&batch.view()), json::to_string(&live.view()));
+    assert_eq!(
+        json::to_string(&batch.view()),
+        json::to_string(&live.view())
+    );
 }

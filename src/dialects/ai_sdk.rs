@@ -148,7 +148,10 @@ impl State {
             out.warn(
                 "/type",
                 "unknown_type",
-                format!("unknown AI SDK chunk type {} (kept)", crate::json::quote(&kind)),
+                format!(
+                    "unknown AI SDK chunk type {} (kept)",
+                    crate::json::quote(&kind)
+                ),
             );
             return Ok(());
         };
@@ -390,7 +393,9 @@ impl State {
     fn tool_input_delta(&mut self, event: &Map, out: &mut Out) {
         let id = str_of(event, "toolCallId").unwrap_or_default();
         match self.tools.get_mut(id).filter(|t| !t.started) {
-            Some(tool) => tool.input.push_str(str_of(event, "inputTextDelta").unwrap_or_default()),
+            Some(tool) => tool
+                .input
+                .push_str(str_of(event, "inputTextDelta").unwrap_or_default()),
             None => out.warn(
                 "/toolCallId",
                 "gap",
@@ -616,7 +621,14 @@ impl State {
         if let Some(t) = self.tools.get_mut(&id) {
             t.awaiting_approval = true;
         }
-        self.approval(&id, &name, "requested", str_of(event, "approvalId"), step, out);
+        self.approval(
+            &id,
+            &name,
+            "requested",
+            str_of(event, "approvalId"),
+            step,
+            out,
+        );
     }
 
     fn denied(&mut self, event: &Map, out: &mut Out) {
@@ -796,7 +808,10 @@ impl State {
             self.id(),
             None,
             map([
-                ("error", Value::from(str_of(event, "errorText").unwrap_or_default())),
+                (
+                    "error",
+                    Value::from(str_of(event, "errorText").unwrap_or_default()),
+                ),
                 ("reason", Value::from("error")),
                 ("step_number", Value::from(self.step_number())),
             ]),

@@ -228,7 +228,11 @@ pub(super) fn one_of<'a>(chunk: &'a Map, name: &str, allowed: &[&str]) -> Result
             &child("", name),
             format!(
                 "expected one of {}, found {}",
-                allowed.iter().map(|a| quote(a)).collect::<Vec<_>>().join(", "),
+                allowed
+                    .iter()
+                    .map(|a| quote(a))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 quote(v)
             ),
         )),
