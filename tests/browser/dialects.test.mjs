@@ -162,10 +162,13 @@ describe('a recording of each dialect', () => {
 });
 
 describe('approvals are visible states', () => {
-  test('a call awaiting approval and a denied call say so (AI SDK chunks)', async () => {
+  test('a call awaiting approval, a denied and an approved call say so (AI SDK chunks)', async () => {
     const chunks = [
       { type: 'start', messageId: 'msg-approval' },
       { type: 'start-step' },
+      { type: 'tool-input-available', toolCallId: 'call_ls', toolName: 'list_files', input: { dir: '/tmp' } },
+      { type: 'tool-approval-request', approvalId: 'appr_0', toolCallId: 'call_ls' },
+      { type: 'tool-output-available', toolCallId: 'call_ls', output: ['ö.txt'] },
       { type: 'tool-input-available', toolCallId: 'call_rm', toolName: 'delete_file', input: { path: '/tmp/ö.txt' } },
       { type: 'tool-approval-request', approvalId: 'appr_1', toolCallId: 'call_rm' },
       { type: 'tool-input-available', toolCallId: 'call_mail', toolName: 'send_mail', input: { to: 'a@b.c' } },
@@ -176,8 +179,14 @@ describe('approvals are visible states', () => {
     const page = await openPage(env.browser);
     await page.goto(`${env.server.url}?recording=/recordings/approval.jsonl`);
     await loaded(page);
-    const rows = await page.$$eval('[data-testid=tool-run]', (els) => els.map((r) => [r.querySelector('code').textContent, r.dataset.approval, r.querySelector('[data-testid=tool-status]').textContent]));
-    assert.deepEqual(rows, [['delete_file', 'requested', 'awaiting approval'], ['send_mail', 'denied', 'denied']]);
+    const rows = await page.$$eval('[data-testid=tool-run]', (els) => els.map((r) => [r.querySelector('code').textContent, r.dataset.approval,
+      r.querySelector('[data-testid=tool-status]').textContent, r.querySelector('[data-testid=tool-approval]')?.textContent ?? null]));
+    assert.deepEqual(rows, [
+      ['list_files', 'approved', 'ok', 'approved'],
+      ['delete_file', 'requested', 'awaiting approval', null],
+      ['send_mail', 'denied', 'denied', null],
+    ]);
+    assert.match(await page.textContent('[data-testid=step-row][data-step="1"]'), /1 awaiting approval/);
     await screenshot(page, 'dialect-approvals');
     assert.deepEqual(page.problems, []);
     await page.close();

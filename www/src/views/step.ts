@@ -71,7 +71,8 @@ function toolRow(t: ToolRunView): HTMLElement {
     h('td', { class: 'num' }, duration(t.duration_ms)),
     h('td', null,
       h('span', { class: `pill tool-status-${state.css}`, 'data-testid': 'tool-status' }, state.word),
-      t.approval && t.approval !== 'requested' ? h('span', { class: `pill approval-${t.approval}`, 'data-testid': 'tool-approval', title: 'the user\'s decision on this call' }, t.approval) : null));
+      // `denied` and `awaiting approval` are already the state word; an approved call says so beside its status.
+      t.approval === 'approved' ? h('span', { class: `pill approval-${t.approval}`, 'data-testid': 'tool-approval', title: 'the user\'s decision on this call' }, t.approval) : null));
 }
 
 /** The step's reasoning, collapsed: long, and read less often than the answer. */
