@@ -25,6 +25,7 @@ pub(crate) mod patch;
 pub mod reconcile;
 pub(crate) mod reconcile_v2;
 pub mod recording;
+pub(crate) mod records;
 pub mod runlog;
 pub(crate) mod segments;
 pub mod stale;
@@ -546,7 +547,9 @@ impl Session {
         Ok(out)
     }
 
-    /// Ingests a JSONL batch (one envelope per line, blank lines skipped);
+    /// Ingests a JSONL batch (one envelope per line, blank lines skipped),
+    /// or a JSON array of envelopes (when its first non-blank character is
+    /// `[`; each element then counts as a line, numbered by its position);
     /// lines that fail are collected with their 1-based number, the rest
     /// still ingested. The batch is one delivery: the second of two
     /// identical lines in it is a second occurrence, not a redelivery (see
@@ -557,10 +560,14 @@ impl Session {
         let mut batch = Batch::default();
         // A byte order mark is not part of the first line (as in recordings).
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
+        for (number, record) in records::records(text) {
+            let line = match record {
+                Ok(line) => line,
+                Err(e) => {
+                    out.errors.push(number, e);
+                    continue;
+                }
+            };
             match self.ingest_text_in(line, Some(&mut batch)) {
                 Ok(o) => {
                     out.applied += u64::from(o.applied);
@@ -569,9 +576,9 @@ impl Session {
                     out.warning_count += o.warnings.len() as u64;
                     let room = LISTED.saturating_sub(out.warnings.len());
                     out.warnings
-                        .extend(o.warnings.into_iter().take(room).map(|w| (i + 1, w)));
+                        .extend(o.warnings.into_iter().take(room).map(|w| (number, w)));
                 }
-                Err(e) => out.errors.push(i + 1, e),
+                Err(e) => out.errors.push(number, e),
             }
         }
         self.settle();

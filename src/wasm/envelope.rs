@@ -88,15 +88,19 @@ pub fn channel_for_js(
 /// (instructor-php v2's Laravel transport: `"instructor.agent.event"`, or the
 /// `eventName` your app configured in `instructor.agents.broadcasting.event_name`),
 /// or any `agent.*` name (v1.22 apps named events after the envelope type).
-/// Pusher's own `pusher:` events, your app's `App\Events\…` and anything else:
-/// `false`. Echo's leading dot (`.instructor.agent.event`) is ignored in both
-/// names. An empty or `pusher:` `eventName` throws `invalid_value`.
+/// With the event's `data`, also a name equal to the `type` of an event of a
+/// dialect stepline reads: laravel/ai broadcasts each stream event under its
+/// type (`stream_start`, `text_delta`, … `stream_end`) on a channel the app
+/// chose. Pusher's own `pusher:` events, your app's `App\Events\…` and
+/// anything else: `false`. Echo's leading dot (`.instructor.agent.event`) is
+/// ignored in both names. An empty or `pusher:` `eventName` throws `invalid_value`.
 ///
 /// @example
 /// ```js
 /// echo.channel(`agent.${sessionId}`).listenToAll((event, data) => {
-///   if (isAgentEventName(event, { eventName })) session.ingest(data);
+///   if (isAgentEventName(event, { eventName, data })) session.ingest(data);
 /// });
+/// isAgentEventName('.text_delta', { data: { type: 'text_delta', id: 'e1', invocation_id: 'i1', message_id: 'm1', delta: 'Hi', timestamp: 1 } }); // true (laravel/ai)
 /// isAgentEventName('.instructor.agent.event'); // true
 /// isAgentEventName('agent.step.started'); // true
 /// isAgentEventName('App\\Events\\OrderShipped'); // false
@@ -105,18 +109,19 @@ pub fn channel_for_js(
 pub fn is_agent_event_name(
     #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
     #[wasm_bindgen(
-        unchecked_optional_param_type = "{ eventName?: string | null | undefined } | null"
+        unchecked_optional_param_type = "{ eventName?: string | null | undefined; data?: unknown } | null"
     )]
     opts: Option<JsValue>,
 ) -> Result<bool, JsValue> {
     let name = string_arg(&name, "the event name").map_err(to_js_error)?;
-    let names = options(&opts, &["eventName"])
-        .and_then(|o| {
-            let configured = read::opt_str(&o, "eventName", "/options")?;
-            EventNames::new(configured, "/options/eventName")
-        })
+    let o = options(&opts, &["eventName", "data"]).map_err(to_js_error)?;
+    let names = read::opt_str(&o, "eventName", "/options")
+        .and_then(|configured| EventNames::new(configured, "/options/eventName"))
         .map_err(to_js_error)?;
-    Ok(names.carries_envelope(&name))
+    Ok(match o.get("data") {
+        Some(data) => names.carries_event(&name, data),
+        None => names.carries_envelope(&name),
+    })
 }
 
 /// The event name instructor-php v2's Laravel transport broadcasts every

@@ -151,7 +151,16 @@ impl Session {
 
     /// Ingests a JSONL batch; lines that fail are reported, not thrown:
     /// `{ applied, duplicates, rejected, errors: [{ line, error }],
-    /// errorCount }` (the first 1,000 failing lines are listed).
+    /// errorCount }` (the first 1,000 failing lines are listed). A JSON
+    /// array of events (text starting with `[`, as `JSON.stringify(events)`
+    /// writes it) is read element by element; `line` is then the element's
+    /// 1-based position.
+    ///
+    /// @example
+    /// ```js
+    /// session.ingestJsonl(fs.readFileSync('run.jsonl', 'utf8'));
+    /// session.ingestJsonl(JSON.stringify(events)); // a JSON array works too
+    /// ```
     #[wasm_bindgen(js_name = ingestJsonl, unchecked_return_type = "IngestBatchResult")]
     pub fn ingest_jsonl(
         &self,

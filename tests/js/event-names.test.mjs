@@ -78,3 +78,22 @@ test('the live entry answers the same', async () => {
     }
   }
 });
+
+test('laravel/ai stream events are read under their own type, given the data (any channel, any type it broadcasts)', async () => {
+  const { encode, eventName } = await import('../../scripts/lib/dialects/laravel-ai.mjs');
+  const { canonicalRun } = await import('../../scripts/lib/dialects/run.mjs');
+  const events = encode(canonicalRun());
+  const types = new Set(events.map((e) => e.type));
+  for (const t of ['stream_start', 'text_delta', 'reasoning_delta', 'tool_call', 'tool_result', 'stream_end']) assert.ok(types.has(t), t);
+  for (const event of events) {
+    // Broadcast::on(...)->as($event->type()): Echo's listenToAll hands it over with a dot.
+    assert.equal(isAgentEventName(`.${eventName(event)}`, { data: event }), true, event.type);
+    assert.equal(isAgentEventName(eventName(event), { data: event, eventName: 'acme.agent' }), true, event.type);
+    // Without the data the name alone says nothing; under another name it is not this event.
+    assert.equal(isAgentEventName(eventName(event)), false, event.type);
+    assert.equal(isAgentEventName('.App\\Events\\Chat', { data: event }), false, event.type);
+  }
+  // A name equal to a `type` no dialect reads, and envelopes under their names as before.
+  assert.equal(isAgentEventName('order_shipped', { data: { type: 'order_shipped', id: 1 } }), false);
+  assert.equal(isAgentEventName('.instructor.agent.event', { data: { anything: true } }), true);
+});

@@ -315,3 +315,27 @@ test('a run that never ends turns stale after staleAfterMs of silence, its statu
   assert.throws(() => new Session({ staleAfterMs: -5 }), (err) => err instanceof SteplineError && err.path === '/options/staleAfterMs');
   assert.throws(() => s.setNow('tomorrow'), (err) => err instanceof SteplineError && err.code === 'invalid_timestamp');
 });
+
+test('ingestJsonl reads a JSON array of events (JSON.stringify(events)) as it reads their lines, any dialect', async () => {
+  const { canonicalRun } = await import('../../scripts/lib/dialects/run.mjs');
+  const streams = [['v1.22', runs.flatMap((r) => r.expected.flatMap(envelopesOf)).slice(0, 40)]];
+  for (const dialect of ['laravel-ai', 'ag-ui', 'ai-sdk']) {
+    const { encode } = await import(`../../scripts/lib/dialects/${dialect}.mjs`);
+    streams.push([dialect, encode(canonicalRun())]);
+  }
+  for (const [dialect, events] of streams) {
+    const lines = new Session();
+    const a = lines.ingestJsonl(events.map((e) => JSON.stringify(e)).join('\n'));
+    const array = new Session();
+    const b = array.ingestJsonl(JSON.stringify(events, null, 2));
+    assert.equal(b.errorCount, 0, dialect);
+    assert.deepEqual(b, a, dialect);
+    assert.deepEqual(array.getSnapshot(), lines.getSnapshot(), dialect);
+  }
+  // A bad element is named by its 1-based position; the others are still read.
+  const s = new Session();
+  const r = s.ingestJsonl('[{"type":"agent.status","session_id":"s","payload":{"status":"processing"}}, 7]');
+  assert.equal(r.applied, 1);
+  assert.equal(r.errors[0].line, 2);
+  assert.ok(r.errors[0].error instanceof Object);
+});

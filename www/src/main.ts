@@ -1,12 +1,13 @@
 // The devtools panel's entry: loads stepline (the wasm package, imported the
 // way users import it), builds the views, and opens the source the URL asks
 // for: `?source=live&…` connects to a channel, `?recording=<url>` loads a
-// recording from a URL, anything else loads the bundled run.
+// recording from a URL (JSONL or a JSON array of events, any dialect),
+// `?demo=<producer>` one of the bundled runs, anything else instructor's.
 import init from 'stepline';
 import { h } from './dom';
 import { Panel } from './panel';
 import { connect, settingsFromUrl } from './sources/live';
-import { describe, loadBundled, loadFile, loadRecording } from './sources/recording';
+import { demoById, describe, loadBundled, loadFile, loadRecording } from './sources/recording';
 import { DiagnosticsView } from './views/diagnostics';
 import { Header } from './views/header';
 import { ReconcileView } from './views/reconcile';
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   const source = params.get('source');
   const recording = params.get('recording');
   if (source === 'live') {
-    if (params.get('connect') === '1' && live.key && live.session) connect(panel, live);
+    if (params.get('connect') === '1' && live.key && (live.session || live.channel)) connect(panel, live);
     else document.querySelector<HTMLButtonElement>('[data-testid="live-toggle"]')?.click();
   } else if (recording) {
     header.run(async () => {
@@ -58,7 +59,8 @@ async function main(): Promise<void> {
       await loadRecording(panel, await response.text(), { kind: 'file', label: recording, detail: '' });
     });
   } else {
-    header.run(() => loadBundled(panel));
+    // `?demo=laravel-ai` (or ag-ui, ai-sdk): the bundled run of that producer.
+    header.run(() => loadBundled(panel, demoById(params.get('demo'))));
   }
   // For tests and the console: the panel object (read-only use).
   (window as unknown as { stepline: Panel }).stepline = panel;

@@ -38,6 +38,8 @@ export class Panel {
   session: Session | null = null;
   view: SessionView | null = null;
   source: SourceInfo = { kind: 'none', label: '', detail: '' };
+  /** The bundled run last chosen (an id of DEMOS in sources/recording). */
+  demo = 'instructor';
   /** The selected execution and step number (null: the execution's last step). */
   selected: { exec: number; step: number | null } = { exec: 0, step: null };
   /** Follow the newest step while events arrive, until the user picks one. */

@@ -1,9 +1,12 @@
 // Live runs: the page subscribes to a session's channel on a Reverb (or any
 // Pusher-protocol) server with laravel-echo + pusher-js, exactly as a Laravel
-// app's front end does, and feeds every event that carries an envelope into a
-// Session. Which event names do is the core's decision (isAgentEventName):
-// instructor-php v2's `instructor.agent.event` or the configured name, and any
-// `agent.*` name (v1.22 apps); other events are counted and shown, not read.
+// app's front end does, and feeds every agent event into a Session. Which
+// events are agent events is the core's decision (isAgentEventName, given the
+// name and the data): instructor-php v2's `instructor.agent.event` or the
+// configured name, any `agent.*` name (v1.22 apps), and laravel/ai's stream
+// events, broadcast under their own type (`stream_start`, `text_delta`, …,
+// `stream_end`) on whatever channel the app chose; other events are counted
+// and shown, not read.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { defaultEventName, isAgentEventName, Session, slimSnapshot } from 'stepline';
@@ -16,8 +19,10 @@ export interface LiveSettings {
   host: string;
   port: number;
   tls: boolean;
-  /** The agent session id: the channel is `agent.{session}`. */
+  /** The agent session id: the channel is `agent.{session}` unless `channel` names another. */
   session: string;
+  /** The channel to follow when it is not `agent.{session}` (laravel/ai apps choose their own). */
+  channel: string;
   /** Subscribe to `private-agent.{session}`, authorised by `authEndpoint`. */
   private: boolean;
   authEndpoint: string;
@@ -38,6 +43,11 @@ export function disconnect(): void {
 /** Connects and starts a new Session for the channel's events. */
 export function connect(panel: Panel, settings: LiveSettings): void {
   disconnect();
+  if (!settings.session && !settings.channel) {
+    panel.error = 'Enter the session id (channel agent.{session}) or the channel to follow.';
+    panel.render();
+    return;
+  }
   const eventName = settings.eventName || defaultEventName();
   try {
     // Asked once before connecting, so an impossible name (empty, `pusher:…`) is refused here.
@@ -47,8 +57,8 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     panel.render();
     return;
   }
-  const session = new Session({ sessionId: settings.session, staleAfterMs: panel.staleAfterMs });
-  const channelName = `agent.${settings.session}`;
+  const session = new Session({ sessionId: settings.session || null, staleAfterMs: panel.staleAfterMs });
+  const channelName = settings.channel || `agent.${settings.session}`;
   const shown = settings.private ? `private-${channelName}` : channelName;
   panel.setSession(session, { kind: 'live', label: `${shown} · ${eventName}`, detail: 'connecting…' });
   panel.finalStateUrl = settings.finalStateUrl;
@@ -90,9 +100,15 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     panel.render();
   });
   // listenToAll hands over every event name with its data, whatever the
-  // Echo namespace; the envelope's own `type` is what stepline reads.
+  // Echo namespace; the event's own `type` is what stepline reads.
   channel.listenToAll((event: string, data: unknown) => {
-    if (!isAgentEventName(event, { eventName })) {
+    let agentEvent = false;
+    try {
+      agentEvent = isAgentEventName(event, { eventName, data });
+    } catch {
+      // Data that is not JSON (a cyclic object) is no agent event: counted below.
+    }
+    if (!agentEvent) {
       ignored += 1;
       lastIgnored = event;
       showDetail();
@@ -129,7 +145,7 @@ export async function fetchFinalState(panel: Panel, url: string): Promise<void> 
   panel.render();
 }
 
-/** Settings from the page URL (`?source=live&key=…&port=…&session=…&event=…&connect=1`). */
+/** Settings from the page URL (`?source=live&key=…&port=…&session=…&channel=…&event=…&connect=1`). */
 export function settingsFromUrl(params: URLSearchParams): LiveSettings {
   return {
     key: params.get('key') ?? '',
@@ -137,6 +153,7 @@ export function settingsFromUrl(params: URLSearchParams): LiveSettings {
     port: Number(params.get('port') ?? 8080),
     tls: params.get('tls') === '1' || params.get('tls') === 'true',
     session: params.get('session') ?? '',
+    channel: params.get('channel') ?? '',
     private: params.get('private') === '1',
     authEndpoint: params.get('auth') ?? '/broadcasting/auth',
     finalStateUrl: params.get('final') ?? '',

@@ -1,6 +1,10 @@
-// Recordings: the bundled run and files opened or dropped on the page. A
-// recording is JSONL: an optional `stepline_recording` header, envelopes, and
-// `stepline_snapshot` lines holding the final slim snapshot of a turn.
+// Recordings: the bundled runs and files opened or dropped on the page. A
+// recording is JSONL: an optional `stepline_recording` header, events of any
+// dialect the core reads (instructor envelopes, laravel/ai broadcasts, AG-UI
+// events, AI SDK UI message chunks: recognised per event by the core), and
+// `stepline_snapshot` lines holding the final slim snapshot of a turn. A
+// recording may also be one JSON array of events (`JSON.stringify(events)`):
+// the core's ingestJsonl reads it element by element.
 //
 // Envelopes are fed in batches through Session.ingestJsonl with a yield to the
 // browser between batches, so a 100,000-event file shows its progress and the
@@ -38,8 +42,12 @@ function special(line: string): ParsedSpecial | null {
  */
 export async function loadRecording(panel: Panel, text: string, source: SourceInfo): Promise<void> {
   const session = new Session({ staleAfterMs: panel.staleAfterMs });
-  const lines = text.split('\n');
   panel.setSession(session, { ...source, detail: 'loading…' });
+  if (ARRAY.test(text)) {
+    loadArray(panel, session, text, source);
+    return;
+  }
+  const lines = text.split('\n');
   panel.loading = { done: 0, total: lines.length, label: source.label };
   const errors: string[] = [];
   let errorCount = 0;
@@ -76,12 +84,30 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
     }
   }
   flush();
+  finish(panel, text, source, errorCount, errors, 'lines');
+}
+
+/** A JSON array of events (first non-blank character `[`, after a byte order mark). */
+const ARRAY = /^\uFEFF?\s*\[/;
+
+/**
+ * One JSON array of events: handed to the core whole (it cuts the array into
+ * its elements and reports a bad one by its position), so no line batching.
+ */
+function loadArray(panel: Panel, session: Session, text: string, source: SourceInfo): void {
+  const result = session.ingestJsonl(text);
+  const errors = result.errors.slice(0, 3).map(({ line, error }) => `event ${line}: ${error.message} (${error.code}${error.path ? ` at ${error.path}` : ''})`);
+  finish(panel, text, source, result.errorCount, errors, 'events');
+}
+
+/** Clears the progress and says what was loaded (and what could not be read). */
+function finish(panel: Panel, text: string, source: SourceInfo, errorCount: number, errors: string[], unit: 'lines' | 'events'): void {
   panel.loading = null;
   const kb = `${(text.length / 1024).toFixed(text.length < 10240 ? 1 : 0)} KB`;
   const snapshots = panel.reconciliations.length;
-  const summary = `${kb} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;
-  panel.source = { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad lines` : summary };
-  panel.error = errorCount > 0 ? `${errorCount.toLocaleString('en')} lines could not be read. ${errors.join('; ')}` : null;
+  const summary = `${kb}${unit === 'events' ? ' JSON array' : ''} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;
+  panel.source = { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad ${unit}` : summary };
+  panel.error = errorCount > 0 ? `${errorCount.toLocaleString('en')} ${unit} could not be read. ${errors.join('; ')}` : null;
   panel.render();
 }
 
@@ -110,12 +136,40 @@ export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The bundled run, served next to the page. */
-export async function loadBundled(panel: Panel): Promise<void> {
-  const url = new URL('demo-run.jsonl', document.baseURI);
+/** A bundled run: one per producer, each served next to the page. */
+export interface Demo {
+  id: string;
+  /** The producer, as the picker names it. */
+  producer: string;
+  file: string;
+  label: string;
+}
+
+/**
+ * The bundled runs. instructor v1.22's is the scripted two-turn run
+ * (scripts/demo-run.mjs); the others are one run description
+ * (scripts/lib/dialects/run.mjs canonicalRun()) in each producer's wire form
+ * (scripts/demo-run-dialects.mjs).
+ */
+export const DEMOS: readonly Demo[] = [
+  { id: 'instructor', producer: 'instructor-php v1.22', file: 'demo-run.jsonl', label: 'Bundled run: checkout latency investigation' },
+  { id: 'laravel-ai', producer: 'laravel/ai', file: 'demo-laravel-ai.jsonl', label: 'Bundled run: laravel/ai broadcasts' },
+  { id: 'ag-ui', producer: 'AG-UI', file: 'demo-ag-ui.jsonl', label: 'Bundled run: AG-UI events' },
+  { id: 'ai-sdk', producer: 'AI SDK', file: 'demo-ai-sdk.jsonl', label: 'Bundled run: AI SDK UI message stream' },
+];
+
+/** A bundled run by id (unknown ids: the first, instructor's). */
+export function demoById(id: string | null): Demo {
+  return DEMOS.find((d) => d.id === id) ?? DEMOS[0];
+}
+
+/** Loads a bundled run (default: instructor's). */
+export async function loadBundled(panel: Panel, demo: Demo = DEMOS[0]): Promise<void> {
+  const url = new URL(demo.file, document.baseURI);
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`could not fetch the bundled run (${response.status} ${response.statusText})`);
-  await loadRecording(panel, await response.text(), { kind: 'bundled', label: 'Bundled run: checkout latency investigation', detail: '' });
+  if (!response.ok) throw new Error(`could not fetch the bundled run ${demo.file} (${response.status} ${response.statusText})`);
+  panel.demo = demo.id;
+  await loadRecording(panel, await response.text(), { kind: 'bundled', label: demo.label, detail: '' });
 }
 
 /** A file the user opened or dropped. */

@@ -1,5 +1,6 @@
-// Why a turn ended, and turns that never end: the `agent.status` error
-// message (or the seed-003 run error) and the core's `stale` mark, shown the
+// Why a turn ended, and turns that never end: the producer's end reason, the
+// `agent.status` error message (or the seed-003 run error) and the core's
+// `stale` mark, shown the
 // same way in the header and on each turn of the timeline. Nothing here is
 // derived: both come from the session's view.
 import { h } from '../dom';
@@ -11,10 +12,17 @@ export function reason(e: ExecutionView | undefined): string | null {
   return e?.error_message ?? e?.error ?? null;
 }
 
-/** Marks for one turn: `stale` and the error message (each only when there is one). */
+/**
+ * Marks for one turn: the producer's own end reason (laravel/ai's `stream_end`
+ * reason, AI SDK's finish reason, AG-UI's interrupt …), `stale` and the error
+ * message (each only when there is one).
+ */
 export function endedMarks(e: ExecutionView | undefined, staleAfterMs: number, where: string): HTMLElement[] {
   const marks: HTMLElement[] = [];
   if (!e) return marks;
+  if (e.end_reason) {
+    marks.push(h('span', { class: 'pill end-reason', 'data-testid': `${where}-end-reason`, title: 'why the run ended, as the producer said it' }, `ended: ${clip(e.end_reason, 60)}`));
+  }
   if (e.stale) {
     marks.push(h('span', {
       class: 'pill stale', 'data-testid': `${where}-stale`,

@@ -3,7 +3,7 @@
 import { h, replaceChildren } from '../dom';
 import { count } from '../format';
 import type { Panel, View } from '../panel';
-import { describe, loadBundled, loadFile } from '../sources/recording';
+import { DEMOS, demoById, describe, loadBundled, loadFile } from '../sources/recording';
 import { defaultEventName } from 'stepline';
 import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';
 import { endedMarks } from './ended';
@@ -16,6 +16,7 @@ export class Header implements View {
   private banner = h('div', { class: 'banner', role: 'alert', hidden: true, 'data-testid': 'error' });
   private liveForm: HTMLFormElement;
   private fileInput: HTMLInputElement;
+  private demoPicker: HTMLSelectElement;
 
   constructor(private panel: Panel, live: LiveSettings) {
     this.fileInput = h('input', { type: 'file', accept: '.jsonl,.ndjson,.json,.txt', hidden: true, 'data-testid': 'file-input' });
@@ -24,12 +25,17 @@ export class Header implements View {
       if (file) this.run(() => loadFile(panel, file));
       this.fileInput.value = '';
     });
+    // One bundled run per producer; choosing one loads it.
+    this.demoPicker = h('select', { 'data-testid': 'demo-picker', 'aria-label': 'Bundled run',
+      title: 'Bundled runs: one per producer', onchange: () => this.openDemo() },
+      DEMOS.map((d) => h('option', { value: d.id }, d.producer)));
     this.liveForm = this.buildLiveForm(live);
     this.el = h('header', { class: 'top' },
       h('div', { class: 'bar' },
         h('h1', null, 'stepline', h('span', { class: 'sub' }, 'devtools')),
         h('nav', { class: 'sources', 'aria-label': 'Sources' },
-          h('button', { type: 'button', onclick: () => this.run(() => { disconnect(); return loadBundled(panel); }) }, 'Bundled run'),
+          h('button', { type: 'button', 'data-testid': 'demo-open', onclick: () => this.openDemo() }, 'Bundled run'),
+          this.demoPicker,
           h('button', { type: 'button', onclick: () => this.fileInput.click() }, 'Open recording…'),
           h('button', { type: 'button', 'aria-expanded': 'false', 'data-testid': 'live-toggle', onclick: (e: Event) => this.toggleLive(e) }, 'Live…'),
           this.fileInput),
@@ -49,6 +55,12 @@ export class Header implements View {
     });
   }
 
+  /** Loads the bundled run the picker names. */
+  private openDemo(): void {
+    const demo = demoById(this.demoPicker.value);
+    this.run(() => { disconnect(); return loadBundled(this.panel, demo); });
+  }
+
   private toggleLive(e: Event): void {
     const open = this.liveForm.hidden;
     this.liveForm.hidden = !open;
@@ -66,9 +78,10 @@ export class Header implements View {
       field('Host', 'host', s.host),
       field('Port', 'port', String(s.port), { inputmode: 'numeric' }),
       check('TLS', 'tls', s.tls),
-      field('Session id', 'session', s.session, { required: 'true', placeholder: 'channel agent.{session}' }),
+      field('Session id', 'session', s.session, { placeholder: 'channel agent.{session}' }),
+      field('Channel', 'channel', s.channel, { placeholder: 'optional: the channel laravel/ai broadcasts on', title: 'laravel/ai apps broadcast on a channel they choose; empty: agent.{session}' }),
       check('Private channel', 'private', s.private),
-      field('Event name', 'event', s.eventName, { placeholder: defaultEventName(), title: 'instructor.agents.broadcasting.event_name; agent.* names are always read' }),
+      field('Event name', 'event', s.eventName, { placeholder: defaultEventName(), title: 'instructor.agents.broadcasting.event_name; agent.* names and laravel/ai stream events (named after their type) are always read' }),
       field('Auth endpoint', 'auth', s.authEndpoint),
       field('Final state URL', 'final', s.finalStateUrl, { placeholder: 'optional: /agents/{id}/state' }),
       h('div', { class: 'actions' },
@@ -86,7 +99,7 @@ export class Header implements View {
     const text = (k: string) => String(data.get(k) ?? '').trim();
     return {
       key: text('key'), host: text('host') || location.hostname, port: Number(text('port')) || 8080, tls: data.has('tls'),
-      session: text('session'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
+      session: text('session'), channel: text('channel'), private: data.has('private'), authEndpoint: text('auth') || '/broadcasting/auth', finalStateUrl: text('final'),
       eventName: text('event'),
     };
   }
@@ -107,9 +120,13 @@ export class Header implements View {
       source.kind === 'none' ? null : h('span', { class: `kind kind-${source.kind}` }, source.kind),
       h('span', { class: 'label', title: source.label }, source.label),
       source.detail ? h('span', { class: 'detail', 'data-testid': 'source-detail' }, source.detail) : null);
+    if (source.kind === 'bundled' && this.demoPicker.value !== panel.demo) this.demoPicker.value = panel.demo;
     if (view) {
       const steps = view.executions.reduce((n, e) => n + e.steps.length, 0);
+      // Which producer's dialect the events were in, as the core recognised them (per turn).
+      const dialects = [...new Set(view.executions.map((e) => e.dialect))];
       replaceChildren(this.summary,
+        dialects.map((d) => h('span', { class: `pill dialect dialect-${d}`, 'data-testid': 'dialect', 'data-dialect': d, title: `events in the ${d} dialect` }, d)),
         h('span', { class: `pill status-${view.status ?? 'unknown'}`, 'data-testid': 'run-status' }, view.status ?? 'no status'),
         endedMarks(view.executions.at(-1), panel.staleAfterMs, 'run'),
         h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),

@@ -9,6 +9,9 @@ import { stepState } from './timeline';
 
 interface Evaluation { criterion?: string; decision?: string; reason?: string }
 
+/** The dialects of instructor-php, whose streams carry a continuation trace. */
+const INSTRUCTOR_DIALECTS: ReadonlySet<string> = new Set(['instructor', 'seed-000', 'seed-003', 'v1.22', 'v2']);
+
 /** One sentence: why the agent stopped (or went on) after this step. */
 export function whyLine(s: StepView): string | null {
   const c = s.continuation;
@@ -30,22 +33,67 @@ export function whyLine(s: StepView): string | null {
   return `Stopped (${c.stop_reason ?? 'unknown'}) by ${resolvedBy}${because}.`;
 }
 
+/** A tool's result (any JSON) shown inline: text as it is, anything else as JSON. */
+function resultText(t: ToolRunView): string {
+  if (t.result_summary) return t.result_summary;
+  if (t.result !== null && t.result !== undefined) return clip(t.result, 200);
+  return t.output ?? '';
+}
+
+/**
+ * The tool's state in words: the core's status, except that a call waiting
+ * for the user's approval or refused by them says so (a visible state, not a
+ * tool that merely looks "running").
+ */
+function toolState(t: ToolRunView): { word: string; css: string } {
+  if (t.approval === 'denied') return { word: 'denied', css: 'denied' };
+  if (t.approval === 'requested' && t.status === 'running') return { word: 'awaiting approval', css: 'awaiting' };
+  return { word: t.status === 'succeeded' ? 'ok' : t.status, css: t.status };
+}
+
 function toolRow(t: ToolRunView): HTMLElement {
+  const state = toolState(t);
   const outcome = t.status === 'failed'
-    ? h('span', { class: 'error' }, t.error ?? 'failed')
-    : t.status === 'running' ? h('span', { class: 'muted' }, 'running…') : h('span', null, clip(t.result_summary ?? t.output ?? '', 200) || 'ok');
+    ? h('span', { class: 'error', 'data-testid': 'tool-error' }, t.error ?? 'failed')
+    : t.approval === 'denied' ? h('span', { class: 'error' }, t.error ?? 'the user denied this call')
+    : t.status === 'running' ? h('span', { class: 'muted' }, t.approval === 'requested' ? 'waiting for approval…' : 'running…')
+    : h('span', { 'data-testid': 'tool-result' }, resultText(t) || 'ok');
   const args = t.args_summary ?? (t.args === null || t.args === undefined ? '' : clip(t.args, 200));
   // Where timestamps could not place the call (a frozen clock, or its step
   // not arrived yet), the core placed it by arrival order: say so.
   const placed = t.attribution === 'arrival'
     ? 'Placed in this step by arrival order: its timestamp could not decide the step (a frozen clock, or its step has not arrived yet).'
     : null;
-  return h('tr', { 'data-testid': 'tool-run', 'data-attribution': t.attribution, title: placed, class: `tool-${t.status}` },
-    h('td', { title: t.name }, h('span', { class: `dot ${t.status}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
+  return h('tr', { 'data-testid': 'tool-run', 'data-attribution': t.attribution, 'data-status': t.status, 'data-approval': t.approval ?? '', title: placed, class: `tool-${t.status}` },
+    h('td', { title: t.call_id ? `${t.name} · ${t.call_id}` : t.name }, h('span', { class: `dot ${state.css}`, 'aria-hidden': 'true' }), h('code', null, t.name)),
     h('td', { class: 'args' }, h('code', null, args)),
     h('td', null, outcome),
     h('td', { class: 'num' }, duration(t.duration_ms)),
-    h('td', null, h('span', { class: `pill tool-status-${t.status}` }, t.status === 'succeeded' ? 'ok' : t.status)));
+    h('td', null,
+      h('span', { class: `pill tool-status-${state.css}`, 'data-testid': 'tool-status' }, state.word),
+      // `denied` and `awaiting approval` are already the state word; an approved call says so beside its status.
+      t.approval === 'approved' ? h('span', { class: `pill approval-${t.approval}`, 'data-testid': 'tool-approval', title: 'the user\'s decision on this call' }, t.approval) : null));
+}
+
+/** The step's reasoning, collapsed: long, and read less often than the answer. */
+function reasoningBlock(s: StepView): HTMLElement | null {
+  if (!s.reasoning) return null;
+  return h('details', { class: 'reasoning', 'data-testid': 'step-reasoning' },
+    h('summary', null, `Reasoning · ${s.reasoning.length.toLocaleString('en')} characters`),
+    h('pre', { class: 'stream' }, s.reasoning));
+}
+
+/** The run's `data` entries (AG-UI state and custom events, AI SDK data parts, …), latest value each. */
+function dataBlock(exec: ExecutionView | null): HTMLElement[] {
+  const entries = Object.entries(exec?.data ?? {});
+  if (entries.length === 0) return [];
+  return [
+    h('h3', null, `Run data (${entries.length})`),
+    h('dl', { class: 'data', 'data-testid': 'run-data' }, entries.map(([name, value]) => [
+      h('dt', { 'data-testid': 'run-data-name' }, h('code', null, name)),
+      h('dd', null, h('pre', { class: 'json' }, clip(JSON.stringify(value, null, 2) ?? 'null', 4000))),
+    ])),
+  ];
 }
 
 function traceTable(s: StepView): HTMLElement | null {
@@ -67,11 +115,13 @@ export class StepDetail implements View {
   private body = h('div', { class: 'detail-body' });
   private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', 'aria-live': 'polite' });
   private textTitle = h('h3', { 'data-testid': 'stream-title' }, 'Streamed text');
+  private data = h('div', { class: 'data-block' });
   private lastStep: StepView | null | undefined = undefined;
   private lastExec: ExecutionView | null = null;
+  private lastData: unknown = undefined;
 
   constructor() {
-    this.el = h('section', { class: 'detail', 'aria-label': 'Step detail' }, this.body, h('div', { class: 'text-block' }, this.textTitle, this.text));
+    this.el = h('section', { class: 'detail', 'aria-label': 'Step detail' }, this.body, this.data, h('div', { class: 'text-block' }, this.textTitle, this.text));
   }
 
   update(panel: Panel): void {
@@ -79,7 +129,12 @@ export class StepDetail implements View {
     const step = exec ? (panel.selected.step === null ? exec.steps.at(-1) : exec.steps.find((s) => s.number === panel.selected.step)) ?? null : null;
     if (step !== this.lastStep) {
       this.lastStep = step;
-      replaceChildren(this.body, step ? this.stepBody(panel.selected.exec, step) : h('p', { class: 'empty' }, panel.view ? 'No step yet. Events will appear as they arrive.' : 'Choose a source: the bundled run, a recording, or a live channel.'));
+      replaceChildren(this.body, step && exec ? this.stepBody(panel.selected.exec, exec, step) : h('p', { class: 'empty' }, panel.view ? 'No step yet. Events will appear as they arrive.' : 'Choose a source: the bundled run, a recording, or a live channel.'));
+    }
+    // The run's data changes without its steps (AG-UI state deltas): its own block.
+    if ((exec?.data ?? null) !== this.lastData) {
+      this.lastData = exec?.data ?? null;
+      replaceChildren(this.data, dataBlock(exec));
     }
     if (exec !== this.lastExec) {
       const appended = this.lastExec !== null && exec !== null && this.lastExec.execution_id === exec.execution_id && exec.text.startsWith(this.lastExec.text);
@@ -96,7 +151,7 @@ export class StepDetail implements View {
     }
   }
 
-  private stepBody(exec: number, s: StepView): HTMLElement[] {
+  private stepBody(exec: number, e: ExecutionView, s: StepView): HTMLElement[] {
     const u = s.usage;
     const state = stepState(s);
     return [
@@ -113,12 +168,15 @@ export class StepDetail implements View {
           u ? `${count(u.total)} (in ${count(u.input)} · out ${count(u.output)} · cache ${count(u.cacheWrite + u.cacheRead)} · reasoning ${count(u.reasoning)})` : '—'),
         h('dt', null, 'Context'), h('dd', null, s.message_count === null ? '—' : `${s.message_count} messages, ${s.tools_available ?? '?'} tools`)),
       s.error ? h('p', { class: 'error' }, s.error) : null,
+      reasoningBlock(s),
+      s.text ? h('h3', null, 'Text') : null,
+      s.text ? h('pre', { class: 'stream step-text', 'data-testid': 'step-text' }, s.text) : null,
       h('h3', null, `Tool runs (${s.tools.length})`),
       s.tools.length === 0 ? h('p', { class: 'muted' }, 'No tools in this step.') : h('table', { class: 'grid tools', 'data-testid': 'tool-runs' },
         h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'Arguments'), h('th', null, 'Result or error'), h('th', { class: 'num' }, 'Duration'), h('th', null, 'Status'))),
         h('tbody', null, s.tools.map(toolRow))),
-      h('h3', null, 'Continuation'),
-      traceTable(s),
+      // Only instructor-php streams its continuation decision; other producers have none to show.
+      ...(s.continuation || INSTRUCTOR_DIALECTS.has(e.dialect) ? [h('h3', null, 'Continuation'), traceTable(s)] : []),
     ].filter((x): x is HTMLElement => x !== null);
   }
 }

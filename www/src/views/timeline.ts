@@ -116,6 +116,7 @@ export class Timeline implements View {
     if (hit && hit.key === key) return markSelected(hit.el, selected);
     const state = stepState(s);
     const failedTools = s.tools.filter((t) => t.status === 'failed').length;
+    const awaiting = s.tools.filter((t) => t.approval === 'requested' && t.status === 'running').length;
     const el = h('div', {
       class: `row step row-${state}`, role: 'option',
       'data-testid': 'step-row', 'data-exec': row.exec, 'data-step': s.number, 'data-state': state,
@@ -130,7 +131,8 @@ export class Timeline implements View {
         diffs ? h('span', { class: 'mark diff', title: 'differences with the final state' }, `${diffs} diff`) : null),
       h('span', { class: 'line muted small' },
         s.tools.length === 0 ? 'no tools' : s.tools.map((t) => t.name).join(', '),
-        failedTools ? h('span', { class: 'error' }, ` · ${failedTools} failed`) : null)),
+        failedTools ? h('span', { class: 'error' }, ` · ${failedTools} failed`) : null,
+        awaiting ? h('span', { class: 'warn' }, ` · ${awaiting} awaiting approval`) : null)),
     h('span', { class: 'nums' },
       h('span', { class: 'dur' }, duration(s.duration_ms)),
       h('span', { class: 'tok muted' }, s.usage ? `${count(s.usage.total)} tok` : '')));
