@@ -853,14 +853,16 @@ impl State {
     }
 }
 
-/// Whether a chunk of type `kind` after the run ended continues it: content
-/// does (the next response of the same message), late metadata, data parts
-/// and a repeated end do not.
+/// Whether a chunk of type `kind` after the run ended continues it: a new
+/// step, text, reasoning or a tool chunk does (the next response of the same
+/// message); late metadata, data parts, files, sources and a repeated end
+/// do not (`createUIMessageStream` writers send those after a `finish`, and
+/// after a provider `error` streamText still closes the step).
 fn reopens(kind: &str) -> bool {
-    !matches!(
-        kind,
-        "message-metadata" | "finish" | "finish-step" | "error" | "abort"
-    ) && !kind.starts_with("data-")
+    kind == "start-step"
+        || kind.starts_with("text-")
+        || kind.starts_with("reasoning-")
+        || kind.starts_with("tool-")
 }
 
 /// A payload from key/value pairs, in order.
