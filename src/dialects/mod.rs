@@ -115,8 +115,14 @@ pub(crate) struct Translated {
     pub envelopes: Vec<Value>,
     /// Findings about the foreign event (paths point into it).
     pub warnings: Vec<Warning>,
-    /// The event was a redelivery.
+    /// The event was a redelivery (or is held as one, see [`Redelivery`]).
     pub duplicate: bool,
+    /// The lines to log, as received: the event's, after those of the
+    /// events held before it and now translated.
+    pub lines: Vec<String>,
+    /// How many held events (counted as duplicates when they arrived) this
+    /// translation released as new.
+    pub released: u64,
 }
 
 /// The translation state of one session, per dialect.
@@ -130,45 +136,75 @@ pub(crate) struct Translators {
 
 /// Whole runs sent again in the dialects whose events carry no id of their
 /// own (AG-UI, the AI SDK): a run whose start arrives a second time (the same
-/// `runId` or `messageId`) is a redelivery while its events repeat, in order,
-/// the ones already translated; from the first event that differs, or past
-/// the last one, the events are new. Inside a run first received, equal
-/// events are never merged (two equal text deltas are both text).
+/// `runId` or `messageId`) may be a redelivery, or the same run going on (an
+/// AI SDK response after a tool approval reuses its `messageId`). Its events
+/// are held while they repeat, in order, the ones already translated: if they
+/// repeat the run to its last event, they were a redelivery and are dropped;
+/// from the first event that differs, the held ones and it are translated, in
+/// order, as new. Inside a run first received, equal events are never merged
+/// (two equal text deltas are both text).
 #[derive(Clone, Debug, Default)]
 struct Redelivery {
     /// Each run's events, fingerprinted, in arrival order, by the run's key.
     runs: BTreeMap<String, Vec<Fingerprint>>,
-    /// The run being received, and how far a redelivery of it matches.
+    /// The run being received, and how far a repetition of it matches.
     current: Option<(String, Option<usize>)>,
+    /// The events of the repetition so far, with their lines as received.
+    held: Vec<(Map, String)>,
+}
+
+/// What [`Redelivery::observe`] made of an event.
+enum Verdict {
+    /// New: translate the held events (if any) and then this one.
+    New(Vec<(Map, String)>),
+    /// It repeats the run so far: held until the repetition ends or differs.
+    Held,
+    /// It completed a repetition of the whole run: the held ones and it were a redelivery.
+    Redelivered,
+}
+
+/// The fingerprint of one foreign event, member by member.
+fn fingerprint(event: &Map) -> Fingerprint {
+    let mut f = Fingerprinter::new();
+    for (k, v) in event {
+        f.str(k);
+        f.value(v);
+    }
+    f.finish()
 }
 
 impl Redelivery {
-    /// Whether `event` repeats one already translated; recorded otherwise.
-    /// `start` is the run key when the event starts a run.
-    fn repeats(&mut self, start: Option<&str>, event: &Map) -> bool {
+    /// Places `event` (received as `line`); `start` is the run key when the
+    /// event starts a run.
+    fn observe(&mut self, start: Option<&str>, event: &Map, line: &str) -> Verdict {
         if let Some(key) = start {
+            // A repetition cut short by the next run was a partial redelivery.
+            self.held.clear();
             let again = self.runs.contains_key(key);
             self.current = Some((key.to_string(), again.then_some(0)));
         }
         let Some((key, replay)) = self.current.as_mut() else {
-            return false;
+            return Verdict::New(std::mem::take(&mut self.held));
         };
-        let mut f = Fingerprinter::new();
-        for (k, v) in event {
-            f.str(k);
-            f.value(v);
-        }
-        let f = f.finish();
+        let f = fingerprint(event);
         let seen = self.runs.entry(key.clone()).or_default();
         if let Some(pos) = replay.as_mut() {
             if seen.get(*pos) == Some(&f) {
                 *pos += 1;
-                return true;
+                if *pos == seen.len() {
+                    *replay = None;
+                    self.held.clear();
+                    return Verdict::Redelivered;
+                }
+                self.held.push((event.clone(), line.to_string()));
+                return Verdict::Held;
             }
             *replay = None;
         }
+        let held = std::mem::take(&mut self.held);
+        seen.extend(held.iter().map(|(e, _)| fingerprint(e)));
         seen.push(f);
-        false
+        Verdict::New(held)
     }
 }
 
@@ -180,30 +216,40 @@ impl Translators {
         &mut self,
         dialect: WireDialect,
         event: Value,
+        line: String,
         session: Option<&str>,
     ) -> Result<Translated> {
         let mut out = Out::default();
         let Value::Object(event) = event else {
             return Ok(Translated::default());
         };
-        let start = match dialect {
-            WireDialect::AgUi => ag_ui::run_start(&event),
-            WireDialect::AiSdk => ai_sdk::run_start(&event),
-            _ => None,
-        };
+        let mut events = Vec::new();
         if matches!(dialect, WireDialect::AgUi | WireDialect::AiSdk) {
-            let start = start.map(str::to_string);
-            if self.redelivery.repeats(start.as_deref(), &event) {
-                return Ok(Translated {
-                    duplicate: true,
-                    ..Translated::default()
-                });
+            let start = match dialect {
+                WireDialect::AgUi => ag_ui::run_start(&event),
+                _ => ai_sdk::run_start(&event),
+            }
+            .map(str::to_string);
+            match self.redelivery.observe(start.as_deref(), &event, &line) {
+                Verdict::New(held) => events = held,
+                Verdict::Held | Verdict::Redelivered => {
+                    return Ok(Translated {
+                        duplicate: true,
+                        ..Translated::default()
+                    })
+                }
             }
         }
-        match dialect {
-            WireDialect::AgUi => self.ag_ui.translate(event, &mut out)?,
-            WireDialect::AiSdk => self.ai_sdk.translate(event, &mut out)?,
-            _ => self.laravel_ai.translate(event, &mut out)?,
+        let released = events.len() as u64;
+        events.push((event, line));
+        let mut lines = Vec::with_capacity(events.len());
+        for (event, line) in events {
+            match dialect {
+                WireDialect::AgUi => self.ag_ui.translate(event, &mut out)?,
+                WireDialect::AiSdk => self.ai_sdk.translate(event, &mut out)?,
+                _ => self.laravel_ai.translate(event, &mut out)?,
+            }
+            lines.push(line);
         }
         let id = session
             .map(str::to_string)
@@ -221,6 +267,8 @@ impl Translators {
             envelopes,
             warnings: out.warnings,
             duplicate: out.duplicate,
+            lines: if out.duplicate { Vec::new() } else { lines },
+            released,
         })
     }
 }

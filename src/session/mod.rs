@@ -502,7 +502,7 @@ impl Session {
             .to_string();
         let t = self
             .dialects
-            .translate(dialect, event, self.session_id.as_deref())?;
+            .translate(dialect, event, line, self.session_id.as_deref())?;
         let decoded = t
             .envelopes
             .into_iter()
@@ -531,9 +531,13 @@ impl Session {
         if t.duplicate {
             return Ok(self.duplicate(out));
         }
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.log.push(seq, line);
+        // Held events released as new were counted as duplicates on arrival.
+        self.counts.duplicates = self.counts.duplicates.saturating_sub(t.released);
+        for line in t.lines {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.log.push(seq, line);
+        }
         // Accepted even when it changes nothing yet (an AG-UI tool call's
         // arguments wait for its end).
         out.applied = true;
