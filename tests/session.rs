@@ -840,7 +840,7 @@ fn seed_003_lifecycle_events_feed_the_same_view_and_collect_builds_the_response(
     assert_eq!(
         r["turns"][0]["tool_results"][0],
         json!({"call": {"id": "c1", "name": "search", "arguments": {"q": "paris"}}, "output": "21C", "error": "timeout",
-               "result_summary": null, "duration_ms": null})
+               "result_summary": null, "result": null, "duration_ms": null})
     );
     assert_eq!(r["turns"][1]["llm_response"]["text"], "Sunny.");
 }
