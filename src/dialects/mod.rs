@@ -27,7 +27,14 @@ use crate::session::dedup::{Fingerprint, Fingerprinter};
 
 /// The foreign dialect an event is in, or `None` for an instructor-php
 /// envelope (or anything else, which the envelope decoder then judges).
+///
+/// The live entry (`stepline/live`, built without the `full` feature) reads
+/// instructor-php envelopes only: there no event is foreign, and the
+/// translators are left out of its wasm.
 pub(crate) fn foreign_dialect(event: &Value) -> Option<WireDialect> {
+    if cfg!(not(feature = "full")) {
+        return None;
+    }
     let m = event.as_object()?;
     let kind = m.get("type")?.as_str()?;
     if kind.starts_with("agent.") {
