@@ -121,7 +121,18 @@ fn bad_ag_ui_events_are_refused_with_their_code_and_path() {
 
 #[test]
 fn gaps_in_ag_ui_streams_are_kept_shown_and_warned() {
-    let vectors = read("tests/vectors/ag-ui/gaps.json");
+    check_view_cases("tests/vectors/ag-ui/gaps.json");
+}
+
+#[test]
+fn ag_ui_events_reach_the_view_as_the_module_documents() {
+    check_view_cases("tests/vectors/ag-ui/views.json");
+}
+
+/// Every case of `file`: its events are accepted, its warnings are exactly the
+/// ones listed, and the view has the values listed.
+fn check_view_cases(file: &str) {
+    let vectors = read(file);
     for case in vectors["cases"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
         let (s, warnings) = ingest_all(case["events"].as_array().unwrap());
