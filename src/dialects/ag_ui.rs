@@ -163,6 +163,9 @@ struct Steps {
     has_tool_calls: bool,
     /// The open step has had any content.
     has_content: bool,
+    /// When the last step completed (a later completion carrying the run's
+    /// usage repeats it, so the step keeps its own end time).
+    completed_at: Option<String>,
 }
 
 /// A tool call, from its start (or first sign) on.
@@ -471,6 +474,7 @@ impl State {
     fn complete_step(&mut self, finish_reason: Option<&str>, usage: Option<Map>, ev: &mut Ev<'_>) {
         self.steps.open = false;
         self.steps.finished_name = self.steps.name.take();
+        self.steps.completed_at = ev.ts.clone();
         let mut p = Map::with_capacity(4);
         p.insert("step_number", Value::from(self.steps.number));
         p.insert("has_tool_calls", Value::Bool(self.steps.has_tool_calls));
@@ -659,12 +663,15 @@ impl State {
         if self.steps.open {
             self.complete_step(finish_reason, usage, ev);
         } else if usage.is_some() && self.steps.number > 0 {
-            let mut p = Map::with_capacity(2);
+            let mut p = Map::with_capacity(3);
             p.insert("step_number", Value::from(self.steps.number));
+            p.insert("has_tool_calls", Value::Bool(self.steps.has_tool_calls));
             if let Some(u) = usage {
                 p.insert("usage", Value::Object(u));
             }
-            self.emit("agent.step.completed", p, ev);
+            let exec = self.exec();
+            let at = self.steps.completed_at.clone();
+            ev.out.emit("agent.step.completed", exec.as_deref(), at, p);
         }
     }
 
