@@ -9,6 +9,9 @@
 //! its `type` and fields; an instructor envelope's type always starts with
 //! `agent.` (or it is seed 003's `event_type` form), so the two never meet.
 
+// The live entry leaves the translators out (see `foreign_dialect`).
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
+
 pub(crate) mod ag_ui;
 pub(crate) mod ai_sdk;
 pub mod final_form;
@@ -27,14 +30,8 @@ use crate::session::dedup::{Fingerprint, Fingerprinter};
 
 /// The foreign dialect an event is in, or `None` for an instructor-php
 /// envelope (or anything else, which the envelope decoder then judges).
-///
-/// The live entry (`stepline/live`, built without the `full` feature) reads
-/// instructor-php envelopes only: there no event is foreign, and the
-/// translators are left out of its wasm.
+#[cfg(feature = "full")]
 pub(crate) fn foreign_dialect(event: &Value) -> Option<WireDialect> {
-    if cfg!(not(feature = "full")) {
-        return None;
-    }
     let m = event.as_object()?;
     let kind = m.get("type")?.as_str()?;
     if kind.starts_with("agent.") {
@@ -49,6 +46,15 @@ pub(crate) fn foreign_dialect(event: &Value) -> Option<WireDialect> {
     } else {
         None
     }
+}
+
+/// The live entry (`stepline/live`, built without the `full` feature) reads
+/// instructor-php envelopes only: no event is foreign there. Inlined, so the
+/// callers' foreign branches, and with them the translators, leave its wasm.
+#[cfg(not(feature = "full"))]
+#[inline(always)]
+pub(crate) fn foreign_dialect(_event: &Value) -> Option<WireDialect> {
+    None
 }
 
 /// What translating one foreign event produced.
