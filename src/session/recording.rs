@@ -97,6 +97,7 @@ impl Recording {
                 Line::Envelope { value, .. } => {
                     rec.items.extend(value.map(Item::Envelope));
                 }
+                #[cfg(feature = "full")]
                 Line::Foreign { value, .. } => rec.items.push(Item::Envelope(value)),
                 Line::Snapshot(v) => rec.items.push(snapshot_item(v)),
             }
@@ -190,6 +191,7 @@ impl Session {
                     // same lines again (not their normalised form).
                     session.ingest_in(decoded, Some(text.to_string()), Some(&mut batch));
                 }
+                #[cfg(feature = "full")]
                 Line::Foreign {
                     text,
                     value,
@@ -324,7 +326,9 @@ pub(crate) enum Line<'a> {
     },
     /// The whole snapshot line.
     Snapshot(Value),
-    /// A foreign dialect's event (laravel/ai, AG-UI, AI SDK), as read.
+    /// A foreign dialect's event (laravel/ai, AG-UI, AI SDK), as read
+    /// (none in the live entry, which reads instructor-php envelopes only).
+    #[cfg(feature = "full")]
     Foreign {
         text: &'a str,
         value: Value,
@@ -396,6 +400,7 @@ fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
         optional_str(&value, "execution_id")?;
         return Ok(Line::Snapshot(value));
     }
+    #[cfg(feature = "full")]
     if let Some(dialect) = crate::dialects::foreign_dialect(&value) {
         return Ok(Line::Foreign {
             text,

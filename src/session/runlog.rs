@@ -303,6 +303,7 @@ impl RunLog {
                 out.applied += usize::from(r.applied);
                 out.duplicates += usize::from(r.duplicate);
             }
+            #[cfg(feature = "full")]
             Line::Foreign {
                 text,
                 value,
@@ -374,6 +375,7 @@ impl RunLog {
 
     /// Translates a foreign event in the session without an id (left
     /// unsettled). A bad event is an error of its line.
+    #[cfg(feature = "full")]
     fn route_foreign(
         &mut self,
         dialect: crate::envelope::dialect::WireDialect,
