@@ -16,6 +16,8 @@
 //   decode  envelope decoding throughput next to JSON.parse.
 //   validate validateSnapshot(text) against JSON.parse + Ajv compiled from snapshotSchema(), on
 //           the vectors' ~1 KB slim snapshots and on ~1 MB ones (target: at or under Ajv).
+//   dialects ingestJsonl of 100,000 laravel/ai, AG-UI and AI SDK events (each dialect's encoder,
+//           the same seeded runs) against JSON.parse of the lines, next to v1.22's figure.
 //
 // Contenders run round-robin within each round (drift on a shared machine hits all alike),
 // with a full GC before each timed call; medians are reported. The cases that take seconds
@@ -34,7 +36,7 @@ import { describeMachine, fmtLoad } from '../bench/lib/machine.mjs';
 import { seconds } from '../bench/lib/measure.mjs';
 import { Report } from '../bench/lib/report.mjs';
 
-const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode', 'validate'];
+const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode', 'validate', 'dialects'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: args } = parseArgs({

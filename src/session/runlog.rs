@@ -108,8 +108,14 @@ impl RunLog {
     /// Routes one envelope (any dialect) to its session, creating the
     /// session on first sight.
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
-        let decoded = decode_value(v)?;
         let line = crate::json::to_string(v);
+        #[cfg(feature = "full")]
+        if let Some(dialect) = crate::dialects::foreign_dialect(v) {
+            let out = self.route_foreign(dialect, v.clone(), line);
+            self.settle();
+            return out;
+        }
+        let decoded = decode_value(v)?;
         Ok(self.route_settled(decoded, line))
     }
 
@@ -122,6 +128,12 @@ impl RunLog {
         } else {
             text.trim().to_string()
         };
+        #[cfg(feature = "full")]
+        if let Some(dialect) = crate::dialects::foreign_dialect(&v) {
+            let out = self.route_foreign(dialect, v, line);
+            self.settle();
+            return out;
+        }
         let decoded = decode_owned(v)?;
         Ok(self.route_settled(decoded, line))
     }

@@ -1,6 +1,29 @@
 // Shape checks of Session, RunLog and the session-level functions: each call
 // yields `[where, value]` for every run (see tests/js/shapes.test.mjs).
 import { repoText } from '../lib/corpus.mjs';
+import { encode as encodeAgUi } from '../../../scripts/lib/dialects/ag-ui.mjs';
+import { encode as encodeAiSdk } from '../../../scripts/lib/dialects/ai-sdk.mjs';
+import { encode as encodeLaravel } from '../../../scripts/lib/dialects/laravel-ai.mjs';
+import { approvalRun, canonicalRun } from '../../../scripts/lib/dialects/run.mjs';
+
+/**
+ * The foreign dialects' runs (issue 18): the canonical run and the approval run as each
+ * encoder writes them, with every option the encoders have, so reasoning, results,
+ * approvals, end reasons and data reach the shapes.
+ */
+const dialectRuns = () => {
+  const out = [];
+  for (const [name, run] of [['canonical', canonicalRun()], ['approvals', approvalRun()]]) {
+    for (const [dialect, events] of [
+      ['laravel-ai', encodeLaravel(run)],
+      ['ag-ui', encodeAgUi(run, { steps: true, chunked: true })],
+      ['ai-sdk', encodeAiSdk(run, { metadata: true, sources: true, data: true, preliminary: true })],
+    ]) {
+      out.push({ name: `${dialect} ${name} run`, dialect, envelopes: events, jsonl: `${events.map((e) => JSON.stringify(e)).join('\n')}\n` });
+    }
+  }
+  return out;
+};
 
 /** The repository's seed fixtures: seed-000 (a failed and a resumed run) and seed-003 (annotations). */
 const fixtureRuns = () => ['seed-000/failed-run.jsonl', 'seed-000/resumed-run.jsonl', 'seed-003/annotated-run.jsonl'].map((file) => {
@@ -29,11 +52,12 @@ const allRuns = (runs) => [
   ...runs,
   ...fixtureRuns(),
   { name: 'seed-003 extras', envelopes: seed003Extras, jsonl: `${seed003Extras.map((e) => JSON.stringify(e)).join('\n')}\n` },
+  ...dialectRuns(),
 ];
 
 /** A line the decoder keeps with a warning (an unknown envelope type, in the run's session), and one it cannot read. */
 const warned = (run) => {
-  const first = run.envelopes.find((e) => e.type);
+  const first = run.dialect ? null : run.envelopes.find((e) => e.type);
   return JSON.stringify(first ? { ...first, type: 'agent.future.thing' } : { event_type: 'agent.future.thing', step_index: 1 });
 };
 const broken = '{"type": "agent.status", "payload": ';
@@ -127,7 +151,8 @@ export const calls = {
   },
 
   async *diagnose({ stepline, runs }) {
-    for (const run of allRuns(runs)) {
+    // Foreign events are read by a Session only (diagnose({envelopes}) refuses them with a path).
+    for (const run of allRuns(runs).filter((r) => !r.dialect)) {
       yield [run.name, stepline.diagnose({ envelopes: run.envelopes })];
       yield [`${run.name} with its snapshot and state`, stepline.diagnose({ envelopes: run.envelopes, snapshot: run.slim ?? null, state: run.finalState ?? null, includeToolResults: false })];
     }
