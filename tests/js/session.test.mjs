@@ -334,7 +334,7 @@ test('ingestJsonl reads a JSON array of events (JSON.stringify(events)) as it re
     // A recording may be a JSON array too, and saves back as JSONL.
     const replayed = Session.fromRecording(JSON.stringify(events));
     assert.deepEqual(replayed.getSnapshot().executions, lines.getSnapshot().executions, dialect);
-    assert.equal(replayed.toRecording().trimEnd().split('\n').length, events.length + 1, dialect);
+    assert.equal(replayed.toRecording(), lines.toRecording(), dialect);
   }
   // A bad element is named by its 1-based position; the others are still read.
   const s = new Session();
