@@ -42,11 +42,16 @@
 //! assert_eq!(run["final_answer"], "Grüezi");
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use crate::dialects::Out;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, quote, type_name, Map, Value};
+
+/// Ids to a number. Every id set here is this one map type, the one the
+/// session already keeps (`by_id`), so the translator adds no B-tree code
+/// (nor hasher tables) to the wasm.
+type Ids = BTreeMap<String, u64>;
 
 /// The fixed-type events and the keys their `toArray()` writes (besides
 /// `id`, `invocation_id`, `type`, `timestamp` and the nested sub-agent keys).
@@ -170,10 +175,10 @@ struct Run {
     step_tools: bool,
     /// The open step's text.
     text: String,
-    /// Tool call id → (tool name, step number).
-    tools: HashMap<String, (String, i64)>,
+    /// Tool call id → the step it was called in.
+    tools: Ids,
     /// Message and reasoning ids whose start was seen (a delta of another is a gap).
-    parts: HashSet<String>,
+    parts: Ids,
     /// The provider and model last announced.
     model: Option<(String, String)>,
 }
@@ -182,15 +187,15 @@ struct Run {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct State {
     /// Every event `id` seen: a second delivery is a duplicate.
-    seen: HashSet<String>,
-    /// Per invocation id.
-    runs: HashMap<String, Run>,
+    seen: Ids,
+    /// Per invocation id, in order of arrival (a session holds few).
+    runs: Vec<(String, Run)>,
     /// The invocation of the latest event that named one (provider tool
     /// events and a job's `stream_failed` name none).
     current: Option<String>,
-    /// Tool call id → tool name, for approvals requested and not yet decided
-    /// (the decision arrives in the resumed invocation's `tool_result`).
-    approvals: HashMap<String, String>,
+    /// Tool calls whose approval was requested and not yet decided (the
+    /// decision arrives in the resumed invocation's `tool_result`).
+    approvals: Ids,
 }
 
 impl State {
@@ -210,7 +215,7 @@ impl State {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => return Err(wrong("/invocation_id", "a string or null", other)),
         };
-        if self.seen.contains(&id) {
+        if self.seen.contains_key(&id) {
             out.duplicate();
             return Ok(());
         }
@@ -250,10 +255,18 @@ impl State {
         }
         // An event naming no invocation when none was seen before (a job's
         // `stream_failed` before the stream began) goes to the run of no id.
-        let run = self
-            .runs
-            .entry(exec.clone().unwrap_or_default())
-            .or_default();
+        let key = exec.as_deref().unwrap_or_default();
+        // Consecutive events are mostly of one run: look at the latest first.
+        let i = match self.runs.iter().rposition(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                self.runs.push((key.to_string(), Run::default()));
+                self.runs.len() - 1
+            }
+        };
+        let Some((_, run)) = self.runs.get_mut(i) else {
+            return Ok(());
+        };
         match shape {
             Shape::Known(kind) => t.known(kind, run, &mut self.approvals)?,
             Shape::Error => t.error(run)?,
@@ -263,7 +276,7 @@ impl State {
         if event.get("invocation_id").is_some_and(Value::is_string) {
             self.current = exec;
         }
-        self.seen.insert(id);
+        self.seen.insert(id, 0);
         Ok(())
     }
 }
@@ -281,12 +294,7 @@ impl Translation<'_, '_> {
         self.out.emit(kind, self.exec, self.ts.clone(), payload);
     }
 
-    fn known(
-        &mut self,
-        kind: &str,
-        run: &mut Run,
-        approvals: &mut HashMap<String, String>,
-    ) -> Result<()> {
+    fn known(&mut self, kind: &str, run: &mut Run, approvals: &mut Ids) -> Result<()> {
         match kind {
             "stream_start" => {
                 let provider = req_str(self.event, "provider")?;
@@ -312,7 +320,7 @@ impl Translation<'_, '_> {
                 let part = req_str(self.event, part_key(kind))?;
                 self.start(run, false);
                 self.step(run);
-                run.parts.insert(part.to_string());
+                run.parts.insert(part.to_string(), 0);
             }
             "text_delta" | "reasoning_delta" => {
                 let part = req_str(self.event, part_key(kind))?.to_string();
@@ -422,7 +430,7 @@ impl Translation<'_, '_> {
 
     /// A delta or end of a part whose start was not seen is a gap in the stream.
     fn part_seen(&mut self, run: &mut Run, part: &str, key: &str) {
-        if run.parts.insert(part.to_string()) {
+        if run.parts.insert(part.to_string(), 0).is_none() {
             self.out.warn(
                 &child("", key),
                 "gap",
@@ -439,7 +447,7 @@ impl Translation<'_, '_> {
         self.start(run, false);
         let n = self.step(run);
         run.step_tools = true;
-        run.tools.insert(call.clone(), (name.clone(), n));
+        run.tools.insert(call.clone(), n.unsigned_abs());
         let mut p = Map::new();
         p.insert("tool_name", Value::from(name));
         p.insert("tool_call_id", Value::from(call));
@@ -449,11 +457,7 @@ impl Translation<'_, '_> {
         Ok(())
     }
 
-    fn tool_result(
-        &mut self,
-        run: &mut Run,
-        approvals: &mut HashMap<String, String>,
-    ) -> Result<()> {
+    fn tool_result(&mut self, run: &mut Run, approvals: &mut Ids) -> Result<()> {
         let call = req_str(self.event, "tool_id")?.to_string();
         let name = req_str(self.event, "tool_name")?.to_string();
         let successful = req_bool(self.event, "successful")?;
@@ -464,7 +468,7 @@ impl Translation<'_, '_> {
         let decided = approvals.remove(&call).is_some();
         self.start(run, decided);
         let n = match run.tools.get(&call) {
-            Some((_, n)) => *n,
+            Some(n) => i64::try_from(*n).unwrap_or(i64::MAX),
             None => {
                 if !decided {
                     self.out.warn(
@@ -529,11 +533,7 @@ impl Translation<'_, '_> {
         Ok(())
     }
 
-    fn approval_request(
-        &mut self,
-        run: &mut Run,
-        approvals: &mut HashMap<String, String>,
-    ) -> Result<()> {
+    fn approval_request(&mut self, run: &mut Run, approvals: &mut Ids) -> Result<()> {
         let list = match self.event.get("approvals") {
             Some(Value::Array(a)) => a,
             None | Some(Value::Null) => return Err(missing("/approvals", "the pending approvals")),
@@ -556,7 +556,7 @@ impl Translation<'_, '_> {
         self.start(run, false);
         let n = self.latest_step(run);
         for (approval_id, tool, call, reason) in requested {
-            approvals.insert(call.clone(), tool.clone());
+            approvals.insert(call.clone(), 0);
             let mut p = Map::new();
             p.insert("tool_name", Value::from(tool));
             p.insert("tool_call_id", Value::from(call));

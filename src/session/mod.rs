@@ -1002,7 +1002,8 @@ pub struct SessionWarning {
 
 /// The content of an envelope for redelivery checks, or `None` when the
 /// wire gives it none (seed-003 deltas carry no index and, natively, no
-/// timestamp: two equal ones are two pieces of text). A seed-000 stream
+/// timestamp: two equal ones are two pieces of text; so do translated
+/// reasoning deltas, whose dialect already knows a redelivery by its id). A seed-000 stream
 /// chunk without `chunk_index` is known by its whole envelope, timestamp
 /// included: redelivered byte for byte it is a duplicate, while two chunks
 /// of equal text sent at different milliseconds both count. Limit: two
@@ -1034,7 +1035,10 @@ pub struct SessionWarning {
 /// batch to avoid it.
 fn dedup_key(env: &Map) -> Option<Fingerprint> {
     let (kind, _) = parts(env);
-    if matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output") {
+    if matches!(
+        kind,
+        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
+    ) {
         return None;
     }
     let mut f = Fingerprinter::new();

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { Session } from 'stepline';
 
 import { encode, eventName } from '../../scripts/lib/dialects/laravel-ai.mjs';
-import { canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
+import { approvalRun, canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
 
 const ZERO = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 const add = (a, b) => Object.fromEntries(Object.keys(ZERO).map((k) => [k, a[k] + (b?.[k] ?? 0)]));
@@ -113,6 +113,28 @@ test('50 seeded random runs read back from laravel/ai broadcasts, event by event
   }
   // The generated runs do cover failed runs and failing tools.
   assert.ok(failedRuns > 0 && failedTools > 0, `${failedRuns} failed runs, ${failedTools} failed tools`);
+});
+
+test('tools that ask a person first: the run is interrupted awaiting approval, and the resumed call shows each decision', () => {
+  const run = approvalRun();
+  const view = ingest(encode(run));
+  // laravel/ai resumes a paused run as a new agent call (a new invocation).
+  assert.deepEqual(view.executions.map((e) => e.execution_id), [run.executionId, `${run.executionId}-resumed-1`]);
+  const [paused, resumed] = view.executions;
+  assert.equal(paused.status, 'interrupted');
+  assert.equal(paused.end_reason, 'tool_approval');
+  const asked = paused.steps[0].tools;
+  assert.deepEqual(asked.map((t) => [t.call_id, t.name, t.approval]), run.steps[0].tools.map((t) => [t.id, t.name, 'requested']));
+  assert.deepEqual(asked.map((t) => t.args), run.steps[0].tools.map((t) => t.args));
+  assert.equal(paused.steps[0].text, run.steps[0].text);
+  assert.deepEqual(paused.steps[0].usage && { input: paused.steps[0].usage.input }, { input: run.steps[0].usage.input });
+  assert.equal(resumed.status, 'completed');
+  assert.equal(resumed.end_reason, 'stop');
+  const decided = resumed.steps[0].tools;
+  assert.deepEqual(decided.map((t) => [t.call_id, t.approval, t.status]), [['call_rm_1', 'approved', 'succeeded'], ['call_mail_2', 'denied', 'failed']]);
+  assert.deepEqual(decided[0].result, { deleted: true });
+  assert.equal(resumed.steps[1].text, run.steps[1].text);
+  assert.equal(resumed.final_answer, run.steps[1].text);
 });
 
 test('a redelivered laravel/ai stream changes nothing', () => {

@@ -16,10 +16,20 @@
 //   tool_result     {id, invocation_id, type, tool_id, tool_name, result, successful, error, timestamp}
 //   stream_end      {id, invocation_id, type, reason, usage: Usage::toArray(), timestamp}
 //   Error           {id, invocation_id, type: <error type>, message, recoverable, timestamp, metadata}
+//   tool_approval_request {id, invocation_id, type, approvals: [PendingApproval::toArray()], timestamp}
+//                   (newer laravel/ai; PendingApproval: {id, tool, arguments, reason, tool_call_id})
 //
 // `timestamp` is Unix seconds (Prism and laravel/ai's fake gateway stamp
 // events with PHP's time()). Event ids are Prism's `evt_` + ULID, lower-cased
 // by PrismStreamEvent; the invocation id is the run's execution id.
+//
+// Tools that ask a person first (`approval` in the description): the step's
+// other tools run, then a tool_approval_request pauses the run. The person's
+// decision resumes it as a new agent call, so under a new invocation id
+// (`<executionId>-resumed-<n>`; laravel/ai makes a fresh uuid7 per call),
+// which reports each decided tool first: an approved one's result, a denied
+// one as a failed result with `denied: true` (derived from docs: laravel/ai
+// pull request #773; the resumed order is not in the stored source).
 //
 // Two stream layouts, because the producers differ:
 // - `perStep: true` (default, newer laravel/ai): each provider step is its own
@@ -81,7 +91,8 @@ export function streamEndReason(finishReason) {
 export function encode(run, options = {}) {
   const perStep = options.perStep ?? true;
   const time = clock(run.startedAt);
-  const invocation = run.executionId;
+  let invocation = run.executionId;
+  let resumes = 0;
   const out = [];
   let serial = 0;
   const base = (type, ms = 20) => {
@@ -121,8 +132,9 @@ export function encode(run, options = {}) {
       const event = base('tool_call', 30);
       out.push(stamp({ ...event, tool_id: tool.id, tool_name: tool.name, arguments: tool.args, reasoning_id: reasoningId }));
     }
+    const gated = tools.filter((t) => t.approval);
     const results = () => {
-      for (const tool of tools) {
+      for (const tool of tools.filter((t) => !t.approval)) {
         const event = base('tool_result', 250);
         const ok = tool.error === undefined;
         // A failing tool's result is its error message (Prism's CallsTools).
@@ -131,11 +143,27 @@ export function encode(run, options = {}) {
     };
     for (const k of Object.keys(total)) total[k] += step.usage?.[k] ?? 0;
     if (failed && last) return;
+    const decide = () => {
+      if (gated.length === 0) return;
+      out.push(stamp({ ...base('tool_approval_request', 30), approvals: gated.map((t) => ({ id: t.id, tool: t.name, arguments: t.args, reason: null, tool_call_id: t.id })) }));
+      resumes += 1;
+      invocation = `${run.executionId}-resumed-${resumes}`;
+      for (const tool of gated) {
+        const event = base('tool_result', 2000);
+        const approved = tool.approval === 'approved';
+        out.push({
+          ...stamp({ ...event, tool_id: tool.id, tool_name: tool.name, result: approved ? tool.result ?? null : null, successful: approved, error: null }),
+          denied: !approved,
+        });
+      }
+    };
     if (perStep) {
       out.push(stamp({ ...base('stream_end'), reason: streamEndReason(step.finishReason), usage: usageArray(step.usage) }));
       results();
+      decide();
     } else {
       results();
+      decide();
       if (last) out.push(stamp({ ...base('stream_end'), reason: streamEndReason(step.finishReason), usage: usageArray(total) }));
     }
   });
@@ -156,14 +184,16 @@ const KEYS = {
   reasoning_delta: ['id', 'invocation_id', 'type', 'reasoning_id', 'delta', 'timestamp', 'summary'],
   reasoning_end: ['id', 'invocation_id', 'type', 'reasoning_id', 'timestamp', 'summary'],
   tool_call: ['id', 'invocation_id', 'type', 'tool_id', 'tool_name', 'arguments', 'reasoning_id', 'timestamp'],
-  tool_result: ['id', 'invocation_id', 'type', 'tool_id', 'tool_name', 'result', 'successful', 'error', 'timestamp'],
+  tool_result: ['id', 'invocation_id', 'type', 'tool_id', 'tool_name', 'result', 'successful', 'error', 'timestamp', 'denied'],
+  tool_approval_request: ['id', 'invocation_id', 'type', 'approvals', 'timestamp'],
   stream_end: ['id', 'invocation_id', 'type', 'reason', 'usage', 'timestamp'],
   error: ['id', 'invocation_id', 'type', 'message', 'recoverable', 'timestamp', 'metadata'],
 };
 
 function order(event) {
   const keys = KEYS[event.type] ?? KEYS.error;
-  return Object.fromEntries(keys.map((k) => [k, event[k]]));
+  // `denied` only on the results of decided approvals.
+  return Object.fromEntries(keys.filter((k) => k in event).map((k) => [k, event[k]]));
 }
 
 /** The broadcast event name of a payload: its `type` (StreamEvent::broadcast). */
