@@ -41,7 +41,7 @@
 //! - `STATE_SNAPSHOT` / `STATE_DELTA` (RFC 6902, [`super::json_patch`]):
 //!   `agent.data` `state`, the state after the event. `MESSAGES_SNAPSHOT`:
 //!   `agent.data` `messages`. `ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`:
-//!   `agent.data` `activities` (by message id: type and content). `CUSTOM`:
+//!   `agent.data` `activity:<messageId>` (its type and content). `CUSTOM`:
 //!   `agent.data` `custom:<name>`. `RAW`: `agent.data` `raw` (or
 //!   `raw:<source>`). `SUBAGENT_*`: `agent.data` `subagents`.
 //! - Any other type in AG-UI's `SCREAMING_SNAKE` form: an `unknown_type` warning.
@@ -53,12 +53,18 @@
 //! `gap` warning says what is missing. A repeated start, end or result of one
 //! already translated is a redelivery (counted as a duplicate).
 
+mod data;
+mod messages;
+mod read;
+mod tools;
+
+use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
+
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::dialects::json_patch::{self, PatchFailure};
 use crate::dialects::Out;
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{child, type_name, Limits, Map, Value};
+use crate::json::{child, type_name, Map, Value};
 
 /// Every event type of AG-UI 1.0 (`@ag-ui/core` 1.0.0), plus the `THINKING_*`
 /// types it deprecated before 1.0 (still sent by older producers).
@@ -116,12 +122,14 @@ pub(crate) fn claims(event: &Map) -> bool {
                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
 }
 
-/// The run an event starts (`RUN_STARTED`'s `runId`), if it starts one.
+/// The run an event starts (`RUN_STARTED`'s `runId`), if it starts one: a
+/// run that starts again is a redelivery while its events repeat (see
+/// `Translators`).
 pub(crate) fn run_start(event: &Map) -> Option<&str> {
-    if event.get("type").and_then(Value::as_str) != Some("RUN_STARTED") {
-        return None;
+    match event.get("type").and_then(Value::as_str) {
+        Some("RUN_STARTED") => event.get("runId").and_then(Value::as_str),
+        _ => None,
     }
-    event.get("runId").and_then(Value::as_str)
 }
 
 /// The current run.
@@ -155,6 +163,9 @@ struct Steps {
     has_tool_calls: bool,
     /// The open step has had any content.
     has_content: bool,
+    /// When the last step completed (a later completion carrying the run's
+    /// usage repeats it, so the step keeps its own end time).
+    completed_at: Option<String>,
 }
 
 /// A tool call, from its start (or first sign) on.
@@ -167,6 +178,9 @@ struct Call {
     /// `TOOL_CALL_END` (or the close of its chunks) arrived.
     ended: bool,
     step: i64,
+    /// The run it was made in (its result may arrive in the run that
+    /// resumes an interrupted one, and is shown with the call).
+    run: Option<String>,
 }
 
 /// A text or reasoning message.
@@ -178,12 +192,14 @@ struct Message {
     text: String,
 }
 
-/// What an open `*_CHUNK` sequence is building.
+/// What an open `*_CHUNK` sequence is building: its id, and whether the
+/// chunks opened it (a message opened by its own START is ended by its own
+/// END, not by the close of chunks that continued it).
 #[derive(Debug, Clone, PartialEq)]
 enum Chunking {
-    Text(String),
+    Text(String, bool),
     Tool(String),
-    Reasoning(String),
+    Reasoning(String, bool),
 }
 
 /// The translation state of one session's AG-UI stream.
@@ -203,6 +219,11 @@ pub(crate) struct State {
     subagents: Map,
     /// A gap warning for content outside any run was given (once per gap).
     outside_warned: bool,
+    /// Interrupts on tool calls, by interrupt id: the call they ask about (a
+    /// later run's `input.resume` answers them).
+    interrupts: BTreeMap<String, String>,
+    /// Every interrupt id raised (on a tool call or not).
+    seen_interrupts: BTreeSet<String>,
 }
 
 /// One event being translated: its timestamp and the output.
@@ -386,6 +407,14 @@ impl State {
         ev.out.emit(kind, exec.as_deref(), ev.ts.clone(), payload);
     }
 
+    /// Emits under the run `exec` (a tool call's own run), or the current one.
+    fn emit_in(&self, exec: Option<&str>, kind: &str, payload: Map, ev: &mut Ev<'_>) {
+        match exec {
+            Some(id) => ev.out.emit(kind, Some(id), ev.ts.clone(), payload),
+            None => self.emit(kind, payload, ev),
+        }
+    }
+
     fn data(&self, name: &str, data: Value, ev: &mut Ev<'_>) {
         let mut p = Map::with_capacity(2);
         p.insert("name", Value::from(name));
@@ -445,6 +474,7 @@ impl State {
     fn complete_step(&mut self, finish_reason: Option<&str>, usage: Option<Map>, ev: &mut Ev<'_>) {
         self.steps.open = false;
         self.steps.finished_name = self.steps.name.take();
+        self.steps.completed_at = ev.ts.clone();
         let mut p = Map::with_capacity(4);
         p.insert("step_number", Value::from(self.steps.number));
         p.insert("has_tool_calls", Value::Bool(self.steps.has_tool_calls));
@@ -497,10 +527,78 @@ impl State {
             self.data("parent_run_id", Value::from(parent), ev);
         }
         if let Some(input) = event.get("input").filter(|v| !v.is_null()) {
-            if !input.is_object() {
+            let Some(m) = input.as_object() else {
                 return Err(wrong("input", "an object", input));
-            }
+            };
+            self.resume(m, ev)?;
             self.data("input", input.clone(), ev);
+        }
+        Ok(())
+    }
+
+    /// `input.resume` of a run that resumes an interrupted one: each answer
+    /// to an interrupt on a tool call is that call's approval, `denied` when
+    /// the interrupt was cancelled or its payload says `approved: false`.
+    fn resume(&mut self, input: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        let entries = match input.get("resume") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(Value::Array(a)) => a,
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "/input/resume",
+                    format!(
+                        "expected `resume` to be an array, found {}",
+                        type_name(other)
+                    ),
+                ))
+            }
+        };
+        for (i, entry) in entries.iter().enumerate() {
+            let at = format!("/input/resume/{i}");
+            let Some(m) = entry.as_object() else {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &at,
+                    format!("expected a resume entry object, found {}", type_name(entry)),
+                ));
+            };
+            let id = req_str_at(m, "interruptId", &at)?;
+            let status = req_str_at(m, "status", &at)?;
+            let Some(call_id) = self.interrupts.get(id).cloned() else {
+                // An interrupt not on a tool call (input asked of a person), or one
+                // this session never saw: nothing of the view to answer.
+                if !self.seen_interrupts.contains(id) {
+                    ev.out.warn(
+                        &child(&at, "interruptId"),
+                        "gap",
+                        format!("an answer to interrupt `{id}`, which this stream never raised"),
+                    );
+                }
+                continue;
+            };
+            let refused = status == "cancelled"
+                || m.get("payload")
+                    .and_then(|p| p.get("approved"))
+                    .and_then(Value::as_bool)
+                    == Some(false);
+            let call = self.calls.get(&call_id);
+            let mut p = Map::with_capacity(5);
+            if let Some(c) = call {
+                p.insert("tool_name", Value::from(c.name.as_str()));
+            }
+            p.insert("tool_call_id", Value::from(call_id.as_str()));
+            p.insert(
+                "approval",
+                Value::from(if refused { "denied" } else { "approved" }),
+            );
+            p.insert("approval_id", Value::from(id));
+            p.insert(
+                "step_number",
+                Value::from(call.map_or(1, |c| c.step.max(1))),
+            );
+            let run = call.and_then(|c| c.run.clone());
+            self.emit_in(run.as_deref(), "agent.tool.approval", p, ev);
         }
         Ok(())
     }
@@ -565,12 +663,15 @@ impl State {
         if self.steps.open {
             self.complete_step(finish_reason, usage, ev);
         } else if usage.is_some() && self.steps.number > 0 {
-            let mut p = Map::with_capacity(2);
+            let mut p = Map::with_capacity(3);
             p.insert("step_number", Value::from(self.steps.number));
+            p.insert("has_tool_calls", Value::Bool(self.steps.has_tool_calls));
             if let Some(u) = usage {
                 p.insert("usage", Value::Object(u));
             }
-            self.emit("agent.step.completed", p, ev);
+            let exec = self.exec();
+            let at = self.steps.completed_at.clone();
+            ev.out.emit("agent.step.completed", exec.as_deref(), at, p);
         }
     }
 
@@ -689,6 +790,7 @@ impl State {
             };
             let id = req_str_at(m, "id", &at)?;
             let reason = req_str_at(m, "reason", &at)?;
+            self.seen_interrupts.insert(id.to_string());
             if !reasons.iter().any(|r| r == reason) {
                 reasons.push(reason.to_string());
             }
@@ -707,6 +809,7 @@ impl State {
                 }
             };
             if let Some(call) = call {
+                self.interrupts.insert(id.to_string(), call.to_string());
                 let known = self.calls.get(call);
                 let mut p = Map::with_capacity(6);
                 if let Some(c) = known {
@@ -805,757 +908,5 @@ impl State {
         }
         self.complete_step(None, None, ev);
         Ok(())
-    }
-
-    fn text_start(&mut self, id: &str, role: &str, ev: &mut Ev<'_>) {
-        if self.messages.get(id).is_some_and(|m| !m.ended) {
-            ev.out.duplicate();
-            return;
-        }
-        if role == "assistant" {
-            self.content_step(ev);
-            if let Some(r) = self.run.as_mut() {
-                r.last_text = Some((id.to_string(), String::new()));
-            }
-        }
-        self.messages.insert(
-            id.to_string(),
-            Message {
-                role: role.to_string(),
-                ..Message::default()
-            },
-        );
-    }
-
-    fn text_content(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
-        let role = match self.messages.get(id) {
-            Some(m) => {
-                if m.ended {
-                    ev.out.warn(
-                        "/messageId",
-                        "gap",
-                        format!("content for message `{id}` after its TEXT_MESSAGE_END: kept"),
-                    );
-                }
-                m.role.clone()
-            }
-            None => {
-                ev.out.warn(
-                    "/messageId",
-                    "gap",
-                    format!("content for message `{id}`, whose TEXT_MESSAGE_START never arrived: kept as assistant text"),
-                );
-                self.text_start(id, "assistant", ev);
-                "assistant".to_string()
-            }
-        };
-        if role != "assistant" {
-            if let Some(m) = self.messages.get_mut(id) {
-                m.text.push_str(delta);
-            }
-            return;
-        }
-        if delta.is_empty() {
-            return;
-        }
-        let step = self.content_step(ev);
-        if let Some(r) = self.run.as_mut() {
-            match &mut r.last_text {
-                Some((last, text)) if last == id => text.push_str(delta),
-                slot => *slot = Some((id.to_string(), delta.to_string())),
-            }
-        }
-        let mut p = Map::with_capacity(2);
-        p.insert("text_delta", Value::from(delta));
-        p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.output_text.delta", p, ev);
-    }
-
-    fn text_end(&mut self, id: &str, ev: &mut Ev<'_>) {
-        let Some(m) = self.messages.get_mut(id) else {
-            ev.out.warn(
-                "/messageId",
-                "gap",
-                format!("message `{id}` ended, but its TEXT_MESSAGE_START never arrived"),
-            );
-            return;
-        };
-        if m.ended {
-            ev.out.duplicate();
-            return;
-        }
-        m.ended = true;
-        if m.role != "assistant" {
-            let role = m.role.clone();
-            let data = obj([("messageId", id.into()), ("content", m.text.clone().into())]);
-            self.data(&format!("message:{role}"), data, ev);
-        }
-    }
-
-    fn text_chunk(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = opt_str(event, "messageId")?;
-        let role = opt_str(event, "role")?;
-        let delta = opt_str(event, "delta")?;
-        opt_str(event, "name")?;
-        let open = match &self.chunking {
-            Some(Chunking::Text(open)) => Some(open.clone()),
-            _ => None,
-        };
-        let id = match (open, id) {
-            (Some(open), None) => open,
-            (Some(open), Some(id)) if open == id => open,
-            (_, Some(id)) => {
-                self.close_chunks(ev);
-                self.chunking = Some(Chunking::Text(id.to_string()));
-                if self.messages.get(id).is_none_or(|m| m.ended) {
-                    self.text_start(id, role.unwrap_or("assistant"), ev);
-                }
-                id.to_string()
-            }
-            (None, None) => {
-                self.close_chunks(ev);
-                ev.out.warn(
-                    "/messageId",
-                    "gap",
-                    "TEXT_MESSAGE_CHUNK without `messageId` and no chunked message open: its text is kept as assistant text",
-                );
-                let id = String::new();
-                self.chunking = Some(Chunking::Text(id.clone()));
-                self.text_start(&id, role.unwrap_or("assistant"), ev);
-                id
-            }
-        };
-        if let Some(delta) = delta {
-            self.text_content(&id, delta, ev);
-        }
-        Ok(())
-    }
-
-    /// Ends what an open chunk sequence built (a tool call's end is its
-    /// `agent.tool.started`).
-    fn close_chunks(&mut self, ev: &mut Ev<'_>) {
-        match self.chunking.take() {
-            Some(Chunking::Text(id)) => {
-                if let Some(m) = self.messages.get_mut(&id) {
-                    m.ended = true;
-                }
-            }
-            Some(Chunking::Tool(id)) => self.tool_end(&id, ev),
-            Some(Chunking::Reasoning(id)) => {
-                if let Some(m) = self.reasoning.get_mut(&id) {
-                    m.ended = true;
-                }
-            }
-            None => {}
-        }
-    }
-
-    fn tool_start(&mut self, id: &str, name: &str, ev: &mut Ev<'_>) {
-        if self.calls.get(id).is_some_and(|c| c.started) {
-            ev.out.duplicate();
-            return;
-        }
-        let step = self.content_step(ev);
-        self.steps.has_tool_calls = true;
-        let call = self.calls.entry(id.to_string()).or_default();
-        call.name = name.to_string();
-        call.started = true;
-        call.step = step;
-    }
-
-    fn tool_args(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
-        if !self.calls.contains_key(id) {
-            ev.out.warn(
-                "/toolCallId",
-                "gap",
-                format!("arguments for tool call `{id}`, whose TOOL_CALL_START never arrived: kept, its name unknown"),
-            );
-            let step = self.content_step(ev);
-            self.steps.has_tool_calls = true;
-            self.calls.insert(
-                id.to_string(),
-                Call {
-                    step,
-                    ..Call::default()
-                },
-            );
-        }
-        let Some(call) = self.calls.get_mut(id) else {
-            return;
-        };
-        if call.ended {
-            ev.out.warn(
-                "/toolCallId",
-                "gap",
-                format!("arguments for tool call `{id}` after its TOOL_CALL_END: ignored"),
-            );
-            return;
-        }
-        call.args.push_str(delta);
-    }
-
-    fn tool_end(&mut self, id: &str, ev: &mut Ev<'_>) {
-        if self.calls.get(id).is_some_and(|c| c.ended) {
-            ev.out.duplicate();
-            return;
-        }
-        if !self.calls.contains_key(id) {
-            ev.out.warn(
-                "/toolCallId",
-                "gap",
-                format!(
-                    "tool call `{id}` ended, but neither its TOOL_CALL_START nor arguments arrived"
-                ),
-            );
-            let step = self.content_step(ev);
-            self.steps.has_tool_calls = true;
-            self.calls.insert(
-                id.to_string(),
-                Call {
-                    step,
-                    ..Call::default()
-                },
-            );
-        }
-        let Some(call) = self.calls.get_mut(id) else {
-            return;
-        };
-        call.ended = true;
-        let args = parse_args(&call.args);
-        let mut p = Map::with_capacity(4);
-        p.insert("tool_name", Value::from(call.name.as_str()));
-        p.insert("tool_call_id", Value::from(id));
-        p.insert("args", args);
-        p.insert("step_number", Value::from(call.step));
-        self.emit("agent.tool.started", p, ev);
-    }
-
-    fn tool_chunk(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = opt_str(event, "toolCallId")?;
-        let name = opt_str(event, "toolCallName")?;
-        opt_str(event, "parentMessageId")?;
-        let delta = opt_str(event, "delta")?;
-        let open = match &self.chunking {
-            Some(Chunking::Tool(open)) => Some(open.clone()),
-            _ => None,
-        };
-        let id = match (open, id) {
-            (Some(open), None) => open,
-            (Some(open), Some(id)) if open == id => open,
-            (_, Some(id)) => {
-                self.close_chunks(ev);
-                match name {
-                    Some(name) => self.tool_start(id, name, ev),
-                    None => ev.out.warn(
-                        "/toolCallName",
-                        "gap",
-                        format!("the first TOOL_CALL_CHUNK of call `{id}` has no `toolCallName`: its name is unknown"),
-                    ),
-                }
-                if !self.calls.contains_key(id) {
-                    let step = self.content_step(ev);
-                    self.steps.has_tool_calls = true;
-                    self.calls.insert(
-                        id.to_string(),
-                        Call {
-                            step,
-                            ..Call::default()
-                        },
-                    );
-                }
-                self.chunking = Some(Chunking::Tool(id.to_string()));
-                id.to_string()
-            }
-            (None, None) => {
-                self.close_chunks(ev);
-                ev.out.warn(
-                    "/toolCallId",
-                    "gap",
-                    "TOOL_CALL_CHUNK without `toolCallId` and no chunked call open: its arguments have no call to belong to",
-                );
-                return Ok(());
-            }
-        };
-        if let Some(delta) = delta {
-            self.tool_args(&id, delta, ev);
-        }
-        Ok(())
-    }
-
-    fn tool_result(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let message_id = req_str(event, "messageId")?;
-        let id = req_str(event, "toolCallId")?;
-        let content = event.get("content").ok_or_else(|| missing("content"))?;
-        if !(content.is_string() || content.is_array()) {
-            return Err(wrong("content", "a string or an array of parts", content));
-        }
-        opt_str(event, "role")?;
-        let error_field = opt_str(event, "error")?;
-        if !self.results.insert(message_id.to_string()) {
-            ev.out.duplicate();
-            return Ok(());
-        }
-        let (name, step) = match self.calls.get(id) {
-            Some(c) => {
-                if !c.ended {
-                    ev.out.warn(
-                        "/toolCallId",
-                        "gap",
-                        format!("result for tool call `{id}` before its TOOL_CALL_END"),
-                    );
-                }
-                (c.name.clone(), c.step)
-            }
-            None => {
-                ev.out.warn(
-                    "/toolCallId",
-                    "gap",
-                    format!(
-                        "result for tool call `{id}`, which never started: kept, its name unknown"
-                    ),
-                );
-                self.check_inside_run(ev);
-                if self.steps.number == 0 {
-                    self.open_step(None, ev);
-                }
-                (String::new(), self.steps.number)
-            }
-        };
-        if self.steps.open && self.steps.name.is_none() {
-            self.steps.results_arrived = true;
-        }
-        let error = error_field
-            .filter(|e| !e.is_empty())
-            .map(str::to_string)
-            .or_else(|| content.as_str().and_then(failure_of));
-        let mut p = Map::with_capacity(6);
-        p.insert("tool_name", Value::from(name));
-        p.insert("tool_call_id", Value::from(id));
-        p.insert("success", Value::Bool(error.is_none()));
-        if let Some(e) = error {
-            p.insert("error", Value::from(e));
-        }
-        p.insert("result", content.clone());
-        p.insert("step_number", Value::from(step.max(1)));
-        self.emit("agent.tool.completed", p, ev);
-        Ok(())
-    }
-
-    fn reasoning_start(&mut self, id: &str, ev: &mut Ev<'_>) {
-        if self.reasoning.get(id).is_some_and(|m| !m.ended) {
-            ev.out.duplicate();
-            return;
-        }
-        self.content_step(ev);
-        self.reasoning.insert(
-            id.to_string(),
-            Message {
-                role: "reasoning".into(),
-                ..Message::default()
-            },
-        );
-    }
-
-    /// `id` is `None` for the pre-1.0 `THINKING_TEXT_MESSAGE_CONTENT`, which names no message.
-    fn reasoning_content(&mut self, id: Option<&str>, delta: &str, ev: &mut Ev<'_>) {
-        if let Some(id) = id {
-            if !self.reasoning.contains_key(id) {
-                ev.out.warn(
-                    "/messageId",
-                    "gap",
-                    format!("reasoning for message `{id}`, whose REASONING_MESSAGE_START never arrived: kept"),
-                );
-                self.reasoning_start(id, ev);
-            }
-        }
-        if delta.is_empty() {
-            return;
-        }
-        let step = self.content_step(ev);
-        let mut p = Map::with_capacity(2);
-        p.insert("text_delta", Value::from(delta));
-        p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.reasoning.delta", p, ev);
-    }
-
-    fn reasoning_end(&mut self, id: &str, ev: &mut Ev<'_>) {
-        match self.reasoning.get_mut(id) {
-            None => ev.out.warn(
-                "/messageId",
-                "gap",
-                format!(
-                    "reasoning message `{id}` ended, but its REASONING_MESSAGE_START never arrived"
-                ),
-            ),
-            Some(m) if m.ended => ev.out.duplicate(),
-            Some(m) => m.ended = true,
-        }
-    }
-
-    fn reasoning_chunk(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = opt_str(event, "messageId")?.filter(|s| !s.is_empty());
-        let delta = opt_str(event, "delta")?;
-        let open = match &self.chunking {
-            Some(Chunking::Reasoning(open)) => Some(open.clone()),
-            _ => None,
-        };
-        let id = match (open, id) {
-            (Some(open), None) => open,
-            (Some(open), Some(id)) if open == id => open,
-            (_, Some(id)) => {
-                self.close_chunks(ev);
-                self.chunking = Some(Chunking::Reasoning(id.to_string()));
-                if self.reasoning.get(id).is_none_or(|m| m.ended) {
-                    self.reasoning_start(id, ev);
-                }
-                id.to_string()
-            }
-            (None, None) => {
-                self.close_chunks(ev);
-                ev.out.warn(
-                    "/messageId",
-                    "gap",
-                    "REASONING_MESSAGE_CHUNK without `messageId` and no chunked reasoning open: kept",
-                );
-                let id = String::new();
-                self.chunking = Some(Chunking::Reasoning(id.clone()));
-                self.reasoning_start(&id, ev);
-                id
-            }
-        };
-        if let Some(delta) = delta {
-            self.reasoning_content(Some(&id), delta, ev);
-        }
-        Ok(())
-    }
-
-    fn state_delta(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let delta = event.get("delta").ok_or_else(|| missing("delta"))?;
-        let current = self
-            .state
-            .take()
-            .unwrap_or_else(|| Value::Object(Map::new()));
-        match json_patch::apply(&current, delta, "/delta") {
-            Ok(next) => {
-                self.state = Some(next.clone());
-                self.data("state", next, ev);
-                Ok(())
-            }
-            Err(PatchFailure::Malformed(e)) => {
-                self.state = Some(current);
-                Err(e)
-            }
-            Err(PatchFailure::NotApplicable(e)) => {
-                self.state = Some(current);
-                ev.out.warn(
-                    e.path.as_deref().unwrap_or("/delta"),
-                    "gap",
-                    format!(
-                        "the state delta does not apply to the state held (a snapshot or delta before it is missing): {}; the state is unchanged",
-                        e.message
-                    ),
-                );
-                Ok(())
-            }
-        }
-    }
-
-    fn activity_snapshot(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = req_str(event, "messageId")?;
-        let activity_type = req_str(event, "activityType")?;
-        let content = event.get("content").ok_or_else(|| missing("content"))?;
-        if !content.is_object() {
-            return Err(wrong("content", "an object", content));
-        }
-        let replace = match event.get("replace") {
-            None | Some(Value::Null) => true,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(wrong("replace", "a boolean", other)),
-        };
-        if replace || !self.activities.contains_key(id) {
-            let entry = obj([
-                ("activityType", activity_type.into()),
-                ("content", content.clone()),
-            ]);
-            self.activities.insert(id.to_string(), entry);
-        }
-        self.data("activities", Value::Object(self.activities.clone()), ev);
-        Ok(())
-    }
-
-    fn activity_delta(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = req_str(event, "messageId")?;
-        let activity_type = req_str(event, "activityType")?;
-        let patch = event.get("patch").ok_or_else(|| missing("patch"))?;
-        let Some(entry) = self.activities.get_mut(id).and_then(Value::as_object_mut) else {
-            // Checked for shape even though there is nothing to apply it to.
-            json_patch::apply(&Value::Object(Map::new()), patch, "/patch").or_else(
-                |f| match f {
-                    PatchFailure::Malformed(e) => Err(e),
-                    PatchFailure::NotApplicable(_) => Ok(Value::Null),
-                },
-            )?;
-            ev.out.warn(
-                "/messageId",
-                "gap",
-                format!("activity `{id}` changed, but its ACTIVITY_SNAPSHOT never arrived: the change is not applied"),
-            );
-            return Ok(());
-        };
-        let content = entry
-            .get("content")
-            .cloned()
-            .unwrap_or(Value::Object(Map::new()));
-        match json_patch::apply(&content, patch, "/patch") {
-            Ok(next) => {
-                entry.insert("activityType", Value::from(activity_type));
-                entry.insert("content", next);
-            }
-            Err(PatchFailure::Malformed(e)) => return Err(e),
-            Err(PatchFailure::NotApplicable(e)) => {
-                ev.out.warn(
-                    e.path.as_deref().unwrap_or("/patch"),
-                    "gap",
-                    format!(
-                        "the activity delta does not apply to activity `{id}` as held: {}; it is unchanged",
-                        e.message
-                    ),
-                );
-                return Ok(());
-            }
-        }
-        self.data("activities", Value::Object(self.activities.clone()), ev);
-        Ok(())
-    }
-
-    fn subagent(&mut self, kind: &str, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let id = req_str(event, "subagentRunId")?;
-        let entry = match kind {
-            "SUBAGENT_STARTED" => {
-                let name = req_str(event, "name")?;
-                let mut m = Map::with_capacity(4);
-                m.insert("name", Value::from(name));
-                m.insert("status", Value::from("running"));
-                for key in [
-                    "description",
-                    "parentSubagentRunId",
-                    "parentToolCallId",
-                    "parentMessageId",
-                ] {
-                    if let Some(v) = opt_str(event, key)? {
-                        m.insert(key.to_string(), Value::from(v));
-                    }
-                }
-                m
-            }
-            "SUBAGENT_FINISHED" => {
-                let mut m = self
-                    .subagents
-                    .get(id)
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                let status = match event.get("outcome") {
-                    Some(Value::Object(o)) => o
-                        .get("type")
-                        .and_then(Value::as_str)
-                        .unwrap_or("success")
-                        .to_string(),
-                    None | Some(Value::Null) => "success".to_string(),
-                    Some(other) => return Err(wrong("outcome", "an object", other)),
-                };
-                m.insert("status", Value::from(status));
-                if let Some(r) = event.get("result").filter(|v| !v.is_null()) {
-                    m.insert("result", r.clone());
-                }
-                m
-            }
-            _ => {
-                let message = req_str(event, "message")?;
-                let mut m = self
-                    .subagents
-                    .get(id)
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                m.insert("status", Value::from("failed"));
-                m.insert("error", Value::from(message));
-                if let Some(code) = opt_str(event, "code")? {
-                    m.insert("code", Value::from(code));
-                }
-                m
-            }
-        };
-        self.subagents.insert(id.to_string(), Value::Object(entry));
-        self.data("subagents", Value::Object(self.subagents.clone()), ev);
-        Ok(())
-    }
-}
-
-/// Why a tool failed, from its result content, by the conventions of AG-UI's
-/// reference adapters (see the module documentation); `None` for a success.
-fn failure_of(content: &str) -> Option<String> {
-    let trimmed = content.trim_start();
-    if !trimmed.starts_with('{') {
-        return None;
-    }
-    let v = crate::json::parse(content, &Limits::default()).ok()?;
-    let m = v.as_object()?;
-    match m.get("error")? {
-        Value::String(e) if !e.is_empty() => Some(e.clone()),
-        Value::Bool(true) => Some(
-            ["content", "message"]
-                .iter()
-                .find_map(|k| m.get(k).and_then(Value::as_str))
-                .map_or_else(|| content.to_string(), str::to_string),
-        ),
-        _ => None,
-    }
-}
-
-/// A tool call's argument text: the JSON value when it parses, else the text.
-fn parse_args(text: &str) -> Value {
-    crate::json::parse(text, &Limits::default()).unwrap_or_else(|_| Value::from(text))
-}
-
-/// `timestamp` (milliseconds since the epoch, as every AG-UI SDK writes it)
-/// as RFC 3339.
-fn timestamp(event: &Map) -> Result<Option<String>> {
-    let ms = match event.get("timestamp") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Number(n)) => n.as_f64(),
-        Some(other) => {
-            return Err(wrong(
-                "timestamp",
-                "a number (milliseconds since 1970)",
-                other,
-            ))
-        }
-    };
-    let t = ms
-        .and_then(crate::model::time::from_epoch_millis)
-        .filter(crate::model::time::in_atom_range)
-        .ok_or_else(|| {
-            SteplineError::at(
-                ErrorCode::InvalidTimestamp,
-                "/timestamp",
-                "expected milliseconds since 1970 within years 0 to 9999",
-            )
-        })?;
-    Ok(Some(crate::model::time::format_utc_millis(&t)))
-}
-
-/// Token usage of `RUN_FINISHED` / `RUN_ERROR`: the entries summed into the
-/// view's usage, and the entries as sent.
-fn usage(event: &Map) -> Result<Option<(Map, Value)>> {
-    let entries = match event.get("usage") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(v @ Value::Array(_)) => v,
-        Some(other) => return Err(wrong("usage", "an array", other)),
-    };
-    let keys = [
-        ("inputTokens", "input"),
-        ("outputTokens", "output"),
-        ("cachedInputTokens", "cacheRead"),
-        ("cacheWriteInputTokens", "cacheWrite"),
-        ("reasoningTokens", "reasoning"),
-    ];
-    let mut sums = [0i64; 5];
-    for (i, entry) in entries.as_array().into_iter().flatten().enumerate() {
-        let at = format!("/usage/{i}");
-        let Some(m) = entry.as_object() else {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                &at,
-                format!("expected a token usage object, found {}", type_name(entry)),
-            ));
-        };
-        for ((key, _), sum) in keys.iter().zip(sums.iter_mut()) {
-            let n = match m.get(key) {
-                None | Some(Value::Null) => 0,
-                Some(Value::Number(n)) => match crate::json::whole(n) {
-                    crate::json::Whole::Int(n) if n >= 0 => n,
-                    _ => {
-                        return Err(SteplineError::at(
-                            ErrorCode::OutOfRange,
-                            &child(&at, key),
-                            format!("expected `{key}` to be a whole number of tokens, 0 or more"),
-                        ))
-                    }
-                },
-                Some(other) => {
-                    return Err(SteplineError::at(
-                        ErrorCode::InvalidType,
-                        &child(&at, key),
-                        format!(
-                            "expected `{key}` to be a number, found {}",
-                            type_name(other)
-                        ),
-                    ))
-                }
-            };
-            *sum = sum.saturating_add(n);
-        }
-    }
-    let mut total = Map::with_capacity(5);
-    for ((_, name), sum) in keys.iter().zip(sums) {
-        total.insert(*name, Value::from(sum));
-    }
-    Ok(Some((total, entries.clone())))
-}
-
-fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
-    crate::json::obj(pairs)
-}
-
-fn missing(key: &str) -> SteplineError {
-    SteplineError::at(
-        ErrorCode::MissingField,
-        &child("", key),
-        format!("expected the event to have `{key}`"),
-    )
-}
-
-fn wrong(key: &str, expected: &str, found: &Value) -> SteplineError {
-    SteplineError::at(
-        ErrorCode::InvalidType,
-        &child("", key),
-        format!(
-            "expected `{key}` to be {expected}, found {}",
-            type_name(found)
-        ),
-    )
-}
-
-fn req_str<'a>(m: &'a Map, key: &str) -> Result<&'a str> {
-    req_str_at(m, key, "")
-}
-
-fn req_str_at<'a>(m: &'a Map, key: &str, at: &str) -> Result<&'a str> {
-    match m.get(key) {
-        Some(Value::String(s)) => Ok(s),
-        None => Err(SteplineError::at(
-            ErrorCode::MissingField,
-            &child(at, key),
-            format!("expected `{key}`"),
-        )),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            &child(at, key),
-            format!(
-                "expected `{key}` to be a string, found {}",
-                type_name(other)
-            ),
-        )),
-    }
-}
-
-/// An optional string; `null` reads as absent (producers that serialise
-/// optional fields as `null`, which @ag-ui/core tolerates).
-fn opt_str<'a>(m: &'a Map, key: &str) -> Result<Option<&'a str>> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(wrong(key, "a string", other)),
     }
 }

@@ -21,6 +21,16 @@
 // `{"error": "<message>"}`. stepline's translator reads that shape (and the
 // Claude Agent SDK adapter's `{"error": true, ...}`) as a failed tool.
 //
+// A tool that asks a person first (`approval`): AG-UI has no approval event;
+// a run pauses on an interrupt. The step's calls are sent, then RUN_FINISHED
+// with outcome `interrupt` (one interrupt per such tool, `reason`
+// "tool_call", its `toolCallId`), then a new run (`<runId>-resume-<n>`)
+// whose RUN_STARTED `input.resume` answers each interrupt: `resolved` with
+// payload `{approved: true}`, or `cancelled` with `{approved: false}` for a
+// denied tool, which never runs (no result). The approved tools' results
+// follow in the resumed run. This is the shape of AG-UI's .NET sample
+// `Step09_InterruptsApproval` (tests/vectors/dialects/ag-ui/upstream/).
+//
 // Usage: AG-UI reports token usage per run, on RUN_FINISHED / RUN_ERROR
 // (`usage: TokenUsage[]`, one entry per provider and model): the steps'
 // usage is summed into one entry (input, output, reasoning, cache read and
@@ -33,7 +43,9 @@ import { chunks, clock } from './run.mjs';
 export function encode(run, { steps = false, chunked = false } = {}) {
   const time = clock(run.startedAt);
   const threadId = run.sessionId;
-  const runId = run.executionId;
+  let runId = run.executionId;
+  let resumes = 0;
+  let usageFrom = 0;
   const events = [];
   const at = (ms = 10) => time.tick(ms) && time.ms();
   const push = (event, ms) => events.push({ ...event, timestamp: at(ms) });
@@ -77,18 +89,41 @@ export function encode(run, { steps = false, chunked = false } = {}) {
         push({ type: 'TOOL_CALL_END', toolCallId: tool.id });
       }
     }
-    for (const tool of step.tools ?? []) {
-      push({
-        type: 'TOOL_CALL_RESULT',
-        messageId: `result-${tool.id}`,
-        toolCallId: tool.id,
-        content: toolContent(tool),
-        role: 'tool',
-      }, 250);
-    }
+    const result = (tool) => push({
+      type: 'TOOL_CALL_RESULT',
+      messageId: `result-${tool.id}`,
+      toolCallId: tool.id,
+      content: toolContent(tool),
+      role: 'tool',
+    }, 250);
+    const asks = (step.tools ?? []).filter((tool) => tool.approval);
+    for (const tool of step.tools ?? []) if (!tool.approval) result(tool);
     if (steps) push({ type: 'STEP_FINISHED', stepName: `step-${n}` });
+    if (asks.length > 0) {
+      push({
+        type: 'RUN_FINISHED', threadId, runId,
+        outcome: {
+          type: 'interrupt',
+          interrupts: asks.map((tool) => ({ id: `approval-${tool.id}`, reason: 'tool_call', message: `Approve ${tool.name}?`, toolCallId: tool.id })),
+        },
+        usage: [runUsage(run, usageFrom, i + 1)],
+      });
+      usageFrom = i + 1;
+      resumes += 1;
+      runId = `${run.executionId}-resume-${resumes}`;
+      const resume = asks.map((tool) => ({
+        interruptId: `approval-${tool.id}`,
+        status: tool.approval === 'approved' ? 'resolved' : 'cancelled',
+        payload: { approved: tool.approval === 'approved' },
+      }));
+      push({
+        type: 'RUN_STARTED', threadId, runId,
+        input: { threadId, runId, messages: [], tools: [], context: [], forwardedProps: {}, state: {}, resume },
+      }, 5000);
+      for (const tool of asks) if (tool.approval === 'approved') result(tool);
+    }
   });
-  const usage = [runUsage(run)];
+  const usage = [runUsage(run, usageFrom, run.steps.length)];
   if (run.outcome.status === 'failed') {
     push({ type: 'RUN_ERROR', message: run.outcome.error, code: 'provider_error', usage });
   } else {
@@ -120,8 +155,9 @@ function streamMessage(push, { chunked, messageId, text, size, start, content, e
   push({ type: end, messageId });
 }
 
-function runUsage(run) {
-  const sum = (key) => run.steps.reduce((total, step) => total + (step.usage?.[key] ?? 0), 0);
+/** The usage of steps [from, to) as one AG-UI TokenUsage entry (a run reports its own calls only). */
+function runUsage(run, from = 0, to = run.steps.length) {
+  const sum = (key) => run.steps.slice(from, to).reduce((total, step) => total + (step.usage?.[key] ?? 0), 0);
   // The run description's `input` / `output` are the totals (as laravel/ai's
   // prompt_tokens / completion_tokens), the cache and reasoning counts parts of them.
   const input = sum('input');
