@@ -5,8 +5,12 @@
 //! One run is one assistant message: `start` opens it (its `messageId` is
 //! the execution id; without one the translator makes `ai-sdk-<n>`), a
 //! `start` with another `messageId` opens the next, and `finish` ends it
-//! with the producer's `finishReason`. The stream carries no timestamps, so
-//! neither do the envelopes. What each chunk becomes:
+//! with the producer's `finishReason`. A response that continues the same
+//! message (its `start` repeats the `messageId`, or content simply follows
+//! the `finish`: the response after a person answered a tool approval)
+//! reopens the run (the same execution, no new turn) until its next
+//! `finish`. The stream carries no timestamps, so neither do the envelopes.
+//! What each chunk becomes:
 //!
 //! | chunk | envelope |
 //! |---|---|
@@ -91,6 +95,16 @@ pub(crate) fn claims(event: &Map) -> bool {
     }
 }
 
+/// The run a chunk starts: a `start` chunk's `messageId` (a run sent again
+/// with the same id is a redelivery while its chunks repeat; see
+/// `Translators`). A `start` without one starts no run of its own.
+pub(crate) fn run_start(event: &Map) -> Option<&str> {
+    match event.get("type").and_then(Value::as_str) {
+        Some("start") => str_of(event, "messageId"),
+        _ => None,
+    }
+}
+
 /// A tool call of the current run.
 #[derive(Debug, Default, Clone)]
 struct Tool {
@@ -115,8 +129,9 @@ pub(crate) struct State {
     execution: Option<String>,
     /// Runs opened without a `messageId` (names the next one `ai-sdk-<n>`).
     unnamed: u64,
-    /// The current run finished, failed or was aborted.
-    ended: bool,
+    /// How the current run ended (`completed`, `failed`, `interrupted`),
+    /// `None` while it runs.
+    ended: Option<&'static str>,
     /// The current run failed (an `error` chunk).
     failed: bool,
     /// The current step number (0 before the first `start-step`).
@@ -176,6 +191,9 @@ impl State {
                 format!("a {kind} chunk before any start chunk: the run's start is missing"),
             );
             self.open(None, out);
+        }
+        if self.ended.is_some() && reopens(&kind) {
+            self.reopen();
         }
         match kind.as_str() {
             "start-step" => self.start_step(out),
@@ -237,6 +255,15 @@ impl State {
         );
     }
 
+    /// The ended run goes on: the response that continues its message (after
+    /// a tool approval, or a resumed stream) belongs to the same execution
+    /// until its next `finish`. No status is sent: to the session a run that
+    /// completes and then processes again is its next turn, which this is not.
+    fn reopen(&mut self) {
+        self.ended = None;
+        self.failed = false;
+    }
+
     /// `start`: a new run, unless it continues the current one (no
     /// `messageId`, or the same one, while the run has not ended: merged
     /// streams and resumed streams send `start` again).
@@ -245,10 +272,13 @@ impl State {
         let continues = match (&self.execution, message_id) {
             (None, _) => false,
             (Some(current), Some(id)) => current == id,
-            (Some(_), None) => !self.ended,
+            (Some(_), None) => self.ended.is_none(),
         };
+        if continues && self.ended.is_some() {
+            self.reopen();
+        }
         if !continues {
-            if self.execution.is_some() && !self.ended {
+            if self.execution.is_some() && self.ended.is_none() {
                 out.warn(
                     "/messageId",
                     "gap",
@@ -780,11 +810,11 @@ impl State {
             );
             self.finish_step(out);
         }
-        if self.ended {
+        if self.ended.is_some() {
             // A failed run stays failed; a second finish repeats nothing.
             return Ok(());
         }
-        self.ended = true;
+        self.ended = Some("completed");
         let mut p = Map::with_capacity(2);
         if !self.last_text.is_empty() {
             p.push("final_answer", Value::from(self.last_text.as_str()));
@@ -801,7 +831,7 @@ impl State {
             // The run already failed: a later error adds nothing the view shows.
             return;
         }
-        self.ended = true;
+        self.ended = Some("failed");
         self.failed = true;
         out.emit(
             "agent.run.failed",
@@ -819,7 +849,7 @@ impl State {
     }
 
     fn abort(&mut self, event: &Map, out: &mut Out) {
-        self.ended = true;
+        self.ended = Some("interrupted");
         self.in_step = false;
         let mut p = Map::with_capacity(3);
         p.push("reason", Value::from("abort"));
@@ -829,6 +859,18 @@ impl State {
         p.push("step_number", Value::from(self.step_number()));
         out.emit("agent.run.interrupted", self.id(), None, p);
     }
+}
+
+/// Whether a chunk of type `kind` after the run ended continues it: a new
+/// step, text, reasoning or a tool chunk does (the next response of the same
+/// message); late metadata, data parts, files, sources and a repeated end
+/// do not (`createUIMessageStream` writers send those after a `finish`, and
+/// after a provider `error` streamText still closes the step).
+fn reopens(kind: &str) -> bool {
+    kind == "start-step"
+        || kind.starts_with("text-")
+        || kind.starts_with("reasoning-")
+        || kind.starts_with("tool-")
 }
 
 /// A payload from key/value pairs, in order.

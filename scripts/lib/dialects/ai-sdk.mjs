@@ -11,6 +11,11 @@
 // streamText: an `error` chunk inside its last step, whose finish reason is
 // `error`.
 //
+// A step whose tools ask a person first sends `tool-approval-request` for
+// them and ends the response (`finish` with `tool-calls`); the next response
+// continues the same message (`start` with the same messageId): the approved
+// calls' outputs, `tool-output-denied` for the denied ones, then the next step.
+//
 // Options (all off by default, so the plain stream is what streamText sends
 // without callbacks):
 // - `metadata`: `start` carries `messageMetadata: {provider, model}`, a
@@ -25,6 +30,19 @@
 import { chunks } from './run.mjs';
 
 const FINISH = { tool_calls: 'tool-calls', stop: 'stop', length: 'length', error: 'error', content_filter: 'content-filter' };
+
+/** A tool's output chunks: its error, or its (preliminary, then final) output. */
+function output(out, tool, options) {
+  if (tool.error !== undefined) {
+    out.push({ type: 'tool-output-error', toolCallId: tool.id, errorText: tool.error });
+    return;
+  }
+  if (options.preliminary) {
+    out.push({ type: 'tool-output-available', toolCallId: tool.id, output: { status: 'running' }, preliminary: true });
+  }
+  // streamText writes null for an undefined output, so the field is always there.
+  out.push({ type: 'tool-output-available', toolCallId: tool.id, output: tool.result ?? null });
+}
 
 /** Base64 of a string's UTF-8 (in Node and in browsers). */
 function base64(text) {
@@ -75,20 +93,26 @@ export function encode(run, options = {}) {
       }
       out.push({ type: 'tool-input-available', toolCallId: tool.id, toolName: tool.name, input: tool.args });
     }
+    const asking = (step.tools ?? []).filter((tool) => tool.approval);
     for (const tool of step.tools ?? []) {
-      if (tool.error !== undefined) {
-        out.push({ type: 'tool-output-error', toolCallId: tool.id, errorText: tool.error });
-        continue;
-      }
-      if (options.preliminary) {
-        out.push({ type: 'tool-output-available', toolCallId: tool.id, output: { status: 'running' }, preliminary: true });
-      }
-      // streamText writes null for an undefined output, so the field is always there.
-      out.push({ type: 'tool-output-available', toolCallId: tool.id, output: tool.result ?? null });
+      if (tool.approval) out.push({ type: 'tool-approval-request', approvalId: `approval-${tool.id}`, toolCallId: tool.id });
+      else output(out, tool, options);
     }
     if (options.data) out.push({ type: 'data-progress', id: 'progress', data: { step: n, of: run.steps.length } });
     if (last && failed) out.push({ type: 'error', errorText: run.outcome.error ?? 'error' });
     out.push({ type: 'finish-step' });
+    if (asking.length) {
+      // The response ends waiting for a person; the client sends the answers
+      // in its next request, whose response continues the same message: the
+      // approved calls run (their output first), the denied ones are denied,
+      // then the next step.
+      out.push({ type: 'finish', finishReason: 'tool-calls' });
+      out.push({ type: 'start', messageId: run.executionId });
+      for (const tool of asking) {
+        if (tool.approval === 'denied') out.push({ type: 'tool-output-denied', toolCallId: tool.id });
+        else output(out, tool, options);
+      }
+    }
     for (const k of Object.keys(totals)) totals[k] += step.usage?.[k] ?? 0;
     if (options.metadata) out.push({ type: 'message-metadata', messageMetadata: { steps: n } });
   });
