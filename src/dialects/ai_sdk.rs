@@ -62,14 +62,6 @@ const FINISH_REASONS: &[&str] = &[
     "other",
 ];
 
-/// The run an event starts (`start`'s `messageId`), if it starts one.
-pub(crate) fn run_start(event: &Map) -> Option<&str> {
-    if event.get("type").and_then(Value::as_str) != Some("start") {
-        return None;
-    }
-    event.get("messageId").and_then(Value::as_str)
-}
-
 /// The last step's text kept for the run's final answer is cut at this many
 /// bytes (the session keeps the full text; this copy only names the answer).
 const ANSWER_MAX: usize = 1 << 20;
