@@ -229,7 +229,10 @@ describe('approvals in every dialect that carries them', () => {
       await page.goto(`${env.server.url}?recording=/recordings/approvals-${dialect}.jsonl`);
       await loaded(page);
       assert.equal(await page.evaluate(() => window.stepline.error), null);
-      await page.click('[data-testid=step-row][data-step="1"]');
+      // laravel/ai and AG-UI pause the run for the decision and resume it as a new
+      // run: the calls are decided in the last turn that shows them.
+      const turn = await page.evaluate(() => window.stepline.view.executions.findLastIndex((e) => e.steps[0]?.tools.length > 0));
+      await page.click(`[data-testid=step-row][data-exec="${turn}"][data-step="1"]`);
       assert.deepEqual(await toolRows(page), gated.map((t) => [t.name, t.approval, t.approval === 'approved' ? 'ok' : 'denied']));
       await screenshot(page, `dialect-${dialect}-approvals`);
       assert.deepEqual(page.problems, []);
