@@ -7,7 +7,7 @@
 // one event name, `instructor.agent.event` (instructor-php v2's Laravel
 // transport) unless told otherwise. Ctrl-C stops everything.
 //
-//   node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2]
+//   node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2|laravel-ai]
 //     --private            on private-agent.<session>, signed by the panel
 //                          server's /broadcasting/auth
 //     --event-name <name>  publish under <name>, as an app that set
@@ -20,6 +20,10 @@
 //                          slims itself; v1.22 (the default) publishes the
 //                          bundled run (scripts/demo-run.mjs) and serves its
 //                          final slim snapshot
+//     --producer laravel-ai  publish one run (scripts/lib/dialects/run.mjs
+//                          canonicalRun()) as laravel/ai's BroadcastAgent does:
+//                          each stream event under its own type on the app's
+//                          channel (here chat.<session>); no final state
 //
 // On a fresh clone it first runs the set-up (which installs sockudo) and the
 // builds of pkg/ and www/dist; later runs reuse what is built.
@@ -32,6 +36,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { demoRun } from './demo-run.mjs';
 import { demoRunV2 } from './demo-run-v2.mjs';
+import * as laravelAi from './lib/dialects/laravel-ai.mjs';
+import { canonicalRun } from './lib/dialects/run.mjs';
 import { servePanel } from './lib/panel-server.mjs';
 import { authorizer, publisher } from './lib/publisher.mjs';
 import { startSockudo } from './lib/sockudo.mjs';
@@ -42,8 +48,8 @@ const WAIT_MS = 5_000;
 // Stream chunks come fast, like a model's deltas; other events slowly enough to follow.
 const CHUNK_GAP_MS = 150;
 const EVENT_GAP_MS = 600;
-const USAGE = 'usage: node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2]';
-const PRODUCERS = ['v1.22', 'v2'];
+const USAGE = 'usage: node scripts/demo-live.mjs [--private] [--event-name <name>] [--producer v1.22|v2|laravel-ai]';
+const PRODUCERS = ['v1.22', 'v2', 'laravel-ai'];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -106,6 +112,7 @@ function readArgs() {
   }
   const producer = values.producer ?? 'v1.22';
   if (!PRODUCERS.includes(producer)) fail(`--producer: expected one of ${PRODUCERS.join(', ')}, got ${JSON.stringify(producer)}\n${USAGE}`);
+  if (producer === 'laravel-ai' && (values.private || values['event-name'])) fail(`--producer laravel-ai: laravel/ai names each event after its type on a public channel; --private and --event-name do not apply\n${USAGE}`);
   return { usePrivate: values.private === true, eventName: values['event-name'], producer };
 }
 
@@ -114,6 +121,11 @@ function readArgs() {
  * (v1.22: the last turn's slim snapshot; v2: the last turn's whole AgentState).
  */
 async function theRun(producer, options) {
+  if (producer === 'laravel-ai') {
+    const run = { ...canonicalRun(), sessionId: options.sessionId, executionId: options.executionId };
+    // Each event under its own type, as StreamEvent::broadcast names it.
+    return { envelopes: laravelAi.encode(run).map((event) => ({ event, eventName: laravelAi.eventName(event) })), finalBody: null };
+  }
   if (producer === 'v2') {
     const { envelopes, finalState } = await demoRunV2(options);
     return { envelopes, finalBody: finalState };
@@ -148,10 +160,15 @@ async function main() {
     source: 'live', key: server.key, host: server.host, port: server.port, tls: 0,
     session: sessionId, ...(usePrivate ? { private: 1 } : {}), event: eventName, final: finalPath, connect: 1,
   };
+  const channel = producer === 'laravel-ai' ? `chat.${sessionId}` : `${usePrivate ? 'private-' : ''}agent.${sessionId}`;
+  if (producer === 'laravel-ai') {
+    // laravel/ai apps broadcast on a channel of their choosing, with no final-state URL.
+    Object.assign(params, { channel });
+    delete params.final;
+  }
   // Slashes stay readable (final=/final/<id>.json); everything else is encoded.
   const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(v).replaceAll('%2F', '/')}`).join('&');
   const url = `${panel.url}?${query}`;
-  const channel = `${usePrivate ? 'private-' : ''}agent.${sessionId}`;
   console.log(`sockudo on ${server.host}:${server.port} (app ${server.appId}, 10 KB event limit), channel ${channel}, event ${eventName}, producer ${producer}`);
   console.log(`panel: ${url}`);
   openBrowser(url);
@@ -161,21 +178,24 @@ async function main() {
   const { envelopes, finalBody } = await theRun(producer, { sessionId, executionId, startMs: Date.now() });
   const { publish } = publisher(server, { eventName });
   let failed = 0;
-  for (const [i, envelope] of envelopes.entries()) {
+  for (const [i, item] of envelopes.entries()) {
     if (stopping) return;
-    if (i > 0) await sleep(envelope.type === 'agent.stream.chunk' ? CHUNK_GAP_MS : EVENT_GAP_MS);
+    // laravel/ai items carry their own event name; instructor envelopes go under one.
+    const { event: envelope, eventName: name } = item.eventName ? item : { event: item, eventName: undefined };
+    if (i > 0) await sleep(/^(agent\.stream\.chunk|text_delta|reasoning_delta)$/.test(envelope.type) ? CHUNK_GAP_MS : EVENT_GAP_MS);
     // Ready before the last envelope: a panel may fetch it as soon as it sees the run end.
-    if (i === envelopes.length - 1) panel.setRoute(finalPath, () => ({ body: finalBody }));
+    if (i === envelopes.length - 1 && finalBody !== null) panel.setRoute(finalPath, () => ({ body: finalBody }));
     const progress = `${i + 1}/${envelopes.length} ${envelope.type}`;
     try {
-      await publish(envelope, { channel });
+      await publish(envelope, { channel, ...(name ? { eventName: name } : {}) });
       console.log(`published ${progress}`);
     } catch (error) {
       failed += 1;
       console.log(`FAILED ${progress}: ${error.message}`);
     }
   }
-  console.log(`run published: ${envelopes.length - failed} envelopes${failed ? `, ${failed} refused` : ''}; final ${producer === 'v2' ? 'state' : 'snapshot'} at ${panel.url.slice(0, -1)}${finalPath}`);
+  const final = finalBody === null ? '' : `; final ${producer === 'v2' ? 'state' : 'snapshot'} at ${panel.url.slice(0, -1)}${finalPath}`;
+  console.log(`run published: ${envelopes.length - failed} events${failed ? `, ${failed} refused` : ''}${final}`);
   console.log('the panel stays up; Ctrl-C to stop');
 }
 

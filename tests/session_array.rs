@@ -91,3 +91,21 @@ fn an_unterminated_array_keeps_its_complete_elements_and_says_what_is_missing() 
     assert_eq!(*number, envelopes.len() + 1);
     assert_eq!(error.code.as_str(), "invalid_json");
 }
+
+#[test]
+fn a_recording_may_be_a_json_array_and_replays_into_one_line_per_event() {
+    for (name, envelopes) in runs() {
+        let (from_lines, _) = Session::from_recording(&jsonl(&envelopes)).unwrap();
+        let (from_array, _) = Session::from_recording(&pretty_array(&envelopes)).unwrap();
+        assert_eq!(view_of(&from_array), view_of(&from_lines), "{name}");
+        // Its own recording is JSONL again: every event on one line.
+        let again = from_array.to_recording();
+        let (replayed, _) = Session::from_recording(&again).unwrap();
+        assert_eq!(view_of(&replayed), view_of(&from_lines), "{name}");
+        assert_eq!(
+            again.lines().count(),
+            from_lines.log().count() + 1,
+            "{name}"
+        );
+    }
+}

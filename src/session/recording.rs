@@ -24,6 +24,7 @@
 //! ```
 
 use crate::json::Value;
+use std::borrow::Cow;
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -320,7 +321,7 @@ pub(crate) enum Line<'a> {
     /// The line's text (trimmed), its value as read (when asked for: see
     /// [`lines`]) and the value decoded.
     Envelope {
-        text: &'a str,
+        text: Cow<'a, str>,
         value: Option<Value>,
         decoded: Decoded,
     },
@@ -330,13 +331,14 @@ pub(crate) enum Line<'a> {
     /// (none in the live entry, which reads instructor-php envelopes only).
     #[cfg(feature = "full")]
     Foreign {
-        text: &'a str,
+        text: Cow<'a, str>,
         value: Value,
         dialect: crate::envelope::dialect::WireDialect,
     },
 }
 
-/// The non-blank lines of `text` with their 1-based numbers, each checked.
+/// The non-blank lines of `text` with their 1-based numbers, each checked
+/// (or, when `text` is a JSON array of events, its elements by position).
 /// A header is recognised on the first non-blank line only. Envelope lines
 /// keep their value as read only with `keep_values` (else it moves into the
 /// decoded form, uncopied: replaying needs only the text and the decoded form).
@@ -345,12 +347,13 @@ pub(crate) fn lines(
     keep_values: bool,
 ) -> impl Iterator<Item = (usize, Result<Line<'_>>)> + '_ {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    text.lines()
+    // JSONL lines, or the elements of a JSON array of events (numbered by position).
+    crate::session::records::records(text)
         .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty())
-        .enumerate()
-        .map(move |(k, (n, l))| (n, line(l, k == 0, keep_values).map_err(|e| at_line(n, e))))
+        .map(move |(k, (n, record))| {
+            let read = record.and_then(|l| line(l.trim(), k == 0, keep_values));
+            (n, read.map_err(|e| at_line(n, e)))
+        })
 }
 
 /// Rebases an error found inside line `n` onto `/lines/<n>`.
@@ -400,6 +403,13 @@ fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
         optional_str(&value, "execution_id")?;
         return Ok(Line::Snapshot(value));
     }
+    // One line of the log each: an element of a pretty-printed JSON array
+    // spans lines, and is logged in its compact form instead.
+    let text = if text.contains('\n') {
+        Cow::Owned(crate::json::to_string(&value))
+    } else {
+        Cow::Borrowed(text)
+    };
     #[cfg(feature = "full")]
     if let Some(dialect) = crate::dialects::foreign_dialect(&value) {
         return Ok(Line::Foreign {

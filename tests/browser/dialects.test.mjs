@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import * as agUi from '../../scripts/lib/dialects/ag-ui.mjs';
 import * as aiSdk from '../../scripts/lib/dialects/ai-sdk.mjs';
 import * as laravelAi from '../../scripts/lib/dialects/laravel-ai.mjs';
-import { canonicalRun } from '../../scripts/lib/dialects/run.mjs';
+import { approvalRun, canonicalRun } from '../../scripts/lib/dialects/run.mjs';
 import { DIALECTS, demoRecordings } from '../../scripts/demo-run-dialects.mjs';
 import { openPage, screenshot } from './lib/browser.mjs';
 import { panelFixture, stepsShown } from './lib/panel.mjs';
@@ -140,6 +140,27 @@ describe('a recording of each dialect', () => {
     await page.close();
   });
 
+  test('a gap in a stream is shown: a text delta whose start never arrived (AI SDK)', async () => {
+    const chunks = [
+      { type: 'start', messageId: 'msg-gap' },
+      { type: 'start-step' },
+      { type: 'text-delta', id: 'txt-never-started', delta: 'Grüße' },
+      { type: 'finish-step' },
+      { type: 'finish', finishReason: 'stop' },
+    ];
+    env.server.setRoute('/recordings/gap.jsonl', () => ({ body: chunks.map((c) => JSON.stringify(c)).join('\n') }));
+    const page = await openPage(env.browser);
+    await page.goto(`${env.server.url}?recording=/recordings/gap.jsonl`);
+    await loaded(page);
+    assert.match(await text(page, '[data-testid=warning-count]'), /^\d+ warnings?$/);
+    await page.click('[data-testid=warning-count]');
+    const gaps = await page.$$eval('[data-testid=stream-warning][data-code=gap]', (els) => els.map((e) => e.textContent));
+    assert.ok(gaps.some((g) => g.includes('text-delta')), `a gap names the chunk: ${gaps}`);
+    await screenshot(page, 'dialect-gap');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
   test('the picker opens the bundled run of each producer', async () => {
     const page = await openPage(env.browser);
     await page.goto(env.server.url);
@@ -188,6 +209,48 @@ describe('approvals are visible states', () => {
     ]);
     assert.match(await page.textContent('[data-testid=step-row][data-step="1"]'), /1 awaiting approval/);
     await screenshot(page, 'dialect-approvals');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
+
+describe('approvals in every dialect that carries them', () => {
+  const approvals = approvalRun();
+  const gated = approvals.steps[0].tools;
+
+  /** The step-1 tool rows as [name, data-approval, state word]. */
+  const toolRows = (page) => page.$$eval('[data-testid=tool-run]', (els) => els.map((r) => [r.querySelector('code').textContent, r.dataset.approval, r.querySelector('[data-testid=tool-status]').textContent]));
+
+  for (const [dialect, encode] of Object.entries(DIALECTS)) {
+    test(`${dialect}: an approved call ran, a denied call says denied`, async () => {
+      const events = encode(structuredClone(approvals));
+      env.server.setRoute(`/recordings/approvals-${dialect}.jsonl`, () => ({ body: events.map((e) => JSON.stringify(e)).join('\n') }));
+      const page = await openPage(env.browser);
+      await page.goto(`${env.server.url}?recording=/recordings/approvals-${dialect}.jsonl`);
+      await loaded(page);
+      assert.equal(await page.evaluate(() => window.stepline.error), null);
+      // laravel/ai and AG-UI pause the run for the decision and resume it as a new
+      // run: the calls are decided in the last turn that shows them.
+      const turn = await page.evaluate(() => window.stepline.view.executions.findLastIndex((e) => e.steps[0]?.tools.length > 0));
+      await page.click(`[data-testid=step-row][data-exec="${turn}"][data-step="1"]`);
+      assert.deepEqual(await toolRows(page), gated.map((t) => [t.name, t.approval, t.approval === 'approved' ? 'ok' : 'denied']));
+      await screenshot(page, `dialect-${dialect}-approvals`);
+      assert.deepEqual(page.problems, []);
+      await page.close();
+    });
+  }
+
+  test('laravel-ai: a run paused at its tool_approval_request shows both calls awaiting approval', async () => {
+    const events = laravelAi.encode(structuredClone(approvals));
+    const cut = events.findIndex((e) => e.type === 'tool_approval_request');
+    assert.ok(cut > 0);
+    env.server.setRoute('/recordings/paused.jsonl', () => ({ body: events.slice(0, cut + 1).map((e) => JSON.stringify(e)).join('\n') }));
+    const page = await openPage(env.browser);
+    await page.goto(`${env.server.url}?recording=/recordings/paused.jsonl`);
+    await loaded(page);
+    await page.click('[data-testid=step-row][data-step="1"]');
+    assert.deepEqual(await toolRows(page), gated.map((t) => [t.name, 'requested', 'awaiting approval']));
+    assert.match(await page.textContent('[data-testid=step-row][data-step="1"]'), /2 awaiting approval/);
     assert.deepEqual(page.problems, []);
     await page.close();
   });

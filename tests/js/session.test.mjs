@@ -331,6 +331,10 @@ test('ingestJsonl reads a JSON array of events (JSON.stringify(events)) as it re
     assert.equal(b.errorCount, 0, dialect);
     assert.deepEqual(b, a, dialect);
     assert.deepEqual(array.getSnapshot(), lines.getSnapshot(), dialect);
+    // A recording may be a JSON array too, and saves back as JSONL.
+    const replayed = Session.fromRecording(JSON.stringify(events));
+    assert.deepEqual(replayed.getSnapshot().executions, lines.getSnapshot().executions, dialect);
+    assert.equal(replayed.toRecording(), lines.toRecording(), dialect);
   }
   // A bad element is named by its 1-based position; the others are still read.
   const s = new Session();

@@ -1,5 +1,6 @@
 // Diagnostics: the producer bugs stepline recognises in the stream and the
-// final snapshot (tool arguments in assistant content, inverted timing, …).
+// final snapshot (tool arguments in assistant content, inverted timing, …),
+// then the session's stream warnings (gaps, events kept but not understood).
 // The session diagnoses its own log (only the envelopes it applied: a bad
 // line of a recording never reaches it); that reads the whole stream, so it
 // runs when the tab is shown and the run changed, not on every event.
@@ -33,6 +34,29 @@ export class DiagnosticsView implements View {
       ? h('p', { class: 'muted', 'data-testid': 'no-diagnostics' }, 'No known producer bug shows in this run.')
       : h('ul', { class: 'diags' }, list.map((d) => h('li', { 'data-testid': 'diagnostic', 'data-code': d.code },
         h('span', { class: `pill sev-${d.severity}` }, d.severity), ' ', h('code', null, d.code), ' ', d.message,
-        h('div', { class: 'muted small' }, h('code', null, d.path), ' · ', clip(d.evidence, 120))))));
+        h('div', { class: 'muted small' }, h('code', null, d.path), ' · ', clip(d.evidence, 120))))),
+    warningList(panel));
   }
 }
+
+/** At most this many of the session's warnings are listed (the view keeps the first 1,000). */
+const WARNINGS_SHOWN = 100;
+
+/**
+ * What the session kept but did not understand, and the gaps in the stream
+ * (a foreign event whose start, end or run never arrived): shown, never
+ * papered over. The session lists them; nothing is derived here.
+ */
+function warningList(panel: Panel): HTMLElement | null {
+  const view = panel.view;
+  if (!view || view.warning_count === 0) return null;
+  const shown = view.warnings.slice(0, WARNINGS_SHOWN);
+  return h('section', { 'data-testid': 'stream-warnings' },
+    h('h3', null, `Stream warnings (${view.warning_count.toLocaleString('en')})`),
+    h('ul', { class: 'diags' }, shown.map((w) => h('li', { 'data-testid': 'stream-warning', 'data-code': w.code },
+      h('span', { class: `pill ${w.code === 'gap' ? 'sev-error' : 'sev-warning'}` }, w.code === 'gap' ? 'gap' : 'kept'), ' ',
+      h('code', null, w.type), ' ', w.message,
+      h('div', { class: 'muted small' }, h('code', null, w.path || '/'), w.timestamp ? ` · ${w.timestamp}` : '')))),
+    view.warning_count > shown.length ? h('p', { class: 'muted small' }, `… and ${(view.warning_count - shown.length).toLocaleString('en')} more`) : null);
+}
+

@@ -131,6 +131,9 @@ export class Header implements View {
         endedMarks(view.executions.at(-1), panel.staleAfterMs, 'run'),
         h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),
         h('span', { title: 'total tokens' }, `${count(view.usage.total)} tok`),
+        // Gaps in the stream and what was kept but not understood: listed under Diagnostics.
+        view.warning_count ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'warning-count', title: 'stream warnings: gaps and events kept but not understood', onclick: () => panel.setTab('diagnostics') },
+          `${count(view.warning_count)} ${view.warning_count === 1 ? 'warning' : 'warnings'}`) : null,
         h('span', { class: 'muted', title: 'applied / duplicates / rejected envelopes' },
           `${count(view.counts.applied)} events`, view.counts.duplicates ? ` · ${view.counts.duplicates} dup` : '',
           view.counts.rejected ? ` · ${view.counts.rejected} rejected` : ''));
