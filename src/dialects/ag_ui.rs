@@ -9,6 +9,11 @@ pub(crate) fn claims(_event: &Map) -> bool {
     false
 }
 
+/// The run an event starts (`RUN_STARTED`'s `runId`), if it starts one.
+pub(crate) fn run_start(_event: &Map) -> Option<&str> {
+    None
+}
+
 /// Per-session translation state.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct State {}

@@ -15,11 +15,14 @@ pub mod final_form;
 pub(crate) mod laravel_ai;
 pub mod reconcile;
 
+use std::collections::BTreeMap;
+
 use crate::envelope::decode::Warning;
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::schema::fields;
 use crate::error::Result;
 use crate::json::{Map, Value};
+use crate::session::dedup::{Fingerprint, Fingerprinter};
 
 /// The foreign dialect an event is in, or `None` for an instructor-php
 /// envelope (or anything else, which the envelope decoder then judges).
@@ -121,6 +124,51 @@ pub(crate) struct Translators {
     laravel_ai: laravel_ai::State,
     ag_ui: ag_ui::State,
     ai_sdk: ai_sdk::State,
+    redelivery: Redelivery,
+}
+
+/// Whole runs sent again in the dialects whose events carry no id of their
+/// own (AG-UI, the AI SDK): a run whose start arrives a second time (the same
+/// `runId` or `messageId`) is a redelivery while its events repeat, in order,
+/// the ones already translated; from the first event that differs, or past
+/// the last one, the events are new. Inside a run first received, equal
+/// events are never merged (two equal text deltas are both text).
+#[derive(Clone, Debug, Default)]
+struct Redelivery {
+    /// Each run's events, fingerprinted, in arrival order, by the run's key.
+    runs: BTreeMap<String, Vec<Fingerprint>>,
+    /// The run being received, and how far a redelivery of it matches.
+    current: Option<(String, Option<usize>)>,
+}
+
+impl Redelivery {
+    /// Whether `event` repeats one already translated; recorded otherwise.
+    /// `start` is the run key when the event starts a run.
+    fn repeats(&mut self, start: Option<&str>, event: &Map) -> bool {
+        if let Some(key) = start {
+            let again = self.runs.contains_key(key);
+            self.current = Some((key.to_string(), again.then_some(0)));
+        }
+        let Some((key, replay)) = self.current.as_mut() else {
+            return false;
+        };
+        let mut f = Fingerprinter::new();
+        for (k, v) in event {
+            f.str(k);
+            f.value(v);
+        }
+        let f = f.finish();
+        let seen = self.runs.entry(key.clone()).or_default();
+        if let Some(pos) = replay.as_mut() {
+            if seen.get(*pos) == Some(&f) {
+                *pos += 1;
+                return true;
+            }
+            *replay = None;
+        }
+        seen.push(f);
+        false
+    }
 }
 
 impl Translators {
@@ -137,6 +185,20 @@ impl Translators {
         let Value::Object(event) = event else {
             return Ok(Translated::default());
         };
+        let start = match dialect {
+            WireDialect::AgUi => ag_ui::run_start(&event),
+            WireDialect::AiSdk => ai_sdk::run_start(&event),
+            _ => None,
+        };
+        if matches!(dialect, WireDialect::AgUi | WireDialect::AiSdk) {
+            let start = start.map(str::to_string);
+            if self.redelivery.repeats(start.as_deref(), &event) {
+                return Ok(Translated {
+                    duplicate: true,
+                    ..Translated::default()
+                });
+            }
+        }
         match dialect {
             WireDialect::AgUi => self.ag_ui.translate(event, &mut out)?,
             WireDialect::AiSdk => self.ai_sdk.translate(event, &mut out)?,

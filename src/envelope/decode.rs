@@ -80,6 +80,18 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
 /// normalised form instead of being copied (copies were a third of a bulk
 /// replay's decoding).
 pub fn decode_owned(v: Value) -> Result<Decoded> {
+    if let Some(dialect) = crate::dialects::foreign_dialect(&v) {
+        // Its meaning depends on the events before it (an AG-UI tool call's
+        // arguments arrive in pieces): only a session can read it.
+        return Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            "/type",
+            format!(
+                "a {} event, not an envelope: ingest it into a Session, which translates each dialect's stream",
+                dialect.as_str()
+            ),
+        ));
+    }
     let mut m = envelope_object(v)?;
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");

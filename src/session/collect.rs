@@ -84,6 +84,8 @@ pub struct CollectedTurn<'a> {
 pub struct CollectedLlmResponse<'a> {
     /// The step's streamed text.
     pub text: &'a str,
+    /// The model's streamed reasoning in the step (`""` when none).
+    pub reasoning: &'a str,
     /// The inference's finish reason.
     pub finish_reason: Option<&'a str>,
     /// The step's tokens (`total` is the producer's own when it sent one).
@@ -102,6 +104,9 @@ pub struct CollectedToolResult<'a> {
     pub error: Option<&'a str>,
     /// The producer's short text of the result.
     pub result_summary: Option<&'a str>,
+    /// The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
+    pub result: Option<&'a Value>,
     /// The producer's duration in milliseconds.
     #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
     pub duration_ms: Option<&'a Value>,
@@ -129,6 +134,7 @@ fn turn<'a>(s: &'a StepView, execution_id: Option<&'a str>) -> CollectedTurn<'a>
         timestamp: view.started_at.or(view.completed_at),
         llm_response: CollectedLlmResponse {
             text: &s.text,
+            reasoning: &s.reasoning,
             finish_reason: view.finish_reason,
             usage: view.usage,
         },
@@ -148,6 +154,7 @@ fn tool_result(t: &ToolRun) -> CollectedToolResult<'_> {
         output: &t.output,
         error: t.error.as_deref(),
         result_summary: t.result_summary.as_deref(),
+        result: t.result.as_ref(),
         duration_ms: t.duration_ms.as_ref(),
     }
 }

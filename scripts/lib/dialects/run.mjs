@@ -11,7 +11,8 @@
 //   steps: [{
 //     reasoning?: string,          // the model's reasoning before it answers
 //     text?: string,               // streamed text of the step
-//     tools?: [{ id, name, args: object, result?: any, error?: string }],
+//     tools?: [{ id, name, args: object, result?: any, error?: string,
+//                approval?: 'approved' | 'denied' }],   // asked a person first (denied: never ran)
 //     usage: { input, output, cacheRead, cacheWrite, reasoning },
 //     finishReason: 'tool_calls' | 'stop' | 'length' | 'error',
 //   }],
@@ -53,6 +54,39 @@ export function canonicalRun() {
       {
         text: 'In Zürich sind es 21,5 °C (70,7 °F) und sonnig. 天气晴朗 🌤️ — die 3-Tage-Vorhersage war leider nicht erreichbar.',
         usage: { input: 611, output: 44, cacheRead: 512, cacheWrite: 0, reasoning: 0 },
+        finishReason: 'stop',
+      },
+    ],
+    outcome: { status: 'completed' },
+  };
+}
+
+/**
+ * A run whose tools ask a person first: one approved (then run), one denied (never run), for the
+ * dialects that carry approvals (laravel/ai `tool_approval_request`, AI SDK `tool-approval-request`
+ * / `tool-output-denied`; AG-UI has interrupts instead).
+ */
+export function approvalRun() {
+  return {
+    sessionId: 'sess-approvals',
+    executionId: 'run-approvals',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    startedAt: '2026-11-20T11:00:00.000Z',
+    chunkChars: 5,
+    steps: [
+      {
+        text: 'Ich lösche die alte Datei und sende danach die Mail.',
+        tools: [
+          { id: 'call_rm_1', name: 'delete_file', args: { path: '/tmp/alt.txt' }, approval: 'approved', result: { deleted: true } },
+          { id: 'call_mail_2', name: 'send_mail', args: { to: 'ops@example.com' }, approval: 'denied' },
+        ],
+        usage: { input: 300, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+        finishReason: 'tool_calls',
+      },
+      {
+        text: 'Die Datei ist gelöscht; die Mail wurde nicht gesendet (abgelehnt).',
+        usage: { input: 380, output: 22, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
         finishReason: 'stop',
       },
     ],

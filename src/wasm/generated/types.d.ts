@@ -929,6 +929,8 @@ export interface BroadcastStatuses {
 export interface CollectedLlmResponse {
   /** The step's streamed text. */
   text: string;
+  /** The model's streamed reasoning in the step (`""` when none). */
+  reasoning: string;
   /** The inference's finish reason. */
   finish_reason: string | null;
   /** The step's tokens (`total` is the producer's own when it sent one). */
@@ -976,6 +978,8 @@ export interface CollectedToolResult {
   error: string | null;
   /** The producer's short text of the result. */
   result_summary: string | null;
+  /** The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise). */
+  result: unknown;
   /** The producer's duration in milliseconds. */
   duration_ms: number | null;
 }
