@@ -12,6 +12,7 @@
 pub(crate) mod ag_ui;
 pub(crate) mod ai_sdk;
 pub mod final_form;
+pub mod json_patch;
 pub(crate) mod laravel_ai;
 pub mod reconcile;
 

@@ -24,6 +24,8 @@ mod ser;
 mod value;
 mod write;
 
+/// RFC 6902 JSON Patch (what AG-UI state and activity deltas carry).
+pub use crate::dialects::json_patch as patch;
 /// The text PHP's `json_encode` writes for a value (the producer's own writer;
 /// what the slim snapshots are written with).
 pub use crate::php::json_encode;

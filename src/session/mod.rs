@@ -1032,7 +1032,10 @@ pub struct SessionWarning {
 /// batch to avoid it.
 fn dedup_key(env: &Map) -> Option<Fingerprint> {
     let (kind, _) = parts(env);
-    if matches!(kind, "agent.llm.output_text.delta" | "agent.tool.output") {
+    if matches!(
+        kind,
+        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
+    ) {
         return None;
     }
     let mut f = Fingerprinter::new();

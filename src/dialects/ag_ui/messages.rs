@@ -1,0 +1,241 @@
+//! Text and reasoning messages, and the `*_CHUNK` sequences that build them.
+
+use super::read::{obj, opt_str};
+use super::{Chunking, Ev, Message, State};
+use crate::error::Result;
+use crate::json::{Map, Value};
+
+impl State {
+    pub(super) fn text_start(&mut self, id: &str, role: &str, ev: &mut Ev<'_>) {
+        if self.messages.get(id).is_some_and(|m| !m.ended) {
+            ev.out.duplicate();
+            return;
+        }
+        if role == "assistant" {
+            self.content_step(ev);
+            if let Some(r) = self.run.as_mut() {
+                r.last_text = Some((id.to_string(), String::new()));
+            }
+        }
+        self.messages.insert(
+            id.to_string(),
+            Message {
+                role: role.to_string(),
+                ..Message::default()
+            },
+        );
+    }
+
+    pub(super) fn text_content(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
+        let role = match self.messages.get(id) {
+            Some(m) => {
+                if m.ended {
+                    ev.out.warn(
+                        "/messageId",
+                        "gap",
+                        format!("content for message `{id}` after its TEXT_MESSAGE_END: kept"),
+                    );
+                }
+                m.role.clone()
+            }
+            None => {
+                ev.out.warn(
+                    "/messageId",
+                    "gap",
+                    format!("content for message `{id}`, whose TEXT_MESSAGE_START never arrived: kept as assistant text"),
+                );
+                self.text_start(id, "assistant", ev);
+                "assistant".to_string()
+            }
+        };
+        if role != "assistant" {
+            if let Some(m) = self.messages.get_mut(id) {
+                m.text.push_str(delta);
+            }
+            return;
+        }
+        if delta.is_empty() {
+            return;
+        }
+        let step = self.content_step(ev);
+        if let Some(r) = self.run.as_mut() {
+            match &mut r.last_text {
+                Some((last, text)) if last == id => text.push_str(delta),
+                slot => *slot = Some((id.to_string(), delta.to_string())),
+            }
+        }
+        let mut p = Map::with_capacity(2);
+        p.insert("text_delta", Value::from(delta));
+        p.insert("step_number", Value::from(step));
+        self.emit("agent.llm.output_text.delta", p, ev);
+    }
+
+    pub(super) fn text_end(&mut self, id: &str, ev: &mut Ev<'_>) {
+        let Some(m) = self.messages.get_mut(id) else {
+            ev.out.warn(
+                "/messageId",
+                "gap",
+                format!("message `{id}` ended, but its TEXT_MESSAGE_START never arrived"),
+            );
+            return;
+        };
+        if m.ended {
+            ev.out.duplicate();
+            return;
+        }
+        m.ended = true;
+        if m.role != "assistant" {
+            let role = m.role.clone();
+            let data = obj([("messageId", id.into()), ("content", m.text.clone().into())]);
+            self.data(&format!("message:{role}"), data, ev);
+        }
+    }
+
+    pub(super) fn text_chunk(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        let id = opt_str(event, "messageId")?;
+        let role = opt_str(event, "role")?;
+        let delta = opt_str(event, "delta")?;
+        opt_str(event, "name")?;
+        let open = match &self.chunking {
+            Some(Chunking::Text(open, _)) => Some(open.clone()),
+            _ => None,
+        };
+        let id = match (open, id) {
+            (Some(open), None) => open,
+            (Some(open), Some(id)) if open == id => open,
+            (_, Some(id)) => {
+                self.close_chunks(ev);
+                let opens = self.messages.get(id).is_none_or(|m| m.ended);
+                if opens {
+                    self.text_start(id, role.unwrap_or("assistant"), ev);
+                }
+                self.chunking = Some(Chunking::Text(id.to_string(), opens));
+                id.to_string()
+            }
+            (None, None) => {
+                self.close_chunks(ev);
+                ev.out.warn(
+                    "/messageId",
+                    "gap",
+                    "TEXT_MESSAGE_CHUNK without `messageId` and no chunked message open: its text is kept as assistant text",
+                );
+                let id = String::new();
+                self.chunking = Some(Chunking::Text(id.clone(), true));
+                self.text_start(&id, role.unwrap_or("assistant"), ev);
+                id
+            }
+        };
+        if let Some(delta) = delta {
+            self.text_content(&id, delta, ev);
+        }
+        Ok(())
+    }
+
+    /// Ends what an open chunk sequence built (a tool call's end is its
+    /// `agent.tool.started`).
+    pub(super) fn close_chunks(&mut self, ev: &mut Ev<'_>) {
+        match self.chunking.take() {
+            Some(Chunking::Text(id, opened)) => {
+                if let Some(m) = self.messages.get_mut(&id).filter(|_| opened) {
+                    m.ended = true;
+                }
+            }
+            Some(Chunking::Tool(id)) => self.tool_end(&id, ev),
+            Some(Chunking::Reasoning(id, opened)) => {
+                if let Some(m) = self.reasoning.get_mut(&id).filter(|_| opened) {
+                    m.ended = true;
+                }
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn reasoning_start(&mut self, id: &str, ev: &mut Ev<'_>) {
+        if self.reasoning.get(id).is_some_and(|m| !m.ended) {
+            ev.out.duplicate();
+            return;
+        }
+        self.content_step(ev);
+        self.reasoning.insert(
+            id.to_string(),
+            Message {
+                role: "reasoning".into(),
+                ..Message::default()
+            },
+        );
+    }
+
+    /// `id` is `None` for the pre-1.0 `THINKING_TEXT_MESSAGE_CONTENT`, which names no message.
+    pub(super) fn reasoning_content(&mut self, id: Option<&str>, delta: &str, ev: &mut Ev<'_>) {
+        if let Some(id) = id {
+            if !self.reasoning.contains_key(id) {
+                ev.out.warn(
+                    "/messageId",
+                    "gap",
+                    format!("reasoning for message `{id}`, whose REASONING_MESSAGE_START never arrived: kept"),
+                );
+                self.reasoning_start(id, ev);
+            }
+        }
+        if delta.is_empty() {
+            return;
+        }
+        let step = self.content_step(ev);
+        let mut p = Map::with_capacity(2);
+        p.insert("text_delta", Value::from(delta));
+        p.insert("step_number", Value::from(step));
+        self.emit("agent.llm.reasoning.delta", p, ev);
+    }
+
+    pub(super) fn reasoning_end(&mut self, id: &str, ev: &mut Ev<'_>) {
+        match self.reasoning.get_mut(id) {
+            None => ev.out.warn(
+                "/messageId",
+                "gap",
+                format!(
+                    "reasoning message `{id}` ended, but its REASONING_MESSAGE_START never arrived"
+                ),
+            ),
+            Some(m) if m.ended => ev.out.duplicate(),
+            Some(m) => m.ended = true,
+        }
+    }
+
+    pub(super) fn reasoning_chunk(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        let id = opt_str(event, "messageId")?.filter(|s| !s.is_empty());
+        let delta = opt_str(event, "delta")?;
+        let open = match &self.chunking {
+            Some(Chunking::Reasoning(open, _)) => Some(open.clone()),
+            _ => None,
+        };
+        let id = match (open, id) {
+            (Some(open), None) => open,
+            (Some(open), Some(id)) if open == id => open,
+            (_, Some(id)) => {
+                self.close_chunks(ev);
+                let opens = self.reasoning.get(id).is_none_or(|m| m.ended);
+                if opens {
+                    self.reasoning_start(id, ev);
+                }
+                self.chunking = Some(Chunking::Reasoning(id.to_string(), opens));
+                id.to_string()
+            }
+            (None, None) => {
+                self.close_chunks(ev);
+                ev.out.warn(
+                    "/messageId",
+                    "gap",
+                    "REASONING_MESSAGE_CHUNK without `messageId` and no chunked reasoning open: kept",
+                );
+                let id = String::new();
+                self.chunking = Some(Chunking::Reasoning(id.clone(), true));
+                self.reasoning_start(&id, ev);
+                id
+            }
+        };
+        if let Some(delta) = delta {
+            self.reasoning_content(Some(&id), delta, ev);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,147 @@
+//! Reading an AG-UI event's fields: every failure is a typed error with a
+//! JSON pointer into the event.
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::{child, type_name, Map, Value};
+
+/// `timestamp` (milliseconds since the epoch, as every AG-UI SDK writes it)
+/// as RFC 3339.
+pub(super) fn timestamp(event: &Map) -> Result<Option<String>> {
+    let ms = match event.get("timestamp") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(other) => {
+            return Err(wrong(
+                "timestamp",
+                "a number (milliseconds since 1970)",
+                other,
+            ))
+        }
+    };
+    let t = ms
+        .and_then(crate::model::time::from_epoch_millis)
+        .filter(crate::model::time::in_atom_range)
+        .ok_or_else(|| {
+            SteplineError::at(
+                ErrorCode::InvalidTimestamp,
+                "/timestamp",
+                "expected milliseconds since 1970 within years 0 to 9999",
+            )
+        })?;
+    Ok(Some(crate::model::time::format_utc_millis(&t)))
+}
+
+/// Token usage of `RUN_FINISHED` / `RUN_ERROR`: the entries summed into the
+/// view's usage, and the entries as sent.
+pub(super) fn usage(event: &Map) -> Result<Option<(Map, Value)>> {
+    let entries = match event.get("usage") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(v @ Value::Array(_)) => v,
+        Some(other) => return Err(wrong("usage", "an array", other)),
+    };
+    let keys = [
+        ("inputTokens", "input"),
+        ("outputTokens", "output"),
+        ("cachedInputTokens", "cacheRead"),
+        ("cacheWriteInputTokens", "cacheWrite"),
+        ("reasoningTokens", "reasoning"),
+    ];
+    let mut sums = [0i64; 5];
+    for (i, entry) in entries.as_array().into_iter().flatten().enumerate() {
+        let at = format!("/usage/{i}");
+        let Some(m) = entry.as_object() else {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                &at,
+                format!("expected a token usage object, found {}", type_name(entry)),
+            ));
+        };
+        for ((key, _), sum) in keys.iter().zip(sums.iter_mut()) {
+            let n = match m.get(key) {
+                None | Some(Value::Null) => 0,
+                Some(Value::Number(n)) => match crate::json::whole(n) {
+                    crate::json::Whole::Int(n) if n >= 0 => n,
+                    _ => {
+                        return Err(SteplineError::at(
+                            ErrorCode::OutOfRange,
+                            &child(&at, key),
+                            format!("expected `{key}` to be a whole number of tokens, 0 or more"),
+                        ))
+                    }
+                },
+                Some(other) => {
+                    return Err(SteplineError::at(
+                        ErrorCode::InvalidType,
+                        &child(&at, key),
+                        format!(
+                            "expected `{key}` to be a number, found {}",
+                            type_name(other)
+                        ),
+                    ))
+                }
+            };
+            *sum = sum.saturating_add(n);
+        }
+    }
+    let mut total = Map::with_capacity(5);
+    for ((_, name), sum) in keys.iter().zip(sums) {
+        total.insert(*name, Value::from(sum));
+    }
+    Ok(Some((total, entries.clone())))
+}
+
+pub(super) fn obj<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    crate::json::obj(pairs)
+}
+
+pub(super) fn missing(key: &str) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::MissingField,
+        &child("", key),
+        format!("expected the event to have `{key}`"),
+    )
+}
+
+pub(super) fn wrong(key: &str, expected: &str, found: &Value) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::InvalidType,
+        &child("", key),
+        format!(
+            "expected `{key}` to be {expected}, found {}",
+            type_name(found)
+        ),
+    )
+}
+
+pub(super) fn req_str<'a>(m: &'a Map, key: &str) -> Result<&'a str> {
+    req_str_at(m, key, "")
+}
+
+pub(super) fn req_str_at<'a>(m: &'a Map, key: &str, at: &str) -> Result<&'a str> {
+    match m.get(key) {
+        Some(Value::String(s)) => Ok(s),
+        None => Err(SteplineError::at(
+            ErrorCode::MissingField,
+            &child(at, key),
+            format!("expected `{key}`"),
+        )),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &child(at, key),
+            format!(
+                "expected `{key}` to be a string, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// An optional string; `null` reads as absent (producers that serialise
+/// optional fields as `null`, which @ag-ui/core tolerates).
+pub(super) fn opt_str<'a>(m: &'a Map, key: &str) -> Result<Option<&'a str>> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(wrong(key, "a string", other)),
+    }
+}
