@@ -362,6 +362,7 @@ const AGENT_LLM_COMPLETED: &[Field] = &[STEP, STEP_INDEX, STEP_ID, ANNOTATIONS];
 
 const AGENT_TOOL_OUTPUT: &[Field] = &[
     TOOL_NAME,
+    f!("tool_call_id", &[], Kind::Str, false, "The tool call's id."),
     f!(
         "text_delta",
         &[],

@@ -1612,6 +1612,8 @@ export interface ToolOutputEnvelope {
 export interface ToolOutputPayload {
   /** The tool's name. */
   tool_name?: string | null;
+  /** The tool call's id. */
+  tool_call_id?: string | null;
   /** The output the tool added. */
   text_delta: string;
   /** Seed 003: the tool call as serialised. */
