@@ -1000,7 +1000,8 @@ pub struct SessionWarning {
 
 /// The content of an envelope for redelivery checks, or `None` when the
 /// wire gives it none (seed-003 deltas carry no index and, natively, no
-/// timestamp: two equal ones are two pieces of text). A seed-000 stream
+/// timestamp: two equal ones are two pieces of text; so do translated
+/// reasoning deltas, whose dialect already knows a redelivery by its id). A seed-000 stream
 /// chunk without `chunk_index` is known by its whole envelope, timestamp
 /// included: redelivered byte for byte it is a duplicate, while two chunks
 /// of equal text sent at different milliseconds both count. Limit: two
