@@ -1,6 +1,6 @@
 //! AG-UI events into the one view: the JSON Patch suite that state deltas rely
 //! on, bad input with its paths, and gaps kept and shown. Vectors are read from
-//! `tests/vectors/json-patch/` and `tests/vectors/ag-ui/`.
+//! `tests/vectors/dialects/json-patch/` and `tests/vectors/dialects/ag-ui/`.
 
 use stepline::json::patch::{apply, equal, PatchFailure};
 use stepline::json::{self, Limits, Value};
@@ -46,13 +46,13 @@ fn run_patch_suite(file: &str) -> (usize, usize) {
 
 #[test]
 fn json_patch_passes_the_rfc6902_test_suite() {
-    let (passed, skipped) = run_patch_suite("tests/vectors/json-patch/tests.json");
+    let (passed, skipped) = run_patch_suite("tests/vectors/dialects/json-patch/tests.json");
     assert_eq!((passed, skipped), (94, 1));
 }
 
 #[test]
 fn json_patch_passes_the_rfc6902_spec_examples() {
-    let (passed, skipped) = run_patch_suite("tests/vectors/json-patch/spec_tests.json");
+    let (passed, skipped) = run_patch_suite("tests/vectors/dialects/json-patch/spec_tests.json");
     assert_eq!((passed, skipped), (16, 1));
 }
 
@@ -101,7 +101,7 @@ fn ingest_all(events: &[Value]) -> (Session, Vec<(usize, String, String)>) {
 
 #[test]
 fn bad_ag_ui_events_are_refused_with_their_code_and_path() {
-    let vectors = read("tests/vectors/ag-ui/bad-input.json");
+    let vectors = read("tests/vectors/dialects/ag-ui/bad-input.json");
     let cases = vectors["cases"].as_array().unwrap();
     assert!(cases.len() >= 25);
     for case in cases {
@@ -121,12 +121,12 @@ fn bad_ag_ui_events_are_refused_with_their_code_and_path() {
 
 #[test]
 fn gaps_in_ag_ui_streams_are_kept_shown_and_warned() {
-    check_view_cases("tests/vectors/ag-ui/gaps.json");
+    check_view_cases("tests/vectors/dialects/ag-ui/gaps.json");
 }
 
 #[test]
 fn ag_ui_events_reach_the_view_as_the_module_documents() {
-    check_view_cases("tests/vectors/ag-ui/views.json");
+    check_view_cases("tests/vectors/dialects/ag-ui/views.json");
 }
 
 /// Every case of `file`: its events are accepted, its warnings are exactly the
@@ -159,7 +159,7 @@ fn check_view_cases(file: &str) {
 
 #[test]
 fn redelivered_ag_ui_starts_ends_and_results_are_duplicates_that_change_nothing() {
-    let events = read("tests/vectors/ag-ui/upstream/Step12_ParallelToolCalls--PostRun_WithParallelToolCalls_InvokesBothToolsAndStreamsResults--Turn_01.06.Response.Server.AGUI.json");
+    let events = read("tests/vectors/dialects/ag-ui/upstream/Step12_ParallelToolCalls--PostRun_WithParallelToolCalls_InvokesBothToolsAndStreamsResults--Turn_01.06.Response.Server.AGUI.json");
     let events = events.as_array().unwrap();
     let mut once = Session::new(None);
     let mut twice = Session::new(None);
@@ -182,7 +182,7 @@ fn redelivered_ag_ui_starts_ends_and_results_are_duplicates_that_change_nothing(
 
 #[test]
 fn the_thread_id_names_the_session_and_every_run_is_an_execution() {
-    let streams = read("tests/vectors/ag-ui/upstream/dart-fixtures-events.json");
+    let streams = read("tests/vectors/dialects/ag-ui/upstream/dart-fixtures-events.json");
     let (s, warnings) = ingest_all(streams["multiple_runs"].as_array().unwrap());
     assert!(warnings.is_empty(), "{warnings:?}");
     let view = s.view();
@@ -197,7 +197,7 @@ fn the_thread_id_names_the_session_and_every_run_is_an_execution() {
 
 #[test]
 fn a_resumed_run_answers_the_interrupts_approved_and_denied_on_the_interrupted_runs_tools() {
-    let vector = read("tests/vectors/ag-ui/approval-run.json");
+    let vector = read("tests/vectors/dialects/ag-ui/approval-run.json");
     let (s, warnings) = ingest_all(vector["events"].as_array().unwrap());
     assert!(warnings.is_empty(), "{warnings:?}");
     let view = s.view();

@@ -18,7 +18,7 @@
 //! consumer holds is not the one the producer patched, which is a gap in what
 //! it has seen, not a broken event. Both carry a JSON pointer into the patch.
 //!
-//! Checked against the json-patch-tests suite (`tests/vectors/json-patch/`,
+//! Checked against the json-patch-tests suite (`tests/vectors/dialects/json-patch/`,
 //! `tests/dialect_ag_ui.rs`).
 //!
 //! ```

@@ -66,24 +66,15 @@ impl Producer {
     }
 }
 
-/// Folders under `tests/vectors/` that hold other producers' vectors (issue
-/// 18's dialects: AG-UI, the AI SDK, laravel/ai, their final forms, and the
-/// RFC 6902 suite), each read by its own tests. Named here so that any other
-/// folder still has to be an instructor-php corpus.
-const NOT_CORPORA: [&str; 3] = ["ag-ui", "dialects", "json-patch"];
-
-/// The committed corpora: every folder under `tests/vectors/` but
-/// [`NOT_CORPORA`], in name order.
+/// The committed corpora: every folder under `tests/vectors/`, in name
+/// order, but `dialects/` (other producers' streams, each read by its own
+/// test: `tests/dialect_*.rs`).
 pub fn committed_folders() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|it| {
             it.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_dir())
-                .filter(|p| {
-                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                    !NOT_CORPORA.contains(&name)
-                })
+                .filter(|p| p.is_dir() && !p.ends_with("dialects"))
                 .collect()
         })
         .unwrap_or_default();

@@ -4,7 +4,7 @@
 // assistant texts, reasoning, tool calls (id, name, arguments) and tool results
 // must be equal. Streams: the canonical run, 200 seeded random runs, each in
 // three encodings (START/CONTENT/END, with STEP_* events, *_CHUNK events), and
-// the event streams AG-UI's own tests publish (tests/vectors/ag-ui/upstream/).
+// the event streams AG-UI's own tests publish (tests/vectors/dialects/ag-ui/upstream/).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ import { encode, toolContent } from '../../scripts/lib/dialects/ag-ui.mjs';
 import { approvalRun, canonicalRun, randomRun } from '../../scripts/lib/dialects/run.mjs';
 import { oracleApply, oracleFacts } from './lib/ag-ui-oracle.mjs';
 
-const upstreamDir = new URL('../vectors/ag-ui/upstream/', import.meta.url);
+const upstreamDir = new URL('../vectors/dialects/ag-ui/upstream/', import.meta.url);
 const VARIANTS = [{}, { steps: true }, { chunked: true }, { steps: true, chunked: true }];
 
 /** Ingests `events` one by one (each must be accepted) and returns the view. */
@@ -242,6 +242,6 @@ test('approvals: the run pauses on one interrupt per tool; the resumed run answe
 });
 
 test('the approval-run vector the Rust tests read is what the encoder writes', () => {
-  const stored = JSON.parse(readFileSync(new URL('../vectors/ag-ui/approval-run.json', import.meta.url), 'utf8'));
+  const stored = JSON.parse(readFileSync(new URL('../vectors/dialects/ag-ui/approval-run.json', import.meta.url), 'utf8'));
   assert.deepEqual(stored.events, encode(approvalRun(), { steps: true }));
 });

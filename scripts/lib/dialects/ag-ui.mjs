@@ -29,7 +29,7 @@
 // payload `{approved: true}`, or `cancelled` with `{approved: false}` for a
 // denied tool, which never runs (no result). The approved tools' results
 // follow in the resumed run. This is the shape of AG-UI's .NET sample
-// `Step09_InterruptsApproval` (tests/vectors/ag-ui/upstream/).
+// `Step09_InterruptsApproval` (tests/vectors/dialects/ag-ui/upstream/).
 //
 // Usage: AG-UI reports token usage per run, on RUN_FINISHED / RUN_ERROR
 // (`usage: TokenUsage[]`, one entry per provider and model): the steps'
