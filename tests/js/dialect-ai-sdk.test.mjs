@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { readUIMessageStream } from 'ai';
+import { readUIMessageStream, uiMessageChunkSchema } from 'ai';
 import { Session, SteplineError } from 'stepline';
 
 import { encode } from '../../scripts/lib/dialects/ai-sdk.mjs';
@@ -277,4 +277,28 @@ test('a bad chunk throws a SteplineError naming the field; the session is unchan
     (e) => e instanceof SteplineError && e.code === 'missing_field' && e.path === '/toolName',
   );
   assert.equal(JSON.stringify(s.getSnapshot()), before);
+});
+
+test('stepline refuses exactly the chunks the SDK\'s own schema refuses (uiMessageChunkSchema), and takes what it takes', async () => {
+  const schema = uiMessageChunkSchema();
+  const bad = JSON.parse(readFileSync(new URL('bad-input.json', vectors), 'utf8'));
+  for (const c of bad) {
+    assert.equal((await schema.validate(c.chunk)).success, false, `${c.name}: the SDK refuses it too`);
+    for (const ok of c.before) assert.equal((await schema.validate(ok)).success, true, `${c.name}: context`);
+  }
+  const streams = [
+    encode(canonicalRun(), ALL),
+    encode(approvalRun(), ALL),
+    ...upstream.map((f) => JSON.parse(readFileSync(new URL(f, upstreamDir), 'utf8')).chunks),
+    ...JSON.parse(readFileSync(new URL('gaps.json', vectors), 'utf8')).map((c) => c.chunks),
+  ];
+  let checked = 0;
+  for (const chunks of streams) {
+    for (const c of chunks) {
+      const r = await schema.validate(c);
+      assert.equal(r.success, true, `${JSON.stringify(c)}: ${r.error?.message}`);
+      checked += 1;
+    }
+  }
+  assert.ok(checked > 300, `${checked} chunks`);
 });

@@ -19,7 +19,10 @@ pub(super) enum Ty {
     Any,
 }
 
-/// One field of a chunk type: its name, type and whether the schema requires it.
+/// One field of a chunk type: its name, type and whether the schema requires
+/// it. zod 4 requires the key of a `z.unknown()` member (`input`, `output`,
+/// `data`, `message-metadata`'s `messageMetadata`) while taking any value,
+/// `null` too; `.optional()` members may be left out.
 pub(super) type Field = (&'static str, Ty, bool);
 
 const PROVIDER_METADATA: Field = ("providerMetadata", Ty::Object, false);
@@ -54,7 +57,7 @@ const TOOL_INPUT_DELTA: &[Field] = &[
 const TOOL_INPUT_AVAILABLE: &[Field] = &[
     ("toolCallId", Ty::Str, true),
     ("toolName", Ty::Str, true),
-    ("input", Ty::Any, false),
+    ("input", Ty::Any, true),
     TOOL_META[0],
     TOOL_META[1],
     TOOL_META[2],
@@ -64,7 +67,7 @@ const TOOL_INPUT_AVAILABLE: &[Field] = &[
 const TOOL_INPUT_ERROR: &[Field] = &[
     ("toolCallId", Ty::Str, true),
     ("toolName", Ty::Str, true),
-    ("input", Ty::Any, false),
+    ("input", Ty::Any, true),
     TOOL_META[0],
     TOOL_META[1],
     TOOL_META[2],
@@ -81,7 +84,7 @@ const TOOL_APPROVAL_REQUEST: &[Field] = &[
 ];
 const TOOL_OUTPUT_AVAILABLE: &[Field] = &[
     ("toolCallId", Ty::Str, true),
-    ("output", Ty::Any, false),
+    ("output", Ty::Any, true),
     TOOL_META[0],
     TOOL_META[1],
     TOOL_META[2],
@@ -117,7 +120,7 @@ const FILE: &[Field] = &[
 ];
 const DATA: &[Field] = &[
     ("id", Ty::Str, false),
-    ("data", Ty::Any, false),
+    ("data", Ty::Any, true),
     ("transient", Ty::Bool, false),
 ];
 const NONE: &[Field] = &[];
@@ -130,7 +133,7 @@ const FINISH: &[Field] = &[
     ("messageMetadata", Ty::Any, false),
 ];
 const ABORT: &[Field] = &[("reason", Ty::Str, false)];
-const MESSAGE_METADATA: &[Field] = &[("messageMetadata", Ty::Any, false)];
+const MESSAGE_METADATA: &[Field] = &[("messageMetadata", Ty::Any, true)];
 
 /// The fields of chunk type `kind`, or `None` for a type the schema does not know.
 pub(super) fn fields(kind: &str) -> Option<&'static [Field]> {
