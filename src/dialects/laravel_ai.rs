@@ -27,6 +27,29 @@
 //! `tool_calls` (`tool-calls` in Prism) closes its step only: the run goes on;
 //! any other reason ends the run with that reason.
 //!
+//! What each event becomes:
+//! - `stream_start`: the run is processing (again, if it had ended); its
+//!   provider and model go to `data["laravel-ai.model"]`;
+//! - `text_*`, `reasoning_*`: the step's text and reasoning (a delta or end
+//!   whose start was not seen is a `gap` warning);
+//! - `tool_call`: a tool run with its arguments (PHP's `[]` reads as `{}`);
+//! - `tool_result`: the tool's result, failed with its `error` when not
+//!   `successful`, failed as denied when `denied`; a `preliminary` one is
+//!   appended to the tool's output, a line per snapshot;
+//! - `tool_approval_request`: each call's approval is `requested`, the run
+//!   `interrupted` with the reason `tool_approval`; the decision arrives in
+//!   the resumed call's `tool_result` (`approved` or `denied`);
+//! - `citation`: the step's annotations (`label` is the title, else the URL);
+//! - `Error`: a recoverable one is its step's error, another fails the run
+//!   (its type is the end reason); `stream_failed` fails the latest run once;
+//! - provider tool events: `data["<type>:<item_id>"]`;
+//! - an event of laravel/ai's base fields with another type: an
+//!   `unknown_type` warning; a key no class writes: `unknown_field`;
+//! - an event whose `id` was seen: a duplicate, nothing changes.
+//!
+//! A sub-agent's events (newer releases add `parent_invocation_id` and the
+//! tool call ids above it) carry their own `invocation_id`: another execution.
+//!
 //! ```
 //! use stepline::session::Session;
 //! let mut s = Session::new(Some("chat".into()));
