@@ -56,7 +56,7 @@
 mod data;
 mod messages;
 mod read;
-mod tools;
+pub(crate) mod tools;
 
 use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
 

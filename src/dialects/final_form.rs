@@ -249,7 +249,7 @@ pub fn detect(messages: &[Value], prefix: &str) -> Result<FinalDialect> {
             return Ok(FinalDialect::AiSdk);
         }
         let laravel = ["tool_calls", "tool_results", "conversation_id", "agent"];
-        if laravel.iter().any(|k| m.contains_key(*k)) {
+        if laravel.iter().any(|k| m.contains_key(k)) {
             return Ok(FinalDialect::LaravelAi);
         }
         let ag_ui_role = matches!(

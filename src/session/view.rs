@@ -515,8 +515,9 @@ pub struct Execution {
 /// about how the run ended.
 const CLOSED_BY: &[(&str, &str)] = &[("completed", "stopped"), ("failed", "stopped")];
 
-/// Statuses after which nothing more happens in an execution.
-pub const TERMINAL: &[&str] = &["completed", "failed", "cancelled", "stopped"];
+/// Statuses after which nothing more happens in an execution (`interrupted`:
+/// paused for a person; a resumed run arrives as a new one).
+pub const TERMINAL: &[&str] = &["completed", "failed", "cancelled", "stopped", "interrupted"];
 
 impl Execution {
     /// The broadcast status the transitions end in. Arrival order does not

@@ -88,7 +88,7 @@ impl Session {
                 let form = from_js(&final_form, "the final form")?;
                 inner.core.reconcile_messages(&form, &o)
             });
-        out_with(report, |r| to_js_of(r))
+        out_with(report, to_js_of)
     }
 }
 

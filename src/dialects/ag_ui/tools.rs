@@ -205,7 +205,7 @@ impl State {
 
 /// Why a tool failed, from its result content, by the conventions of AG-UI's
 /// reference adapters (see the module documentation); `None` for a success.
-pub(super) fn failure_of(content: &str) -> Option<String> {
+pub(crate) fn failure_of(content: &str) -> Option<String> {
     let trimmed = content.trim_start();
     if !trimmed.starts_with('{') {
         return None;

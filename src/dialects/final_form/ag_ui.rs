@@ -151,7 +151,7 @@ impl Builder {
         let error = crate::model::read::opt_str(m, "error", path)?
             .filter(|e| !e.is_empty())
             .map(str::to_string)
-            .or_else(|| failure_of(&content));
+            .or_else(|| crate::dialects::ag_ui::tools::failure_of(&content));
         // The result of a call of this turn, whichever step made it.
         let known = self
             .steps
@@ -237,25 +237,4 @@ fn tool_call(c: &Value, path: &str) -> Result<FinalTool> {
         path: path.to_string(),
         ..FinalTool::default()
     })
-}
-
-/// Why a tool failed, from its result content, by the conventions of
-/// AG-UI's reference adapters (see the module documentation); `None` for a
-/// success.
-fn failure_of(content: &str) -> Option<String> {
-    if !content.trim_start().starts_with('{') {
-        return None;
-    }
-    let v = crate::json::parse(content, &crate::json::Limits::default()).ok()?;
-    let m = v.as_object()?;
-    match m.get("error")? {
-        Value::String(e) if !e.is_empty() => Some(e.clone()),
-        Value::Bool(true) => Some(
-            ["content", "message"]
-                .iter()
-                .find_map(|k| m.get(*k).and_then(Value::as_str))
-                .map_or_else(|| content.to_string(), str::to_string),
-        ),
-        _ => None,
-    }
 }
