@@ -31,9 +31,25 @@ export const REFUSED = {
  * Every envelope a user decodes, as `[where, envelope]`: as sent, and again with an unknown
  * payload field, an unknown top-level field and the encoder's `truncated` mark.
  */
+/**
+ * The normalised envelopes the foreign dialects translate into (issue 18), with every field
+ * they carry: sent as envelopes too (a relay may forward a session's log).
+ */
+const NORMALISED = [
+  { type: 'agent.llm.reasoning.delta', payload: { text_delta: 'Erst prüfen.', step_index: 1 } },
+  { type: 'agent.tool.approval', payload: { tool_name: 'delete_file', tool_call_id: 'c1', approval: 'requested', approval_id: 'a1', reason: null, step_index: 1 } },
+  { type: 'agent.tool.completed', payload: { tool_name: 'delete_file', tool_call_id: 'c1', success: true, result: { deleted: 1 }, step_index: 1 } },
+  { type: 'agent.tool.output', payload: { tool_name: 'delete_file', tool_call_id: 'c1', text_delta: '50%', step_index: 1 } },
+  { type: 'agent.run.interrupted', payload: { reason: 'tool_approval', data: { calls: ['c1'] }, step_index: 1 } },
+  { type: 'agent.data', payload: { name: 'state', data: { n: 1 }, step_index: 1 } },
+  { type: 'agent.run.completed', payload: { final_answer: 'done', reason: 'stop' } },
+  { type: 'agent.run.failed', payload: { error: 'provider down', reason: 'error' } },
+].map((e) => ({ session_id: 's', execution_id: 'e1', timestamp: '2026-11-20T10:00:00Z', ...e }));
+
 export function* envelopes(runs) {
   const sent = [
     ...runs.flatMap((run) => run.envelopes.map((e, i) => [`${run.name} #${i}`, e])),
+    ...NORMALISED.map((e) => [`normalised ${e.type}`, e]),
     ...SEEDS.flatMap(([file, lines]) => lines.map((line, i) => [`${file}:${i + 1}`, JSON.parse(line)])),
   ];
   for (const [where, e] of sent) {
