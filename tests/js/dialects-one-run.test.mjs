@@ -36,7 +36,7 @@ function ingest(events) {
 
 /** The steps of the session's one execution, as the facts every dialect must agree on. */
 function facts(session) {
-  const view = session.view();
+  const view = session.getSnapshot();
   assert.equal(view.executions.length, 1, 'one run, one execution');
   const e = view.executions[0];
   return {
@@ -98,7 +98,7 @@ test("AG-UI: stepline's texts, tool calls and results equal @ag-ui/client's defa
     oracle.calls.map((c) => ({ id: c.id, name: c.name, args: JSON.stringify(JSON.parse(c.args)) })),
   );
   const session = ingest(events);
-  const results = session.view().executions[0].steps.flatMap((s) => s.tools.map((t) => ({ id: t.call_id, content: t.result })));
+  const results = session.getSnapshot().executions[0].steps.flatMap((s) => s.tools.map((t) => ({ id: t.call_id, content: t.result })));
   assert.deepEqual(results, oracle.results);
 });
 
@@ -121,7 +121,7 @@ test("AI SDK: stepline's text, reasoning, tool calls and outcomes equal ai's rea
     outcome: p.state === 'output-error' ? { error: p.errorText } : { result: p.output },
   }));
   const session = ingest(chunks);
-  const steps = session.view().executions[0].steps;
+  const steps = session.getSnapshot().executions[0].steps;
   assert.deepEqual(steps.map((s) => s.text).filter(Boolean), texts);
   assert.deepEqual(steps.map((s) => s.reasoning).filter(Boolean), reasoning);
   assert.deepEqual(
