@@ -35,7 +35,8 @@ function assertValid(envelope, where) {
 test('the package publishes one schema per known envelope type, and no other', () => {
   const dir = new URL('../../pkg/schemas/envelopes/', import.meta.url);
   assert.deepEqual(readdirSync(dir).sort(), KNOWN.map((t) => `${t}.schema.json`).sort());
-  assert.equal(KNOWN.length, 15);
+  // v1.22's 7, seed 003's 8, and the 4 the foreign dialects translate into (issue 18).
+  assert.equal(KNOWN.length, 19);
 });
 
 test('every envelope of every run of both corpora validates against its type\'s schema', () => {

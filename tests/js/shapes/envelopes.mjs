@@ -36,8 +36,8 @@ export const REFUSED = {
  * they carry: sent as envelopes too (a relay may forward a session's log).
  */
 const NORMALISED = [
-  { type: 'agent.llm.reasoning.delta', payload: { text_delta: 'Erst prüfen.', step_index: 1 } },
-  { type: 'agent.tool.approval', payload: { tool_name: 'delete_file', tool_call_id: 'c1', approval: 'requested', approval_id: 'a1', reason: null, step_index: 1 } },
+  { type: 'agent.llm.reasoning.delta', payload: { text_delta: 'Erst prüfen.', step_index: 1, step_id: 'st-1', annotations: { extra: { trace: 'a' } } } },
+  { type: 'agent.tool.approval', payload: { tool_name: 'delete_file', tool_call_id: 'c1', approval: 'requested', approval_id: 'a1', reason: null, step_index: 1, step_id: 'st-1', annotations: { extra: { trace: 'a' } } } },
   { type: 'agent.tool.completed', payload: { tool_name: 'delete_file', tool_call_id: 'c1', success: true, result: { deleted: 1 }, step_index: 1 } },
   { type: 'agent.tool.output', payload: { tool_name: 'delete_file', tool_call_id: 'c1', text_delta: '50%', step_index: 1 } },
   { type: 'agent.run.interrupted', payload: { reason: 'tool_approval', data: { calls: ['c1'] }, step_index: 1 } },
