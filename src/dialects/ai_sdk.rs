@@ -499,17 +499,13 @@ impl State {
                 ]),
             );
         }
-        out.emit(
-            "agent.tool.completed",
+        tool_completed(
+            out,
             execution.as_deref(),
-            None,
-            map([
-                ("tool_name", Value::from(name)),
-                ("tool_call_id", Value::from(id)),
-                ("success", Value::from(false)),
-                ("error", Value::from(error)),
-                ("step_number", Value::from(step)),
-            ]),
+            name,
+            id,
+            Outcome::Error(Value::from(error)),
+            step,
         );
     }
 
@@ -569,18 +565,7 @@ impl State {
         if let Some(t) = self.tools.get_mut(&id) {
             t.ended = true;
         }
-        out.emit(
-            "agent.tool.completed",
-            self.id(),
-            None,
-            map([
-                ("tool_name", Value::from(name)),
-                ("tool_call_id", Value::from(id)),
-                ("success", Value::from(true)),
-                ("result", output),
-                ("step_number", Value::from(step)),
-            ]),
-        );
+        tool_completed(out, self.id(), name, id, Outcome::Result(output), step);
     }
 
     fn tool_output_error(&mut self, event: &Map, out: &mut Out) {
@@ -591,17 +576,13 @@ impl State {
         if let Some(t) = self.tools.get_mut(&id) {
             t.ended = true;
         }
-        out.emit(
-            "agent.tool.completed",
+        tool_completed(
+            out,
             self.id(),
-            None,
-            map([
-                ("tool_name", Value::from(name)),
-                ("tool_call_id", Value::from(id)),
-                ("success", Value::from(false)),
-                ("error", Value::from(error)),
-                ("step_number", Value::from(step)),
-            ]),
+            name,
+            id,
+            Outcome::Error(Value::from(error)),
+            step,
         );
     }
 
@@ -661,17 +642,13 @@ impl State {
             t.ended = true;
         }
         self.approval(&id, &name, "denied", None, step, out);
-        out.emit(
-            "agent.tool.completed",
+        tool_completed(
+            out,
             self.id(),
-            None,
-            map([
-                ("tool_name", Value::from(name)),
-                ("tool_call_id", Value::from(id)),
-                ("success", Value::from(false)),
-                ("error", Value::from("denied")),
-                ("step_number", Value::from(step)),
-            ]),
+            name,
+            id,
+            Outcome::Error(Value::from("denied")),
+            step,
         );
     }
 
@@ -882,4 +859,39 @@ fn push_cut(out: &mut String, s: &str, max: usize) {
         end -= 1;
     }
     out.push_str(s.get(..end).unwrap_or_default());
+}
+
+/// How a tool call ended.
+enum Outcome {
+    /// Its output.
+    Result(Value),
+    /// Why it failed (or was denied).
+    Error(Value),
+}
+
+/// Emits the completion of tool call `id` in `step`.
+fn tool_completed(
+    out: &mut Out,
+    execution: Option<&str>,
+    name: impl Into<Value>,
+    id: impl Into<Value>,
+    outcome: Outcome,
+    step: i64,
+) {
+    let (success, key, value) = match outcome {
+        Outcome::Result(v) => (true, "result", v),
+        Outcome::Error(v) => (false, "error", v),
+    };
+    out.emit(
+        "agent.tool.completed",
+        execution,
+        None,
+        map([
+            ("tool_name", name.into()),
+            ("tool_call_id", id.into()),
+            ("success", Value::from(success)),
+            (key, value),
+            ("step_number", Value::from(step)),
+        ]),
+    );
 }

@@ -21,6 +21,22 @@ impl State {
         call.run = run;
     }
 
+    /// A call whose start never arrived: kept in the step its content goes
+    /// to now, its name unknown (the view shows its start as not seen).
+    fn unnamed_call(&mut self, id: &str, ev: &mut Ev<'_>) {
+        let step = self.content_step(ev);
+        self.steps.has_tool_calls = true;
+        let run = self.exec();
+        self.calls.insert(
+            id.to_string(),
+            Call {
+                step,
+                run,
+                ..Call::default()
+            },
+        );
+    }
+
     pub(super) fn tool_args(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
         if !self.calls.contains_key(id) {
             ev.out.warn(
@@ -28,16 +44,7 @@ impl State {
                 "gap",
                 format!("arguments for tool call `{id}`, whose TOOL_CALL_START never arrived: kept, its name unknown"),
             );
-            let step = self.content_step(ev);
-            self.steps.has_tool_calls = true;
-            self.calls.insert(
-                id.to_string(),
-                Call {
-                    step,
-                    run: self.exec(),
-                    ..Call::default()
-                },
-            );
+            self.unnamed_call(id, ev);
         }
         let Some(call) = self.calls.get_mut(id) else {
             return;
@@ -66,16 +73,7 @@ impl State {
                     "tool call `{id}` ended, but neither its TOOL_CALL_START nor arguments arrived"
                 ),
             );
-            let step = self.content_step(ev);
-            self.steps.has_tool_calls = true;
-            self.calls.insert(
-                id.to_string(),
-                Call {
-                    step,
-                    run: self.exec(),
-                    ..Call::default()
-                },
-            );
+            self.unnamed_call(id, ev);
         }
         let Some(call) = self.calls.get_mut(id) else {
             return;
@@ -113,16 +111,7 @@ impl State {
                     ),
                 }
                 if !self.calls.contains_key(id) {
-                    let step = self.content_step(ev);
-                    self.steps.has_tool_calls = true;
-                    self.calls.insert(
-                        id.to_string(),
-                        Call {
-                            step,
-                            run: self.exec(),
-                            ..Call::default()
-                        },
-                    );
+                    self.unnamed_call(id, ev);
                 }
                 self.chunking = Some(Chunking::Tool(id.to_string()));
                 id.to_string()
