@@ -346,16 +346,12 @@ pub(crate) fn tool_event(
         .or_else(|| call.as_mut().and_then(|c| str_of(c, "name")))
         .unwrap_or_default();
     let call_id = str_of(p, "tool_call_id").or_else(|| call.as_mut().and_then(|c| str_of(c, "id")));
-    let name_of_event = name.clone();
     let i = run_for(step, kind, name, call_id.as_deref());
     let Some(run) = step.tools.get_mut(i) else {
         // `i` was found in, or just pushed to, the step's runs.
         return i;
     };
     set(&mut run.call_id, call_id);
-    if run.name.is_empty() {
-        run.name = name_of_event;
-    }
     match kind {
         "agent.tool.started" => tool_started(run, ts, p, call.as_mut()),
         "agent.tool.completed" | "agent.tool.failed" => tool_ended(run, kind, ts, p),
@@ -398,13 +394,22 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
             .then(|| step.tools.iter().rposition(|t| t.name == name))
             .flatten()
     });
-    found.unwrap_or_else(|| {
-        step.tools.push(ToolRun {
-            name,
-            ..ToolRun::default()
-        });
-        step.tools.len() - 1
-    })
+    match found {
+        Some(i) => {
+            // A run an approval opened learns its name from the call's events.
+            if let Some(t) = step.tools.get_mut(i).filter(|t| t.name.is_empty()) {
+                t.name = name;
+            }
+            i
+        }
+        None => {
+            step.tools.push(ToolRun {
+                name,
+                ..ToolRun::default()
+            });
+            step.tools.len() - 1
+        }
+    }
 }
 
 /// `agent.tool.started`: the start time and the arguments (or their summary).

@@ -14,7 +14,7 @@ import { Session } from 'stepline';
 import { encode as encodeAgUi } from '../../scripts/lib/dialects/ag-ui.mjs';
 import { encode as encodeAiSdk } from '../../scripts/lib/dialects/ai-sdk.mjs';
 import { encode as encodeLaravel } from '../../scripts/lib/dialects/laravel-ai.mjs';
-import { canonicalRun } from '../../scripts/lib/dialects/run.mjs';
+import { canonicalRun, longRun } from '../../scripts/lib/dialects/run.mjs';
 import { oracleApply, oracleFacts } from './lib/ag-ui-oracle.mjs';
 
 const run = canonicalRun();
@@ -134,3 +134,24 @@ test("AI SDK: stepline's text, reasoning, tool calls and outcomes equal ai's rea
     tools,
   );
 });
+
+for (const [dialect, encode] of Object.entries({ 'laravel-ai': encodeLaravel, 'ag-ui': encodeAgUi, 'ai-sdk': encodeAiSdk })) {
+  test(`${dialect}: a 39-step run, then the whole stream sent again (a resync), gives the same view`, () => {
+    const long = longRun(39);
+    const events = encode(long);
+    const session = ingest(events);
+    const first = session.getSnapshot();
+    const e = first.executions[0];
+    assert.equal(e.steps.length, 39);
+    assert.equal(e.status, 'completed');
+    assert.equal(e.final_answer, long.steps.at(-1).text);
+    assert.deepEqual(
+      e.steps.map((s) => s.tools.map((t) => [t.call_id, t.status])),
+      long.steps.map((s) => (s.tools ?? []).map((t) => [t.id, t.error ? 'failed' : 'succeeded'])),
+    );
+    let duplicates = 0;
+    for (const ev of events) duplicates += Number(session.ingest(structuredClone(ev)).duplicate);
+    assert.equal(duplicates, events.length, 'every redelivered event is a duplicate');
+    assert.deepEqual(session.getSnapshot().executions, first.executions);
+  });
+}
