@@ -48,6 +48,7 @@ use std::collections::BTreeMap;
 use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
+use crate::envelope::EventNames;
 use crate::error::Result;
 use crate::model::state::AgentStatus;
 use crate::model::usage::Usage;
@@ -465,6 +466,27 @@ impl Session {
     /// date regardless; `take_patch()` and the `text` field need `settle()`.
     pub fn ingest_text_deferred(&mut self, text: &str) -> Result<IngestOutcome> {
         self.ingest_text_in(text, None)
+    }
+
+    /// Ingests an event as a broadcast client hands it over, by its event
+    /// name and its JSON text: `None` when the name carries no agent event
+    /// under `names` (Pusher's own events, the app's other events), and then
+    /// nothing is read; otherwise as
+    /// [`ingest_text_deferred`](Session::ingest_text_deferred). Text that is
+    /// not JSON under a name that is not the transport's is no agent event.
+    pub fn ingest_event_deferred(
+        &mut self,
+        names: &EventNames,
+        name: &str,
+        text: &str,
+    ) -> Option<Result<IngestOutcome>> {
+        if !names.carries_envelope(name) {
+            let data = crate::json::parse_text(text, &ENVELOPE_LIMITS).ok()?.value;
+            if !names.carries_event(name, &data) {
+                return None;
+            }
+        }
+        Some(self.ingest_text_deferred(text))
     }
 
     /// Ingests one envelope's text, as one of `batch` when given.

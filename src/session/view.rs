@@ -662,6 +662,7 @@ impl Execution {
         ExecutionHeader {
             execution_id: self.id.as_deref(),
             status,
+            ended: status.is_some_and(|s| TERMINAL.contains(&s)),
             state_status: status.and_then(agent_status),
             first_at: self.first_at.as_deref(),
             last_at: self.last_at.as_deref(),
@@ -728,6 +729,9 @@ pub struct ExecutionHeader<'a> {
     pub execution_id: Option<&'a str>,
     /// The broadcast status the transitions end in.
     pub status: Option<&'a str>,
+    /// `status` is one a run ends with (completed, failed, cancelled, stopped,
+    /// interrupted): nothing more is expected unless the run is resumed.
+    pub ended: bool,
     /// The state's own status for `status` (every stop but an error leaves it `completed`).
     pub state_status: Option<AgentStatus>,
     /// The earliest envelope timestamp.

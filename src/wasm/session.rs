@@ -11,7 +11,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::{IngestOutcome, Rejection, Session as Core, SessionOptions};
 
-use super::convert::{envelope_text, options_map, string_arg, to_js, to_js_of};
+use crate::envelope::EventNames;
+use crate::model::read;
+
+use super::convert::{envelope_text, options, options_map, string_arg, to_js, to_js_of};
 use super::errors::to_js_error;
 use super::types::SessionOptionsArg;
 
@@ -142,6 +145,54 @@ impl Session {
                 .core
                 .ingest_text_deferred(&text)
                 .map_err(to_js_error)?;
+            inner.stale = true;
+            outcome
+        };
+        self.notify();
+        outcome_js(&outcome)
+    }
+
+    /// Ingests an event as Laravel Echo hands it over (`listenToAll`'s event
+    /// name and data): the envelope when the name carries one (the transport's
+    /// `instructor.agent.event`, or the `eventName` your app configured, or any
+    /// `agent.*` name), a laravel/ai stream event broadcast under its own type
+    /// (full package), and `null`, reading nothing, for any other event
+    /// (Pusher's own, your app's). The same decision as `isAgentEventName`;
+    /// an envelope that cannot be read throws `SteplineError` as `ingest` does.
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session({ sessionId: 'sess-1' });
+    /// echo.channel('agent.sess-1').listenToAll((event, data) => session.ingestEvent(event, data));
+    /// session.ingestEvent('App\\Events\\OrderShipped', { id: 7 }); // null
+    /// ```
+    #[wasm_bindgen(js_name = ingestEvent, unchecked_return_type = "IngestResult | null")]
+    pub fn ingest_event(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "unknown")] data: JsValue,
+        #[wasm_bindgen(
+            unchecked_optional_param_type = "{ eventName?: string | null | undefined } | null"
+        )]
+        opts: Option<JsValue>,
+    ) -> Result<JsValue, JsValue> {
+        let name = string_arg(&name, "the event name").map_err(to_js_error)?;
+        let o = options(&opts, &["eventName"]).map_err(to_js_error)?;
+        let names = read::opt_str(&o, "eventName", "/options")
+            .and_then(|configured| EventNames::new(configured, "/options/eventName"))
+            .map_err(to_js_error)?;
+        let text = match envelope_text(&data) {
+            Ok(text) => text,
+            Err(e) if names.carries_envelope(&name) => return Err(to_js_error(e)),
+            // Data that is no JSON (a cyclic object) under another name is no agent event.
+            Err(_) => return Ok(JsValue::NULL),
+        };
+        let outcome = {
+            let mut inner = self.inner.borrow_mut();
+            let Some(outcome) = inner.core.ingest_event_deferred(&names, &name, &text) else {
+                return Ok(JsValue::NULL);
+            };
+            let outcome = outcome.map_err(to_js_error)?;
             inner.stale = true;
             outcome
         };

@@ -2115,6 +2115,11 @@ export interface ExecutionView {
   execution_id: string | null;
   /** The broadcast status the transitions end in. */
   status: string | null;
+  /**
+   * `status` is one a run ends with (completed, failed, cancelled, stopped,
+   * interrupted): nothing more is expected unless the run is resumed.
+   */
+  ended: boolean;
   /** The state's own status for `status` (every stop but an error leaves it `completed`). */
   state_status: AgentStatus | null;
   /** The earliest envelope timestamp. */
@@ -2498,6 +2503,11 @@ export interface ReconciledExecutionView {
   execution_id: string | null;
   /** The broadcast status the transitions end in. */
   status: string | null;
+  /**
+   * `status` is one a run ends with (completed, failed, cancelled, stopped,
+   * interrupted): nothing more is expected unless the run is resumed.
+   */
+  ended: boolean;
   /** The state's own status for `status` (every stop but an error leaves it `completed`). */
   state_status: AgentStatus | null;
   /** The earliest envelope timestamp. */
