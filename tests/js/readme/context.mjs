@@ -167,6 +167,7 @@ export function laravelApp(server, runName, sessionId) {
   const { envelopes, finalState } = v2Run(runName, sessionId);
   const stored = [];
   const requests = [];
+  let held = null; // while set, requests wait: what the page shows meanwhile can be seen
   const json = (value) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } });
   return {
     envelopes,
@@ -182,9 +183,19 @@ export function laravelApp(server, runName, sessionId) {
         server.broadcast(`agent.${sessionId}`, TRANSPORT_EVENT, envelope);
       }
     },
+    /** Requests wait until `release()`. */
+    hold() {
+      let release;
+      held = { promise: new Promise((resolve) => { release = resolve; }), release };
+    },
+    release() {
+      held?.release();
+      held = null;
+    },
     async fetch(url) {
       const path = String(url);
       requests.push(path);
+      if (held) await held.promise;
       if (path === `/agents/${sessionId}/events`) return json(stored);
       if (path === `/agents/${sessionId}/state` && stored.length === envelopes.length) return json(finalState);
       return new Response('Not Found', { status: 404 });
@@ -207,3 +218,43 @@ export async function until(condition, what) {
 }
 
 export { default as Pusher, server as pusherServer } from './fake-pusher.mjs';
+
+/** The text a rendered tree shows: React elements (the fake jsx runtime), Vue's test nodes, strings. */
+export function textOf(node) {
+  if (node === null || node === undefined || typeof node === 'boolean') return '';
+  if (typeof node === 'string' || typeof node === 'number') return String(node);
+  if (Array.isArray(node)) return node.map(textOf).join('');
+  if ('children' in node && Array.isArray(node.children)) return node.children.map(textOf).join(''); // Vue test node
+  if ('text' in node) return node.text;
+  return textOf(node.props?.children);
+}
+
+/** A Vue renderer onto plain objects (`{ tag, props, children }`, text nodes `{ text }`): Vue's own runtime, no DOM. */
+export function vueTestRenderer(createRenderer) {
+  const remove = (child) => {
+    const parent = child.parent;
+    if (parent) parent.children.splice(parent.children.indexOf(child), 1);
+    child.parent = null;
+  };
+  return createRenderer({
+    createElement: (tag) => ({ tag, props: {}, children: [], parent: null }),
+    createText: (text) => ({ text, parent: null }),
+    createComment: (text) => ({ text: '', comment: text, parent: null }),
+    setText: (node, text) => { node.text = text; },
+    setElementText: (node, text) => {
+      for (const child of node.children) child.parent = null;
+      node.children = text ? [{ text, parent: node }] : [];
+    },
+    insert: (child, parent, anchor) => {
+      if (child.parent) remove(child);
+      const at = anchor ? parent.children.indexOf(anchor) : -1;
+      if (at < 0) parent.children.push(child);
+      else parent.children.splice(at, 0, child);
+      child.parent = parent;
+    },
+    remove,
+    parentNode: (node) => node.parent,
+    nextSibling: (node) => (node.parent ? node.parent.children[node.parent.children.indexOf(node) + 1] ?? null : null),
+    patchProp: (node, key, _previous, next) => { node.props[key] = next; },
+  });
+}

@@ -8,7 +8,7 @@
 // protocol over a real server (sockudo) is what tests/browser covers.
 
 const clients = new Set();
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+let sockets = 0;
 
 class Emitter {
   constructor() {
@@ -54,7 +54,7 @@ class Connection extends Emitter {
   set(state) {
     const previous = this.state;
     this.state = state;
-    this.socket_id = state === 'connected' ? `${clients.size}.${Math.floor(Math.random() * 1e9)}` : null;
+    this.socket_id = state === 'connected' ? `${++sockets}.${sockets}` : null;
     this.emit('state_change', { previous, current: state });
     this.emit(state);
   }
@@ -125,9 +125,9 @@ export const server = {
   start() {
     for (const client of clients) client.connected();
   },
-  /** Lets pending acknowledgements, resyncs and fetches run. */
-  async settle(turns = 20) {
-    for (let i = 0; i < turns; i++) await tick();
+  /** How many clients are subscribed to `channel` now (acknowledged by the server). */
+  subscribers(channel) {
+    return [...clients].filter((c) => c.connection.state === 'connected' && c.channels.channels[channel]?.subscribed).length;
   },
   /** Clients still connected (an example that leaves its channel or disconnects is gone). */
   get clients() {
