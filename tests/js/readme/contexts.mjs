@@ -398,12 +398,71 @@ const state = __turn.finalState;`,
   },
   {
     file: 'pkg-template/README.md',
-    match: "import init, { Session } from 'stepline/live';",
-    declare: "declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };",
-    setup: 'const echo = __ctx.fakeEcho();',
+    match: 'subscribeToAgent(echo, {',
+    declare: `
+import type __Echo from 'laravel-echo';
+declare const echo: __Echo<'reverb'>;`,
+    setup: `
+import __Echo from 'laravel-echo';
+__ctx.pusherServer.reset();
+const echo = new __Echo({ broadcaster: 'reverb', key: 'app-key', Pusher: __ctx.Pusher });
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', 'sess-1');
+const fetch = (url) => __app.fetch(url);
+const __logged = [];
+const console = { log: (...args) => __logged.push(args) };`,
     after: `
-echo.deliver('agent.sess-1', __ctx.envelopesOf('tool call then final answer [debug]', 'sess-1'));
-assert.equal(session.getSnapshot().executions[0].steps.length, 2);`,
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+__app.broadcast(3);
+__ctx.pusherServer.stop();
+__app.broadcast(4);
+__ctx.pusherServer.start();
+await __ctx.until(() => run.getSnapshot().resyncs === 1 && !run.getSnapshot().catchingUp, 'the reconnect resync');
+__app.broadcast();
+assert.deepEqual(run.getSnapshot().view.executions, (await __ctx.uninterruptedView(__app.envelopes, 'sess-1')).executions);
+assert.deepEqual(__logged.at(-1), [1]);
+run.unsubscribe();`,
+  },
+  {
+    file: 'pkg-template/README.md',
+    match: "import { useAgentRun } from 'stepline/react';",
+    setup: `
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', 'sess-1');
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { __mount } from 'react';
+__app.broadcast(6); // step 1, before the page subscribed
+__app.hold();
+const __page = __mount(Run);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+assert.equal(__ctx.textOf(__page.output), '0 steps');
+__app.broadcast(1);
+assert.equal(__ctx.textOf(__page.output), 'catching up…');
+__app.release();
+await __ctx.until(() => __ctx.textOf(__page.output) === '2 steps', 'step 1 filled in');
+__page.unmount();`,
+  },
+  {
+    file: 'pkg-template/README.md',
+    match: "import { useAgentRun } from 'stepline/vue';",
+    setup: `
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'FakeAgentDriver: replays the last step when exhausted, steps limit 3 [standard]', 'sess-1');
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { createRenderer as __createRenderer } from 'vue';
+const __root = { tag: 'root', props: {}, children: [] };
+const __page = __ctx.vueTestRenderer(__createRenderer).createApp(Run).mount(__root);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+__app.broadcast(5);
+await __ctx.until(() => __ctx.textOf(__root) === '1 steps', 'step 1 shown');
+__ctx.pusherServer.stop();
+__app.broadcast(8); // steps 2 and 3, while the connection is down
+__app.hold();
+__ctx.pusherServer.start();
+await __ctx.until(() => __ctx.textOf(__root) === 'catching up…', 'catching up');
+__app.release();
+await __ctx.until(() => __ctx.textOf(__root) === '3 steps', 'steps 2 and 3 filled in');`,
   },
   {
     file: 'README.md',
