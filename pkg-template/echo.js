@@ -11,7 +11,7 @@
 //
 // Two ways a live view loses events, and what this does about them:
 //   - events broadcast before the page subscribed (Reverb keeps no history): when the
-//     first events seen leave steps or chunks missing, `resync('late')` is called;
+//     first event seen is not a run's opening one, `resync('late')` is called;
 //   - events broadcast while the connection was down: every subscription after the
 //     first (pusher-js re-subscribes on reconnect) calls `resync('reconnect')`.
 // What `resync` returns (the server's event log: an array of events, or JSONL) is merged
@@ -74,6 +74,12 @@ export function createAgentFeed(session, options = {}) {
     notify();
   };
   const latest = () => session.getSnapshot().executions.at(-1);
+  // What a run looks like after its first event (instructor's opening `processing`
+  // status, laravel/ai's stream_start, AG-UI's RUN_STARTED, the AI SDK's start): processing,
+  // nothing in it yet. A producer that opens with a step (status tracking off) costs one
+  // resync that finds only duplicates.
+  const opensRun = (run) =>
+    run.status === 'processing' && run.steps.length === 0 && run.text === '' && run.missing_step_count === 0 && run.missing_chunk_count === 0;
 
   async function runResync(reason) {
     let result;
@@ -158,11 +164,13 @@ export function createAgentFeed(session, options = {}) {
         return;
       }
       agentEvents += 1;
-      // The first events this page saw leave steps or chunks missing: it subscribed
-      // after the run started.
+      // The first event this page saw is not a run's opening one: it subscribed after the
+      // run started. Missing steps or chunks are not enough to tell: joined inside step 1,
+      // or at a tool event of a later step (v2 tool events carry no step number), nothing
+      // shows as missing, yet the step's start and tools were lost.
       if (agentEvents === 1) {
         const run = latest();
-        if (run && (run.missing_step_count > 0 || run.missing_chunk_count > 0)) requestResync('late');
+        if (run && !opensRun(run)) requestResync('late');
       }
       askFinalState();
     },
