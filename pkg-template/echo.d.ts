@@ -145,7 +145,8 @@ export interface EchoLike {
 /** The minimum of a laravel-echo channel this entry uses. */
 export interface EchoChannelLike {
   listenToAll(callback: (event: string, data: any) => void): unknown;
-  stopListeningToAll(callback?: (event: string, data: any) => void): unknown;
+  /** Absent on laravel-echo's NullChannel (broadcaster `'null'`). */
+  stopListeningToAll?(callback?: (event: string, data: any) => void): unknown;
   subscribed(callback: () => void): unknown;
   error(callback: (error: any) => void): unknown;
 }

@@ -218,7 +218,8 @@ export function attachToChannel(channel, feed) {
   }
   return () => {
     open = false;
-    channel.stopListeningToAll(receive);
+    // laravel-echo's NullChannel (broadcaster 'null', for tests and SSR) has no stopListeningToAll.
+    channel.stopListeningToAll?.(receive);
     pusherChannel?.unbind?.('pusher:subscription_succeeded', onSubscribed);
     pusherChannel?.unbind?.('pusher:subscription_error', onError);
   };

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
+import Echo from 'laravel-echo';
 import { Session } from 'stepline';
 import { createAgentFeed, subscribeToAgent } from 'stepline/echo';
 import initLive, { Session as LiveSession } from 'stepline/live';
@@ -356,4 +357,13 @@ test('a 39-step run (longer than any snapshot window) with a reconnect gap in th
   assert.deepEqual(essence(done.view), essence(expected));
   assert.equal(done.lastResync.duplicates, a);
   assert.equal(done.lastResync.applied, b - a);
+});
+
+test("a real laravel-echo with the 'null' broadcaster (tests, SSR): subscribing, reading its status and unsubscribing work, though its channel has no stopListeningToAll", () => {
+  const echo = new Echo({ broadcaster: 'null' });
+  const run = subscribeToAgent(echo, { sessionId: SESSION }, new Session());
+  assert.equal(run.getSnapshot().connection, 'connected');
+  assert.equal(typeof echo.channel(`agent.${SESSION}`).stopListeningToAll, 'undefined');
+  run.unsubscribe();
+  assert.equal(run.getSnapshot().connection, 'connected');
 });
