@@ -8,7 +8,7 @@
 // adapters: (f) a React and (g) a Vue project type-check a component using stepline/react and
 // stepline/vue strictly against the installed declarations, and (h) two pages of a Vite-built
 // React app, one following a run by hand and one with useAgentRun, load only the live wasm and
-// differ by the adapter's few KB of JS. Those projects take react, vue, laravel-echo, the
+// differ by the adapter's few KB of JS, and (i) the same for a Vue app. Those projects take react, vue, laravel-echo, the
 // @laravel/echo-* packages and pusher-js from the repo's node_modules (the root devDependencies
 // `npm ci` installed), never from a registry. Runs after `npm run build`
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
@@ -246,15 +246,19 @@ function typeCheck(dir) {
   assert.equal(result.status, 0, `tsc in ${dir} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
 }
 
-// The React project is installed once: (f) type-checks it, (h) builds its pages.
-let reactProject;
-const reactApp = () => {
-  if (!reactProject) {
-    reactProject = makeProject('react-app', 'module', 'react-app');
-    linkFromRoot(reactProject, REACT_PACKAGES);
+/** A framework project, installed once: the tarball, its framework packages, the pages' shared reporter. */
+const frameworkProjects = new Map();
+function frameworkApp(name, packages) {
+  if (!frameworkProjects.has(name)) {
+    const dir = makeProject(name, 'module', name);
+    linkFromRoot(dir, packages);
+    cpSync(join(fixtures, 'show-run.js'), join(dir, 'show-run.js'));
+    frameworkProjects.set(name, dir);
   }
-  return reactProject;
-};
+  return frameworkProjects.get(name);
+}
+const reactApp = () => frameworkApp('react-app', REACT_PACKAGES);
+const vueApp = () => frameworkApp('vue-app', VUE_PACKAGES);
 
 test('the installed tarball has stepline/echo, stepline/react and stepline/vue, each with its declarations', () => {
   const dir = reactApp();
@@ -275,22 +279,24 @@ test('(f) a React project type-checks a useAgentRun component against the instal
 });
 
 test('(g) a Vue project type-checks a useAgentRun composable against the installed declarations (strict, no skipLibCheck)', { timeout: 180_000 }, () => {
-  const dir = makeProject('vue-app', 'module', 'vue-app');
-  linkFromRoot(dir, VUE_PACKAGES);
-  typeCheck(dir);
+  typeCheck(vueApp());
 });
 
-// What the adapter may add to a page that already has React, @laravel/echo-react and
-// stepline/live: stepline/react plus stepline/echo, minified (about 3 KB when written).
+// What an adapter may add to a page that already has its framework, @laravel/echo-react or
+// -vue and stepline/live: stepline/react or /vue plus stepline/echo, minified (about 3 KB
+// when written).
 const ADAPTER_JS_BOUND = 8 * 1024;
 
-test(`(h) a React page with stepline/live + stepline/react loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
-  const dir = reactApp();
+/**
+ * Builds a framework project's two pages with Vite and loads each in Chromium: bare.html
+ * follows the run by hand, hook.html with the adapter. Returns what each shows in #run,
+ * the JS bytes and the wasm it fetched, and its console problems.
+ */
+async function adapterPages(dir) {
   const build = spawnSync(process.execPath, [vite, 'build'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
   assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
-  const dist = join(dir, 'dist');
   const browser = await launchChromium();
-  const server = await servePanel({ root: dist });
+  const server = await servePanel({ root: join(dir, 'dist') });
   try {
     const load = async (path) => {
       const page = await openPage(browser);
@@ -307,24 +313,36 @@ test(`(h) a React page with stepline/live + stepline/react loads only the live w
       const jsBytes = (await Promise.all(js)).reduce((a, b) => a + b, 0);
       return { run, jsBytes, wasm: await Promise.all(wasm), problems: page.problems };
     };
-    const bare = await load('./bare.html');
-    const hook = await load('./hook.html');
-    t.diagnostic(`JS loaded: ${bare.jsBytes} bytes by hand, ${hook.jsBytes} bytes with stepline/react (+${hook.jsBytes - bare.jsBytes})`);
-    for (const [name, page] of Object.entries({ bare, hook })) {
-      assert.equal(page.run.state, 'done', `the ${name} page failed: ${page.run.text}`);
-      assert.deepEqual(page.wasm, [{ status: 200, size: wasmSize('live') }], `the ${name} page loads the live wasm and no other`);
-      assert.deepEqual(page.problems, [], name);
-    }
-    const shown = JSON.parse(hook.run.text);
-    t.diagnostic(`the hook page shows ${hook.run.text}`);
-    assert.deepEqual(shown, { ...JSON.parse(bare.run.text), catchingUp: false }, 'useAgentRun shows what the page built by hand shows');
-    assert.equal(shown.connection, 'connected');
-    assert.ok(
-      hook.jsBytes - bare.jsBytes <= ADAPTER_JS_BOUND,
-      `stepline/react adds ${hook.jsBytes - bare.jsBytes} bytes of JS (${bare.jsBytes} -> ${hook.jsBytes}); the bound is ${ADAPTER_JS_BOUND}`,
-    );
+    return { bare: await load('./bare.html'), hook: await load('./hook.html') };
   } finally {
     await browser.close();
     await server.close();
   }
+}
+
+/** Both pages show the run, load the live wasm and nothing else; the adapter's page costs at most the bound. */
+function assertAdapterPages(t, adapter, { bare, hook }) {
+  t.diagnostic(`JS loaded: ${bare.jsBytes} bytes by hand, ${hook.jsBytes} bytes with ${adapter} (+${hook.jsBytes - bare.jsBytes})`);
+  t.diagnostic(`the ${adapter} page shows ${hook.run.text}`);
+  for (const [name, page] of Object.entries({ bare, hook })) {
+    assert.equal(page.run.state, 'done', `the ${name} page failed: ${page.run.text}`);
+    assert.deepEqual(page.wasm, [{ status: 200, size: wasmSize('live') }], `the ${name} page loads the live wasm and no other`);
+    assert.deepEqual(page.problems, [], name);
+  }
+  const shown = JSON.parse(hook.run.text);
+  assert.deepEqual(shown, { ...JSON.parse(bare.run.text), catchingUp: false }, `${adapter} shows what the page built by hand shows`);
+  assert.equal(shown.connection, 'connected');
+  assert.deepEqual(shown.missingSteps, [1], 'the fixture is step 2 of a run: step 1 shows as missing');
+  assert.ok(
+    hook.jsBytes - bare.jsBytes <= ADAPTER_JS_BOUND,
+    `${adapter} adds ${hook.jsBytes - bare.jsBytes} bytes of JS (${bare.jsBytes} -> ${hook.jsBytes}); the bound is ${ADAPTER_JS_BOUND}`,
+  );
+}
+
+test(`(h) a React page with stepline/live + stepline/react loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
+  assertAdapterPages(t, 'stepline/react', await adapterPages(reactApp()));
+});
+
+test(`(i) a Vue page with stepline/live + stepline/vue loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
+  assertAdapterPages(t, 'stepline/vue', await adapterPages(vueApp()));
 });
