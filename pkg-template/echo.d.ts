@@ -14,7 +14,7 @@ export interface AgentSession {
 }
 
 /**
- * Why a resync was asked for: `"late"` (the first events this page saw left steps or
+ * Why a resync was asked for: `"late"` (events seen before any resync left steps or
  * chunks missing: it subscribed after the run started), `"reconnect"` (the channel was
  * subscribed again after the connection dropped), `"manual"` (`resync()` was called).
  */
