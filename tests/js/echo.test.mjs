@@ -161,7 +161,7 @@ test("resync('reconnect') is called on the second and later subscriptions only",
   assert.deepEqual(calls.map((c) => c.reason), ['reconnect', 'reconnect']);
 });
 
-test("resync('late') when the first event seen leaves steps missing, and not when it opens the run", () => {
+test("resync('late') when the events seen before any resync leave steps missing, and not when they open the run", () => {
   const opened = manualResync();
   const first = follow({ resync: opened.resync });
   first.channel.succeed();
@@ -174,7 +174,17 @@ test("resync('late') when the first event seen leaves steps missing, and not whe
   second.channel.emit(EVENT, envelopes[6]); // step 2 started: step 1 is missing
   assert.deepEqual(late.calls.map((c) => c.reason), ['late']);
   for (const e of envelopes.slice(7)) second.channel.emit(EVENT, e);
-  assert.equal(late.calls.length, 1, 'only the first event decides');
+  assert.equal(late.calls.length, 1, 'asked once');
+
+  // A status event names no step: the gap shows with the next event, step 2's continuation.
+  const later = manualResync();
+  const third = follow({ resync: later.resync });
+  third.channel.succeed();
+  third.channel.emit(EVENT, envelopes[7]);
+  assert.equal(envelopes[7].type, 'agent.status');
+  assert.deepEqual(later.calls, [], 'no gap shows yet');
+  third.channel.emit(EVENT, envelopes[8]);
+  assert.deepEqual(later.calls.map((c) => c.reason), ['late']);
 });
 
 test('a late subscriber shows the missing steps as missing while catching up, then the resync fills them: the uninterrupted view, the events it had counted as duplicates', async () => {
