@@ -11,7 +11,8 @@
 //
 // Two ways a live view loses events, and what this does about them:
 //   - events broadcast before the page subscribed (Reverb keeps no history): when the
-//     first event seen is not a run's opening one, `resync('late')` is called;
+//     first event seen is not a run's opening one, or events seen before any resync leave
+//     steps or chunks missing, `resync('late')` is called;
 //   - events broadcast while the connection was down: every subscription after the
 //     first (pusher-js re-subscribes on reconnect) calls `resync('reconnect')`.
 // What `resync` returns (the server's event log: an array of events, or JSONL) is merged
@@ -53,6 +54,7 @@ export function createAgentFeed(session, options = {}) {
   let detachSession = null; // the session is watched while the feed has listeners
   let subscriptions = 0;
   let agentEvents = 0;
+  let lateChecked = false; // a resync ran or was asked for: gaps no longer mean a late page
   let resyncing = null; // the resync in flight
   let resyncAgain = null; // a reason that arrived while one was in flight
   let finalStateAsked = false;
@@ -99,6 +101,7 @@ export function createAgentFeed(session, options = {}) {
 
   function requestResync(reason) {
     if (!resync || disposed) return Promise.resolve();
+    lateChecked = true;
     if (resyncing) {
       resyncAgain = reason;
       return resyncing;
@@ -163,14 +166,18 @@ export function createAgentFeed(session, options = {}) {
         set({ ignored: status.ignored + 1, lastIgnored: name });
         return;
       }
+      // This page subscribed after the run started when the first event it saw is not a
+      // run's opening one: joined inside step 1, or at a tool event of a later step (tool
+      // events carry no step number), nothing shows as missing, yet the step's start and
+      // tools were lost. Or, until a resync has run, when events leave steps or chunks
+      // missing: a v1.22 tool event names no step, so the gap shows with the next step's.
       agentEvents += 1;
-      // The first event this page saw is not a run's opening one: it subscribed after the
-      // run started. Missing steps or chunks are not enough to tell: joined inside step 1,
-      // or at a tool event of a later step (v2 tool events carry no step number), nothing
-      // shows as missing, yet the step's start and tools were lost.
-      if (agentEvents === 1) {
+      if (!lateChecked) {
         const run = latest();
-        if (run && !opensRun(run)) requestResync('late');
+        if (run && ((agentEvents === 1 && !opensRun(run)) || run.missing_step_count > 0 || run.missing_chunk_count > 0)) {
+          lateChecked = true;
+          requestResync('late');
+        }
       }
       askFinalState();
     },
@@ -226,7 +233,8 @@ export function attachToChannel(channel, feed) {
   }
   return () => {
     open = false;
-    channel.stopListeningToAll(receive);
+    // laravel-echo's NullChannel (broadcaster 'null', for tests and SSR) has no stopListeningToAll.
+    channel.stopListeningToAll?.(receive);
     pusherChannel?.unbind?.('pusher:subscription_succeeded', onSubscribed);
     pusherChannel?.unbind?.('pusher:subscription_error', onError);
   };
