@@ -5,6 +5,7 @@
 use crate::json::{Map, Value};
 
 use crate::model::usage::Usage;
+use crate::session::attribution::instant;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
@@ -101,7 +102,7 @@ fn apply_event(
         }
         "agent.data" => data(exec, p),
         "agent.llm.reasoning.delta" => reasoning_delta(exec, p),
-        "agent.continuation" => continuation(exec, p),
+        "agent.continuation" => continuation(exec, ts.as_deref(), p),
         "agent.tool.started"
         | "agent.tool.completed"
         | "agent.tool.failed"
@@ -158,6 +159,7 @@ fn step_started(exec: &mut Execution, ts: Option<String>, p: &mut Map) -> Touche
 
 /// `agent.step.completed` and `agent.llm.completed` (only the first completes the step).
 fn step_completed(exec: &mut Execution, kind: &str, ts: Option<String>, p: &mut Map) -> Touched {
+    let ts_ms = ts.as_deref().and_then(instant);
     let n = step_of(exec, p);
     let step = step_mut(exec, n);
     if kind == "agent.step.completed" {
@@ -181,7 +183,7 @@ fn step_completed(exec: &mut Execution, kind: &str, ts: Option<String>, p: &mut 
         p.remove("duration_ms").filter(|v| !v.is_null()),
     );
     if let Some(c) = p.remove("continuation").filter(Value::is_object) {
-        step.continuation = Some(c);
+        keep_continuation(step, c, ts_ms);
     }
     if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
         absorb_step_object(step, s);
@@ -209,7 +211,7 @@ fn step_failed(exec: &mut Execution, kind: &str, p: &mut Map) -> Touched {
 }
 
 /// `agent.continuation`: the decision is kept on its step.
-fn continuation(exec: &mut Execution, p: &mut Map) -> Touched {
+fn continuation(exec: &mut Execution, ts: Option<&str>, p: &mut Map) -> Touched {
     let n = step_of(exec, p);
     let mut c = Map::new();
     for k in [
@@ -220,8 +222,22 @@ fn continuation(exec: &mut Execution, p: &mut Map) -> Touched {
     ] {
         c.insert(k, p.remove(k).unwrap_or(Value::Null));
     }
-    step_mut(exec, n).continuation = Some(Value::Object(c));
+    keep_continuation(step_mut(exec, n), Value::Object(c), ts.and_then(instant));
     Touched::Step(n)
+}
+
+/// A step's continuation is the latest sent: a guard's stop re-sent after the
+/// step's own decision wins however the two arrive (a page that saw the
+/// second live and the first in a resync). Without timestamps to tell them
+/// apart, the one that arrived last.
+fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
+    if let (Some(kept), Some(new)) = (step.continuation_at, at) {
+        if new < kept {
+            return;
+        }
+    }
+    step.continuation = Some(c);
+    step.continuation_at = at.or(step.continuation_at);
 }
 
 /// `agent.tool.*`: placed by its step number, else its timestamp, else arrival

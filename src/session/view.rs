@@ -229,6 +229,9 @@ pub struct StepView {
     pub error: Option<String>,
     /// `{should_continue, stop_reason, resolved_by, evaluations}`.
     pub continuation: Option<Value>,
+    /// When the kept continuation was sent (epoch ms), so a redelivered or
+    /// resynced earlier one never replaces a later one.
+    pub continuation_at: Option<i64>,
     /// The tool runs, in the order they were placed.
     pub tools: Vec<ToolRun>,
     /// Seed-003 `agent.llm.output_text.delta` text of this step.
