@@ -36,9 +36,9 @@ export function RunView({ sessionId, run }) {
       <header>
         <h1>Agent run <code>{sessionId}</code></h1>
         <p className="bar">
-          <span data-testid="connection" className={`connection ${run.connection}`}>{run.connection}</span>
+          <span className={`connection ${run.connection}`}>connection <b data-testid="connection">{run.connection}</b></span>
           {run.catchingUp ? <span data-testid="catching-up" className="catching-up">catching up…</span> : null}
-          <span data-testid="run-status" className="run-status">{execution?.status ?? 'waiting for the run'}</span>
+          <span className="run-status">run <b data-testid="run-status">{execution?.status ?? 'waiting'}</b></span>
         </p>
         {execution ? (
           <dl data-testid="stop-reason" className="stop">
