@@ -179,6 +179,7 @@ for (const name of ['react', 'vue']) {
       assert.equal(resyncs, 1);
       assert.deepEqual([lastResync.applied, lastResync.duplicates], [during.length, before.length]);
       assert.deepEqual(comparable(view), reference);
+      assert.deepEqual(view.counts, { applied: envelopes.length, duplicates: before.length, rejected: 0 });
       const dom = await shown(page);
       assert.equal(dom.steps.length, STEPS);
       assert.deepEqual(dom.missing, []);
@@ -217,6 +218,7 @@ for (const name of ['react', 'vue']) {
       assert.equal(lastResync.reason, 'late');
       assert.equal(lastResync.applied, cut, 'the resync applied exactly what the page missed');
       assert.deepEqual(comparable(view), reference);
+      assert.deepEqual(view.counts, { applied: envelopes.length, duplicates: envelopes.length - cut, rejected: 0 });
       dom = await shown(page);
       assert.deepEqual(dom.missing, []);
       assert.equal(dom.catchingUp, false);
