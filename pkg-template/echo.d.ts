@@ -14,7 +14,7 @@ export interface AgentSession {
 }
 
 /**
- * Why a resync was asked for: `"late"` (the first events this page saw left steps or
+ * Why a resync was asked for: `"late"` (events seen before any resync left steps or
  * chunks missing: it subscribed after the run started), `"reconnect"` (the channel was
  * subscribed again after the connection dropped), `"manual"` (`resync()` was called).
  */
@@ -145,7 +145,8 @@ export interface EchoLike {
 /** The minimum of a laravel-echo channel this entry uses. */
 export interface EchoChannelLike {
   listenToAll(callback: (event: string, data: any) => void): unknown;
-  stopListeningToAll(callback?: (event: string, data: any) => void): unknown;
+  /** Absent on laravel-echo's NullChannel (broadcaster `'null'`). */
+  stopListeningToAll?(callback?: (event: string, data: any) => void): unknown;
   subscribed(callback: () => void): unknown;
   error(callback: (error: any) => void): unknown;
 }

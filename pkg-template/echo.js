@@ -11,7 +11,7 @@
 //
 // Two ways a live view loses events, and what this does about them:
 //   - events broadcast before the page subscribed (Reverb keeps no history): when the
-//     first events seen leave steps or chunks missing, `resync('late')` is called;
+//     events seen before any resync leave steps or chunks missing, `resync('late')` is called;
 //   - events broadcast while the connection was down: every subscription after the
 //     first (pusher-js re-subscribes on reconnect) calls `resync('reconnect')`.
 // What `resync` returns (the server's event log: an array of events, or JSONL) is merged
@@ -52,7 +52,7 @@ export function createAgentFeed(session, options = {}) {
   let stateStatus = null;
   let detachSession = null; // the session is watched while the feed has listeners
   let subscriptions = 0;
-  let agentEvents = 0;
+  let lateChecked = false; // a resync ran or was asked for: gaps no longer mean a late page
   let resyncing = null; // the resync in flight
   let resyncAgain = null; // a reason that arrived while one was in flight
   let finalStateAsked = false;
@@ -93,6 +93,7 @@ export function createAgentFeed(session, options = {}) {
 
   function requestResync(reason) {
     if (!resync || disposed) return Promise.resolve();
+    lateChecked = true;
     if (resyncing) {
       resyncAgain = reason;
       return resyncing;
@@ -157,12 +158,15 @@ export function createAgentFeed(session, options = {}) {
         set({ ignored: status.ignored + 1, lastIgnored: name });
         return;
       }
-      agentEvents += 1;
-      // The first events this page saw leave steps or chunks missing: it subscribed
-      // after the run started.
-      if (agentEvents === 1) {
+      // Until a resync has run, events that leave steps or chunks missing mean this page
+      // subscribed after the run started. Not only the first event: a v1.22 tool event
+      // carries no step number, so the gap shows with the next step's event.
+      if (!lateChecked) {
         const run = latest();
-        if (run && (run.missing_step_count > 0 || run.missing_chunk_count > 0)) requestResync('late');
+        if (run && (run.missing_step_count > 0 || run.missing_chunk_count > 0)) {
+          lateChecked = true;
+          requestResync('late');
+        }
       }
       askFinalState();
     },
@@ -218,7 +222,8 @@ export function attachToChannel(channel, feed) {
   }
   return () => {
     open = false;
-    channel.stopListeningToAll(receive);
+    // laravel-echo's NullChannel (broadcaster 'null', for tests and SSR) has no stopListeningToAll.
+    channel.stopListeningToAll?.(receive);
     pusherChannel?.unbind?.('pusher:subscription_succeeded', onSubscribed);
     pusherChannel?.unbind?.('pusher:subscription_error', onError);
   };

@@ -4,11 +4,17 @@
 // (b) Node CommonJS `require`, (c) a page built by Vite and loaded in headless Chromium,
 // which does `await init()`, (d) a module worker on that page, and (e) a second page of that
 // app using the live entry, `stepline/live`, which must load only the live wasm. Every one
-// must give the exact decoded value in tests/packaging/fixtures/envelope.json. Runs after `npm run build`
+// must give the exact decoded value in tests/packaging/fixtures/envelope.json. Then the framework
+// adapters: (f) a React and (g) a Vue project type-check a component using stepline/react and
+// stepline/vue strictly against the installed declarations, and (h) two pages of a Vite-built
+// React app, one following a run by hand and one with useAgentRun, load only the live wasm and
+// differ by the adapter's few KB of JS, and (i) the same for a Vue app. Those projects take react, vue, laravel-echo, the
+// @laravel/echo-* packages and pusher-js from the repo's node_modules (the root devDependencies
+// `npm ci` installed), never from a registry. Runs after `npm run build`
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -24,6 +30,7 @@ const root = join(here, '..', '..');
 const pkgDir = join(root, 'pkg');
 const fixtures = join(here, 'fixtures');
 const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const fixture = JSON.parse(readFileSync(join(fixtures, 'envelope.json'), 'utf8'));
 const manifest = existsSync(join(pkgDir, 'package.json')) ? JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) : null;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -140,6 +147,29 @@ test('(b) a Node CommonJS project requires the installed tarball by name and dec
   assertReport(report, 'Node CJS');
 });
 
+/**
+ * Links packages a project needs besides stepline from the repo's node_modules, after the
+ * tarball's install (npm would prune what its package.json does not list).
+ */
+function linkFromRoot(dir, names) {
+  for (const name of names) {
+    const from = join(root, 'node_modules', name);
+    assert.ok(existsSync(join(from, 'package.json')), `${name} is not in the repo's node_modules: run \`npm ci\``);
+    mkdirSync(dirname(join(dir, 'node_modules', name)), { recursive: true });
+    symlinkSync(from, join(dir, 'node_modules', name), 'dir');
+  }
+}
+
+/** Debian's Chromium with the flags of tests/browser/lib/browser.mjs (whose launch() needs the panel's www/dist). */
+async function launchChromium() {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/setup.sh (it installs Debian's chromium)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 // The Vite app is built once and loaded once; (c) reads the page's result, (d) the worker's.
 let pageRun;
 function viteAppInChromium() {
@@ -153,14 +183,7 @@ function viteAppInChromium() {
     const bundled = assets.filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(dist, 'assets', f), 'utf8')).join('\n');
     assert.ok(!bundled.includes(`${sep}node_modules${sep}stepline`) && !bundled.includes(root), 'the bundle refers to files outside dist/');
 
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/setup.sh (it installs Debian's chromium)`);
-    // The flags of tests/browser/lib/browser.mjs; its launch() also requires the panel's
-    // www/dist, which this layer does not use.
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     const server = await servePanel({ root: dist });
     try {
       /** Loads one page of the app; returns the listed elements' results and the wasm it fetched. */
@@ -212,4 +235,114 @@ test('(e) a page of the same app using stepline/live loads only the live wasm, d
   assert.equal(report.sessionId, fixture.decoded.session_id);
   assert.deepEqual(wasmResponses, [{ status: 200, type: 'application/wasm', size: wasmSize('live') }]);
   assert.deepEqual(problems, []);
+});
+
+const REACT_PACKAGES = ['react', 'react-dom', '@types/react', '@types/react-dom', 'laravel-echo', '@laravel/echo-react', 'pusher-js'];
+const VUE_PACKAGES = ['vue', 'laravel-echo', '@laravel/echo-vue', 'pusher-js'];
+
+/** The project's own `tsc --noEmit` (its tsconfig.json), with the repo's TypeScript. */
+function typeCheck(dir) {
+  const result = spawnSync(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(result.status, 0, `tsc in ${dir} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** A framework project, installed once: the tarball, its framework packages, the pages' shared reporter. */
+const frameworkProjects = new Map();
+function frameworkApp(name, packages) {
+  if (!frameworkProjects.has(name)) {
+    const dir = makeProject(name, 'module', name);
+    linkFromRoot(dir, packages);
+    cpSync(join(fixtures, 'show-run.js'), join(dir, 'show-run.js'));
+    frameworkProjects.set(name, dir);
+  }
+  return frameworkProjects.get(name);
+}
+const reactApp = () => frameworkApp('react-app', REACT_PACKAGES);
+const vueApp = () => frameworkApp('vue-app', VUE_PACKAGES);
+
+test('the installed tarball has stepline/echo, stepline/react and stepline/vue, each with its declarations', () => {
+  const dir = reactApp();
+  const installed = JSON.parse(readFileSync(join(dir, 'node_modules', 'stepline', 'package.json'), 'utf8'));
+  for (const entry of ['echo', 'react', 'vue']) {
+    assert.deepEqual(installed.exports[`./${entry}`], { types: `./${entry}.d.ts`, default: `./${entry}.js` }, entry);
+    for (const file of [`${entry}.js`, `${entry}.d.ts`]) assert.ok(existsSync(join(dir, 'node_modules', 'stepline', file)), `${file} is not installed`);
+  }
+  // Framework packages stay the app's choice: optional peers, never dependencies.
+  assert.equal(installed.dependencies, undefined);
+  for (const peer of ['laravel-echo', '@laravel/echo-react', '@laravel/echo-vue', 'react', 'vue']) {
+    assert.equal(installed.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is an optional peer`);
+  }
+});
+
+test('(f) a React project type-checks a useAgentRun component against the installed declarations (strict, no skipLibCheck)', { timeout: 180_000 }, () => {
+  typeCheck(reactApp());
+});
+
+test('(g) a Vue project type-checks a useAgentRun composable against the installed declarations (strict, no skipLibCheck)', { timeout: 180_000 }, () => {
+  typeCheck(vueApp());
+});
+
+// What an adapter may add to a page that already has its framework, @laravel/echo-react or
+// -vue and stepline/live: stepline/react or /vue plus stepline/echo, minified (about 3 KB
+// when written).
+const ADAPTER_JS_BOUND = 8 * 1024;
+
+/**
+ * Builds a framework project's two pages with Vite and loads each in Chromium: bare.html
+ * follows the run by hand, hook.html with the adapter. Returns what each shows in #run,
+ * the JS bytes and the wasm it fetched, and its console problems.
+ */
+async function adapterPages(dir) {
+  const build = spawnSync(process.execPath, [vite, 'build'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
+  const browser = await launchChromium();
+  const server = await servePanel({ root: join(dir, 'dist') });
+  try {
+    const load = async (path) => {
+      const page = await openPage(browser);
+      const js = [];
+      const wasm = [];
+      page.on('response', (r) => {
+        const url = r.url();
+        if (url.endsWith('.js')) js.push(r.body().then((body) => body.length));
+        if (url.endsWith('.wasm')) wasm.push(r.body().then((body) => ({ status: r.status(), size: body.length })));
+      });
+      await page.goto(new URL(path, server.url).href);
+      await page.waitForFunction(() => document.getElementById('run').dataset.state !== 'pending', null, { timeout: 30_000 });
+      const run = await page.$eval('#run', (el) => ({ state: el.dataset.state, text: el.textContent }));
+      const jsBytes = (await Promise.all(js)).reduce((a, b) => a + b, 0);
+      return { run, jsBytes, wasm: await Promise.all(wasm), problems: page.problems };
+    };
+    return { bare: await load('./bare.html'), hook: await load('./hook.html') };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/** Both pages show the run, load the live wasm and nothing else; the adapter's page costs at most the bound. */
+function assertAdapterPages(t, adapter, { bare, hook }) {
+  t.diagnostic(`JS loaded: ${bare.jsBytes} bytes by hand, ${hook.jsBytes} bytes with ${adapter} (+${hook.jsBytes - bare.jsBytes})`);
+  t.diagnostic(`the ${adapter} page shows ${hook.run.text}`);
+  for (const [name, page] of Object.entries({ bare, hook })) {
+    assert.equal(page.run.state, 'done', `the ${name} page failed: ${page.run.text}`);
+    assert.deepEqual(page.wasm, [{ status: 200, size: wasmSize('live') }], `the ${name} page loads the live wasm and no other`);
+    assert.deepEqual(page.problems, [], name);
+  }
+  const shown = JSON.parse(hook.run.text);
+  assert.deepEqual(shown, { ...JSON.parse(bare.run.text), catchingUp: false }, `${adapter} shows what the page built by hand shows`);
+  assert.equal(shown.connection, 'connected');
+  assert.deepEqual(shown.missingSteps, [1], 'the fixture is step 2 of a run: step 1 shows as missing');
+  assert.ok(
+    hook.jsBytes - bare.jsBytes <= ADAPTER_JS_BOUND,
+    `${adapter} adds ${hook.jsBytes - bare.jsBytes} bytes of JS (${bare.jsBytes} -> ${hook.jsBytes}); the bound is ${ADAPTER_JS_BOUND}`,
+  );
+}
+
+test(`(h) a React page with stepline/live + stepline/react loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
+  assertAdapterPages(t, 'stepline/react', await adapterPages(reactApp()));
+});
+
+test(`(i) a Vue page with stepline/live + stepline/vue loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
+  assertAdapterPages(t, 'stepline/vue', await adapterPages(vueApp()));
 });

@@ -97,6 +97,17 @@ export const calls = {
     other.free();
   },
 
+  async *'Session.ingestEvent'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      // As Echo hands them over: laravel/ai events under their type, envelopes under the transport's name.
+      const name = (e) => (run.dialect === 'laravel-ai' ? `.${e.type}` : '.instructor.agent.event');
+      for (const [i, event] of run.envelopes.entries()) yield [`${run.name} #${i}`, session.ingestEvent(name(event), event)];
+      yield [`${run.name}: another event on the channel`, session.ingestEvent('App\\Events\\OrderShipped', { id: 7 })];
+      session.free();
+    }
+  },
+
   async *'Session.ingestJsonl'({ stepline, runs }) {
     for (const run of allRuns(runs)) {
       for (const options of OPTIONS) {

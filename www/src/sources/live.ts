@@ -1,15 +1,15 @@
 // Live runs: the page subscribes to a session's channel on a Reverb (or any
 // Pusher-protocol) server with laravel-echo + pusher-js, exactly as a Laravel
-// app's front end does, and feeds every agent event into a Session. Which
-// events are agent events is the core's decision (isAgentEventName, given the
-// name and the data): instructor-php v2's `instructor.agent.event` or the
-// configured name, any `agent.*` name (v1.22 apps), and laravel/ai's stream
-// events, broadcast under their own type (`stream_start`, `text_delta`, …,
-// `stream_end`) on whatever channel the app chose; other events are counted
-// and shown, not read.
+// app's front end does, and follows it with stepline/echo's `subscribeToAgent`,
+// the adapter the package gives every front end. Which events are agent events
+// is the core's decision (`Session.ingestEvent`): instructor-php v2's
+// `instructor.agent.event` or the configured name, any `agent.*` name (v1.22
+// apps), and laravel/ai's stream events, broadcast under their own type on
+// whatever channel the app chose; other events are counted and shown, not read.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
 import { defaultEventName, isAgentEventName, Session, slimSnapshot } from 'stepline';
+import { subscribeToAgent, type AgentRunState, type AgentSubscription } from 'stepline/echo';
 import type { Panel } from '../panel';
 import { describe, reconcileAt } from './recording';
 
@@ -33,14 +33,24 @@ export interface LiveSettings {
 }
 
 let echo: Echo<'reverb'> | null = null;
+let run: AgentSubscription | null = null;
 
 /** Leaves the current channel and closes the connection. */
 export function disconnect(): void {
+  run?.unsubscribe();
+  run = null;
   echo?.disconnect();
   echo = null;
 }
 
-/** Connects and starts a new Session for the channel's events. */
+/** The header's source detail: the connection, and how many events were not agent events. */
+function detailOf(state: AgentRunState): string {
+  // A run that "never arrives" is most often a name mismatch: say what else arrived.
+  const skipped = state.ignored === 0 ? '' : ` · ignored ${state.ignored} ${state.ignored === 1 ? 'event' : 'events'} under other names (last: ${state.lastIgnored})`;
+  return `${state.subscribed ? 'subscribed' : state.connection}${skipped}`;
+}
+
+/** Connects and starts a new Session for the channel's events (stepline/echo's feed). */
 export function connect(panel: Panel, settings: LiveSettings): void {
   disconnect();
   if (!settings.session && !settings.channel) {
@@ -74,50 +84,23 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     authEndpoint: settings.authEndpoint,
     Pusher,
   });
-  // The connection state, and how many events arrived under names that carry
-  // no envelope: a run that "never arrives" is most often a name mismatch.
-  let state = 'connecting…';
-  let ignored = 0;
-  let lastIgnored = '';
-  const showDetail = () => {
+  const following = subscribeToAgent(echo, { channel: channelName, private: settings.private, eventName }, session);
+  run = following;
+  let shownError: unknown = null;
+  following.subscribe(() => {
     if (panel.session !== session) return;
-    const skipped = ignored === 0 ? '' : ` · ignored ${ignored} ${ignored === 1 ? 'event' : 'events'} under other names (last: ${lastIgnored})`;
-    panel.source = { ...panel.source, detail: `${state}${skipped}` };
-    panel.render();
-  };
-  const connection = echo.connector.pusher.connection;
-  connection.bind('state_change', ({ current }: { current: string }) => {
-    state = current;
-    showDetail();
-  });
-  const channel = settings.private ? echo.private(channelName) : echo.channel(channelName);
-  channel.subscribed(() => {
-    state = 'subscribed';
-    showDetail();
-  });
-  channel.error((status: unknown) => {
-    panel.error = `Subscribing to ${shown} failed: ${JSON.stringify(status)}`;
-    panel.render();
-  });
-  // listenToAll hands over every event name with its data, whatever the
-  // Echo namespace; the event's own `type` is what stepline reads.
-  channel.listenToAll((event: string, data: unknown) => {
-    let agentEvent = false;
-    try {
-      agentEvent = isAgentEventName(event, { eventName, data });
-    } catch {
-      // Data that is not JSON (a cyclic object) is no agent event: counted below.
+    const state = following.getSnapshot();
+    if (state.error !== null && state.error !== shownError) {
+      shownError = state.error;
+      // An event the core refused is a SteplineError; a refused subscription is Pusher's status object.
+      panel.error = state.error instanceof Error
+        ? `An event could not be read: ${describe(state.error)}`
+        : `Subscribing to ${shown} failed: ${JSON.stringify(state.error)}`;
+      panel.render();
     }
-    if (!agentEvent) {
-      ignored += 1;
-      lastIgnored = event;
-      showDetail();
-      return;
-    }
-    try {
-      session.ingest(data as object);
-    } catch (error) {
-      panel.error = `An event could not be read: ${describe(error)}`;
+    const detail = detailOf(state);
+    if (detail !== panel.source.detail) {
+      panel.source = { ...panel.source, detail };
       panel.render();
     }
   });
