@@ -99,7 +99,7 @@ function shown(page) {
       missingText: all('[data-testid=missing-step]').map((li) => li.textContent.trim()),
       failedTools: all('[data-testid=tool].failed').map((li) => li.textContent.trim()),
       status: document.querySelector('[data-testid=run-status]')?.textContent,
-      stop: document.querySelector('[data-testid=stop-reason]')?.textContent,
+      stop: all('[data-testid=stop-reason] div').map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]),
       connection: document.querySelector('[data-testid=connection]')?.textContent,
       catchingUp: document.querySelector('[data-testid=catching-up]') !== null,
       text: document.querySelector('[data-testid=text]')?.textContent,
@@ -145,7 +145,7 @@ for (const name of ['react', 'vue']) {
       assert.equal(dom.text, execution.text);
       assert.ok(dom.text.startsWith('Step 1: asking query_metrics.') && dom.text.endsWith(`All ${STEPS} steps done: the pool size halved at the deploy.`));
       // The last step's continuation said stop, with the producer's reason.
-      assert.equal(dom.stop, 'continuationcompleted');
+      assert.deepEqual(dom.stop, [['continuation', 'completed']]);
       await screenshots(page, `${name}-whole`);
       assert.deepEqual(page.problems, []);
       reference = comparable(view);
@@ -163,6 +163,8 @@ for (const name of ['react', 'vue']) {
       const { appId, key, secret, port } = sockudo;
       await sockudo.stop();
       await page.waitForFunction(() => window.__agentRun.connection !== 'connected', null, { timeout: WAIT_MS });
+      assert.notEqual((await shown(page)).connection, 'connected', 'the page says the connection is down');
+      await screenshots(page, `${name}-disconnected`);
       await broadcast(log, during, { lost: true });
       sockudo = await startSockudo({ appId, key, secret, port });
       // pusher-js reconnects and subscribes again; the adapter asks for the log.
@@ -209,6 +211,7 @@ for (const name of ['react', 'vue']) {
       assert.deepEqual(dom.missing, execution.missing_steps, 'a placeholder for each missing step');
       assert.equal(dom.missingText[0], `step ${execution.missing_steps[0]} — missing, catching up…`);
       assert.equal(dom.catchingUp, true);
+      assert.ok(dom.text.startsWith('Step 13: '), 'the text streamed since the page subscribed');
       await screenshots(page, `${name}-late-missing`);
 
       release();
@@ -223,6 +226,7 @@ for (const name of ['react', 'vue']) {
       assert.deepEqual(dom.missing, []);
       assert.equal(dom.catchingUp, false);
       assert.deepEqual(dom.steps, Array.from({ length: STEPS }, (_, i) => i + 1));
+      assert.ok(dom.text.startsWith('Step 1: '), 'the text from the start');
       await screenshots(page, `${name}-late-filled`);
       assert.deepEqual(page.problems, []);
       await page.close();
