@@ -14,8 +14,9 @@ export interface AgentSession {
 }
 
 /**
- * Why a resync was asked for: `"late"` (events seen before any resync left steps or
- * chunks missing: it subscribed after the run started), `"reconnect"` (the channel was
+ * Why a resync was asked for: `"late"` (the first event this page saw was not a run's
+ * opening one, or events seen before any resync left steps or chunks missing: it
+ * subscribed after the run started), `"reconnect"` (the channel was
  * subscribed again after the connection dropped), `"manual"` (`resync()` was called).
  */
 export type ResyncReason = 'late' | 'reconnect' | 'manual';
@@ -43,7 +44,7 @@ export interface AgentFeedOptions {
   /**
    * Fetches what the server kept of the run: its event log, as an array of the events
    * broadcast (envelopes, or laravel/ai events) or JSONL text. Called after a reconnect
-   * and when the first events seen leave steps missing; merged without loss or duplication.
+   * and when the page joined a run already under way; merged without loss or duplication.
    * @example
    * resync: () => fetch(`/agents/${sessionId}/events`).then((r) => r.json())
    */

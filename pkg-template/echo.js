@@ -11,7 +11,8 @@
 //
 // Two ways a live view loses events, and what this does about them:
 //   - events broadcast before the page subscribed (Reverb keeps no history): when the
-//     events seen before any resync leave steps or chunks missing, `resync('late')` is called;
+//     first event seen is not a run's opening one, or events seen before any resync leave
+//     steps or chunks missing, `resync('late')` is called;
 //   - events broadcast while the connection was down: every subscription after the
 //     first (pusher-js re-subscribes on reconnect) calls `resync('reconnect')`.
 // What `resync` returns (the server's event log: an array of events, or JSONL) is merged
@@ -52,6 +53,7 @@ export function createAgentFeed(session, options = {}) {
   let stateStatus = null;
   let detachSession = null; // the session is watched while the feed has listeners
   let subscriptions = 0;
+  let agentEvents = 0;
   let lateChecked = false; // a resync ran or was asked for: gaps no longer mean a late page
   let resyncing = null; // the resync in flight
   let resyncAgain = null; // a reason that arrived while one was in flight
@@ -74,6 +76,12 @@ export function createAgentFeed(session, options = {}) {
     notify();
   };
   const latest = () => session.getSnapshot().executions.at(-1);
+  // What a run looks like after its first event (instructor's opening `processing`
+  // status, laravel/ai's stream_start, AG-UI's RUN_STARTED, the AI SDK's start): processing,
+  // nothing in it yet. A producer that opens with a step (status tracking off) costs one
+  // resync that finds only duplicates.
+  const opensRun = (run) =>
+    run.status === 'processing' && run.steps.length === 0 && run.text === '' && run.missing_step_count === 0 && run.missing_chunk_count === 0;
 
   async function runResync(reason) {
     let result;
@@ -158,12 +166,15 @@ export function createAgentFeed(session, options = {}) {
         set({ ignored: status.ignored + 1, lastIgnored: name });
         return;
       }
-      // Until a resync has run, events that leave steps or chunks missing mean this page
-      // subscribed after the run started. Not only the first event: a v1.22 tool event
-      // carries no step number, so the gap shows with the next step's event.
+      // This page subscribed after the run started when the first event it saw is not a
+      // run's opening one: joined inside step 1, or at a tool event of a later step (tool
+      // events carry no step number), nothing shows as missing, yet the step's start and
+      // tools were lost. Or, until a resync has run, when events leave steps or chunks
+      // missing: a v1.22 tool event names no step, so the gap shows with the next step's.
+      agentEvents += 1;
       if (!lateChecked) {
         const run = latest();
-        if (run && (run.missing_step_count > 0 || run.missing_chunk_count > 0)) {
+        if (run && ((agentEvents === 1 && !opensRun(run)) || run.missing_step_count > 0 || run.missing_chunk_count > 0)) {
           lateChecked = true;
           requestResync('late');
         }

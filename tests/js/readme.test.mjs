@@ -10,14 +10,16 @@
 //   - type-checked as TypeScript under `strict`, the way a TypeScript user pastes it,
 //     against the package's own declarations (one tsc run for all blocks).
 // Not run, and said so by a skipped test: `sh` blocks (commands typed at a terminal;
-// the CLI has its own tests in cli.test.mjs) and `text` blocks (diagrams). `json`
+// the CLI has its own tests in cli.test.mjs), `text` blocks (diagrams) and `php` blocks
+// (the Laravel side; the JavaScript that calls those routes runs here against a fetch
+// answering with the same shapes, readme/context.mjs `laravelApp`). `json`
 // blocks are quoted results: each must be claimed by the example before it (`output`
 // in its context) and is compared with what that example returns. A block in any other
 // language, or without one, fails: say what it is.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,6 +32,7 @@ const FILES = ['README.md', 'pkg-template/README.md'];
 const NOT_RUN = {
   sh: 'shell commands typed at a terminal, not run here (the CLI is tested in cli.test.mjs)',
   text: 'a diagram, not code',
+  php: 'server-side Laravel code; the JS that calls these routes runs here against a test server that returns the same shapes',
 };
 const RUN = new Set(['js', 'jsx']);
 
@@ -121,6 +124,16 @@ function assertShows(actual, shown, path = '') {
 
 const work = mkdtempSync(join(root, 'node_modules', '.stepline-readme-'));
 const startDir = process.cwd();
+// The examples' `react` is the stand-in written below and their `pusher-js` the
+// in-process server's client (readme/fake-pusher.mjs), also where stepline/react,
+// @laravel/echo-react and @laravel/echo-vue import them from the real node_modules.
+register(pathToFileURL(join(root, 'tests', 'js', 'readme', 'resolve-hooks.mjs')), {
+  data: {
+    react: pathToFileURL(join(work, 'node_modules', 'react', 'index.js')).href,
+    'react/jsx-runtime': pathToFileURL(join(work, 'node_modules', 'react', 'jsx-runtime.js')).href,
+    'pusher-js': pathToFileURL(join(root, 'tests', 'js', 'readme', 'fake-pusher.mjs')).href,
+  },
+});
 after(() => {
   process.chdir(startDir);
   rmSync(work, { recursive: true, force: true });

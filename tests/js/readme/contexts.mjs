@@ -9,27 +9,162 @@
 // without a context must run on its own; a context that matches no block, or more than
 // one, fails the test, so an edited example cannot silently lose its check.
 export const CONTEXTS = [
+  // The adapter examples run on the real laravel-echo (and @laravel/echo-react/-vue) over
+  // an in-process pusher-js server (readme/fake-pusher.mjs) that drops and comes back;
+  // `fetch` is the Laravel app of the README's routes (`laravelApp`), answering from a
+  // v2.7 reference run it broadcasts. Each checks what the README's prose says: a late
+  // page lists the missing steps while catching up, then the resync fills them; after
+  // a reconnect the view is an uninterrupted page's.
   {
     file: 'README.md',
-    match: "import init, { Session } from 'stepline/live';\nimport { useSyncExternalStore } from 'react';",
+    match: 'render(view, { connection, catchingUp });',
     declare: `
+import type { SessionView } from 'stepline';
+import type __Echo from 'laravel-echo';
+declare const echo: __Echo<'reverb'>;
 declare const sessionId: string;
-declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };`,
+declare function render(view: SessionView, status: { connection: string; catchingUp: boolean }): void;`,
     setup: `
-const sessionId = 'sess-e2e';
-const echo = __ctx.fakeEcho();`,
+import __Echo from 'laravel-echo';
+__ctx.pusherServer.reset();
+const echo = new __Echo({ broadcaster: 'reverb', key: 'app-key', Pusher: __ctx.Pusher });
+const sessionId = 'sess-echo';
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', sessionId);
+const fetch = (url) => __app.fetch(url);
+const __rendered = [];
+const render = (view, status) => __rendered.push({ view, ...status });
+__app.broadcast(6); // step 1, before the page subscribed: in the server's log only
+__app.hold();`,
     after: `
-import { __fake as __react } from 'react';
-const __first = useRun();
-const __subscribed = __react.subscriptions;
-const __notified = __react.notifications;
-assert.deepEqual(__first.executions, []);
-echo.deliver('agent.sess-e2e', __ctx.envelopesOf('tool call then final answer [debug]'));
-assert.ok(__react.notifications > __notified, 'the subscribed listener was called');
-const __view = useRun();
-assert.equal(__view.executions.length, 1);
-assert.equal(__view.executions[0].steps.length, 2);
-assert.equal(__react.subscriptions, __subscribed, 'session.subscribe is the same function on every render');`,
+const __server = __ctx.pusherServer;
+await __ctx.until(() => __server.subscribers('agent.sess-echo') === 1, 'the page subscribed');
+__app.broadcast(1); // step 2 starts: the first event the page sees
+assert.equal(__rendered.at(-1).catchingUp, true);
+assert.deepEqual(__rendered.at(-1).view.executions[0].missing_steps, [1]);
+__app.release();
+await __ctx.until(() => !run.getSnapshot().catchingUp, 'the late resync ends');
+assert.deepEqual(run.getSnapshot().view.executions[0].missing_steps, []);
+assert.deepEqual(run.getSnapshot().lastResync, { reason: 'late', applied: 6, duplicates: 1, errors: 0 });
+__server.stop();
+assert.equal(run.getSnapshot().connection, 'failed');
+__app.broadcast(2); // while the connection is down
+__server.start();
+await __ctx.until(() => run.getSnapshot().lastResync.reason === 'reconnect' && !run.getSnapshot().catchingUp, 'the reconnect resync ends');
+__app.broadcast();
+const __final = run.getSnapshot();
+const __reference = await __ctx.uninterruptedView(__app.envelopes, sessionId);
+assert.deepEqual(__final.view.executions, __reference.executions);
+assert.deepEqual(__final.view.warnings, __reference.warnings);
+assert.equal(__final.connection, 'connected');
+assert.equal(__final.resyncs, 2);
+assert.deepEqual(__rendered.at(-1).view, __final.view);
+assert.deepEqual(__app.requests, ['/agents/sess-echo/events', '/agents/sess-echo/events']);
+run.unsubscribe();
+assert.equal(__server.subscribers('agent.sess-echo'), 0);`,
+  },
+  {
+    file: 'README.md',
+    match: "import { useAgentRun } from 'stepline/react';",
+    declare: 'declare const sessionId: string;',
+    setup: `
+__ctx.pusherServer.reset();
+const sessionId = 'sess-react';
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', sessionId);
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { __mount } from 'react';
+const __server = __ctx.pusherServer;
+const __text = (page) => __ctx.textOf(page.output);
+const __reference = __mount(AgentRun); // on the channel before the run starts
+await __ctx.until(() => __server.subscribers('agent.sess-react') === 1 && /Waiting for the agent/.test(__text(__reference)), 'connected and waiting');
+__app.broadcast(6);
+__app.hold();
+const __late = __mount(AgentRun); // joins after step 1
+assert.match(__text(__late), /Waiting for the agent/);
+__app.broadcast(1);
+assert.match(__text(__late), /step 1 missing, catching up…/);
+assert.doesNotMatch(__text(__reference), /missing/);
+__app.release();
+await __ctx.until(() => !/missing/.test(__text(__late)), 'the late page filled step 1');
+__app.broadcast();
+await __ctx.until(() => /Stopped: /.test(__text(__late)), 'the run ended');
+assert.equal(__text(__late), __text(__reference));
+const __view = (await __ctx.uninterruptedView(__app.envelopes, sessionId)).executions.at(-1);
+for (const step of __view.steps) assert.ok(__text(__late).includes(\`\${step.type}: \`), \`step \${step.number} shown\`);
+assert.ok(__text(__late).includes(\`Stopped: \${__view.end_reason ?? __view.status}\`));
+assert.deepEqual(__app.requests, ['/agents/sess-react/events']);
+__late.unmount();
+assert.equal(__server.subscribers('agent.sess-react'), 1, 'the channel stays while a component uses it');
+__reference.unmount();
+assert.equal(__server.subscribers('agent.sess-react'), 0);`,
+  },
+  {
+    file: 'README.md',
+    match: "import { useAgentRun } from 'stepline/vue';",
+    setup: `
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'FakeAgentDriver: replays the last step when exhausted, steps limit 3 [standard]', 'sess-vue');
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { createRenderer as __createRenderer } from 'vue';
+const __server = __ctx.pusherServer;
+const __root = { tag: 'root', props: {}, children: [] };
+__ctx.vueTestRenderer(__createRenderer).createApp(AgentRun, { sessionId: 'sess-vue' }).mount(__root);
+const __text = () => __ctx.textOf(__root);
+const __busy = () => __root.children[0]?.props['aria-busy'];
+await __ctx.until(() => __server.subscribers('agent.sess-vue') === 1, 'the page subscribed');
+assert.equal(__text(), 'Waiting for the agent…');
+__app.broadcast(5); // step 1
+__server.stop();
+__app.broadcast(4); // step 2, while the connection is down
+__app.hold();
+__server.start();
+await __ctx.until(() => __busy() === true, 'catching up after the reconnect');
+__app.broadcast(1); // step 3 starts during the resync
+await __ctx.until(() => __text().includes('step 2 missing'), 'step 2 shown as missing');
+__app.release();
+await __ctx.until(() => __busy() === false && !__text().includes('missing'), 'step 2 filled');
+__app.broadcast();
+await __ctx.until(() => __text().includes('Stopped: '), 'the run ended');
+const __view = (await __ctx.uninterruptedView(__app.envelopes, 'sess-vue')).executions.at(-1);
+assert.equal(__root.children[0].children[0].children.length, __view.steps.length);
+for (const step of __view.steps) assert.ok(__text().includes(\`\${step.type}: \${step.tools.map((t) => t.name).join(', ')}\`), \`step \${step.number} shown\`);
+assert.ok(__text().endsWith(\`Stopped: \${__view.end_reason ?? __view.status}\`));`,
+  },
+  {
+    file: 'README.md',
+    match: 'finalState: async () => slimSnapshot(',
+    declare: `
+import type __Echo from 'laravel-echo';
+declare const echo: __Echo<'reverb'>;
+declare const sessionId: string;`,
+    setup: `
+import __Echo from 'laravel-echo';
+__ctx.pusherServer.reset();
+const echo = new __Echo({ broadcaster: 'reverb', key: 'app-key', Pusher: __ctx.Pusher });
+const sessionId = 'sess-final';
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', sessionId);
+const fetch = (url) => __app.fetch(url);
+const __logged = [];
+const console = { log: (...args) => __logged.push(args) };`,
+    after: `
+const __server = __ctx.pusherServer;
+await __ctx.until(() => __server.subscribers('agent.sess-final') === 1, 'the page subscribed');
+__app.broadcast(3);
+__server.stop();
+__app.broadcast(4);
+__server.start();
+await __ctx.until(() => run.getSnapshot().resyncs === 1 && !run.getSnapshot().catchingUp, 'the reconnect resync');
+__app.broadcast();
+await __ctx.until(() => run.getSnapshot().report !== null, 'the reconcile report');
+const { report, view } = run.getSnapshot();
+assert.equal(report.consistent, true);
+assert.deepEqual(report.differences, []);
+assert.deepEqual(view.executions, (await __ctx.uninterruptedView(__app.envelopes, sessionId)).executions);
+assert.deepEqual(__app.requests, ['/agents/sess-final/events', '/agents/sess-final/state']);
+assert.deepEqual(__logged.at(-1), ['the stream matches the stored state']);
+assert.ok(__logged.some(([what, reason, applied]) => what === 'resynced' && reason === 'reconnect' && applied === 4));
+run.unsubscribe();`,
   },
   {
     file: 'README.md',
@@ -135,25 +270,22 @@ assert.deepEqual(errors.map((e) => [e.path, e.code]), [['/execution/started_at',
     file: 'README.md',
     match: 'decodeEnvelope(raw);',
     declare: `
-declare const sessionId: string;
-declare const echo: { channel(name: string): { listen(event: string, callback: (e: unknown) => void): unknown } };
+declare const received: unknown[];
 declare const message: unknown;
 declare const jsonl: string;
 declare function append(text: string): void;
 declare function showTool(name: string, args: unknown): void;
 declare function setStatus(status: string): void;`,
     setup: `
-const sessionId = 'sess-e2e';
-const echo = __ctx.fakeEcho();
 const __shown = [];
 const append = (text) => __shown.push(['text', text]);
 const showTool = (name, args) => __shown.push(['tool', name, args]);
 const setStatus = (status) => __shown.push(['status', status]);
 const __envelopes = __ctx.envelopesOf('tool call then final answer [debug]');
+const received = __envelopes;
 const message = __envelopes[0];
 const jsonl = __envelopes.map((e) => JSON.stringify(e)).join('\\n') + '\\n{broken';`,
     after: `
-echo.deliver('agent.sess-e2e', __envelopes);
 assert.deepEqual(__shown.filter(([kind]) => kind === 'tool'), [['tool', 'search', { query: 'weather in Paris' }]]);
 assert.deepEqual(__shown.filter(([kind]) => kind === 'status').map(([, s]) => s), ['processing', 'completed']);
 assert.equal(r.ok, true);
@@ -196,20 +328,24 @@ assert.equal(enc.currentStatus, 'idle');`,
   },
   {
     file: 'README.md',
-    match: "import { useSyncExternalStore } from 'react';\n\nconst session = new Session({ sessionId: 'sess-1' });",
+    match: "subscribeToAgent(echo, { sessionId: 'sess-1' }, session);",
     declare: `
 import type { ExecutionView } from 'stepline';
-declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };
+import type __Echo from 'laravel-echo';
+declare const echo: __Echo<'reverb'>;
 declare function Turn(props: { turn: ExecutionView }): null;`,
     setup: `
-const echo = __ctx.fakeEcho();
+import __Echo from 'laravel-echo';
+__ctx.pusherServer.reset();
+const echo = new __Echo({ broadcaster: 'reverb', key: 'app-key', Pusher: __ctx.Pusher });
 const Turn = () => null;`,
     after: `
 import { __fake as __react } from 'react';
 assert.deepEqual(Run(), []);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the channel is subscribed');
 const __subscribed = __react.subscriptions;
 const __notified = __react.notifications;
-echo.deliver('agent.sess-1', __ctx.envelopesOf('two turns on one adapter (multi-turn) [default]', 'sess-1'));
+for (const e of __ctx.envelopesOf('two turns on one adapter (multi-turn) [default]', 'sess-1')) __ctx.pusherServer.broadcast('agent.sess-1', 'instructor.agent.event', e);
 const __turns = Run();
 assert.ok(__react.notifications > __notified, 'the subscribed listener was called');
 assert.equal(__react.subscriptions, __subscribed, 'the same subscribe function on every render');
@@ -262,12 +398,71 @@ const state = __turn.finalState;`,
   },
   {
     file: 'pkg-template/README.md',
-    match: "import init, { Session } from 'stepline/live';",
-    declare: "declare const echo: { channel(name: string): { listen(event: string, callback: (e: object) => void): unknown } };",
-    setup: 'const echo = __ctx.fakeEcho();',
+    match: 'subscribeToAgent(echo, {',
+    declare: `
+import type __Echo from 'laravel-echo';
+declare const echo: __Echo<'reverb'>;`,
+    setup: `
+import __Echo from 'laravel-echo';
+__ctx.pusherServer.reset();
+const echo = new __Echo({ broadcaster: 'reverb', key: 'app-key', Pusher: __ctx.Pusher });
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', 'sess-1');
+const fetch = (url) => __app.fetch(url);
+const __logged = [];
+const console = { log: (...args) => __logged.push(args) };`,
     after: `
-echo.deliver('agent.sess-1', __ctx.envelopesOf('tool call then final answer [debug]', 'sess-1'));
-assert.equal(session.getSnapshot().executions[0].steps.length, 2);`,
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+__app.broadcast(3);
+__ctx.pusherServer.stop();
+__app.broadcast(4);
+__ctx.pusherServer.start();
+await __ctx.until(() => run.getSnapshot().resyncs === 1 && !run.getSnapshot().catchingUp, 'the reconnect resync');
+__app.broadcast();
+assert.deepEqual(run.getSnapshot().view.executions, (await __ctx.uninterruptedView(__app.envelopes, 'sess-1')).executions);
+assert.deepEqual(__logged.at(-1), [1]);
+run.unsubscribe();`,
+  },
+  {
+    file: 'pkg-template/README.md',
+    match: "import { useAgentRun } from 'stepline/react';",
+    setup: `
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', 'sess-1');
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { __mount } from 'react';
+__app.broadcast(6); // step 1, before the page subscribed
+__app.hold();
+const __page = __mount(Run);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+assert.equal(__ctx.textOf(__page.output), '0 steps');
+__app.broadcast(1);
+assert.equal(__ctx.textOf(__page.output), 'catching up…');
+__app.release();
+await __ctx.until(() => __ctx.textOf(__page.output) === '2 steps', 'step 1 filled in');
+__page.unmount();`,
+  },
+  {
+    file: 'pkg-template/README.md',
+    match: "import { useAgentRun } from 'stepline/vue';",
+    setup: `
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'FakeAgentDriver: replays the last step when exhausted, steps limit 3 [standard]', 'sess-1');
+const fetch = (url) => __app.fetch(url);`,
+    after: `
+import { createRenderer as __createRenderer } from 'vue';
+const __root = { tag: 'root', props: {}, children: [] };
+const __page = __ctx.vueTestRenderer(__createRenderer).createApp(Run).mount(__root);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-1') === 1, 'the page subscribed');
+__app.broadcast(5);
+await __ctx.until(() => __ctx.textOf(__root) === '1 steps', 'step 1 shown');
+__ctx.pusherServer.stop();
+__app.broadcast(8); // steps 2 and 3, while the connection is down
+__app.hold();
+__ctx.pusherServer.start();
+await __ctx.until(() => __ctx.textOf(__root) === 'catching up…', 'catching up');
+__app.release();
+await __ctx.until(() => __ctx.textOf(__root) === '3 steps', 'steps 2 and 3 filled in');`,
   },
   {
     file: 'README.md',
