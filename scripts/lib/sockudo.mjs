@@ -54,9 +54,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts sockudo with one app and resolves once `/up/<appId>` answers 200.
+ * `port` reuses a port (a restarted server, as after a Reverb restart: clients
+ * reconnect to the same address); by default the OS picks a free one.
  * Returns `{ host, port, appId, key, secret, stop() }`.
  */
-export async function startSockudo({ appId, key, secret, maxPayloadKb = 10 } = {}) {
+export async function startSockudo({ appId, key, secret, maxPayloadKb = 10, port: wanted } = {}) {
   const binary = findSockudo();
   if (!binary) {
     throw new Error('sockudo not found on PATH or in ~/.cargo/bin; run scripts/setup.sh (it runs `cargo install sockudo`)');
@@ -64,7 +66,7 @@ export async function startSockudo({ appId, key, secret, maxPayloadKb = 10 } = {
   appId ??= randomId('app-');
   key ??= randomId('key-');
   secret ??= randomId('', 16);
-  const port = await freePort();
+  const port = wanted ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'stepline-sockudo-'));
 
   // A minimal environment instead of ours: sockudo reads dozens of variables

@@ -13,10 +13,13 @@ export const resultsDir = join(root, 'test-results');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Launches headless Chromium; fails with the set-up step to run when it is missing. */
-export async function launch() {
+/**
+ * Launches headless Chromium; fails with the set-up step to run when it is missing.
+ * `{ panel: false }` for tests that serve pages of their own (not www/dist).
+ */
+export async function launch({ panel = true } = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: run scripts/setup.sh (it installs Debian's chromium)`);
-  if (!existsSync(join(distDir, 'index.html'))) throw new Error('www/dist is not built: run `npm run build:www`');
+  if (panel && !existsSync(join(distDir, 'index.html'))) throw new Error('www/dist is not built: run `npm run build:www`');
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',

@@ -1,0 +1,20 @@
+import { useEffect, useState } from 'react';
+import { Session } from 'stepline/live';
+import { useAgentRun } from 'stepline/react';
+import { RunView } from './RunView.jsx';
+import { fetchEventLog } from './settings.js';
+
+export function App({ sessionId }) {
+  // One Session per run shown; the hook feeds it from `agent.{sessionId}`.
+  const [session] = useState(() => new Session({ sessionId }));
+  const run = useAgentRun(session, {
+    sessionId,
+    // After a reconnect, or when this page subscribed after the run started.
+    resync: () => fetchEventLog(sessionId),
+  });
+  // For the browser tests (tests/browser/adapters.test.mjs): the state on screen.
+  useEffect(() => {
+    window.__agentRun = run;
+  }, [run]);
+  return <RunView sessionId={sessionId} run={run} />;
+}
