@@ -9,7 +9,7 @@ use stepline::json::{self, Value};
 use stepline::session::Session;
 
 mod common;
-use common::{vectors_of, view_of, Corpus};
+use common::{jsonl, vectors_of, view_of, Corpus};
 
 /// Every single-turn v2.7 run, on a running clock (1 ms apart): the
 /// recordings' frozen clock gives every event the same millisecond.
@@ -35,14 +35,6 @@ fn runs() -> Vec<(String, Vec<Value>)> {
             (run["name"].as_str().unwrap().to_string(), envelopes)
         })
         .collect()
-}
-
-fn jsonl(envelopes: &[Value]) -> String {
-    envelopes
-        .iter()
-        .map(json::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]

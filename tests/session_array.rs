@@ -6,7 +6,7 @@ use stepline::json::{self, Value};
 use stepline::session::Session;
 
 mod common;
-use common::{vectors, view_of};
+use common::{jsonl, vectors, view_of};
 
 /// Every reference run's envelopes, turn after turn.
 fn runs() -> Vec<(String, Vec<Value>)> {
@@ -24,14 +24,6 @@ fn runs() -> Vec<(String, Vec<Value>)> {
             (name, envelopes)
         })
         .collect()
-}
-
-fn jsonl(envelopes: &[Value]) -> String {
-    envelopes
-        .iter()
-        .map(json::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Pretty-printed, as a person saves it: elements span lines.

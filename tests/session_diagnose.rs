@@ -9,7 +9,7 @@ use stepline::session::Session;
 use stepline::ErrorCode;
 
 mod common;
-use common::{case_starting, vectors, Corpus::V1_22};
+use common::{case_starting, jsonl, vectors, Corpus::V1_22};
 
 /// Every turn's raw envelopes of a reference run, in dispatch order.
 fn raw_envelopes(case: &Value) -> Vec<Value> {
@@ -24,14 +24,6 @@ fn raw_envelopes(case: &Value) -> Vec<Value> {
 
 fn last_slim(case: &Value) -> Value {
     case["expected"].as_array().unwrap().last().unwrap()["slim"].clone()
-}
-
-fn jsonl(envelopes: &[Value]) -> String {
-    envelopes
-        .iter()
-        .map(json::to_string)
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]

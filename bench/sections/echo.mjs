@@ -9,23 +9,12 @@ import { Session } from 'stepline';
 import { createAgentFeed } from 'stepline/echo';
 
 import { generateEnvelopes } from '../generate-envelopes.mjs';
+import { loop as bare } from './live.mjs';
 import { int, markdownTable, measure, pairedRatio, printTable, rate, summarize } from '../lib/measure.mjs';
 
 const N = 10_000;
 const BARE = 'session.ingest + getSnapshot';
 const FEED = 'feed.receive + getSnapshot';
-
-function bare(envelopes) {
-  return () => {
-    const session = new Session();
-    let view;
-    for (const envelope of envelopes) {
-      session.ingest(envelope);
-      view = session.getSnapshot();
-    }
-    return { handle: session, view };
-  };
-}
 
 function fed(envelopes) {
   return () => {

@@ -13,7 +13,8 @@ import { int, markdownTable, mb, measure, ms, pairedRatio, printTable, rate, sec
 const SIZES = [10_000, 100_000];
 const label = (n) => `N = ${int(n)}`;
 
-function loop(envelopes) {
+/** The live UI loop over `envelopes`: `ingest` then `getSnapshot` after each one (the echo section's baseline too). */
+export function loop(envelopes) {
   return () => {
     const session = new Session();
     let view;

@@ -145,3 +145,13 @@ pub fn guard_spec(hook: &str, params: &Value) -> Option<Value> {
         _ => return None,
     })
 }
+
+/// Envelopes as a JSONL batch (one line each), as `ingest_jsonl` reads a
+/// recording or a server's event log.
+pub fn jsonl(envelopes: &[Value]) -> String {
+    envelopes
+        .iter()
+        .map(json::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -248,17 +248,41 @@ function typeCheck(dir) {
 
 /** A framework project, installed once: the tarball, its framework packages, the pages' shared reporter. */
 const frameworkProjects = new Map();
-function frameworkApp(name, packages) {
+/**
+ * The framework app's two pages (bare.html: the run followed by hand in bare.js; hook.html:
+ * with the adapter in hook.js), alike but for their script; show-run.js writes into #run.
+ */
+function writeAdapterPages(dir, framework) {
+  for (const page of ['bare', 'hook']) {
+    writeFileSync(join(dir, `${page}.html`), `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <link rel="icon" href="data:,">
+    <title>stepline packaging check: ${framework}, ${page}</title>
+  </head>
+  <body>
+    <div id="root"></div>
+    <pre id="run" data-state="pending"></pre>
+    <script type="module" src="./${page}.js"></script>
+  </body>
+</html>
+`);
+  }
+}
+
+function frameworkApp(name, packages, framework) {
   if (!frameworkProjects.has(name)) {
     const dir = makeProject(name, 'module', name);
     linkFromRoot(dir, packages);
     cpSync(join(fixtures, 'show-run.js'), join(dir, 'show-run.js'));
+    writeAdapterPages(dir, framework);
     frameworkProjects.set(name, dir);
   }
   return frameworkProjects.get(name);
 }
-const reactApp = () => frameworkApp('react-app', REACT_PACKAGES);
-const vueApp = () => frameworkApp('vue-app', VUE_PACKAGES);
+const reactApp = () => frameworkApp('react-app', REACT_PACKAGES, 'React');
+const vueApp = () => frameworkApp('vue-app', VUE_PACKAGES, 'Vue');
 
 test('the installed tarball has stepline/echo, stepline/react and stepline/vue, each with its declarations', () => {
   const dir = reactApp();

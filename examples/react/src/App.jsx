@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Session } from 'stepline/live';
 import { useAgentRun } from 'stepline/react';
 import { RunView } from './RunView.jsx';
-import { fetchEventLog } from './settings.js';
+import { fetchEventLog } from '../../shared/settings.js';
 
 export function App({ sessionId }) {
   // One Session per run shown; the hook feeds it from `agent.{sessionId}`.

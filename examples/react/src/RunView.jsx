@@ -1,4 +1,4 @@
-import { stepRows, stopReasons } from './run.js';
+import { stepRows, stopReasons } from '../../shared/run.js';
 
 function Tool({ tool }) {
   return (

@@ -2,8 +2,8 @@ import { configureEcho } from '@laravel/echo-vue';
 import init from 'stepline/live';
 import { createApp } from 'vue';
 import App from './App.vue';
-import { settingsFrom } from './settings.js';
-import './style.css';
+import { settingsFrom } from '../../shared/settings.js';
+import '../../shared/style.css';
 
 const { key, host, port, tls, sessionId } = settingsFrom(new URL(window.location.href));
 

@@ -1,3 +1,4 @@
+// Shared by examples/react and examples/vue.
 // Where the broadcasts come from. A Laravel app reads these from its .env
 // (VITE_REVERB_APP_KEY, VITE_REVERB_HOST, VITE_REVERB_PORT, VITE_REVERB_SCHEME);
 // this page reads them from its URL so that one build can follow any server:

@@ -1,3 +1,4 @@
+// Shared by examples/react and examples/vue.
 // What the page derives from an execution view for display only; the view itself is
 // the core's (stepline never re-derives a run in the UI).
 
