@@ -48,6 +48,9 @@ pub mod error;
 pub mod json;
 pub mod lint;
 pub mod model;
+/// OpenTelemetry GenAI export of a run (OTLP/HTTP JSON).
+#[cfg(feature = "full")]
+pub mod otel;
 pub(crate) mod php;
 #[cfg(feature = "schema")]
 pub mod schema;
