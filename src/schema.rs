@@ -207,6 +207,7 @@ fn session(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::session::runlog::RunLogBatchResult<'static>>();
     g.subschema_for::<crate::session::runlog::RunLogSummary>();
     g.subschema_for::<crate::lint::Diagnostic>();
+    g.subschema_for::<crate::otel::shape::OtlpTraceRequest>();
     g.subschema_for::<crate::lint::DiagnoseRequest<'static>>();
     g.subschema_for::<crate::lint::DiagnoseOptions<'static>>();
 }

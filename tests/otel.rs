@@ -5,7 +5,7 @@
 
 use stepline::json::Value;
 use stepline::otel::times::{self, Interval};
-use stepline::otel::{export, OtelOptions, SCHEMA_URL};
+use stepline::otel::{OtelOptions, SCHEMA_URL};
 use stepline::session::view::{Execution, StepView, ToolRun};
 use stepline::session::Session;
 
@@ -28,6 +28,11 @@ fn reference_sessions() -> Vec<(String, Session)> {
         }
     }
     out
+}
+
+/// The export as JSON, as JavaScript receives it.
+fn export(s: &Session, options: &OtelOptions) -> Value {
+    stepline::json::to_value_of(&stepline::otel::export(s, options))
 }
 
 fn spans(req: &Value) -> Vec<Value> {
@@ -195,6 +200,7 @@ fn a_failed_tool_call_is_an_error_span_with_its_message() {
     e.steps.insert(1, st);
     let mut spans_out = Vec::new();
     stepline::otel::execution_spans("sess-1", 0, &e, &mut spans_out);
+    let spans_out: Vec<Value> = spans_out.iter().map(stepline::json::to_value_of).collect();
     let tools: Vec<&Value> = spans_out.iter().filter(|s| op(s) == "execute_tool").collect();
     assert_eq!(tools.len(), 2);
     assert_eq!(tools[0]["name"], "execute_tool search");

@@ -1,52 +1,41 @@
-//! OTLP `KeyValue`s in the proto3 JSON mapping: `{key, value: {stringValue
-//! | intValue | boolValue | doubleValue | arrayValue}}`; 64-bit integers are
-//! strings, as proto3 JSON writes int64.
+//! Building a span's attributes in the order they are added.
 
-use crate::json::{Map, Value};
+use super::shape::{AnyValue, ArrayValue, KeyValue};
 
-/// A list of attributes being built, in insertion order.
+/// A list of attributes being built.
 #[derive(Default)]
-pub struct Attrs(Vec<Value>);
+pub struct Attrs(pub Vec<KeyValue>);
 
-fn kv(key: &str, value: Map) -> Value {
-    let mut m = Map::new();
-    m.insert("key", Value::from(key));
-    m.insert("value", Value::from(value));
-    Value::from(m)
-}
-
-fn any(kind: &'static str, v: Value) -> Map {
-    let mut m = Map::new();
-    m.insert(kind, v);
-    m
+fn string(v: &str) -> AnyValue {
+    AnyValue {
+        string_value: Some(v.to_string()),
+        ..AnyValue::default()
+    }
 }
 
 impl Attrs {
     /// Adds a string attribute.
-    pub fn string(&mut self, key: &str, v: &str) -> &mut Attrs {
-        self.0.push(kv(key, any("stringValue", Value::from(v))));
-        self
+    pub fn string(&mut self, key: &'static str, v: &str) {
+        self.0.push(KeyValue { key, value: string(v) });
     }
 
-    /// Adds an int attribute (written as a decimal string, proto3's int64).
-    pub fn int(&mut self, key: &str, v: i64) -> &mut Attrs {
-        self.0.push(kv(key, any("intValue", Value::from(v.to_string()))));
-        self
+    /// Adds an int attribute (a decimal string, as proto3 JSON writes int64).
+    pub fn int(&mut self, key: &'static str, v: i64) {
+        let value = AnyValue {
+            int_value: Some(v.to_string()),
+            ..AnyValue::default()
+        };
+        self.0.push(KeyValue { key, value });
     }
 
     /// Adds a string-array attribute.
-    pub fn strings(&mut self, key: &str, vs: &[&str]) -> &mut Attrs {
-        let values: Vec<Value> = vs
-            .iter()
-            .map(|s| Value::from(any("stringValue", Value::from(*s))))
-            .collect();
-        let array = any("values", Value::Array(values));
-        self.0.push(kv(key, any("arrayValue", Value::from(array))));
-        self
-    }
-
-    /// The attributes as a JSON array.
-    pub fn into_value(self) -> Value {
-        Value::Array(self.0)
+    pub fn strings(&mut self, key: &'static str, vs: &[&str]) {
+        let value = AnyValue {
+            array_value: Some(ArrayValue {
+                values: vs.iter().map(|s| string(s)).collect(),
+            }),
+            ..AnyValue::default()
+        };
+        self.0.push(KeyValue { key, value });
     }
 }

@@ -17,12 +17,13 @@
 
 pub mod attrs;
 pub mod ids;
+pub mod shape;
 pub mod times;
 
-use crate::json::{Map, Value};
 use crate::session::view::{Execution, StepView, ToolRun};
 use crate::session::Session;
 use attrs::Attrs;
+use shape::{OtlpTraceRequest, Resource, ResourceSpans, Scope, ScopeSpans, Span, Status};
 use times::Interval;
 
 /// The OpenTelemetry semantic-conventions version the attributes follow.
@@ -56,35 +57,30 @@ impl Default for OtelOptions {
 }
 
 /// The run's spans as an OTLP/HTTP JSON `ExportTraceServiceRequest`.
-pub fn export(session: &Session, options: &OtelOptions) -> Value {
+pub fn export(session: &Session, options: &OtelOptions) -> OtlpTraceRequest {
     let sid = session.session_id().unwrap_or("");
     let mut spans = Vec::new();
     for (n, e) in session.executions().iter().enumerate() {
         execution_spans(sid, n, e, &mut spans);
     }
-    let mut scope = Map::new();
-    scope.insert("name", Value::from("stepline"));
-    scope.insert("version", Value::from(crate::version()));
-    let mut scope_spans = Map::new();
-    scope_spans.insert("scope", Value::from(scope));
-    scope_spans.insert("spans", Value::Array(spans));
-    scope_spans.insert("schemaUrl", Value::from(SCHEMA_URL));
-
-    let mut rattrs = Attrs::default();
-    rattrs.string("service.name", &options.service_name);
-    let mut resource = Map::new();
-    resource.insert("attributes", rattrs.into_value());
-    let mut resource_spans = Map::new();
-    resource_spans.insert("resource", Value::from(resource));
-    resource_spans.insert("scopeSpans", Value::Array(vec![Value::from(scope_spans)]));
-    resource_spans.insert("schemaUrl", Value::from(SCHEMA_URL));
-
-    let mut req = Map::new();
-    req.insert(
-        "resourceSpans",
-        Value::Array(vec![Value::from(resource_spans)]),
-    );
-    Value::from(req)
+    let mut resource = Attrs::default();
+    resource.string("service.name", &options.service_name);
+    OtlpTraceRequest {
+        resource_spans: vec![ResourceSpans {
+            resource: Resource {
+                attributes: resource.0,
+            },
+            scope_spans: vec![ScopeSpans {
+                scope: Scope {
+                    name: "stepline",
+                    version: crate::version(),
+                },
+                spans,
+                schema_url: SCHEMA_URL,
+            }],
+            schema_url: SCHEMA_URL,
+        }],
+    }
 }
 
 /// The ids every span of one execution shares.
@@ -96,7 +92,7 @@ struct Ctx<'a> {
 
 /// The spans of execution `n` of session `session_id`, appended to `out`:
 /// its `invoke_agent` span, then each step's `chat` span and its tool spans.
-pub fn execution_spans(session_id: &str, n: usize, e: &Execution, out: &mut Vec<Value>) {
+pub fn execution_spans(session_id: &str, n: usize, e: &Execution, out: &mut Vec<Span>) {
     // Executions without an id are told apart by their position.
     let exec_key = e.id.clone().unwrap_or_else(|| format!("#{n}"));
     let ctx = Ctx {
@@ -161,7 +157,7 @@ fn step_key(s: &StepView) -> String {
         .unwrap_or_else(|| format!("#{}", s.number))
 }
 
-fn step_spans(ctx: &Ctx, run_id: &str, s: &StepView, iv: Interval, out: &mut Vec<Value>) {
+fn step_spans(ctx: &Ctx, run_id: &str, s: &StepView, iv: Interval, out: &mut Vec<Span>) {
     let key = step_key(s);
     let id = ids::span_id(&["step", ctx.session_id, &ctx.exec_key, &key]);
     let mut a = Attrs::default();
@@ -205,7 +201,7 @@ fn tool_span(
     i: usize,
     t: &ToolRun,
     step_iv: Interval,
-    out: &mut Vec<Value>,
+    out: &mut Vec<Span>,
 ) {
     // A call without an id is told apart by its place in the step.
     let call_key = t.call_id.clone().unwrap_or_else(|| format!("#{i}"));
@@ -248,23 +244,19 @@ fn span(
     iv: Interval,
     attrs: Attrs,
     error: Option<&str>,
-) -> Value {
-    let mut m = Map::new();
-    m.insert("traceId", Value::from(ctx.trace_id.as_str()));
-    m.insert("spanId", Value::from(id));
-    if let Some(p) = parent {
-        m.insert("parentSpanId", Value::from(p));
+) -> Span {
+    Span {
+        trace_id: ctx.trace_id.clone(),
+        span_id: id.to_string(),
+        parent_span_id: parent.map(str::to_string),
+        name,
+        kind,
+        start_time_unix_nano: iv.start.to_string(),
+        end_time_unix_nano: iv.end.to_string(),
+        attributes: attrs.0,
+        status: Status {
+            code: error.map(|_| STATUS_ERROR),
+            message: error.map(str::to_string),
+        },
     }
-    m.insert("name", Value::from(name));
-    m.insert("kind", Value::from(kind));
-    m.insert("startTimeUnixNano", Value::from(iv.start.to_string()));
-    m.insert("endTimeUnixNano", Value::from(iv.end.to_string()));
-    m.insert("attributes", attrs.into_value());
-    let mut status = Map::new();
-    if let Some(msg) = error {
-        status.insert("code", Value::from(STATUS_ERROR));
-        status.insert("message", Value::from(msg));
-    }
-    m.insert("status", Value::from(status));
-    Value::from(m)
 }

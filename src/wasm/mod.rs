@@ -30,6 +30,8 @@ pub mod inference;
 #[cfg(feature = "full")]
 pub mod reconcile;
 #[cfg(feature = "full")]
+pub mod otel;
+#[cfg(feature = "full")]
 pub mod runlog;
 #[cfg(feature = "full")]
 pub mod snapshot;

@@ -2397,6 +2397,103 @@ export interface NormalizedInference {
   } | null;
 }
 
+/** An attribute value: exactly one member is present. */
+export interface OtlpAnyValue {
+  /** A string. */
+  stringValue?: string | null;
+  /** A 64-bit integer as a decimal string (proto3 JSON's int64). */
+  intValue?: string | null;
+  /** An array of values. */
+  arrayValue?: OtlpArrayValue | null;
+}
+
+/** An array attribute value. */
+export interface OtlpArrayValue {
+  /** Its elements. */
+  values: OtlpAnyValue[];
+}
+
+/** An attribute. */
+export interface OtlpKeyValue {
+  /** The attribute's name. */
+  key: string;
+  /** Its value. */
+  value: OtlpAnyValue;
+}
+
+/** An OTLP resource. */
+export interface OtlpResource {
+  /** Its attributes. */
+  attributes: OtlpKeyValue[];
+}
+
+/** The spans of one resource (the service that ran the agent). */
+export interface OtlpResourceSpans {
+  /** The resource: `service.name`. */
+  resource: OtlpResource;
+  /** One entry: the spans stepline made. */
+  scopeSpans: OtlpScopeSpans[];
+  /** The semantic-conventions schema the attributes follow. */
+  schemaUrl: string;
+}
+
+/** The spans of one instrumentation scope. */
+export interface OtlpScopeSpans {
+  /** stepline and its version. */
+  scope: OtlpScope;
+  /** The spans, each run's before its steps', each step's before its tools'. */
+  spans: OtlpSpan[];
+  /** The semantic-conventions schema the attributes follow. */
+  schemaUrl: string;
+}
+
+/** An instrumentation scope. */
+export interface OtlpScope {
+  /** `stepline`. */
+  name: string;
+  /** stepline's version. */
+  version: string;
+}
+
+/** One span. */
+export interface OtlpSpan {
+  /** 32 lowercase hex characters; one trace per execution. */
+  traceId: string;
+  /** 16 lowercase hex characters. */
+  spanId: string;
+  /** The parent's span id; absent on a run's span. */
+  parentSpanId?: string | null;
+  /** `invoke_agent`, `chat` or `execute_tool {tool}`. */
+  name: string;
+  /** `1` internal (run, tool), `3` client (inference). */
+  kind: number;
+  /** Nanoseconds since the Unix epoch as a decimal string; `"0"` unknown. */
+  startTimeUnixNano: string;
+  /** Nanoseconds since the Unix epoch as a decimal string; `"0"` unknown. */
+  endTimeUnixNano: string;
+  /** The `gen_ai.*` (and `stepline.*`) attributes. */
+  attributes: OtlpKeyValue[];
+  /** Empty (unset) or `{code: 2, message}` on failure. */
+  status: OtlpStatus;
+}
+
+/** A span's status. */
+export interface OtlpStatus {
+  /** `2` (`STATUS_CODE_ERROR`) on failure. */
+  code?: number | null;
+  /** What failed. */
+  message?: string | null;
+}
+
+/**
+ * An OTLP/HTTP JSON `ExportTraceServiceRequest`: POST it to a collector's
+ * `/v1/traces` with `Content-Type: application/json`.
+ */
+export interface OtlpTraceRequest {
+  /** One entry: stepline's resource. */
+  resourceSpans: OtlpResourceSpans[];
+}
+
 /** Options of `parseAgentState` and `restoreState`. */
 export interface ParseAgentStateOptions {
   /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
