@@ -10,6 +10,9 @@
 #   - chromium, chromedriver and protoc from apt (the browser tests drive the
 #     devtools panel in chromium; protoc is needed to compile sockudo)
 #   - sockudo, the Pusher-protocol server the live-panel tests and demo run
+#   - .venv, a Python virtualenv with opentelemetry-proto and protobuf (pinned), which
+#     tests/otel/check_otlp.py uses to parse the OTLP export with the official
+#     protobuf JSON mapping (python3-venv from apt when `python3 -m venv` is missing)
 #
 # STEPLINE_SETUP=core (what `npm start` uses) stops after step 3: serving the
 # panel needs neither the browser nor the Pusher server.
@@ -111,10 +114,36 @@ elif [ "$(installed_version sockudo)" != "$sockudo_pin" ]; then
   say "note: sockudo $(installed_version sockudo) is installed; the tests were written against $sockudo_pin"
 fi
 
+# 6. The Python venv of the OTLP check -----------------------------------------
+# Pinned: the test parses against these exact message definitions.
+otel_proto_pin=1.45.2
+protobuf_pin=7.36.2
+venv_python="$root/.venv/bin/python"
+venv_current() {
+  [ -x "$venv_python" ] &&
+    "$venv_python" -c "import importlib.metadata as m, sys; sys.exit(m.version('opentelemetry-proto') != '$otel_proto_pin' or m.version('protobuf') != '$protobuf_pin')" 2>/dev/null
+}
+if ! venv_current; then
+  command -v python3 >/dev/null || die "python3 not found; install Python 3 (the OTLP export test needs it)"
+  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else
+      die "python3-venv is missing and this is not root and sudo is not available; install python3-venv as root"
+    fi
+    say "installing python3-venv with apt-get"
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y python3-venv
+  fi
+  say "creating .venv with opentelemetry-proto $otel_proto_pin and protobuf $protobuf_pin"
+  [ -x "$venv_python" ] || python3 -m venv "$root/.venv"
+  "$venv_python" -m pip install --quiet "opentelemetry-proto==$otel_proto_pin" "protobuf==$protobuf_pin"
+  venv_current || die "pip finished but .venv does not have opentelemetry-proto $otel_proto_pin and protobuf $protobuf_pin"
+fi
+
 # "Chromium 156.0.8078.79 built on ...", "libprotoc 3.21.12", "sockudo 5.2.0": the second word.
 chromium_version="$(installed_version /usr/bin/chromium)"
 chromedriver_version="$(installed_version /usr/bin/chromedriver)"
 protoc_version="$(installed_version protoc)"
 sockudo_version="$(installed_version sockudo)"
 say "ok (target $target, wasm-bindgen $wb_version, node $(node --version), node_modules current," \
-  "chromium ${chromium_version:-?}, chromedriver ${chromedriver_version:-?}, protoc ${protoc_version:-?}, sockudo ${sockudo_version:-?})"
+  "chromium ${chromium_version:-?}, chromedriver ${chromedriver_version:-?}, protoc ${protoc_version:-?}, sockudo ${sockudo_version:-?}," \
+  "opentelemetry-proto $otel_proto_pin)"

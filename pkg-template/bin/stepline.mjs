@@ -3,7 +3,7 @@
 // replay a recorded run. A thin shell over the package's own API (slimSnapshot,
 // validateSnapshot, Session, diagnose, version); everything it decides about the data,
 // the wasm core decides.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import * as stepline from '../index.mjs';
@@ -13,6 +13,7 @@ const USAGE = `Usage:
   stepline validate <snapshot.json>... [--json]
   stepline replay <events.jsonl> [--snapshot final.json] [--json]
   stepline summary <recording.jsonl>... [--json]
+  stepline otel <recording.jsonl> [--service-name N] [-o out.json]
   stepline --version
   stepline --help
 
@@ -49,6 +50,14 @@ Commands:
             that cannot be read are listed as "<file>:<line> <code>: <message>", and
             make the exit status 1.
               --json         print one line {summary, errors} instead
+  otel      Export a recording (as Session.toRecording() or RunLog.save() writes it) as
+            OpenTelemetry spans: an OTLP/HTTP JSON ExportTraceServiceRequest (GenAI
+            semantic conventions 1.40.0; invoke_agent per execution, chat per step,
+            execute_tool per tool call), ready to POST to a collector's /v1/traces.
+            Prints the JSON to stdout, or writes it to the -o file and prints a
+            one-line count of the spans to stderr.
+              --service-name N  the resource's service.name (default stepline)
+              -o, --output F    write the JSON to F instead of stdout
 
 A file named - is read from standard input.
 Exit status: 0 success, 1 invalid input or an error, 2 bad usage or a file that
@@ -526,6 +535,29 @@ function summaryCommand(args) {
   return status;
 }
 
+function otelCommand(args) {
+  const { values, positionals } = parse(args, {
+    'service-name': { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  });
+  if (positionals.length !== 1) throw new UsageError('otel takes one recording file (or - for stdin)');
+  const session = stepline.Session.fromRecording(readInput(positionals[0]));
+  const request = session.exportOtlp({ serviceName: values['service-name'] });
+  const text = JSON.stringify(request);
+  if (values.output === undefined) {
+    out(text);
+    return 0;
+  }
+  try {
+    writeFileSync(values.output, `${text}\n`);
+  } catch (error) {
+    throw new CliError(`cannot write ${values.output}: ${READ_ERRORS[error.code] ?? error.message}`);
+  }
+  const spans = request.resourceSpans.reduce((n, r) => n + r.scopeSpans.reduce((m, s) => m + s.spans.length, 0), 0);
+  process.stderr.write(`wrote ${plural(spans, 'span')} to ${values.output}\n`);
+  return 0;
+}
+
 function main(argv) {
   const [command, ...rest] = argv;
   const end = rest.indexOf('--');
@@ -543,6 +575,7 @@ function main(argv) {
   if (command === 'validate') return validateCommand(rest);
   if (command === 'replay') return replayCommand(rest);
   if (command === 'summary') return summaryCommand(rest);
+  if (command === 'otel') return otelCommand(rest);
   throw new UsageError(`unknown command ${JSON.stringify(command)}`);
 }
 
