@@ -119,9 +119,10 @@ fi
 otel_proto_pin=1.45.2
 protobuf_pin=7.36.2
 venv_python="$root/.venv/bin/python"
+venv_pins="opentelemetry-proto==$otel_proto_pin protobuf==$protobuf_pin"
+# A stamp written after the install, so the check costs no Python start-up.
 venv_current() {
-  [ -x "$venv_python" ] &&
-    "$venv_python" -c "import importlib.metadata as m, sys; sys.exit(m.version('opentelemetry-proto') != '$otel_proto_pin' or m.version('protobuf') != '$protobuf_pin')" 2>/dev/null
+  [ -x "$venv_python" ] && [ "$(cat "$root/.venv/stepline-pins" 2>/dev/null)" = "$venv_pins" ]
 }
 if ! venv_current; then
   command -v python3 >/dev/null || die "python3 not found; install Python 3 (the OTLP export test needs it)"
@@ -135,7 +136,10 @@ if ! venv_current; then
   fi
   say "creating .venv with opentelemetry-proto $otel_proto_pin and protobuf $protobuf_pin"
   [ -x "$venv_python" ] || python3 -m venv "$root/.venv"
-  "$venv_python" -m pip install --quiet "opentelemetry-proto==$otel_proto_pin" "protobuf==$protobuf_pin"
+  # shellcheck disable=SC2086 # the pins are two words on purpose
+  "$venv_python" -m pip install --quiet $venv_pins
+  "$venv_python" -c "import importlib.metadata as m, sys; sys.exit(m.version('opentelemetry-proto') != '$otel_proto_pin' or m.version('protobuf') != '$protobuf_pin')" &&
+    printf '%s\n' "$venv_pins" >"$root/.venv/stepline-pins"
   venv_current || die "pip finished but .venv does not have opentelemetry-proto $otel_proto_pin and protobuf $protobuf_pin"
 fi
 
