@@ -384,6 +384,23 @@ assert.deepEqual(__RunLog.load(fs.readFileSync('day.jsonl', 'utf8')).summary(), 
   },
   {
     file: 'README.md',
+    match: "session.exportOtlp({ serviceName: 'support-agent' })",
+    declare: `
+import type { Session } from 'stepline';
+declare const session: Session;`,
+    setup: `
+import { Session as __Session } from 'stepline';
+const session = new __Session();
+for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) session.ingest(e);
+const __posted = [];
+const fetch = async (url, init) => { __posted.push({ url, init }); return { ok: true }; };`,
+    after: `
+assert.deepEqual(body.resourceSpans[0].scopeSpans[0].spans.map((s) => s.name), ['invoke_agent', 'chat', 'execute_tool search', 'chat']);
+assert.equal(__posted.length, 1);
+assert.deepEqual(JSON.parse(__posted[0].init.body), body);`,
+  },
+  {
+    file: 'README.md',
     match: 'diagnose({ envelopes, snapshot, state, includeToolResults: false })',
     declare: `
 import type { SlimSnapshot } from 'stepline';

@@ -161,6 +161,19 @@ export const calls = {
     }
   },
 
+  async *'Session.exportOtlp'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      yield [run.name, session.exportOtlp()];
+      yield [`${run.name} under a service name`, session.exportOtlp({ serviceName: 'shape-check' })];
+      session.free();
+    }
+    const empty = new stepline.Session();
+    yield ['an empty session', empty.exportOtlp()];
+    empty.free();
+  },
+
   async *diagnose({ stepline, runs }) {
     // Foreign events are read by a Session only (diagnose({envelopes}) refuses them with a path).
     for (const run of allRuns(runs).filter((r) => !r.dialect)) {
