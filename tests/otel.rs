@@ -24,7 +24,10 @@ fn reference_sessions() -> Vec<(String, Session)> {
                 .flat_map(|t| t["envelopes"].as_array().unwrap().iter())
                 .map(|e| e["envelope"].clone())
                 .collect();
-            out.push((case["name"].as_str().unwrap().to_string(), session_of(&envelopes)));
+            out.push((
+                case["name"].as_str().unwrap().to_string(),
+                session_of(&envelopes),
+            ));
         }
     }
     out
@@ -71,9 +74,19 @@ fn one_span_per_execution_step_and_tool_call_nested_run_inference_tool() {
             .flat_map(|e| e.steps.values())
             .map(|st| st.tools.len())
             .sum();
-        let of = |o: &str| spans.iter().filter(|sp| op(sp) == o).cloned().collect::<Vec<_>>();
+        let of = |o: &str| {
+            spans
+                .iter()
+                .filter(|sp| op(sp) == o)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
         let (runs, chats, calls) = (of("invoke_agent"), of("chat"), of("execute_tool"));
-        assert_eq!((runs.len(), chats.len(), calls.len()), (execs.len(), steps, tools), "{name}");
+        assert_eq!(
+            (runs.len(), chats.len(), calls.len()),
+            (execs.len(), steps, tools),
+            "{name}"
+        );
         (all_steps, all_tools) = (all_steps + steps, all_tools + tools);
         for r in &runs {
             assert!(r.get("parentSpanId").is_none(), "{name}: the run is a root");
@@ -90,7 +103,10 @@ fn one_span_per_execution_step_and_tool_call_nested_run_inference_tool() {
             );
         }
     }
-    assert!(all_steps > 0 && all_tools > 0, "the runs exercise every level");
+    assert!(
+        all_steps > 0 && all_tools > 0,
+        "the runs exercise every level"
+    );
 }
 
 #[test]
@@ -98,13 +114,25 @@ fn inference_spans_carry_the_views_usage_and_finish_reason() {
     for (name, s) in reference_sessions() {
         let spans = spans(&export(&s, &OtelOptions::default()));
         let chats: Vec<&Value> = spans.iter().filter(|sp| op(sp) == "chat").collect();
-        let steps: Vec<&StepView> = s.executions().iter().flat_map(|e| e.steps.values()).collect();
+        let steps: Vec<&StepView> = s
+            .executions()
+            .iter()
+            .flat_map(|e| e.steps.values())
+            .collect();
         for (c, st) in chats.iter().zip(steps) {
             let tokens = |k: &str| attr(c, k).map(|v| v["intValue"].as_str().unwrap().to_string());
             match st.usage {
                 Some(u) => {
-                    assert_eq!(tokens("gen_ai.usage.input_tokens"), Some(u.input.to_string()), "{name}");
-                    assert_eq!(tokens("gen_ai.usage.output_tokens"), Some(u.output.to_string()), "{name}");
+                    assert_eq!(
+                        tokens("gen_ai.usage.input_tokens"),
+                        Some(u.input.to_string()),
+                        "{name}"
+                    );
+                    assert_eq!(
+                        tokens("gen_ai.usage.output_tokens"),
+                        Some(u.output.to_string()),
+                        "{name}"
+                    );
                 }
                 None => assert_eq!(tokens("gen_ai.usage.input_tokens"), None, "{name}"),
             }
@@ -120,11 +148,19 @@ fn inference_spans_carry_the_views_usage_and_finish_reason() {
 fn the_same_recording_exports_the_same_ids_as_hex_of_otlp_lengths() {
     let (_, a) = reference_sessions().remove(0);
     let (_, b) = reference_sessions().remove(0);
-    let (ea, eb) = (export(&a, &OtelOptions::default()), export(&b, &OtelOptions::default()));
-    assert_eq!(stepline::json::to_string(&ea), stepline::json::to_string(&eb));
+    let (ea, eb) = (
+        export(&a, &OtelOptions::default()),
+        export(&b, &OtelOptions::default()),
+    );
+    assert_eq!(
+        stepline::json::to_string(&ea),
+        stepline::json::to_string(&eb)
+    );
     let hex = |v: &Value, n: usize| {
         let s = v.as_str().unwrap();
-        s.len() == n && s.bytes().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        s.len() == n
+            && s.bytes()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
     };
     let sp = spans(&ea);
     for span in &sp {
@@ -139,13 +175,24 @@ fn the_same_recording_exports_the_same_ids_as_hex_of_otlp_lengths() {
 #[test]
 fn the_resource_names_the_service_and_the_pinned_semconv_schema() {
     let (_, s) = reference_sessions().remove(0);
-    let req = export(&s, &OtelOptions { service_name: "checkout-agent".into() });
+    let req = export(
+        &s,
+        &OtelOptions {
+            service_name: "checkout-agent".into(),
+        },
+    );
     let rs = &req["resourceSpans"][0];
     assert_eq!(rs["schemaUrl"], SCHEMA_URL);
     assert_eq!(rs["resource"]["attributes"][0]["key"], "service.name");
-    assert_eq!(rs["resource"]["attributes"][0]["value"]["stringValue"], "checkout-agent");
+    assert_eq!(
+        rs["resource"]["attributes"][0]["value"]["stringValue"],
+        "checkout-agent"
+    );
     let def = export(&s, &OtelOptions::default());
-    assert_eq!(def["resourceSpans"][0]["resource"]["attributes"][0]["value"]["stringValue"], "stepline");
+    assert_eq!(
+        def["resourceSpans"][0]["resource"]["attributes"][0]["value"]["stringValue"],
+        "stepline"
+    );
 }
 
 fn step(n: i64, start: Option<&str>, end: Option<&str>) -> StepView {
@@ -165,18 +212,42 @@ fn a_step_without_timestamps_borrows_its_neighbours_never_the_clock() {
     let mut e = Execution::default();
     e.first_at = Some("2026-01-20T12:00:00Z".into());
     e.last_at = Some("2026-01-20T12:00:10Z".into());
-    e.steps.insert(1, step(1, Some("2026-01-20T12:00:01Z"), Some("2026-01-20T12:00:02Z")));
+    e.steps.insert(
+        1,
+        step(
+            1,
+            Some("2026-01-20T12:00:01Z"),
+            Some("2026-01-20T12:00:02Z"),
+        ),
+    );
     e.steps.insert(2, step(2, None, None));
-    e.steps.insert(3, step(3, Some("2026-01-20T12:00:05Z"), None));
+    e.steps
+        .insert(3, step(3, Some("2026-01-20T12:00:05Z"), None));
     let run = times::execution(&e);
-    assert_eq!(run, Interval { start: ns("2026-01-20T12:00:00Z"), end: ns("2026-01-20T12:00:10Z") });
+    assert_eq!(
+        run,
+        Interval {
+            start: ns("2026-01-20T12:00:00Z"),
+            end: ns("2026-01-20T12:00:10Z")
+        }
+    );
     let ivs = times::steps(&e, run);
     // Step 2: from step 1's end to step 3's start; step 3 ends with the run.
-    assert_eq!(ivs[1], Interval { start: ns("2026-01-20T12:00:02Z"), end: ns("2026-01-20T12:00:05Z") });
+    assert_eq!(
+        ivs[1],
+        Interval {
+            start: ns("2026-01-20T12:00:02Z"),
+            end: ns("2026-01-20T12:00:05Z")
+        }
+    );
     assert_eq!(ivs[2].end, ns("2026-01-20T12:00:10Z"));
 
     let bare = Execution::default();
-    assert_eq!(times::execution(&bare), Interval { start: 0, end: 0 }, "unknown is 0, not now");
+    assert_eq!(
+        times::execution(&bare),
+        Interval { start: 0, end: 0 },
+        "unknown is 0, not now"
+    );
 }
 
 #[test]
@@ -185,7 +256,11 @@ fn a_failed_tool_call_is_an_error_span_with_its_message() {
     e.id = Some("exec-1".into());
     e.first_at = Some("2026-01-20T12:00:00Z".into());
     e.last_at = Some("2026-01-20T12:00:03Z".into());
-    let mut st = step(1, Some("2026-01-20T12:00:00Z"), Some("2026-01-20T12:00:03Z"));
+    let mut st = step(
+        1,
+        Some("2026-01-20T12:00:00Z"),
+        Some("2026-01-20T12:00:03Z"),
+    );
     for (id, ok) in [("call_a", true), ("call_b", false)] {
         st.tools.push(ToolRun {
             name: "search".into(),
@@ -201,12 +276,24 @@ fn a_failed_tool_call_is_an_error_span_with_its_message() {
     let mut spans_out = Vec::new();
     stepline::otel::execution_spans("sess-1", 0, &e, &mut spans_out);
     let spans_out: Vec<Value> = spans_out.iter().map(stepline::json::to_value_of).collect();
-    let tools: Vec<&Value> = spans_out.iter().filter(|s| op(s) == "execute_tool").collect();
+    let tools: Vec<&Value> = spans_out
+        .iter()
+        .filter(|s| op(s) == "execute_tool")
+        .collect();
     assert_eq!(tools.len(), 2);
     assert_eq!(tools[0]["name"], "execute_tool search");
-    assert_eq!(tools[0]["startTimeUnixNano"], tools[1]["startTimeUnixNano"], "parallel calls overlap");
-    assert_eq!(attr(tools[1], "gen_ai.tool.call.id").unwrap()["stringValue"], "call_b");
-    assert_eq!(attr(tools[1], "error.type").unwrap()["stringValue"], "_OTHER");
+    assert_eq!(
+        tools[0]["startTimeUnixNano"], tools[1]["startTimeUnixNano"],
+        "parallel calls overlap"
+    );
+    assert_eq!(
+        attr(tools[1], "gen_ai.tool.call.id").unwrap()["stringValue"],
+        "call_b"
+    );
+    assert_eq!(
+        attr(tools[1], "error.type").unwrap()["stringValue"],
+        "_OTHER"
+    );
     assert_eq!(tools[1]["status"]["code"], 2);
     assert_eq!(tools[1]["status"]["message"], "timeout");
     assert!(attr(tools[0], "error.type").is_none());

@@ -16,7 +16,10 @@ fn string(v: &str) -> AnyValue {
 impl Attrs {
     /// Adds a string attribute.
     pub fn string(&mut self, key: &'static str, v: &str) {
-        self.0.push(KeyValue { key, value: string(v) });
+        self.0.push(KeyValue {
+            key,
+            value: string(v),
+        });
     }
 
     /// Adds an int attribute (a decimal string, as proto3 JSON writes int64).

@@ -28,9 +28,9 @@ pub mod encoder;
 #[cfg(feature = "full")]
 pub mod inference;
 #[cfg(feature = "full")]
-pub mod reconcile;
-#[cfg(feature = "full")]
 pub mod otel;
+#[cfg(feature = "full")]
+pub mod reconcile;
 #[cfg(feature = "full")]
 pub mod runlog;
 #[cfg(feature = "full")]

@@ -36,7 +36,8 @@ impl Session {
     /// ```
     #[wasm_bindgen(js_name = exportOtlp, unchecked_return_type = "OtlpTraceRequest")]
     pub fn export_otlp(&self, options_arg: Option<OtlpOptionsArg>) -> Result<JsValue, JsValue> {
-        let opts = options(&options_arg.map(JsValue::from), &["serviceName"]).map_err(to_js_error)?;
+        let opts =
+            options(&options_arg.map(JsValue::from), &["serviceName"]).map_err(to_js_error)?;
         let mut o = OtelOptions::default();
         if let Some(name) = read::opt_str(&opts, "serviceName", "/options").map_err(to_js_error)? {
             o.service_name = name.to_string();
