@@ -3,13 +3,13 @@
 //! can import it.
 //!
 //! Spans follow the GenAI semantic conventions of the pinned version
-//! [`SEMCONV_VERSION`] (the resource's `schemaUrl` names it): one trace per
+//! [`SEMCONV_VERSION`](crate::otel::SEMCONV_VERSION) (the resource's `schemaUrl` names it): one trace per
 //! execution, an `invoke_agent` span for the run, a `chat` span per step
 //! (the step is one inference) under it, and an `execute_tool {tool}` span
 //! per tool call under its step's `chat` span (parallel calls are siblings
 //! whose times overlap). Ids are hashes of the session, execution, step and
-//! call ids ([`ids`]), so the same recording always exports the same spans.
-//! Times are envelope timestamps ([`times`]), never the clock.
+//! call ids ([`ids`](crate::otel::ids)), so the same recording always exports the same spans.
+//! Times are envelope timestamps ([`times`](crate::otel::times)), never the clock.
 //!
 //! The OTLP JSON encoding differs from plain proto3 JSON in one place:
 //! `traceId` / `spanId` are hex, not base64 (OTLP specification, "JSON
