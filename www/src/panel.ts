@@ -49,6 +49,11 @@ export class Panel {
   get find() { return this.state.find; }
   get finalStateUrl() { return this.state.finalStateUrl; }
 
+  /** Called after every state change (deep links use it); returns the unsubscribe. */
+  subscribe(listener: (state: PanelState) => void): () => void {
+    return this.store.subscribe(listener);
+  }
+
   dispatch(action: Action): void {
     this.store.dispatch(action);
   }
