@@ -10,6 +10,9 @@ export type { Reconciliation, SourceInfo, Tab, WhatIf, Criteria } from './state'
 
 export interface View { update(panel: Panel): void }
 
+/** Actions that come from the stream or a load in progress: rendered once per frame. */
+const STREAMED = new Set<Action['type']>(['snapshot', 'loading', 'source-detail']);
+
 export class Panel {
   private store = createStore();
   private current: Session | null = null;
@@ -54,8 +57,28 @@ export class Panel {
     return this.store.subscribe(listener);
   }
 
+  /**
+   * Changes the state. What a person did (select, tab, find, a message)
+   * renders at once, so the page answers the key or click it came from; what
+   * the stream does is coalesced to one render per frame.
+   */
   dispatch(action: Action): void {
     this.store.dispatch(action);
+    if (!STREAMED.has(action.type)) this.renderNow();
+  }
+
+  private renderNow(): void {
+    this.flush();
+    if (this.frame !== 0) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.render();
+  }
+
+  /** Reads the session's snapshot when it changed since the last read. */
+  private flush(): void {
+    if (!this.dirty || !this.current) return;
+    this.dirty = false;
+    this.store.dispatch({ type: 'snapshot', view: this.current.getSnapshot() });
   }
 
   register(view: View): void {
@@ -92,10 +115,7 @@ export class Panel {
   changed(): void {
     if (this.frame !== 0) return;
     this.frame = requestAnimationFrame(() => {
-      if (this.dirty && this.current) {
-        this.dirty = false;
-        this.dispatch({ type: 'snapshot', view: this.current.getSnapshot() });
-      }
+      this.flush();
       this.frame = 0;
       this.render();
     });
