@@ -135,7 +135,7 @@ describe('a recording of each dialect', () => {
     const page = await openPage(env.browser);
     await page.goto(`${env.server.url}?recording=/recordings/broken.json`);
     await loaded(page);
-    assert.match(await page.textContent('[data-testid=error]'), /^1 events could not be read\. event 4: /);
+    assert.match(await page.textContent('[data-testid=error]'), /^1 event could not be read\. event 4: /);
     assert.equal(await stepsShown(page), run.steps.length);
     await page.close();
   });

@@ -4,6 +4,7 @@
 // recording from a URL (JSONL or a JSON array of events, any dialect),
 // `?demo=<producer>` one of the bundled runs, anything else instructor's.
 import init from 'stepline';
+import { keepInUrl, restore } from './deeplink';
 import { h } from './dom';
 import { Panel } from './panel';
 import { connect, settingsFromUrl } from './sources/live';
@@ -54,16 +55,32 @@ async function main(): Promise<void> {
     else document.querySelector<HTMLButtonElement>('[data-testid="live-toggle"]')?.click();
   } else if (recording) {
     header.run(async () => {
-      const response = await fetch(recording);
-      if (!response.ok) throw new Error(`${response.status} ${response.statusText} from ${recording}`);
-      await loadRecording(panel, await response.text(), { kind: 'file', label: recording, detail: '' });
+      await loadRecording(panel, await fetchRecording(recording), { kind: 'file', label: recording, detail: '' });
+      restore(panel, params);
+      keepInUrl(panel);
     });
   } else {
     // `?demo=laravel-ai` (or ag-ui, ai-sdk): the bundled run of that producer.
-    header.run(() => loadBundled(panel, demoById(params.get('demo'))));
+    header.run(async () => {
+      await loadBundled(panel, demoById(params.get('demo')));
+      restore(panel, params);
+      keepInUrl(panel);
+    });
   }
-  // For tests and the console: the panel object (read-only use).
+  // For tests and the console: the panel (its fields are getters over the state; change it with dispatch).
   (window as unknown as { stepline: Panel }).stepline = panel;
+}
+
+/** A recording from a URL; a failure says what was tried and what to check. */
+async function fetchRecording(url: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`The recording ${url} could not be fetched (${describe(error)}): check the address, that its server runs, and that it allows this page (CORS).`);
+  }
+  if (!response.ok) throw new Error(`The recording ${url} could not be fetched: the server answered ${response.status} ${response.statusText}. Check the address.`);
+  return response.text();
 }
 
 main().catch((error: unknown) => {

@@ -54,8 +54,7 @@ function detailOf(state: AgentRunState): string {
 export function connect(panel: Panel, settings: LiveSettings): void {
   disconnect();
   if (!settings.session && !settings.channel) {
-    panel.error = 'Enter the session id (channel agent.{session}) or the channel to follow.';
-    panel.render();
+    panel.dispatch({ type: 'error', error: 'Enter the session id (channel agent.{session}) or the channel to follow.' });
     return;
   }
   const eventName = settings.eventName || defaultEventName();
@@ -63,15 +62,14 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     // Asked once before connecting, so an impossible name (empty, `pusher:…`) is refused here.
     isAgentEventName(eventName, { eventName });
   } catch (error) {
-    panel.error = `The event name cannot be used: ${describe(error)}`;
-    panel.render();
+    panel.dispatch({ type: 'error', error: `The event name cannot be used: ${describe(error)}` });
     return;
   }
   const session = new Session({ sessionId: settings.session || null, staleAfterMs: panel.staleAfterMs });
   const channelName = settings.channel || `agent.${settings.session}`;
   const shown = settings.private ? `private-${channelName}` : channelName;
-  panel.setSession(session, { kind: 'live', label: `${shown} · ${eventName}`, detail: 'connecting…' });
-  panel.finalStateUrl = settings.finalStateUrl;
+  panel.setSession(session, { source: { kind: 'live', label: `${shown} · ${eventName}`, detail: 'connecting…' }, finalStateUrl: settings.finalStateUrl });
+  const where = `${settings.tls ? 'wss' : 'ws'}://${settings.host}:${settings.port} (TLS ${settings.tls ? 'on' : 'off'}, app key ${settings.key || '(none)'})`;
 
   echo = new Echo({
     broadcaster: 'reverb',
@@ -87,22 +85,28 @@ export function connect(panel: Panel, settings: LiveSettings): void {
   const following = subscribeToAgent(echo, { channel: channelName, private: settings.private, eventName }, session);
   run = following;
   let shownError: unknown = null;
+  let shownUnreachable = false;
+  let everSubscribed = false;
   following.subscribe(() => {
     if (panel.session !== session) return;
     const state = following.getSnapshot();
     if (state.error !== null && state.error !== shownError) {
       shownError = state.error;
       // An event the core refused is a SteplineError; a refused subscription is Pusher's status object.
-      panel.error = state.error instanceof Error
+      // An event the core refused is a SteplineError; a refused subscription is Pusher's status object.
+      panel.dispatch({ type: 'error', error: state.error instanceof Error
         ? `An event could not be read: ${describe(state.error)}`
-        : `Subscribing to ${shown} failed: ${JSON.stringify(state.error)}`;
-      panel.render();
+        : `Subscribing to ${shown} failed: ${JSON.stringify(state.error)}. Check that the channel is public or the auth endpoint ${settings.authEndpoint} authorises it.` });
+    }
+    if (state.subscribed) everSubscribed = true;
+    // Never subscribed and the socket gave up or keeps retrying: the server was not reached.
+    if (!everSubscribed && UNREACHABLE.has(String(state.connection)) && !shownUnreachable) {
+      shownUnreachable = true;
+      panel.dispatch({ type: 'error', error: `The Reverb server could not be reached: tried ${where}, connection ${state.connection}. `
+        + 'Check that Reverb runs (php artisan reverb:start) on that host and port, that TLS matches its scheme (REVERB_SCHEME), and the app key (REVERB_APP_KEY).' });
     }
     const detail = detailOf(state);
-    if (detail !== panel.source.detail) {
-      panel.source = { ...panel.source, detail };
-      panel.render();
-    }
+    if (detail !== panel.source.detail) panel.dispatch({ type: 'source-detail', detail });
   });
 }
 
@@ -121,12 +125,14 @@ export async function fetchFinalState(panel: Panel, url: string): Promise<void> 
       ? value.stepline_snapshot as object
       : 'agentId' in value ? slimSnapshot(value).snapshot : value;
     reconcileAt(panel, session, snapshot, 'Final state');
-    panel.tab = 'reconcile';
+    panel.setTab('reconcile');
   } catch (error) {
-    panel.error = `The final state could not be used: ${describe(error)}`;
+    panel.dispatch({ type: 'error', error: `The final state could not be used: ${describe(error)}` });
   }
-  panel.render();
 }
+
+/** Pusher's connection states that mean the server was not reached. */
+const UNREACHABLE = new Set<string>(['unavailable', 'failed', 'reconnecting']);
 
 /** Settings from the page URL (`?source=live&key=…&port=…&session=…&channel=…&event=…&connect=1`). */
 export function settingsFromUrl(params: URLSearchParams): LiveSettings {

@@ -11,7 +11,7 @@
 // page stays responsive. Each snapshot line is reconciled at its place in the
 // stream, so a multi-turn recording is checked turn by turn.
 import { Session, SteplineError, type SlimSnapshot } from 'stepline';
-import type { Panel, SourceInfo } from '../panel';
+import type { Criteria, Panel, Reconciliation, SourceInfo } from '../panel';
 
 const BATCH_LINES = 4000;
 
@@ -36,97 +36,144 @@ function special(line: string): ParsedSpecial | null {
   return null;
 }
 
+/** What stepline reads, named in the message for a file it cannot. */
+export const FORMATS = 'instructor-php v1.22 or v2 envelopes (JSONL), stepline recordings, JSON arrays of events, '
+  + 'laravel/ai broadcasts, AG-UI events, AI SDK UI message stream chunks';
+
+/** "1 line", "2 lines". */
+function counted(n: number, unit: 'line' | 'event'): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? unit : `${unit}s`}`;
+}
+
+/** One bad line or event, as the core reported it (a path only when it has one). */
+function badLine(where: string, error: { message: string; code: string; path?: string | null }): string {
+  return `${where}: ${error.message} (${error.code}${error.path ? ` at ${error.path}` : ''})`;
+}
+
+/** A load that cannot show anything: the previous run stays on screen and this is the message. */
+export class LoadError extends Error {}
+
+/** What a load found, handed to the panel in one 'loaded' action when it is done. */
+interface Loaded {
+  reconciliations: Reconciliation[];
+  lastSnapshot: object | null;
+  criteria: Partial<Criteria> | null;
+  problems: string[];
+}
+
 /**
- * Loads a recording into a new Session on the panel. Bad lines do not stop
- * the load: they are counted and the first ones are shown.
+ * Loads a recording into a new Session and, only when it read something,
+ * puts it on the panel: an empty or unreadable file leaves the previous run
+ * on screen and throws a LoadError saying what was expected. Bad lines do not
+ * stop the load: they are counted and the first ones are shown.
  */
-export async function loadRecording(panel: Panel, text: string, source: SourceInfo): Promise<void> {
+export async function loadRecording(panel: Panel, text: string, source: SourceInfo, demo?: string): Promise<void> {
+  if (text.trim() === '') throw new LoadError(`${source.label} is empty: there is no event to show.`);
   const session = new Session({ staleAfterMs: panel.staleAfterMs });
-  panel.setSession(session, { ...source, detail: 'loading…' });
-  if (ARRAY.test(text)) {
-    loadArray(panel, session, text, source);
-    return;
-  }
-  const lines = text.split('\n');
-  panel.loading = { done: 0, total: lines.length, label: source.label };
+  const found: Loaded = { reconciliations: [], lastSnapshot: null, criteria: null, problems: [] };
+  let errorCount = 0;
+  let unit: 'line' | 'event' = 'line';
   const errors: string[] = [];
+  try {
+    if (ARRAY.test(text)) {
+      unit = 'event';
+      const result = session.ingestJsonl(text);
+      errorCount = result.errorCount;
+      for (const { line, error } of result.errors.slice(0, 3)) errors.push(badLine(`event ${line}`, error));
+    } else {
+      errorCount = await loadLines(panel, session, text, source, found, errors);
+    }
+  } catch (error) {
+    session.free();
+    throw error;
+  }
+  const view = session.getSnapshot();
+  if (view.counts.applied === 0 && found.reconciliations.length === 0) {
+    session.free();
+    const what = errorCount > 0 ? `none of its ${counted(errorCount, unit)} could be read` : 'it holds no event stepline reads';
+    throw new LoadError(`${source.label}: ${what}. stepline reads ${FORMATS}.${errors.length ? ` First problem: ${errors[0]}` : ''}`);
+  }
+  const kb = `${(text.length / 1024).toFixed(text.length < 10240 ? 1 : 0)} KB`;
+  const snapshots = found.reconciliations.length;
+  const summary = `${kb}${unit === 'event' ? ' JSON array' : ''} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;
+  const problems = [...found.problems];
+  if (errorCount > 0) problems.unshift(`${counted(errorCount, unit)} could not be read. ${errors.join('; ')}`);
+  panel.setSession(session, {
+    source: { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad ${unit}s` : summary },
+    reconciliations: found.reconciliations,
+    lastSnapshot: found.lastSnapshot,
+    criteria: found.criteria,
+    demo,
+    error: problems.length > 0 ? problems.join(' ') : null,
+  });
+}
+
+/** JSONL in batches, a frame between them; snapshot lines reconciled where they stand. Returns the bad line count. */
+async function loadLines(panel: Panel, session: Session, text: string, source: SourceInfo, found: Loaded, errors: string[]): Promise<number> {
+  const lines = text.split('\n');
   let errorCount = 0;
   let batch: string[] = [];
   let batchStart = 1;
-
   const flush = () => {
     if (batch.length === 0) return;
     const result = session.ingestJsonl(batch.join('\n'));
     errorCount += result.errorCount;
     for (const { line, error } of result.errors.slice(0, Math.max(0, 3 - errors.length))) {
-      errors.push(`line ${batchStart + line - 1}: ${error.message} (${error.code} at ${error.path})`);
+      errors.push(badLine(`line ${batchStart + line - 1}`, error));
     }
     batch = [];
   };
-
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i];
-    const found = line.trim() === '' ? null : special(line);
-    if (found) {
+    const special_ = line.trim() === '' ? null : special(line);
+    if (special_) {
       flush();
       batchStart = i + 2;
-      if (found.header) readHeader(panel, found.header);
-      if (found.snapshot) reconcileAt(panel, session, found.snapshot);
+      if (special_.header) found.criteria = criteriaOf(special_.header);
+      if (special_.snapshot) reconcileInto(found, session, special_.snapshot);
     } else {
       if (batch.length === 0) batchStart = i + 1;
       batch.push(line);
       if (batch.length >= BATCH_LINES) {
         flush();
-        panel.loading = { done: i + 1, total: lines.length, label: source.label };
-        panel.render();
+        panel.dispatch({ type: 'loading', loading: { done: i + 1, total: lines.length, label: source.label } });
         await nextFrame();
       }
     }
   }
   flush();
-  finish(panel, text, source, errorCount, errors, 'lines');
+  panel.dispatch({ type: 'loading', loading: null });
+  return errorCount;
 }
 
 /** A JSON array of events (first non-blank character `[`, after a byte order mark). */
 const ARRAY = /^\uFEFF?\s*\[/;
 
-/**
- * One JSON array of events: handed to the core whole (it cuts the array into
- * its elements and reports a bad one by its position), so no line batching.
- */
-function loadArray(panel: Panel, session: Session, text: string, source: SourceInfo): void {
-  const result = session.ingestJsonl(text);
-  const errors = result.errors.slice(0, 3).map(({ line, error }) => `event ${line}: ${error.message} (${error.code}${error.path ? ` at ${error.path}` : ''})`);
-  finish(panel, text, source, result.errorCount, errors, 'events');
+/** The limits the recorded run used (its header's meta.criteria.defaults), if it says. */
+function criteriaOf(header: Record<string, unknown>): Partial<Criteria> | null {
+  const meta = header.meta as { criteria?: { defaults?: Partial<Criteria> } } | undefined;
+  return meta?.criteria?.defaults ?? null;
 }
 
-/** Clears the progress and says what was loaded (and what could not be read). */
-function finish(panel: Panel, text: string, source: SourceInfo, errorCount: number, errors: string[], unit: 'lines' | 'events'): void {
-  panel.loading = null;
-  const kb = `${(text.length / 1024).toFixed(text.length < 10240 ? 1 : 0)} KB`;
-  const snapshots = panel.reconciliations.length;
-  const summary = `${kb}${unit === 'events' ? ' JSON array' : ''} · ${snapshots} final ${snapshots === 1 ? 'snapshot' : 'snapshots'}`;
-  panel.source = { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad ${unit}` : summary };
-  panel.error = errorCount > 0 ? `${errorCount.toLocaleString('en')} ${unit} could not be read. ${errors.join('; ')}` : null;
-  panel.render();
+function reconcileInto(found: Loaded, session: Session, snapshot: SlimSnapshot): void {
+  const exec = Math.max(0, session.getSnapshot().executions.length - 1);
+  try {
+    const report = session.reconcile(snapshot);
+    found.reconciliations = [...found.reconciliations.filter((r) => r.exec !== exec), { exec, label: `Turn ${exec + 1}`, report }];
+    found.lastSnapshot = snapshot;
+  } catch (error) {
+    found.problems.push(`The snapshot of turn ${exec + 1} could not be reconciled: ${describe(error)}`);
+  }
 }
 
-function readHeader(panel: Panel, header: Record<string, unknown>): void {
-  const meta = header.meta as { criteria?: { defaults?: Partial<Panel['criteria']> } } | undefined;
-  const defaults = meta?.criteria?.defaults;
-  if (defaults) panel.criteria = { ...panel.criteria, ...defaults };
-}
-
-/** Reconciles the stream so far with a turn's final snapshot. */
+/** Reconciles the panel's stream so far with a final snapshot (the live run's fetched state). */
 export function reconcileAt(panel: Panel, session: Session, snapshot: SlimSnapshot | object, label?: string): void {
   const exec = Math.max(0, session.getSnapshot().executions.length - 1);
   try {
     const report = session.reconcile(snapshot as SlimSnapshot);
-    const others = panel.reconciliations.filter((r) => r.exec !== exec);
-    panel.reconciliations = [...others, { exec, label: label ?? `Turn ${exec + 1}`, report }];
-    panel.lastSnapshot = snapshot;
+    panel.dispatch({ type: 'reconciled', reconciliation: { exec, label: label ?? `Turn ${exec + 1}`, report }, snapshot });
   } catch (error) {
-    panel.error = `The snapshot could not be reconciled: ${describe(error)}`;
+    panel.dispatch({ type: 'error', error: `The snapshot could not be reconciled: ${describe(error)}` });
   }
 }
 
@@ -168,8 +215,7 @@ export async function loadBundled(panel: Panel, demo: Demo = DEMOS[0]): Promise<
   const url = new URL(demo.file, document.baseURI);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`could not fetch the bundled run ${demo.file} (${response.status} ${response.statusText})`);
-  panel.demo = demo.id;
-  await loadRecording(panel, await response.text(), { kind: 'bundled', label: demo.label, detail: '' });
+  await loadRecording(panel, await response.text(), { kind: 'bundled', label: demo.label, detail: '' }, demo.id);
 }
 
 /** A file the user opened or dropped. */

@@ -24,12 +24,12 @@ export class DiagnosticsView implements View {
     if (last && last.session === now.session && last.applied === now.applied && last.snapshot === now.snapshot) return;
     this.last = now;
     try {
-      panel.diagnostics = session.diagnose({ snapshot: panel.lastSnapshot as SlimSnapshot | null });
+      panel.dispatch({ type: 'diagnosed', diagnostics: session.diagnose({ snapshot: panel.lastSnapshot as SlimSnapshot | null }) });
     } catch (error) {
       replaceChildren(this.el, h('p', { class: 'error' }, `Diagnostics failed: ${describe(error)}`));
       return;
     }
-    const list = panel.diagnostics;
+    const list = panel.diagnostics ?? [];
     replaceChildren(this.el, list.length === 0
       ? h('p', { class: 'muted', 'data-testid': 'no-diagnostics' }, 'No known producer bug shows in this run.')
       : h('ul', { class: 'diags' }, list.map((d) => h('li', { 'data-testid': 'diagnostic', 'data-code': d.code },

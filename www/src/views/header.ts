@@ -37,6 +37,7 @@ export class Header implements View {
           h('button', { type: 'button', 'data-testid': 'demo-open', onclick: () => this.openDemo() }, 'Bundled run'),
           this.demoPicker,
           h('button', { type: 'button', onclick: () => this.fileInput.click() }, 'Open recording…'),
+          h('button', { type: 'button', 'data-testid': 'export', title: 'Download the run shown as a JSONL recording (re-open it with Open recording…)', onclick: () => this.download() }, 'Download recording'),
           h('button', { type: 'button', 'aria-expanded': 'false', 'data-testid': 'live-toggle', onclick: (e: Event) => this.toggleLive(e) }, 'Live…'),
           this.fileInput),
         this.source,
@@ -49,10 +50,24 @@ export class Header implements View {
   /** Runs a load, showing its failure in the banner instead of losing it. */
   run(load: () => Promise<void>): void {
     load().catch((error: unknown) => {
-      this.panel.loading = null;
-      this.panel.error = describe(error);
-      this.panel.render();
+      // The previous run stays on screen: only the message and the progress change.
+      this.panel.dispatch({ type: 'load-failed', error: describe(error) });
     });
+  }
+
+  /** Saves the loaded or live run as the core writes it (`Session.toRecording()`). */
+  private download(): void {
+    const session = this.panel.session;
+    if (!session) {
+      this.panel.dispatch({ type: 'error', error: 'There is no run to download yet: open a recording or connect first.' });
+      return;
+    }
+    const blob = new Blob([session.toRecording()], { type: 'application/x-ndjson' });
+    const a = h('a', { href: URL.createObjectURL(blob), download: recordingName(this.panel.source.label) });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   }
 
   /** Loads the bundled run the picker names. */
@@ -107,8 +122,7 @@ export class Header implements View {
   private fetchFinal(): void {
     const url = this.readForm().finalStateUrl || this.panel.finalStateUrl;
     if (!url) {
-      this.panel.error = 'Enter the final state URL first.';
-      this.panel.render();
+      this.panel.dispatch({ type: 'error', error: 'Enter the final state URL first.' });
       return;
     }
     void fetchFinalState(this.panel, url);
@@ -147,6 +161,13 @@ export class Header implements View {
       replaceChildren(this.progress, h('div', { class: 'fill', style: `width:${pct}%` }), h('span', null, `Loading ${loading.label}: ${pct}%`));
     }
     this.banner.hidden = error === null;
-    if (error) replaceChildren(this.banner, error, ' ', h('button', { type: 'button', class: 'link', onclick: () => { panel.error = null; panel.render(); } }, 'Dismiss'));
+    if (error) replaceChildren(this.banner, error, ' ', h('button', { type: 'button', class: 'link', onclick: () => panel.dispatch({ type: 'error', error: null }) }, 'Dismiss'));
   }
+}
+
+/** A file name from the source label: `run.jsonl` for a file, a slug otherwise. */
+export function recordingName(label: string): string {
+  const base = label.split(/[\\/]/).pop()?.replace(/\.(jsonl|ndjson|json|txt)$/i, '') ?? '';
+  const slug = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return `${slug || 'stepline-run'}.jsonl`;
 }

@@ -19,7 +19,7 @@ export function stepOfDifference(d: Difference): number | null {
 }
 
 /** Differences per `exec:step`, for the timeline's marks. */
-export function differencesByStep(reports: Reconciliation[]): Map<string, number> {
+export function differencesByStep(reports: readonly Reconciliation[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const r of reports) {
     for (const d of r.report.differences) {

@@ -1,5 +1,5 @@
 // The side panel: tabs for usage, reconciliation, diagnostics and what-if.
-// Tabs follow the WAI-ARIA tabs pattern: arrow keys move between them.
+// Tabs follow the WAI-ARIA tabs pattern: arrow keys move between them, Home/End to the first/last.
 import { h } from '../dom';
 import type { Panel, Tab, View } from '../panel';
 
@@ -38,7 +38,9 @@ export class Side implements View {
 
   private key(e: KeyboardEvent, ids: Tab[]): void {
     const i = ids.indexOf(this.panel.tab);
-    const next = e.key === 'ArrowRight' ? (i + 1) % ids.length : e.key === 'ArrowLeft' ? (i + ids.length - 1) % ids.length : -1;
+    const next = e.key === 'ArrowRight' ? (i + 1) % ids.length
+      : e.key === 'ArrowLeft' ? (i + ids.length - 1) % ids.length
+        : e.key === 'Home' ? 0 : e.key === 'End' ? ids.length - 1 : -1;
     if (next < 0) return;
     e.preventDefault();
     this.panel.setTab(ids[next]);

@@ -10,6 +10,8 @@ import { count, duration } from '../format';
 import type { Panel, View } from '../panel';
 import { differencesByStep } from './reconcile';
 import { endedMarks } from './ended';
+import { active, matches, nextFailure, toolNames } from '../find';
+import type { Find } from '../state';
 
 const ROW = 44;
 const OVERSCAN = 12;
@@ -36,25 +38,103 @@ export class Timeline implements View {
   private rows: Row[] = [];
   private cache = new WeakMap<object, { el: HTMLElement; key: string }>();
   private lastView: unknown = null;
+  private lastFind: Find | null = null;
   private lastLength = 0;
+  private search: HTMLInputElement;
+  private failedOnly: HTMLInputElement;
+  private tool: HTMLSelectElement;
+  private turn: HTMLSelectElement;
+  private shown = h('span', { class: 'muted small', 'data-testid': 'find-count', 'aria-live': 'polite' });
+  private toolsKey = '';
+  private turnsKey = -1;
 
   constructor(private panel: Panel) {
     this.spacer = h('div', { class: 'spacer' });
     this.scroller = h('div', { class: 'scroller', tabindex: '0', role: 'listbox', 'aria-label': 'Steps', 'data-testid': 'timeline' }, this.spacer);
     this.scroller.addEventListener('scroll', () => this.paint());
     this.scroller.addEventListener('keydown', (e) => this.key(e));
-    this.el = h('section', { class: 'timeline', 'aria-label': 'Timeline' }, h('h2', null, 'Timeline'), this.scroller);
+    const find = (f: Partial<Find>) => panel.dispatch({ type: 'find', find: f });
+    this.search = h('input', { type: 'search', placeholder: 'Find: tool, text, error', 'aria-label': 'Find steps by tool name, text or error', 'data-testid': 'find-text',
+      oninput: () => find({ text: this.search.value }) });
+    this.failedOnly = h('input', { type: 'checkbox', 'data-testid': 'find-failed', onchange: () => find({ failedOnly: this.failedOnly.checked }) });
+    this.tool = h('select', { 'aria-label': 'Only steps calling this tool', 'data-testid': 'find-tool', onchange: () => find({ tool: this.tool.value }) });
+    this.turn = h('select', { 'aria-label': 'Only this turn', 'data-testid': 'find-turn', onchange: () => find({ turn: this.turn.value === '' ? null : Number(this.turn.value) }) });
+    const bar = h('div', { class: 'find', role: 'search', 'aria-label': 'Find steps' },
+      this.search,
+      h('label', { class: 'check' }, this.failedOnly, 'Failed'),
+      this.tool, this.turn,
+      h('button', { type: 'button', 'data-testid': 'prev-failure', title: 'Previous failed step (p or Shift+F8)', 'aria-keyshortcuts': 'p Shift+F8', onclick: () => this.jumpFailure(-1) }, '↑ failure'),
+      h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', onclick: () => this.jumpFailure(1) }, '↓ failure'),
+      this.shown);
+    // n / p (outside text fields) and F8 / Shift+F8 anywhere: the next / previous failure.
+    document.addEventListener('keydown', (e) => {
+      const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === 'F8') this.jumpFailure(e.shiftKey ? -1 : 1);
+      else if (!typing && e.key === 'n') this.jumpFailure(1);
+      else if (!typing && e.key === 'p') this.jumpFailure(-1);
+      else return;
+      e.preventDefault();
+    });
+    this.el = h('section', { class: 'timeline', 'aria-label': 'Timeline' }, h('h2', null, 'Timeline'), bar, this.scroller);
+  }
+
+  /** Selects the next or previous failed step among those shown and scrolls to it. */
+  private jumpFailure(dir: 1 | -1): void {
+    const steps = this.rows.filter((r): r is Extract<Row, { kind: 'step' }> => r.kind === 'step');
+    const { exec, step } = this.panel.selected;
+    const current = step ?? this.panel.view?.executions[exec]?.steps.at(-1)?.number ?? -1;
+    const target = nextFailure(steps, { exec, step: current }, dir);
+    if (!target) {
+      this.shown.textContent = `${this.countText()} · no failed step`;
+      return;
+    }
+    this.panel.select(target.exec, target.step);
+    this.reveal(this.rows.findIndex((r) => r.kind === 'step' && r.exec === target.exec && r.s.number === target.step));
+  }
+
+  private countText(): string {
+    const total = this.panel.view?.executions.reduce((n, e) => n + e.steps.length, 0) ?? 0;
+    const shown = this.rows.filter((r) => r.kind === 'step').length;
+    return active(this.panel.find) ? `${shown.toLocaleString('en')} of ${total.toLocaleString('en')} steps` : `${total.toLocaleString('en')} steps`;
+  }
+
+  /** The filters' choices follow the run (its tools and turns), rebuilt only when they change. */
+  private fillFilters(panel: Panel): void {
+    const tools = toolNames(panel.view);
+    const key = tools.join('\u0000');
+    if (key !== this.toolsKey) {
+      this.toolsKey = key;
+      replaceChildren(this.tool, h('option', { value: '' }, 'Any tool'), tools.map((t) => h('option', { value: t }, t)));
+    }
+    const turns = panel.view?.executions.length ?? 0;
+    if (turns !== this.turnsKey) {
+      this.turnsKey = turns;
+      replaceChildren(this.turn, h('option', { value: '' }, 'Any turn'), Array.from({ length: turns }, (_, i) => h('option', { value: i }, `Turn ${i + 1}`)));
+    }
+    const f = panel.find;
+    if (this.search.value !== f.text) this.search.value = f.text;
+    this.failedOnly.checked = f.failedOnly;
+    this.tool.value = f.tool;
+    this.turn.value = f.turn === null ? '' : String(f.turn);
   }
 
   update(panel: Panel): void {
     const view = panel.view;
-    if (view !== this.lastView) {
+    if (view !== this.lastView || panel.find !== this.lastFind) {
       this.lastView = view;
+      this.lastFind = panel.find;
+      this.fillFilters(panel);
+      const find = panel.find;
+      const filtering = active(find);
       this.rows = [];
       view?.executions.forEach((e, exec) => {
+        const steps = filtering ? e.steps.filter((s) => matches(find, exec, s)) : e.steps;
+        if (filtering && steps.length === 0) return;
         this.rows.push({ kind: 'exec', exec, e });
-        for (const s of e.steps) this.rows.push({ kind: 'step', exec, s });
+        for (const s of steps) this.rows.push({ kind: 'step', exec, s });
       });
+      this.shown.textContent = this.countText();
       this.spacer.style.height = `${this.rows.length * ROW}px`;
       // Stay at the bottom while following a live run.
       if (panel.follow && this.rows.length > this.lastLength) this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -77,6 +157,10 @@ export class Timeline implements View {
       wanted.push(el);
     }
     replaceChildren(this.spacer, wanted);
+    // Screen readers follow the selection while focus stays on the list.
+    const sel = this.spacer.querySelector<HTMLElement>('.row.selected');
+    if (sel) this.scroller.setAttribute('aria-activedescendant', sel.id);
+    else this.scroller.removeAttribute('aria-activedescendant');
   }
 
   private marks() {
@@ -118,7 +202,7 @@ export class Timeline implements View {
     const failedTools = s.tools.filter((t) => t.status === 'failed').length;
     const awaiting = s.tools.filter((t) => t.approval === 'requested' && t.status === 'running').length;
     const el = h('div', {
-      class: `row step row-${state}`, role: 'option',
+      class: `row step row-${state}`, role: 'option', id: `step-${row.exec}-${s.number}`,
       'data-testid': 'step-row', 'data-exec': row.exec, 'data-step': s.number, 'data-state': state,
       onclick: () => this.panel.select(row.exec, s.number),
     },
@@ -154,7 +238,12 @@ export class Timeline implements View {
     e.preventDefault();
     const target = steps[i];
     this.panel.select(target.exec, target.s.number);
-    const index = this.rows.indexOf(target);
+    this.reveal(this.rows.indexOf(target));
+  }
+
+  /** Scrolls row `index` into view. */
+  private reveal(index: number): void {
+    if (index < 0) return;
     const y = index * ROW;
     if (y < this.scroller.scrollTop) this.scroller.scrollTop = y;
     else if (y + ROW > this.scroller.scrollTop + this.scroller.clientHeight) this.scroller.scrollTop = y + ROW - this.scroller.clientHeight;

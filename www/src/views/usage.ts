@@ -49,7 +49,16 @@ export class UsageView implements View {
         y -= hgt;
         return hgt > 0 ? svg('rect', { x, y, width: barW, height: hgt, class: `seg seg-${p.key}` }) : null;
       }) : [];
-      return svg('g', { 'data-testid': 'usage-bar', 'data-step': s.number, role: 'img', 'aria-label': title, class: s.number === selected ? 'bar selected' : 'bar', onclick: () => panel.select(panel.selected.exec, s.number) },
+      const open = () => panel.select(panel.selected.exec, s.number);
+      // A button to the keyboard too: Tab reaches each bar, Enter or Space opens its step.
+      return svg('g', { 'data-testid': 'usage-bar', 'data-step': s.number, role: 'button', tabindex: '0', 'aria-label': title,
+        'aria-pressed': String(s.number === selected), class: s.number === selected ? 'bar selected' : 'bar', onclick: open,
+        onkeydown: (e: Event) => {
+          const key = (e as KeyboardEvent).key;
+          if (key !== 'Enter' && key !== ' ') return;
+          e.preventDefault();
+          open();
+        } },
         svg('title', null, title),
         svg('rect', { x, y: 10, width: barW, height: chartH - 10, class: 'hit' }),
         segments,

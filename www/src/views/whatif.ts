@@ -48,8 +48,7 @@ export class WhatIfView implements View {
     if (!exec) return;
     if (exec.dialect === 'v2') {
       // v2.x has no continuation criteria to re-run: reading its turn under v1.22's would be a wrong answer.
-      p.whatIf = { exec: p.selected.exec, criteria: p.criteria, replay: null, error: V2_NOTE };
-      p.render();
+      p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria: p.criteria, replay: null, error: V2_NOTE } });
       return;
     }
     const data = new FormData(this.form);
@@ -64,11 +63,10 @@ export class WhatIfView implements View {
     try {
       // The policy comes from the select's options (all valid presets); a bad one is a SteplineError shown below.
       const replay = replayContinuation(stateFromExecution(exec), { defaults: { ...criteria, errorPolicy: criteria.errorPolicy as ErrorPolicySpec } });
-      p.whatIf = { exec: p.selected.exec, criteria, replay, error: null };
+      p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay, error: null } });
     } catch (error) {
-      p.whatIf = { exec: p.selected.exec, criteria, replay: null, error: describe(error) };
+      p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay: null, error: describe(error) } });
     }
-    p.render();
   }
 
   update(panel: Panel): void {
