@@ -2624,6 +2624,11 @@ export interface ReconciledStepView {
     evaluations?: unknown;
     [k: string]: unknown | undefined;
   } | null;
+  /**
+   * Why the loop went on or stopped after this step, in one sentence
+   * (`null` until a continuation arrives).
+   */
+  explanation: string | null;
   /** The step's tool runs, in the order they were placed. */
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
@@ -3223,6 +3228,11 @@ export interface StepView {
     evaluations?: unknown;
     [k: string]: unknown | undefined;
   } | null;
+  /**
+   * Why the loop went on or stopped after this step, in one sentence
+   * (`null` until a continuation arrives).
+   */
+  explanation: string | null;
   /** The step's tool runs, in the order they were placed. */
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
