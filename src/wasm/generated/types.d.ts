@@ -2021,11 +2021,11 @@ export interface Difference {
       )
     | null;
   /**
-   * The execution it is about (`reconcileMessages()`, which compares
-   * every run of a final form; absent from `reconcile()`'s, which is
-   * about the latest execution).
+   * The execution it is about (`reconcile()`'s latest execution, or the
+   * run `reconcileMessages()` compared), so a UI finds its step without
+   * reading the message; `null` only for envelopes without an execution id.
    */
-  execution_id?: string | null;
+  execution_id: string | null;
 }
 
 /**
