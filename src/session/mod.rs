@@ -31,6 +31,7 @@ pub(crate) mod segments;
 pub mod stale;
 pub mod status;
 pub(crate) mod text;
+pub mod timeline;
 pub mod view;
 pub mod window;
 
