@@ -2697,6 +2697,26 @@ export interface Seen {
   completed: boolean;
 }
 
+/** How the run ended as it was streamed: what a what-if compares with. */
+export interface RecordedRun {
+  /**
+   * A final status was streamed (`completed`, `failed`, `cancelled`,
+   * `stopped`, `interrupted`).
+   */
+  ended: boolean;
+  /** The broadcast status the run is in (`null` when none arrived). */
+  status: string | null;
+  /**
+   * The run's error, when it streamed one (`agent.run.failed`, a
+   * failed status's `error_message`, or the last step's error).
+   */
+  error: string | null;
+  /** The last step streamed (`null` when none). */
+  last_step: number | null;
+  /** One sentence: how the run ended, or that it never finished. */
+  summary: string;
+}
+
 /** What `RunLog.ingestJsonl` did. */
 export interface RunLogBatchResult {
   /** Envelopes that changed a session. */
@@ -3188,6 +3208,35 @@ export interface SnapshotValidation {
   warnings: SnapshotIssue[];
 }
 
+/** What `Session.envelopesOf` returns. */
+export interface StepEnvelopes {
+  /** The envelopes that changed the step, as received, in arrival order. */
+  envelopes: {
+    [k: string]: unknown | undefined;
+  }[];
+  /**
+   * Messages in the context when the step started (the stream carries
+   * their count, not their text).
+   */
+  input_message_count: number | null;
+  /** The step's output as a conversation: reasoning, text, tool calls and results. */
+  messages: StepMessage[];
+}
+
+/** One message of a step's output, in the order the model produced it. */
+export interface StepMessage {
+  /** `reasoning`, `assistant` (streamed text), `tool_call` or `tool_result`. */
+  role: string;
+  /** The text, or the tool call's arguments / the tool's result as JSON text. */
+  content: string;
+  /** The tool's name (tool messages only). */
+  tool: string | null;
+  /** The tool call's id, when streamed (tool messages only). */
+  call_id: string | null;
+  /** The tool failed (tool results only). */
+  failed: boolean;
+}
+
 /**
  * One step as streamed (`StepView` in TypeScript; the Rust name
  * [`StepView`] is the step's state). Fields stay `null` until an event
@@ -3312,6 +3361,21 @@ export interface ToolCallDelta {
   name: string | null;
   /** A piece of the JSON-encoded arguments. */
   arguments: string;
+}
+
+/**
+ * What `Session.replayContinuation` returns: `replayContinuation`'s result
+ * plus `recordedRun`.
+ */
+export interface StreamedContinuationReplay {
+  /** Every recorded step, re-evaluated. */
+  steps: ReplayedStep[];
+  /** The first step after which the run would have stopped, or `null`. */
+  stopsAtStep: number | null;
+  /** Steps the state records. */
+  recordedSteps: number;
+  /** How the run ended as streamed. */
+  recordedRun: RecordedRun;
 }
 
 /** An envelope that could not be decoded. */
