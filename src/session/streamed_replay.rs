@@ -279,7 +279,7 @@ impl Session {
     ///   r#"{"type":"agent.step.completed","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:02Z","payload":{"step_number":2,"has_tool_calls":true}}"#,
     /// ] { s.ingest_text(line).unwrap(); }
     /// let criteria = parse_criteria(&stepline::json!([{"kind": "steps_limit", "max": 1}]), "/criteria").unwrap();
-    /// let r = s.replay_streamed(None, None, &criteria, Default::default(), chrono::Utc::now().fixed_offset()).unwrap();
+    /// let r = s.replay_streamed(None, None, &criteria, Default::default(), chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:05Z").unwrap()).unwrap();
     /// assert_eq!(r.replay.stops_at_step(), Some(1));
     /// assert!(!r.recorded_run.ended);
     /// ```
