@@ -224,6 +224,8 @@ fn reports(g: &mut SchemaGenerator) {
     g.subschema_for::<continuation::outcome::OutcomeView>();
     g.subschema_for::<continuation::outcome::ExplainedOutcome>();
     g.subschema_for::<continuation::replay::ContinuationReplay>();
+    g.subschema_for::<crate::session::streamed_replay::StreamedContinuationReplay>();
+    g.subschema_for::<crate::session::step_envelopes::StepEnvelopes>();
     g.subschema_for::<continuation::inputs::CriteriaInput>();
     g.subschema_for::<continuation::inputs::EvaluateOptions>();
     g.subschema_for::<continuation::inputs::ContinuationEvaluationInput>();

@@ -371,3 +371,43 @@ fn every_listed_cause_is_shown_by_a_run_here() {
     pinned.sort_unstable();
     assert_eq!(listed, pinned);
 }
+
+#[test]
+fn every_difference_names_its_execution_and_a_step_difference_its_run_step() {
+    let mut seen = 0;
+    for case in runs() {
+        let name = case["name"].as_str().unwrap();
+        let ids: Vec<String> = case["expected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(t, turn)| {
+                turn_envelopes(turn, t)[0]["execution_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        for (t, p, r) in reconcile_all(&case) {
+            for d in &r.differences {
+                seen += 1;
+                assert_eq!(
+                    d.execution_id.as_deref(),
+                    Some(ids[t].as_str()),
+                    "{name} turn {t} {p}: {}",
+                    d.message
+                );
+                if d.path.starts_with("/steps/") {
+                    assert!(
+                        d.step.is_some(),
+                        "{name} turn {t} {p}: {} has no step",
+                        d.path
+                    );
+                }
+                assert_eq!(d.to_value()["execution_id"], ids[t].as_str());
+            }
+        }
+    }
+    assert!(seen > 0, "the corpus shows differences");
+}

@@ -7,6 +7,7 @@ pub mod decision;
 pub mod error_policy;
 pub mod evaluate;
 pub mod evaluation;
+pub mod explain;
 pub(crate) mod format;
 #[cfg(feature = "schema")]
 pub mod inputs;

@@ -30,7 +30,10 @@ pub mod runlog;
 pub(crate) mod segments;
 pub mod stale;
 pub mod status;
+pub mod step_envelopes;
+pub mod streamed_replay;
 pub(crate) mod text;
+pub mod timeline;
 pub mod view;
 pub mod window;
 

@@ -98,6 +98,15 @@ impl Dirty {
         e
     }
 
+    /// The executions whose steps changed, with those step numbers; the
+    /// records are reset (for [`crate::session::step_envelopes`]).
+    pub(crate) fn take_steps(&mut self) -> Vec<(usize, Vec<i64>)> {
+        self.take_touched()
+            .into_iter()
+            .map(|(pos, d)| (pos, d.steps))
+            .collect()
+    }
+
     /// The changed executions in position order, each with its steps
     /// sorted and deduplicated; the records are reset.
     fn take_touched(&mut self) -> Vec<(usize, ExecDirty)> {

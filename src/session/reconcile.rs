@@ -38,10 +38,9 @@ pub struct Difference {
     /// when nothing explains it.
     #[cfg_attr(feature = "schema", schemars(schema_with = "cause_schema"))]
     pub cause: Option<&'static str>,
-    /// The execution it is about (`reconcileMessages()`, which compares
-    /// every run of a final form; absent from `reconcile()`'s, which is
-    /// about the latest execution).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The execution it is about (`reconcile()`'s latest execution, or the
+    /// run `reconcileMessages()` compared), so a UI finds its step without
+    /// reading the message; `null` only for envelopes without an execution id.
     pub execution_id: Option<String>,
 }
 
@@ -342,6 +341,10 @@ impl Session {
         if v2 {
             reconcile_v2::compare_duration(&streamed, snap, &window, &mut d);
             reconcile_v2::name_causes(&streamed, snap, &window, &mut d);
+        }
+        // Every difference names its execution, as `reconcileMessages()`'s do.
+        for diff in &mut d.0 {
+            diff.execution_id.clone_from(&streamed.id);
         }
         let mut won = streamed;
         snapshot_wins(&mut won, snap, &window);

@@ -317,6 +317,10 @@ impl StepView {
             errors: self.errors,
             error: self.error.as_deref(),
             continuation: self.continuation.as_ref(),
+            explanation: self
+                .continuation
+                .as_ref()
+                .and_then(crate::continuation::explain::streamed_explanation),
             tools: ToolRuns(&self.tools),
             text: &self.text,
             reasoning: &self.reasoning,
@@ -333,7 +337,7 @@ impl StepView {
 /// One step as streamed (`StepView` in TypeScript; the Rust name
 /// [`StepView`] is the step's state). Fields stay `null` until an event
 /// says them.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(rename = "StepView"))]
 pub struct StepShape<'a> {
@@ -368,6 +372,9 @@ pub struct StepShape<'a> {
     /// The continuation decision after the step.
     #[cfg_attr(feature = "schema", schemars(schema_with = "continuation_schema"))]
     pub continuation: Option<&'a Value>,
+    /// Why the loop went on or stopped after this step, in one sentence
+    /// (`null` until a continuation arrives).
+    pub explanation: Option<String>,
     /// The step's tool runs, in the order they were placed.
     pub tools: ToolRuns<'a>,
     /// Seed-003 streamed text of this step.

@@ -16,6 +16,7 @@ use crate::json::{child, Limits};
 use crate::model::time::{resolve_now, Timestamp};
 
 use super::convert::{clock, now_option, options, out_with, started_at_option, to_js_of};
+use super::session::Session;
 use super::walk;
 
 /// Reads `criteria`, swapping JavaScript `continueWhen` functions for
@@ -204,4 +205,67 @@ pub fn replay_continuation(
         })(),
         |replay| to_js_of(&replay.view()),
     )
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// "What if" for a streamed run: re-evaluates one execution of this
+    /// session (its position in `getSnapshot().executions`, its execution
+    /// id, or the latest when `null`) under other criteria, from what was
+    /// streamed — usage, finish reasons, tool calls, failures as errors,
+    /// timing, and each step's streamed continuation as its recorded outcome.
+    /// `recordedRun` says how the run ended as streamed (a run whose driver
+    /// threw "Never finished…", not "stopped (completed)"). Criteria and
+    /// options as `replayContinuation`. Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const whatIf = session.replayContinuation(0, { defaults: { maxSteps: 5 } });
+    /// whatIf.recordedRun.summary;  // "Ended completed after step 12. Stopped (completed): …"
+    /// whatIf.stopsAtStep;          // 5
+    /// whatIf.steps.filter((s) => s.changed).map((s) => s.stepNumber); // [5]
+    /// ```
+    #[wasm_bindgen(js_name = replayContinuation, unchecked_return_type = "StreamedContinuationReplay")]
+    pub fn replay_continuation(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number | string | null")] execution: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CriteriaInput")] criteria: JsValue,
+        opts: Option<super::types::EvaluateOptionsArg>,
+    ) -> Result<JsValue, JsValue> {
+        let inner = self.inner.borrow();
+        out_with(
+            (|| {
+                let (index, id) = if let Some(n) = execution.as_f64() {
+                    if n < 0.0 || n.fract() != 0.0 || n > u32::MAX as f64 {
+                        return Err(SteplineError::at(
+                            crate::error::ErrorCode::InvalidValue,
+                            "/execution",
+                            format!("expected an execution position, found {n}"),
+                        ));
+                    }
+                    (Some(n as usize), None)
+                } else if let Some(s) = execution.as_string() {
+                    (None, Some(s))
+                } else if execution.is_null() || execution.is_undefined() {
+                    (None, None)
+                } else {
+                    return Err(SteplineError::at(
+                        crate::error::ErrorCode::InvalidType,
+                        "/execution",
+                        "expected an execution position, an execution id or null",
+                    ));
+                };
+                let list = read_criteria(&criteria)?;
+                let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
+                let options = ReplayOptions {
+                    now: fixed_now.then_some(now),
+                    execution_started_at: started,
+                };
+                inner
+                    .core
+                    .replay_streamed(index, id.as_deref(), &list, options, now)
+            })(),
+            |r| to_js_of(&r.view()),
+        )
+    }
 }

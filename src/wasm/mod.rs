@@ -39,6 +39,8 @@ pub mod snapshot;
 pub mod state;
 #[cfg(feature = "full")]
 pub mod stop;
+#[cfg(feature = "full")]
+pub mod timeline;
 
 use wasm_bindgen::prelude::*;
 

@@ -2021,11 +2021,11 @@ export interface Difference {
       )
     | null;
   /**
-   * The execution it is about (`reconcileMessages()`, which compares
-   * every run of a final form; absent from `reconcile()`'s, which is
-   * about the latest execution).
+   * The execution it is about (`reconcile()`'s latest execution, or the
+   * run `reconcileMessages()` compared), so a UI finds its step without
+   * reading the message; `null` only for envelopes without an execution id.
    */
-  execution_id?: string | null;
+  execution_id: string | null;
 }
 
 /**
@@ -2721,6 +2721,11 @@ export interface ReconciledStepView {
     evaluations?: unknown;
     [k: string]: unknown | undefined;
   } | null;
+  /**
+   * Why the loop went on or stopped after this step, in one sentence
+   * (`null` until a continuation arrives).
+   */
+  explanation: string | null;
   /** The step's tool runs, in the order they were placed. */
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
@@ -2787,6 +2792,26 @@ export interface Seen {
   started: boolean;
   /** The `completed` event arrived. */
   completed: boolean;
+}
+
+/** How the run ended as it was streamed: what a what-if compares with. */
+export interface RecordedRun {
+  /**
+   * A final status was streamed (`completed`, `failed`, `cancelled`,
+   * `stopped`, `interrupted`).
+   */
+  ended: boolean;
+  /** The broadcast status the run is in (`null` when none arrived). */
+  status: string | null;
+  /**
+   * The run's error, when it streamed one (`agent.run.failed`, a
+   * failed status's `error_message`, or the last step's error).
+   */
+  error: string | null;
+  /** The last step streamed (`null` when none). */
+  last_step: number | null;
+  /** One sentence: how the run ended, or that it never finished. */
+  summary: string;
 }
 
 /** What `RunLog.ingestJsonl` did. */
@@ -3280,6 +3305,35 @@ export interface SnapshotValidation {
   warnings: SnapshotIssue[];
 }
 
+/** What `Session.envelopesOf` returns. */
+export interface StepEnvelopes {
+  /** The envelopes that changed the step, as received, in arrival order. */
+  envelopes: {
+    [k: string]: unknown | undefined;
+  }[];
+  /**
+   * Messages in the context when the step started (the stream carries
+   * their count, not their text).
+   */
+  input_message_count: number | null;
+  /** The step's output as a conversation: reasoning, text, tool calls and results. */
+  messages: StepMessage[];
+}
+
+/** One message of a step's output, in the order the model produced it. */
+export interface StepMessage {
+  /** `reasoning`, `assistant` (streamed text), `tool_call` or `tool_result`. */
+  role: string;
+  /** The text, or the tool call's arguments / the tool's result as JSON text. */
+  content: string;
+  /** The tool's name (tool messages only). */
+  tool: string | null;
+  /** The tool call's id, when streamed (tool messages only). */
+  call_id: string | null;
+  /** The tool failed (tool results only). */
+  failed: boolean;
+}
+
 /**
  * One step as streamed (`StepView` in TypeScript; the Rust name
  * [`StepView`] is the step's state). Fields stay `null` until an event
@@ -3320,6 +3374,11 @@ export interface StepView {
     evaluations?: unknown;
     [k: string]: unknown | undefined;
   } | null;
+  /**
+   * Why the loop went on or stopped after this step, in one sentence
+   * (`null` until a continuation arrives).
+   */
+  explanation: string | null;
   /** The step's tool runs, in the order they were placed. */
   tools: ToolRunView[];
   /** Seed-003 streamed text of this step. */
@@ -3399,6 +3458,21 @@ export interface ToolCallDelta {
   name: string | null;
   /** A piece of the JSON-encoded arguments. */
   arguments: string;
+}
+
+/**
+ * What `Session.replayContinuation` returns: `replayContinuation`'s result
+ * plus `recordedRun`.
+ */
+export interface StreamedContinuationReplay {
+  /** Every recorded step, re-evaluated. */
+  steps: ReplayedStep[];
+  /** The first step after which the run would have stopped, or `null`. */
+  stopsAtStep: number | null;
+  /** Steps the state records. */
+  recordedSteps: number;
+  /** How the run ended as streamed. */
+  recordedRun: RecordedRun;
 }
 
 /** An envelope that could not be decoded. */

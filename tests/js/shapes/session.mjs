@@ -258,6 +258,61 @@ export const calls = {
     yield ['a live session', live.recordedSnapshots()];
     live.free();
   },
+
+  async *'Session.replayContinuation'({ stepline, runs }) {
+    // v1.22 and v2.7 runs alike: the state built from the stream is v1.22-shaped.
+    for (const run of allRuns(runs).filter((r) => !r.dialect)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      if (session.getSnapshot().executions.length === 0) { session.free(); continue; }
+      yield [run.name, session.replayContinuation(null, { defaults: { maxSteps: 1 } }, { now: '2026-08-10T12:00:00Z' })];
+      yield [`${run.name}, first execution`, session.replayContinuation(0, [{ kind: 'steps_limit', max: 3 }])];
+      session.free();
+    }
+  },
+
+  async *'SessionTimeline.viewAt'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      const timeline = session.timeline();
+      for (const i of [0, Math.floor(timeline.length / 2), timeline.length]) yield [`${run.name} at ${i}`, timeline.viewAt(i)];
+      timeline.free();
+      session.free();
+    }
+  },
+
+  async *'SessionTimeline.update'({ stepline, runs }) {
+    const session = new stepline.Session();
+    const timeline = session.timeline();
+    for (const envelope of runs[0].envelopes) {
+      session.ingest(envelope);
+      yield [runs[0].name, timeline.update(session)];
+    }
+    timeline.free();
+    session.free();
+  },
+
+  async *'SessionTimeline.length'({ stepline, runs }) {
+    const session = new stepline.Session();
+    session.ingestJsonl(runs[0].jsonl);
+    const timeline = session.timeline();
+    yield [runs[0].name, timeline.length];
+    timeline.free();
+    session.free();
+  },
+
+  async *'Session.envelopesOf'({ stepline, runs }) {
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      for (const [i, exec] of session.getSnapshot().executions.entries()) {
+        for (const step of exec.steps) yield [`${run.name} execution ${i} step ${step.number}`, session.envelopesOf(i, step.number)];
+      }
+      yield [`${run.name}: no such step`, session.envelopesOf(0, 9999)];
+      session.free();
+    }
+  },
 };
 
 /** Exports whose result is not data, and why. */
@@ -269,4 +324,6 @@ export const notData = {
   'RunLog.free': 'releases the wasm memory',
   'RunLog.addSnapshot': 'returns nothing',
   'RunLog.load': 'returns a RunLog handle',
+  'SessionTimeline.free': 'releases the wasm memory',
+  'Session.timeline': 'returns a SessionTimeline handle (its viewAt is checked)',
 };

@@ -1,0 +1,76 @@
+//! One sentence saying why the loop went on or stopped after a streamed step,
+//! from the continuation object as the producer sent it (`agent.continuation`'s
+//! `{should_continue, stop_reason, resolved_by, evaluations}` in v1.22, or a v2
+//! step completion's own `continuation`). The panel shows it under each step,
+//! so the wording lives here and not in the UI.
+
+use crate::json::Value;
+
+/// The class name without its namespace (`…\StepsLimit` → `StepsLimit`).
+fn short(name: &str) -> &str {
+    name.rsplit('\\').next().unwrap_or(name)
+}
+
+/// A non-empty string field of `c`.
+fn text<'a>(c: &'a Value, key: &str) -> Option<&'a str> {
+    c.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// The reason the deciding criterion gave, when its evaluation is in the trace.
+fn decider_reason<'a>(c: &'a Value, resolved_by: &str) -> Option<&'a str> {
+    c.get("evaluations")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|e| text(e, "criterion").map(short) == Some(resolved_by))
+        .and_then(|e| text(e, "reason"))
+}
+
+/// Why the loop went on or stopped after this streamed continuation, or
+/// `None` when `c` is not an object.
+///
+/// ```
+/// use stepline::json::{self, Limits};
+/// use stepline::continuation::explain::streamed_explanation;
+/// let c = json::parse(r#"{"should_continue": false, "stop_reason": "steps_limit",
+///   "resolved_by": "Agent\\StepsLimit",
+///   "evaluations": [{"criterion": "Agent\\StepsLimit", "decision": "forbid", "reason": "Step limit reached: 5/5"}]}"#,
+///   &Limits::default()).unwrap();
+/// assert_eq!(streamed_explanation(&c).as_deref(), Some("Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5."));
+/// ```
+pub fn streamed_explanation(c: &Value) -> Option<String> {
+    c.as_object()?;
+    let goes_on = c
+        .get("should_continue")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let stop_reason = text(c, "stop_reason");
+    // v2.7 names no decider when no stop signal exists (its natural completion,
+    // or a step that requested tools): `resolved_by` is '' and `stop_reason` null.
+    let Some(resolved_by) = text(c, "resolved_by") else {
+        return Some(if goes_on {
+            "Went on: no stop signal, so the loop took another step.".into()
+        } else {
+            format!(
+                "Stopped ({}): no stop signal and nothing more to do, so the run ended.",
+                stop_reason.unwrap_or("completed")
+            )
+        });
+    };
+    let decider = short(resolved_by);
+    let because = decider_reason(c, decider)
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    Some(if goes_on {
+        format!("Went on: {decider} requested another step{because}.")
+    } else if resolved_by == "aggregate" {
+        format!(
+            "Stopped ({}): nothing requested another step, so the run ended.",
+            stop_reason.unwrap_or("completed")
+        )
+    } else {
+        format!(
+            "Stopped ({}) by {decider}{because}.",
+            stop_reason.unwrap_or("unknown")
+        )
+    })
+}

@@ -1,0 +1,113 @@
+//! The time slider's view (`SessionTimeline`) and a step's raw envelopes
+//! (`Session.envelopesOf`). Full package only.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::*;
+
+use crate::session::timeline::Timeline;
+
+use super::convert::to_js_of;
+use super::session::Session;
+
+/// The session as it stood after its first `i` envelopes, in arrival order:
+/// what a time slider shows. Kept copies of the session make any prefix
+/// cheap to rebuild; `update(session)` reads what a live session received
+/// since. Not in `stepline/live`.
+///
+/// @example
+/// ```js
+/// const timeline = session.timeline();
+/// slider.max = timeline.length;
+/// slider.oninput = () => render(timeline.viewAt(Number(slider.value)));
+/// session.subscribe(() => { timeline.update(session); slider.max = timeline.length; });
+/// ```
+#[wasm_bindgen]
+pub struct SessionTimeline {
+    inner: RefCell<Timeline>,
+}
+
+#[wasm_bindgen]
+impl SessionTimeline {
+    /// Reads the envelopes `session` applied since the last read; returns how many.
+    ///
+    /// @example
+    /// ```js
+    /// session.ingest(envelope);
+    /// timeline.update(session); // 1
+    /// ```
+    pub fn update(&self, session: &Session) -> usize {
+        self.inner.borrow_mut().update(&session.inner.borrow().core)
+    }
+
+    /// How many envelopes the timeline holds (the session's log length when last read).
+    ///
+    /// @example
+    /// ```js
+    /// timeline.viewAt(timeline.length); // the view after every envelope
+    /// ```
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> usize {
+        self.inner.borrow().len()
+    }
+
+    /// The view after the first `i` envelopes (`getSnapshot()`'s shape; `0`
+    /// is an empty view, `length` the whole run). Its `counts` count what the
+    /// replay applied: the log keeps each envelope once, so no duplicates.
+    ///
+    /// @example
+    /// ```js
+    /// const half = timeline.viewAt(Math.floor(timeline.length / 2));
+    /// half.executions[0]?.steps.length; // the steps that had arrived by then
+    /// ```
+    #[wasm_bindgen(js_name = viewAt, unchecked_return_type = "SessionView")]
+    pub fn view_at(&self, i: usize) -> Result<JsValue, JsValue> {
+        to_js_of(&self.inner.borrow().at(i).shape())
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// The timeline of this session's envelopes so far (see `SessionTimeline`).
+    /// Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const timeline = session.timeline();
+    /// timeline.viewAt(0).executions; // []
+    /// ```
+    pub fn timeline(&self) -> SessionTimeline {
+        SessionTimeline {
+            inner: RefCell::new(Timeline::new(&self.inner.borrow().core)),
+        }
+    }
+
+    /// The envelopes that built step `stepNumber` of the execution at
+    /// `executionIndex` (its position in `getSnapshot().executions`), as
+    /// received, in arrival order, with the step's output as `messages`
+    /// (reasoning, text, tool calls and results); `null` when there is no
+    /// such step. The streams carry a step's input messages as a count only
+    /// (`input_message_count`), not their text. Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const raw = session.envelopesOf(0, 3);
+    /// await navigator.clipboard.writeText(JSON.stringify(raw.envelopes, null, 2));
+    /// raw.messages.map((m) => `${m.role}: ${m.content}`);
+    /// ```
+    #[wasm_bindgen(js_name = envelopesOf, unchecked_return_type = "StepEnvelopes | null")]
+    pub fn envelopes_of(
+        &self,
+        execution_index: usize,
+        step_number: f64,
+    ) -> Result<JsValue, JsValue> {
+        if step_number.fract() != 0.0 || !step_number.is_finite() {
+            return Ok(JsValue::NULL);
+        }
+        let inner = self.inner.borrow();
+        match inner.core.envelopes_of(execution_index, step_number as i64) {
+            Some(found) => to_js_of(&found),
+            None => Ok(JsValue::NULL),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The session after its first i envelopes (`Timeline`, the time slider's
+//! view): equal to replaying those envelopes into a new session, whichever
+//! kept copy it is rebuilt from; empty at 0; the whole view at the end; and
+//! never going back as i grows.
+
+use stepline::json;
+use stepline::json::Value;
+use stepline::session::timeline::Timeline;
+use stepline::session::Session;
+
+mod common;
+use common::{vectors_of, Corpus};
+
+/// A v1.22-shaped run of `steps` tool steps and a streamed answer.
+fn long_run(steps: i64) -> Vec<Value> {
+    let at = |n: i64| {
+        format!(
+            "2026-01-20T12:{:02}:{:02}.{:03}Z",
+            (n / 60_000) % 60,
+            (n / 1000) % 60,
+            n % 1000
+        )
+    };
+    let env = |n: i64, t: &str, p: Value| json!({"type": t, "session_id": "s", "execution_id": "e", "timestamp": at(n), "payload": p});
+    let mut out = vec![env(
+        0,
+        "agent.status",
+        json!({"status": "processing", "previous_status": "idle"}),
+    )];
+    let mut n = 1;
+    for step in 1..=steps {
+        let id = format!("call_{step}");
+        let failed = step % 7 == 0;
+        for (t, p) in [
+            (
+                "agent.step.started",
+                json!({"step_number": step, "message_count": step, "tools_available": 2}),
+            ),
+            (
+                "agent.tool.started",
+                json!({"tool": "search", "tool_call_id": id.clone(), "args": {"q": step}}),
+            ),
+            (
+                "agent.tool.completed",
+                json!({"tool": "search", "tool_call_id": id.clone(), "success": !failed, "error": if failed { Value::from("boom") } else { Value::Null }}),
+            ),
+            (
+                "agent.continuation",
+                json!({"step_number": step, "should_continue": true, "stop_reason": "completed", "resolved_by": "ToolCallPresenceCheck", "evaluations": []}),
+            ),
+            (
+                "agent.step.completed",
+                json!({"step_number": step, "has_tool_calls": true, "errors": 0, "usage": {"input": 10, "output": 5}}),
+            ),
+        ] {
+            out.push(env(n, t, p));
+            n += 1;
+        }
+    }
+    for i in 0..20 {
+        out.push(env(
+            n,
+            "agent.stream.chunk",
+            json!({"content": format!("word{i} "), "is_complete": i == 19, "chunk_index": i}),
+        ));
+        n += 1;
+    }
+    out.push(env(
+        n,
+        "agent.status",
+        json!({"status": "completed", "previous_status": "processing"}),
+    ));
+    out
+}
+
+/// The session replaying `envelopes` makes, in the timeline's session (its id
+/// is known before the first envelope).
+fn session_of(envelopes: &[Value]) -> Session {
+    let mut s = Session::new(Some("s".into()));
+    for e in envelopes {
+        s.ingest_value(e).unwrap();
+    }
+    s
+}
+
+/// `(executions, steps, envelopes applied)` of a view: what only grows.
+fn extent(s: &Session) -> (usize, usize, usize) {
+    let steps = s.executions().iter().map(|e| e.steps.len()).sum();
+    (s.executions().len(), steps, s.log().count())
+}
+
+#[test]
+fn a_prefix_is_the_session_its_first_envelopes_make_wherever_it_is_rebuilt_from() {
+    let envs = long_run(120); // 621 envelopes: several copies, each rebuild from one
+    let whole = session_of(&envs);
+    let t = Timeline::new(&whole);
+    assert_eq!(t.len(), envs.len());
+    for i in (0..=envs.len())
+        .step_by(37)
+        .chain([1, 63, 64, 65, 127, 128, envs.len() - 1])
+    {
+        let expected = session_of(envs.get(..i).unwrap());
+        assert_eq!(t.at(i).view(), expected.view(), "prefix {i}");
+    }
+}
+
+#[test]
+fn the_end_is_the_view_the_start_is_empty_and_nothing_goes_back() {
+    let envs = long_run(60);
+    let whole = session_of(&envs);
+    let t = Timeline::new(&whole);
+    assert_eq!(t.at(t.len()).view(), whole.view());
+    assert_eq!(
+        t.at(t.len() + 5).view(),
+        whole.view(),
+        "past the end is the end"
+    );
+    let start = t.at(0);
+    assert_eq!(start.view()["executions"], json!([]));
+    assert_eq!(start.view()["usage"]["input"], 0);
+    let mut last = (0, 0, 0);
+    for i in 0..=t.len() {
+        let now = extent(&t.at(i));
+        assert!(
+            now >= last && now.2 == i,
+            "prefix {i}: {now:?} after {last:?}"
+        );
+        last = now;
+    }
+}
+
+#[test]
+fn a_live_timeline_reads_only_the_new_envelopes_and_keeps_its_copies_bounded() {
+    let envs = long_run(800); // 4,021 envelopes
+    let mut live = Session::new(None);
+    let mut t = Timeline::new(&live);
+    assert!(t.is_empty());
+    for chunk in envs.chunks(500) {
+        for e in chunk {
+            live.ingest_value(e).unwrap();
+        }
+        assert_eq!(t.update(&live), chunk.len());
+        assert_eq!(t.at(t.len()).view(), live.view());
+    }
+    let half = envs.len() / 2;
+    assert_eq!(
+        t.at(half).view(),
+        session_of(envs.get(..half).unwrap()).view()
+    );
+    assert!(t.checkpoint_count() <= stepline::session::timeline::MAX_CHECKPOINTS);
+}
+
+#[test]
+fn every_corpus_run_ends_as_its_view_and_starts_empty() {
+    for corpus in [Corpus::V1_22, Corpus::V2_7] {
+        for case in vectors_of(corpus, "agent-runs.json") {
+            let mut s = Session::new(None);
+            for turn in case["expected"].as_array().unwrap() {
+                for b in turn["envelopes"].as_array().unwrap() {
+                    s.ingest_value(b.get("envelope").unwrap_or(b)).unwrap();
+                }
+            }
+            let t = Timeline::new(&s);
+            // The log keeps each envelope once, so only the duplicate count differs.
+            let mut end = t.at(t.len()).view();
+            let mut view = s.view();
+            assert_eq!(end["counts"]["applied"], view["counts"]["applied"]);
+            end.as_object_mut().unwrap().remove("counts");
+            view.as_object_mut().unwrap().remove("counts");
+            assert_eq!(end, view, "{}", case["name"]);
+            assert_eq!(t.at(0).view()["executions"], json!([]), "{}", case["name"]);
+        }
+    }
+}
