@@ -10,7 +10,7 @@
 use crate::envelope::cap::{encoded_len, DEFAULT_MAX_MESSAGE_BYTES};
 use crate::json::Value;
 
-use super::{secrets, Diagnostic, Envelope, Severity};
+use super::{secrets, Diagnostic, Envelope, Severity, Slots};
 
 /// An envelope at or above 90% of Reverb's 10,000-byte message limit.
 pub const ENVELOPE_NEAR_SIZE_LIMIT: &str = "envelope_near_size_limit";
@@ -99,15 +99,16 @@ struct Placed<'a, 'b> {
 /// The step each envelope belongs to: its own `step_number`, or else the
 /// last step its run started (tool and stream envelopes carry no number).
 fn steps(envelopes: &[Envelope<'_>]) -> Vec<Option<i64>> {
-    let mut current: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
+    // Slots, not a map of its own: each map type is kilobytes of wasm.
+    let mut current: Slots<i64> = Slots::new();
     envelopes
         .iter()
         .map(|e| match e.step_number() {
             Some(n) => {
-                current.insert(e.run_key(None), n);
+                *current.get_or_insert_with(e.run_key(None), || n) = n;
                 Some(n)
             }
-            None => current.get(&e.run_key(None)).copied(),
+            None => current.get_mut(&e.run_key(None)).map(|n| *n),
         })
         .collect()
 }
