@@ -7,12 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { panelCache, recordHash } from './lib/build-cache.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(join(root, 'pkg', 'index.mjs'))) {
   console.error('build-www: pkg/ is not built; run `npm run build` first');
   process.exit(1);
 }
+// Hashed before building (scripts/lib/build-cache.mjs), for `npm start` to skip the next build.
+const cache = panelCache(root);
 const run = (args) => {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
@@ -20,4 +23,5 @@ const run = (args) => {
 run([join(root, 'scripts', 'demo-run.mjs')]);
 run([join(root, 'scripts', 'demo-run-dialects.mjs')]);
 run([join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(root, 'www', 'vite.config.mjs')]);
+recordHash(cache.dir, cache.hash);
 console.log('build-www: www/dist ready');

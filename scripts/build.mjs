@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { inputHash, PACKAGE_INPUTS, recordHash } from './lib/build-cache.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TARGET = 'wasm32-unknown-unknown';
@@ -344,6 +345,8 @@ function linkPackage() {
 
 async function main() {
   const started = Date.now();
+  // Hashed before building, so an edit made during the build makes the next `npm start` rebuild.
+  const inputs = inputHash(root, PACKAGE_INPUTS);
   env.STEPLINE_BUILD_ID = buildId();
   const crate = crateMetadata();
   const wbVersion = checkWasmBindgen();
@@ -387,6 +390,9 @@ async function main() {
     rmSync(staging, { recursive: true, force: true });
   }
   linkPackage();
+  // What `npm start` compares to skip this build next time (scripts/lib/build-cache.mjs);
+  // `npm run build` itself never reads it. Not in the package's `files`, so never published.
+  recordHash(pkgDir, inputs);
 
   // Smoke check in a fresh process: the package loads and names its build.
   const smoke = run('smoke check', process.execPath, ['-p', "require('./pkg/index.cjs').version()"], { capture: true }).trim();

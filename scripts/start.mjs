@@ -2,12 +2,14 @@
 //
 //   set-up (Rust target, wasm-bindgen, node_modules; not the browser or the
 //   Pusher server, which only the tests and the live demo need), the package
-//   build (cargo and wasm-opt; quick when nothing changed), the panel build,
+//   build and the panel build, each skipped when its inputs hash the same as
+//   when it was last built (scripts/lib/build-cache.mjs; never under CI=true),
 //   then a static server on 127.0.0.1. PORT picks the port (default 5173, or
 //   a free one when that is taken). Ctrl-C stops it.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageCache, panelCache, shown, trusted } from './lib/build-cache.mjs';
 import { servePanel } from './lib/panel-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,8 +24,13 @@ function step(label, command, args, env = {}) {
 }
 
 step('set-up', 'bash', ['scripts/setup.sh'], { STEPLINE_SETUP: 'core' });
-step('building the package (pkg/)', process.execPath, ['scripts/build.mjs']);
-step('building the panel (www/dist)', process.execPath, ['scripts/build-www.mjs']);
+// The panel's hash covers pkg/.build-hash, so it is taken after the package is settled.
+for (const [what, cache, script] of [['the package', packageCache, 'scripts/build.mjs'], ['the panel', panelCache, 'scripts/build-www.mjs']]) {
+  const { dir, hash } = cache(root);
+  const { fresh, reason } = trusted(dir, hash);
+  if (fresh) console.log(`start: ${shown(root, dir)} is current (${reason}); not rebuilding ${what}`);
+  else step(`building ${what} (${shown(root, dir)}: ${reason})`, process.execPath, [script]);
+}
 
 const wanted = Number(process.env.PORT ?? 5173);
 let server;

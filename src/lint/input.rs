@@ -72,7 +72,7 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
         envelopes: listed,
         options: DiagnoseOptions::from_map(m)?,
     };
-    Ok(request.options.run(&envelopes))
+    Ok(request.options.run(&envelopes, &[]))
 }
 
 /// Diagnoses envelopes already decoded (a session's log, see
@@ -87,6 +87,17 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
 /// assert!(found.is_empty());
 /// ```
 pub fn diagnose_decoded(envelopes: &[Value], options: &Value) -> Result<Vec<Diagnostic>> {
+    diagnose_sized(envelopes, &[], options)
+}
+
+/// [`diagnose_decoded`] with each envelope's size as received (bytes of its
+/// JSON line, by index), for the size-limit detectors; an envelope without
+/// one is measured by its compact encoding.
+pub(crate) fn diagnose_sized(
+    envelopes: &[Value],
+    sizes: &[usize],
+    options: &Value,
+) -> Result<Vec<Diagnostic>> {
     let empty = crate::json::Map::new();
     let m = match options {
         Value::Null => &empty,
@@ -103,7 +114,7 @@ pub fn diagnose_decoded(envelopes: &[Value], options: &Value) -> Result<Vec<Diag
         }
     };
     read::only_keys(m, &["snapshot", "state", "includeToolResults"], "")?;
-    Ok(DiagnoseOptions::from_map(m)?.run(envelopes))
+    Ok(DiagnoseOptions::from_map(m)?.run(envelopes, sizes))
 }
 
 /// What `diagnose` reads: envelopes, a slim snapshot, a full state, and
@@ -162,12 +173,12 @@ impl<'a> DiagnoseOptions<'a> {
     }
 
     /// Every detector over `envelopes` (decoded) and these parts.
-    fn run(&self, envelopes: &[Value]) -> Vec<Diagnostic> {
+    fn run(&self, envelopes: &[Value], sizes: &[usize]) -> Vec<Diagnostic> {
         let config = self.include_tool_results.map(|b| SlimConfig {
             include_tool_results: b,
             ..SlimConfig::default()
         });
-        run(envelopes, self.snapshot, self.state, config.as_ref())
+        run(envelopes, sizes, self.snapshot, self.state, config.as_ref())
     }
 }
 

@@ -12,9 +12,11 @@ mod executions;
 mod frames;
 mod input;
 mod messages;
+mod payload;
 pub mod secrets;
 mod timing;
 
+pub(crate) use input::diagnose_sized;
 pub use input::{diagnose_decoded, diagnose_value, DiagnoseOptions, DiagnoseRequest};
 
 use crate::json::Value;
@@ -47,8 +49,12 @@ pub use secrets::SECRET_IN_STATE;
 /// (instructor-php v2.7 with a real streaming HTTP driver, its README item 15).
 pub const RAW_PROVIDER_FRAMES_IN_STREAM: &str = "raw_provider_frames_in_stream";
 
+pub use payload::{
+    ENVELOPE_NEAR_SIZE_LIMIT, ENVELOPE_OVER_SIZE_LIMIT, SECRET_IN_PAYLOAD, TEXT_TRUNCATED,
+};
+
 /// Every diagnostic code, in the order the detectors run.
-pub const CODES: [&str; 9] = [
+pub const CODES: [&str; 13] = [
     TOOL_ARGS_IN_CONTENT,
     STEP_TIMING_INVERTED,
     STEP_TIMING_FROM_CREATION,
@@ -58,6 +64,10 @@ pub const CODES: [&str; 9] = [
     TOOL_RESULTS_NOT_EXCLUDED,
     SECRET_IN_STATE,
     RAW_PROVIDER_FRAMES_IN_STREAM,
+    ENVELOPE_NEAR_SIZE_LIMIT,
+    ENVELOPE_OVER_SIZE_LIMIT,
+    TEXT_TRUNCATED,
+    SECRET_IN_PAYLOAD,
 ];
 
 /// How sure a finding is to be a producer bug.
@@ -132,6 +142,7 @@ pub struct DiagnoseInput {
 pub fn diagnose(input: &DiagnoseInput) -> Vec<Diagnostic> {
     run(
         &input.envelopes,
+        &[],
         input.snapshot.as_ref(),
         input.state.as_ref(),
         input.snapshot_options.as_ref(),
@@ -139,12 +150,13 @@ pub fn diagnose(input: &DiagnoseInput) -> Vec<Diagnostic> {
 }
 
 fn run(
-    envelopes: &[Value],
+    raw: &[Value],
+    sizes: &[usize],
     snapshot: Option<&Value>,
     state: Option<&Value>,
     snapshot_options: Option<&SlimConfig>,
 ) -> Vec<Diagnostic> {
-    let envelopes = read_envelopes(envelopes);
+    let envelopes = read_envelopes(raw);
     let mut out = Vec::new();
     messages::tool_args_in_content(snapshot, state, &mut out);
     timing::check(&envelopes, state, &mut out);
@@ -154,6 +166,7 @@ fn run(
     }
     secrets::check(snapshot, state, &mut out);
     frames::check(&envelopes, &mut out);
+    payload::check(&envelopes, raw, sizes, &mut out);
     out
 }
 

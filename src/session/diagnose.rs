@@ -5,7 +5,7 @@
 use crate::envelope::decode::{decode_owned, ENVELOPE_LIMITS};
 use crate::error::Result;
 use crate::json::Value;
-use crate::lint::{diagnose_decoded, Diagnostic};
+use crate::lint::{diagnose_sized, Diagnostic};
 use crate::session::Session;
 
 impl Session {
@@ -36,13 +36,17 @@ impl Session {
     pub fn diagnose(&self, options: &Value) -> Result<Vec<Diagnostic>> {
         // Each line decoded when it was ingested; one that no longer would
         // (it cannot) is left out rather than failing the diagnosis.
-        let envelopes: Vec<Value> = self
+        // Each envelope's size is its line's, as received: what the
+        // broadcaster's message limit applies to.
+        let (envelopes, sizes): (Vec<Value>, Vec<usize>) = self
             .log()
             .filter_map(|line| {
                 let parsed = crate::json::parse_text(&line, &ENVELOPE_LIMITS).ok()?;
-                decode_owned(parsed.value).ok().map(|d| d.envelope)
+                decode_owned(parsed.value)
+                    .ok()
+                    .map(|d| (d.envelope, line.len()))
             })
-            .collect();
-        diagnose_decoded(&envelopes, options)
+            .unzip();
+        diagnose_sized(&envelopes, &sizes, options)
     }
 }

@@ -1965,7 +1965,11 @@ export interface Diagnostic {
     | "final_status_missing"
     | "tool_results_not_excluded"
     | "secret_in_state"
-    | "raw_provider_frames_in_stream";
+    | "raw_provider_frames_in_stream"
+    | "envelope_near_size_limit"
+    | "envelope_over_size_limit"
+    | "text_truncated"
+    | "secret_in_payload";
   /** How sure the finding is to be a producer bug. */
   severity: Severity;
   /**
