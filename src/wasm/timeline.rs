@@ -11,9 +11,9 @@ use super::convert::to_js_of;
 use super::session::Session;
 
 /// The session as it stood after its first `i` envelopes, in arrival order:
-/// what a time slider shows. Kept copies of the session make any prefix
-/// cheap to rebuild; `update(session)` reads what a live session received
-/// since. Not in `stepline/live`.
+/// what a time slider shows. Moving forward applies only the envelopes in
+/// between; moving back replays from the start. `update(session)` reads what
+/// a live session received since. Not in `stepline/live`.
 ///
 /// @example
 /// ```js
@@ -62,7 +62,7 @@ impl SessionTimeline {
     /// ```
     #[wasm_bindgen(js_name = viewAt, unchecked_return_type = "SessionView")]
     pub fn view_at(&self, i: usize) -> Result<JsValue, JsValue> {
-        to_js_of(&self.inner.borrow().at(i).shape())
+        to_js_of(&self.inner.borrow_mut().at(i).shape())
     }
 }
 
