@@ -11,11 +11,14 @@ import { connect, settingsFromUrl } from './sources/live';
 import { demoById, describe, loadBundled, loadFile, loadRecording } from './sources/recording';
 import { DiagnosticsView } from './views/diagnostics';
 import { Header } from './views/header';
+import { RawView } from './views/raw';
 import { ReconcileView } from './views/reconcile';
 import { Side } from './views/side';
 import { StepDetail } from './views/step';
+import { TimeSlider } from './views/time';
 import { Timeline } from './views/timeline';
 import { UsageView } from './views/usage';
+import { WaterfallView } from './views/waterfall';
 import { WhatIfView } from './views/whatif';
 import './style.css';
 
@@ -32,10 +35,14 @@ async function main(): Promise<void> {
     { id: 'reconcile', label: 'Reconciliation', view: new ReconcileView() },
     { id: 'diagnostics', label: 'Diagnostics', view: new DiagnosticsView() },
     { id: 'whatif', label: 'What if', view: new WhatIfView(panel) },
+    { id: 'waterfall', label: 'Waterfall', view: new WaterfallView() },
+    { id: 'raw', label: 'Raw', view: new RawView() },
   ]);
-  for (const view of [header, timeline, detail, side]) panel.register(view);
+  // The slider first: it reads new envelopes before the other views render.
+  const time = new TimeSlider(panel);
+  for (const view of [time, header, timeline, detail, side]) panel.register(view);
   const app = document.getElementById('app')!;
-  app.replaceChildren(header.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el));
+  app.replaceChildren(header.el, time.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el));
 
   // Recordings can be dropped anywhere on the page.
   document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });

@@ -36,7 +36,8 @@ export class Panel {
 
   get state(): PanelState { return this.store.getState(); }
   get session(): Session | null { return this.current; }
-  get view() { return this.state.view; }
+  /** The run as shown: the time slider's prefix while it is before the end, else the run now. */
+  get view() { return this.state.time?.view ?? this.state.view; }
   get source() { return this.state.source; }
   get demo() { return this.state.demo; }
   get selected() { return this.state.selected; }

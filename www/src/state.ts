@@ -39,8 +39,8 @@ export interface WhatIf {
 }
 
 /** The side panel's tabs; a new tab adds its id here and one entry in main.ts. */
-export type Tab = 'usage' | 'reconcile' | 'diagnostics' | 'whatif';
-export const TABS: readonly Tab[] = ['usage', 'reconcile', 'diagnostics', 'whatif'];
+export type Tab = 'usage' | 'reconcile' | 'diagnostics' | 'whatif' | 'waterfall' | 'raw';
+export const TABS: readonly Tab[] = ['usage', 'reconcile', 'diagnostics', 'whatif', 'waterfall', 'raw'];
 
 /** What the timeline shows: text search plus filters (all must match). */
 export interface Find {
@@ -50,6 +50,14 @@ export interface Find {
   readonly tool: string;
   /** A turn index (null = any). */
   readonly turn: number | null;
+}
+
+/** The time slider moved back: the run as it stood after envelope `at` of `total`. */
+export interface TimePoint {
+  readonly at: number;
+  readonly total: number;
+  /** The core's view of the prefix (`SessionTimeline.viewAt(at)`). */
+  readonly view: SessionView;
 }
 
 export interface Selection { readonly exec: number; readonly step: number | null }
@@ -75,6 +83,8 @@ export interface PanelState {
   readonly tab: Tab;
   readonly find: Find;
   readonly finalStateUrl: string;
+  /** Set while the time slider is before the end (null: the run as it is now, following new events). */
+  readonly time: TimePoint | null;
 }
 
 export const DEFAULT_CRITERIA: Criteria = { maxSteps: 20, maxTokens: 32768, maxExecutionTime: 300, errorPolicy: 'stopOnAnyError' };
@@ -96,6 +106,7 @@ export const initialState: PanelState = {
   tab: 'usage',
   find: NO_FIND,
   finalStateUrl: '',
+  time: null,
 };
 
 export type Action =
@@ -113,7 +124,9 @@ export type Action =
   | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object }
   | { type: 'diagnosed'; diagnostics: readonly Diagnostic[] }
   | { type: 'whatif'; whatIf: WhatIf }
-  | { type: 'find'; find: Partial<Find> };
+  | { type: 'find'; find: Partial<Find> }
+  /** The time slider: a prefix of the run, or null for the end. */
+  | { type: 'time'; time: TimePoint | null };
 
 /** The pure transition: the same state and action always give the same state. */
 export function reduce(state: PanelState, action: Action): PanelState {
@@ -136,6 +149,7 @@ export function reduce(state: PanelState, action: Action): PanelState {
         error: action.error ?? null,
         find: NO_FIND,
         finalStateUrl: action.finalStateUrl ?? '',
+        time: null,
       };
     }
     case 'snapshot': {
@@ -165,6 +179,8 @@ export function reduce(state: PanelState, action: Action): PanelState {
       return { ...state, whatIf: action.whatIf };
     case 'find':
       return { ...state, find: { ...state.find, ...action.find } };
+    case 'time':
+      return { ...state, time: action.time };
   }
 }
 
