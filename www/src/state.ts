@@ -179,8 +179,15 @@ export function reduce(state: PanelState, action: Action): PanelState {
       return { ...state, whatIf: action.whatIf };
     case 'find':
       return { ...state, find: { ...state.find, ...action.find } };
-    case 'time':
-      return { ...state, time: action.time };
+    case 'time': {
+      // The selection follows the shown run: its last turn while following, and
+      // never a turn the prefix does not have yet.
+      const turns = (action.time?.view ?? state.view)?.executions.length ?? 0;
+      const last = Math.max(0, turns - 1);
+      const selected = state.follow ? { exec: last, step: null }
+        : state.selected.exec > last ? { exec: last, step: null } : state.selected;
+      return { ...state, time: action.time, selected };
+    }
   }
 }
 

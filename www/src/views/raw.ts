@@ -89,7 +89,7 @@ export class RawView implements View {
     const tool = m.tool ? ` ${m.tool}${m.call_id ? ` (${m.call_id})` : ''}` : '';
     return h('li', { class: `msg msg-${m.role}${m.failed ? ' msg-failed' : ''}`, 'data-role': m.role },
       h('span', { class: 'msg-role' }, who, tool, m.failed ? ' · failed' : ''),
-      h('pre', { class: 'msg-content' }, m.content));
+      m.content ? h('pre', { class: 'msg-content' }, m.content) : h('p', { class: 'muted small' }, '(empty)'));
   }
 
   private envelopes(raw: StepEnvelopes): HTMLElement {
