@@ -22,7 +22,7 @@ export function endedMarks(e: ExecutionView | undefined, staleAfterMs: number, w
   const marks: HTMLElement[] = [];
   if (!e) return marks;
   if (fromFinalState(e)) {
-    marks.push(h('span', { class: 'pill from-final', 'data-testid': `${where}-from-final`, title: 'status, error and answer as the final state says (the snapshot wins over the stream)' }, 'from the final state'));
+    marks.push(h('span', { class: 'pill from-final', 'data-testid': `${where}-from-final`, title: 'status, error and answer from the final state (the snapshot wins over the stream)' }, where === 'run' ? 'from the final state' : 'final state'));
   }
   if (e.end_reason) {
     marks.push(h('span', { class: 'pill end-reason', 'data-testid': `${where}-end-reason`, title: 'why the run ended, as the producer said it' }, `ended: ${clip(e.end_reason, 60)}`));

@@ -162,7 +162,7 @@ export class StepDetail implements View {
 
   private stepBody(exec: number, e: ExecutionView, s: StepView): HTMLElement[] {
     const u = s.usage;
-    const state = stepState(s);
+    const state = stepState(s, e.ended);
     return [
       h('div', { class: 'step-head' },
         h('h2', null, `Step ${s.number}`, h('span', { class: 'muted' }, ` · turn ${exec + 1}`)),

@@ -18,11 +18,14 @@ const OVERSCAN = 12;
 
 type Row = { kind: 'exec'; exec: number; e: ExecutionView } | { kind: 'step'; exec: number; s: StepView };
 
-/** A step's state in one word: running, ok, failed or incomplete. */
-export function stepState(s: StepView): 'running' | 'ok' | 'failed' | 'incomplete' {
+/**
+ * A step's state in one word: running, ok, failed or incomplete. A started
+ * step of a run that ended (`runEnded`) is not running: it never completed.
+ */
+export function stepState(s: StepView, runEnded = false): 'running' | 'ok' | 'failed' | 'incomplete' {
   if (s.error || s.type === 'error' || s.tools.some((t) => t.status === 'failed')) return 'failed';
   if (s.seen.completed) return 'ok';
-  return s.seen.started ? 'running' : 'incomplete';
+  return s.seen.started && !runEnded ? 'running' : 'incomplete';
 }
 
 function markSelected(el: HTMLElement, selected: boolean): HTMLElement {

@@ -1,0 +1,81 @@
+// Runs that ended look ended: a recording with its final snapshot shows the
+// snapshot's ending (the core's reconciled view), not the stream's
+// "processing"; an answer that was never streamed is shown; what-if starts
+// from the run's own recorded outcome.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { openPage, screenshot } from './lib/browser.mjs';
+import { openRecording, panelFixture } from './lib/panel.mjs';
+
+const runs = JSON.parse(readFileSync(new URL('../vectors/cognesy-v1.22/agent-runs.json', import.meta.url), 'utf8'));
+
+/** A reference run's first turn as a recording: its envelopes, then its final slim snapshot. */
+function recordingOf(prefix, keep = () => true) {
+  const turn = runs.find((r) => r.name.startsWith(prefix)).expected[0];
+  const lines = turn.envelopes.map((e) => e.envelope).filter(keep).map((e) => JSON.stringify(e));
+  lines.push(JSON.stringify({ stepline_snapshot: turn.slim }));
+  return lines.join('\n');
+}
+
+const env = panelFixture();
+
+async function open(name, text, width = 1440) {
+  const page = await openPage(env.browser, { width });
+  await openRecording(page, env, name, text);
+  await page.waitForFunction((n) => window.stepline?.source.label === n && !window.stepline.loading, name);
+  return page;
+}
+
+describe('runs that ended look ended', () => {
+  test('a run whose driver threw, opened with its snapshot, shows failed with the reason, not processing', async () => {
+    // The reference's exception path: the producer broadcasts no failure, only the final state says failed.
+    const page = await open('thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'failed');
+    assert.equal(await page.textContent('[data-testid=run-from-final]'), 'from the final state');
+    assert.match(await page.textContent('[data-testid=run-error]'), /final state is failed; no final status was broadcast/);
+    assert.equal(await page.locator('[data-testid=run-stale]').count(), 0);
+    assert.equal(await page.locator('pre.stream.streaming').count(), 0, 'no blinking cursor');
+    assert.equal(await page.locator('[data-testid=turn-from-final]').count(), 1);
+    await page.click('[data-testid=step-row][data-step="1"]');
+    const undecided = await page.textContent('[data-testid=undecided]');
+    assert.match(undecided, /^Never decided: the run ended \(failed\)/);
+    assert.equal(await page.textContent('.step-head .pill'), 'incomplete', 'a step of an ended run is not running');
+    await screenshot(page, 'ended-thrown-1440');
+    await page.setViewportSize({ width: 800, height: 900 });
+    await screenshot(page, 'ended-thrown-800');
+
+    // What-if starts from the recorded outcome: never finished, not "stopped (completed)".
+    await page.click('[data-testid=tab-whatif]');
+    await page.click('[data-testid=whatif-run]');
+    const recorded = await page.textContent('[data-testid=whatif-recorded]');
+    assert.match(recorded, /^As recorded: /);
+    assert.doesNotMatch(recorded, /stopped \(completed\)/i);
+    await screenshot(page, 'ended-whatif-800');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('an answer that was not streamed is shown from the final state', async () => {
+    const page = await open('unstreamed.jsonl', recordingOf('direct final answer (1 step)', (e) => e.type !== 'agent.stream.chunk'));
+    await page.waitForFunction(() => document.querySelector('[data-testid=stream-text]')?.textContent !== '');
+    assert.equal(await page.textContent('[data-testid=stream-text]'), 'It is sunny, 21°C.');
+    assert.match(await page.textContent('[data-testid=stream-title]'), /^Final answer · turn 1 · from the final state/);
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'completed');
+    await screenshot(page, 'ended-unstreamed-1440');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('keyboard only: the what-if form is reached and submitted without a mouse', async () => {
+    const page = await open('thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
+    await page.focus('[data-testid=tab-whatif]');
+    await page.keyboard.press('Enter');
+    await page.focus('.whatif-form input[name=maxSteps]');
+    assert.ok(await page.$eval('.whatif-form input[name=maxSteps]', (el) => el.labels.length > 0), 'the limit has a label');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid=whatif-recorded]');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+});
