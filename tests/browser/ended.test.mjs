@@ -78,4 +78,38 @@ describe('runs that ended look ended', () => {
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+  test('the live region announces step changes and the run end, not each of 200 chunks', async () => {
+    const base = { session_id: 'sess-live-region', execution_id: 'exec-1' };
+    const at = (ms) => new Date(Date.UTC(2026, 0, 20, 12, 0, 0, ms)).toISOString();
+    const start = [
+      { ...base, type: 'agent.status', timestamp: at(0), payload: { status: 'processing', previous_status: 'idle' } },
+      { ...base, type: 'agent.step.started', timestamp: at(1), payload: { step_number: 1, message_count: 1, available_tools: 0 } },
+    ];
+    const page = await open('live-region.jsonl', start.map((l) => JSON.stringify(l)).join('\n'));
+    const said = await page.evaluate(async ({ base, n }) => {
+      const region = document.querySelector('[data-testid=announcer]');
+      const messages = [];
+      new MutationObserver(() => messages.push(region.textContent)).observe(region, { childList: true, characterData: true, subtree: true });
+      const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const session = window.stepline.session;
+      const t = (ms) => new Date(Date.UTC(2026, 0, 20, 12, 0, 1, ms)).toISOString();
+      // One chunk per rendered frame: every chunk renders, as it would live.
+      for (let i = 0; i < n; i += 1) {
+        session.ingest({ ...base, type: 'agent.stream.chunk', timestamp: t(i), payload: { content: `word${i} `, is_complete: false, chunk_index: i } });
+        await frame();
+      }
+      session.ingest({ ...base, type: 'agent.step.completed', timestamp: t(n), payload: { step_number: 1, has_tool_calls: false, errors: 0, finish_reason: 'stop', usage: { input: 1, output: n, cacheWrite: 0, cacheRead: 0, reasoning: 0 }, duration_ms: 900 } });
+      await frame();
+      session.ingest({ ...base, type: 'agent.status', timestamp: t(n + 1), payload: { status: 'completed', previous_status: 'processing' } });
+      await frame();
+      return { messages, text: document.querySelector('[data-testid=stream-text]').textContent };
+    }, { base, n: 200 });
+    assert.ok(said.text.startsWith('word0 word1 '), 'the chunks rendered');
+    assert.ok(said.text.includes('word199'), 'every chunk rendered');
+    assert.deepEqual(said.messages, ['Turn 1, step 1 completed.', 'Turn 1 ended: completed after step 1.']);
+    assert.equal(await page.getAttribute('[data-testid=stream-text]', 'aria-live'), null, 'the streamed text is not a live region');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
 });

@@ -118,8 +118,9 @@ function traceTable(e: ExecutionView, s: StepView): HTMLElement | null {
 export class StepDetail implements View {
   readonly el: HTMLElement;
   private body = h('div', { class: 'detail-body' });
-  private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', 'aria-live': 'polite' });
-  private textTitle = h('h3', { 'data-testid': 'stream-title' }, 'Streamed text');
+  // Not a live region: it changes per chunk (views/announcer.ts says when steps start and runs end).
+  private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', tabindex: '0', 'aria-labelledby': 'stream-title' });
+  private textTitle = h('h3', { id: 'stream-title', 'data-testid': 'stream-title' }, 'Streamed text');
   private data = h('div', { class: 'data-block' });
   private lastStep: StepView | null | undefined = undefined;
   private lastExec: ExecutionView | null = null;
