@@ -112,4 +112,50 @@ describe('runs that ended look ended', () => {
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+  for (const colorScheme of ['light', 'dark']) {
+    test(`every pill and badge has AA contrast (4.5:1) in the ${colorScheme} scheme`, async () => {
+      const page = await openPage(env.browser, { colorScheme });
+      await openRecording(page, env, 'thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
+      await page.waitForFunction(() => window.stepline?.source.label === 'thrown.jsonl' && !window.stepline.loading);
+      const seen = [];
+      for (const open of [() => page.goto(env.server.url), null]) {
+        if (open) {
+          await open();
+          await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+        }
+        for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) {
+          await page.click(`[data-testid=tab-${tab}]`);
+          if (tab === 'whatif') await page.click('[data-testid=whatif-run]');
+          seen.push(...await page.$$eval('.pill, .badge, .kind', (els) => {
+            const rgba = (c) => {
+              const m = c.match(/[\d.]+/g)?.map(Number) ?? [0, 0, 0, 0];
+              return { r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1 };
+            };
+            const over = (top, under) => ({ r: top.r * top.a + under.r * (1 - top.a), g: top.g * top.a + under.g * (1 - top.a), b: top.b * top.a + under.b * (1 - top.a), a: 1 });
+            // The colour behind an element: its own background over its ancestors', down to the page.
+            const background = (el) => {
+              const layers = [];
+              for (let n = el; n; n = n.parentElement) layers.push(rgba(getComputedStyle(n).backgroundColor));
+              return layers.reverse().reduce((under, top) => over(top, under), { r: 255, g: 255, b: 255, a: 1 });
+            };
+            const lum = ({ r, g, b }) => {
+              const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+              return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+            };
+            return els.filter((el) => el.getClientRects().length > 0 && el.textContent.trim() !== '').map((el) => {
+              const bg = background(el);
+              const fg = over(rgba(getComputedStyle(el).color), bg);
+              const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+              return { what: `${el.className}: ${el.textContent.trim().slice(0, 30)}`, ratio: Math.round(((hi + 0.05) / (lo + 0.05)) * 100) / 100 };
+            });
+          }));
+        }
+      }
+      assert.ok(seen.length > 10, `pills were found (${seen.length})`);
+      const low = [...new Map(seen.filter((p) => p.ratio < 4.5).map((p) => [p.what, p])).values()];
+      assert.deepEqual(low, [], 'every pill reaches 4.5:1');
+      await page.close();
+    });
+  }
 });
