@@ -158,4 +158,34 @@ describe('runs that ended look ended', () => {
       await page.close();
     });
   }
+
+  test('800 px: the find bar takes two rows, no label is cut and no header overlaps another', async () => {
+    const page = await open('thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'), 800);
+    for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) {
+      await page.click(`[data-testid=tab-${tab}]`);
+      if (tab === 'whatif') await page.click('[data-testid=whatif-run]');
+      const layout = await page.evaluate(() => {
+        const box = (el) => el.getBoundingClientRect();
+        const visible = (el) => el.getClientRects().length > 0;
+        // Items of one row share their vertical centre (align-items: center).
+        const rows = new Set([...document.querySelectorAll('.find > *')].filter(visible).map((el) => Math.round((box(el).top + box(el).bottom) / 2 / 8)));
+        // A control or label whose text does not fit its box is cut.
+        const cut = [...document.querySelectorAll('button, label, .pill, .badge, h2, h3, [role=tab], select')]
+          .filter((el) => visible(el) && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow !== 'visible')
+          .map((el) => el.textContent.trim().slice(0, 40));
+        const heads = [...document.querySelectorAll('header, .timeline h2, .step-head, [role=tablist]')].filter(visible).map(box);
+        const overlaps = [];
+        heads.forEach((a, i) => heads.slice(i + 1).forEach((b) => {
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) overlaps.push([i, i + 1]);
+        }));
+        return { findRows: rows.size, cut, overlaps, wide: document.documentElement.scrollWidth > innerWidth };
+      });
+      assert.ok(layout.findRows <= 2, `the find bar takes ${layout.findRows} rows`);
+      assert.deepEqual(layout.cut, [], `no cut labels on ${tab}`);
+      assert.deepEqual(layout.overlaps, [], `no overlapping headers on ${tab}`);
+      assert.equal(layout.wide, false, 'no horizontal scroll');
+      await screenshot(page, `ended-800-${tab}`);
+    }
+    await page.close();
+  });
 });

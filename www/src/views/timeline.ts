@@ -66,8 +66,8 @@ export class Timeline implements View {
       this.search,
       h('label', { class: 'check' }, this.failedOnly, 'Failed'),
       this.tool, this.turn,
-      h('button', { type: 'button', 'data-testid': 'prev-failure', title: 'Previous failed step (p or Shift+F8)', 'aria-keyshortcuts': 'p Shift+F8', onclick: () => this.jumpFailure(-1) }, '↑ failure'),
-      h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', onclick: () => this.jumpFailure(1) }, '↓ failure'),
+      h('button', { type: 'button', 'data-testid': 'prev-failure', title: 'Previous failed step (p or Shift+F8)', 'aria-keyshortcuts': 'p Shift+F8', 'aria-label': 'Previous failure', onclick: () => this.jumpFailure(-1) }, '↑', h('span', { class: 'wide-only' }, ' failure')),
+      h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', 'aria-label': 'Next failure', onclick: () => this.jumpFailure(1) }, '↓', h('span', { class: 'wide-only' }, ' failure')),
       this.shown);
     // n / p (outside text fields) and F8 / Shift+F8 anywhere: the next / previous failure.
     document.addEventListener('keydown', (e) => {
