@@ -188,4 +188,48 @@ describe('runs that ended look ended', () => {
     }
     await page.close();
   });
+
+  test('keyboard only: Tab reaches every control, each has an accessible name, and the tabs answer Home/End', async () => {
+    const page = await open('thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
+    await page.focus('[data-testid=tab-whatif]');
+    await page.keyboard.press('Enter');
+    await page.click('[data-testid=whatif-run]');
+    await page.focus('[data-testid=tab-reconcile]');
+    await page.keyboard.press('Enter');
+    // Every control a mouse can use on this page, in the order Tab visits them.
+    const controls = await page.$$eval('button, input, select, a[href], [tabindex="0"]', (els) => els
+      .filter((el) => el.getClientRects().length > 0 && !el.disabled && el.tabIndex >= 0 && !el.closest('[hidden]'))
+      .map((el) => { el.dataset.kbd = String(Math.random()); return el.dataset.kbd; }));
+    const reached = new Set();
+    const unnamed = [];
+    await page.evaluate(() => document.activeElement?.blur());
+    for (let i = 0; i < controls.length * 2 + 10; i += 1) {
+      await page.keyboard.press('Tab');
+      const at = await page.evaluate(() => {
+        const el = document.activeElement;
+        if (!el || el === document.body) return null;
+        const name = el.getAttribute('aria-label') || (el.labels?.[0]?.textContent ?? '') || el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby'))?.textContent || el.textContent || el.title || el.placeholder;
+        return { id: el.dataset.kbd ?? null, name: (name ?? '').trim(), what: el.outerHTML.slice(0, 80) };
+      });
+      if (!at) continue;
+      if (at.id) reached.add(at.id);
+      if (!at.name) unnamed.push(at.what);
+    }
+    const missed = controls.filter((c) => !reached.has(c));
+    const missedHtml = await page.$$eval('[data-kbd]', (els, ids) => els.filter((el) => ids.includes(el.dataset.kbd)).map((el) => el.outerHTML.slice(0, 80)), missed);
+    assert.deepEqual(missedHtml, [], 'Tab reaches every control');
+    assert.deepEqual([...new Set(unnamed)], [], 'every control has an accessible name');
+    // The tabs: arrows, Home and End move between them (the README's keys).
+    await page.focus('[data-testid=tab-reconcile]');
+    await page.keyboard.press('End');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'tab-whatif');
+    await page.keyboard.press('Home');
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), 'tab-usage');
+    // The find bar's filter works without a mouse.
+    await page.focus('[data-testid=find-failed]');
+    await page.keyboard.press('Space');
+    assert.equal(await page.evaluate(() => window.stepline.find.failedOnly), true);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
 });
