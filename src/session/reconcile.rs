@@ -797,4 +797,21 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window) {
             e.push_status(b.to_string(), prev);
         }
     }
+    // An answer the stream never carried (no chunk, no `agent.run.completed`)
+    // is the final state's last assistant message: the panel shows it as the
+    // run's answer instead of an empty text.
+    if e.final_answer.is_none() && e.text.is_empty() {
+        e.final_answer = last_assistant_content(snap).map(String::from);
+    }
+}
+
+/// The content of the snapshot's last assistant message (`None` when it has none, or it is empty).
+fn last_assistant_content(snap: &Map) -> Option<&str> {
+    snap.get("messages")
+        .and_then(Value::as_array)?
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .filter(|c| !c.is_empty())
 }

@@ -22,7 +22,8 @@ async function bundled(opts) {
 }
 
 const banner = (page) => page.textContent('[data-testid=error]');
-const executions = (page) => page.evaluate(() => JSON.stringify(window.stepline.view.executions));
+// The streamed view (state.view): the downloaded recording carries no snapshot lines, so the final-state endings are not in it.
+const executions = (page) => page.evaluate(() => JSON.stringify(window.stepline.state.view.executions));
 
 describe('a load that fails keeps the run on screen and says what to do', () => {
   test('an empty file: "… is empty", the bundled run stays', async () => {

@@ -9,6 +9,7 @@ import { h } from './dom';
 import { Panel } from './panel';
 import { connect, settingsFromUrl } from './sources/live';
 import { demoById, describe, loadBundled, loadFile, loadRecording } from './sources/recording';
+import { Announcer } from './views/announcer';
 import { DiagnosticsView } from './views/diagnostics';
 import { Header } from './views/header';
 import { RawView } from './views/raw';
@@ -40,9 +41,10 @@ async function main(): Promise<void> {
   ]);
   // The slider first: it reads new envelopes before the other views render.
   const time = new TimeSlider(panel);
-  for (const view of [time, header, timeline, detail, side]) panel.register(view);
+  const announcer = new Announcer();
+  for (const view of [time, header, timeline, detail, side, announcer]) panel.register(view);
   const app = document.getElementById('app')!;
-  app.replaceChildren(header.el, time.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el));
+  app.replaceChildren(header.el, time.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el), announcer.el);
 
   // Recordings can be dropped anywhere on the page.
   document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });

@@ -4,6 +4,7 @@
 // `dispatch`); a step whose object is the same as last time is the same step
 // (Session shares unchanged parts between snapshots), so its DOM is kept.
 import type { Session } from 'stepline';
+import { shownView } from './final-state';
 import { createStore, type Action, type PanelState, type Tab } from './state';
 
 export type { Reconciliation, SourceInfo, Tab, WhatIf, Criteria } from './state';
@@ -36,8 +37,11 @@ export class Panel {
 
   get state(): PanelState { return this.store.getState(); }
   get session(): Session | null { return this.current; }
-  /** The run as shown: the time slider's prefix while it is before the end, else the run now. */
-  get view() { return this.state.time?.view ?? this.state.view; }
+  /**
+   * The run as shown: the time slider's prefix while it is before the end, else the run
+   * now with the ending of each reconciled execution from its final state.
+   */
+  get view() { return this.state.time?.view ?? shownView(this.state.view, this.state.reconciliations); }
   get source() { return this.state.source; }
   get demo() { return this.state.demo; }
   get selected() { return this.state.selected; }

@@ -3,7 +3,7 @@
 // computed for, so replacing the run ('loaded') resets them in the same step
 // and no view can keep a stale one. The Session itself is not state: it is
 // an opaque handle the store keeps next to it (sessions are freed, not copied).
-import type { ContinuationReplay, Diagnostic, ReconcileReport, SessionView } from 'stepline';
+import type { StreamedContinuationReplay, Diagnostic, ReconcileReport, SessionView } from 'stepline';
 
 /** Where the current session comes from. */
 export interface SourceInfo {
@@ -34,7 +34,8 @@ export interface Criteria {
 export interface WhatIf {
   readonly exec: number;
   readonly criteria: Criteria;
-  readonly replay: ContinuationReplay | null;
+  /** The core's replay of the streamed execution, with the run's own recorded outcome. */
+  readonly replay: StreamedContinuationReplay | null;
   readonly error: string | null;
 }
 

@@ -6,6 +6,7 @@
 import { h } from '../dom';
 import { clip, duration } from '../format';
 import type { ExecutionView } from 'stepline';
+import { fromFinalState } from '../final-state';
 
 /** The reason a turn failed, as the producer said it; null when it said none. */
 export function reason(e: ExecutionView | undefined): string | null {
@@ -20,6 +21,9 @@ export function reason(e: ExecutionView | undefined): string | null {
 export function endedMarks(e: ExecutionView | undefined, staleAfterMs: number, where: string): HTMLElement[] {
   const marks: HTMLElement[] = [];
   if (!e) return marks;
+  if (fromFinalState(e)) {
+    marks.push(h('span', { class: 'pill from-final', 'data-testid': `${where}-from-final`, title: 'status, error and answer from the final state (the snapshot wins over the stream)' }, where === 'run' ? 'from the final state' : 'final state'));
+  }
   if (e.end_reason) {
     marks.push(h('span', { class: 'pill end-reason', 'data-testid': `${where}-end-reason`, title: 'why the run ended, as the producer said it' }, `ended: ${clip(e.end_reason, 60)}`));
   }

@@ -5,6 +5,7 @@ import type { ExecutionView, StepView, ToolRunView } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { clip, clock, count, duration, shortClass } from '../format';
 import type { Panel, View } from '../panel';
+import { fromFinalState } from '../final-state';
 import { stepState } from './timeline';
 
 interface Evaluation { criterion?: string; decision?: string; reason?: string }
@@ -96,9 +97,13 @@ function dataBlock(exec: ExecutionView | null): HTMLElement[] {
   ];
 }
 
-function traceTable(s: StepView): HTMLElement | null {
+function traceTable(e: ExecutionView, s: StepView): HTMLElement | null {
   const c = s.continuation;
-  if (!c) return h('p', { class: 'muted' }, s.seen.completed ? 'No continuation trace was streamed for this step (the broadcast preset leaves it out).' : 'Not decided yet.');
+  if (!c) {
+    // A run that ended (a final status, or the final state's) decides nothing more.
+    const undecided = e.ended ? `Never decided: the run ended (${e.status ?? 'no status'}) before this step completed.` : 'Not decided yet.';
+    return h('p', { class: 'muted', 'data-testid': 'undecided' }, s.seen.completed ? 'No continuation trace was streamed for this step (the broadcast preset leaves it out).' : undecided);
+  }
   const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
   return h('div', null,
     h('p', { class: `why ${c.should_continue ? 'went-on' : 'stopped'}`, 'data-testid': 'why' }, whyLine(s)),
@@ -113,8 +118,9 @@ function traceTable(s: StepView): HTMLElement | null {
 export class StepDetail implements View {
   readonly el: HTMLElement;
   private body = h('div', { class: 'detail-body' });
-  private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', 'aria-live': 'polite' });
-  private textTitle = h('h3', { 'data-testid': 'stream-title' }, 'Streamed text');
+  // Not a live region: it changes per chunk (views/announcer.ts says when steps start and runs end).
+  private text = h('pre', { class: 'stream', 'data-testid': 'stream-text', tabindex: '0', 'aria-labelledby': 'stream-title' });
+  private textTitle = h('h3', { id: 'stream-title', 'data-testid': 'stream-title' }, 'Streamed text');
   private data = h('div', { class: 'data-block' });
   private lastStep: StepView | null | undefined = undefined;
   private lastExec: ExecutionView | null = null;
@@ -137,23 +143,27 @@ export class StepDetail implements View {
       replaceChildren(this.data, dataBlock(exec));
     }
     if (exec !== this.lastExec) {
-      const appended = this.lastExec !== null && exec !== null && this.lastExec.execution_id === exec.execution_id && exec.text.startsWith(this.lastExec.text);
+      const appended = this.lastExec !== null && exec !== null && this.lastExec.execution_id === exec.execution_id && exec.text !== '' && !this.text.dataset.answer && exec.text.startsWith(this.lastExec.text);
       // Appending keeps the selection and scroll position of what is already shown.
       // Many appends leave many Text nodes; past a few hundred, one node again.
       if (appended && this.lastExec && this.text.childNodes.length < 500) this.text.append(exec!.text.slice(this.lastExec.text.length));
-      else this.text.textContent = exec?.text ?? '';
-      this.text.classList.toggle('streaming', exec?.status === 'processing' && !exec.stale);
+      else this.text.textContent = exec?.text || exec?.final_answer || '';
+      // Still arriving only while the run is processing: not once it ended, stale or a final state said how it ended.
+      this.text.classList.toggle('streaming', exec?.status === 'processing' && !exec.stale && !exec.ended);
       const cut = exec?.text_truncated ? ` · cut at the text limit, ${exec.text_dropped_bytes.toLocaleString('en-US')} bytes dropped` : '';
       // Raw provider frames the producer sent as chunks: counted by the core, never shown as text.
       const frames = exec?.provider_frames ? ` · ${exec.provider_frames} raw provider frames left out` : '';
-      this.textTitle.textContent = exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}${frames}` : 'Streamed text';
+      // An answer that was never streamed: the run's own answer (agent.run.completed, or the final state's).
+      const unstreamed = exec !== null && !exec.text && exec.final_answer !== null;
+      this.text.dataset.answer = unstreamed ? (fromFinalState(exec) ? 'final-state' : 'run') : '';
+      this.textTitle.textContent = unstreamed ? `Final answer · turn ${panel.selected.exec + 1}${fromFinalState(exec) ? ' · from the final state (not streamed)' : ''}` : exec ? `Streamed text · turn ${panel.selected.exec + 1}${exec.missing_chunk_count ? ` · ${exec.missing_chunk_count} chunks missing` : ''}${cut}${frames}` : 'Streamed text';
       this.lastExec = exec;
     }
   }
 
   private stepBody(exec: number, e: ExecutionView, s: StepView): HTMLElement[] {
     const u = s.usage;
-    const state = stepState(s);
+    const state = stepState(s, e.ended);
     return [
       h('div', { class: 'step-head' },
         h('h2', null, `Step ${s.number}`, h('span', { class: 'muted' }, ` · turn ${exec + 1}`)),
@@ -176,7 +186,7 @@ export class StepDetail implements View {
         h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'Arguments'), h('th', null, 'Result or error'), h('th', { class: 'num' }, 'Duration'), h('th', null, 'Status'))),
         h('tbody', null, s.tools.map(toolRow))),
       // Only instructor-php streams its continuation decision; other producers have none to show.
-      ...(s.continuation || INSTRUCTOR_DIALECTS.has(e.dialect) ? [h('h3', null, 'Continuation'), traceTable(s)] : []),
+      ...(s.continuation || INSTRUCTOR_DIALECTS.has(e.dialect) ? [h('h3', null, 'Continuation'), traceTable(e, s)] : []),
     ].filter((x): x is HTMLElement => x !== null);
   }
 }

@@ -18,11 +18,14 @@ const OVERSCAN = 12;
 
 type Row = { kind: 'exec'; exec: number; e: ExecutionView } | { kind: 'step'; exec: number; s: StepView };
 
-/** A step's state in one word: running, ok, failed or incomplete. */
-export function stepState(s: StepView): 'running' | 'ok' | 'failed' | 'incomplete' {
+/**
+ * A step's state in one word: running, ok, failed or incomplete. A started
+ * step of a run that ended (`runEnded`) is not running: it never completed.
+ */
+export function stepState(s: StepView, runEnded = false): 'running' | 'ok' | 'failed' | 'incomplete' {
   if (s.error || s.type === 'error' || s.tools.some((t) => t.status === 'failed')) return 'failed';
   if (s.seen.completed) return 'ok';
-  return s.seen.started ? 'running' : 'incomplete';
+  return s.seen.started && !runEnded ? 'running' : 'incomplete';
 }
 
 function markSelected(el: HTMLElement, selected: boolean): HTMLElement {
@@ -63,8 +66,8 @@ export class Timeline implements View {
       this.search,
       h('label', { class: 'check' }, this.failedOnly, 'Failed'),
       this.tool, this.turn,
-      h('button', { type: 'button', 'data-testid': 'prev-failure', title: 'Previous failed step (p or Shift+F8)', 'aria-keyshortcuts': 'p Shift+F8', onclick: () => this.jumpFailure(-1) }, '↑ failure'),
-      h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', onclick: () => this.jumpFailure(1) }, '↓ failure'),
+      h('button', { type: 'button', 'data-testid': 'prev-failure', title: 'Previous failed step (p or Shift+F8)', 'aria-keyshortcuts': 'p Shift+F8', 'aria-label': 'Previous failure', onclick: () => this.jumpFailure(-1) }, '↑', h('span', { class: 'wide-only' }, ' failure')),
+      h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', 'aria-label': 'Next failure', onclick: () => this.jumpFailure(1) }, '↓', h('span', { class: 'wide-only' }, ' failure')),
       this.shown);
     // n / p (outside text fields) and F8 / Shift+F8 anywhere: the next / previous failure.
     document.addEventListener('keydown', (e) => {

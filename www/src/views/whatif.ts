@@ -1,12 +1,12 @@
-// What if the run had other continuation limits? Re-evaluates the selected
-// turn step by step with replayContinuation (the producer's default criteria)
-// and marks the step where it would have stopped.
-import { replayContinuation, type ErrorPolicySpec } from 'stepline';
+// What if the run had other continuation limits? The core re-evaluates the
+// selected turn step by step from what was streamed
+// (session.replayContinuation, the producer's default criteria) and says how
+// the run really ended (`recordedRun`), so the panel builds no state of its own.
+import type { ErrorPolicySpec } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { plural } from '../format';
 import type { Panel, View, WhatIf } from '../panel';
 import { describe } from '../sources/recording';
-import { stateFromExecution } from '../state-from-view';
 
 /** What the tab says for an instructor-php v2.x turn (the core's guard replay needs the stored state). */
 const V2_NOTE = 'This turn comes from instructor-php v2.x, which has no continuation criteria: its limits are '
@@ -62,7 +62,8 @@ export class WhatIfView implements View {
     };
     try {
       // The policy comes from the select's options (all valid presets); a bad one is a SteplineError shown below.
-      const replay = replayContinuation(stateFromExecution(exec), { defaults: { ...criteria, errorPolicy: criteria.errorPolicy as ErrorPolicySpec } });
+      if (!p.session) return;
+      const replay = p.session.replayContinuation(p.selected.exec, { defaults: { ...criteria, errorPolicy: criteria.errorPolicy as ErrorPolicySpec } });
       p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay, error: null } });
     } catch (error) {
       p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay: null, error: describe(error) } });
@@ -95,6 +96,8 @@ export class WhatIfView implements View {
           ? `Turn ${w.exec + 1} would have stopped after step ${r.stopsAtStep}, ${plural(r.recordedSteps - r.stopsAtStep, 'step')} earlier.`
           : `Turn ${w.exec + 1} would have stopped after step ${r.stopsAtStep}.`;
     replaceChildren(this.result,
+      // How the run ended as recorded, from the core: a thrown run "never finished", not "stopped (completed)".
+      h('p', { class: 'muted', 'data-testid': 'whatif-recorded' }, `As recorded: ${r.recordedRun.summary}`),
       h('p', { class: 'why', 'data-testid': 'whatif-headline' }, headline),
       h('table', { class: 'grid' },
         h('thead', null, h('tr', null, h('th', null, 'Step'), h('th', null, 'Would'), h('th', null, 'Why'))),
