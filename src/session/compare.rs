@@ -17,8 +17,10 @@ pub struct ComparedStep {
     pub finish_reason: Option<String>,
     /// The step type (`tool_execution`, `final_response`, `error`), once known.
     pub status: Option<String>,
-    /// The continuation's `should_continue` and `stop_reason`, as sent.
-    pub continuation: Option<Value>,
+    /// The continuation's `should_continue`, as sent.
+    pub should_continue: Option<bool>,
+    /// The continuation's `stop_reason`, as sent.
+    pub stop_reason: Option<String>,
     /// The step's token total.
     pub usage_total: Option<i64>,
     /// The producer's duration in milliseconds.
@@ -89,15 +91,7 @@ pub struct RunComparison {
 }
 
 fn compared(s: &StepView) -> ComparedStep {
-    let continuation = s.continuation.as_ref().map(|c| {
-        let mut m = crate::json::Map::new();
-        for k in ["should_continue", "stop_reason"] {
-            if let Some(v) = c.get(k) {
-                m.insert(k, v.clone());
-            }
-        }
-        Value::Object(m)
-    });
+    let c = s.continuation.as_ref();
     ComparedStep {
         tools: s
             .tools
@@ -106,7 +100,11 @@ fn compared(s: &StepView) -> ComparedStep {
             .collect(),
         finish_reason: s.finish_reason.clone(),
         status: s.step_type().map(str::to_owned),
-        continuation,
+        should_continue: c.and_then(|c| c.get("should_continue")).and_then(Value::as_bool),
+        stop_reason: c
+            .and_then(|c| c.get("stop_reason"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         usage_total: s.usage_total(),
         duration_ms: s.duration_ms.as_ref().and_then(Value::as_f64),
     }
@@ -126,7 +124,7 @@ fn differences(a: Option<&ComparedStep>, b: Option<&ComparedStep>) -> Vec<String
     if a.status != b.status {
         d.push("status".into());
     }
-    if a.continuation != b.continuation {
+    if (a.should_continue, &a.stop_reason) != (b.should_continue, &b.stop_reason) {
         d.push("continuation".into());
     }
     d
