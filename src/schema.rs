@@ -226,6 +226,7 @@ fn reports(g: &mut SchemaGenerator) {
     g.subschema_for::<continuation::replay::ContinuationReplay>();
     g.subschema_for::<crate::session::streamed_replay::StreamedContinuationReplay>();
     g.subschema_for::<crate::session::step_envelopes::StepEnvelopes>();
+    g.subschema_for::<crate::session::compare::RunComparison>();
     g.subschema_for::<continuation::inputs::CriteriaInput>();
     g.subschema_for::<continuation::inputs::EvaluateOptions>();
     g.subschema_for::<continuation::inputs::ContinuationEvaluationInput>();

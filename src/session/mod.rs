@@ -17,6 +17,7 @@ pub(crate) mod apply;
 pub(crate) mod attribution;
 pub mod causes;
 pub(crate) mod collect;
+pub mod compare;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub(crate) mod gaps;

@@ -20,6 +20,8 @@ pub mod types;
 pub mod walk;
 
 #[cfg(feature = "full")]
+pub mod compare;
+#[cfg(feature = "full")]
 pub mod continuation;
 #[cfg(feature = "full")]
 pub mod diagnose;

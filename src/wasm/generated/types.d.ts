@@ -994,6 +994,43 @@ export interface CollectedToolCall {
   arguments: unknown;
 }
 
+/** Token and duration totals of both runs. */
+export interface CompareTotals {
+  /** The first run's token total over its steps. */
+  usage_a: number;
+  /** The second run's token total over its steps. */
+  usage_b: number;
+  /** `usage_b - usage_a`. */
+  usage_delta: number;
+  /** The first run's summed step durations (ms). */
+  duration_a_ms: number;
+  /** The second run's summed step durations (ms). */
+  duration_b_ms: number;
+  /** `duration_b_ms - duration_a_ms`. */
+  duration_delta_ms: number;
+}
+
+/** One step of one run, as far as a comparison looks at it. */
+export interface ComparedStep {
+  /**
+   * The tools called, in order, each `name:status`
+   * (`status`: `running`, `succeeded` or `failed`).
+   */
+  tools: string[];
+  /** The model's finish reason. */
+  finish_reason: string | null;
+  /** The step type (`tool_execution`, `final_response`, `error`), once known. */
+  status: string | null;
+  /** The continuation's `should_continue`, as sent. */
+  should_continue: boolean | null;
+  /** The continuation's `stop_reason`, as sent. */
+  stop_reason: string | null;
+  /** The step's token total. */
+  usage_total: number | null;
+  /** The producer's duration in milliseconds. */
+  duration_ms: number | null;
+}
+
 /** `agent.continuation`: Whether the run goes on after a step. */
 export interface ContinuationEnvelope {
   type: "agent.continuation";
@@ -2032,6 +2069,16 @@ export interface Difference {
   execution_id: string | null;
 }
 
+/** Where two runs first part ways. */
+export interface Divergence {
+  /** The execution's index. */
+  execution: number;
+  /** The step number. */
+  step: number;
+  /** What differs there (as [`StepPair::differs`]). */
+  differs: string[];
+}
+
 /**
  * Percentiles by nearest rank over the values seen (`null` when none):
  * the value at 1-based rank ⌈p·n/100⌉ of the sorted list, so always a
@@ -2816,6 +2863,37 @@ export interface RecordedRun {
   last_step: number | null;
   /** One sentence: how the run ended, or that it never finished. */
   summary: string;
+}
+
+/** Two runs compared. */
+export interface RunComparison {
+  /** Every step of either run, by execution then step number. */
+  steps: StepPair[];
+  /** The totals and their deltas. */
+  totals: CompareTotals;
+  /** The first differing step, `null` when the runs agree step for step. */
+  divergence: Divergence | null;
+}
+
+/** One step number of one execution in both runs. */
+export interface StepPair {
+  /** The execution's index in its session (executions are paired by index). */
+  execution: number;
+  /** The step number (from 1). */
+  step: number;
+  /** The step in the first run, `null` when it has no such step. */
+  a: ComparedStep | null;
+  /** The step in the second run, `null` when it has no such step. */
+  b: ComparedStep | null;
+  /** `b`'s token total minus `a`'s (`null` unless both have usage). */
+  usage_delta: number | null;
+  /** `b`'s duration minus `a`'s in ms (`null` unless both sent one). */
+  duration_delta_ms: number | null;
+  /**
+   * What differs: any of `missing`, `tools`, `finish_reason`, `status`,
+   * `continuation` (empty when the steps agree).
+   */
+  differs: string[];
 }
 
 /** What `RunLog.ingestJsonl` did. */

@@ -384,6 +384,26 @@ assert.deepEqual(__RunLog.load(fs.readFileSync('day.jsonl', 'utf8')).summary(), 
   },
   {
     file: 'README.md',
+    match: 'compareRuns(withTools, direct)',
+    declare: `
+import { compareRuns, type Session } from 'stepline';
+declare const withTools: Session;
+declare const direct: Session;`,
+    setup: `
+import { Session as __Session, compareRuns } from 'stepline';
+const withTools = new __Session();
+for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) withTools.ingest(e);
+const direct = new __Session();
+for (const e of __ctx.envelopesOf('direct final answer (1 step) [default]')) direct.ingest(e);`,
+    after: `
+assert.equal(c.divergence.execution, 0);
+assert.equal(c.divergence.step, 1);
+assert.ok(c.divergence.differs.includes('tools'));
+assert.equal(c.totals.usage_delta, c.totals.usage_b - c.totals.usage_a);
+assert.deepEqual(compareRuns(withTools, withTools).divergence, null);`,
+  },
+  {
+    file: 'README.md',
     match: "session.exportOtlp({ serviceName: 'support-agent' })",
     declare: `
 import type { Session } from 'stepline';

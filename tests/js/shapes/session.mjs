@@ -174,6 +174,23 @@ export const calls = {
     empty.free();
   },
 
+  async *compareRuns({ stepline, runs }) {
+    const all = allRuns(runs);
+    const sessions = all.map((run) => {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      return session;
+    });
+    for (const [i, run] of all.entries()) {
+      yield [`${run.name} against itself`, stepline.compareRuns(sessions[i], sessions[i])];
+      const next = (i + 1) % all.length;
+      yield [`${run.name} against ${all[next].name}`, stepline.compareRuns(sessions[i], sessions[next])];
+    }
+    const empty = new stepline.Session();
+    yield ['an empty session against a run', stepline.compareRuns(empty, sessions[0])];
+    for (const s of [...sessions, empty]) s.free();
+  },
+
   async *diagnose({ stepline, runs }) {
     // Foreign events are read by a Session only (diagnose({envelopes}) refuses them with a path).
     for (const run of allRuns(runs).filter((r) => !r.dialect)) {

@@ -38,6 +38,7 @@ export class Header implements View {
           this.demoPicker,
           h('button', { type: 'button', onclick: () => this.fileInput.click() }, 'Open recording…'),
           h('button', { type: 'button', 'data-testid': 'export', title: 'Download the run shown as a JSONL recording (re-open it with Open recording…)', onclick: () => this.download() }, 'Download recording'),
+          h('button', { type: 'button', 'data-testid': 'export-otlp', title: 'Download the run shown as OpenTelemetry GenAI spans (OTLP/HTTP JSON, for Langfuse, Phoenix or any collector)', onclick: () => this.downloadOtlp() }, 'Download OTLP'),
           h('button', { type: 'button', 'aria-expanded': 'false', 'data-testid': 'live-toggle', onclick: (e: Event) => this.toggleLive(e) }, 'Live…'),
           this.fileInput),
         this.source,
@@ -62,12 +63,18 @@ export class Header implements View {
       this.panel.dispatch({ type: 'error', error: 'There is no run to download yet: open a recording or connect first.' });
       return;
     }
-    const blob = new Blob([session.toRecording()], { type: 'application/x-ndjson' });
-    const a = h('a', { href: URL.createObjectURL(blob), download: recordingName(this.panel.source.label) });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    save(new Blob([session.toRecording()], { type: 'application/x-ndjson' }), recordingName(this.panel.source.label));
+  }
+
+  /** Saves the run as the core exports it to OpenTelemetry (`Session.exportOtlp()`). */
+  private downloadOtlp(): void {
+    const session = this.panel.session;
+    if (!session) {
+      this.panel.dispatch({ type: 'error', error: 'There is no run to export yet: open a recording or connect first.' });
+      return;
+    }
+    const name = recordingName(this.panel.source.label).replace(/\.jsonl$/, '.otlp.json');
+    save(new Blob([JSON.stringify(session.exportOtlp())], { type: 'application/json' }), name);
   }
 
   /** Loads the bundled run the picker names. */
@@ -166,6 +173,15 @@ export class Header implements View {
 }
 
 /** A file name from the source label: `run.jsonl` for a file, a slug otherwise. */
+/** Hands a file to the browser's download. */
+function save(blob: Blob, name: string): void {
+  const a = h('a', { href: URL.createObjectURL(blob), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
 export function recordingName(label: string): string {
   const base = label.split(/[\\/]/).pop()?.replace(/\.(jsonl|ndjson|json|txt)$/i, '') ?? '';
   const slug = base.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);

@@ -18,13 +18,22 @@ export function stepOfDifference(d: Difference): number | null {
   return d.step;
 }
 
+/** The turn (index into the view's executions) a difference is about: its
+ *  `execution_id` as the core says, else the report's own turn. */
+export function execOfDifference(d: Difference, r: Reconciliation, executionIds: readonly (string | null)[]): number {
+  if (d.execution_id === null) return r.exec;
+  const i = executionIds.indexOf(d.execution_id);
+  return i < 0 ? r.exec : i;
+}
+
 /** Differences per `exec:step`, for the timeline's marks. */
-export function differencesByStep(reports: readonly Reconciliation[]): Map<string, number> {
+export function differencesByStep(reports: readonly Reconciliation[], executionIds: readonly (string | null)[] = []): Map<string, number> {
   const out = new Map<string, number>();
   for (const r of reports) {
     for (const d of r.report.differences) {
       const n = stepOfDifference(d);
-      if (n !== null) out.set(`${r.exec}:${n}`, (out.get(`${r.exec}:${n}`) ?? 0) + 1);
+      const key = `${execOfDifference(d, r, executionIds)}:${n}`;
+      if (n !== null) out.set(key, (out.get(key) ?? 0) + 1);
     }
   }
   return out;
@@ -73,7 +82,7 @@ export class ReconcileView implements View {
         return h('li', { 'data-testid': 'difference', 'data-kind': d.kind },
           h('span', { class: `pill kind-${d.cause ? 'known' : 'bad'}` }, d.kind),
           ' ',
-          step === null ? h('span', null, d.message) : h('button', { type: 'button', class: 'link', onclick: () => panel.select(r.exec, step) }, d.message),
+          step === null ? h('span', null, d.message) : h('button', { type: 'button', class: 'link', onclick: () => panel.select(execOfDifference(d, r, panel.view?.executions.map((e) => e.execution_id) ?? []), step) }, d.message),
           h('div', { class: 'muted small' }, h('code', null, d.path), d.streamed !== null || d.final !== null ? ` · streamed ${clip(d.streamed, 60)} · final ${clip(d.final, 60)}` : '', d.cause ? h('span', { title: causeDescription(d.cause), 'data-testid': 'difference-cause' }, ` · ${d.cause}`) : null));
       })));
   }

@@ -1,5 +1,5 @@
 // The selected step: what it was, its tool runs, the continuation trace that
-// decided whether the agent went on (with one line saying why), and the text
+// decided whether the agent went on (with the core's one line saying why: `step.explanation`), and the text
 // streamed in its turn. Rebuilt only when the step or the turn's text changed.
 import type { ExecutionView, StepView, ToolRunView } from 'stepline';
 import { h, replaceChildren } from '../dom';
@@ -12,27 +12,6 @@ interface Evaluation { criterion?: string; decision?: string; reason?: string }
 
 /** The dialects of instructor-php, whose streams carry a continuation trace. */
 const INSTRUCTOR_DIALECTS: ReadonlySet<string> = new Set(['instructor', 'seed-000', 'seed-003', 'v1.22', 'v2']);
-
-/** One sentence: why the agent stopped (or went on) after this step. */
-export function whyLine(s: StepView): string | null {
-  const c = s.continuation;
-  if (!c) return null;
-  const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
-  // v2.7 names no decider when no stop signal exists (its natural completion, or a step
-  // that requested tools): `resolved_by` is '' and `stop_reason` null.
-  if (!c.resolved_by) {
-    return c.should_continue ? 'Went on: no stop signal, so the loop took another step.'
-      : `Stopped (${c.stop_reason ?? 'completed'}): no stop signal and nothing more to do, so the run ended.`;
-  }
-  const resolvedBy = shortClass(c.resolved_by);
-  const decider = evaluations.find((e) => shortClass(e.criterion) === resolvedBy);
-  const because = decider?.reason ? `: ${decider.reason}` : '';
-  if (c.should_continue) return `Went on: ${resolvedBy} requested another step${because}.`;
-  if (c.resolved_by === 'aggregate') {
-    return `Stopped (${c.stop_reason ?? 'completed'}): nothing requested another step, so the run ended.`;
-  }
-  return `Stopped (${c.stop_reason ?? 'unknown'}) by ${resolvedBy}${because}.`;
-}
 
 /** A tool's result (any JSON) shown inline: text as it is, anything else as JSON. */
 function resultText(t: ToolRunView): string {
@@ -106,7 +85,7 @@ function traceTable(e: ExecutionView, s: StepView): HTMLElement | null {
   }
   const evaluations = Array.isArray(c.evaluations) ? (c.evaluations as Evaluation[]) : [];
   return h('div', null,
-    h('p', { class: `why ${c.should_continue ? 'went-on' : 'stopped'}`, 'data-testid': 'why' }, whyLine(s)),
+    h('p', { class: `why ${c.should_continue ? 'went-on' : 'stopped'}`, 'data-testid': 'why' }, s.explanation),
     evaluations.length === 0 ? null : h('table', { class: 'grid trace', 'data-testid': 'trace' },
       h('thead', null, h('tr', null, h('th', null, 'Criterion'), h('th', null, 'Decision'), h('th', null, 'Reason'))),
       h('tbody', null, evaluations.map((e) => h('tr', { 'data-testid': 'trace-row', class: shortClass(e.criterion) === shortClass(c.resolved_by) ? 'decider' : '' },

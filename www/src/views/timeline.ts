@@ -172,7 +172,7 @@ export class Timeline implements View {
       selected: p.selected,
       lastStep: p.view?.executions[p.selected.exec]?.steps.at(-1)?.number ?? null,
       whatIf: p.whatIf?.replay ? { exec: p.whatIf.exec, at: p.whatIf.replay.stopsAtStep } : null,
-      diffs: differencesByStep(p.reconciliations),
+      diffs: differencesByStep(p.reconciliations, p.view?.executions.map((e) => e.execution_id) ?? []),
     };
   }
 
