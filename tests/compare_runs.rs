@@ -5,7 +5,7 @@ use stepline::json::Value;
 use stepline::session::compare::compare_runs;
 
 mod common;
-use common::{session_of, vectors};
+use common::{case_envelopes, session_of, vectors};
 
 /// The envelopes of every turn of the reference run named `name`.
 fn envelopes(name: &str) -> Vec<Value> {
@@ -13,13 +13,7 @@ fn envelopes(name: &str) -> Vec<Value> {
         .into_iter()
         .find(|c| c["name"].as_str() == Some(name))
         .unwrap();
-    case["expected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["envelopes"].as_array().unwrap().clone())
-        .map(|e| e["envelope"].clone())
-        .collect()
+    case_envelopes(&case)
 }
 
 const TOOL_RUN: &str = "tool call then final answer [debug]";
@@ -30,7 +24,10 @@ fn a_run_against_itself_does_not_diverge() {
     let c = compare_runs(s.executions(), s.executions());
     assert_eq!(c.divergence, None);
     assert!(c.steps.len() >= 2);
-    assert!(c.steps.iter().all(|p| p.differs.is_empty() && p.usage_delta == Some(0)));
+    assert!(c
+        .steps
+        .iter()
+        .all(|p| p.differs.is_empty() && p.usage_delta == Some(0)));
     assert_eq!(c.totals.usage_delta, 0);
     assert!(c.totals.usage_a > 0);
 }
@@ -58,7 +55,11 @@ fn a_copy_with_one_tool_failing_diverges_at_that_tools_step() {
         .iter_mut()
         .find(|e| e["type"].as_str() == Some("agent.tool.completed"))
         .unwrap();
-    let payload = completed.pointer_mut("/payload").unwrap().as_object_mut().unwrap();
+    let payload = completed
+        .pointer_mut("/payload")
+        .unwrap()
+        .as_object_mut()
+        .unwrap();
     payload.insert("success", Value::Bool(false));
     payload.insert("error", Value::String("boom".into()));
     let (a, b) = (session_of(&good), session_of(&bad));
@@ -67,6 +68,18 @@ fn a_copy_with_one_tool_failing_diverges_at_that_tools_step() {
     assert_eq!(d.step, 1);
     assert!(d.differs.contains(&"tools".to_string()), "{:?}", d.differs);
     let first = &c.steps[0];
-    assert!(first.a.as_ref().unwrap().tools.iter().all(|t| t.ends_with(":succeeded")));
-    assert!(first.b.as_ref().unwrap().tools.iter().any(|t| t.ends_with(":failed")));
+    assert!(first
+        .a
+        .as_ref()
+        .unwrap()
+        .tools
+        .iter()
+        .all(|t| t.ends_with(":succeeded")));
+    assert!(first
+        .b
+        .as_ref()
+        .unwrap()
+        .tools
+        .iter()
+        .any(|t| t.ends_with(":failed")));
 }

@@ -12,18 +12,12 @@ use stepline::lint::{
 use stepline::session::Session;
 
 mod common;
-use common::{case_starting, jsonl, Corpus::V1_22};
+use common::{case_envelopes, case_starting, jsonl, Corpus::V1_22};
 
 /// The reference run's envelopes; index 2 is its `agent.tool.started`.
 fn run() -> Vec<Value> {
     let case = case_starting(V1_22, "agent-runs.json", "tool call then final answer");
-    case["expected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|turn| turn["envelopes"].as_array().unwrap().clone())
-        .map(|item| item["envelope"].clone())
-        .collect()
+    case_envelopes(&case)
 }
 
 const TOOL_STARTED: usize = 2;

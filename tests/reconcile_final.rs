@@ -28,7 +28,12 @@ fn reconciled(envelopes: &[Value], slim: &Value) -> Value {
     let session = session_of(envelopes);
     let report = session.reconcile(slim);
     let view = report.to_value(&session);
-    view["view"]["executions"].as_array().unwrap().last().unwrap().clone()
+    view["view"]["executions"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -61,5 +66,8 @@ fn a_thrown_run_is_failed_in_the_reconciled_view() {
     let session = session_of(&envelopes);
     assert_eq!(session.view()["executions"][0]["status"], "processing");
     let e = reconciled(&envelopes, &slim);
-    assert_eq!((e["status"].as_str(), e["ended"].as_bool()), (Some("failed"), Some(true)));
+    assert_eq!(
+        (e["status"].as_str(), e["ended"].as_bool()),
+        (Some("failed"), Some(true))
+    );
 }

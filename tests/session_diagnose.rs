@@ -9,18 +9,7 @@ use stepline::session::Session;
 use stepline::ErrorCode;
 
 mod common;
-use common::{case_starting, jsonl, vectors, Corpus::V1_22};
-
-/// Every turn's raw envelopes of a reference run, in dispatch order.
-fn raw_envelopes(case: &Value) -> Vec<Value> {
-    case["expected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|turn| turn["envelopes"].as_array().unwrap().clone())
-        .map(|item| item["envelope"].clone())
-        .collect()
-}
+use common::{case_envelopes, case_starting, jsonl, vectors, Corpus::V1_22};
 
 fn last_slim(case: &Value) -> Value {
     case["expected"].as_array().unwrap().last().unwrap()["slim"].clone()
@@ -31,7 +20,7 @@ fn a_sessions_diagnosis_is_diagnose_over_its_envelopes_for_every_reference_run()
     let mut with_findings = 0;
     for case in vectors("agent-runs.json") {
         let name = case["name"].as_str().unwrap();
-        let envelopes = raw_envelopes(&case);
+        let envelopes = case_envelopes(&case);
         let snapshot = last_slim(&case);
         let mut session = Session::new(None);
         let out = session.ingest_jsonl(&jsonl(&envelopes));
@@ -57,7 +46,7 @@ fn broken_lines_of_a_recording_neither_fail_nor_shift_the_diagnosis() {
         "agent-runs.json",
         "tool throws (exception escapes ToolExecutor), default",
     );
-    let envelopes = raw_envelopes(&case);
+    let envelopes = case_envelopes(&case);
     let mut clean = Session::new(None);
     clean.ingest_jsonl(&jsonl(&envelopes));
     let expected = clean.diagnose(&Value::Null).unwrap();
@@ -87,7 +76,7 @@ fn redelivered_and_foreign_envelopes_are_not_evidence() {
         "agent-runs.json",
         "tool throws (exception escapes ToolExecutor), default",
     );
-    let envelopes = raw_envelopes(&case);
+    let envelopes = case_envelopes(&case);
     let mut once = Session::new(None);
     once.ingest_jsonl(&jsonl(&envelopes));
     let expected = once.diagnose(&Value::Null).unwrap();
@@ -111,7 +100,7 @@ fn a_leak_in_the_final_snapshot_is_found_through_the_session() {
         snapshot["messages"][1]["_metadata"]["tool_calls"][0]["function"]["arguments"].clone();
     *snapshot.pointer_entry("/messages/1/content").unwrap() = args;
     let mut session = Session::new(None);
-    session.ingest_jsonl(&jsonl(&raw_envelopes(&case)));
+    session.ingest_jsonl(&jsonl(&case_envelopes(&case)));
     let found = session.diagnose(&json!({"snapshot": snapshot})).unwrap();
     let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
     assert_eq!(codes, ["tool_args_in_content"]);

@@ -2,24 +2,9 @@
 //! the step's output as messages (`Session::envelopes_of`).
 
 use stepline::json::Value;
-use stepline::session::Session;
 
 mod common;
-use common::{vectors_of, Corpus};
-
-fn corpus_run(corpus: Corpus, name: &str) -> Session {
-    let case = vectors_of(corpus, "agent-runs.json")
-        .into_iter()
-        .find(|c| c["name"] == name)
-        .unwrap();
-    let mut s = Session::new(None);
-    for turn in case["expected"].as_array().unwrap() {
-        for b in turn["envelopes"].as_array().unwrap() {
-            s.ingest_value(b.get("envelope").unwrap_or(b)).unwrap();
-        }
-    }
-    s
-}
+use common::{corpus_session, Corpus};
 
 fn types(envelopes: &[Value]) -> Vec<&str> {
     envelopes
@@ -30,7 +15,7 @@ fn types(envelopes: &[Value]) -> Vec<&str> {
 
 #[test]
 fn a_tool_step_is_built_by_its_start_tool_events_continuation_and_completion() {
-    let s = corpus_run(Corpus::V1_22, "tool call then final answer [debug]");
+    let s = corpus_session(Corpus::V1_22, "tool call then final answer [debug]");
     let one = s.envelopes_of(0, 1).unwrap();
     let t = types(&one.envelopes);
     for kind in [
@@ -67,7 +52,7 @@ fn a_tool_step_is_built_by_its_start_tool_events_continuation_and_completion() {
 
 #[test]
 fn a_streamed_v2_answer_is_the_steps_assistant_message() {
-    let s = corpus_run(
+    let s = corpus_session(
         Corpus::V2_7,
         "real driver: streamed answer, several text deltas [standard]",
     );
@@ -86,7 +71,7 @@ fn a_streamed_v2_answer_is_the_steps_assistant_message() {
 
 #[test]
 fn no_such_step_or_execution_is_none() {
-    let s = corpus_run(Corpus::V1_22, "tool call then final answer [debug]");
+    let s = corpus_session(Corpus::V1_22, "tool call then final answer [debug]");
     assert!(s.envelopes_of(0, 99).is_none());
     assert!(s.envelopes_of(5, 1).is_none());
 }

@@ -10,7 +10,7 @@ use stepline::json::Value;
 use stepline::session::Session;
 
 mod common;
-use common::{vectors_of, Corpus};
+use common::{corpus_session, Corpus};
 
 fn criteria(v: Value) -> Vec<stepline::continuation::Criterion> {
     parse_criteria(&v, "/criteria").unwrap()
@@ -135,24 +135,9 @@ fn a_39_step_v1_22_run_stops_where_the_new_limit_says_and_keeps_what_it_streamed
     );
 }
 
-/// The session of every turn of the corpus run named `name`.
-fn corpus_run(corpus: Corpus, name: &str) -> Session {
-    let case = vectors_of(corpus, "agent-runs.json")
-        .into_iter()
-        .find(|c| c["name"] == name)
-        .unwrap();
-    let mut s = Session::new(None);
-    for turn in case["expected"].as_array().unwrap() {
-        for b in turn["envelopes"].as_array().unwrap() {
-            s.ingest_value(b.get("envelope").unwrap_or(b)).unwrap();
-        }
-    }
-    s
-}
-
 #[test]
 fn a_v1_22_run_whose_tool_threw_never_finished_as_streamed() {
-    let s = corpus_run(
+    let s = corpus_session(
         Corpus::V1_22,
         "tool throws (exception escapes ToolExecutor), default policy [debug]",
     );
@@ -178,7 +163,7 @@ fn a_v1_22_run_whose_tool_threw_never_finished_as_streamed() {
 
 #[test]
 fn v2_7_runs_replay_from_their_stream_and_say_how_they_ended() {
-    let s = corpus_run(
+    let s = corpus_session(
         Corpus::V2_7,
         "steps limit 2 reached (model always calls tools) [debug]",
     );
@@ -195,7 +180,7 @@ fn v2_7_runs_replay_from_their_stream_and_say_how_they_ended() {
     assert!(r.replay.steps[0].changed());
     assert_eq!(r.recorded_run.status.as_deref(), Some("stopped"));
 
-    let failed = corpus_run(Corpus::V2_7, "driver exception on first inference [debug]");
+    let failed = corpus_session(Corpus::V2_7, "driver exception on first inference [debug]");
     let r = failed
         .replay_streamed(
             None,
@@ -245,7 +230,7 @@ fn an_unknown_execution_is_a_typed_error_with_its_path() {
 
 #[test]
 fn a_step_whose_continuation_was_not_streamed_replays_without_a_recorded_outcome() {
-    let s = corpus_run(
+    let s = corpus_session(
         Corpus::V1_22,
         "tool throws (exception escapes ToolExecutor), default policy [debug]",
     );

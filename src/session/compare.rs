@@ -100,7 +100,9 @@ fn compared(s: &StepView) -> ComparedStep {
             .collect(),
         finish_reason: s.finish_reason.clone(),
         status: s.step_type().map(str::to_owned),
-        should_continue: c.and_then(|c| c.get("should_continue")).and_then(Value::as_bool),
+        should_continue: c
+            .and_then(|c| c.get("should_continue"))
+            .and_then(Value::as_bool),
         stop_reason: c
             .and_then(|c| c.get("stop_reason"))
             .and_then(Value::as_str)

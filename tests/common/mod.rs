@@ -155,3 +155,24 @@ pub fn jsonl(envelopes: &[Value]) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// Every turn's envelopes of a reference run (an `agent-runs.json` case), in
+/// dispatch order.
+pub fn case_envelopes(case: &Value) -> Vec<Value> {
+    case["expected"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|turn| turn["envelopes"].as_array().cloned().unwrap_or_default())
+        .map(|item| item.get("envelope").cloned().unwrap_or(item))
+        .collect()
+}
+
+/// The session of every turn of the corpus run named `name`.
+pub fn corpus_session(corpus: Corpus, name: &str) -> Session {
+    let case = vectors_of(corpus, "agent-runs.json")
+        .into_iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no run named {name}"));
+    session_of(&case_envelopes(&case))
+}
