@@ -39,18 +39,22 @@ fn close(a: Option<f64>, b: f64) -> bool {
 #[test]
 fn each_step_and_the_run_are_priced_per_million_tokens() {
     let s = session_of(&envelopes(TOOL_RUN));
-    let c = run_cost(s.executions(), &table(r#"{"gpt-4o": {"input": 2.5, "output": 10}}"#), None);
+    let c = run_cost(
+        s.executions(),
+        &table(r#"{"gpt-4o": {"input": 2.5, "output": 10}}"#),
+        None,
+    );
     assert_eq!(c.model.as_deref(), Some("gpt-4o"));
     let steps = &c.executions[0].steps;
     // 120 × 2.5 + 30 × 10 per million; then 150 × 2.5 + 12 × 10.
-    assert!(close(steps[0].cost.cost, 0.0006), "{:?}", steps[0]);
-    assert!(close(steps[1].cost.cost, 0.000495), "{:?}", steps[1]);
-    let b = steps[0].cost.breakdown.unwrap();
+    assert!(close(steps[0].cost, 0.0006), "{:?}", steps[0]);
+    assert!(close(steps[1].cost, 0.000495), "{:?}", steps[1]);
+    let b = steps[0].breakdown.unwrap();
     assert!(close(Some(b.input), 0.0003) && close(Some(b.output), 0.0003));
-    assert!(close(c.executions[0].cost.cost, 0.001095));
-    assert!(close(c.cost.cost, 0.001095));
-    assert_eq!(c.cost.currency, "USD");
-    assert_eq!(c.cost.reason, None);
+    assert!(close(c.executions[0].cost, 0.001095));
+    assert!(close(c.cost, 0.001095));
+    assert_eq!(c.currency, "USD");
+    assert_eq!(c.reason, None);
 }
 
 #[test]
@@ -60,20 +64,34 @@ fn cache_and_reasoning_default_to_the_input_price_unless_set() {
         .iter_mut()
         .find(|e| e["type"].as_str() == Some("agent.step.completed"))
         .unwrap();
-    let usage = done.pointer_mut("/payload/usage").unwrap().as_object_mut().unwrap();
+    let usage = done
+        .pointer_mut("/payload/usage")
+        .unwrap()
+        .as_object_mut()
+        .unwrap();
     usage.insert("cacheRead", Value::from(1000));
     usage.insert("reasoning", Value::from(2000));
     let s = session_of(&env);
-    let default = run_cost(s.executions(), &table(r#"{"m": {"input": 2, "output": 10}}"#), None);
-    let b = default.executions[0].steps[0].cost.breakdown.unwrap();
-    assert!(close(Some(b.cache_read), 0.002) && close(Some(b.reasoning), 0.004), "{b:?}");
+    let default = run_cost(
+        s.executions(),
+        &table(r#"{"m": {"input": 2, "output": 10}}"#),
+        None,
+    );
+    let b = default.executions[0].steps[0].breakdown.unwrap();
+    assert!(
+        close(Some(b.cache_read), 0.002) && close(Some(b.reasoning), 0.004),
+        "{b:?}"
+    );
     let set = run_cost(
         s.executions(),
         &table(r#"{"m": {"inputPerMToken": 2, "output": 10, "cacheRead": 0.5, "reasoning": "8"}}"#),
         None,
     );
-    let b = set.executions[0].steps[0].cost.breakdown.unwrap();
-    assert!(close(Some(b.cache_read), 0.0005) && close(Some(b.reasoning), 0.016), "{b:?}");
+    let b = set.executions[0].steps[0].breakdown.unwrap();
+    assert!(
+        close(Some(b.cache_read), 0.0005) && close(Some(b.reasoning), 0.016),
+        "{b:?}"
+    );
 }
 
 #[test]
@@ -81,20 +99,30 @@ fn no_applicable_price_is_null_with_a_reason_never_zero() {
     let s = session_of(&envelopes(TOOL_RUN));
     let two = table(r#"{"a": {"input": 1, "output": 1}, "b": {"input": 2, "output": 2}}"#);
     let unknown = run_cost(s.executions(), &two, Some("claude"));
-    assert_eq!(unknown.cost.cost, None);
-    assert_eq!(unknown.cost.reason.as_deref(), Some("no price for model claude"));
-    let step = &unknown.executions[0].steps[0].cost;
+    assert_eq!(unknown.cost, None);
+    assert_eq!(unknown.reason.as_deref(), Some("no price for model claude"));
+    let step = &unknown.executions[0].steps[0];
     assert_eq!((step.cost, step.breakdown), (None, None));
-    assert!(run_cost(s.executions(), &two, None).cost.reason.unwrap().contains("model"));
+    assert!(run_cost(s.executions(), &two, None)
+        .reason
+        .unwrap()
+        .contains("model"));
     let empty = run_cost(s.executions(), &table("[]"), None);
-    assert_eq!(empty.cost.reason.as_deref(), Some("the price table is empty"));
+    assert_eq!(empty.reason.as_deref(), Some("the price table is empty"));
 }
 
 #[test]
 fn a_bad_price_is_an_error_at_its_path() {
     let e = price_table(&from_str(r#"{"a/b": {"input": -1}}"#).unwrap(), "/prices").unwrap_err();
-    assert_eq!((e.code.as_str(), e.path.as_deref().unwrap()), ("out_of_range", "/prices/a~1b/input"));
-    let e = price_table(&from_str(r#"{"m": {"output": "lots"}}"#).unwrap(), "/prices").unwrap_err();
+    assert_eq!(
+        (e.code.as_str(), e.path.as_deref().unwrap()),
+        ("out_of_range", "/prices/a~1b/input")
+    );
+    let e = price_table(
+        &from_str(r#"{"m": {"output": "lots"}}"#).unwrap(),
+        "/prices",
+    )
+    .unwrap_err();
     assert_eq!(e.path.as_deref().unwrap(), "/prices/m/output");
 }
 
@@ -108,7 +136,10 @@ fn the_v2_vectors_store_no_pricing_and_say_so() {
         let reason = p.reason.unwrap();
         // A run whose driver threw stores no llmConfig at all.
         match p.model.as_deref() {
-            Some(m) => assert!(reason.contains(&format!("no prices were configured for {m}")), "{name}"),
+            Some(m) => assert!(
+                reason.contains(&format!("no prices were configured for {m}")),
+                "{name}"
+            ),
             None => assert_eq!(reason, "the state stores no llmConfig", "{name}"),
         }
     }
@@ -127,12 +158,15 @@ fn a_priced_v2_state_gives_its_models_price_table() {
     let p = prices_from_state(&state).unwrap();
     assert_eq!(p.reason, None);
     let m = p.prices.get("fake-model").unwrap();
-    assert_eq!((m.input, m.output, m.cache_write, m.cache_read), (3.0, 15.0, 3.75, 3.0));
+    assert_eq!(
+        (m.input, m.output, m.cache_write, m.cache_read),
+        (3.0, 15.0, 3.75, 3.0)
+    );
     // Priced onto a recorded stream, the state's one model is the default.
     let s = session_of(&envelopes(TOOL_RUN));
     let c = run_cost(s.executions(), &p.prices, None);
     assert_eq!(c.model.as_deref(), Some("fake-model"));
-    assert!(close(c.cost.cost, (270.0 * 3.0 + 42.0 * 15.0) / 1e6));
+    assert!(close(c.cost, (270.0 * 3.0 + 42.0 * 15.0) / 1e6));
 }
 
 #[test]

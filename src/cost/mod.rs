@@ -27,9 +27,10 @@ pub struct CostBreakdown {
     pub reasoning: f64,
 }
 
-/// One priced amount: `cost` and `breakdown`, or `null` and the `reason`.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+/// One priced amount: `cost` and `breakdown`, or `null` and the `reason`
+/// (its fields are written into each step, execution and run, not nested:
+/// `#[serde(flatten)]` cost the wasm about 10 KB gzipped).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cost {
     /// The total in USD rounded to 6 decimals; `null` when no price applies.
     pub cost: Option<f64>,
@@ -47,9 +48,14 @@ pub struct Cost {
 pub struct StepCost {
     /// The step number (from 1).
     pub step: i64,
-    /// Its cost.
-    #[serde(flatten)]
-    pub cost: Cost,
+    /// The total in USD rounded to 6 decimals; `null` when no price applies.
+    pub cost: Option<f64>,
+    /// Always `"USD"` (v2.7's prices are in USD).
+    pub currency: &'static str,
+    /// Per category; `null` with `cost`.
+    pub breakdown: Option<CostBreakdown>,
+    /// Why `cost` is `null` (`null` when it is not).
+    pub reason: Option<String>,
 }
 
 /// One execution's cost (its summed usage) and its steps'.
@@ -58,9 +64,14 @@ pub struct StepCost {
 pub struct ExecutionCost {
     /// The execution id.
     pub execution_id: Option<String>,
-    /// Its cost.
-    #[serde(flatten)]
-    pub cost: Cost,
+    /// The total in USD rounded to 6 decimals; `null` when no price applies.
+    pub cost: Option<f64>,
+    /// Always `"USD"` (v2.7's prices are in USD).
+    pub currency: &'static str,
+    /// Per category; `null` with `cost`.
+    pub breakdown: Option<CostBreakdown>,
+    /// Why `cost` is `null` (`null` when it is not).
+    pub reason: Option<String>,
     /// Each step's, by step number.
     pub steps: Vec<StepCost>,
 }
@@ -71,9 +82,14 @@ pub struct ExecutionCost {
 pub struct RunCost {
     /// The model priced: `options.model`, else the table's only model.
     pub model: Option<String>,
-    /// Every execution's cost summed.
-    #[serde(flatten)]
-    pub cost: Cost,
+    /// The total in USD rounded to 6 decimals; `null` when no price applies.
+    pub cost: Option<f64>,
+    /// Always `"USD"` (v2.7's prices are in USD).
+    pub currency: &'static str,
+    /// Per category; `null` with `cost`.
+    pub breakdown: Option<CostBreakdown>,
+    /// Why `cost` is `null` (`null` when it is not).
+    pub reason: Option<String>,
     /// Each execution's.
     pub executions: Vec<ExecutionCost>,
 }
@@ -111,18 +127,25 @@ fn unpriced(reason: &str) -> Cost {
 }
 
 /// Which pricing applies: `model`'s, or the table's only one; else why none.
-fn choose<'a>(prices: &'a PriceTable, model: Option<&str>) -> (Option<String>, Result<&'a Pricing, String>) {
+fn choose<'a>(
+    prices: &'a PriceTable,
+    model: Option<&str>,
+) -> (Option<String>, Result<&'a Pricing, String>) {
     match model {
         Some(m) => (
             Some(m.to_string()),
-            prices.get(m).ok_or_else(|| format!("no price for model {m}")),
+            prices
+                .get(m)
+                .ok_or_else(|| format!("no price for model {m}")),
         ),
         None => match prices.iter().next() {
             None => (None, Err("the price table is empty".into())),
             Some((m, p)) if prices.len() == 1 => (Some(m.clone()), Ok(p)),
             Some(_) => (
                 None,
-                Err("the recording does not name its model: choose one of the price table's".into()),
+                Err(
+                    "the recording does not name its model: choose one of the price table's".into(),
+                ),
             ),
         },
     }
@@ -142,23 +165,37 @@ pub fn run_cost(executions: &[Execution], prices: &PriceTable, model: Option<&st
         .iter()
         .map(|e| {
             total = total.saturating_add(&e.usage());
+            let c = of(Some(&e.usage()), "the execution");
             ExecutionCost {
                 execution_id: e.id.clone(),
-                cost: of(Some(&e.usage()), "the execution"),
+                cost: c.cost,
+                currency: c.currency,
+                breakdown: c.breakdown,
+                reason: c.reason,
                 steps: e
                     .steps
                     .values()
-                    .map(|s| StepCost {
-                        step: s.number,
-                        cost: of(s.usage.as_ref(), &format!("step {}", s.number)),
+                    .map(|s| {
+                        let c = of(s.usage.as_ref(), &format!("step {}", s.number));
+                        StepCost {
+                            step: s.number,
+                            cost: c.cost,
+                            currency: c.currency,
+                            breakdown: c.breakdown,
+                            reason: c.reason,
+                        }
                     })
                     .collect(),
             }
         })
         .collect();
+    let c = of(Some(&total), "the run");
     RunCost {
         model,
-        cost: of(Some(&total), "the run"),
+        cost: c.cost,
+        currency: c.currency,
+        breakdown: c.breakdown,
+        reason: c.reason,
         executions,
     }
 }

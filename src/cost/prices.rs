@@ -112,9 +112,7 @@ pub fn prices_from_state(state: &Value) -> Result<StatePrices> {
         reason: Some(reason),
     };
     let config = match state.get("llmConfig") {
-        None | Some(Value::Null) => {
-            return Ok(none(None, "the state stores no llmConfig".into()))
-        }
+        None | Some(Value::Null) => return Ok(none(None, "the state stores no llmConfig".into())),
         Some(c) => read::object(c, "/llmConfig", "llmConfig")?,
     };
     let model = read::opt_str(config, "model", "/llmConfig")?.map(str::to_owned);
