@@ -22,7 +22,7 @@ async function demo(opts) {
 
 /** Step 1's usage priced by hand from the view's numbers (the expectation, not the panel's code). */
 const expectedFirstStep = (page) => page.evaluate(() => {
-  const u = window.stepline.view.executions[0].steps[0].usage;
+  const u = window.stepline.view.executions[window.stepline.selected.exec].steps[0].usage;
   const total = (u.input * 2.5 + u.output * 10 + u.cacheRead * 1.25 + u.cacheWrite * 2.5 + u.reasoning * 2.5) / 1e6;
   return Math.round(total * 1e6) / 1e6;
 });
@@ -41,8 +41,8 @@ describe('the Usage tab prices the run with a price table', () => {
     assert.match(await page.textContent('[data-testid=cost-result]'), /Set a price table/);
     await apply(page, TABLE);
     await page.waitForSelector('[data-testid=cost-steps]', { timeout: LONG });
-    const steps = await page.evaluate(() => window.stepline.view.executions[0].steps.length);
-    assert.equal(await page.locator('[data-testid=cost-steps] tbody tr').count(), steps, 'one row per step of the turn');
+    const steps = await page.evaluate(() => window.stepline.view.executions[window.stepline.selected.exec].steps.length);
+    assert.equal(await page.locator('[data-testid=cost-steps] tbody tr').count(), steps, 'one row per step of the selected turn');
     const first = await expectedFirstStep(page);
     assert.ok(first > 0, 'the bundled run reports usage on step 1');
     assert.equal(await stepCell(page, 1), `$${first.toFixed(6)}`);

@@ -20,9 +20,9 @@ function load(): Saved {
   }
 }
 
-/** USD with enough decimals to show what a few tokens cost. */
+/** USD to the 6 decimals the core (as v2.7) rounds to: a few tokens cost millionths. */
 function usd(n: number): string {
-  return `$${n < 0.01 ? n.toFixed(6) : n.toFixed(4)}`;
+  return `$${n.toFixed(6)}`;
 }
 
 export class CostView {
@@ -83,7 +83,7 @@ export class CostView {
     const line = (c: { cost: number | null; reason: string | null }) => c.cost === null ? (c.reason ?? 'no price') : usd(c.cost);
     replaceChildren(this.result,
       h('p', { 'data-testid': 'cost-run' }, h('strong', null, 'Run: '), line(cost),
-        cost.model ? ` (${cost.model})` : ''),
+        cost.model && cost.cost !== null ? ` (${cost.model})` : ''),
       turn ? h('table', { class: 'cost-steps', 'data-testid': 'cost-steps' },
         h('caption', { class: 'small muted' }, `Turn ${panel.selected.exec + 1}: ${line(turn)}`),
         h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Step'), h('th', { scope: 'col' }, 'Cost'))),
