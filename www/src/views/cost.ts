@@ -29,7 +29,7 @@ export class CostView {
   readonly el = h('section', { class: 'cost', 'aria-labelledby': 'cost-heading', 'data-testid': 'cost' });
   private saved = load();
   private readonly model = h('input', { id: 'cost-model', type: 'text', 'data-testid': 'cost-model', autocomplete: 'off', placeholder: 'gpt-4o' });
-  private readonly table = h('textarea', { id: 'cost-table', rows: 3, 'data-testid': 'cost-table', spellcheck: 'false',
+  private readonly table = h('textarea', { id: 'cost-table', rows: 4, 'data-testid': 'cost-table', spellcheck: 'false',
     placeholder: '{ "gpt-4o": { "input": 2.5, "output": 10, "cacheRead": 1.25 } }' });
   private readonly result = h('div', { 'data-testid': 'cost-result', 'aria-live': 'polite' });
   private panel: Panel | null = null;
