@@ -21,7 +21,8 @@ export function stepOfDifference(d: Difference): number | null {
 /** The turn (index into the view's executions) a difference is about: its
  *  `execution_id` as the core says, else the report's own turn. */
 export function execOfDifference(d: Difference, r: Reconciliation, executionIds: readonly (string | null)[]): number {
-  if (d.execution_id === null) return r.exec;
+  // The reconciled turn first: a v1.22 producer keeps one execution id for every turn.
+  if (d.execution_id === null || executionIds[r.exec] === d.execution_id) return r.exec;
   const i = executionIds.indexOf(d.execution_id);
   return i < 0 ? r.exec : i;
 }
