@@ -42,6 +42,9 @@
 )]
 
 pub mod continuation;
+/// What a run cost: token usage priced with a price table.
+#[cfg(feature = "full")]
+pub mod cost;
 pub(crate) mod dialects;
 pub mod envelope;
 pub mod error;

@@ -227,6 +227,9 @@ fn reports(g: &mut SchemaGenerator) {
     g.subschema_for::<crate::session::streamed_replay::StreamedContinuationReplay>();
     g.subschema_for::<crate::session::step_envelopes::StepEnvelopes>();
     g.subschema_for::<crate::session::compare::RunComparison>();
+    g.subschema_for::<crate::cost::RunCost>();
+    g.subschema_for::<crate::cost::prices::StatePrices>();
+    g.subschema_for::<crate::cost::prices::Pricing>();
     g.subschema_for::<continuation::inputs::CriteriaInput>();
     g.subschema_for::<continuation::inputs::EvaluateOptions>();
     g.subschema_for::<continuation::inputs::ContinuationEvaluationInput>();

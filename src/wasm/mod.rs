@@ -24,6 +24,8 @@ pub mod compare;
 #[cfg(feature = "full")]
 pub mod continuation;
 #[cfg(feature = "full")]
+pub mod cost;
+#[cfg(feature = "full")]
 pub mod diagnose;
 #[cfg(feature = "full")]
 pub mod encoder;

@@ -1167,6 +1167,20 @@ export interface ExplainedOutcome {
   explanation: string;
 }
 
+/** The cost of each usage category in USD (unrounded, as v2.7's breakdown). */
+export interface CostBreakdown {
+  /** Input tokens. */
+  input: number;
+  /** Output tokens. */
+  output: number;
+  /** Cache-read tokens. */
+  cacheRead: number;
+  /** Cache-write tokens. */
+  cacheWrite: number;
+  /** Reasoning tokens. */
+  reasoning: number;
+}
+
 /** Handling per error type over a preset. */
 export interface ErrorPolicyObject {
   /** The preset the fields override (default `stopOnAnyError`). */
@@ -2160,6 +2174,36 @@ export interface EvaluateOptions {
   executionStartedAt?: string | number;
 }
 
+/** One execution's cost (its summed usage) and its steps'. */
+export interface ExecutionCost {
+  /** The execution id. */
+  execution_id: string | null;
+  /** The total in USD rounded to 6 decimals; `null` when no price applies. */
+  cost: number | null;
+  /** Always `"USD"` (v2.7's prices are in USD). */
+  currency: string;
+  /** Per category; `null` with `cost`. */
+  breakdown: CostBreakdown | null;
+  /** Why `cost` is `null` (`null` when it is not). */
+  reason: string | null;
+  /** Each step's, by step number. */
+  steps: StepCost[];
+}
+
+/** One step's cost. */
+export interface StepCost {
+  /** The step number (from 1). */
+  step: number;
+  /** The total in USD rounded to 6 decimals; `null` when no price applies. */
+  cost: number | null;
+  /** Always `"USD"` (v2.7's prices are in USD). */
+  currency: string;
+  /** Per category; `null` with `cost`. */
+  breakdown: CostBreakdown | null;
+  /** Why `cost` is `null` (`null` when it is not). */
+  reason: string | null;
+}
+
 /** One user turn: an `execution_id`, or a new turn under the same id. */
 export interface ExecutionView {
   /** The producer's execution id (`null` for envelopes without one). */
@@ -2552,6 +2596,23 @@ export interface ParseAgentStateOptions {
 }
 
 /**
+ * One model's prices in USD per 1,000,000 tokens, every field resolved
+ * (v2.7's `InferencePricing::toArray`).
+ */
+export interface Pricing {
+  /** Input (prompt) tokens. */
+  input: number;
+  /** Output (completion) tokens. */
+  output: number;
+  /** Tokens read from the provider's cache (the input price unless set). */
+  cacheRead: number;
+  /** Tokens written to the provider's cache (the input price unless set). */
+  cacheWrite: number;
+  /** Reasoning tokens (the input price unless set, as v2.7 does). */
+  reasoning: number;
+}
+
+/**
  * One producer behaviour that makes the stream and the final state disagree
  * by design (`reconcileCauses()`).
  */
@@ -2894,6 +2955,22 @@ export interface StepPair {
    * `continuation` (empty when the steps agree).
    */
   differs: string[];
+}
+
+/** The cost of a session's run. */
+export interface RunCost {
+  /** The model priced: `options.model`, else the table's only model. */
+  model: string | null;
+  /** The total in USD rounded to 6 decimals; `null` when no price applies. */
+  cost: number | null;
+  /** Always `"USD"` (v2.7's prices are in USD). */
+  currency: string;
+  /** Per category; `null` with `cost`. */
+  breakdown: CostBreakdown | null;
+  /** Why `cost` is `null` (`null` when it is not). */
+  reason: string | null;
+  /** Each execution's. */
+  executions: ExecutionCost[];
 }
 
 /** What `RunLog.ingestJsonl` did. */
@@ -3385,6 +3462,18 @@ export interface SnapshotValidation {
   errors: SnapshotIssue[];
   /** What is kept but not checked, or allowed but suspicious. */
   warnings: SnapshotIssue[];
+}
+
+/** The prices a stored state carries, and why there are none when so. */
+export interface StatePrices {
+  /** `{ [llmConfig.model]: llmConfig.pricing }`, or `{}`. */
+  prices: {
+    [k: string]: Pricing | undefined;
+  };
+  /** The model the state's `llmConfig` names. */
+  model: string | null;
+  /** Why `prices` is empty (`null` when it is not). */
+  reason: string | null;
 }
 
 /** What `Session.envelopesOf` returns. */

@@ -404,6 +404,26 @@ assert.deepEqual(compareRuns(withTools, withTools).divergence, null);`,
   },
   {
     file: 'README.md',
+    match: "session.cost({ 'gpt-4o': { input: 2.5, output: 10 } });",
+    declare: `
+import type { Session } from 'stepline';
+import { pricesFromState } from 'stepline';
+declare const session: Session;
+declare const v2State: object;`,
+    setup: `
+import { Session as __Session, pricesFromState } from 'stepline';
+const session = new __Session();
+for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) session.ingest(e);
+// A v2.7 final state as the reference stores it: a model and no pricing ([]).
+const v2State = { agentId: 'a0000000-0000-4000-8000-000000000001', executionCount: 1, execution: null,
+  llmConfig: { model: 'fake-model', driver: 'openai', pricing: [] } };`,
+    after: `
+assert.equal(run.currency, 'USD');
+assert.equal(run.model, 'gpt-4o');
+assert.ok(Math.abs(run.cost - 0.001095) < 1e-12);`,
+  },
+  {
+    file: 'README.md',
     match: "session.exportOtlp({ serviceName: 'support-agent' })",
     declare: `
 import type { Session } from 'stepline';

@@ -174,6 +174,26 @@ export const calls = {
     empty.free();
   },
 
+  async *'Session.cost'({ stepline, runs }) {
+    const prices = { 'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25 }, other: { input: 1, output: 2 } };
+    for (const run of allRuns(runs)) {
+      const session = new stepline.Session();
+      session.ingestJsonl(run.jsonl);
+      yield [`${run.name} priced`, session.cost(prices, { model: 'gpt-4o' })];
+      yield [`${run.name} with no price for its model`, session.cost(prices, { model: 'unknown' })];
+      yield [`${run.name} with an empty table`, session.cost({})];
+      session.free();
+    }
+  },
+
+  async *pricesFromState({ stepline, runs }) {
+    for (const run of runs.filter((r) => r.version === 'v2.7' && r.finalState)) {
+      yield [`${run.name}'s state`, stepline.pricesFromState(run.finalState)];
+      const priced = { ...run.finalState, llmConfig: { ...(run.finalState.llmConfig ?? {}), model: 'm', pricing: { input: 3, output: 15 } } };
+      yield [`${run.name}'s state priced`, stepline.pricesFromState(priced)];
+    }
+  },
+
   async *compareRuns({ stepline, runs }) {
     const all = allRuns(runs);
     const sessions = all.map((run) => {

@@ -4,6 +4,7 @@
 import { h, replaceChildren, svg } from '../dom';
 import { count } from '../format';
 import type { Panel, View } from '../panel';
+import { CostView } from './cost';
 
 /** At most this many bars: a long turn shows the steps around the selected one. */
 const MAX_BARS = 60;
@@ -19,15 +20,22 @@ const PARTS = [
 export class UsageView implements View {
   readonly el = h('div', { class: 'tab-body', 'data-testid': 'usage' });
   private last: unknown = null;
+  private readonly cost = new CostView();
+  private readonly chart = h('div');
+
+  constructor() {
+    this.el.append(this.chart, this.cost.el);
+  }
 
   update(panel: Panel): void {
+    this.cost.update(panel);
     const exec = panel.view?.executions[panel.selected.exec] ?? null;
     const selected = exec ? panel.selected.step ?? exec.steps.at(-1)?.number ?? null : null;
     const key = exec ? [exec.steps, selected] : null;
     if (this.last !== null && key !== null && (this.last as unknown[])[0] === key[0] && (this.last as unknown[])[1] === key[1]) return;
     this.last = key;
     if (!exec || exec.steps.length === 0) {
-      replaceChildren(this.el, h('p', { class: 'muted' }, 'No usage yet.'));
+      replaceChildren(this.chart, h('p', { class: 'muted' }, 'No usage yet.'));
       return;
     }
     const all = exec.steps;
@@ -64,7 +72,7 @@ export class UsageView implements View {
         segments,
         steps.length <= 40 ? svg('text', { x: x + barW / 2, y: chartH + 14, class: 'axis', 'text-anchor': 'middle' }, s.number) : null);
     });
-    replaceChildren(this.el,
+    replaceChildren(this.chart,
       h('div', { class: 'legend' }, PARTS.map((p) => h('span', null, h('i', { class: `sw seg-${p.key}` }), p.label))),
       h('div', { class: 'chart-scroll' }, svg('svg', { class: 'chart', width, height: chartH + 20, viewBox: `0 0 ${width} ${chartH + 20}` },
         svg('text', { x: 30, y: 14, class: 'axis', 'text-anchor': 'end' }, count(max)),
