@@ -10,6 +10,7 @@ import { Panel } from './panel';
 import { connect, settingsFromUrl } from './sources/live';
 import { demoById, describe, loadBundled, loadFile, loadRecording } from './sources/recording';
 import { Announcer } from './views/announcer';
+import { CompareView } from './views/compare';
 import { DiagnosticsView } from './views/diagnostics';
 import { Header } from './views/header';
 import { RawView } from './views/raw';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     { id: 'whatif', label: 'What if', view: new WhatIfView(panel) },
     { id: 'waterfall', label: 'Waterfall', view: new WaterfallView() },
     { id: 'raw', label: 'Raw', view: new RawView() },
+    { id: 'compare', label: 'Compare', view: new CompareView() },
   ]);
   // The slider first: it reads new envelopes before the other views render.
   const time = new TimeSlider(panel);

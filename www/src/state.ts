@@ -3,7 +3,7 @@
 // computed for, so replacing the run ('loaded') resets them in the same step
 // and no view can keep a stale one. The Session itself is not state: it is
 // an opaque handle the store keeps next to it (sessions are freed, not copied).
-import type { StreamedContinuationReplay, Diagnostic, ReconcileReport, SessionView } from 'stepline';
+import type { Diagnostic, ReconcileReport, RunComparison, SessionView, StreamedContinuationReplay } from 'stepline';
 
 /** Where the current session comes from. */
 export interface SourceInfo {
@@ -40,8 +40,8 @@ export interface WhatIf {
 }
 
 /** The side panel's tabs; a new tab adds its id here and one entry in main.ts. */
-export type Tab = 'usage' | 'reconcile' | 'diagnostics' | 'whatif' | 'waterfall' | 'raw';
-export const TABS: readonly Tab[] = ['usage', 'reconcile', 'diagnostics', 'whatif', 'waterfall', 'raw'];
+export type Tab = 'usage' | 'reconcile' | 'diagnostics' | 'whatif' | 'waterfall' | 'raw' | 'compare';
+export const TABS: readonly Tab[] = ['usage', 'reconcile', 'diagnostics', 'whatif', 'waterfall', 'raw', 'compare'];
 
 /** What the timeline shows: text search plus filters (all must match). */
 export interface Find {
@@ -86,6 +86,8 @@ export interface PanelState {
   readonly finalStateUrl: string;
   /** Set while the time slider is before the end (null: the run as it is now, following new events). */
   readonly time: TimePoint | null;
+  /** This run compared with a second one (`compareRuns`): what it was compared with and the report. */
+  readonly comparison: { readonly label: string; readonly report: RunComparison } | null;
 }
 
 export const DEFAULT_CRITERIA: Criteria = { maxSteps: 20, maxTokens: 32768, maxExecutionTime: 300, errorPolicy: 'stopOnAnyError' };
@@ -108,6 +110,7 @@ export const initialState: PanelState = {
   find: NO_FIND,
   finalStateUrl: '',
   time: null,
+  comparison: null,
 };
 
 export type Action =
@@ -124,6 +127,7 @@ export type Action =
   | { type: 'tab'; tab: Tab }
   | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object }
   | { type: 'diagnosed'; diagnostics: readonly Diagnostic[] }
+  | { type: 'compared'; comparison: PanelState['comparison'] }
   | { type: 'whatif'; whatIf: WhatIf }
   | { type: 'find'; find: Partial<Find> }
   /** The time slider: a prefix of the run, or null for the end. */
@@ -151,6 +155,7 @@ export function reduce(state: PanelState, action: Action): PanelState {
         find: NO_FIND,
         finalStateUrl: action.finalStateUrl ?? '',
         time: null,
+        comparison: null,
       };
     }
     case 'snapshot': {
@@ -176,6 +181,8 @@ export function reduce(state: PanelState, action: Action): PanelState {
     }
     case 'diagnosed':
       return { ...state, diagnostics: action.diagnostics };
+    case 'compared':
+      return { ...state, comparison: action.comparison };
     case 'whatif':
       return { ...state, whatIf: action.whatIf };
     case 'find':
