@@ -125,10 +125,10 @@ venv_current() {
   [ -x "$venv_python" ] && [ "$(cat "$root/.venv/stepline-pins" 2>/dev/null)" = "$venv_pins" ]
 }
 if ! venv_current; then
-  command -v python3 >/dev/null || die "python3 not found; install Python 3 (the OTLP export test needs it)"
-  if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  # python3-venv brings python3 with it, so a machine without Python gets both.
+  if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     if [ "$(id -u)" -eq 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo); else
-      die "python3-venv is missing and this is not root and sudo is not available; install python3-venv as root"
+      die "python3 or python3-venv is missing and this is not root and sudo is not available; install python3-venv as root"
     fi
     say "installing python3-venv with apt-get"
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
