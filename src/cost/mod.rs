@@ -1,5 +1,5 @@
 //! What a run cost: each step's and each execution's token usage priced with
-//! a price table ([`prices`]), as instructor-php v2.7's
+//! a price table (the `prices` module), as instructor-php v2.7's
 //! `FlatRateCostCalculator` prices an `InferenceUsage`: every usage category
 //! at its own per-million rate, the total rounded to 6 decimals. Where no
 //! price applies the cost is `null` with the reason, never 0.
