@@ -105,6 +105,13 @@ impl Session {
     /// `execution` (arrival order), and the step's output as messages;
     /// `None` when there is no such step.
     ///
+    /// With `before`, the step as it stood after the session's first
+    /// `before` envelopes (what a time slider moved back shows): the
+    /// position [`Timeline::at`](crate::session::timeline::Timeline::at)
+    /// counts, so the step and its messages are those of that prefix's
+    /// view, and `None` when the step had not started by then. A bound
+    /// past the end is the end.
+    ///
     /// ```
     /// use stepline::session::Session;
     /// let mut s = Session::new(None);
@@ -113,17 +120,30 @@ impl Session {
     ///   r#"{"type":"agent.step.started","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:01Z","payload":{"step_number":2}}"#,
     ///   r#"{"type":"agent.step.completed","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:02Z","payload":{"step_number":1}}"#,
     /// ] { s.ingest_text(line).unwrap(); }
-    /// let one = s.envelopes_of(0, 1).unwrap();
+    /// let one = s.envelopes_of(0, 1, None).unwrap();
     /// assert_eq!(one.envelopes.len(), 2);
     /// assert_eq!(one.envelopes[1]["type"], "agent.step.completed");
-    /// assert!(s.envelopes_of(0, 3).is_none());
+    /// assert!(s.envelopes_of(0, 3, None).is_none());
+    /// // After the first two envelopes: step 1 had started, not completed;
+    /// // after the first one, step 2 had not started.
+    /// assert_eq!(s.envelopes_of(0, 1, Some(2)).unwrap().envelopes.len(), 1);
+    /// assert!(s.envelopes_of(0, 2, Some(1)).is_none());
     /// ```
-    pub fn envelopes_of(&self, execution: usize, step: i64) -> Option<StepEnvelopes> {
-        let found = self.executions().get(execution)?.steps.get(&step)?;
+    pub fn envelopes_of(
+        &self,
+        execution: usize,
+        step: i64,
+        before: Option<usize>,
+    ) -> Option<StepEnvelopes> {
+        // The whole session knows at once whether the step exists.
+        let whole = match before {
+            None => Some(self.executions().get(execution)?.steps.get(&step)?),
+            Some(_) => None,
+        };
         let mut replay =
             Session::with_text_limit(self.session_id().map(String::from), self.text_limit());
         let mut envelopes = Vec::new();
-        for line in self.log() {
+        for line in self.log().take(before.unwrap_or(usize::MAX)) {
             let _ = replay.ingest_text_deferred(&line);
             let touched = replay.dirty.take_steps();
             if touched
@@ -143,6 +163,13 @@ impl Session {
                 }
             }
         }
+        // Bounded, the step is the prefix's (settled as the timeline's is):
+        // its text, tools and status as they had arrived.
+        replay.settle();
+        let found = match whole {
+            Some(found) => found,
+            None => replay.executions().get(execution)?.steps.get(&step)?,
+        };
         Some(StepEnvelopes {
             envelopes,
             input_message_count: found.message_count,

@@ -7,8 +7,34 @@ use wasm_bindgen::prelude::*;
 
 use crate::session::timeline::Timeline;
 
-use super::convert::to_js_of;
+use super::convert::{options, to_js_of};
+use super::errors::to_js_error;
 use super::session::Session;
+use crate::error::ErrorCode;
+use crate::model::read;
+use crate::SteplineError;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "{ before?: number | null }")]
+    pub type EnvelopesOfOptionsArg;
+}
+
+/// `options.before` of `envelopesOf`: a whole number of envelopes, 0 or more
+/// (past the end is the end); absent or null is the whole run.
+fn before_option(arg: Option<EnvelopesOfOptionsArg>) -> Result<Option<usize>, SteplineError> {
+    let opts = options(&arg.map(JsValue::from), &["before"])?;
+    match read::opt_i64(&opts, "before", "/options")? {
+        None => Ok(None),
+        Some(n) if n < 0 => Err(read::invalid(
+            ErrorCode::OutOfRange,
+            "/options/before",
+            format!("expected `before` to be an envelope count, 0 or more, found {n}"),
+        )),
+        // Beyond this platform's usize is past any log's end.
+        Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+    }
+}
 
 /// The session as it stood after its first `i` envelopes, in arrival order:
 /// what a time slider shows. Moving forward applies only the envelopes in
@@ -89,23 +115,36 @@ impl Session {
     /// such step. The streams carry a step's input messages as a count only
     /// (`input_message_count`), not their text. Not in `stepline/live`.
     ///
+    /// `options.before` bounds it to the session's first `before` envelopes,
+    /// the position `timeline().viewAt(i)` takes: the step's envelopes and
+    /// messages as they had arrived by then, `null` when the step had not
+    /// started. Absent or `null`: the whole run. A negative or fractional
+    /// `before` throws a `SteplineError` at `/options/before`.
+    ///
     /// @example
     /// ```js
     /// const raw = session.envelopesOf(0, 3);
     /// await navigator.clipboard.writeText(JSON.stringify(raw.envelopes, null, 2));
     /// raw.messages.map((m) => `${m.role}: ${m.content}`);
+    /// // The same step with the time slider at envelope 40:
+    /// const then = session.envelopesOf(0, 3, { before: 40 }); // null if step 3 had not started
     /// ```
     #[wasm_bindgen(js_name = envelopesOf, unchecked_return_type = "StepEnvelopes | null")]
     pub fn envelopes_of(
         &self,
         execution_index: usize,
         step_number: f64,
+        options: Option<EnvelopesOfOptionsArg>,
     ) -> Result<JsValue, JsValue> {
+        let before = before_option(options).map_err(to_js_error)?;
         if step_number.fract() != 0.0 || !step_number.is_finite() {
             return Ok(JsValue::NULL);
         }
         let inner = self.inner.borrow();
-        match inner.core.envelopes_of(execution_index, step_number as i64) {
+        match inner
+            .core
+            .envelopes_of(execution_index, step_number as i64, before)
+        {
             Some(found) => to_js_of(&found),
             None => Ok(JsValue::NULL),
         }
