@@ -10,6 +10,7 @@ use crate::session::timeline::Timeline;
 use super::convert::{options, to_js_of};
 use super::errors::to_js_error;
 use super::session::Session;
+use super::walk;
 use crate::error::ErrorCode;
 use crate::model::read;
 use crate::SteplineError;
@@ -23,7 +24,25 @@ extern "C" {
 /// `options.before` of `envelopesOf`: a whole number of envelopes, 0 or more
 /// (past the end is the end); absent or null is the whole run.
 fn before_option(arg: Option<EnvelopesOfOptionsArg>) -> Result<Option<usize>, SteplineError> {
-    let opts = options(&arg.map(JsValue::from), &["before"])?;
+    let arg = arg.map(JsValue::from);
+    // Options are read as JSON, which writes NaN and ±Infinity as null (the
+    // whole run): a position that is no number is refused instead.
+    if let Some(value) = arg.as_ref().filter(|v| v.is_object()) {
+        let raw = walk::get(value, "before", "/options")?.as_f64();
+        if let Some(n) = raw.filter(|n| !n.is_finite()) {
+            let (code, found) = if n.is_nan() {
+                (ErrorCode::InvalidType, "NaN")
+            } else {
+                (ErrorCode::OutOfRange, "an infinity")
+            };
+            return Err(read::invalid(
+                code,
+                "/options/before",
+                format!("expected `before` to be an envelope count, 0 or more, found {found}"),
+            ));
+        }
+    }
+    let opts = options(&arg, &["before"])?;
     match read::opt_i64(&opts, "before", "/options")? {
         None => Ok(None),
         Some(n) if n < 0 => Err(read::invalid(
@@ -118,8 +137,9 @@ impl Session {
     /// `options.before` bounds it to the session's first `before` envelopes,
     /// the position `timeline().viewAt(i)` takes: the step's envelopes and
     /// messages as they had arrived by then, `null` when the step had not
-    /// started. Absent or `null`: the whole run. A negative or fractional
-    /// `before` throws a `SteplineError` at `/options/before`.
+    /// started. Absent or `null`: the whole run; past the end: the end. A
+    /// `before` that is not a whole number, 0 or more (NaN, -1, 1.5, "3"),
+    /// throws a `SteplineError` at `/options/before`.
     ///
     /// @example
     /// ```js

@@ -347,6 +347,16 @@ export const calls = {
         for (const step of exec.steps) yield [`${run.name} execution ${i} step ${step.number}`, session.envelopesOf(i, step.number)];
       }
       yield [`${run.name}: no such step`, session.envelopesOf(0, 9999)];
+      // Bounded by the time slider's position: each step as it stood halfway, and at the start.
+      const timeline = session.timeline();
+      const half = Math.floor(timeline.length / 2);
+      timeline.free();
+      for (const [i, exec] of session.getSnapshot().executions.entries()) {
+        for (const step of exec.steps) {
+          yield [`${run.name} execution ${i} step ${step.number} before ${half}`, session.envelopesOf(i, step.number, { before: half })];
+        }
+      }
+      yield [`${run.name}: before 0`, session.envelopesOf(0, 1, { before: 0 })];
       session.free();
     }
   },

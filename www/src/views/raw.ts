@@ -2,6 +2,9 @@
 // conversation (how many messages the inference read, then what the model
 // produced: reasoning, text, tool calls and their results), the turn's final
 // answer, and the envelopes that made the step, as received, with "Copy as JSON".
+// With the time slider moved back, all of it as it stood after envelope `at`:
+// the core bounds the step to the session's first `at` envelopes (the position
+// `viewAt` takes), so no envelope or message that arrived later shows.
 import type { Session, StepEnvelopes, StepMessage } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import type { Panel, View } from '../panel';
@@ -31,25 +34,46 @@ export class RawView implements View {
 
   update(panel: Panel): void {
     const session = panel.session;
+    const time = panel.state.time;
     const exec = panel.view?.executions[panel.selected.exec] ?? null;
     const number = exec ? panel.selected.step ?? exec.steps.at(-1)?.number ?? null : null;
-    // The step object changes when its events do; the final answer with the turn.
+    // The step object changes when its events do (and with every slider move); the final answer with the turn.
     const step = exec?.steps.find((s) => s.number === number) ?? null;
     const reconciled = panel.reconciliations.find((r) => r.exec === panel.selected.exec) ?? null;
-    const key = [session, step, exec?.final_answer, reconciled];
+    const key = [session, step, exec?.final_answer, reconciled, time?.at ?? null];
     if (key.every((k, i) => k === this.last[i])) return;
     this.last = key;
+    const then = time ? ` by envelope ${time.at} of ${time.total}` : '';
     if (!session || !exec || number === null) {
-      replaceChildren(this.el, h('p', { class: 'muted' }, 'No step selected.'));
+      replaceChildren(this.el, h('p', { class: 'muted', 'data-testid': 'raw-empty' },
+        time && exec ? `No step of this turn had started${then}.` : 'No step selected.'));
       return;
     }
-    const raw = session.envelopesOf(panel.selected.exec, number);
+    const raw = session.envelopesOf(panel.selected.exec, number, { before: time?.at ?? null });
+    if (!raw && time) {
+      // The selected step is later than the slider: nothing of it had arrived.
+      replaceChildren(this.el, h('p', { class: 'muted', 'data-testid': 'raw-empty' },
+        `Step ${number} had not started${then}. Move the slider forward or back to the end to see it.`));
+      return;
+    }
     replaceChildren(this.el,
       h('h3', null, `Conversation · step ${number}`),
+      time ? h('p', { class: 'muted small', 'data-testid': 'raw-time' }, `As it stood after envelope ${time.at} of ${time.total} (the time slider).`) : null,
       raw ? this.conversation(raw) : h('p', { class: 'muted' }, 'The core has no envelopes for this step.'),
       h('h3', null, 'Final answer'),
-      this.answer(session, panel, reconciled?.report.view.executions[panel.selected.exec]?.final_answer ?? null),
+      time ? this.answerThen(exec.final_answer, then) : this.answer(session, panel, reconciled?.report.view.executions[panel.selected.exec]?.final_answer ?? null),
       raw ? this.envelopes(raw) : null);
+  }
+
+  /**
+   * The final answer while the slider is moved back: only a streamed one that
+   * had arrived (the final snapshot and the run's latest text are the end's).
+   */
+  private answerThen(streamed: string | null, then: string): HTMLElement {
+    if (!streamed) return h('p', { class: 'muted', 'data-testid': 'raw-final-answer' }, `No final answer had arrived${then}.`);
+    return h('div', null,
+      h('pre', { class: 'answer', 'data-testid': 'raw-final-answer' }, streamed),
+      h('p', { class: 'muted small', 'data-testid': 'raw-final-answer-source' }, `as streamed${then}`));
   }
 
   /**
