@@ -87,19 +87,31 @@ describe('the Raw tab shows the selected step as it stood at the time slider', (
     await screenshot(page, 'raw-time-middle-800');
     await page.setViewportSize({ width: 1440, height: 900 });
 
-    // A step selected at the end, then the slider moved to before it started.
-    const later = (await page.evaluate((e) => window.stepline.state.view.executions[e].steps.at(-1).number, exec));
-    assert.ok(later > step, 'the turn has a later step');
-    await page.evaluate(([e, n]) => window.stepline.select(e, n), [exec, later]);
+    // The same step selected, and the slider moved to just before it started
+    // (the first position whose view holds it, found with the core's timeline in Node).
+    await page.evaluate(([e, n]) => window.stepline.select(e, n), [exec, step]);
+    const timeline = whole.timeline();
+    let started = 0;
+    while (!timeline.viewAt(started).executions[exec]?.steps.some((x) => x.number === step)) started += 1;
+    timeline.free();
+    assert.ok(started > 0 && started <= middle, `step ${step} starts at envelope ${started}`);
+    await slideTo(page, started - 1);
     await page.waitForSelector('[data-testid=raw-empty]');
     assert.equal(await page.textContent('[data-testid=raw-empty]'),
-      `Step ${later} had not started by envelope ${middle} of ${total}. Move the slider forward or back to the end to see it.`);
-    assert.equal(prefix.envelopesOf(exec, later), null, 'the core agrees: no such step yet');
+      `Step ${step} had not started by envelope ${started - 1} of ${total}. Move the slider forward or back to the end to see it.`);
     assert.equal(await shownEnvelopes(page), null);
+    await page.setViewportSize({ width: 800, height: 900 });
     await screenshot(page, 'raw-time-not-started-800');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    // One envelope later it had: its first envelope only.
+    await slideTo(page, started);
+    await page.waitForSelector('[data-testid=raw-json]');
+    const first = nodeSession(1 + started);
+    assert.deepEqual(await shownEnvelopes(page), first.envelopesOf(exec, step).envelopes);
+    first.free();
+    assert.equal((await shownEnvelopes(page)).length, 1);
 
     // Back to the end: the whole step.
-    await page.evaluate(([e, n]) => window.stepline.select(e, n), [exec, step]);
     await page.click('[data-testid=time-end]');
     await page.waitForFunction(() => window.stepline.state.time === null);
     await page.waitForFunction((n) => JSON.parse(document.querySelector('[data-testid=raw-json]')?.textContent ?? '[]').length === n, all.envelopes.length);
