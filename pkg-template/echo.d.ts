@@ -10,7 +10,7 @@ export interface AgentSession {
   getSnapshot(): SessionView;
   subscribe(listener: () => void): () => void;
   /** Only the full package's Session (`stepline`) has it; `finalState` needs it. */
-  reconcile?(snapshot: SlimSnapshot | string): ReconcileReport;
+  ingestFinalState?(state: SlimSnapshot | object | string): ReconcileReport;
 }
 
 /**
@@ -50,12 +50,14 @@ export interface AgentFeedOptions {
    */
   resync?: (reason: ResyncReason) => Promise<readonly unknown[] | string> | readonly unknown[] | string;
   /**
-   * Fetches the run's final slim snapshot once the latest execution ended (or went stale);
-   * the feed then reconciles the stream with it (`report`). Needs the full package's Session.
+   * Fetches the run's final state once the latest execution ended (or went stale): a slim
+   * snapshot, or the stored agent state itself (its error text then says why a failed run
+   * failed). The feed reconciles the stream with it (`report`, `session.ingestFinalState`),
+   * and the session keeps it for `toRecording()`. Needs the full package's Session.
    * @example
-   * finalState: async () => slimSnapshot(await fetch(`/agents/${sessionId}/state`).then((r) => r.json())).snapshot
+   * finalState: async () => (await fetch(`/agents/${sessionId}/state`)).json()
    */
-  finalState?: () => Promise<SlimSnapshot | string> | SlimSnapshot | string;
+  finalState?: () => Promise<SlimSnapshot | object | string> | SlimSnapshot | object | string;
 }
 
 /** What a resync did: how many events it added and how many the session already had. */

@@ -31,8 +31,8 @@ export function createAgentFeed(session, options = {}) {
     throw new TypeError('stepline/echo: expected a Session (from `stepline/live` or `stepline`) as the session');
   }
   const { eventName, resync, finalState } = options;
-  if (finalState !== undefined && typeof session.reconcile !== 'function') {
-    throw new TypeError('stepline/echo: `finalState` needs a Session of `stepline`: the `stepline/live` Session has no reconcile');
+  if (finalState !== undefined && typeof session.ingestFinalState !== 'function') {
+    throw new TypeError('stepline/echo: `finalState` needs a Session of `stepline`: the `stepline/live` Session cannot reconcile (it has no ingestFinalState)');
   }
   const nameOptions = eventName ? { eventName } : undefined;
   const listeners = new Set();
@@ -124,15 +124,16 @@ export function createAgentFeed(session, options = {}) {
   }
 
   // Once the latest execution ended (or went silent past staleAfterMs), its final state
-  // is fetched once and the stream reconciled with it.
+  // is fetched once and the stream reconciled with it; the session keeps it, so its
+  // recording re-opens reconciled.
   function askFinalState() {
     const run = latest();
     if (!finalState || finalStateAsked || disposed || !run || !(run.ended || run.stale)) return;
     finalStateAsked = true;
     Promise.resolve()
       .then(() => finalState())
-      .then((snapshot) => {
-        if (!disposed) set({ report: session.reconcile(snapshot) });
+      .then((state) => {
+        if (!disposed) set({ report: session.ingestFinalState(state) });
       })
       .catch((error) => {
         if (!disposed) set({ error });

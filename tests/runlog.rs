@@ -436,6 +436,7 @@ fn a_header_line_and_snapshot_lines_survive_the_round_trip() {
             session_id: Some(id.clone()),
             execution_id: Some("exec-1".into()),
             snapshot: turns[0].slim.clone(),
+            error: None,
         })
     );
     assert_eq!(rec.to_jsonl(), text, "envelopes written as given");

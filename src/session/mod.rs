@@ -20,6 +20,7 @@ pub(crate) mod collect;
 pub mod compare;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
+pub mod final_state;
 pub(crate) mod gaps;
 mod log;
 pub(crate) mod patch;
@@ -337,6 +338,9 @@ pub struct Session {
     /// Off while the envelopes translated from one foreign event apply:
     /// the log keeps that event as received instead.
     logging: bool,
+    /// The final states given to `ingest_final_state` (or read from a
+    /// recording), each where it arrived: a recording writes them back there.
+    final_states: Vec<final_state::Kept>,
 }
 
 impl Default for Session {
@@ -399,6 +403,7 @@ impl Session {
             staleness: stale::Staleness::default(),
             dialects: crate::dialects::Translators::default(),
             logging: true,
+            final_states: Vec::new(),
         }
     }
 

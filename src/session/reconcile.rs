@@ -7,6 +7,7 @@ use crate::json::{Map, Value};
 use crate::json::{child, index};
 use crate::model::usage::UsageWithTotal;
 use crate::session::causes::REFERENCE_EXCEPTION_PATH;
+use crate::session::final_state::FinalState;
 use crate::session::reconcile_v2;
 use crate::session::view::{
     state_status, Counts, Execution, ExecutionHeader, StepShape, StepView, TERMINAL,
@@ -317,6 +318,17 @@ impl Session {
     /// are compared as absent. The snapshot's steps are the run's last N
     /// (see [`Window`]); the steps before them are kept as streamed.
     pub fn reconcile(&self, snapshot: &Value) -> Report {
+        self.reconcile_with(snapshot, None)
+    }
+
+    /// [`reconcile`](Session::reconcile) with a final state read by
+    /// [`FinalState::read`]: its error text, which a slim snapshot does not
+    /// keep, says why a failed run failed when the stream never did.
+    pub fn reconcile_final(&self, state: &FinalState) -> Report {
+        self.reconcile_with(&state.snapshot, state.error.as_deref())
+    }
+
+    fn reconcile_with(&self, snapshot: &Value, error: Option<&str>) -> Report {
         let empty = Map::new();
         let snap = snapshot.as_object().unwrap_or(&empty);
         let mut streamed = self.executions().last().cloned().unwrap_or_default();
@@ -347,7 +359,7 @@ impl Session {
             diff.execution_id.clone_from(&streamed.id);
         }
         let mut won = streamed;
-        snapshot_wins(&mut won, snap, &window);
+        snapshot_wins(&mut won, snap, &window, error);
         Report {
             differences: d.0,
             window,
@@ -752,7 +764,7 @@ pub(crate) fn lost_events(e: &Execution, d: &mut Diffs) {
 /// The execution corrected by the snapshot: its status, and per listed
 /// step (placed in the run by the window) the final fields; steps that never
 /// streamed are added. Steps outside the window keep what was streamed.
-fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window) {
+fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)
@@ -797,6 +809,12 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window) {
             e.push_status(b.to_string(), prev);
         }
     }
+    // A run whose driver threw broadcasts no error (v1.22 quirk 7): the
+    // final state's own words say why it failed, else what it counts.
+    let failed = snap.get("status").and_then(Value::as_str) == Some("failed");
+    if failed && e.run_error.is_none() && e.status_detail.error_message().is_none() {
+        e.run_error = Some(error.map_or_else(|| unworded_failure(snap, w), str::to_string));
+    }
     // An answer the stream never carried (no chunk, no `agent.run.completed`)
     // is the final state's last assistant message: the panel shows it as the
     // run's answer instead of an empty text.
@@ -814,4 +832,30 @@ fn last_assistant_content(snap: &Map) -> Option<&str> {
         .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
         .and_then(|m| m.get("content").and_then(Value::as_str))
         .filter(|c| !c.is_empty())
+}
+
+/// Why a run failed when the final state keeps no error text (a slim
+/// snapshot counts a step's errors, it does not keep them): its last step
+/// with errors and how many, said as such.
+fn unworded_failure(snap: &Map, w: &Window) -> String {
+    let listed = snap
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let with_errors = listed.iter().enumerate().rev().find_map(|(i, st)| {
+        let n = st
+            .get("errors")
+            .and_then(Value::as_i64)
+            .filter(|n| *n > 0)?;
+        Some((w.run_step(i), n))
+    });
+    match with_errors {
+        Some((step, 1)) => format!(
+            "failed with 1 error in step {step}; the final snapshot keeps no error text (a stored agent state does)"
+        ),
+        Some((step, n)) => format!(
+            "failed with {n} errors in step {step}; the final snapshot keeps no error text (a stored agent state does)"
+        ),
+        None => "failed; the final snapshot keeps no error text (a stored agent state does)".into(),
+    }
 }

@@ -6,7 +6,9 @@
 //!   `"sessions"?`; see [`Session::to_recording`] and `RunLog::save` for
 //!   what the counts mean).
 //! - A snapshot line is `{"stepline_snapshot": {...slim snapshot...},
-//!   "session_id"?, "execution_id"?}`.
+//!   "session_id"?, "execution_id"?, "error"?}`: a turn's final state where
+//!   it arrived, with the error text a slim snapshot does not keep (see
+//!   [`FinalState`]).
 //! - Every other non-empty line is an envelope in any dialect the decoder
 //!   accepts. It is kept as given: its timestamps are never rewritten.
 //!
@@ -29,6 +31,7 @@ use std::borrow::Cow;
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, ENVELOPE_LIMITS};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, quote, type_name};
+use crate::session::final_state::FinalState;
 use crate::session::text::DEFAULT_TEXT_LIMIT;
 use crate::session::Session;
 
@@ -61,6 +64,8 @@ pub enum Item {
         execution_id: Option<String>,
         /// The snapshot as recorded.
         snapshot: Value,
+        /// The final state's error text, when the line carries one.
+        error: Option<String>,
     },
 }
 
@@ -73,11 +78,12 @@ impl Item {
                 session_id,
                 execution_id,
                 snapshot,
-            } => snapshot_line(
-                session_id.as_deref(),
-                execution_id.as_deref(),
-                snapshot.clone(),
-            ),
+                error,
+            } => FinalState {
+                snapshot: snapshot.clone(),
+                error: error.clone(),
+            }
+            .to_line(session_id.as_deref(), execution_id.as_deref()),
         }
     }
 }
@@ -162,7 +168,7 @@ impl Session {
         }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
-        for line in self.log() {
+        for line in self.recording_lines() {
             out.push_str(&line);
             out.push('\n');
         }
@@ -202,10 +208,17 @@ impl Session {
                         .ingest_foreign(dialect, value, text.to_string(), Some(&mut batch))
                         .map_err(|e| at_line(n, e))?;
                 }
-                Line::Snapshot(mut v) => {
-                    if let Some(s) = v.get_mut(SNAPSHOT_KEY) {
-                        snapshots.push(s.take());
-                    }
+                Line::Snapshot(v) => {
+                    // Kept where it stands, so the session's own recording
+                    // writes it back there.
+                    let state =
+                        FinalState::read(&v, &Default::default()).map_err(|e| at_line(n, e))?;
+                    snapshots.push(state.snapshot.clone());
+                    let execution_id = v
+                        .get("execution_id")
+                        .and_then(Value::as_str)
+                        .map(String::from);
+                    session.keep_final_state(state, execution_id);
                 }
             }
         }
@@ -467,6 +480,7 @@ fn snapshot_item(mut line: Value) -> Item {
     let text = |k: &str| line.get(k).and_then(Value::as_str).map(str::to_string);
     let session_id = text("session_id");
     let execution_id = text("execution_id");
+    let error = text("error");
     let snapshot = line
         .get_mut(SNAPSHOT_KEY)
         .map(Value::take)
@@ -475,6 +489,7 @@ fn snapshot_item(mut line: Value) -> Item {
         session_id,
         execution_id,
         snapshot,
+        error,
     }
 }
 

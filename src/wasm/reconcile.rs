@@ -4,23 +4,34 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::error::{ErrorCode, SteplineError};
+use crate::error::SteplineError;
 use crate::session::causes::CAUSES;
+use crate::session::final_state::FinalState;
 
 use crate::dialects::reconcile::ReconcileMessagesOptions;
 use crate::json::Value;
 
-use super::convert::{from_js, options_map, out_with, to_js_of};
+use super::convert::{clock, from_js, options_map, out_with, to_js_of};
 use super::session::Session;
 
 #[wasm_bindgen]
 impl Session {
-    /// The streamed view against the final slim snapshot (the snapshot wins):
-    /// `{ consistent, differences: [{ kind, path, step, streamed, final,
-    /// message, cause }], window, view }`. Not in `stepline/live`.
+    /// The latest execution's stream against its final state (the state
+    /// wins): `{ consistent, differences: [{ kind, path, step, streamed,
+    /// final, message, cause, execution_id }], window, view }`. Not in
+    /// `stepline/live`.
+    ///
+    /// The final state may be a slim snapshot, a stored agent state
+    /// (`AgentState->toArray()` of either producer version: slimmed here with
+    /// every step kept, and its last step's error text says why a failed run
+    /// failed, which a slim snapshot does not keep), or a recording's
+    /// `{ stepline_snapshot, error? }` line. In the reconciled view a failed
+    /// execution whose stream sent no error gets one (`error`): the state's
+    /// own words, else which step counted errors.
     ///
     /// Steps before the snapshot's window (it lists the run's last N) are
-    /// outside it, never differences: see `SnapshotWindow`.
+    /// outside it, never differences: see `SnapshotWindow`. `reconcile`
+    /// only reads; `ingestFinalState` also keeps the state for `toRecording`.
     ///
     /// @example
     /// ```js
@@ -32,23 +43,35 @@ impl Session {
     #[wasm_bindgen(unchecked_return_type = "ReconcileReport")]
     pub fn reconcile(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | string")] snapshot: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | object | string")] state: JsValue,
     ) -> Result<JsValue, JsValue> {
         let inner = self.inner.borrow();
-        let report = from_js(&snapshot, "the snapshot").and_then(|s| {
-            if s.is_object() {
-                Ok(inner.core.reconcile(&s))
-            } else {
-                Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    "",
-                    format!(
-                        "expected a snapshot object, found {}",
-                        crate::json::type_name(&s)
-                    ),
-                ))
-            }
+        let report = read_final_state(&state).map(|s| inner.core.reconcile_final(&s));
+        out_with(report, |r| to_js_of(&r.view(&inner.core)))
+    }
+
+    /// `reconcile(state)`, and the session keeps the final state: `toRecording()`
+    /// writes it as a snapshot line where it arrived (with its error text), so
+    /// the exported run re-opens reconciled, and `recordedSnapshots()` lists it.
+    /// A later final state of the same execution replaces it. Not in `stepline/live`.
+    ///
+    /// @example
+    /// ```js
+    /// const report = session.ingestFinalState(await (await fetch(`/agents/${id}/state`)).json());
+    /// report.view.executions.at(-1).error;   // "Connection refused": the stored state's words
+    /// fs.writeFileSync('run.jsonl', session.toRecording()); // re-opens with the same ending
+    /// ```
+    #[wasm_bindgen(js_name = ingestFinalState, unchecked_return_type = "ReconcileReport")]
+    pub fn ingest_final_state(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SlimSnapshot | object | string")] state: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let value = from_js(&state, "the final state");
+        let report = value.and_then(|v| {
+            let mut inner = self.inner.borrow_mut();
+            inner.core.ingest_final_state(&v, &clock())
         });
+        let inner = self.inner.borrow();
         out_with(report, |r| to_js_of(&r.view(&inner.core)))
     }
 
@@ -107,4 +130,10 @@ impl Session {
 #[wasm_bindgen(js_name = reconcileCauses, unchecked_return_type = "ReconcileCause[]")]
 pub fn reconcile_causes() -> Result<JsValue, JsValue> {
     to_js_of(&CAUSES)
+}
+
+/// A final state from JavaScript (an object, or its JSON text).
+fn read_final_state(state: &JsValue) -> Result<FinalState, SteplineError> {
+    let value = from_js(state, "the final state")?;
+    FinalState::read(&value, &clock())
 }

@@ -45,8 +45,6 @@ pub(super) struct Inner {
     snapshot: JsValue,
     /// The core has changes the snapshot does not show yet.
     stale: bool,
-    /// Snapshot lines of the recording this session was loaded from.
-    recorded: Vec<Value>,
     /// Per execution, an unfrozen copy of its published `steps` array. A
     /// step change is placed here and the published array is a copy of it:
     /// copying a frozen array takes V8's slow element-by-element path, which
@@ -58,13 +56,12 @@ pub(super) struct Inner {
 }
 
 impl Session {
-    fn with_core(core: Core, recorded: Vec<Value>) -> Session {
+    fn with_core(core: Core) -> Session {
         Session {
             inner: RefCell::new(Inner {
                 core,
                 snapshot: JsValue::UNDEFINED,
                 stale: true,
-                recorded,
                 step_lists: Vec::new(),
                 exec_list: Array::new(),
             }),
@@ -90,7 +87,7 @@ impl Session {
         let opts = options_map(&options_arg.map(JsValue::from))
             .and_then(|m| SessionOptions::from_map(&m, "/options"))
             .map_err(to_js_error)?;
-        Ok(Session::with_core(Core::with_options(&opts), Vec::new()))
+        Ok(Session::with_core(Core::with_options(&opts)))
     }
 
     /// Tells the session the time, as Unix epoch milliseconds (`Date.now()`)
@@ -280,7 +277,9 @@ impl Session {
     }
 
     /// The session as a JSONL recording: a header line, then every applied
-    /// envelope as received (timestamps as sent).
+    /// envelope as received (timestamps as sent), and each final state given
+    /// to `ingestFinalState` as a snapshot line where it arrived, so the
+    /// replayed recording is reconciled the same way.
     ///
     /// @example
     /// ```js
@@ -293,21 +292,26 @@ impl Session {
     }
 
     /// Replays a recording into a new session; snapshot lines in it are kept
-    /// for `recordedSnapshots()`. A bad line throws `SteplineError` with the
+    /// where they stand (for `recordedSnapshots()`, and written back by
+    /// `toRecording()`). A bad line throws `SteplineError` with the
     /// path `/lines/<n>/...`.
     #[wasm_bindgen(js_name = fromRecording)]
     pub fn from_recording(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Result<Session, JsValue> {
         let text = string_arg(&text, "the recording").map_err(to_js_error)?;
-        let (core, snapshots) = Core::from_recording(&text).map_err(to_js_error)?;
-        Ok(Session::with_core(core, snapshots))
+        let (core, _) = Core::from_recording(&text).map_err(to_js_error)?;
+        Ok(Session::with_core(core))
     }
 
-    /// The snapshots a recording held (empty for a live session).
+    /// The final states the session holds, as slim snapshots in the order
+    /// they arrived: a recording's snapshot lines, and what
+    /// `ingestFinalState` kept (empty for a live session).
     #[wasm_bindgen(js_name = recordedSnapshots, unchecked_return_type = "SlimSnapshot[]")]
     pub fn recorded_snapshots(&self) -> Result<JsValue, JsValue> {
-        to_js(&Value::Array(self.inner.borrow().recorded.clone()))
+        let inner = self.inner.borrow();
+        let kept = inner.core.final_states().map(|f| f.snapshot.clone());
+        to_js(&Value::Array(kept.collect()))
     }
 
     /// The session id (given, or adopted from the first envelope).

@@ -253,13 +253,13 @@ test('a throwing resync sets error and lastResync.error, keeps the view and stop
   assert.deepEqual(done.lastResync, { reason: 'reconnect', applied: 0, duplicates: 0, errors: 0, error: 'HTTP 503 from /agents/events' });
 });
 
-test('finalState: once the run ended, its snapshot is fetched once and the report is session.reconcile of it', async () => {
+test('finalState: once the run ended, its snapshot is fetched once, the report is session.reconcile of it, and the session keeps it', async () => {
   let asked = 0;
   const finalState = async () => {
     asked += 1;
     return turn.slim;
   };
-  const { run, channel } = follow({ finalState });
+  const { run, channel, session } = follow({ finalState });
   channel.succeed();
   for (const e of envelopes.slice(0, 7)) channel.emit(EVENT, e);
   assert.equal(asked, 0, 'not before the run ended');
@@ -269,6 +269,7 @@ test('finalState: once the run ended, its snapshot is fetched once and the repor
   for (const e of envelopes) expected.ingest(e);
   assert.deepEqual(done.report, expected.reconcile(turn.slim));
   assert.equal(done.report.consistent, true);
+  assert.deepEqual(session.recordedSnapshots(), [turn.slim], 'kept for toRecording()');
   assert.equal(asked, 1);
 });
 
@@ -276,7 +277,7 @@ test('finalState with a stepline/live Session is a TypeError: the live build has
   const echo = new FakeEcho();
   assert.throws(() => subscribeToAgent(echo, { sessionId: SESSION, finalState: () => turn.slim }, new LiveSession()), (e) => {
     assert.ok(e instanceof TypeError);
-    assert.match(e.message, /reconcile/);
+    assert.match(e.message, /cannot reconcile/);
     return true;
   });
   assert.throws(() => createAgentFeed(new LiveSession(), { finalState: () => turn.slim }), TypeError);

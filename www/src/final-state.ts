@@ -29,10 +29,6 @@ export function shownView(view: SessionView | null, recs: readonly Reconciliatio
     if (!rec || !won || won.execution_id !== e.execution_id) return e;
     const patch: Record<string, unknown> = {};
     for (const k of FINAL_FIELDS) patch[k] = won[k];
-    // A run whose driver threw broadcasts no error; the final state's status difference says why it is failed.
-    if (!won.error && !e.error_message && won.status === 'failed') {
-      patch.error = rec.report.differences.find((d) => d.kind === 'status_mismatch')?.message ?? null;
-    }
     if (i === view.executions.length - 1) status = rec.report.view.status ?? status;
     return { ...e, ...patch, fromFinalState: true } as ShownExecution;
   });

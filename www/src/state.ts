@@ -125,7 +125,7 @@ export type Action =
   | { type: 'load-failed'; error: string }
   | { type: 'select'; exec: number; step: number | null; byUser?: boolean }
   | { type: 'tab'; tab: Tab }
-  | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object }
+  | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object | null }
   | { type: 'diagnosed'; diagnostics: readonly Diagnostic[] }
   | { type: 'compared'; comparison: PanelState['comparison'] }
   | { type: 'whatif'; whatIf: WhatIf }

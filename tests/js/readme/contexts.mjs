@@ -133,7 +133,7 @@ assert.ok(__text().endsWith(\`Stopped: \${__view.end_reason ?? __view.status}\`)
   },
   {
     file: 'README.md',
-    match: 'finalState: async () => slimSnapshot(',
+    match: 'finalState: () => fetch(`/agents/${sessionId}/state`)',
     declare: `
 import type __Echo from 'laravel-echo';
 declare const echo: __Echo<'reverb'>;
@@ -381,6 +381,31 @@ __write('workers.jsonl', ['tool call then final answer [debug]', 'steps limit 2 
 import { RunLog as __RunLog } from 'stepline';
 assert.equal(log.summary().sessions, 2);
 assert.deepEqual(__RunLog.load(fs.readFileSync('day.jsonl', 'utf8')).summary(), log.summary());`,
+  },
+  {
+    file: 'README.md',
+    match: 'session.ingestFinalState(storedState)',
+    declare: `
+import type { Session } from 'stepline';
+declare const session: Session;
+declare const storedState: object;
+declare const fs: typeof import('node:fs');`,
+    setup: `
+import * as fs from 'node:fs';
+import { Session as __Session } from 'stepline';
+const __name = 'tool throws (exception escapes ToolExecutor), default policy [debug]';
+let __id = 0;
+const storedState = JSON.parse(JSON.stringify(__ctx.referenceTurn(__name).finalState), (_, v) => (v === '<uuid>' ? \`9e000000-0000-4000-8000-\${String(++__id).padStart(12, '0')}\` : v));
+const session = new __Session();
+for (const e of __ctx.envelopesOf(__name)) session.ingest(e);
+const __logged = [];
+const console = { log: (...args) => __logged.push(args) };`,
+    after: `
+assert.deepEqual(__logged, [['Connection refused']]);
+const __again = __Session.fromRecording(fs.readFileSync('run.jsonl', 'utf8'));
+assert.equal(__again.toRecording(), session.toRecording(), 'the recording keeps the final state where it arrived');
+assert.equal(__again.recordedSnapshots().length, 1);
+assert.equal(report.view.executions[0].status, 'failed');`,
   },
   {
     file: 'README.md',

@@ -8,7 +8,7 @@
 // whatever channel the app chose; other events are counted and shown, not read.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
-import { defaultEventName, isAgentEventName, Session, slimSnapshot } from 'stepline';
+import { defaultEventName, isAgentEventName, Session } from 'stepline';
 import { subscribeToAgent, type AgentRunState, type AgentSubscription } from 'stepline/echo';
 import type { Panel } from '../panel';
 import { describe, reconcileAt } from './recording';
@@ -111,8 +111,9 @@ export function connect(panel: Panel, settings: LiveSettings): void {
 }
 
 /**
- * Fetches the final state and reconciles the stream with it. Accepts a slim
- * snapshot, a recording's snapshot line, or a full AgentState (slimmed here).
+ * Fetches the final state and reconciles the stream with it: a slim
+ * snapshot, a recording's snapshot line, or a stored agent state (the core
+ * reads each; a stored state's error text says why a failed run failed).
  */
 export async function fetchFinalState(panel: Panel, url: string): Promise<void> {
   const session = panel.session;
@@ -120,11 +121,7 @@ export async function fetchFinalState(panel: Panel, url: string): Promise<void> 
   try {
     const response = await fetch(url, { cache: 'no-store' });
     if (!response.ok) throw new Error(`${response.status} ${response.statusText} from ${url}`);
-    const value = (await response.json()) as Record<string, unknown>;
-    const snapshot = 'stepline_snapshot' in value
-      ? value.stepline_snapshot as object
-      : 'agentId' in value ? slimSnapshot(value).snapshot : value;
-    reconcileAt(panel, session, snapshot, 'Final state');
+    reconcileAt(panel, session, (await response.json()) as object, 'Final state');
     panel.setTab('reconcile');
   } catch (error) {
     panel.dispatch({ type: 'error', error: `The final state could not be used: ${describe(error)}` });

@@ -2,15 +2,16 @@
 // recording is JSONL: an optional `stepline_recording` header, events of any
 // dialect the core reads (instructor envelopes, laravel/ai broadcasts, AG-UI
 // events, AI SDK UI message chunks: recognised per event by the core), and
-// `stepline_snapshot` lines holding the final slim snapshot of a turn. A
+// `stepline_snapshot` lines holding the final state of a turn. A
 // recording may also be one JSON array of events (`JSON.stringify(events)`):
 // the core's ingestJsonl reads it element by element.
 //
 // Envelopes are fed in batches through Session.ingestJsonl with a yield to the
 // browser between batches, so a 100,000-event file shows its progress and the
-// page stays responsive. Each snapshot line is reconciled at its place in the
-// stream, so a multi-turn recording is checked turn by turn.
-import { Session, SteplineError, type SlimSnapshot } from 'stepline';
+// page stays responsive. Each snapshot line is given to the session where it
+// stands (`ingestFinalState`), so a multi-turn recording is checked turn by
+// turn, and the session's own recording writes the lines back there.
+import { Session, SteplineError } from 'stepline';
 import type { Criteria, Panel, Reconciliation, SourceInfo } from '../panel';
 
 const BATCH_LINES = 4000;
@@ -18,7 +19,7 @@ const BATCH_LINES = 4000;
 /** Gives the browser a frame to paint the progress bar. */
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 
-interface ParsedSpecial { header?: Record<string, unknown>; snapshot?: SlimSnapshot }
+interface ParsedSpecial { header?: Record<string, unknown>; snapshotLine?: Record<string, unknown> }
 
 /** Header and snapshot lines are rare: only lines naming the keys are parsed here. */
 function special(line: string): ParsedSpecial | null {
@@ -32,7 +33,7 @@ function special(line: string): ParsedSpecial | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
   if ('stepline_recording' in record) return { header: record };
-  if ('stepline_snapshot' in record) return { snapshot: record.stepline_snapshot as SlimSnapshot };
+  if ('stepline_snapshot' in record) return { snapshotLine: record };
   return null;
 }
 
@@ -130,7 +131,7 @@ async function loadLines(panel: Panel, session: Session, text: string, source: S
       flush();
       batchStart = i + 2;
       if (special_.header) found.criteria = criteriaOf(special_.header);
-      if (special_.snapshot) reconcileInto(found, session, special_.snapshot);
+      if (special_.snapshotLine) reconcileInto(found, session, special_.snapshotLine);
     } else {
       if (batch.length === 0) batchStart = i + 1;
       batch.push(line);
@@ -155,22 +156,27 @@ function criteriaOf(header: Record<string, unknown>): Partial<Criteria> | null {
   return meta?.criteria?.defaults ?? null;
 }
 
-function reconcileInto(found: Loaded, session: Session, snapshot: SlimSnapshot): void {
+function reconcileInto(found: Loaded, session: Session, line: object): void {
   const exec = Math.max(0, session.getSnapshot().executions.length - 1);
   try {
-    const report = session.reconcile(snapshot);
+    const report = session.ingestFinalState(line);
     found.reconciliations = [...found.reconciliations.filter((r) => r.exec !== exec), { exec, label: `Turn ${exec + 1}`, report }];
-    found.lastSnapshot = snapshot;
+    found.lastSnapshot = session.recordedSnapshots().at(-1) ?? null;
   } catch (error) {
     found.problems.push(`The snapshot of turn ${exec + 1} could not be reconciled: ${describe(error)}`);
   }
 }
 
-/** Reconciles the panel's stream so far with a final snapshot (the live run's fetched state). */
-export function reconcileAt(panel: Panel, session: Session, snapshot: SlimSnapshot | object, label?: string): void {
+/**
+ * Reconciles the panel's stream so far with a final state (the live run's
+ * fetched state: a slim snapshot, a stored agent state or a snapshot line;
+ * the core reads each), which the session keeps for its recording.
+ */
+export function reconcileAt(panel: Panel, session: Session, state: object, label?: string): void {
   const exec = Math.max(0, session.getSnapshot().executions.length - 1);
   try {
-    const report = session.reconcile(snapshot as SlimSnapshot);
+    const report = session.ingestFinalState(state);
+    const snapshot = session.recordedSnapshots().at(-1) ?? null;
     panel.dispatch({ type: 'reconciled', reconciliation: { exec, label: label ?? `Turn ${exec + 1}`, report }, snapshot });
   } catch (error) {
     panel.dispatch({ type: 'error', error: `The snapshot could not be reconciled: ${describe(error)}` });
