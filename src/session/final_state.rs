@@ -13,6 +13,7 @@
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Map, Value};
+use crate::model::version::AnyAgentState;
 use crate::model::Timestamp;
 use crate::session::reconcile::Report;
 use crate::session::recording::SNAPSHOT_KEY;
@@ -61,15 +62,34 @@ impl FinalState {
                 ),
             ));
         };
-        if let Some(snapshot) = m.get(SNAPSHOT_KEY) {
-            return snapshot_line(m, snapshot, now);
+        if m.contains_key(SNAPSHOT_KEY) {
+            let line = FinalState::of_line(m)?;
+            if line.snapshot.get("agentId").is_none() {
+                return Ok(line);
+            }
+            // A stored state pasted into a line: read as one, its errors under the line's key.
+            let mut state = FinalState::read(&line.snapshot, now).map_err(|e| {
+                let path = format!("/{SNAPSHOT_KEY}{}", e.path.as_deref().unwrap_or(""));
+                SteplineError::new(e.code, Some(path), e.message)
+            })?;
+            if line.error.is_some() {
+                state.error = line.error;
+            }
+            return Ok(state);
         }
         if !m.contains_key("agentId") {
             return Ok(FinalState::of_snapshot(value.clone()));
         }
-        let fitted = crate::snapshot::v2::slim_any(value, &whole_run(), None, now)?;
+        // Read whole with the reader `parseAgentState` uses (the selective
+        // reader `slimSnapshot` uses is generic over its input: a second copy).
+        let snapshot = match AnyAgentState::from_value(value, now)? {
+            AnyAgentState::V1_22(state) => {
+                crate::snapshot::serialize::slim_state(&state, &whole_run())
+            }
+            AnyAgentState::V2(state) => crate::snapshot::v2::slim_v2(&state, &whole_run()),
+        };
         Ok(FinalState {
-            snapshot: fitted.snapshot,
+            snapshot,
             error: last_step_errors(m),
         })
     }
@@ -88,42 +108,37 @@ impl FinalState {
     }
 }
 
-/// A snapshot line; it may hold a stored state in place of the snapshot
-/// (a recording made by hand), read as one, its errors under `/stepline_snapshot`.
-fn snapshot_line(line: &Map, snapshot: &Value, now: &Timestamp) -> Result<FinalState> {
-    if !snapshot.is_object() {
-        return Err(SteplineError::at(
-            ErrorCode::InvalidType,
-            "/stepline_snapshot",
-            format!(
-                "expected the snapshot as an object, found {}",
-                type_name(snapshot)
-            ),
-        ));
-    }
-    let error = match line.get("error") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.to_string()),
-        Some(other) => {
+impl FinalState {
+    /// A recording's snapshot line as written: its `stepline_snapshot`
+    /// (not read further: a replay keeps what the file holds) and `error`.
+    pub(crate) fn of_line(line: &Map) -> Result<FinalState> {
+        let snapshot = line.get(SNAPSHOT_KEY).unwrap_or(&Value::Null);
+        if !snapshot.is_object() {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
-                "/error",
-                format!("expected \"error\" as a string, found {}", type_name(other)),
-            ))
+                "/stepline_snapshot",
+                format!(
+                    "expected the snapshot as an object, found {}",
+                    type_name(snapshot)
+                ),
+            ));
         }
-    };
-    let mut state = if snapshot.get("agentId").is_some() {
-        FinalState::read(snapshot, now).map_err(|e| {
-            let path = format!("/{SNAPSHOT_KEY}{}", e.path.as_deref().unwrap_or(""));
-            SteplineError::new(e.code, Some(path), e.message)
-        })?
-    } else {
-        FinalState::of_snapshot(snapshot.clone())
-    };
-    if error.is_some() {
-        state.error = error;
+        let error = match line.get("error") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.to_string()),
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    "/error",
+                    format!("expected \"error\" as a string, found {}", type_name(other)),
+                ))
+            }
+        };
+        Ok(FinalState {
+            snapshot: snapshot.clone(),
+            error,
+        })
     }
-    Ok(state)
 }
 
 /// The slim config that keeps the whole run: every step and message, uncut.

@@ -211,8 +211,10 @@ impl Session {
                 Line::Snapshot(v) => {
                     // Kept where it stands, so the session's own recording
                     // writes it back there.
-                    let state =
-                        FinalState::read(&v, &Default::default()).map_err(|e| at_line(n, e))?;
+                    let line = v.as_object().map(FinalState::of_line);
+                    let Some(state) = line.transpose().map_err(|e| at_line(n, e))? else {
+                        continue;
+                    };
                     snapshots.push(state.snapshot.clone());
                     let execution_id = v
                         .get("execution_id")

@@ -1,7 +1,8 @@
-// Runs that ended look ended: a recording with its final snapshot shows the
-// snapshot's ending (the core's reconciled view), not the stream's
-// "processing"; an answer that was never streamed is shown; what-if starts
-// from the run's own recorded outcome.
+// Runs that ended look ended: a recording with its final state shows the
+// state's ending (the core's reconciled view), not the stream's
+// "processing", and a stored state's error says why; an answer that was
+// never streamed is shown; what-if starts from the run's own recorded
+// outcome; the downloaded recording re-opens with the same ending.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -10,13 +11,22 @@ import { openRecording, panelFixture } from './lib/panel.mjs';
 
 const runs = JSON.parse(readFileSync(new URL('../vectors/cognesy-v1.22/agent-runs.json', import.meta.url), 'utf8'));
 
-/** A reference run's first turn as a recording: its envelopes, then its final slim snapshot. */
-function recordingOf(prefix, keep = () => true) {
+/** The corpus writes generated ids as "<uuid>"; a stored state has real ones. */
+let ids = 0;
+const withIds = (v) => JSON.parse(JSON.stringify(v), (_, x) => (x === '<uuid>' ? `9e000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` : x));
+
+/**
+ * A reference run's first turn as a recording: its envelopes, then its final
+ * state in a snapshot line: the slim snapshot, or (`stored`) the stored
+ * AgentState itself, as a person pastes it from their database.
+ */
+function recordingOf(prefix, keep = () => true, { stored = false } = {}) {
   const turn = runs.find((r) => r.name.startsWith(prefix)).expected[0];
   const lines = turn.envelopes.map((e) => e.envelope).filter(keep).map((e) => JSON.stringify(e));
-  lines.push(JSON.stringify({ stepline_snapshot: turn.slim }));
+  lines.push(JSON.stringify({ stepline_snapshot: stored ? withIds(turn.finalState) : turn.slim }));
   return lines.join('\n');
 }
+const THROWN = 'tool throws (exception escapes ToolExecutor), default policy';
 
 const env = panelFixture();
 
@@ -28,12 +38,12 @@ async function open(name, text, width = 1440) {
 }
 
 describe('runs that ended look ended', () => {
-  test('a run whose driver threw, opened with its snapshot, shows failed with the reason, not processing', async () => {
-    // The reference's exception path: the producer broadcasts no failure, only the final state says failed.
-    const page = await open('thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
+  test('a run whose driver threw, opened with its stored state, shows failed with the error, not processing', async () => {
+    // The reference's exception path: the producer broadcasts no failure, only the final state says failed and why.
+    const page = await open('thrown.jsonl', recordingOf(THROWN, undefined, { stored: true }));
     assert.equal(await page.textContent('[data-testid=run-status]'), 'failed');
     assert.equal(await page.textContent('[data-testid=run-from-final]'), 'from the final state');
-    assert.match(await page.textContent('[data-testid=run-error]'), /final state is failed; no final status was broadcast/);
+    assert.equal(await page.textContent('[data-testid=run-error]'), 'Connection refused');
     assert.equal(await page.locator('[data-testid=run-stale]').count(), 0);
     assert.equal(await page.locator('pre.stream.streaming').count(), 0, 'no blinking cursor');
     assert.equal(await page.locator('[data-testid=turn-from-final]').count(), 1);
@@ -52,6 +62,34 @@ describe('runs that ended look ended', () => {
     assert.match(recorded, /^As recorded: /);
     assert.doesNotMatch(recorded, /stopped \(completed\)/i);
     await screenshot(page, 'ended-whatif-800');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('with only its slim snapshot, the thrown run says which step counted the error and that the text is not kept', async () => {
+    const page = await open('thrown-slim.jsonl', recordingOf(THROWN));
+    assert.equal(await page.textContent('[data-testid=run-status]'), 'failed');
+    assert.equal(await page.textContent('[data-testid=run-error]'),
+      'failed with 1 error in step 1; the final snapshot keeps no error text (a stored agent state does)');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('Download recording, then re-open it: the same ending, from the same final state', async () => {
+    const page = await open('thrown.jsonl', recordingOf(THROWN, undefined, { stored: true }));
+    const shown = (p) => p.evaluate(() => [...document.querySelectorAll('[data-testid=run-status], [data-testid=run-error], [data-testid=run-from-final], [data-testid=turn-from-final]')]
+      .map((el) => `${el.dataset.testid}: ${el.textContent}`));
+    const before = await shown(page);
+    assert.ok(before.includes('run-error: Connection refused'), before.join(' | '));
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
+    const text = readFileSync(await download.path(), 'utf8');
+    assert.equal(text.match(/"stepline_snapshot"/g).length, 1, 'the final state is in the recording');
+    assert.ok(!text.includes('"agentId"'), 'written slim, not the whole stored state');
+    assert.match(text, /"error":"Connection refused"/);
+    await page.setInputFiles('[data-testid=file-input]', { name: 'thrown-again.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => window.stepline.source.label === 'thrown-again.jsonl' && !window.stepline.loading);
+    assert.deepEqual(await shown(page), before);
+    await screenshot(page, 'ended-reopened-1440');
     assert.deepEqual(page.problems, []);
     await page.close();
   });

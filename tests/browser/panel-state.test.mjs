@@ -173,15 +173,20 @@ describe('deep links and export', () => {
     await again.close();
   });
 
-  test('Download recording, then re-open it: the same view', async () => {
+  test('Download recording, then re-open it: the same view, reconciled with the same final states', async () => {
     const page = await bundled();
     const before = await executions(page);
+    const reconciled = (p) => p.evaluate(() => JSON.stringify(window.stepline.state.reconciliations.map((r) => [r.exec, r.label, r.report])));
+    const reports = await reconciled(page);
+    assert.equal(JSON.parse(reports).length, 2, 'the bundled run holds two final snapshots');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export]')]);
     assert.match(download.suggestedFilename(), /\.jsonl$/);
     const text = readFileSync(await download.path(), 'utf8');
     await page.setInputFiles('[data-testid=file-input]', { name: 'again.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
     await page.waitForFunction(() => window.stepline.source.label === 'again.jsonl' && !window.stepline.loading);
     assert.equal(await executions(page), before);
+    assert.equal(await reconciled(page), reports, 'its snapshot lines were written back where they arrived');
+    assert.match(await page.textContent('[data-testid=source-detail]'), /2 final snapshots/);
     assert.deepEqual(page.problems, []);
     await page.close();
   });

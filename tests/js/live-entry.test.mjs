@@ -43,6 +43,7 @@ test('the live entry exports exactly the live API, and it is a subset of the ful
   ]);
   for (const name of names) if (!['default', 'initSync'].includes(name)) assert.ok(name in full, `${name} is not in the full package`);
   assert.equal(typeof live.Session.prototype.reconcile, 'undefined', 'reconcile needs the snapshot reader: full package only');
+  assert.equal(typeof live.Session.prototype.ingestFinalState, 'undefined', 'ingestFinalState reconciles: full package only');
   assert.equal(live.version(), full.version(), 'both wasm files come from one build');
 });
 

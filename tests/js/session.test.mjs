@@ -182,6 +182,30 @@ test('a session recording round-trips, snapshot lines included', () => {
     (e) => e instanceof SteplineError && e.path.startsWith('/lines/2'));
 });
 
+test('ingestFinalState: a stored state says why a thrown run failed, and the recording keeps it where it arrived', () => {
+  const turn = run('tool throws (exception escapes ToolExecutor), default policy').expected[0];
+  let id = 0;
+  const stored = JSON.parse(JSON.stringify(turn.finalState), (_, v) => (v === '<uuid>' ? `9e000000-0000-4000-8000-${String(++id).padStart(12, '0')}` : v));
+  const s = new Session();
+  for (const e of envelopesOf(turn)) s.ingest(e);
+  assert.equal(s.reconcile(turn.slim).view.executions[0].error,
+    'failed with 1 error in step 1; the final snapshot keeps no error text (a stored agent state does)');
+  assert.deepEqual(s.recordedSnapshots(), [], 'reconcile only reads');
+  const report = s.ingestFinalState(stored);
+  assert.equal(report.view.executions[0].status, 'failed');
+  assert.equal(report.view.executions[0].error, 'Connection refused');
+  assert.deepEqual(s.reconcile(JSON.stringify(stored)), report, 'reconcile reads the same forms, text included');
+  const text = s.toRecording();
+  const lines = text.trim().split('\n');
+  assert.equal(lines.length, 2 + envelopesOf(turn).length, 'header, envelopes, the final state');
+  assert.deepEqual(Object.keys(JSON.parse(lines.at(-1))).sort(), ['error', 'execution_id', 'session_id', 'stepline_snapshot']);
+  const back = Session.fromRecording(text);
+  assert.equal(back.toRecording(), text);
+  assert.deepEqual(back.ingestFinalState(JSON.parse(lines.at(-1))), report, 'the line reconciles as the stored state did');
+  assert.throws(() => s.ingestFinalState([1]), (e) => e instanceof SteplineError && e.code === 'invalid_type' && e.path === '');
+  assert.throws(() => s.ingestFinalState({ stepline_snapshot: {}, error: 5 }), (e) => e instanceof SteplineError && e.path === '/error');
+});
+
 test('a RunLog routes interleaved sessions, summarises, and saves/loads', () => {
   const log = new RunLog();
   const streams = runs.map((r, i) => r.expected.flatMap((t) => envelopesOf(t)).map((e) => ({ ...e, session_id: `run-${i}` })));

@@ -397,11 +397,8 @@ const __name = 'tool throws (exception escapes ToolExecutor), default policy [de
 let __id = 0;
 const storedState = JSON.parse(JSON.stringify(__ctx.referenceTurn(__name).finalState), (_, v) => (v === '<uuid>' ? \`9e000000-0000-4000-8000-\${String(++__id).padStart(12, '0')}\` : v));
 const session = new __Session();
-for (const e of __ctx.envelopesOf(__name)) session.ingest(e);
-const __logged = [];
-const console = { log: (...args) => __logged.push(args) };`,
+for (const e of __ctx.envelopesOf(__name)) session.ingest(e);`,
     after: `
-assert.deepEqual(__logged, [['Connection refused']]);
 const __again = __Session.fromRecording(fs.readFileSync('run.jsonl', 'utf8'));
 assert.equal(__again.toRecording(), session.toRecording(), 'the recording keeps the final state where it arrived');
 assert.equal(__again.recordedSnapshots().length, 1);

@@ -100,6 +100,16 @@ export const calls = {
     yield ['a citation with a provider reference', cited.reconcile(seed000)];
     cited.free();
   },
+  async *'Session.ingestFinalState'({ stepline, runs }) {
+    // Every turn against its stored state (either producer version), then that state as a recording line.
+    for (const run of runs.filter((r) => r.finalState)) {
+      const session = new stepline.Session();
+      for (const envelope of run.envelopes) session.ingest(envelope);
+      yield [`${run.name} against its stored state`, session.ingestFinalState(run.finalState)];
+      if (run.slim) yield [`${run.name} against its slim snapshot line`, session.ingestFinalState({ stepline_snapshot: run.slim, error: 'a recorded error' })];
+      session.free();
+    }
+  },
   async *'Session.reconcileMessages'({ stepline }) {
     // Every final-form case (tests/vectors/dialects/final-forms): each dialect, clean and with differences of every kind.
     const dir = 'tests/vectors/dialects/final-forms';
