@@ -51,6 +51,7 @@ describe('runs that ended look ended', () => {
     const undecided = await page.textContent('[data-testid=undecided]');
     assert.match(undecided, /^Never decided: the run ended \(failed\)/);
     assert.equal(await page.textContent('.step-head .pill'), 'incomplete', 'a step of an ended run is not running');
+    assert.equal(await page.textContent('[data-testid=tool-status]'), 'incomplete', 'nor is its tool that never completed');
     await screenshot(page, 'ended-thrown-1440');
     await page.setViewportSize({ width: 800, height: 900 });
     await screenshot(page, 'ended-thrown-800');

@@ -23,19 +23,22 @@ function resultText(t: ToolRunView): string {
 /**
  * The tool's state in words: the core's status, except that a call waiting
  * for the user's approval or refused by them says so (a visible state, not a
- * tool that merely looks "running").
+ * tool that merely looks "running"), and that a call still open when its run
+ * ended is incomplete, as its step is (a throwing v1.22 tool sends no completion).
  */
-function toolState(t: ToolRunView): { word: string; css: string } {
+function toolState(t: ToolRunView, runEnded: boolean): { word: string; css: string } {
   if (t.approval === 'denied') return { word: 'denied', css: 'denied' };
   if (t.approval === 'requested' && t.status === 'running') return { word: 'awaiting approval', css: 'awaiting' };
+  if (t.status === 'running' && runEnded) return { word: 'incomplete', css: 'incomplete' };
   return { word: t.status === 'succeeded' ? 'ok' : t.status, css: t.status };
 }
 
-function toolRow(t: ToolRunView): HTMLElement {
-  const state = toolState(t);
+function toolRow(t: ToolRunView, runEnded: boolean): HTMLElement {
+  const state = toolState(t, runEnded);
   const outcome = t.status === 'failed'
     ? h('span', { class: 'error', 'data-testid': 'tool-error' }, t.error ?? 'failed')
     : t.approval === 'denied' ? h('span', { class: 'error' }, t.error ?? 'the user denied this call')
+    : state.css === 'incomplete' ? h('span', { class: 'muted' }, 'no result was sent before the run ended')
     : t.status === 'running' ? h('span', { class: 'muted' }, t.approval === 'requested' ? 'waiting for approval…' : 'running…')
     : h('span', { 'data-testid': 'tool-result' }, resultText(t) || 'ok');
   const args = t.args_summary ?? (t.args === null || t.args === undefined ? '' : clip(t.args, 200));
@@ -163,7 +166,7 @@ export class StepDetail implements View {
       h('h3', null, `Tool runs (${s.tools.length})`),
       s.tools.length === 0 ? h('p', { class: 'muted' }, 'No tools in this step.') : h('table', { class: 'grid tools', 'data-testid': 'tool-runs' },
         h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'Arguments'), h('th', null, 'Result or error'), h('th', { class: 'num' }, 'Duration'), h('th', null, 'Status'))),
-        h('tbody', null, s.tools.map(toolRow))),
+        h('tbody', null, s.tools.map((t) => toolRow(t, e.ended)))),
       // Only instructor-php streams its continuation decision; other producers have none to show.
       ...(s.continuation || INSTRUCTOR_DIALECTS.has(e.dialect) ? [h('h3', null, 'Continuation'), traceTable(e, s)] : []),
     ].filter((x): x is HTMLElement => x !== null);
