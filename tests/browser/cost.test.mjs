@@ -2,11 +2,14 @@
 // priced by the core (`session.cost`) per step and per run, kept in
 // localStorage across a reload, an unknown model shows the core's "no price
 // for model X" (never $0), a table that is not JSON is an alert; the last
-// suite uses every control by keyboard alone.
+// suite uses every control by keyboard alone; a v2 stored state's own price
+// table (llmConfig.pricing) is offered, and a state without one says why.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { pricesFromState, Session } from 'stepline';
 import { openPage, screenshot } from './lib/browser.mjs';
-import { panelFixture } from './lib/panel.mjs';
+import { openRecording, panelFixture } from './lib/panel.mjs';
 
 const env = panelFixture();
 const LONG = 30_000;
@@ -97,6 +100,49 @@ describe('keyboard only', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-testid=cost-steps]', { timeout: LONG });
     assert.match(await page.textContent('[data-testid=cost-run]'), /^Run: \$\d/);
+    await page.close();
+  });
+});
+
+describe('the price table a v2 stored state carries', () => {
+  const runs = JSON.parse(readFileSync(new URL('../vectors/instructor-php-v2.7/agent-runs.json', import.meta.url), 'utf8'));
+  const turn = runs.find((r) => r.name === 'tool call then answer [debug]').expected[0];
+  let ids = 0;
+  const stored = (pricing) => {
+    const state = JSON.parse(JSON.stringify(turn.finalState), (_, v) => (v === '<uuid>' ? `9e000000-0000-4000-8000-${String(++ids).padStart(12, '0')}` : v));
+    return { ...state, llmConfig: { ...state.llmConfig, pricing } };
+  };
+  const recording = (state) => [...turn.envelopes.map((e) => JSON.stringify(e.envelope)), JSON.stringify({ stepline_snapshot: state })].join('\n');
+
+  test('is offered, and using it prices the run as session.cost with pricesFromState does', async () => {
+    const state = stored({ input: 3, output: 15 });
+    const session = new Session();
+    for (const e of turn.envelopes) session.ingest(e.envelope);
+    const expected = session.cost(pricesFromState(state).prices).cost;
+    assert.ok(expected > 0, 'the run has priced tokens');
+    const page = await openPage(env.browser, { width: 800 });
+    await openRecording(page, env, 'priced.jsonl', recording(state));
+    await page.waitForFunction(() => window.stepline.source.label === 'priced.jsonl' && !window.stepline.loading);
+    await page.click('[data-testid=tab-usage]');
+    assert.equal(await page.textContent('[data-testid=cost-use-state]'), "Use the final state's prices (fake-model)");
+    await page.focus('[data-testid=cost-use-state]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('[data-testid=cost-run]');
+    assert.equal(await page.textContent('[data-testid=cost-run]'), `Run: $${expected.toFixed(6)} (fake-model)`);
+    assert.equal(await page.inputValue('[data-testid=cost-model]'), 'fake-model');
+    await screenshot(page, 'cost-state-prices-800');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('a state without prices says why, and offers nothing', async () => {
+    const page = await openPage(env.browser);
+    await openRecording(page, env, 'unpriced.jsonl', recording(stored([])));
+    await page.waitForFunction(() => window.stepline.source.label === 'unpriced.jsonl' && !window.stepline.loading);
+    await page.click('[data-testid=tab-usage]');
+    assert.match(await page.textContent('[data-testid=cost-offer-none]'), /^The final state carries no prices: llmConfig\.pricing is empty/);
+    assert.equal(await page.locator('[data-testid=cost-use-state]').count(), 0);
+    assert.deepEqual(page.problems, []);
     await page.close();
   });
 });

@@ -49,6 +49,7 @@ export class Panel {
   get loading() { return this.state.loading; }
   get reconciliations() { return this.state.reconciliations; }
   get lastSnapshot() { return this.state.lastSnapshot; }
+  get statePrices() { return this.state.statePrices; }
   get diagnostics() { return this.state.diagnostics; }
   get whatIf() { return this.state.whatIf; }
   get criteria() { return this.state.criteria; }

@@ -3,7 +3,7 @@
 // computed for, so replacing the run ('loaded') resets them in the same step
 // and no view can keep a stale one. The Session itself is not state: it is
 // an opaque handle the store keeps next to it (sessions are freed, not copied).
-import type { Diagnostic, ReconcileReport, RunComparison, SessionView, StreamedContinuationReplay } from 'stepline';
+import type { Diagnostic, ReconcileReport, RunComparison, SessionView, StatePrices, StreamedContinuationReplay } from 'stepline';
 
 /** Where the current session comes from. */
 export interface SourceInfo {
@@ -76,6 +76,8 @@ export interface PanelState {
   readonly reconciliations: readonly Reconciliation[];
   /** The last final snapshot reconciled with (diagnose reads it too). */
   readonly lastSnapshot: object | null;
+  /** The price table the last final state carried (a v2 stored state's `llmConfig.pricing`), for the Usage tab's cost. */
+  readonly statePrices: StatePrices | null;
   readonly diagnostics: readonly Diagnostic[] | null;
   readonly whatIf: WhatIf | null;
   /** The what-if form's limits: the recording's own, else DEFAULT_CRITERIA. */
@@ -102,6 +104,7 @@ export const initialState: PanelState = {
   loading: null,
   reconciliations: [],
   lastSnapshot: null,
+  statePrices: null,
   diagnostics: null,
   whatIf: null,
   criteria: DEFAULT_CRITERIA,
@@ -115,7 +118,7 @@ export const initialState: PanelState = {
 
 export type Action =
   /** A new run replaces the old one: everything computed for the old one goes. */
-  | { type: 'loaded'; view: SessionView; source: SourceInfo; reconciliations?: readonly Reconciliation[]; lastSnapshot?: object | null; criteria?: Partial<Criteria> | null; demo?: string; error?: string | null; finalStateUrl?: string }
+  | { type: 'loaded'; view: SessionView; source: SourceInfo; reconciliations?: readonly Reconciliation[]; lastSnapshot?: object | null; statePrices?: StatePrices | null; criteria?: Partial<Criteria> | null; demo?: string; error?: string | null; finalStateUrl?: string }
   /** The session changed (events arrived). */
   | { type: 'snapshot'; view: SessionView }
   | { type: 'source-detail'; detail: string }
@@ -125,7 +128,7 @@ export type Action =
   | { type: 'load-failed'; error: string }
   | { type: 'select'; exec: number; step: number | null; byUser?: boolean }
   | { type: 'tab'; tab: Tab }
-  | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object | null }
+  | { type: 'reconciled'; reconciliation: Reconciliation; snapshot: object | null; statePrices: StatePrices | null }
   | { type: 'diagnosed'; diagnostics: readonly Diagnostic[] }
   | { type: 'compared'; comparison: PanelState['comparison'] }
   | { type: 'whatif'; whatIf: WhatIf }
@@ -148,6 +151,7 @@ export function reduce(state: PanelState, action: Action): PanelState {
         loading: null,
         reconciliations: action.reconciliations ?? [],
         lastSnapshot: action.lastSnapshot ?? null,
+        statePrices: action.statePrices ?? null,
         diagnostics: null,
         whatIf: null,
         criteria: { ...DEFAULT_CRITERIA, ...(action.criteria ?? {}) },
@@ -177,7 +181,7 @@ export function reduce(state: PanelState, action: Action): PanelState {
       return { ...state, tab: action.tab };
     case 'reconciled': {
       const others = state.reconciliations.filter((r) => r.exec !== action.reconciliation.exec);
-      return { ...state, reconciliations: [...others, action.reconciliation], lastSnapshot: action.snapshot };
+      return { ...state, reconciliations: [...others, action.reconciliation], lastSnapshot: action.snapshot, statePrices: action.statePrices ?? state.statePrices };
     }
     case 'diagnosed':
       return { ...state, diagnostics: action.diagnostics };

@@ -11,7 +11,7 @@
 // page stays responsive. Each snapshot line is given to the session where it
 // stands (`ingestFinalState`), so a multi-turn recording is checked turn by
 // turn, and the session's own recording writes the lines back there.
-import { Session, SteplineError } from 'stepline';
+import { pricesFromState, Session, SteplineError, type StatePrices } from 'stepline';
 import type { Criteria, Panel, Reconciliation, SourceInfo } from '../panel';
 
 const BATCH_LINES = 4000;
@@ -58,6 +58,7 @@ export class LoadError extends Error {}
 interface Loaded {
   reconciliations: Reconciliation[];
   lastSnapshot: object | null;
+  statePrices: StatePrices | null;
   criteria: Partial<Criteria> | null;
   problems: string[];
 }
@@ -71,7 +72,7 @@ interface Loaded {
 export async function loadRecording(panel: Panel, text: string, source: SourceInfo, demo?: string): Promise<void> {
   if (text.trim() === '') throw new LoadError(`${source.label} is empty: there is no event to show.`);
   const session = new Session({ staleAfterMs: panel.staleAfterMs });
-  const found: Loaded = { reconciliations: [], lastSnapshot: null, criteria: null, problems: [] };
+  const found: Loaded = { reconciliations: [], lastSnapshot: null, statePrices: null, criteria: null, problems: [] };
   let errorCount = 0;
   let unit: 'line' | 'event' = 'line';
   const errors: string[] = [];
@@ -103,6 +104,7 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
     source: { ...source, detail: errorCount > 0 ? `${summary} · ${errorCount} bad ${unit}s` : summary },
     reconciliations: found.reconciliations,
     lastSnapshot: found.lastSnapshot,
+    statePrices: found.statePrices,
     criteria: found.criteria,
     demo,
     error: problems.length > 0 ? problems.join(' ') : null,
@@ -162,6 +164,7 @@ function reconcileInto(found: Loaded, session: Session, line: object): void {
     const report = session.ingestFinalState(line);
     found.reconciliations = [...found.reconciliations.filter((r) => r.exec !== exec), { exec, label: `Turn ${exec + 1}`, report }];
     found.lastSnapshot = session.recordedSnapshots().at(-1) ?? null;
+    found.statePrices = pricesOf((line as { stepline_snapshot?: unknown }).stepline_snapshot) ?? found.statePrices;
   } catch (error) {
     found.problems.push(`The snapshot of turn ${exec + 1} could not be reconciled: ${describe(error)}`);
   }
@@ -177,9 +180,24 @@ export function reconcileAt(panel: Panel, session: Session, state: object, label
   try {
     const report = session.ingestFinalState(state);
     const snapshot = session.recordedSnapshots().at(-1) ?? null;
-    panel.dispatch({ type: 'reconciled', reconciliation: { exec, label: label ?? `Turn ${exec + 1}`, report }, snapshot });
+    const inner = (state as { stepline_snapshot?: unknown }).stepline_snapshot;
+    panel.dispatch({ type: 'reconciled', reconciliation: { exec, label: label ?? `Turn ${exec + 1}`, report }, snapshot, statePrices: pricesOf(inner ?? state) });
   } catch (error) {
     panel.dispatch({ type: 'error', error: `The snapshot could not be reconciled: ${describe(error)}` });
+  }
+}
+
+/**
+ * The price table a final state carries: only a v2 stored state has one
+ * (`llmConfig.pricing`); the core says no for any other form, and then
+ * there is none to offer.
+ */
+function pricesOf(state: unknown): StatePrices | null {
+  if (state === null || typeof state !== 'object') return null;
+  try {
+    return pricesFromState(state);
+  } catch {
+    return null;
   }
 }
 

@@ -2,8 +2,10 @@
 // prices, or the whole table as JSON), kept in localStorage, and what the core
 // prices with it (`session.cost`): the run's and the selected turn's steps'.
 // The panel multiplies nothing itself; where the core says no price applies,
-// its reason is shown ("no price for model X").
-import type { RunCost } from 'stepline';
+// its reason is shown ("no price for model X"). A v2 stored state carries its
+// model's pricing (`llmConfig.pricing`, read by the core's `pricesFromState`):
+// when the run's final state did, the tab offers it.
+import type { RunCost, StatePrices } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import type { Panel } from '../panel';
 
@@ -32,6 +34,8 @@ export class CostView {
   private readonly table = h('textarea', { id: 'cost-table', rows: 4, 'data-testid': 'cost-table', spellcheck: 'false',
     placeholder: '{ "gpt-4o": { "input": 2.5, "output": 10, "cacheRead": 1.25 } }' });
   private readonly result = h('div', { 'data-testid': 'cost-result', 'aria-live': 'polite' });
+  private readonly offer = h('div', { 'data-testid': 'cost-offer' });
+  private offered: StatePrices | null = null;
   private panel: Panel | null = null;
   private lastKey: unknown[] = [];
 
@@ -40,13 +44,11 @@ export class CostView {
     this.table.value = this.saved.table;
     const apply = (e: Event) => {
       e.preventDefault();
-      this.saved = { model: this.model.value.trim(), table: this.table.value };
-      localStorage.setItem(STORAGE_KEY, JSON.stringify(this.saved));
-      this.lastKey = [];
-      if (this.panel) this.update(this.panel);
+      this.save();
     };
     replaceChildren(this.el,
       h('h3', { id: 'cost-heading' }, 'Cost'),
+      this.offer,
       h('form', { class: 'cost-form', onsubmit: apply },
         h('label', { for: 'cost-model' }, 'Model'), this.model,
         h('label', { for: 'cost-table' }, 'Price table (JSON, USD per 1,000,000 tokens)'), this.table,
@@ -54,8 +56,39 @@ export class CostView {
       this.result);
   }
 
+  /** Keeps the form's model and table (localStorage) and prices the run with them. */
+  private save(): void {
+    this.saved = { model: this.model.value.trim(), table: this.table.value };
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(this.saved));
+    this.lastKey = [];
+    if (this.panel) this.update(this.panel);
+  }
+
+  /** What the run's final state says of prices: its table to use, or why it has none. */
+  private showOffer(prices: StatePrices | null): void {
+    if (prices === this.offered) return;
+    this.offered = prices;
+    if (!prices) {
+      replaceChildren(this.offer);
+      return;
+    }
+    const models = Object.keys(prices.prices);
+    if (models.length === 0) {
+      replaceChildren(this.offer, h('p', { class: 'muted small', 'data-testid': 'cost-offer-none' }, `The final state carries no prices: ${prices.reason ?? 'none configured'}.`));
+      return;
+    }
+    const use = () => {
+      this.model.value = prices.model ?? models[0];
+      this.table.value = JSON.stringify(prices.prices, null, 1);
+      this.save();
+    };
+    replaceChildren(this.offer, h('p', { class: 'small' },
+      h('button', { type: 'button', 'data-testid': 'cost-use-state', onclick: use }, `Use the final state's prices (${prices.model ?? models[0]})`)));
+  }
+
   update(panel: Panel): void {
     this.panel = panel;
+    this.showOffer(panel.statePrices);
     const exec = panel.view?.executions[panel.selected.exec] ?? null;
     const key = [panel.session, exec?.steps, panel.selected.exec, this.saved];
     if (key.every((k, i) => k === this.lastKey[i])) return;

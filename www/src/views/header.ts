@@ -140,7 +140,7 @@ export class Header implements View {
     replaceChildren(this.source,
       source.kind === 'none' ? null : h('span', { class: `kind kind-${source.kind}` }, source.kind),
       h('span', { class: 'label', title: source.label }, source.label),
-      source.detail ? h('span', { class: 'detail', 'data-testid': 'source-detail' }, source.detail) : null);
+      source.detail ? h('span', { class: 'detail', 'data-testid': 'source-detail', title: source.detail }, source.detail) : null);
     if (source.kind === 'bundled' && this.demoPicker.value !== panel.demo) this.demoPicker.value = panel.demo;
     if (view) {
       const steps = view.executions.reduce((n, e) => n + e.steps.length, 0);
