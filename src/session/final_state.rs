@@ -112,32 +112,34 @@ impl FinalState {
     /// A recording's snapshot line as written: its `stepline_snapshot`
     /// (not read further: a replay keeps what the file holds) and `error`.
     pub(crate) fn of_line(line: &Map) -> Result<FinalState> {
-        let snapshot = line.get(SNAPSHOT_KEY).unwrap_or(&Value::Null);
-        if !snapshot.is_object() {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "/stepline_snapshot",
-                format!(
-                    "expected the snapshot as an object, found {}",
-                    type_name(snapshot)
-                ),
-            ));
-        }
-        let error = match line.get("error") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.to_string()),
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    "/error",
-                    format!("expected \"error\" as a string, found {}", type_name(other)),
-                ))
-            }
-        };
-        Ok(FinalState {
-            snapshot: snapshot.clone(),
-            error,
-        })
+        let error = line_error(line)?.map(str::to_string);
+        let snapshot = line.get(SNAPSHOT_KEY).cloned().unwrap_or(Value::Null);
+        Ok(FinalState { snapshot, error })
+    }
+}
+
+/// Checks a snapshot line's `stepline_snapshot` (an object) and `error` (a
+/// string, if any), and returns the error text.
+pub(crate) fn line_error(line: &Map) -> Result<Option<&str>> {
+    let snapshot = line.get(SNAPSHOT_KEY).unwrap_or(&Value::Null);
+    if !snapshot.is_object() {
+        return Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            "/stepline_snapshot",
+            format!(
+                "expected the snapshot as an object, found {}",
+                type_name(snapshot)
+            ),
+        ));
+    }
+    match line.get("error") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            "/error",
+            format!("expected \"error\" as a string, found {}", type_name(other)),
+        )),
     }
 }
 

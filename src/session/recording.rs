@@ -403,17 +403,11 @@ fn line(text: &str, first: bool, keep_value: bool) -> Result<Line<'_>> {
         optional_str(&value, "session_id")?;
         return Ok(Line::Header(value));
     }
-    if let Some(snapshot) = value.get(SNAPSHOT_KEY).filter(|_| !typed) {
-        if !snapshot.is_object() {
-            return Err(SteplineError::at(
-                ErrorCode::InvalidType,
-                "/stepline_snapshot",
-                format!(
-                    "expected the snapshot as an object, found {}",
-                    type_name(snapshot)
-                ),
-            ));
-        }
+    if let Some(line) = value
+        .as_object()
+        .filter(|m| m.contains_key(SNAPSHOT_KEY) && !typed)
+    {
+        crate::session::final_state::line_error(line)?;
         optional_str(&value, "session_id")?;
         optional_str(&value, "execution_id")?;
         return Ok(Line::Snapshot(value));

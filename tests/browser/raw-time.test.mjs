@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { Session } from 'stepline';
-import { openPage, screenshot } from './lib/browser.mjs';
-import { panelFixture } from './lib/panel.mjs';
+import { screenshot } from './lib/browser.mjs';
+import { openDemo, panelFixture, slideTo } from './lib/panel.mjs';
 
 const env = panelFixture();
-const LONG = 30_000;
 const RECORDING = readFileSync(new URL('../../www/public/demo-run.jsonl', import.meta.url), 'utf8');
 const LINES = RECORDING.split('\n');
 
@@ -30,21 +29,8 @@ function envelopeCount(s) {
   return n;
 }
 
-async function demo() {
-  const page = await openPage(env.browser);
-  await page.goto(`${env.server.url}?demo=instructor`);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
-  return page;
-}
+const demo = (demoId = 'instructor', opts) => openDemo(env, demoId, opts);
 
-async function slideTo(page, i) {
-  await page.evaluate((at) => {
-    const range = document.querySelector('[data-testid=time-range]');
-    range.value = String(at);
-    range.dispatchEvent(new Event('input', { bubbles: true }));
-  }, i);
-  await page.waitForFunction((at) => window.stepline.state.time?.at === at, i);
-}
 
 /** The envelopes the Raw tab shows (its JSON), or null when it shows none. */
 const shownEnvelopes = (page) => page.evaluate(() => {

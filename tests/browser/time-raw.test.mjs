@@ -10,32 +10,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { openPage, screenshot } from './lib/browser.mjs';
-import { panelFixture } from './lib/panel.mjs';
+import { openDemo, panelFixture, slideTo } from './lib/panel.mjs';
 
 const env = panelFixture();
 const LONG = 30_000;
 const RECORDING = readFileSync(new URL('../../www/public/demo-run.jsonl', import.meta.url), 'utf8');
 
-async function demo(demoId = 'instructor', opts) {
-  const page = await openPage(env.browser, opts);
-  await page.goto(`${env.server.url}?demo=${demoId}`);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
-  return page;
-}
+const demo = (demoId = 'instructor', opts) => openDemo(env, demoId, opts);
 
 const status = (page) => page.textContent('[data-testid=time-status]');
 const stepRows = (page) => page.locator('[data-testid=step-row]').count();
 /** The steps of the view shown, without what depends on the clock. */
 const shownSteps = (page) => page.evaluate(() => JSON.stringify(window.stepline.view.executions.map((e) => e.steps)));
 
-/** Moves the slider the way its input does (the keyboard suite uses keys). */
-async function slideTo(page, i) {
-  await page.evaluate((at) => {
-    const range = document.querySelector('[data-testid=time-range]');
-    range.value = String(at);
-    range.dispatchEvent(new Event('input', { bubbles: true }));
-  }, i);
-}
 
 /** Presses Tab until the element matching `selector` has focus (keyboard only). */
 async function tabTo(page, selector, limit = 200) {

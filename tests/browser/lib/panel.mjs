@@ -5,7 +5,7 @@ import { after, before } from 'node:test';
 import { servePanel } from '../../../scripts/lib/panel-server.mjs';
 import { authorizer, publisher } from '../../../scripts/lib/publisher.mjs';
 import { startSockudo } from '../../../scripts/lib/sockudo.mjs';
-import { distDir, launch } from './browser.mjs';
+import { distDir, launch, openPage } from './browser.mjs';
 
 /**
  * Starts sockudo (our Reverb, 10 KB messages) and its publisher before the
@@ -70,4 +70,25 @@ export async function openRecording(page, { server }, name, text) {
   await page.goto(server.url);
   await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
   await page.setInputFiles('[data-testid=file-input]', { name, mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+}
+
+/** Opens a bundled run (`?demo=<id>`) and waits until it has loaded. */
+export async function openDemo({ browser, server }, demoId = 'instructor', opts) {
+  const page = await openPage(browser, opts);
+  await page.goto(`${server.url}?demo=${demoId}`);
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: 30_000 });
+  return page;
+}
+
+/**
+ * Moves the time slider the way its input does (keyboard suites use keys)
+ * and waits until the panel stands there (the end is `time: null`).
+ */
+export async function slideTo(page, i) {
+  await page.evaluate((at) => {
+    const range = document.querySelector('[data-testid=time-range]');
+    range.value = String(at);
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+  }, i);
+  await page.waitForFunction((at) => (window.stepline.state.time?.at ?? Number(document.querySelector('[data-testid=time-range]').max)) === at, i);
 }
