@@ -86,6 +86,8 @@ describe('the Raw tab shows the selected step as it stood at the time slider', (
     assert.equal(await page.textContent('[data-testid=raw-empty]'),
       `Step ${step} had not started by envelope ${started - 1} of ${total}. Move the slider forward or back to the end to see it.`);
     assert.equal(await shownEnvelopes(page), null);
+    assert.equal(await page.textContent('[data-testid=no-step]'),
+      `Step ${step} had not started by envelope ${started - 1} of ${total}. Move the slider forward or back to the end to see it.`, 'the step detail says so too');
     await page.setViewportSize({ width: 800, height: 900 });
     await screenshot(page, 'raw-time-not-started-800');
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -5,6 +5,7 @@ import type { ExecutionView, StepView, ToolRunView } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { clip, clock, count, duration, shortClass } from '../format';
 import type { Panel, View } from '../panel';
+import type { TimePoint } from '../state';
 import { fromFinalState } from '../final-state';
 import { stepState } from './timeline';
 
@@ -105,6 +106,7 @@ export class StepDetail implements View {
   private textTitle = h('h3', { id: 'stream-title', 'data-testid': 'stream-title' }, 'Streamed text');
   private data = h('div', { class: 'data-block' });
   private lastStep: StepView | null | undefined = undefined;
+  private lastTime: TimePoint | null = null;
   private lastExec: ExecutionView | null = null;
   private lastData: unknown = undefined;
 
@@ -115,9 +117,15 @@ export class StepDetail implements View {
   update(panel: Panel): void {
     const exec = panel.view?.executions[panel.selected.exec] ?? null;
     const step = exec ? (panel.selected.step === null ? exec.steps.at(-1) : exec.steps.find((s) => s.number === panel.selected.step)) ?? null : null;
-    if (step !== this.lastStep) {
+    const time = panel.state.time;
+    if (step !== this.lastStep || (!step && time !== this.lastTime)) {
       this.lastStep = step;
-      replaceChildren(this.body, step && exec ? this.stepBody(panel.selected.exec, exec, step) : h('p', { class: 'empty' }, panel.view ? 'No step yet. Events will appear as they arrive.' : 'Choose a source: the bundled run, a recording, or a live channel.'));
+      this.lastTime = time;
+      const missing = panel.selected.step !== null && exec ? `Step ${panel.selected.step} had not started` : 'No step of this turn had arrived';
+      const empty = !panel.view ? 'Choose a source: the bundled run, a recording, or a live channel.'
+        : time ? `${missing} by envelope ${time.at} of ${time.total}. Move the slider forward or back to the end to see it.`
+        : 'No step yet. Events will appear as they arrive.';
+      replaceChildren(this.body, step && exec ? this.stepBody(panel.selected.exec, exec, step) : h('p', { class: 'empty', 'data-testid': 'no-step' }, empty));
     }
     // The run's data changes without its steps (AG-UI state deltas): its own block.
     if ((exec?.data ?? null) !== this.lastData) {
