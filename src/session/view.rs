@@ -482,7 +482,8 @@ pub struct Execution {
     pub stream_complete: bool,
     /// Seed-003 `agent.run.completed` answer.
     pub final_answer: Option<String>,
-    /// Seed-003 `agent.run.failed` error.
+    /// Why the run failed (`error` in the view): seed-003
+    /// `agent.run.failed`'s error or a foreign producer's run error.
     pub run_error: Option<String>,
     /// The producer's own word for why the run ended (`reason` of
     /// `agent.run.completed` / `failed` / `interrupted`).
@@ -754,7 +755,10 @@ pub struct ExecutionHeader<'a> {
     pub stream_complete: bool,
     /// Seed-003 `agent.run.completed` answer.
     pub final_answer: Option<&'a str>,
-    /// Seed-003 `agent.run.failed` error.
+    /// Why the run failed: seed-003 `agent.run.failed`'s error, a foreign
+    /// producer's run error, or, in `reconcile()`'s view, the final state's
+    /// (a stored state's last step error, or which step a slim snapshot
+    /// counted errors in) when the stream sent none.
     pub error: Option<&'a str>,
     /// Step numbers below the highest seen that never arrived (the first 1,000).
     pub missing_steps: Vec<i64>,

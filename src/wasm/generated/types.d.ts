@@ -2227,7 +2227,12 @@ export interface ExecutionView {
   stream_complete: boolean;
   /** Seed-003 `agent.run.completed` answer. */
   final_answer: string | null;
-  /** Seed-003 `agent.run.failed` error. */
+  /**
+   * Why the run failed: seed-003 `agent.run.failed`'s error, a foreign
+   * producer's run error, or, in `reconcile()`'s view, the final state's
+   * (a stored state's last step error, or which step a slim snapshot
+   * counted errors in) when the stream sent none.
+   */
   error: string | null;
   /** Step numbers below the highest seen that never arrived (the first 1,000). */
   missing_steps: number[];
@@ -2729,7 +2734,12 @@ export interface ReconciledExecutionView {
   stream_complete: boolean;
   /** Seed-003 `agent.run.completed` answer. */
   final_answer: string | null;
-  /** Seed-003 `agent.run.failed` error. */
+  /**
+   * Why the run failed: seed-003 `agent.run.failed`'s error, a foreign
+   * producer's run error, or, in `reconcile()`'s view, the final state's
+   * (a stored state's last step error, or which step a slim snapshot
+   * counted errors in) when the stream sent none.
+   */
   error: string | null;
   /** Step numbers below the highest seen that never arrived (the first 1,000). */
   missing_steps: number[];
