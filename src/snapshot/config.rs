@@ -33,6 +33,17 @@ pub struct SlimConfig {
     pub compat: bool,
 }
 
+/// A configured count or length as a size: none when ≤ 0, and any count
+/// past the address space is all of them (on wasm32 `usize` is 32 bits:
+/// a large `maxSteps` must keep every step, not none).
+pub(crate) fn limit(max: i64) -> usize {
+    if max <= 0 {
+        0
+    } else {
+        usize::try_from(max).unwrap_or(usize::MAX)
+    }
+}
+
 impl Default for SlimConfig {
     /// The reference's `standard()` preset.
     fn default() -> Self {

@@ -88,7 +88,7 @@ pub fn slim_snapshot(source: &SlimSource, config: &SlimConfig) -> SlimSnapshot {
 
 /// The last `max` items (none when `max` ≤ 0), as the reference slices.
 pub fn last<T>(items: &[T], max: i64) -> &[T] {
-    let keep = usize::try_from(max).unwrap_or(0).min(items.len());
+    let keep = crate::snapshot::config::limit(max).min(items.len());
     items.get(items.len() - keep..).unwrap_or_default()
 }
 

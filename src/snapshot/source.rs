@@ -13,7 +13,7 @@ use crate::model::message_store::DEFAULT_SECTION;
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::Timestamp;
-use crate::snapshot::config::SlimConfig;
+use crate::snapshot::config::{limit, SlimConfig};
 use crate::snapshot::serialize::last;
 
 /// Read access to a JSON document that need not be built in full: a
@@ -72,10 +72,6 @@ pub struct SlimSource {
     pub step_count: usize,
     /// The continuation outcome of the last step result, if any.
     pub last_outcome: Option<Outcome>,
-}
-
-fn keep(max: i64) -> usize {
-    usize::try_from(max).unwrap_or(0)
 }
 
 /// The state fields that are large and read selectively.
@@ -143,7 +139,7 @@ impl SlimSource {
         let small = Map::from_entries(members);
         let head = AgentState::from_value(&Value::Object(small), now)?;
         let messages = match doc.get(&root, "messageStore") {
-            Some(store) => newest_messages(doc, &store, keep(config.max_messages))?,
+            Some(store) => newest_messages(doc, &store, limit(config.max_messages))?,
             None => Vec::new(),
         };
         let (step_count, steps) = match doc.get(&root, "steps") {
@@ -151,7 +147,7 @@ impl SlimSource {
                 doc,
                 &list,
                 if config.include_steps {
-                    keep(config.max_steps)
+                    limit(config.max_steps)
                 } else {
                     0
                 },

@@ -6,7 +6,7 @@
 /// bytes. `compat` reproduces the reference's byte cut; a split character then
 /// shows as U+FFFD, since a JSON string cannot carry the broken bytes.
 pub fn truncate(s: &str, max: i64, compat: bool) -> Option<String> {
-    let max = usize::try_from(max).unwrap_or(0);
+    let max = crate::snapshot::config::limit(max);
     if s.len() <= max {
         return None;
     }

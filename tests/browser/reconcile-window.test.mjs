@@ -1,9 +1,9 @@
 // A run longer than the slim snapshot's step window (20 steps with the
 // default `standard` preset) in the panel: opened as a recording with a
-// standard snapshot line, and live over sockudo with "Fetch final state"
-// returning the full AgentState, which the page slims with the default
-// preset. Either way the reconcile tab says consistent and how many steps
-// were outside the window; the long run comes from scripts/long-run.mjs.
+// standard snapshot line (the reconcile tab says consistent and how many
+// steps were outside the window), and live over sockudo with "Fetch final
+// state" returning the stored AgentState, which the core reads whole: every
+// step is compared, none is outside. The long run comes from scripts/long-run.mjs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { longRun } from '../../scripts/long-run.mjs';
@@ -18,7 +18,7 @@ const env = panelFixture();
 /** What the page shows of its reconciliation, and where the view's steps stand. */
 const shown = (page) => page.evaluate(() => ({
   status: document.querySelector('[data-testid=reconcile-status]')?.textContent,
-  window: document.querySelector('[data-testid=reconcile-window]')?.textContent,
+  window: document.querySelector('[data-testid=reconcile-window]')?.textContent ?? null,
   differences: document.querySelectorAll('[data-testid=difference]').length,
   steps: window.stepline.view.executions[0].steps.length,
 }));
@@ -38,10 +38,10 @@ describe('a run longer than the snapshot window', () => {
   });
 });
 
-describe('live: Fetch final state slims a full state with the default preset', () => {
+describe('live: Fetch final state reads the stored state whole', () => {
   const live = withSockudo();
 
-  test(`a ${STEPS}-step live run against its fetched full state is consistent`, async () => {
+  test(`a ${STEPS}-step live run against its fetched stored state is consistent, every step compared`, async () => {
     const session = 'sess-live-long';
     const { envelopes, state } = await longRun({ steps: STEPS, sessionId: session });
     const page = await openPage(env.browser);
@@ -54,7 +54,9 @@ describe('live: Fetch final state slims a full state with the default preset', (
     await page.click('[data-testid=live-toggle]');
     await page.click('[data-testid=fetch-final]');
     await page.waitForSelector('[data-testid=reconcile-status]');
-    assert.deepEqual(await shown(page), { status: 'consistent', window: WINDOW_TEXT, differences: 0, steps: STEPS });
+    assert.deepEqual(await shown(page), { status: 'consistent', window: null, differences: 0, steps: STEPS });
+    const compared = await page.evaluate(() => window.stepline.state.reconciliations.at(-1).report.window);
+    assert.deepEqual([compared.listed, compared.first_step, compared.last_step, compared.outside_step_count], [STEPS, 1, STEPS, 0]);
     assert.deepEqual(page.problems, []);
     await page.close();
   });

@@ -106,6 +106,19 @@ test('a long run on the exception path differs only by what the reference causes
   assert.equal(report.window.outside_step_count, 10);
 });
 
+test('the stored state itself is read whole by the wasm: every step of a 39-step run compared, the thrown one with its error', async () => {
+  const { envelopes, state } = await longRun({ steps: 39, ending: 'toolThrows' });
+  const report = sessionOf(envelopes).reconcile(state);
+  assert.deepEqual([report.window.listed, report.window.first_step, report.window.outside_step_count], [39, 1, 0]);
+  assert.equal(report.view.executions.at(-1).status, 'failed');
+  assert.equal(report.view.executions.at(-1).error, 'Connection refused', "the stored state's last step error");
+  // A count past wasm32's address space keeps everything, as a large one does natively.
+  const huge = 2 ** 40;
+  const { snapshot } = slimSnapshot(state, { maxSteps: huge, maxMessages: huge, maxContentLength: huge });
+  assert.equal(snapshot.steps.length, 39);
+  assert.deepEqual(snapshot.messages, slimSnapshot(state, { maxSteps: 1000, maxMessages: 1000, maxContentLength: 1_000_000 }).snapshot.messages);
+});
+
 test('stepline replay exits 0 on a 39-step recording with a standard snapshot line, and says how many steps were outside the window', async () => {
   const tmp = mkdtempSync(join(tmpdir(), 'stepline-window-'));
   after(() => rmSync(tmp, { recursive: true, force: true }));
