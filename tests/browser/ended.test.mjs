@@ -52,6 +52,8 @@ describe('runs that ended look ended', () => {
     assert.match(undecided, /^Never decided: the run ended \(failed\)/);
     assert.equal(await page.textContent('.step-head .pill'), 'incomplete', 'a step of an ended run is not running');
     assert.equal(await page.textContent('[data-testid=tool-status]'), 'incomplete', 'nor is its tool that never completed');
+    assert.equal(await page.textContent('[data-testid=find-count]'), '1 step', 'counted as one, not "1 steps"');
+    assert.match(await page.textContent('header'), /1 turn · 1 step(?!s)/);
     await screenshot(page, 'ended-thrown-1440');
     await page.setViewportSize({ width: 800, height: 900 });
     await screenshot(page, 'ended-thrown-800');

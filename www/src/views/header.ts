@@ -1,7 +1,7 @@
 // The top bar: where the run comes from (bundled, file, live), what state it
 // is in, the live connection form, loading progress and errors.
 import { h, replaceChildren } from '../dom';
-import { count } from '../format';
+import { count, plural } from '../format';
 import type { Panel, View } from '../panel';
 import { DEMOS, demoById, describe, loadBundled, loadFile } from '../sources/recording';
 import { defaultEventName } from 'stepline';
@@ -150,7 +150,7 @@ export class Header implements View {
         dialects.map((d) => h('span', { class: `pill dialect dialect-${d}`, 'data-testid': 'dialect', 'data-dialect': d, title: `events in the ${d} dialect` }, d)),
         h('span', { class: `pill status-${view.status ?? 'unknown'}`, 'data-testid': 'run-status' }, view.status ?? 'no status'),
         endedMarks(view.executions.at(-1), panel.staleAfterMs, 'run'),
-        h('span', null, `${view.executions.length} ${view.executions.length === 1 ? 'turn' : 'turns'} · ${steps} steps`),
+        h('span', null, `${plural(view.executions.length, 'turn')} · ${plural(steps, 'step')}`),
         h('span', { title: 'total tokens' }, `${count(view.usage.total)} tok`),
         // Gaps in the stream and what was kept but not understood: listed under Diagnostics.
         view.warning_count ? h('button', { type: 'button', class: 'link warn', 'data-testid': 'warning-count', title: 'stream warnings: gaps and events kept but not understood', onclick: () => panel.setTab('diagnostics') },

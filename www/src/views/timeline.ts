@@ -6,7 +6,7 @@
 // marks did. Arrow keys move the selection; Home/End jump.
 import type { ExecutionView, StepView } from 'stepline';
 import { h, replaceChildren } from '../dom';
-import { count, duration } from '../format';
+import { count, duration, plural } from '../format';
 import type { Panel, View } from '../panel';
 import { differencesByStep } from './reconcile';
 import { endedMarks } from './ended';
@@ -99,7 +99,7 @@ export class Timeline implements View {
   private countText(): string {
     const total = this.panel.view?.executions.reduce((n, e) => n + e.steps.length, 0) ?? 0;
     const shown = this.rows.filter((r) => r.kind === 'step').length;
-    return active(this.panel.find) ? `${shown.toLocaleString('en')} of ${total.toLocaleString('en')} steps` : `${total.toLocaleString('en')} steps`;
+    return active(this.panel.find) ? `${shown.toLocaleString('en')} of ${plural(total, 'step')}` : plural(total, 'step');
   }
 
   /** The filters' choices follow the run (its tools and turns), rebuilt only when they change. */

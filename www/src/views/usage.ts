@@ -2,7 +2,7 @@
 // cache (write and read) and reasoning. SVG built node by node; each bar has a
 // title with its exact numbers.
 import { h, replaceChildren, svg } from '../dom';
-import { count } from '../format';
+import { count, plural } from '../format';
 import type { Panel, View } from '../panel';
 import { CostView } from './cost';
 
@@ -78,7 +78,7 @@ export class UsageView implements View {
         svg('text', { x: 30, y: 14, class: 'axis', 'text-anchor': 'end' }, count(max)),
         svg('line', { x1: 34, x2: width, y1: chartH, y2: chartH, class: 'baseline' }),
         bars)),
-      h('p', { class: 'muted small' }, `Turn ${panel.selected.exec + 1}: ${count(exec.usage.total)} tokens over ${all.length} steps`,
+      h('p', { class: 'muted small' }, `Turn ${panel.selected.exec + 1}: ${count(exec.usage.total)} tokens over ${plural(all.length, 'step')}`,
         steps.length < all.length ? ` (showing steps ${steps[0].number}–${steps[steps.length - 1].number} around the selected one)` : '',
         '. Click a bar to open its step.'));
   }
