@@ -106,9 +106,7 @@ impl FinalState {
         }
         line
     }
-}
 
-impl FinalState {
     /// A recording's snapshot line as written: its `stepline_snapshot`
     /// (not read further: a replay keeps what the file holds) and `error`.
     pub(crate) fn of_line(line: &Map) -> Result<FinalState> {
