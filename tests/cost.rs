@@ -6,7 +6,7 @@ use stepline::cost::run_cost;
 use stepline::json::{from_str, Value};
 
 mod common;
-use common::{session_of, v2_final_states, vectors};
+use common::{case_envelopes, session_of, v2_final_states, vectors};
 
 const TOOL_RUN: &str = "tool call then final answer [debug]";
 
@@ -19,13 +19,7 @@ fn case(name: &str) -> Value {
 
 /// Every envelope of every turn of `name` (steps use 120/30 and 150/12 tokens).
 fn envelopes(name: &str) -> Vec<Value> {
-    case(name)["expected"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["envelopes"].as_array().unwrap().clone())
-        .map(|e| e["envelope"].clone())
-        .collect()
+    case_envelopes(&case(name))
 }
 
 fn table(text: &str) -> stepline::cost::prices::PriceTable {

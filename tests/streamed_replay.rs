@@ -75,6 +75,22 @@ fn v122_run(steps: i64) -> Session {
     s
 }
 
+/// The latest execution replayed from its stream under `criteria` (a criteria spec).
+fn latest_under(
+    s: &Session,
+    criteria_spec: Value,
+    now: stepline::model::Timestamp,
+) -> stepline::session::streamed_replay::StreamedReplay {
+    s.replay_streamed(
+        None,
+        None,
+        &criteria(criteria_spec),
+        Default::default(),
+        now,
+    )
+    .unwrap()
+}
+
 fn now() -> stepline::model::Timestamp {
     Corpus::V1_22.now()
 }
@@ -141,15 +157,7 @@ fn a_v1_22_run_whose_tool_threw_never_finished_as_streamed() {
         Corpus::V1_22,
         "tool throws (exception escapes ToolExecutor), default policy [debug]",
     );
-    let r = s
-        .replay_streamed(
-            None,
-            None,
-            &criteria(json!({"defaults": {}})),
-            Default::default(),
-            now(),
-        )
-        .unwrap();
+    let r = latest_under(&s, json!({"defaults": {}}), now());
     assert!(!r.recorded_run.ended, "{:?}", r.recorded_run);
     assert!(
         r.recorded_run
@@ -167,29 +175,17 @@ fn v2_7_runs_replay_from_their_stream_and_say_how_they_ended() {
         Corpus::V2_7,
         "steps limit 2 reached (model always calls tools) [debug]",
     );
-    let r = s
-        .replay_streamed(
-            None,
-            None,
-            &criteria(json!([{"kind": "steps_limit", "max": 1}])),
-            Default::default(),
-            Corpus::V2_7.now(),
-        )
-        .unwrap();
+    let r = latest_under(
+        &s,
+        json!([{"kind": "steps_limit", "max": 1}]),
+        Corpus::V2_7.now(),
+    );
     assert_eq!(r.replay.stops_at_step(), Some(1));
     assert!(r.replay.steps[0].changed());
     assert_eq!(r.recorded_run.status.as_deref(), Some("stopped"));
 
     let failed = corpus_session(Corpus::V2_7, "driver exception on first inference [debug]");
-    let r = failed
-        .replay_streamed(
-            None,
-            None,
-            &criteria(json!({"defaults": {}})),
-            Default::default(),
-            Corpus::V2_7.now(),
-        )
-        .unwrap();
+    let r = latest_under(&failed, json!({"defaults": {}}), Corpus::V2_7.now());
     assert!(r.recorded_run.ended);
     assert_eq!(r.recorded_run.status.as_deref(), Some("failed"));
     assert!(
@@ -234,15 +230,7 @@ fn a_step_whose_continuation_was_not_streamed_replays_without_a_recorded_outcome
         Corpus::V1_22,
         "tool throws (exception escapes ToolExecutor), default policy [debug]",
     );
-    let r = s
-        .replay_streamed(
-            None,
-            None,
-            &criteria(json!({"defaults": {}})),
-            Default::default(),
-            now(),
-        )
-        .unwrap();
+    let r = latest_under(&s, json!({"defaults": {}}), now());
     let last = r.replay.steps.last().unwrap();
     assert!(
         last.recorded.is_none(),
