@@ -14,7 +14,7 @@
 //! | producer events | the envelopes the reference adapter broadcasts | [`envelope::Encoder`], [`envelope::BroadcastConfig`] |
 //! | an agent state (v1.22 or v2.x) | it read, typed | [`model::AgentState`], [`model::version::AnyAgentState`], [`model::v2`] |
 //! | an agent state | its bounded slim snapshot, restored, fitted to a byte budget, validated | [`snapshot::serialize::slim_state`], [`snapshot::restore::restore`], [`snapshot::budget::slim_within`], [`snapshot::validate::validate`], [`snapshot::schema::snapshot_schema`] |
-//! | a state and continuation criteria | whether the loop goes on, and why | [`continuation::evaluate_all`], [`continuation::Criterion`], [`continuation::spec`], [`continuation::v2`] for v2.x's stop signals and guards |
+//! | a state and continuation criteria | whether the loop goes on, and why | [`model::continuation::evaluate_all`], [`model::continuation::Criterion`], [`model::continuation::spec`], [`model::continuation::v2`] for v2.x's stop signals and guards |
 //! | envelopes, a snapshot, maybe the state | the producer bugs they show | [`lint::diagnose_value`], [`lint::Diagnostic`] |
 //! | JSON text | a value, with size and depth limits | [`json::parse`], [`json::Value`], [`json::Map`], [`json::to_string`], [`json!`] |
 //!
@@ -41,22 +41,24 @@
     allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)
 )]
 
-pub mod continuation;
 /// What a run cost: token usage priced with a price table.
 #[cfg(feature = "full")]
 pub mod cost;
-pub(crate) mod dialects;
+pub mod dialects;
 pub mod envelope;
 pub mod error;
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod host;
 pub mod json;
 pub mod lint;
 pub mod model;
 /// OpenTelemetry GenAI export of a run (OTLP/HTTP JSON).
 #[cfg(feature = "full")]
 pub mod otel;
-pub(crate) mod php;
+pub mod php;
 #[cfg(feature = "schema")]
 pub mod schema;
+pub mod secrets;
 pub mod session;
 pub mod snapshot;
 pub(crate) mod sort;

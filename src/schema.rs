@@ -214,10 +214,10 @@ fn session(g: &mut SchemaGenerator) {
 
 /// Reconcile, continuation and run-log reports.
 fn reports(g: &mut SchemaGenerator) {
-    use crate::continuation::{self, v2};
+    use crate::model::continuation::{self, v2};
     g.subschema_for::<crate::session::reconcile::ReconcileReport>();
-    g.subschema_for::<crate::dialects::reconcile::MessagesReconcileReport>();
-    g.subschema_for::<crate::dialects::reconcile::ReconcileMessagesOptions>();
+    g.subschema_for::<crate::session::reconcile_messages::MessagesReconcileReport>();
+    g.subschema_for::<crate::session::reconcile_messages::ReconcileMessagesOptions>();
     g.subschema_for::<crate::session::causes::Cause>();
     g.subschema_for::<continuation::Decision>();
     g.subschema_for::<continuation::Evaluation>();

@@ -1,10 +1,10 @@
 //! Seed 004's pause/resume semantics as named scenarios, criteria specs as data,
 //! explanations and the "what if" replay.
 
-use stepline::continuation::replay::{replay, ReplayOptions};
-use stepline::continuation::spec::{default_criteria, parse_criteria, Defaults};
-use stepline::continuation::{evaluate_all, Observation, Outcome};
 use stepline::json;
+use stepline::model::continuation::replay::{replay, ReplayOptions};
+use stepline::model::continuation::spec::{default_criteria, parse_criteria, Defaults};
+use stepline::model::continuation::{evaluate_all, Observation, Outcome};
 use stepline::model::time::{parse, Timestamp};
 use stepline::model::{AgentState, AgentStep, StepResult};
 use stepline::ErrorCode;

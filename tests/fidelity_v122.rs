@@ -2,11 +2,11 @@
 //! each case built from what the producer's code does (instructor-php
 //! v1.22.0, packages/addons and packages/polyglot, cited per test).
 
-use stepline::continuation::spec::{default_criteria, parse_criteria, Defaults};
-use stepline::continuation::{evaluate_all, Observation, Outcome};
 use stepline::envelope::summary::truncate_args;
 use stepline::json;
 use stepline::json::Value;
+use stepline::model::continuation::spec::{default_criteria, parse_criteria, Defaults};
+use stepline::model::continuation::{evaluate_all, Observation, Outcome};
 use stepline::model::{AgentState, AgentStep, ToolExecution};
 use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::restore::restore;

@@ -1,8 +1,8 @@
 //! Behaviour of the step/state model beyond the reference vectors: seed 001
 //! timing, seed 003 ids and annotations, seed 004 execution time.
 
-use stepline::continuation::Outcome;
 use stepline::json;
+use stepline::model::continuation::Outcome;
 use stepline::model::message::Messages;
 use stepline::model::step::StepError;
 use stepline::model::time::{parse, Timestamp};

@@ -7,11 +7,11 @@
 //! diagnostics, error messages and `Debug` output. `validate` and `diagnose`
 //! flag where a key is, with its path, never its value.
 
-use stepline::continuation::v2::data;
-use stepline::continuation::v2::replay::ReplayClock;
 use stepline::json;
 use stepline::json::Value;
 use stepline::lint::{diagnose_value, SECRET_IN_STATE};
+use stepline::model::continuation::v2::data;
+use stepline::model::continuation::v2::replay::ReplayClock;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::view::view;
 use stepline::model::v2::Form;

@@ -115,7 +115,7 @@ fn v2_7_continuations_name_the_stop_signal_or_say_there_was_none() {
 
 #[test]
 fn a_decider_without_a_stop_reason_or_trace_entry_still_reads() {
-    use stepline::continuation::explain::streamed_explanation;
+    use stepline::model::continuation::explain::streamed_explanation;
     let c = stepline::json!({"should_continue": false, "resolved_by": "A\\B", "evaluations": []});
     assert_eq!(
         streamed_explanation(&c).as_deref(),

@@ -4,10 +4,10 @@
 //! every guarded agent run, which under the run's own guards stops exactly
 //! where the producer stopped.
 
-use stepline::continuation::v2::data;
-use stepline::continuation::v2::replay::ReplayClock;
 use stepline::json;
 use stepline::json::Value;
+use stepline::model::continuation::v2::data;
+use stepline::model::continuation::v2::replay::ReplayClock;
 
 mod common;
 use common::{guard_spec, vectors_of, with_ids, Corpus::V2_7};
@@ -247,8 +247,9 @@ fn stop_logic_refuses_the_other_versions_state_instead_of_reading_it_empty() {
         ("invalid_value", Some(""))
     );
     let v2_state = json!({"agentId": "a0000000-0000-4000-8000-000000000001", "execution": null, "executionCount": 0});
-    let err = stepline::continuation::evaluate::evaluate_state(&v2_state, &[], V2_7.now(), None)
-        .unwrap_err();
+    let err =
+        stepline::model::continuation::evaluate::evaluate_state(&v2_state, &[], V2_7.now(), None)
+            .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_value");
     assert!(err.message.contains("evaluateGuards"));
     let bad = data::evaluate_guards(

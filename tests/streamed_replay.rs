@@ -4,15 +4,15 @@
 //! how the run itself ended as streamed — a run whose driver threw never
 //! finished; it did not "stop (completed)".
 
-use stepline::continuation::spec::parse_criteria;
 use stepline::json;
 use stepline::json::Value;
+use stepline::model::continuation::spec::parse_criteria;
 use stepline::session::Session;
 
 mod common;
 use common::{corpus_session, Corpus};
 
-fn criteria(v: Value) -> Vec<stepline::continuation::Criterion> {
+fn criteria(v: Value) -> Vec<stepline::model::continuation::Criterion> {
     parse_criteria(&v, "/criteria").unwrap()
 }
 

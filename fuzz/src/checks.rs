@@ -654,7 +654,7 @@ fn written_reads_back(v: &Value) {
         written,
         "serde_json reads the core's text back to another value"
     );
-    let php = stepline::json::json_encode(v);
+    let php = stepline::php::json_encode(v);
     assert!(
         php.is_ascii(),
         "json_encode escapes every non-ASCII char: {php:?}"

@@ -38,7 +38,7 @@
 //!   continues the open message or call of its kind (or starts one when its id
 //!   differs), and any other event except `RAW`, `ACTIVITY_*` and
 //!   `REASONING_ENCRYPTED_VALUE` closes it (a tool call chunk's close is its end).
-//! - `STATE_SNAPSHOT` / `STATE_DELTA` (RFC 6902, [`super::json_patch`]):
+//! - `STATE_SNAPSHOT` / `STATE_DELTA` (RFC 6902, [`crate::json::patch`]):
 //!   `agent.data` `state`, the state after the event. `MESSAGES_SNAPSHOT`:
 //!   `agent.data` `messages`. `ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`:
 //!   `agent.data` `activity:<messageId>` (its type and content). `CUSTOM`:

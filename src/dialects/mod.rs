@@ -1,7 +1,7 @@
 //! Other producers' agent streams, read into the one model: laravel/ai's
 //! broadcast stream events, AG-UI events and the AI SDK's UI message stream.
 //!
-//! Each dialect is a small state machine ([`Translators`]) that turns one
+//! Each dialect is a small state machine (`Translators`) that turns one
 //! foreign event into zero or more normalised envelopes (the vocabulary of
 //! [`crate::envelope::schema`]); those go through the decoder and the
 //! session exactly as instructor-php's envelopes do, so every dialect has the
@@ -15,18 +15,18 @@
 pub(crate) mod ag_ui;
 pub(crate) mod ai_sdk;
 pub mod final_form;
-pub mod json_patch;
 pub(crate) mod laravel_ai;
-pub mod reconcile;
 
 use std::collections::BTreeMap;
 
-use crate::envelope::decode::Warning;
+use crate::envelope::decode::{Decoded, Warning, ENVELOPE_LIMITS};
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::schema::fields;
-use crate::error::Result;
+use crate::envelope::transport::without_echo_dot;
+use crate::envelope::EventNames;
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 use crate::json::{Map, Value};
-use crate::session::dedup::{Fingerprint, Fingerprinter};
 
 /// The foreign dialect an event is in, or `None` for an instructor-php
 /// envelope (or anything else, which the envelope decoder then judges).
@@ -55,6 +55,55 @@ pub(crate) fn foreign_dialect(event: &Value) -> Option<WireDialect> {
 #[inline(always)]
 pub(crate) fn foreign_dialect(_event: &Value) -> Option<WireDialect> {
     None
+}
+
+/// The error for a foreign event given where one envelope is expected: its
+/// meaning depends on the events before it (an AG-UI tool call's arguments
+/// arrive in pieces), so only a session can read it.
+fn not_an_envelope(dialect: WireDialect) -> SteplineError {
+    SteplineError::at(
+        ErrorCode::InvalidValue,
+        "/type",
+        format!(
+            "a {} event, not an envelope: ingest it into a Session, which translates each dialect's stream",
+            dialect.as_str()
+        ),
+    )
+}
+
+/// Decodes one envelope, refusing another producer's event with a typed
+/// error (the envelope decoder itself knows no other producer).
+pub fn decode_envelope(v: Value) -> Result<Decoded> {
+    match foreign_dialect(&v) {
+        Some(dialect) => Err(not_an_envelope(dialect)),
+        None => crate::envelope::decode::decode_owned(v),
+    }
+}
+
+/// [`decode_envelope`] of JSON text.
+pub fn decode_envelope_text(text: &str) -> Result<Decoded> {
+    decode_envelope(crate::json::parse(text, &ENVELOPE_LIMITS)?)
+}
+
+/// A JSONL batch of envelopes, each line as [`decode_envelope_text`] reads it.
+pub fn decode_envelope_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
+    crate::envelope::decode::decode_lines_with(text, decode_envelope_text)
+}
+
+/// Whether an event arriving under `name` with `data` is one stepline
+/// reads: a name that carries an envelope ([`EventNames::carries_envelope`]),
+/// or a name equal to the `type` of an event of a foreign dialect stepline
+/// reads. laravel/ai broadcasts every stream event under its own type
+/// (`StreamEvent::broadcast`: `Broadcast::on($channels)->as($this->type())`),
+/// so `stream_start`, `text_delta`, … `stream_end`, and provider tool
+/// events under whatever type the provider gave them, arrive this way on
+/// whatever channel the app chose.
+pub fn carries_event(names: &EventNames, name: &str, data: &Value) -> bool {
+    if names.carries_envelope(name) {
+        return true;
+    }
+    let name = without_echo_dot(name);
+    data.get("type").and_then(Value::as_str) == Some(name) && foreign_dialect(data).is_some()
 }
 
 /// What translating one foreign event produced.
@@ -289,5 +338,37 @@ impl Translators {
             lines: if out.duplicate { Vec::new() } else { lines },
             released,
         })
+    }
+}
+
+#[cfg(all(test, feature = "full"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_laravel_ai_event_is_read_under_its_own_type_and_no_other_name() {
+        let names = EventNames::default();
+        // As laravel/ai's TextDelta::toArray() writes it (src/Streaming/Events/TextDelta.php).
+        let delta = crate::json::parse(
+            r#"{"id":"evt_1","invocation_id":"inv_1","type":"text_delta","message_id":"msg_1","delta":"Grüezi","timestamp":1763632800}"#,
+            &crate::json::Limits::default(),
+        )
+        .unwrap();
+        assert!(carries_event(&names, ".text_delta", &delta));
+        assert!(carries_event(&names, "text_delta", &delta));
+        assert!(
+            !carries_event(&names, ".text_end", &delta),
+            "another type's name"
+        );
+        assert!(!carries_event(&names, "App\\Events\\Chat", &delta));
+        // Envelope names need no data to match.
+        assert!(carries_event(&names, ".agent.status", &Value::Null));
+        // A name equal to a `type` no dialect reads is not an agent event.
+        let other = crate::json::parse(
+            r#"{"type":"order_shipped","id":1}"#,
+            &crate::json::Limits::default(),
+        )
+        .unwrap();
+        assert!(!carries_event(&names, "order_shipped", &other));
     }
 }

@@ -64,7 +64,9 @@ pub const ENVELOPE_LIMITS: Limits = Limits {
     max_depth: 64,
 };
 
-/// Decodes JSON text holding one envelope.
+/// Decodes JSON text holding one envelope. Another producer's event is not
+/// told apart here: the dialect layer does that first (`crate::dialects`'s
+/// `decode_envelope`, what the JavaScript API's decoders use).
 pub fn decode_text(text: &str) -> Result<Decoded> {
     decode_owned(crate::json::parse(text, &ENVELOPE_LIMITS)?)
 }
@@ -80,18 +82,6 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
 /// normalised form instead of being copied (copies were a third of a bulk
 /// replay's decoding).
 pub fn decode_owned(v: Value) -> Result<Decoded> {
-    if let Some(dialect) = crate::dialects::foreign_dialect(&v) {
-        // Its meaning depends on the events before it (an AG-UI tool call's
-        // arguments arrive in pieces): only a session can read it.
-        return Err(SteplineError::at(
-            ErrorCode::InvalidValue,
-            "/type",
-            format!(
-                "a {} event, not an envelope: ingest it into a Session, which translates each dialect's stream",
-                dialect.as_str()
-            ),
-        ));
-    }
     let mut m = envelope_object(v)?;
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
@@ -267,6 +257,14 @@ fn check_annotations(payload: &Value, path: &str) -> Result<()> {
 /// number (the first 1,000 listed, all counted). A leading byte order mark is
 /// not part of the first line.
 pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
+    decode_lines_with(text, decode_text)
+}
+
+/// [`decode_lines`] with another decoder of one line.
+pub fn decode_lines_with(
+    text: &str,
+    decode: impl Fn(&str) -> Result<Decoded>,
+) -> (Vec<Decoded>, crate::error::LineErrors) {
     let mut ok = Vec::new();
     let mut errors = crate::error::LineErrors::default();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -274,7 +272,7 @@ pub fn decode_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
         if line.trim().is_empty() {
             continue;
         }
-        match decode_text(line) {
+        match decode(line) {
             Ok(d) => ok.push(d),
             Err(e) => errors.push(i + 1, e),
         }

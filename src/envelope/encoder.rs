@@ -4,13 +4,13 @@
 
 use crate::json::Value;
 
-use crate::continuation::Outcome;
 use crate::envelope::cap;
 use crate::envelope::config::BroadcastConfig;
 use crate::envelope::decode;
 use crate::envelope::summary::{summarize_args, truncate_args};
 use crate::error::Result;
 use crate::json::{child, obj};
+use crate::model::continuation::Outcome;
 use crate::model::time::{self, Timestamp};
 use crate::model::tool_execution::millis_between;
 use chrono::Timelike;

@@ -880,3 +880,25 @@ pub mod json_schema {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{fields, KNOWN_TYPES};
+
+    /// The parser shares one copy of each known name (src/json/names.rs):
+    /// every payload field and alias of the vocabulary must be one of them.
+    #[test]
+    fn every_payload_field_of_the_envelope_schema_is_an_interned_name() {
+        for kind in KNOWN_TYPES {
+            for f in fields(kind).unwrap_or_default() {
+                for name in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
+                    assert_eq!(
+                        crate::json::names::known(name),
+                        Some(name),
+                        "{kind}: {name}"
+                    );
+                }
+            }
+        }
+    }
+}

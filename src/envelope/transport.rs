@@ -20,7 +20,7 @@
 //! - laravel/ai broadcasts each stream event under its `type` (`stream_start`,
 //!   `text_delta`, …) on a channel the app chose: with the event's data, a
 //!   name equal to the type of an event a dialect translator claims is read
-//!   too ([`EventNames::carries_event`]).
+//!   too (`carries_event` in src/dialects/mod.rs, where the dialects are known).
 //!
 //! Laravel Echo writes names without its event namespace with a leading dot
 //! (`.listen('.instructor.agent.event', …)`, and `listenToAll` hands such names
@@ -28,7 +28,6 @@
 //! the incoming name and in the configured one.
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::Value;
 // Not `{:?}`: it would pull core's Unicode printability tables into the wasm.
 use crate::json::quote;
 
@@ -108,27 +107,8 @@ impl EventNames {
     }
 }
 
-impl EventNames {
-    /// Whether an event arriving under `name` with `data` is one stepline
-    /// reads: a name that carries an envelope ([`carries_envelope`](Self::carries_envelope)),
-    /// or a name equal to the `type` of an event of a foreign dialect stepline
-    /// reads. laravel/ai broadcasts every stream event under its own type
-    /// (`StreamEvent::broadcast`: `Broadcast::on($channels)->as($this->type())`),
-    /// so `stream_start`, `text_delta`, … `stream_end`, and provider tool
-    /// events under whatever type the provider gave them, arrive this way on
-    /// whatever channel the app chose.
-    pub fn carries_event(&self, name: &str, data: &Value) -> bool {
-        if self.carries_envelope(name) {
-            return true;
-        }
-        let name = without_echo_dot(name);
-        data.get("type").and_then(Value::as_str) == Some(name)
-            && crate::dialects::foreign_dialect(data).is_some()
-    }
-}
-
 /// `name` without the one leading dot Echo uses for names outside its namespace.
-fn without_echo_dot(name: &str) -> &str {
+pub(crate) fn without_echo_dot(name: &str) -> &str {
     name.strip_prefix('.').unwrap_or(name)
 }
 
@@ -171,33 +151,6 @@ mod tests {
         assert!(names.carries_envelope(".acme.agent"));
         assert!(names.carries_envelope("agent.status"));
         assert!(!names.carries_envelope("instructor.agent.event"));
-    }
-
-    #[test]
-    fn a_laravel_ai_event_is_read_under_its_own_type_and_no_other_name() {
-        let names = EventNames::default();
-        // As laravel/ai's TextDelta::toArray() writes it (src/Streaming/Events/TextDelta.php).
-        let delta = crate::json::parse(
-            r#"{"id":"evt_1","invocation_id":"inv_1","type":"text_delta","message_id":"msg_1","delta":"Grüezi","timestamp":1763632800}"#,
-            &crate::json::Limits::default(),
-        )
-        .unwrap();
-        assert!(names.carries_event(".text_delta", &delta));
-        assert!(names.carries_event("text_delta", &delta));
-        assert!(
-            !names.carries_event(".text_end", &delta),
-            "another type's name"
-        );
-        assert!(!names.carries_event("App\\Events\\Chat", &delta));
-        // Envelope names need no data to match.
-        assert!(names.carries_event(".agent.status", &Value::Null));
-        // A name equal to a `type` no dialect reads is not an agent event.
-        let other = crate::json::parse(
-            r#"{"type":"order_shipped","id":1}"#,
-            &crate::json::Limits::default(),
-        )
-        .unwrap();
-        assert!(!names.carries_event("order_shipped", &other));
     }
 
     #[test]

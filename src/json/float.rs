@@ -1,7 +1,7 @@
 //! Decimal text to `f64`, correctly rounded, for every reader in the core
 //! (JSON numbers, PHP numeric strings, epoch seconds).
 //!
-//! In the wasm the host's `Number()` reads it (src/wasm/number.rs): Rust's
+//! In the wasm the host's `Number()` reads it (src/host.rs): Rust's
 //! own reader carries a table of powers of ten that is about a tenth of the
 //! live entry, and every JavaScript engine already holds a correctly rounding
 //! reader. Natively, Rust's reader. Only text in the decimal grammar
@@ -27,7 +27,7 @@ pub fn parse_f64(text: &str) -> Option<f64> {
 
 #[cfg(target_arch = "wasm32")]
 fn read(text: &str) -> f64 {
-    crate::wasm::number::read(text)
+    crate::host::read(text)
 }
 
 #[cfg(not(target_arch = "wasm32"))]

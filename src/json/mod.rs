@@ -14,21 +14,18 @@
 //! assert_eq!(json::parse(&deep, &Limits::default()).unwrap_err().code, stepline::ErrorCode::TooDeep);
 //! ```
 
+pub mod fingerprint;
 #[macro_use]
 mod float;
 mod macros;
-mod names;
+pub(crate) mod names;
 mod parse;
+pub mod patch;
 mod pointer;
 mod ser;
 mod value;
 mod write;
 
-/// RFC 6902 JSON Patch (what AG-UI state and activity deltas carry).
-pub use crate::dialects::json_patch as patch;
-/// The text PHP's `json_encode` writes for a value (the producer's own writer;
-/// what the slim snapshots are written with).
-pub use crate::php::json_encode;
 pub use float::parse_f64;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;

@@ -3,7 +3,7 @@
 use crate::json::Value;
 
 use super::{run, Diagnostic};
-use crate::envelope::decode::decode_value;
+use crate::dialects::decode_envelope;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{index, type_name};
 use crate::model::read;
@@ -62,7 +62,7 @@ pub fn diagnose_value(input: &Value) -> Result<Vec<Diagnostic>> {
     };
     let mut envelopes = Vec::new();
     for (i, e) in listed.unwrap_or_default().iter().enumerate() {
-        let decoded = decode_value(e).map_err(|err| {
+        let decoded = decode_envelope(e.clone()).map_err(|err| {
             let at = index("/envelopes", i) + err.path.as_deref().unwrap_or("");
             SteplineError::new(err.code, Some(at), err.message)
         })?;

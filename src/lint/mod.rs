@@ -13,7 +13,7 @@ mod frames;
 mod input;
 mod messages;
 mod payload;
-pub mod secrets;
+mod secrets;
 mod timing;
 
 pub(crate) use input::diagnose_sized;
@@ -43,7 +43,7 @@ pub const FINAL_STATUS_MISSING: &str = "final_status_missing";
 pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
 /// A snapshot or state that carries an API key or another credential (a v2
 /// state's `llmConfig.apiKey`); the value is never shown.
-pub use secrets::SECRET_IN_STATE;
+pub use crate::secrets::SECRET_IN_STATE;
 
 /// Stream chunks that are a provider's raw stream frames, not text
 /// (instructor-php v2.7 with a real streaming HTTP driver, its README item 15).

@@ -10,7 +10,8 @@
 use crate::envelope::cap::{encoded_len, DEFAULT_MAX_MESSAGE_BYTES};
 use crate::json::Value;
 
-use super::{secrets, Diagnostic, Envelope, Severity, Slots};
+use super::{Diagnostic, Envelope, Severity, Slots};
+use crate::secrets;
 
 /// An envelope at or above 90% of Reverb's 10,000-byte message limit.
 pub const ENVELOPE_NEAR_SIZE_LIMIT: &str = "envelope_near_size_limit";

@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod cached_context;
+pub mod continuation;
 pub mod finish_reason;
 pub(crate) mod ids;
 pub mod inference;

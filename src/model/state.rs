@@ -2,10 +2,10 @@
 
 use crate::json::{Map, Value};
 
-use crate::continuation::Outcome;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name};
 use crate::model::cached_context::CachedContext;
+use crate::model::continuation::Outcome;
 use crate::model::ids::new_id;
 use crate::model::info::StateInfo;
 use crate::model::message_store::MessageStore;

@@ -11,9 +11,9 @@
 
 use serde::Serialize;
 
-use crate::continuation::outcome::OutcomeView;
 use crate::json::Value;
 use crate::model::annotations::Annotations;
+use crate::model::continuation::outcome::OutcomeView;
 use crate::model::inference::InferenceResponse;
 use crate::model::info::{StateInfo, StepInfo};
 use crate::model::message::{MessageView, Messages};

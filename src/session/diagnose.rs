@@ -2,7 +2,8 @@
 //! the session's own log, so a caller holds the stream once (in the session)
 //! and lines that never decoded cannot reach the detectors.
 
-use crate::envelope::decode::{decode_owned, ENVELOPE_LIMITS};
+use crate::dialects::decode_envelope;
+use crate::envelope::decode::ENVELOPE_LIMITS;
 use crate::error::Result;
 use crate::json::Value;
 use crate::lint::{diagnose_sized, Diagnostic};
@@ -42,7 +43,7 @@ impl Session {
             .log()
             .filter_map(|line| {
                 let parsed = crate::json::parse_text(&line, &ENVELOPE_LIMITS).ok()?;
-                decode_owned(parsed.value)
+                decode_envelope(parsed.value)
                     .ok()
                     .map(|d| (d.envelope, line.len()))
             })

@@ -25,6 +25,7 @@ pub(crate) mod gaps;
 mod log;
 pub(crate) mod patch;
 pub mod reconcile;
+pub mod reconcile_messages;
 pub(crate) mod reconcile_v2;
 pub mod recording;
 pub(crate) mod records;
@@ -42,8 +43,6 @@ pub mod window;
 /// Foreign producers' final forms (AG-UI messages, AI SDK `UIMessage[]`,
 /// laravel/ai's stored rows) read into one neutral run.
 pub use crate::dialects::final_form;
-/// [`Session::reconcile_messages`]: a session against a final form.
-pub use crate::dialects::reconcile as reconcile_messages;
 pub use attribution::Attribution;
 pub use text::DEFAULT_TEXT_LIMIT;
 
@@ -491,7 +490,7 @@ impl Session {
     ) -> Option<Result<IngestOutcome>> {
         if !names.carries_envelope(name) {
             let data = crate::json::parse_text(text, &ENVELOPE_LIMITS).ok()?.value;
-            if !names.carries_event(name, &data) {
+            if !crate::dialects::carries_event(names, name, &data) {
                 return None;
             }
         }

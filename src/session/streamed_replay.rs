@@ -8,12 +8,12 @@
 //! from the run's own outcome: a run whose driver threw (no final status)
 //! never finished, it did not "stop (completed)".
 
-use crate::continuation::criteria::Criterion;
-use crate::continuation::evaluate::replay_state;
-use crate::continuation::explain::streamed_explanation;
-use crate::continuation::replay::{ContinuationReplay, Replay, ReplayOptions};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{Map, Value};
+use crate::model::continuation::criteria::Criterion;
+use crate::model::continuation::evaluate::replay_state;
+use crate::model::continuation::explain::streamed_explanation;
+use crate::model::continuation::replay::{ContinuationReplay, Replay, ReplayOptions};
 use crate::model::time::Timestamp;
 use crate::model::usage::Usage;
 use crate::session::view::{Execution, StepView, ToolRun, TERMINAL};
@@ -270,7 +270,7 @@ impl Session {
     /// the latest) under `criteria`: see the module doc.
     ///
     /// ```
-    /// use stepline::continuation::spec::parse_criteria;
+    /// use stepline::model::continuation::spec::parse_criteria;
     /// use stepline::session::Session;
     /// let mut s = Session::new(None);
     /// for line in [

@@ -320,7 +320,7 @@ impl StepView {
             explanation: self
                 .continuation
                 .as_ref()
-                .and_then(crate::continuation::explain::streamed_explanation),
+                .and_then(crate::model::continuation::explain::streamed_explanation),
             tools: ToolRuns(&self.tools),
             text: &self.text,
             reasoning: &self.reasoning,

@@ -68,7 +68,7 @@ pub const V1_STATUSES: &[&str] = &["in_progress", "completed", "failed"];
 /// `state_version` values: absent is v1.22.
 pub const STATE_VERSIONS: &[&str] = &["v2"];
 /// v2's ten stop reasons.
-pub const STOP_REASONS: &[&str] = &crate::continuation::v2::signal::StopReason::NAMES;
+pub const STOP_REASONS: &[&str] = &crate::model::continuation::v2::signal::StopReason::NAMES;
 pub const STEP_TYPES: &[&str] = &["tool_execution", "final_response", "error"];
 pub const FINISH_REASONS: &[&str] = &[
     "stop",

@@ -5,9 +5,9 @@
 
 use crate::json::{Map, Value};
 
-use crate::continuation::Outcome;
 use crate::error::Result;
 use crate::json::{child, index};
+use crate::model::continuation::Outcome;
 use crate::model::message::Message;
 use crate::model::message_store::DEFAULT_SECTION;
 use crate::model::state::AgentState;

@@ -14,12 +14,12 @@
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{index, obj, Map, Value};
-use crate::lint::secrets::redact;
 use crate::model::time::{self, format_atom, Timestamp};
 use crate::model::v2::execution::StepExecution;
 use crate::model::v2::message::{Context, Message, Section};
 use crate::model::v2::AgentState;
 use crate::model::version::StateVersion;
+use crate::secrets::redact;
 use crate::snapshot::budget::{fit, Fitted};
 use crate::snapshot::config::SlimConfig;
 use crate::snapshot::serialize::{last, TOOL_RESULT_OMITTED};
@@ -328,11 +328,11 @@ pub fn check_version(snapshot: &Value, report: &mut Report) {
 /// Flags every credential a snapshot carries (`secret_in_state`, an error),
 /// with its path and length, never its value.
 pub fn check_secrets(snapshot: &Value, report: &mut Report) {
-    for found in crate::lint::secrets::find(snapshot, "") {
+    for found in crate::secrets::find(snapshot, "") {
         report.errors.push(Issue {
-            message: crate::lint::secrets::describe(&found, "the snapshot"),
+            message: crate::secrets::describe(&found, "the snapshot"),
             path: found.path,
-            code: crate::lint::secrets::SECRET_IN_STATE,
+            code: crate::secrets::SECRET_IN_STATE,
         });
     }
 }

@@ -6,13 +6,13 @@ use crate::json::Value;
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::continuation::criteria::ResponseCallback;
-use crate::continuation::evaluate::{evaluate_state, replay_state, resolve_evaluations};
-use crate::continuation::replay::ReplayOptions;
-use crate::continuation::spec::parse_criteria_with;
-use crate::continuation::Criterion;
 use crate::error::SteplineError;
 use crate::json::{child, Limits};
+use crate::model::continuation::criteria::ResponseCallback;
+use crate::model::continuation::evaluate::{evaluate_state, replay_state, resolve_evaluations};
+use crate::model::continuation::replay::ReplayOptions;
+use crate::model::continuation::spec::parse_criteria_with;
+use crate::model::continuation::Criterion;
 use crate::model::time::{resolve_now, Timestamp};
 
 use super::convert::{clock, now_option, options, out_with, started_at_option, to_js_of};

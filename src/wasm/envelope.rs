@@ -3,8 +3,8 @@
 
 use wasm_bindgen::prelude::*;
 
+use crate::dialects::{carries_event, decode_envelope_lines, decode_envelope_text};
 use crate::envelope::channel_for;
-use crate::envelope::decode::{decode_lines, decode_text};
 use crate::envelope::results::{DecodedBatch, TryDecodeResult};
 use crate::envelope::{EventNames, DEFAULT_EVENT_NAME};
 use crate::model::read;
@@ -30,7 +30,7 @@ pub fn decode_envelope(
     #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     out(envelope_text(&input)
-        .and_then(|t| decode_text(&t))
+        .and_then(|t| decode_envelope_text(&t))
         .map(|d| d.envelope))
 }
 
@@ -49,7 +49,7 @@ pub fn try_decode_envelope(
     // `unknown`: for untrusted input, which gets `{ ok: false, error }`.
     #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let result = envelope_text(&input).and_then(|t| decode_text(&t));
+    let result = envelope_text(&input).and_then(|t| decode_envelope_text(&t));
     to_js_of(&TryDecodeResult::of(&result))
 }
 
@@ -65,7 +65,7 @@ pub fn decode_envelopes(
     #[wasm_bindgen(unchecked_param_type = "string")] jsonl: JsValue,
 ) -> Result<JsValue, JsValue> {
     let jsonl = string_arg(&jsonl, "the JSONL text").map_err(to_js_error)?;
-    let (ok, errors) = decode_lines(&jsonl);
+    let (ok, errors) = decode_envelope_lines(&jsonl);
     to_js_of(&DecodedBatch::of(&ok, &errors))
 }
 
@@ -119,7 +119,7 @@ pub fn is_agent_event_name(
         .and_then(|configured| EventNames::new(configured, "/options/eventName"))
         .map_err(to_js_error)?;
     Ok(match o.get("data") {
-        Some(data) => names.carries_event(&name, data),
+        Some(data) => carries_event(&names, &name, data),
         None => names.carries_envelope(&name),
     })
 }

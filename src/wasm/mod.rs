@@ -12,7 +12,6 @@
 pub mod convert;
 pub mod envelope;
 pub mod errors;
-pub mod number;
 pub mod roles;
 pub mod session;
 pub mod text;

@@ -8,8 +8,8 @@ use crate::error::SteplineError;
 use crate::session::causes::CAUSES;
 use crate::session::final_state::FinalState;
 
-use crate::dialects::reconcile::ReconcileMessagesOptions;
 use crate::json::Value;
+use crate::session::reconcile_messages::ReconcileMessagesOptions;
 
 use super::convert::{clock, from_js, options_map, out_with, to_js_of};
 use super::session::Session;

@@ -6,10 +6,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::continuation::v2::data;
-use crate::continuation::v2::guard::{GuardOptions, Trigger};
-use crate::continuation::v2::replay::ReplayClock;
 use crate::error::SteplineError;
+use crate::model::continuation::v2::data;
+use crate::model::continuation::v2::guard::{GuardOptions, Trigger};
+use crate::model::continuation::v2::replay::ReplayClock;
 use crate::model::time::{resolve_now, NowSpec, Timestamp};
 
 use super::convert::{clock, options, out, out_with, to_js_of};

@@ -1,13 +1,15 @@
 //! continuation.json: resolution (a.), each criterion (b.), the default agent
 //! list on whole states (c.), outcome (de)serialisation and helpers (d.).
 
-use stepline::continuation::classes;
-use stepline::continuation::criteria::{check_max_seconds, ResponsePredicate};
-use stepline::continuation::error_policy::{ErrorContext, ErrorPolicy, ErrorType, Handling};
-use stepline::continuation::spec::{default_criteria, parse_error_policy, Defaults};
-use stepline::continuation::{evaluate_all, Criterion, Decision, Evaluation, Observation, Outcome};
 use stepline::json;
 use stepline::json::Value;
+use stepline::model::continuation::classes;
+use stepline::model::continuation::criteria::{check_max_seconds, ResponsePredicate};
+use stepline::model::continuation::error_policy::{ErrorContext, ErrorPolicy, ErrorType, Handling};
+use stepline::model::continuation::spec::{default_criteria, parse_error_policy, Defaults};
+use stepline::model::continuation::{
+    evaluate_all, Criterion, Decision, Evaluation, Observation, Outcome,
+};
 use stepline::model::time::Timestamp;
 use stepline::model::AgentState;
 use stepline::SteplineError;

@@ -2,8 +2,8 @@
 
 use super::read::{missing, obj, opt_str, req_str, wrong};
 use super::{Ev, State};
-use crate::dialects::json_patch::{self, PatchFailure};
 use crate::error::Result;
+use crate::json::patch::{self as json_patch, PatchFailure};
 use crate::json::{Map, Value};
 
 impl State {

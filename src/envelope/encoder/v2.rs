@@ -2,12 +2,12 @@
 //! (tests/vectors/instructor-php-v2.7/README.md, items 1–15). Step and tool
 //! starts are encoded as in v1.22; what differs is here.
 
-use crate::continuation::v2::broadcast::{
-    on_continuation_stop, on_execution_stopped, ON_EXECUTION_FAILED,
-};
-use crate::continuation::v2::StopReason;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, obj, Value};
+use crate::model::continuation::v2::broadcast::{
+    on_continuation_stop, on_execution_stopped, ON_EXECUTION_FAILED,
+};
+use crate::model::continuation::v2::StopReason;
 use crate::model::time::{self, Timestamp};
 use crate::model::v2::{ExecutionState, ExecutionStatus};
 use crate::model::Usage;

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignal};
 use crate::json::Value;
+use crate::model::continuation::v2::{ExecutionContinuation, StopReason, StopSignal};
 use crate::model::shape::atom;
 use crate::model::time::Timestamp;
 use crate::model::{Role, StepType, Usage};
@@ -264,5 +264,5 @@ pub fn derived_view<'a>(state: &'a AgentState, now: &Timestamp, form: Form) -> D
 /// [`derived_view`] as a JSON value. Derived values are shown and logged: no
 /// credential (a key an application put in metadata) goes out with them.
 pub fn derived(state: &AgentState, now: &Timestamp, form: Form) -> Value {
-    crate::lint::secrets::redact(&crate::json::to_value_of(&derived_view(state, now, form)))
+    crate::secrets::redact(&crate::json::to_value_of(&derived_view(state, now, form)))
 }

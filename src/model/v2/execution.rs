@@ -1,9 +1,9 @@
 //! The current execution of a v2 state: `{executionId, status, startedAt,
 //! completedAt, stepExecutions, continuation, currentStepStartedAt, currentStep}`.
 
-use crate::continuation::v2::{ExecutionContinuation, StopSignal};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name, Value};
+use crate::model::continuation::v2::{ExecutionContinuation, StopSignal};
 use crate::model::read;
 use crate::model::time::{self, format_atom, Timestamp};
 use crate::model::tool_execution::millis_between;

@@ -1,8 +1,8 @@
 //! The v2 `AgentState` (item 18).
 
-use crate::continuation::v2::{ExecutionContinuation, StopSignal};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Value};
+use crate::model::continuation::v2::{ExecutionContinuation, StopSignal};
 use crate::model::read;
 use crate::model::time::{self, format_atom, Timestamp};
 use crate::model::Usage;
@@ -216,7 +216,7 @@ impl AgentState {
     }
 
     /// `withExecutionCompleted()`: the execution ends `now` with its final
-    /// status ([`crate::continuation::v2::status::final_status`]). Without an
+    /// status ([`crate::model::continuation::v2::status::final_status`]). Without an
     /// execution a fresh one is started and completed.
     pub fn with_execution_completed(&self, now: &Timestamp) -> AgentState {
         let mut out = self.clone();
@@ -230,8 +230,11 @@ impl AgentState {
         let exec = out
             .execution
             .get_or_insert_with(|| ExecutionState::fresh(now));
-        exec.status =
-            crate::continuation::v2::status::final_status(exec.status, has_errors, signal.as_ref());
+        exec.status = crate::model::continuation::v2::status::final_status(
+            exec.status,
+            has_errors,
+            signal.as_ref(),
+        );
         exec.completed_at = Some(*now);
         out
     }

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::continuation::v2::ExecutionContinuation;
 use crate::json::Value;
+use crate::model::continuation::v2::ExecutionContinuation;
 use crate::model::shape::atom;
 use crate::model::time::{format_atom, Timestamp};
 
@@ -240,7 +240,7 @@ pub fn view_of<'a>(state: &'a AgentState, now: &Timestamp) -> AgentStateV2View<'
 /// header in llmConfig.options, a key an application put in metadata) is not
 /// shown either.
 pub fn view(state: &AgentState, now: &Timestamp) -> Value {
-    crate::lint::secrets::redact(&crate::json::to_value_of(&view_of(state, now)))
+    crate::secrets::redact(&crate::json::to_value_of(&view_of(state, now)))
 }
 
 fn context(c: &Context) -> ContextV2View<'_> {

@@ -3,10 +3,12 @@
 //! status matrix on whole states (d.), the guard hooks (e.). The broadcaster's
 //! status mapping (f.) is checked by `broadcast.rs`.
 
-use stepline::continuation::v2::guard::{Clock, Guard};
-use stepline::continuation::v2::{ExecutionContinuation, StopReason, StopSignal, StopSignals};
 use stepline::json;
 use stepline::json::{Map, Value};
+use stepline::model::continuation::v2::guard::{Clock, Guard};
+use stepline::model::continuation::v2::{
+    ExecutionContinuation, StopReason, StopSignal, StopSignals,
+};
 use stepline::model::time::format_atom;
 use stepline::model::v2::AgentState;
 
@@ -129,8 +131,8 @@ fn guard_case(input: &Value) -> Option<Outcome> {
         Err(e) => return Some(Err(e)),
     };
     let trigger = match input["trigger"].as_str()? {
-        "before_step" => stepline::continuation::v2::guard::Trigger::BeforeStep,
-        "after_step" => stepline::continuation::v2::guard::Trigger::AfterStep,
+        "before_step" => stepline::model::continuation::v2::guard::Trigger::BeforeStep,
+        "after_step" => stepline::model::continuation::v2::guard::Trigger::AfterStep,
         _ => return None,
     };
     if guard.trigger() != trigger {

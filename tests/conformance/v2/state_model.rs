@@ -2,9 +2,9 @@
 //! `edge …`) and of its parts (`part …`), each observed as the vector records
 //! it: `{toArray, derived, stable, secondToArray?}`.
 
-use stepline::continuation::v2::{ExecutionContinuation, StopSignal};
 use stepline::json;
 use stepline::json::{Map, Value};
+use stepline::model::continuation::v2::{ExecutionContinuation, StopSignal};
 use stepline::model::time::Timestamp;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::step::summary;

@@ -22,7 +22,7 @@ pub const RETRY_LIMIT: &str = "Cognesy\\Addons\\StepByStep\\Continuation\\Criter
 /// `ResponseContentCheck`: asks for more work depending on the response text.
 pub const RESPONSE_CONTENT_CHECK: &str =
     "Cognesy\\Addons\\StepByStep\\Continuation\\Criteria\\ResponseContentCheck";
-/// `ErrorPolicyCriterion`: applies the [`ErrorPolicy`](crate::continuation::error_policy::ErrorPolicy).
+/// `ErrorPolicyCriterion`: applies the [`ErrorPolicy`](crate::model::continuation::error_policy::ErrorPolicy).
 pub const ERROR_POLICY_CRITERION: &str =
     "Cognesy\\Addons\\StepByStep\\Continuation\\Criteria\\ErrorPolicyCriterion";
 /// `ToolCallPresenceCheck`: asks to continue while the model calls tools.

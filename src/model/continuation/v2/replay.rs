@@ -9,8 +9,8 @@
 //! (the finish-reason guard on that step), and before the step the run would
 //! have taken next, when the last recorded step asked for tools.
 
-use crate::continuation::v2::guard::{Clock, Guard, Trigger};
-use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignal};
+use crate::model::continuation::v2::guard::{Clock, Guard, Trigger};
+use crate::model::continuation::v2::{ExecutionContinuation, StopReason, StopSignal};
 use crate::model::time::Timestamp;
 use crate::model::v2::AgentState;
 
@@ -63,8 +63,8 @@ pub struct GuardCheckView<'a> {
 /// signals of those that trip are added to the execution.
 ///
 /// ```
-/// use stepline::continuation::v2::guard::{Clock, Guard};
-/// use stepline::continuation::v2::replay::check_guards;
+/// use stepline::model::continuation::v2::guard::{Clock, Guard};
+/// use stepline::model::continuation::v2::replay::check_guards;
 /// use stepline::model::v2::AgentState;
 /// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
 /// let state = AgentState::from_value(&stepline::json::from_str(r#"{"execution": {}}"#).unwrap(), &now).unwrap();
@@ -239,8 +239,8 @@ fn before_step(state: &AgentState, k: usize) -> AgentState {
 /// Replays the recorded run of `state` under `guards` (see the module docs).
 ///
 /// ```
-/// use stepline::continuation::v2::guard::Guard;
-/// use stepline::continuation::v2::replay::{replay_guards, ReplayClock};
+/// use stepline::model::continuation::v2::guard::Guard;
+/// use stepline::model::continuation::v2::replay::{replay_guards, ReplayClock};
 /// use stepline::model::v2::AgentState;
 /// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
 /// let state = AgentState::from_value(&stepline::json::from_str(r#"{"execution": {"status": "stopped"}}"#).unwrap(), &now).unwrap();

@@ -3,9 +3,9 @@
 
 use crate::json::Value;
 
-use crate::continuation::classes::{PROVIDER_RATE_LIMIT_EXCEPTION, TIMEOUT_EXCEPTION};
-use crate::continuation::format::ucfirst;
 use crate::error::{ErrorCode, Result, SteplineError};
+use crate::model::continuation::classes::{PROVIDER_RATE_LIMIT_EXCEPTION, TIMEOUT_EXCEPTION};
+use crate::model::continuation::format::ucfirst;
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 

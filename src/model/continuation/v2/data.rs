@@ -2,14 +2,14 @@
 //! `stopReasons`, `resolveStopSignals`, `explainContinuation`,
 //! `evaluateGuards` and `replayGuards` return (the wasm layer only converts).
 
-use crate::continuation::v2::broadcast::{on_continuation_stop, on_execution_stopped};
-use crate::continuation::v2::guard::{Clock, Guard, Trigger};
-use crate::continuation::v2::replay::{
-    check_guards, replay_guards, GuardCheck, GuardReplay, ReplayClock,
-};
-use crate::continuation::v2::{ExecutionContinuation, StopReason, StopSignal, StopSignals};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::Value;
+use crate::model::continuation::v2::broadcast::{on_continuation_stop, on_execution_stopped};
+use crate::model::continuation::v2::guard::{Clock, Guard, Trigger};
+use crate::model::continuation::v2::replay::{
+    check_guards, replay_guards, GuardCheck, GuardReplay, ReplayClock,
+};
+use crate::model::continuation::v2::{ExecutionContinuation, StopReason, StopSignal, StopSignals};
 use crate::model::time::Timestamp;
 use crate::model::v2::AgentState;
 use crate::model::version::StateVersion;
@@ -39,13 +39,13 @@ pub struct BroadcastStatuses {
     /// After a continuation that stops with this reason.
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::broadcast_status")
+        schemars(schema_with = "crate::model::continuation::schemas::broadcast_status")
     )]
     pub on_continuation_stop: &'static str,
     /// On `AgentExecutionStopped` with this reason.
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::broadcast_status")
+        schemars(schema_with = "crate::model::continuation::schemas::broadcast_status")
     )]
     pub on_execution_stopped: &'static str,
 }

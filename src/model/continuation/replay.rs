@@ -1,8 +1,8 @@
 //! "What if": re-evaluates a recorded run step by step under other criteria.
 
-use crate::continuation::criteria::{evaluate_all, Criterion};
-use crate::continuation::observe::{Observation, RunFacts};
-use crate::continuation::outcome::{ExplainedOutcome, Outcome, OutcomeView};
+use crate::model::continuation::criteria::{evaluate_all, Criterion};
+use crate::model::continuation::observe::{Observation, RunFacts};
+use crate::model::continuation::outcome::{ExplainedOutcome, Outcome, OutcomeView};
 use crate::model::state::AgentState;
 use crate::model::time::Timestamp;
 

@@ -2,9 +2,9 @@
 
 use crate::json::Value;
 
-use crate::continuation::decision::Decision;
 use crate::error::{ErrorCode, Result};
 use crate::json::child;
+use crate::model::continuation::decision::Decision;
 use crate::model::read;
 
 /// The reference's `StopReason` values, the only ones a stored evaluation may name.
@@ -38,7 +38,7 @@ pub struct Evaluation {
     /// Values behind the vote (`{currentSteps, maxSteps}`); `[]` when none (PHP).
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::php_map")
+        schemars(schema_with = "crate::model::continuation::schemas::php_map")
     )]
     pub context: Value,
 }
@@ -106,7 +106,7 @@ impl Evaluation {
         decision: Decision,
         stop_reason: Option<String>,
     ) -> Evaluation {
-        let name = crate::continuation::format::reason_class_name(criterion);
+        let name = crate::model::continuation::format::reason_class_name(criterion);
         let verb = match decision {
             Decision::ForbidContinuation => "forbade continuation",
             Decision::AllowContinuation => "permits continuation",

@@ -9,7 +9,7 @@ use crate::model::read;
 /// Why an execution stopped. Lower priority wins when several signals compete.
 ///
 /// ```
-/// use stepline::continuation::v2::StopReason;
+/// use stepline::model::continuation::v2::StopReason;
 /// assert!(StopReason::Error.priority() < StopReason::Completed.priority());
 /// assert_eq!(StopReason::parse("steps_limit", "").unwrap(), StopReason::StepsLimit);
 /// ```
@@ -186,7 +186,7 @@ pub struct StopSignal {
     /// A map (PHP array, `[]` when empty); anything else reads as `[]`.
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::php_map")
+        schemars(schema_with = "crate::model::continuation::schemas::php_map")
     )]
     pub context: Value,
     /// The class or name that raised it; `null` when empty or not a string.
@@ -207,7 +207,7 @@ pub struct StopSignalInput {
     pub message: Option<String>,
     /// Anything but a map or a list reads as `[]`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "crate::continuation::schemas::php_map")]
+    #[schemars(schema_with = "crate::model::continuation::schemas::php_map")]
     pub context: Option<Value>,
     /// An empty or non-string source reads as `null`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -345,7 +345,7 @@ impl StopSignals {
 /// Wire form (snake_case only): `{stop_signals, is_continuation_requested}`.
 ///
 /// ```
-/// use stepline::continuation::v2::ExecutionContinuation;
+/// use stepline::model::continuation::v2::ExecutionContinuation;
 /// let c = ExecutionContinuation::default();
 /// assert_eq!(c.explain(), "No Stop Signals; Continuation Requested: No");
 /// ```

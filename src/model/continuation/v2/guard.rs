@@ -14,9 +14,9 @@
 //! | `execution_time_limit` | `max` (seconds, fractions allowed) | 300 |
 //! | `finish_reason` | `stopReasons` (finish reasons) | — |
 
-use crate::continuation::v2::{StopReason, StopSignal};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name, Map, Value};
+use crate::model::continuation::v2::{StopReason, StopSignal};
 use crate::model::read;
 use crate::model::time::Timestamp;
 use crate::model::v2::execution::seconds_between;
@@ -80,7 +80,7 @@ pub enum Guard {
 
 #[cfg(feature = "schema")]
 fn finish_reasons_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let item = crate::continuation::schemas::finish_reason(g);
+    let item = crate::model::continuation::schemas::finish_reason(g);
     schemars::json_schema!({ "type": "array", "items": item })
 }
 
@@ -92,14 +92,14 @@ pub struct GuardOptions {
     /// When the guards check (default: now): an ISO string or epoch milliseconds.
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::instant")
+        schemars(schema_with = "crate::model::continuation::schemas::instant")
     )]
     #[cfg_attr(feature = "schema", serde(skip_serializing_if = "Option::is_none"))]
     pub now: Option<crate::model::time::NowSpec>,
     /// Where the time guard measures from (default: the execution's start).
     #[cfg_attr(
         feature = "schema",
-        schemars(schema_with = "crate::continuation::schemas::instant")
+        schemars(schema_with = "crate::model::continuation::schemas::instant")
     )]
     #[cfg_attr(feature = "schema", serde(skip_serializing_if = "Option::is_none"))]
     pub execution_started_at: Option<crate::model::time::NowSpec>,
@@ -139,7 +139,7 @@ impl Guard {
     /// The signal this guard adds for `state`, if it trips.
     ///
     /// ```
-    /// use stepline::continuation::v2::guard::{Clock, Guard};
+    /// use stepline::model::continuation::v2::guard::{Clock, Guard};
     /// use stepline::model::v2::AgentState;
     /// let now = chrono::DateTime::parse_from_rfc3339("2026-08-10T12:00:00Z").unwrap();
     /// let state = AgentState::from_value(&stepline::json::from_str("{\"execution\": {}}").unwrap(), &now).unwrap();
@@ -190,8 +190,8 @@ impl Guard {
                         StopReason::TimeLimit,
                         format!(
                             "Execution time limit reached: {}s/{}s",
-                            crate::continuation::format::two_decimals(elapsed),
-                            crate::continuation::format::two_decimals(*max_seconds)
+                            crate::model::continuation::format::two_decimals(elapsed),
+                            crate::model::continuation::format::two_decimals(*max_seconds)
                         ),
                         crate::json::obj([
                             ("elapsedSeconds", Value::from(elapsed)),

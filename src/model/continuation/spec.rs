@@ -24,13 +24,13 @@
 
 use crate::json::{Map, Value};
 
-use crate::continuation::criteria::{
-    check_max_seconds, Criterion, ResponseCallback, ResponsePredicate,
-};
-use crate::continuation::decision::Decision;
-use crate::continuation::error_policy::{ErrorPolicy, Handling};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, type_name};
+use crate::model::continuation::criteria::{
+    check_max_seconds, Criterion, ResponseCallback, ResponsePredicate,
+};
+use crate::model::continuation::decision::Decision;
+use crate::model::continuation::error_policy::{ErrorPolicy, Handling};
 use crate::model::read;
 
 /// The producer's `AgentBuilder` options and their defaults.

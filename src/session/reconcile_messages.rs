@@ -17,7 +17,7 @@ use crate::session::reconcile::{lost_events, Difference, Diffs};
 use crate::session::view::{Approval, Execution, ToolRun};
 use crate::session::Session;
 
-use super::final_form::{self, FinalDialect, FinalRun, FinalStep, FinalTool, FinalTurn};
+use crate::dialects::final_form::{self, FinalDialect, FinalRun, FinalStep, FinalTool, FinalTurn};
 
 /// `reconcileMessages()` options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

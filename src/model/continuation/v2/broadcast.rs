@@ -3,14 +3,14 @@
 //! different thing (see [`super::status`]): a failing tool leaves the state
 //! `failed` while the broadcast ends `completed → stopped`.
 
-use crate::continuation::v2::StopReason;
+use crate::model::continuation::v2::StopReason;
 
 /// The broadcast status after a continuation that stops: no signal or
 /// `completed` → `completed`; `error` → `failed`; `user_requested` →
 /// `cancelled`; any other reason → `stopped`.
 ///
 /// ```
-/// use stepline::continuation::v2::{broadcast::on_continuation_stop, StopReason};
+/// use stepline::model::continuation::v2::{broadcast::on_continuation_stop, StopReason};
 /// assert_eq!(on_continuation_stop(None), "completed");
 /// assert_eq!(on_continuation_stop(Some(StopReason::FinishReason)), "stopped");
 /// ```
@@ -28,7 +28,7 @@ pub fn on_continuation_stop(reason: Option<StopReason>) -> &'static str {
 /// natural completion, so a normal run ends `completed → stopped`).
 ///
 /// ```
-/// use stepline::continuation::v2::{broadcast::on_execution_stopped, StopReason};
+/// use stepline::model::continuation::v2::{broadcast::on_execution_stopped, StopReason};
 /// assert_eq!(on_execution_stopped(StopReason::Completed), "stopped");
 /// assert_eq!(on_execution_stopped(StopReason::UserRequested), "cancelled");
 /// ```

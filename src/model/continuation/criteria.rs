@@ -6,14 +6,14 @@ use std::rc::Rc;
 
 use crate::json::Value;
 
-use crate::continuation::classes as class;
-use crate::continuation::decision::Decision::{self, *};
-use crate::continuation::error_policy::{apply, ErrorPolicy};
-use crate::continuation::evaluation::Evaluation;
-use crate::continuation::format::one_decimal;
-use crate::continuation::observe::Observation;
-use crate::continuation::outcome::Outcome;
 use crate::error::{ErrorCode, Result, SteplineError};
+use crate::model::continuation::classes as class;
+use crate::model::continuation::decision::Decision::{self, *};
+use crate::model::continuation::error_policy::{apply, ErrorPolicy};
+use crate::model::continuation::evaluation::Evaluation;
+use crate::model::continuation::format::one_decimal;
+use crate::model::continuation::observe::Observation;
+use crate::model::continuation::outcome::Outcome;
 
 /// A host-supplied response test; `Err` carries the failure message.
 pub type ResponseCallback = Rc<dyn Fn(&str) -> std::result::Result<bool, String>>;
@@ -63,7 +63,7 @@ impl ResponsePredicate {
 }
 
 /// One criterion. Limits are checked when built from a spec
-/// ([`crate::continuation::spec`]); the variants themselves evaluate any value the
+/// ([`crate::model::continuation::spec`]); the variants themselves evaluate any value the
 /// producer would.
 #[derive(Clone, Debug)]
 pub enum Criterion {

@@ -5,9 +5,9 @@
 
 use schemars::JsonSchema;
 
-use crate::continuation::decision::Decision;
-use crate::continuation::error_policy::Handling;
 use crate::json::Value;
+use crate::model::continuation::decision::Decision;
+use crate::model::continuation::error_policy::Handling;
 
 /// The criteria of `evaluateContinuation` / `replayContinuation`: a list of
 /// specs, or the producer's default agent list with options.
@@ -208,11 +208,11 @@ pub enum ErrorPolicyPreset {
 pub struct EvaluateOptions {
     /// When to evaluate (default: now; `replayContinuation`: each step's own time).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "crate::continuation::schemas::instant")]
+    #[schemars(schema_with = "crate::model::continuation::schemas::instant")]
     pub now: Option<Value>,
     /// Where execution-time limits measure from (default: the state's own).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "crate::continuation::schemas::instant")]
+    #[schemars(schema_with = "crate::model::continuation::schemas::instant")]
     pub execution_started_at: Option<Value>,
 }
 
@@ -234,7 +234,7 @@ pub struct ContinuationEvaluationInput {
     pub stop_reason: Option<String>,
     /// Default `[]`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "crate::continuation::schemas::php_map")]
+    #[schemars(schema_with = "crate::model::continuation::schemas::php_map")]
     pub context: Option<Value>,
 }
 
@@ -251,6 +251,6 @@ fn preset_name(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 fn stop_reason(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let names = crate::continuation::evaluation::STOP_REASONS;
+    let names = crate::model::continuation::evaluation::STOP_REASONS;
     schemars::json_schema!({ "anyOf": [{ "type": "string", "enum": names }, { "type": "null" }] })
 }

@@ -30,7 +30,7 @@ fn decider_reason<'a>(c: &'a Value, resolved_by: &str) -> Option<&'a str> {
 ///
 /// ```
 /// use stepline::json::{self, Limits};
-/// use stepline::continuation::explain::streamed_explanation;
+/// use stepline::model::continuation::explain::streamed_explanation;
 /// let c = json::parse(r#"{"should_continue": false, "stop_reason": "steps_limit",
 ///   "resolved_by": "Agent\\StepsLimit",
 ///   "evaluations": [{"criterion": "Agent\\StepsLimit", "decision": "forbid", "reason": "Step limit reached: 5/5"}]}"#,

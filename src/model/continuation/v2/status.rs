@@ -1,6 +1,6 @@
 //! The status an execution ends with (`withExecutionCompleted()`, item 19).
 
-use crate::continuation::v2::StopSignal;
+use crate::model::continuation::v2::StopSignal;
 use crate::model::v2::ExecutionStatus;
 
 /// `failed` if the execution failed or any step has errors (a failed tool
@@ -9,7 +9,7 @@ use crate::model::v2::ExecutionStatus;
 /// `finish_reason`); else `completed`.
 ///
 /// ```
-/// use stepline::continuation::v2::{status::final_status, StopReason, StopSignal};
+/// use stepline::model::continuation::v2::{status::final_status, StopReason, StopSignal};
 /// use stepline::model::v2::ExecutionStatus;
 /// let limit = StopSignal::new(StopReason::StepsLimit, "Step limit reached: 3/3", None);
 /// assert_eq!(final_status(ExecutionStatus::InProgress, false, Some(&limit)), ExecutionStatus::Stopped);

@@ -2,13 +2,13 @@
 
 use crate::json::Value;
 
-use crate::continuation::criteria::{evaluate_all, Criterion};
-use crate::continuation::evaluation::Evaluation;
-use crate::continuation::observe::Observation;
-use crate::continuation::outcome::Outcome;
-use crate::continuation::replay::{replay, Replay, ReplayOptions};
 use crate::error::Result;
 use crate::json::child;
+use crate::model::continuation::criteria::{evaluate_all, Criterion};
+use crate::model::continuation::evaluation::Evaluation;
+use crate::model::continuation::observe::Observation;
+use crate::model::continuation::outcome::Outcome;
+use crate::model::continuation::replay::{replay, Replay, ReplayOptions};
 use crate::model::read;
 use crate::model::state::AgentState;
 use crate::model::time::{self, Timestamp};
@@ -36,7 +36,7 @@ fn execution_start(
 }
 
 /// Criteria are v1.22's: a v2 state is refused (v2's limits are guards, see
-/// `crate::continuation::v2::data`), never read as an empty v1.22 state.
+/// `crate::model::continuation::v2::data`), never read as an empty v1.22 state.
 fn v1_only(input: &Value) -> Result<()> {
     match crate::model::version::StateVersion::of(input)? {
         crate::model::version::StateVersion::V1_22 => Ok(()),

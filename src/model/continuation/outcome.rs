@@ -2,11 +2,11 @@
 
 use crate::json::Value;
 
-use crate::continuation::classes::CONTINUATION_CRITERIA;
-use crate::continuation::decision::Decision;
-use crate::continuation::evaluation::Evaluation;
 use crate::error::Result;
 use crate::json::child;
+use crate::model::continuation::classes::CONTINUATION_CRITERIA;
+use crate::model::continuation::decision::Decision;
+use crate::model::continuation::evaluation::Evaluation;
 use crate::model::read;
 
 /// The reference's `ContinuationOutcome`. Only `should_continue` and the

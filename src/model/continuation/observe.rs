@@ -2,7 +2,7 @@
 
 use crate::json::Value;
 
-use crate::continuation::error_policy::ErrorContext;
+use crate::model::continuation::error_policy::ErrorContext;
 use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::Timestamp;
