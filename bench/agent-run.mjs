@@ -2,7 +2,7 @@
 // each one streams, its tool calls) so that every contender is fed the same run, each in its
 // own protocol (bench/contenders/*.mjs).
 //
-// The shape is DESIGN.md section 11's, per 10,000 v1.22 envelopes: a 5,000-chunk streamed
+// The shape, per 10,000 v1.22 envelopes (as BENCHMARKS.md describes it): a 5,000-chunk streamed
 // answer, 200 tool calls and 50 steps (49 tool steps and the answer step), scaled
 // proportionally with N (at 100,000: 50,000 chunks, 2,000 tool calls, 500 steps). Those fixed
 // parts take 5,552 of the 10,000 envelopes; the rest is text the tool steps stream before

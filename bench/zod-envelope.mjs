@@ -1,5 +1,5 @@
 // A zod schema for the v1.22 `agent.*` envelope union, the "JSON.parse + zod" floor of the
-// bulk replay benchmark (DESIGN.md section 11): what a JS consumer that validates its
+// bulk replay benchmark (bench/sections/bulk.mjs): what a JS consumer that validates its
 // input would write instead of using stepline. It checks what stepline's decoder checks for
 // these seven types (src/envelope/schema.rs): the `type` discriminant, the envelope fields,
 // an ISO-8601 timestamp, and each payload's fields with their kinds and which are required.

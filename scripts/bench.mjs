@@ -1,4 +1,4 @@
-// npm run bench: the performance comparisons of DESIGN.md section 11, measured in one Node
+// npm run bench: the performance comparisons whose targets BENCHMARKS.md sums up, measured in one Node
 // process against the built package (`npm run build` first), printed as they run and written
 // to BENCHMARKS.md with the machine and the versions. Sections (bench/sections/):
 //

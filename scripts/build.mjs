@@ -11,7 +11,7 @@
 // Every step that fails stops the build with a non-zero exit. The sizes of what
 // ships are printed every time and checked before pkg/ is replaced: the build fails
 // when wasm + glue, gzipped, exceeds the enforced ceiling in scripts/size-budget.json
-// (a ratchet towards DESIGN.md section 11's 120 KB target, which is printed beside it).
+// (a ratchet towards the 120 KB target, which is printed beside it; bench/findings.md, Size).
 //
 // Usage: node scripts/build.mjs   (npm run build)
 import { spawnSync } from 'node:child_process';
@@ -219,7 +219,7 @@ async function assemble(staging, crate) {
 }
 
 /**
- * schemas/snapshot.schema.json, the slim snapshot JSON Schema (DESIGN.md section 5), is what
+ * schemas/snapshot.schema.json, the slim snapshot JSON Schema (seed 000's format), is what
  * the built package's own snapshotSchema() returns, so the published file cannot drift from
  * what validateSnapshot checks. Asked in a fresh Node process, like the smoke check.
  */
@@ -251,7 +251,7 @@ function writeSchemas(staging) {
   // Every shape of the API, generated from the Rust declarations by `npm run gen`
   // (the lint layer checks the committed file is current).
   copyFileSync(join(root, 'schemas', 'stepline.schema.json'), join(staging, 'schemas', 'stepline.schema.json'));
-  // One schema per envelope type (DESIGN.md section 5), cut from the same bundle by `npm run gen`.
+  // One schema per envelope type (for PHP or any other backend), cut from the same bundle by `npm run gen`.
   cpSync(join(root, 'schemas', 'envelopes'), join(staging, 'schemas', 'envelopes'), { recursive: true });
   return ['schemas/snapshot.schema.json', 'schemas/stepline.schema.json', 'schemas/envelopes/*.schema.json'];
 }

@@ -8,8 +8,8 @@
 //   schemas/snapshot.schema.json      the published slim snapshot schema, which snapshotSchema()
 //                                     returns (stepline::schema::snapshot)
 //   schemas/envelopes/<type>.schema.json
-//                                     one self-contained schema per envelope type (DESIGN.md
-//                                     section 5), cut from the bundle
+//                                     one self-contained schema per envelope type, cut from
+//                                     the bundle
 //
 //   npm run gen             writes both
 //   npm run gen -- --check  exits 1 when either is not what the Rust types generate now

@@ -2,7 +2,7 @@
 // into a session in one call, against the floors any JS consumer of the same JSONL pays; then
 // a second recording of 200,000 short envelopes (bench/generate-short-envelopes.mjs, about 200
 // bytes each), where the cost per envelope dominates.
-// Targets (DESIGN.md section 11, issue 17): ingestJsonl <= 1.3x bare JSON.parse of every line
+// Targets (issue 17; BENCHMARKS.md sums them up): ingestJsonl <= 1.3x bare JSON.parse of every line
 // on both recordings, and faster than JSON.parse + zod validation of every envelope
 // (bench/zod-envelope.mjs).
 import { performance } from 'node:perf_hooks';

@@ -1,8 +1,8 @@
 // Section `live`: stepline's live UI loop alone, `session.ingest(envelope)` then
 // `getSnapshot()` after every one, on bench/generate-envelopes.mjs's run (half streamed
 // answer, half short tool steps: ~713 steps and ~1,430 tool runs per 10,000 envelopes), at
-// N = 10,000 and 100,000. Target (DESIGN.md section 11): linear, t(100k) <= 11x t(10k).
-// The `peers` section measures the same loop on DESIGN.md's run shape next to the peers.
+// N = 10,000 and 100,000. Target (BENCHMARKS.md sums it up): linear, t(100k) <= 11x t(10k).
+// The `peers` section measures the same loop on bench/agent-run.mjs's run shape next to the peers.
 import { performance } from 'node:perf_hooks';
 
 import { Session } from 'stepline';

@@ -1,7 +1,7 @@
 // Section `memory`: what each contender keeps after the live loop over the peer run
 // (bench/agent-run.mjs), each measured in a fresh process by bench/memory-probe.mjs: the
 // retained JS heap (gc, then heapUsed before and after, the result kept alive), and for
-// stepline the growth of its wasm memory. No target in DESIGN.md: figures for the report.
+// stepline the growth of its wasm memory. No target: figures for the report.
 //
 // The peers' full runs at 100,000 events take many minutes (their cost grows with the square
 // of the run), so unless --peer-budget is 0 their 100k figures come from the same run with

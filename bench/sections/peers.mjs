@@ -1,4 +1,4 @@
-// Section `peers`: the live UI loop against the peers (DESIGN.md section 11). One agent run
+// Section `peers`: the live UI loop against the peers. One agent run
 // (bench/agent-run.mjs: a 5,000-chunk answer, 200 tool calls, 50 steps per 10,000 events)
 // is fed to each contender in its own protocol (bench/contenders/*.mjs), reading the view
 // after every event, at N = 10,000 and 100,000. Targets: stepline >= 10x faster than the

@@ -1,6 +1,6 @@
 // Section `size`: raw, gzip and brotli sizes of the built package's wasm and JS glue, per
 // entry (the full package for Node and for browsers, and the live entry a web UI loads),
-// against the budget of 120 KB gzipped for wasm plus glue (DESIGN.md section 11). Reported
+// against the budget of 120 KB gzipped for wasm plus glue (bench/findings.md, Size). Reported
 // here; the build fails when the live entry is over the budget or the full package over
 // the ceiling in scripts/size-budget.json (a ratchet towards the budget). Same files, gzip
 // level and KB (1,024 bytes) as scripts/build.mjs, plus brotli at its best quality.

@@ -1,6 +1,6 @@
 // Section `slim`: slimSnapshot of a 10,000-message, 1,000-step state (~20 MB of JSON made by
-// bench/generate-state.mjs) against JSON.parse of the same text. Target (DESIGN.md section
-// 11): slimSnapshot <= 1.5x JSON.parse of the input.
+// bench/generate-state.mjs) against JSON.parse of the same text. Target: slimSnapshot <= 1.5x
+// JSON.parse of the input.
 import { performance } from 'node:perf_hooks';
 
 import * as stepline from 'stepline';

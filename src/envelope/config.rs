@@ -52,9 +52,10 @@ pub struct BroadcastConfig {
     pub max_arg_length: i64,
     /// Emit `agent.status` transitions (idle → processing → completed/failed/…).
     pub auto_status_tracking: bool,
-    /// Reproduce the reference instead of DESIGN.md fixes 1, 3 and 4: byte cuts
-    /// that can split a character, local time printed with a literal `Z` (at
-    /// this offset), and step durations that drop minutes, hours and sign.
+    /// Reproduce the reference instead of stepline's fixes: byte cuts that can
+    /// split a character (v1.22 quirk 9), local time printed with a literal `Z`
+    /// (at this offset; v1.22 quirk 5), and step durations that drop minutes,
+    /// hours and sign (v1.22 quirk 4).
     pub compat: Option<FixedOffset>,
     /// Every envelope's compact JSON stays within this many bytes (texts are
     /// shortened, chunks split); `None` turns the cap off.

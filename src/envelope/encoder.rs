@@ -1,6 +1,8 @@
 //! The broadcast side: agent events → `{channel, envelope}` exactly as the
 //! reference's `AgentEventEnvelopeAdapter` produces them (envelopes.json),
-//! with DESIGN.md fixes 1, 3 and 4 unless `compat` is set.
+//! with three fixes unless `compat` is set: cuts at character boundaries
+//! (v1.22 quirk 9 cuts bytes), true UTC timestamps (v1.22 quirk 5) and real
+//! step durations (v1.22 quirk 4).
 
 use crate::json::Value;
 
@@ -355,7 +357,7 @@ impl Encoder {
 
     fn emit(&self, kind: &str, payload: Value, now: &Timestamp) -> Broadcast {
         let timestamp = match self.config.compat {
-            // Reference quirk 5: local time with a literal `Z`.
+            // v1.22 quirk 5: local time with a literal `Z`.
             Some(offset) => {
                 let local = now.with_timezone(&offset).naive_local();
                 let utc_like = chrono::DateTime::from_naive_utc_and_offset(
@@ -425,7 +427,7 @@ fn args_path(payload_path: &str) -> String {
 
 /// A step's duration. Fixed: the real interval. `compat`: the reference's
 /// `DateInterval` reading, which keeps only the seconds and fraction fields
-/// (minutes, hours, days and the sign are dropped; quirk 4).
+/// (minutes, hours, days and the sign are dropped; v1.22 quirk 4).
 pub fn step_duration_ms(started: &Timestamp, now: &Timestamp, compat: bool) -> f64 {
     let real = millis_between(started, now);
     if !compat {

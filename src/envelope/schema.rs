@@ -538,7 +538,8 @@ pub fn fields(kind: &str) -> Option<&'static [Field]> {
     })
 }
 
-/// Every known type, in DESIGN.md order.
+/// Every known type: seed 000's seven in that seed's order, then those seed
+/// 003's event table adds, in its order, then the later ones.
 pub const KNOWN_TYPES: &[&str] = &[
     "agent.status",
     "agent.step.started",

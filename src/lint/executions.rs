@@ -1,6 +1,6 @@
 //! Per-execution checks over the envelope stream: the final status that was
-//! never broadcast (quirk 7), and execution time limits measured from the
-//! session's start instead of the execution's (seed 004, quirk 3).
+//! never broadcast (v1.22 quirk 7), and execution time limits measured from the
+//! session's start instead of the execution's (seed 004, v1.22 quirk 3).
 
 use crate::json::Value;
 
@@ -10,7 +10,7 @@ use super::{
 };
 use crate::json::{child, index, obj, quote};
 
-/// Broadcast statuses that end an execution (quirk 8: the reference maps every
+/// Broadcast statuses that end an execution (v1.22 quirk 8: the reference maps every
 /// stop to one of these).
 const TERMINAL: [&str; 4] = ["completed", "failed", "cancelled", "stopped"];
 /// Envelopes that mean the agent is doing work.
@@ -78,7 +78,7 @@ fn walk(envs: &[Envelope]) -> Turns {
         // A new user turn: `processing` after the end, or the step count starting
         // over. The latter catches the reference's exception path, after which the
         // status stays `processing` and is not broadcast again (only changes are).
-        // Work after the end alone is not a new turn: quirk 6 and late arrivals.
+        // Work after the end alone is not a new turn: v1.22 quirk 6 and late arrivals.
         let restarted = e.kind == "agent.step.started"
             && t.last_step
                 .and_then(|p| envs.get(p))
@@ -128,7 +128,7 @@ pub(super) fn check(
 
 /// Flags turns that did work but never broadcast a terminal status. Warning
 /// only: the reference's exception path (a throwing driver or tool) does exactly
-/// this (quirk 7), so it is a producer limitation to know about, not corruption.
+/// this (v1.22 quirk 7), so it is a producer limitation to know about, not corruption.
 fn final_status_missing(
     envs: &[Envelope],
     turns: &Turns,

@@ -91,7 +91,7 @@ fn scan_messages(messages: &[Value], path: &str, out: &mut Vec<Diagnostic>) {
 
 /// Flags tool messages of a snapshot taken with `includeToolResults: false`
 /// that still hold the result: in `_metadata.result` (the reference leaks it
-/// there, quirk 1) or as content other than the placeholder.
+/// there, v1.22 quirk 1) or as content other than the placeholder.
 pub(super) fn tool_results_not_excluded(
     snapshot: Option<&Value>,
     config: &SlimConfig,

@@ -1,6 +1,7 @@
-//! Diagnostics: detectors for the producer bugs the seeds describe (DESIGN.md
-//! section 8). Each finding names its code, a severity, the JSON pointer of the
-//! evidence in the input, a message and the evidence itself.
+//! Diagnostics: detectors for the producer bugs that the seeds and the vectors'
+//! READMEs describe (the codes below cite them). Each finding names its code, a
+//! severity, the JSON pointer of the evidence in the input, a message and the
+//! evidence itself.
 //!
 //! The input is what a debugging engineer has at hand: the envelopes of a run
 //! (already decoded, see [`crate::envelope::decode::decode_value`]), the slim
@@ -32,14 +33,14 @@ pub const STEP_TIMING_INVERTED: &str = "step_timing_inverted";
 /// A step whose recorded start is after one of its own tools started: the start
 /// was taken from the step object's creation time (seed 001).
 pub const STEP_TIMING_FROM_CREATION: &str = "step_timing_from_creation";
-/// A step or tool duration that disagrees with the timestamps (reference quirk 4).
+/// A step or tool duration that disagrees with the timestamps (v1.22 quirk 4).
 pub const DURATION_INCONSISTENT: &str = "duration_inconsistent";
-/// An execution time limit measured from the session's start (seed 004, quirk 3).
+/// An execution time limit measured from the session's start (seed 004, v1.22 quirk 3).
 pub const TIME_LIMIT_FROM_SESSION_START: &str = "time_limit_from_session_start";
-/// An execution that did work but never broadcast a final status (quirk 7).
+/// An execution that did work but never broadcast a final status (v1.22 quirk 7).
 pub const FINAL_STATUS_MISSING: &str = "final_status_missing";
 /// A snapshot taken with `includeToolResults: false` that still holds tool
-/// results (quirk 1; DESIGN.md fix 2).
+/// results (v1.22 quirk 1, which the serializer fixes unless `compat`).
 pub const TOOL_RESULTS_NOT_EXCLUDED: &str = "tool_results_not_excluded";
 /// A snapshot or state that carries an API key or another credential (a v2
 /// state's `llmConfig.apiKey`); the value is never shown.

@@ -136,7 +136,7 @@ fn durations(envs: &[Envelope], pairs: &[(usize, usize)], out: &mut Vec<Diagnost
         if diff.abs() <= 1000.0 + real * 0.01 {
             continue;
         }
-        // Quirk 4: the reference keeps only the seconds field of the interval, so
+        // v1.22 quirk 4: the reference keeps only the seconds field of the interval, so
         // the shortfall is a whole number of minutes and the duration under a minute.
         let minutes = (diff / 60_000.0).round();
         let dropped = minutes >= 1.0

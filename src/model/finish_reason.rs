@@ -22,7 +22,7 @@ pub enum FinishReason {
 
 impl FinishReason {
     /// The reference's `fromText`: lower-cased, then an exact match against the
-    /// provider spellings it knows. Quirk kept on purpose (vectors): at v1.22
+    /// provider spellings it knows. v1.22 quirk 11, kept on purpose: at v1.22
     /// `content_filter`, `end_turn`, `function_call`, `incomplete`, `failed`,
     /// `completed` and `''` are not in the table and read as `other`.
     pub fn from_text(text: &str) -> FinishReason {

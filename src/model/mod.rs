@@ -1,4 +1,4 @@
-//! The step and state model (DESIGN.md section 3): messages and roles, tool
+//! The step and state model (seeds 001, 003 and 004): messages and roles, tool
 //! calls and executions, usage, finish reasons, inference responses, steps,
 //! step results and the agent state. No I/O and no JavaScript here.
 

@@ -153,7 +153,7 @@ impl StepResult {
         Value::Object(m)
     }
 
-    /// The step's real duration (DESIGN fix 4: minutes, hours and sign kept),
+    /// The step's real duration (v1.22 quirk 4 fixed: minutes, hours and sign kept),
     /// when both ends are known.
     pub fn duration_ms(&self) -> Option<f64> {
         Some(millis_between(

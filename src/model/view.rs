@@ -477,7 +477,7 @@ mod tests {
             json!([{"name": "search", "arguments": {"q": "x"}, "id": "c1"}])
         );
         assert_eq!(step["usage"]["total"], 12);
-        // DESIGN fix 4: the whole interval, minutes included (3 min 6 s).
+        // v1.22 quirk 4, fixed: the whole interval, minutes included (3 min 6 s).
         assert_eq!(step["durationMs"], json!(186000.0));
         assert_eq!(step["toolExecutions"][0]["durationMs"], json!(70500.0));
         assert_eq!(view["stepResults"][0]["durationMs"], json!(186000.0));

@@ -5,7 +5,7 @@
 //! unexplained (`cause: null`).
 //!
 //! The items cited are the producers' vector READMEs: v1.22's quirks
-//! (`tests/vectors/cognesy-v1.22/README.md`) and v2.7's behaviours
+//! (`tests/vectors/README.md`) and v2.7's behaviours
 //! (`tests/vectors/instructor-php-v2.7/README.md`).
 //!
 //! v2 behaviours that leave no difference, because reconciliation reads them

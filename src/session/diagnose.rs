@@ -1,4 +1,4 @@
-//! `Session::diagnose`: the producer-bug detectors (DESIGN.md section 8) over
+//! `Session::diagnose`: the producer-bug detectors (src/lint/mod.rs) over
 //! the session's own log, so a caller holds the stream once (in the session)
 //! and lines that never decoded cannot reach the detectors.
 

@@ -428,7 +428,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
         .map_or(&[][..], Vec::as_slice);
     for (i, st) in listed.iter().enumerate() {
         let path = index("/steps", i);
-        // Placed by position: `step_number` counts within the window (quirk 2).
+        // Placed by position: `step_number` counts within the window (v1.22 quirk 2).
         let n = w.run_step(i);
         let Some(s) = e.steps.get(&n) else {
             d.push(

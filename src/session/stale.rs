@@ -12,7 +12,7 @@
 //! turn goes stale when the others carry on long enough, and the last turn
 //! only once the caller says what time it is. An execution without any
 //! timestamp is never stale. Limit: the reference prints local time with a
-//! literal `Z` (quirk fixed by the encoder, not by old recordings), so a
+//! literal `Z` (v1.22 quirk 5, fixed by the encoder, not by old recordings), so a
 //! `now` from `Date.now()` is off by the producer's UTC offset against
 //! such timestamps.
 //!

@@ -841,7 +841,7 @@ pub fn agent_status(broadcast: &str) -> Option<AgentStatus> {
     })
 }
 
-/// The state's own status for a broadcast status (quirk 8): every stop but
+/// The state's own status for a broadcast status (v1.22 quirk 8): every stop but
 /// an error leaves the state `completed`.
 pub fn state_status(broadcast: &str) -> Option<&'static str> {
     agent_status(broadcast).map(AgentStatus::as_str)

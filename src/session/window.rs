@@ -1,7 +1,7 @@
 //! The snapshot's step window. A slim snapshot lists only the run's last N
 //! steps (20 with the `standard` preset, 50 with `full`, none with
 //! `minimal`), numbers them 1..N inside that window and states the run's
-//! total in `step_count` (reference quirk 2). Reconciliation places window
+//! total in `step_count` (v1.22 quirk 2). Reconciliation places window
 //! step k at run step `step_count - N + k`; the streamed steps before the
 //! window are outside it: the snapshot says nothing about them, so they are
 //! neither compared nor changed, and never reported as differences.

@@ -24,9 +24,9 @@ pub struct SlimConfig {
     pub include_continuation_trace: bool,
     /// Tool calls in message metadata become `{id, name}`, and an assistant
     /// message whose content is one of its calls' arguments (seed 004's leak)
-    /// gets content `''` (DESIGN fix 5; the reference, `compat`, keeps it).
+    /// gets content `''` (fixed by default; the reference, `compat`, keeps it).
     pub redact_tool_args: bool,
-    /// Reproduce the reference's bugs instead of the fixes (DESIGN.md section 1):
+    /// Reproduce the reference's bugs instead of the fixes (v1.22 quirk 1, seed 004 §Issue 1):
     /// byte-based cuts that can split a character (shown as U+FFFD here),
     /// tool results still held in `_metadata.result` when results are excluded,
     /// and tool-call arguments left in assistant content under `redact_tool_args`.

@@ -117,8 +117,8 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
     };
     if config.redact_tool_args {
         if role == "assistant" && !config.compat {
-            // DESIGN fix 5: arguments the driver copied into the content
-            // (seed 004) would survive a redaction of the tool calls alone.
+            // Fixed by default: arguments the driver copied into the content
+            // (seed 004, issue 1) would survive a redaction of the tool calls alone.
             // The reference (`compat`) keeps them there.
             let leaked = match (message.get("content"), metadata.get("tool_calls")) {
                 // Only what matches the arguments themselves: content beside
@@ -141,7 +141,7 @@ pub fn slim_message_parts(message: &Value, config: &SlimConfig) -> (String, Valu
     if !config.include_tool_results && role == "tool" {
         content = Value::from(TOOL_RESULT_OMITTED);
         if !config.compat {
-            // DESIGN fix 2: the reference leaks the whole result here.
+            // v1.22 quirk 1, fixed: the reference leaks the whole result here.
             metadata.remove("result");
         }
     }

@@ -1,6 +1,6 @@
 //! Content truncation. The reference cuts bytes (`substr($s, 0, $max) . '...'`),
 //! which can split a UTF-8 character; stepline cuts at the last character
-//! boundary within the limit (DESIGN.md section 1, fix 1).
+//! boundary within the limit unless `compat` (v1.22 quirk 1).
 
 /// Cuts `s` to at most `max` bytes plus `...` when it is longer than `max`
 /// bytes. `compat` reproduces the reference's byte cut; a split character then

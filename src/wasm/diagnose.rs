@@ -1,4 +1,4 @@
-//! `diagnose`: the producer-bug detectors (DESIGN.md section 8). Full package only.
+//! `diagnose`: the producer-bug detectors (src/lint/mod.rs). Full package only.
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;

@@ -7,7 +7,7 @@
 //! everything is exported. Without it only what a web UI needs to show a live
 //! run is: decoding, `channelFor`, `Session` (all but `reconcile`) and the
 //! role tests. That is the `stepline/live` entry; the linker leaves the rest
-//! of the core out of its wasm (DESIGN.md section 11's size budget).
+//! of the core out of its wasm (the size budget in scripts/size-budget.json).
 
 pub mod convert;
 pub mod envelope;

@@ -1,8 +1,9 @@
 // The panel behind instructor-php v2's Laravel transport: every envelope on
 // `agent.{session_id}` under one event name, `instructor.agent.event` unless
-// the app configured another (../shared/vectors/instructor-php-v2.7/README.md
-// item 17), published through the Pusher HTTP API to sockudo (our Reverb) and
-// received by laravel-echo + pusher-js in the panel in headless Chromium.
+// the app configured another (v2.7 quirk 17 in
+// tests/vectors/instructor-php-v2.7/README.md), published through the Pusher
+// HTTP API to sockudo (our Reverb) and received by laravel-echo + pusher-js in
+// the panel in headless Chromium.
 // v1.22 apps' `agent.*` names still arrive; an app's other events on the
 // channel are ignored and counted. The run is the bundled demo run.
 import assert from 'node:assert/strict';

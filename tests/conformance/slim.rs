@@ -2,8 +2,8 @@
 //! the sibling ContinuationAgentStateSerializer.
 //!
 //! Every serialize case is checked twice: with the deliberate fixes (the
-//! expectation adjusted as DESIGN.md section 1 says: truncation at character
-//! boundaries, no `_metadata.result` when tool results are excluded) and in
+//! expectation adjusted for stepline's fixes of v1.22 quirk 1: truncation at
+//! character boundaries, no `_metadata.result` when tool results are excluded) and in
 //! `compat` mode against the reference's output as recorded.
 
 use stepline::json::{Map, Value};

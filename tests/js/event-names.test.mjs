@@ -1,8 +1,8 @@
 // Which Pusher event names carry envelopes (isAgentEventName, defaultEventName),
 // the one decision every listener stepline ships asks: instructor-php v2's
 // Laravel transport sends every envelope as `instructor.agent.event` or the
-// app's configured name (../shared/vectors/instructor-php-v2.7/README.md item
-// 17); v1.22 apps used names of their own, usually the envelope type. Same
+// app's configured name (v2.7 quirk 17 in tests/vectors/instructor-php-v2.7/README.md);
+// v1.22 apps used names of their own, usually the envelope type. Same
 // answers from the live entry; bad arguments are typed errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

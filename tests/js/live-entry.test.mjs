@@ -1,5 +1,5 @@
 // The live entry, `stepline/live`: the same core built without the `full` feature, for web
-// UIs (DESIGN.md section 11's size budget). It must export exactly the live API and behave
+// UIs (the size budget in scripts/size-budget.json). It must export exactly the live API and behave
 // exactly like the full package on every input both accept. Node has no fetch for file:
 // URLs, so the wasm bytes are passed to init().
 import assert from 'node:assert/strict';

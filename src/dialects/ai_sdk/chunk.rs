@@ -1,5 +1,6 @@
 //! The AI SDK 6 UI message chunks as `ai@6.0.324` declares them
-//! (`uiMessageChunkSchema` in `src/ui-message-stream/ui-message-chunks.ts`):
+//! (`uiMessageChunkSchema` in the package's `ui-message-chunks.ts`, in its
+//! `src/ui-message-stream` folder):
 //! each chunk type's fields, which are required, and readers that refuse a
 //! wrong type with a JSON pointer into the chunk.
 

@@ -236,7 +236,7 @@ fn token_usage_limit(max: i64, u: i64) -> Evaluation {
 }
 
 fn execution_time_limit(max: i64, obs: &Observation) -> Evaluation {
-    // Whole epoch seconds, fractions dropped before subtracting (reference quirk:
+    // Whole epoch seconds, fractions dropped before subtracting (v1.22 quirk 3:
     // 299.5 s of real time can count as 300).
     let elapsed = obs.now.timestamp() - obs.time_origin.timestamp();
     let ctx = crate::json::obj([

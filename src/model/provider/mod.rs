@@ -2,8 +2,8 @@
 //!
 //! The reference's OpenAI adapter fell back to the first tool call's arguments
 //! when a response had no text, so tool-call JSON became assistant "content" and
-//! leaked into the conversation and the UI. stepline never does that (DESIGN.md
-//! section 1, fix 5) unless `compat_tool_args_as_content` asks to reproduce it.
+//! leaked into the conversation and the UI. stepline never does that unless
+//! `compat_tool_args_as_content` asks to reproduce it.
 
 pub mod openai;
 

@@ -1,8 +1,8 @@
 //! The v2.x stored state (instructor-php v2.7 `Cognesy\Agents\Data\AgentState`):
 //! one `execution` with its `stepExecutions`, stop signals instead of
 //! continuation outcomes, uuids everywhere, messages with top-level
-//! `tool_calls`/`tool_result`. Read by its own module (DESIGN.md §2: one module
-//! per stored-state format); `crate::model::version` tells the formats apart.
+//! `tool_calls`/`tool_result`. Read by its own module (one module per
+//! stored-state format); `crate::model::version` tells the formats apart.
 //! The vectors' README (`tests/vectors/instructor-php-v2.7/README.md`, items
 //! 18–28) describes every field and quirk.
 
