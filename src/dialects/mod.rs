@@ -19,7 +19,7 @@ pub(crate) mod laravel_ai;
 
 use std::collections::BTreeMap;
 
-use crate::envelope::decode::{Decoded, Warning, ENVELOPE_LIMITS};
+use crate::envelope::decode::{Decoded, Warning};
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::schema::fields;
 use crate::envelope::transport::without_echo_dot;
@@ -81,14 +81,25 @@ pub fn decode_envelope(v: Value) -> Result<Decoded> {
 }
 
 /// [`decode_envelope`] of JSON text.
+#[cfg(feature = "full")]
 pub fn decode_envelope_text(text: &str) -> Result<Decoded> {
-    decode_envelope(crate::json::parse(text, &ENVELOPE_LIMITS)?)
+    decode_envelope(crate::json::parse(
+        text,
+        &crate::envelope::decode::ENVELOPE_LIMITS,
+    )?)
 }
 
 /// A JSONL batch of envelopes, each line as [`decode_envelope_text`] reads it.
+#[cfg(feature = "full")]
 pub fn decode_envelope_lines(text: &str) -> (Vec<Decoded>, crate::error::LineErrors) {
     crate::envelope::decode::decode_lines_with(text, decode_envelope_text)
 }
+
+// The live entry reads no foreign event: its decoders are the envelope's own.
+#[cfg(not(feature = "full"))]
+pub use crate::envelope::decode::{
+    decode_lines as decode_envelope_lines, decode_text as decode_envelope_text,
+};
 
 /// Whether an event arriving under `name` with `data` is one stepline
 /// reads: a name that carries an envelope ([`EventNames::carries_envelope`]),
