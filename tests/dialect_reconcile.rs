@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use stepline::dialects::Dialects;
 use stepline::json::{self, Limits, Value};
 use stepline::session::final_form::{self, FinalDialect};
 use stepline::session::reconcile_messages::ReconcileMessagesOptions;
@@ -95,14 +96,15 @@ fn the_dialect_is_detected_from_the_messages() {
     let mut seen = [0usize; 3];
     for c in cases["cases"].as_array().unwrap() {
         let form_name = c["form"].as_str().unwrap();
-        let Some(k) = FinalDialect::ALL
+        let names = ["ag-ui", "ai-sdk", "laravel-ai"];
+        let Some(k) = names
             .iter()
-            .position(|d| form_name.contains(&format!(".{}.", d.as_str())))
+            .position(|d| form_name.contains(&format!(".{d}.")))
         else {
             continue;
         };
-        let run = final_form::parse(&value(form_name), None).unwrap();
-        assert_eq!(run.dialect, FinalDialect::ALL[k], "{form_name}");
+        let run = final_form::parse(&value(form_name), &Dialects::built_in(), None).unwrap();
+        assert_eq!(run.dialect, FinalDialect(names[k]), "{form_name}");
         seen[k] += 1;
     }
     assert!(seen.iter().all(|n| *n >= 5), "{seen:?}");
@@ -135,7 +137,7 @@ fn each_difference_names_the_run_step_and_what_each_side_says() {
     let report = s
         .reconcile_messages(&form, &ReconcileMessagesOptions::default())
         .unwrap();
-    assert_eq!(report.dialect, FinalDialect::AiSdk);
+    assert_eq!(report.dialect, FinalDialect("ai-sdk"));
     let [d] = report.differences.as_slice() else {
         panic!("{:?}", report.differences)
     };
@@ -165,7 +167,9 @@ fn the_explicit_dialect_wins_over_detection() {
     // UIMessages read as laravel/ai rows: the user message is skipped as
     // rows are, the assistant one has no `content` column.
     let form = value("forms/canonical.ai-sdk.json");
-    let err = final_form::parse(&form, Some(FinalDialect::LaravelAi)).unwrap_err();
+    let dialects = Dialects::built_in();
+    let laravel = dialects.named("laravel-ai");
+    let err = final_form::parse(&form, &dialects, laravel).unwrap_err();
     assert_eq!(err.code.as_str(), "missing_field");
     assert_eq!(err.path.as_deref(), Some("/1/content"));
 }

@@ -13,62 +13,46 @@
 //! messages after each user message) are the runs the session streamed, one
 //! [`FinalTurn`] per run. Parsing is pure: the same value gives the same run.
 
-mod ag_ui;
-mod ai_sdk;
-mod laravel;
-
+use crate::dialects::{Dialect, Dialects};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Value};
 use crate::model::usage::Usage;
 
-/// The producer whose final form it is (`"ag-ui"`, `"ai-sdk"`, `"laravel-ai"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(rename = "FinalFormDialect"))]
-pub enum FinalDialect {
-    /// AG-UI messages (`@ag-ui/core`'s `Message[]`).
-    #[serde(rename = "ag-ui")]
-    AgUi,
-    /// The AI SDK's `UIMessage[]` (`ai`).
-    #[serde(rename = "ai-sdk")]
-    AiSdk,
-    /// laravel/ai's stored conversation messages.
-    #[serde(rename = "laravel-ai")]
-    LaravelAi,
-}
+/// The producer whose final form it is: its dialect's name (`"ag-ui"`,
+/// `"ai-sdk"`, `"laravel-ai"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FinalDialect(pub &'static str);
 
 impl FinalDialect {
-    /// Every dialect, in the order detection tries them.
-    pub const ALL: [FinalDialect; 3] = [
-        FinalDialect::AgUi,
-        FinalDialect::AiSdk,
-        FinalDialect::LaravelAi,
-    ];
-
-    /// The wire name: `"ag-ui"`, `"ai-sdk"` or `"laravel-ai"`.
+    /// The dialect's name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            FinalDialect::AgUi => "ag-ui",
-            FinalDialect::AiSdk => "ai-sdk",
-            FinalDialect::LaravelAi => "laravel-ai",
-        }
+        self.0
+    }
+}
+
+impl serde::Serialize for FinalDialect {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for FinalDialect {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FinalFormDialect".into()
     }
 
-    /// The dialect named `name`; another name is `invalid_value` at `path`.
-    pub fn from_name(name: &str, path: &str) -> Result<FinalDialect> {
-        FinalDialect::ALL
-            .into_iter()
-            .find(|d| d.as_str() == name)
-            .ok_or_else(|| {
-                SteplineError::at(
-                    ErrorCode::InvalidValue,
-                    path,
-                    format!(
-                        "expected the dialect \"ag-ui\", \"ai-sdk\" or \"laravel-ai\", found {}",
-                        crate::json::quote(name)
-                    ),
-                )
-            })
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = crate::dialects::BUILT_IN
+            .iter()
+            .filter(|d| d.final_form().is_some())
+            .map(|d| d.name())
+            .collect();
+        schemars::json_schema!({
+            "description": "The producer whose final form it is (`\"ag-ui\"`, `\"ai-sdk\"`, `\"laravel-ai\"`).",
+            "type": "string",
+            "enum": names,
+        })
     }
 }
 
@@ -117,24 +101,24 @@ pub struct FinalStep {
 }
 
 impl FinalStep {
-    fn at(path: String) -> FinalStep {
+    pub(crate) fn at(path: String) -> FinalStep {
         FinalStep {
             path,
             ..FinalStep::default()
         }
     }
 
-    fn add_text(&mut self, text: &str, path: String) {
+    pub(crate) fn add_text(&mut self, text: &str, path: String) {
         self.text.push_str(text);
         self.text_path.get_or_insert(path);
     }
 
-    fn add_reasoning(&mut self, text: &str, path: String) {
+    pub(crate) fn add_reasoning(&mut self, text: &str, path: String) {
         self.reasoning.push_str(text);
         self.reasoning_path.get_or_insert(path);
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.text.is_empty() && self.reasoning.is_empty() && self.tools.is_empty()
     }
 }
@@ -178,22 +162,38 @@ pub struct FinalRun {
 }
 
 /// Reads a final form: an array of messages (or, for AG-UI, a
-/// `MESSAGES_SNAPSHOT` event) of `dialect`, detected when `None`.
+/// `MESSAGES_SNAPSHOT` event) of the dialect `named`, detected among
+/// `dialects` when `None`.
 /// A form of no known shape is `invalid_value` (or `invalid_type`) at the
 /// first place that decided it; a message of a known dialect missing a field
 /// its producer always writes is `missing_field` at that field.
-pub fn parse(form: &Value, dialect: Option<FinalDialect>) -> Result<FinalRun> {
+pub fn parse(
+    form: &Value,
+    dialects: &Dialects,
+    named: Option<&'static dyn Dialect>,
+) -> Result<FinalRun> {
     let (messages, prefix) = messages_of(form)?;
-    let dialect = match dialect {
+    let dialect = match named {
         Some(d) => d,
-        None => detect(messages, &prefix)?,
+        None => detect(messages, &prefix, dialects)?,
     };
-    let turns = match dialect {
-        FinalDialect::AgUi => ag_ui::turns(messages, &prefix)?,
-        FinalDialect::AiSdk => ai_sdk::turns(messages, &prefix)?,
-        FinalDialect::LaravelAi => laravel::turns(messages, &prefix)?,
+    let turns = match dialect.final_form() {
+        Some(reader) => reader.turns(messages, &prefix)?,
+        None => {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidValue,
+                "",
+                format!(
+                    "the {} dialect keeps no final form stepline reads",
+                    dialect.name()
+                ),
+            ))
+        }
     };
-    Ok(FinalRun { dialect, turns })
+    Ok(FinalRun {
+        dialect: FinalDialect(dialect.name()),
+        turns,
+    })
 }
 
 /// The message array of a form and the pointer prefix of its items.
@@ -230,43 +230,32 @@ fn messages_of(form: &Value) -> Result<(&[Value], String)> {
 }
 
 /// The dialect of a message array, decided by its first message that only
-/// one producer writes: `parts` (AI SDK), snake_case row columns (laravel/ai),
-/// camelCase AG-UI fields or roles (`toolCalls`, `toolCallId`, `tool`,
-/// `reasoning`, `activity`, `developer`), or an AG-UI-only message shape
-/// (`id` + `role` + string `content`, without the others' fields).
-pub fn detect(messages: &[Value], prefix: &str) -> Result<FinalDialect> {
-    let mut first_plain: Option<usize> = None;
+/// one producer writes ([`FinalForm::marks`](crate::dialects::FinalForm::marks)),
+/// else by a producer that claims a form no producer marks.
+pub fn detect(
+    messages: &[Value],
+    prefix: &str,
+    dialects: &Dialects,
+) -> Result<&'static dyn Dialect> {
+    let forms = || {
+        dialects
+            .iter()
+            .filter_map(|d| d.final_form().map(|f| (d, f)))
+    };
     for (i, m) in messages.iter().enumerate() {
-        let path = crate::json::index(prefix, i);
         let Some(m) = m.as_object() else {
             return Err(SteplineError::at(
                 ErrorCode::InvalidType,
-                &path,
+                &crate::json::index(prefix, i),
                 format!("expected a message object, found {}", type_name(m)),
             ));
         };
-        if m.contains_key("parts") {
-            return Ok(FinalDialect::AiSdk);
-        }
-        let laravel = ["tool_calls", "tool_results", "conversation_id", "agent"];
-        if laravel.iter().any(|k| m.contains_key(k)) {
-            return Ok(FinalDialect::LaravelAi);
-        }
-        let ag_ui_role = matches!(
-            m.get("role").and_then(Value::as_str),
-            Some("tool" | "reasoning" | "activity" | "developer")
-        );
-        if ag_ui_role || m.contains_key("toolCalls") || m.contains_key("toolCallId") {
-            return Ok(FinalDialect::AgUi);
-        }
-        if m.contains_key("role") && m.contains_key("id") && first_plain.is_none() {
-            first_plain = Some(i);
+        if let Some((d, _)) = forms().find(|(_, f)| f.marks(m)) {
+            return Ok(d);
         }
     }
-    // Only `{id, role, content}` messages: AG-UI's plain text conversation
-    // (AI SDK messages always have `parts`, laravel/ai rows their columns).
-    if first_plain.is_some() {
-        return Ok(FinalDialect::AgUi);
+    if let Some((d, _)) = forms().find(|(_, f)| f.claims_unmarked(messages)) {
+        return Ok(d);
     }
     Err(SteplineError::at(
         ErrorCode::InvalidValue,
@@ -280,7 +269,7 @@ pub fn detect(messages: &[Value], prefix: &str) -> Result<FinalDialect> {
 }
 
 /// The object at `path`, or `invalid_type` there.
-fn object_at<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a crate::json::Map> {
+pub(crate) fn object_at<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a crate::json::Map> {
     v.as_object().ok_or_else(|| {
         SteplineError::at(
             ErrorCode::InvalidType,
@@ -291,7 +280,7 @@ fn object_at<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a crate::json
 }
 
 /// A string field the producer always writes.
-fn required_str<'a>(m: &'a crate::json::Map, key: &str, path: &str) -> Result<&'a str> {
+pub(crate) fn required_str<'a>(m: &'a crate::json::Map, key: &str, path: &str) -> Result<&'a str> {
     match m.get(key) {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(crate::model::read::wrong_type(path, key, "a string", other)),
@@ -305,6 +294,6 @@ fn required_str<'a>(m: &'a crate::json::Map, key: &str, path: &str) -> Result<&'
 
 /// The steps of a turn without the empty ones a boundary left (AG-UI's
 /// inferred boundaries; AI SDK steps are kept as the form numbers them).
-fn drop_empty(steps: Vec<FinalStep>) -> Vec<FinalStep> {
+pub(crate) fn drop_empty(steps: Vec<FinalStep>) -> Vec<FinalStep> {
     steps.into_iter().filter(|s| !s.is_empty()).collect()
 }

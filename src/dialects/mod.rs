@@ -1,25 +1,31 @@
 //! Other producers' agent streams, read into the one model: laravel/ai's
-//! broadcast stream events, AG-UI events and the AI SDK's UI message stream.
+//! broadcast stream events, AG-UI events and the AI SDK's UI message stream,
+//! each one folder (its [`Dialect`], translator and final form) and one line
+//! of the registry ([`BUILT_IN`], src/dialects/registry.rs).
 //!
-//! Each dialect is a small state machine (`Translators`) that turns one
-//! foreign event into zero or more normalised envelopes (the vocabulary of
-//! [`crate::envelope::schema`]); those go through the decoder and the
-//! session exactly as instructor-php's envelopes do, so every dialect has the
-//! same view, reconcile and panel. The dialect is recognised per event from
-//! its `type` and fields; an instructor envelope's type always starts with
-//! `agent.` (or it is seed 003's `event_type` form), so the two never meet.
+//! A session asks its [`Dialects`] which producer an event is in; that
+//! dialect's [`Translator`] turns the event into zero or more normalised
+//! envelopes (the vocabulary of [`crate::envelope::schema`]), which go through
+//! the decoder and the session exactly as instructor-php's envelopes do, so
+//! every dialect has the same view, reconcile and panel. An instructor
+//! envelope's type always starts with `agent.` (or it is seed 003's
+//! `event_type` form), and no dialect is asked about those.
 
-// The live entry leaves the translators out (see `foreign_dialect`).
+// The live entry leaves the translators out (see `Dialects::claim`).
 #![cfg_attr(not(feature = "full"), allow(dead_code))]
 
-pub(crate) mod ag_ui;
-pub(crate) mod ai_sdk;
+pub mod ag_ui;
+pub mod ai_sdk;
 pub mod final_form;
-pub(crate) mod laravel_ai;
+pub mod laravel_ai;
+mod registry;
+
+pub use registry::{Dialect, Dialects, FinalForm, Translator, BUILT_IN};
 
 use std::collections::BTreeMap;
 
 use crate::envelope::decode::{Decoded, Warning};
+#[cfg(feature = "schema")]
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::schema::fields;
 use crate::envelope::transport::without_echo_dot;
@@ -28,45 +34,22 @@ use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 use crate::json::{Map, Value};
 
-/// The foreign dialect an event is in, or `None` for an instructor-php
+/// The built-in dialect an event is in, or `None` for an instructor-php
 /// envelope (or anything else, which the envelope decoder then judges).
-#[cfg(feature = "full")]
-pub(crate) fn foreign_dialect(event: &Value) -> Option<WireDialect> {
-    let m = event.as_object()?;
-    let kind = m.get("type")?.as_str()?;
-    if kind.starts_with("agent.") {
-        return None;
-    }
-    if ag_ui::claims(m) {
-        Some(WireDialect::AgUi)
-    } else if ai_sdk::claims(m) {
-        Some(WireDialect::AiSdk)
-    } else if laravel_ai::claims(m) {
-        Some(WireDialect::LaravelAi)
-    } else {
-        None
-    }
-}
-
-/// The live entry (`stepline/live`, built without the `full` feature) reads
-/// instructor-php envelopes only: no event is foreign there. Inlined, so the
-/// callers' foreign branches, and with them the translators, leave its wasm.
-#[cfg(not(feature = "full"))]
-#[inline(always)]
-pub(crate) fn foreign_dialect(_event: &Value) -> Option<WireDialect> {
-    None
+pub(crate) fn foreign_dialect(event: &Value) -> Option<&'static dyn Dialect> {
+    Dialects::default().claim(event)
 }
 
 /// The error for a foreign event given where one envelope is expected: its
 /// meaning depends on the events before it (an AG-UI tool call's arguments
 /// arrive in pieces), so only a session can read it.
-fn not_an_envelope(dialect: WireDialect) -> SteplineError {
+fn not_an_envelope(dialect: &dyn Dialect) -> SteplineError {
     SteplineError::at(
         ErrorCode::InvalidValue,
         "/type",
         format!(
             "a {} event, not an envelope: ingest it into a Session, which translates each dialect's stream",
-            dialect.as_str()
+            dialect.name()
         ),
     )
 }
@@ -117,9 +100,11 @@ pub fn carries_event(names: &EventNames, name: &str, data: &Value) -> bool {
     data.get("type").and_then(Value::as_str) == Some(name) && foreign_dialect(data).is_some()
 }
 
-/// What translating one foreign event produced.
+/// What translating one foreign event produced: the envelopes a
+/// [`Translator`] emits in the session's vocabulary, its findings, and
+/// whether the event was a redelivery.
 #[derive(Debug, Default)]
-pub(crate) struct Out {
+pub struct Out {
     /// The normalised envelopes, `session_id` still unset.
     envelopes: Vec<Map>,
     /// What was kept but not understood, or a gap in the stream.
@@ -134,7 +119,7 @@ impl Out {
     /// Adds a normalised envelope of type `kind`. `step_number` is moved to
     /// the name the type reads (`step_index` for `agent.llm.*` and
     /// `agent.tool.*`), so translators name a step one way.
-    pub(crate) fn emit(
+    pub fn emit(
         &mut self,
         kind: &str,
         execution_id: Option<&str>,
@@ -162,7 +147,7 @@ impl Out {
     /// Keeps a finding: `code` is `unknown_type`, `unknown_field` or `gap`
     /// (an event whose other half or whose run never arrived); `path` points
     /// into the foreign event.
-    pub(crate) fn warn(&mut self, path: &str, code: &'static str, message: impl Into<String>) {
+    pub fn warn(&mut self, path: &str, code: &'static str, message: impl Into<String>) {
         self.warnings.push(Warning {
             path: path.to_string(),
             code,
@@ -171,12 +156,12 @@ impl Out {
     }
 
     /// Marks the event a redelivery of one already translated.
-    pub(crate) fn duplicate(&mut self) {
+    pub fn duplicate(&mut self) {
         self.duplicate = true;
     }
 
     /// The dialect's own id for the session (used when the session has none).
-    pub(crate) fn session_hint(&mut self, id: &str) {
+    pub fn session_hint(&mut self, id: &str) {
         self.session_hint = Some(id.to_string());
     }
 }
@@ -198,12 +183,13 @@ pub(crate) struct Translated {
     pub released: u64,
 }
 
-/// The translation state of one session, per dialect.
-#[derive(Clone, Debug, Default)]
+/// The translation state of one session: a translator per dialect that
+/// spoke, and the run redelivery rule.
+#[derive(Clone, Default)]
 pub(crate) struct Translators {
-    laravel_ai: laravel_ai::State,
-    ag_ui: ag_ui::State,
-    ai_sdk: ai_sdk::State,
+    dialects: Dialects,
+    /// By dialect name, in order of first event.
+    running: Vec<(&'static str, Box<dyn Translator>)>,
     redelivery: Redelivery,
 }
 
@@ -281,13 +267,64 @@ impl Redelivery {
     }
 }
 
+/// Names only: a translator's state is not printed (deriving `Debug` for
+/// every dialect's state would put its formatting code in the wasm).
+impl std::fmt::Debug for Translators {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Translators")
+            .field("dialects", &self.dialects)
+            .field(
+                "running",
+                &self.running.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
 impl Translators {
-    /// Translates `event` (of `dialect`, from [`foreign_dialect`]) for the
+    /// Translators for the events of `dialects`.
+    #[cfg_attr(not(feature = "full"), allow(dead_code))]
+    pub(crate) fn new(dialects: Dialects) -> Translators {
+        Translators {
+            dialects,
+            ..Translators::default()
+        }
+    }
+
+    /// The dialect `event` is in, of those this session reads.
+    pub(crate) fn claim(&self, event: &Value) -> Option<&'static dyn Dialect> {
+        self.dialects.claim(event)
+    }
+
+    /// The dialects this session reads.
+    pub(crate) fn dialects(&self) -> &Dialects {
+        &self.dialects
+    }
+
+    /// Translates one event with this session's translator of `dialect`,
+    /// made on its first event.
+    fn translate_one(
+        &mut self,
+        dialect: &'static dyn Dialect,
+        event: Map,
+        out: &mut Out,
+    ) -> Result<()> {
+        let name = dialect.name();
+        if let Some((_, t)) = self.running.iter_mut().find(|(n, _)| *n == name) {
+            return t.translate(event, out);
+        }
+        let mut t = dialect.translator();
+        let done = t.translate(event, out);
+        self.running.push((name, t));
+        done
+    }
+
+    /// Translates `event` (of `dialect`, from [`Translators::claim`]) for the
     /// session `session` (its id; `None` adopts the dialect's own, else the
     /// dialect's name).
     pub(crate) fn translate(
         &mut self,
-        dialect: WireDialect,
+        dialect: &'static dyn Dialect,
         event: Value,
         line: String,
         session: Option<&str>,
@@ -298,12 +335,8 @@ impl Translators {
             return Ok(Translated::default());
         };
         let mut events = Vec::new();
-        if matches!(dialect, WireDialect::AgUi | WireDialect::AiSdk) {
-            let start = match dialect {
-                WireDialect::AgUi => ag_ui::run_start(&event),
-                _ => ai_sdk::run_start(&event),
-            }
-            .map(str::to_string);
+        if !dialect.events_carry_ids() {
+            let start = dialect.run_start(&event).map(str::to_string);
             match self.redelivery.observe(start.as_deref(), &event, &line) {
                 Verdict::New(held) => events = held,
                 Verdict::Held | Verdict::Redelivered => {
@@ -318,22 +351,13 @@ impl Translators {
         events.push((event, line));
         let mut lines = Vec::with_capacity(events.len());
         for (event, line) in events {
-            // Never reached in the live entry (no event is foreign there);
-            // the cfg keeps the translators out of its wasm.
-            #[cfg(feature = "full")]
-            match dialect {
-                WireDialect::AgUi => self.ag_ui.translate(event, &mut out)?,
-                WireDialect::AiSdk => self.ai_sdk.translate(event, &mut out)?,
-                _ => self.laravel_ai.translate(event, &mut out)?,
-            }
-            #[cfg(not(feature = "full"))]
-            drop(event);
+            self.translate_one(dialect, event, &mut out)?;
             lines.push(line);
         }
         let id = session
             .map(str::to_string)
             .or(out.session_hint)
-            .unwrap_or_else(|| dialect.as_str().to_string());
+            .unwrap_or_else(|| dialect.name().to_string());
         let envelopes = out
             .envelopes
             .into_iter()
@@ -381,5 +405,34 @@ mod tests {
         )
         .unwrap();
         assert!(!carries_event(&names, "order_shipped", &other));
+    }
+}
+
+/// The names an envelope's `dialect` can take: instructor-php's shapes and
+/// every built-in dialect's (the schema of `EnvelopeDialect`).
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for WireDialect {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EnvelopeDialect".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let instructor = [
+            WireDialect::Instructor,
+            WireDialect::Seed000,
+            WireDialect::Seed003,
+            WireDialect::V1_22,
+            WireDialect::V2,
+        ];
+        let names: Vec<&str> = instructor
+            .iter()
+            .map(|d| d.as_str())
+            .chain(BUILT_IN.iter().map(|d| d.name()))
+            .collect();
+        schemars::json_schema!({
+            "description": "Which producer's dialect an envelope is in, decided from what it carries: `\"instructor\"` is a shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which).",
+            "type": "string",
+            "enum": names,
+        })
     }
 }

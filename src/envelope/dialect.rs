@@ -23,41 +23,29 @@ use crate::json::{Map, Value};
 
 /// Which producer's dialect an envelope is in, decided from what it carries:
 /// `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
-/// run's other envelopes tell which).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(rename = "EnvelopeDialect"))]
+/// run's other envelopes tell which); another producer's events are in the
+/// dialect that translated them (src/dialects/).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum WireDialect {
     /// A shape instructor-php v1.22 and v2.7 both send.
     #[default]
-    #[serde(rename = "instructor")]
     Instructor,
     /// The seed-000 document's envelopes.
-    #[serde(rename = "seed-000")]
     Seed000,
     /// Seed 003's lifecycle events.
-    #[serde(rename = "seed-003")]
     Seed003,
     /// What only instructor-php v1.22 sends.
-    #[serde(rename = "v1.22")]
     V1_22,
     /// What only instructor-php v2.x sends.
-    #[serde(rename = "v2")]
     V2,
-    /// laravel/ai's broadcast stream events (`stream_start`, `text_delta`, …).
-    #[serde(rename = "laravel-ai")]
-    LaravelAi,
-    /// AG-UI events (`RUN_STARTED`, `TEXT_MESSAGE_CONTENT`, …).
-    #[serde(rename = "ag-ui")]
-    AgUi,
-    /// AI SDK UI message stream chunks (`start`, `text-delta`, …).
-    #[serde(rename = "ai-sdk")]
-    AiSdk,
+    /// Another producer's events, by its dialect's name (`"laravel-ai"`,
+    /// `"ag-ui"`, `"ai-sdk"`, or a dialect an application added).
+    Foreign(&'static str),
 }
 
 impl WireDialect {
-    /// `"instructor"`, `"seed-000"`, `"seed-003"`, `"v1.22"`, `"v2"`,
-    /// `"laravel-ai"`, `"ag-ui"` or `"ai-sdk"`.
+    /// `"instructor"`, `"seed-000"`, `"seed-003"`, `"v1.22"`, `"v2"`, or a
+    /// foreign dialect's name (`"laravel-ai"`, `"ag-ui"`, `"ai-sdk"`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             WireDialect::Instructor => "instructor",
@@ -65,16 +53,37 @@ impl WireDialect {
             WireDialect::Seed003 => "seed-003",
             WireDialect::V1_22 => "v1.22",
             WireDialect::V2 => "v2",
-            WireDialect::LaravelAi => "laravel-ai",
-            WireDialect::AgUi => "ag-ui",
-            WireDialect::AiSdk => "ai-sdk",
+            WireDialect::Foreign(name) => name,
+        }
+    }
+
+    /// How much a dialect tells about the producer: a shape both
+    /// instructor-php versions send least, a foreign producer's most.
+    fn specificity(self) -> u8 {
+        match self {
+            WireDialect::Instructor => 0,
+            WireDialect::Seed000 => 1,
+            WireDialect::Seed003 => 2,
+            WireDialect::V1_22 => 3,
+            WireDialect::V2 => 4,
+            WireDialect::Foreign(_) => 5,
         }
     }
 
     /// The more telling of two dialects seen in one run (a specific one
-    /// over `instructor`).
+    /// over `instructor`; of two equally telling, the later).
     pub fn most_specific(self, other: WireDialect) -> WireDialect {
-        self.max(other)
+        if other.specificity() >= self.specificity() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+impl serde::Serialize for WireDialect {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 

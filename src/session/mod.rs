@@ -333,7 +333,7 @@ pub struct Session {
     /// The silence limit and clock that mark executions stale.
     staleness: stale::Staleness,
     /// How far each foreign dialect's stream has been translated.
-    dialects: crate::dialects::Translators,
+    pub(crate) dialects: crate::dialects::Translators,
     /// Off while the envelopes translated from one foreign event apply:
     /// the log keeps that event as received instead.
     logging: bool,
@@ -404,6 +404,16 @@ impl Session {
             logging: true,
             final_states: Vec::new(),
         }
+    }
+
+    /// This session, reading the events of `dialects` (the built-in ones and
+    /// any a caller added, see [`crate::dialects::Dialects::with`]) instead of
+    /// the built-in ones alone. Events it has already read stay as they were
+    /// translated.
+    #[cfg(feature = "full")]
+    pub fn with_dialects(mut self, dialects: crate::dialects::Dialects) -> Session {
+        self.dialects = crate::dialects::Translators::new(dialects);
+        self
     }
 
     /// Bytes of streamed text kept per execution.
@@ -507,7 +517,7 @@ impl Session {
         } else {
             text.trim().to_string()
         };
-        if let Some(dialect) = crate::dialects::foreign_dialect(&parsed.value) {
+        if let Some(dialect) = self.dialects.claim(&parsed.value) {
             return self.ingest_foreign(dialect, parsed.value, line, batch);
         }
         let d = decode_owned(parsed.value)?;
@@ -520,7 +530,7 @@ impl Session {
     /// through the same translation.
     pub(crate) fn ingest_foreign(
         &mut self,
-        dialect: crate::envelope::dialect::WireDialect,
+        dialect: &'static dyn crate::dialects::Dialect,
         event: Value,
         line: String,
         mut batch: Option<&mut Batch>,
@@ -538,7 +548,7 @@ impl Session {
             .into_iter()
             .map(|env| {
                 decode_owned(env).map(|mut d| {
-                    d.dialect = dialect;
+                    d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
                     d
                 })
             })
@@ -621,7 +631,7 @@ impl Session {
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
-        if let Some(dialect) = crate::dialects::foreign_dialect(v) {
+        if let Some(dialect) = self.dialects.claim(v) {
             let out = self.ingest_foreign(dialect, v.clone(), crate::json::to_string(v), None);
             self.settle();
             return out;

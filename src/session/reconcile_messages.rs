@@ -49,7 +49,11 @@ impl ReconcileMessagesOptions {
         };
         crate::model::read::only_keys(m, &["dialect"], path)?;
         let dialect = crate::model::read::opt_str(m, "dialect", path)?
-            .map(|d| FinalDialect::from_name(d, &crate::json::child(path, "dialect")))
+            .map(|d| {
+                crate::dialects::Dialects::built_in()
+                    .final_form_named(d, &crate::json::child(path, "dialect"))
+                    .map(|d| FinalDialect(d.name()))
+            })
             .transpose()?;
         Ok(ReconcileMessagesOptions { dialect })
     }
@@ -107,7 +111,12 @@ impl Session {
         form: &Value,
         options: &ReconcileMessagesOptions,
     ) -> Result<MessagesReconcileReport> {
-        let run = final_form::parse(form, options.dialect)?;
+        let dialects = self.dialects.dialects();
+        let named = match options.dialect {
+            Some(FinalDialect(name)) => Some(dialects.final_form_named(name, "/options/dialect")?),
+            None => None,
+        };
+        let run = final_form::parse(form, dialects, named)?;
         Ok(reconcile_run(self.executions(), &run))
     }
 }

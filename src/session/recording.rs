@@ -348,7 +348,7 @@ pub(crate) enum Line<'a> {
     Foreign {
         text: Cow<'a, str>,
         value: Value,
-        dialect: crate::envelope::dialect::WireDialect,
+        dialect: &'static dyn crate::dialects::Dialect,
     },
 }
 

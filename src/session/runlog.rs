@@ -390,7 +390,7 @@ impl RunLog {
     #[cfg(feature = "full")]
     fn route_foreign(
         &mut self,
-        dialect: crate::envelope::dialect::WireDialect,
+        dialect: &'static dyn crate::dialects::Dialect,
         value: Value,
         line: String,
     ) -> Result<IngestOutcome> {

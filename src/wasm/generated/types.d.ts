@@ -167,13 +167,9 @@ export type SteplineErrorCode =
   | "invalid_timestamp"
   | "out_of_range"
   | "unknown_state_version";
-/**
- * Which producer's dialect an envelope is in, decided from what it carries:
- * `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the
- * run's other envelopes tell which).
- */
+/** Which producer's dialect an envelope is in, decided from what it carries: `"instructor"` is a shape instructor-php v1.22 and v2.7 both send (the run's other envelopes tell which). */
 export type EnvelopeDialect =
-  "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2" | "laravel-ai" | "ag-ui" | "ai-sdk";
+  "instructor" | "seed-000" | "seed-003" | "v1.22" | "v2" | "ag-ui" | "ai-sdk" | "laravel-ai";
 /** How sure a finding is to be a producer bug. */
 export type Severity = "error" | "warning";
 /** `compat`: `true` (local time = UTC) or the producer's UTC offset. */

@@ -43,6 +43,7 @@
 //! anyway, with a `gap` warning.
 
 mod chunk;
+mod final_form;
 
 use std::collections::BTreeMap;
 
@@ -894,4 +895,44 @@ fn tool_completed(
             ("step_number", Value::from(step)),
         ]),
     );
+}
+
+/// The AI SDK's UI message stream (`ai`): chunks whose `type` is `kebab-case`.
+#[derive(Debug)]
+pub struct AiSdk;
+
+impl crate::dialects::Dialect for AiSdk {
+    fn name(&self) -> &'static str {
+        "ai-sdk"
+    }
+
+    fn claims(&self, event: &Map) -> bool {
+        claims(event)
+    }
+
+    fn translator(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(State::default())
+    }
+
+    fn events_carry_ids(&self) -> bool {
+        false
+    }
+
+    fn run_start<'a>(&self, event: &'a Map) -> Option<&'a str> {
+        run_start(event)
+    }
+
+    fn final_form(&self) -> Option<&dyn crate::dialects::FinalForm> {
+        Some(&final_form::Messages)
+    }
+}
+
+impl crate::dialects::Translator for State {
+    fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+        State::translate(self, event, out)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(self.clone())
+    }
 }

@@ -19,7 +19,7 @@ use crate::json::{child, index, type_name, Limits, Map, Value};
 use crate::model::read;
 use crate::model::usage::Usage;
 
-use super::{object_at, required_str, FinalStep, FinalTool, FinalTurn};
+use crate::dialects::final_form::{object_at, required_str, FinalStep, FinalTool, FinalTurn};
 
 /// The assistant turns of a list of stored rows.
 pub(super) fn turns(rows: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
@@ -173,4 +173,20 @@ fn usage(u: &Value, at: &str) -> Result<Option<Usage>> {
         cache_read: field("cache_read_input_tokens")?,
         reasoning: field("reasoning_tokens")?,
     }))
+}
+
+/// laravel/ai's final form: the rows of `agent_conversation_messages`.
+pub(super) struct Rows;
+
+impl crate::dialects::FinalForm for Rows {
+    /// The row columns only laravel/ai writes.
+    fn marks(&self, m: &Map) -> bool {
+        ["tool_calls", "tool_results", "conversation_id", "agent"]
+            .iter()
+            .any(|k| m.contains_key(k))
+    }
+
+    fn turns(&self, rows: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
+        turns(rows, prefix)
+    }
 }

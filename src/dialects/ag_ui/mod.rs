@@ -54,6 +54,7 @@
 //! already translated is a redelivery (counted as a duplicate).
 
 mod data;
+mod final_form;
 mod messages;
 mod read;
 pub(crate) mod tools;
@@ -908,5 +909,45 @@ impl State {
         }
         self.complete_step(None, None, ev);
         Ok(())
+    }
+}
+
+/// AG-UI (`@ag-ui/core`): events whose `type` is `SCREAMING_SNAKE`.
+#[derive(Debug)]
+pub struct AgUi;
+
+impl crate::dialects::Dialect for AgUi {
+    fn name(&self) -> &'static str {
+        "ag-ui"
+    }
+
+    fn claims(&self, event: &Map) -> bool {
+        claims(event)
+    }
+
+    fn translator(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(State::default())
+    }
+
+    fn events_carry_ids(&self) -> bool {
+        false
+    }
+
+    fn run_start<'a>(&self, event: &'a Map) -> Option<&'a str> {
+        run_start(event)
+    }
+
+    fn final_form(&self) -> Option<&dyn crate::dialects::FinalForm> {
+        Some(&final_form::Messages)
+    }
+}
+
+impl crate::dialects::Translator for State {
+    fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+        State::translate(self, event, out)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(self.clone())
     }
 }

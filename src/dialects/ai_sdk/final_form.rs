@@ -6,7 +6,7 @@
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, Map, Value};
 
-use super::{object_at, required_str, FinalStep, FinalTool, FinalTurn};
+use crate::dialects::final_form::{object_at, required_str, FinalStep, FinalTool, FinalTurn};
 
 /// The assistant turns of a `UIMessage[]`.
 pub(super) fn turns(messages: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
@@ -145,4 +145,18 @@ fn tool(p: &Map, name: &str, at: &str) -> Result<FinalTool> {
         t.approval = Some("approved");
     }
     Ok(t)
+}
+
+/// The AI SDK's final form: its `UIMessage[]`.
+pub(super) struct Messages;
+
+impl crate::dialects::FinalForm for Messages {
+    /// `parts`, which every `UIMessage` has and no other producer writes.
+    fn marks(&self, m: &Map) -> bool {
+        m.contains_key("parts")
+    }
+
+    fn turns(&self, messages: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
+        turns(messages, prefix)
+    }
 }

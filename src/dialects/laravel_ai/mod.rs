@@ -65,6 +65,8 @@
 //! assert_eq!(run["final_answer"], "Grüezi");
 //! ```
 
+mod final_form;
+
 use std::collections::BTreeMap;
 
 use crate::dialects::Out;
@@ -855,5 +857,37 @@ fn opt_bool(m: &Map, key: &str) -> Result<Option<bool>> {
         Some(Value::Bool(b)) => Ok(Some(*b)),
         None | Some(Value::Null) => Ok(None),
         Some(other) => Err(wrong(&child("", key), "a boolean or null", other)),
+    }
+}
+
+/// laravel/ai's broadcast stream events (`stream_start`, `text_delta`, …).
+#[derive(Debug)]
+pub struct LaravelAi;
+
+impl crate::dialects::Dialect for LaravelAi {
+    fn name(&self) -> &'static str {
+        "laravel-ai"
+    }
+
+    fn claims(&self, event: &Map) -> bool {
+        claims(event)
+    }
+
+    fn translator(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(State::default())
+    }
+
+    fn final_form(&self) -> Option<&dyn crate::dialects::FinalForm> {
+        Some(&final_form::Rows)
+    }
+}
+
+impl crate::dialects::Translator for State {
+    fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+        State::translate(self, event, out)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {
+        Box::new(self.clone())
     }
 }

@@ -21,7 +21,9 @@
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, index, type_name, Map, Value};
 
-use super::{drop_empty, object_at, required_str, FinalStep, FinalTool, FinalTurn};
+use crate::dialects::final_form::{
+    drop_empty, object_at, required_str, FinalStep, FinalTool, FinalTurn,
+};
 
 /// The assistant turns of an AG-UI message array.
 pub(super) fn turns(messages: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
@@ -237,4 +239,32 @@ fn tool_call(c: &Value, path: &str) -> Result<FinalTool> {
         path: path.to_string(),
         ..FinalTool::default()
     })
+}
+
+/// AG-UI's final form: its `Message[]` (a `MESSAGES_SNAPSHOT`'s `messages`).
+pub(super) struct Messages;
+
+impl crate::dialects::FinalForm for Messages {
+    /// Fields or roles only AG-UI writes (`toolCalls`, `toolCallId`, `tool`,
+    /// `reasoning`, `activity`, `developer`).
+    fn marks(&self, m: &Map) -> bool {
+        let role = matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("tool" | "reasoning" | "activity" | "developer")
+        );
+        role || m.contains_key("toolCalls") || m.contains_key("toolCallId")
+    }
+
+    /// Only `{id, role, content}` messages: AG-UI's plain text conversation
+    /// (AI SDK messages always have `parts`, laravel/ai rows their columns).
+    fn claims_unmarked(&self, messages: &[Value]) -> bool {
+        messages
+            .iter()
+            .filter_map(Value::as_object)
+            .any(|m| m.contains_key("role") && m.contains_key("id"))
+    }
+
+    fn turns(&self, messages: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> {
+        turns(messages, prefix)
+    }
 }
