@@ -174,7 +174,15 @@ impl Session {
                 *sent = Sent::default();
             }
             let header = exec.header();
-            Fields::open(&mut out, sent).write(&header, header.usage);
+            let mut fields = Fields::open(&mut out, sent);
+            if d.added {
+                // The object the JS side keeps as the execution's working
+                // copy has every field from the start: fields added to it
+                // later would turn it into a slow dictionary-mode object
+                // (src/wasm/session.rs, `Mirrors`).
+                fields.closing = ",\"steps\":0,\"text\":0";
+            }
+            fields.write(&header, header.usage);
             out.push(',');
             let mark = out.len();
             out.push('[');
@@ -234,6 +242,8 @@ struct Fields<'a> {
     mark: usize,
     next: usize,
     any: bool,
+    /// Written before the closing brace of an object with fields.
+    closing: &'static str,
 }
 
 impl<'a> Fields<'a> {
@@ -247,6 +257,7 @@ impl<'a> Fields<'a> {
             mark,
             next: 0,
             any: false,
+            closing: "",
         }
     }
 
@@ -312,6 +323,7 @@ impl<'a> Fields<'a> {
     /// Ends the object, or puts `0` in its place when no field changed.
     fn close(self) {
         if self.any {
+            self.out.push_str(self.closing);
             self.out.push('}');
         } else {
             self.out.truncate(self.mark);

@@ -45,13 +45,26 @@ pub(super) struct Inner {
     snapshot: JsValue,
     /// The core has changes the snapshot does not show yet.
     stale: bool,
-    /// Per execution, an unfrozen copy of its published `steps` array. A
-    /// step change is placed here and the published array is a copy of it:
-    /// copying a frozen array takes V8's slow element-by-element path, which
-    /// made every step change cost far more the longer the run was.
+    /// Unfrozen working copies of what the snapshot publishes.
+    mirrors: Mirrors,
+}
+
+/// Unfrozen working copies of the snapshot's objects and arrays. A change
+/// is applied to its working copy and the published object or array is a
+/// frozen copy of it. Copying the published (frozen) one instead takes V8's
+/// slow paths: a frozen array is copied element by element, and an object
+/// copied with `Object.assign` onto `{}` from a frozen copy of a copy ends up
+/// in dictionary mode, which made every later copy of an execution (29
+/// fields) about ten times slower than copying a working copy.
+#[derive(Default)]
+struct Mirrors {
+    /// The view's top-level fields.
+    view: Option<Object>,
+    /// Per execution, its fields (`steps` and `text` included).
+    execs: Vec<Object>,
+    /// Per execution, its `steps` array.
     step_lists: Vec<Array>,
-    /// An unfrozen copy of the published `executions` array, for the same
-    /// reason (copying the frozen one took most of a streamed chunk's read).
+    /// The `executions` array.
     exec_list: Array,
 }
 
@@ -62,8 +75,7 @@ impl Session {
                 core,
                 snapshot: JsValue::UNDEFINED,
                 stale: true,
-                step_lists: Vec::new(),
-                exec_list: Array::new(),
+                mirrors: Mirrors::default(),
             }),
             listeners: RefCell::new(Vec::new()),
         }
@@ -236,12 +248,9 @@ impl Session {
             inner.core.settle();
             let patch: Array = js_sys::JSON::parse(&inner.core.take_patch())?.unchecked_into();
             let Inner {
-                snapshot,
-                step_lists,
-                exec_list,
-                ..
+                snapshot, mirrors, ..
             } = &mut *inner;
-            *snapshot = apply_patch(snapshot, &patch, step_lists, exec_list);
+            *snapshot = apply_patch(snapshot, &patch, mirrors);
             inner.stale = false;
         }
         Ok(inner.snapshot.clone())
@@ -450,12 +459,7 @@ thread_local! {
 /// nothing changed. `step_lists` holds the unfrozen working copy of each
 /// execution's steps (see [`Session::step_lists`]), `exec_list` that of the
 /// executions.
-fn apply_patch(
-    prev: &JsValue,
-    patch: &Array,
-    step_lists: &mut Vec<Array>,
-    exec_list: &Array,
-) -> JsValue {
+fn apply_patch(prev: &JsValue, patch: &Array, mirrors: &mut Mirrors) -> JsValue {
     KEYS.with(|k| {
         let session = patch.get(0);
         let added = patch.get(1);
@@ -465,7 +469,11 @@ fn apply_patch(
         if !first && !changed(&session) && !changed(&added) && changes <= 2 {
             return prev.clone();
         }
-        let next = assign2(&Object::new(), prev, &session);
+        if first {
+            *mirrors = Mirrors::default();
+        }
+        let view = mirrors.view.get_or_insert_with(Object::new).clone();
+        assign2(&view, &session, &JsValue::UNDEFINED);
         if first || changed(&added) {
             let old = if first {
                 JsValue::UNDEFINED
@@ -484,46 +492,47 @@ fn apply_patch(
                 (None, Some(new)) => new.clone(),
                 (_, None) => Array::new(),
             };
-            set_field(&next, &k.warnings, &Object::freeze(&warnings));
+            set_field(&view, &k.warnings, &Object::freeze(&warnings));
         }
         if first || changes > 2 {
             for i in 2..changes {
                 let change: Array = patch.get(i).unchecked_into();
                 let index = number(&change.get(0)) as u32;
-                let exec = apply_exec(
-                    k,
-                    &exec_list.get(index),
-                    &change,
-                    index as usize,
-                    step_lists,
-                );
-                exec_list.set(index, exec);
+                let exec = apply_exec(k, &change, index as usize, mirrors);
+                mirrors.exec_list.set(index, exec);
             }
-            let execs = exec_list.slice(0, u32::MAX);
-            set_field(&next, &k.executions, &Object::freeze(&execs));
+            let execs = mirrors.exec_list.slice(0, u32::MAX);
+            set_field(&view, &k.executions, &Object::freeze(&execs));
         }
-        Object::freeze(&next).into()
+        Object::freeze(&assign2(&Object::new(), &view, &JsValue::UNDEFINED)).into()
     })
 }
 
 /// One execution's change `[index, header, steps, text, replaced]` applied
-/// to its previous object (`undefined` when new).
-fn apply_exec(
-    k: &Keys,
-    old: &JsValue,
-    change: &Array,
-    slot: usize,
-    step_lists: &mut Vec<Array>,
-) -> JsValue {
-    if step_lists.len() <= slot {
-        step_lists.resize_with(slot + 1, Array::new);
+/// to its working copy (made when the execution is new); returns the
+/// published, frozen copy.
+fn apply_exec(k: &Keys, change: &Array, slot: usize, mirrors: &mut Mirrors) -> JsValue {
+    if mirrors.step_lists.len() <= slot {
+        mirrors.step_lists.resize_with(slot + 1, Array::new);
     }
-    // The list was extended above to hold `slot`.
-    let Some(work) = step_lists.get(slot) else {
-        return old.clone();
+    let header = change.get(1);
+    let new = mirrors.execs.len() <= slot;
+    if new {
+        mirrors.execs.resize_with(slot + 1, Object::new);
+        // A new execution's header holds every field, `steps` and `text`
+        // included (src/session/patch.rs): as parsed, it is a fast object
+        // whose fields later changes only overwrite.
+        if let (Some(own), true) = (mirrors.execs.get_mut(slot), header.is_object()) {
+            *own = header.clone().unchecked_into();
+        }
+    }
+    // Both lists were extended above to hold `slot`.
+    let (Some(work), Some(exec)) = (mirrors.step_lists.get(slot), mirrors.execs.get(slot)) else {
+        return JsValue::UNDEFINED;
     };
-    let new = !old.is_object();
-    let exec = assign2(&Object::new(), old, &change.get(1));
+    if !new {
+        assign2(exec, &header, &JsValue::UNDEFINED);
+    }
     let steps = change.get(2);
     if let Some(steps) = steps.dyn_ref::<Array>() {
         for step in steps.iter() {
@@ -532,7 +541,7 @@ fn apply_exec(
         }
     }
     if new || steps.is_object() {
-        set_field(&exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
+        set_field(exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
     }
     let text = change.get(3);
     if text.is_string() {
@@ -542,15 +551,15 @@ fn apply_exec(
         let head = if replaced || new {
             JsValue::UNDEFINED
         } else {
-            field(old, &k.text)
+            field(exec, &k.text)
         };
         let value = match head.dyn_ref::<js_sys::JsString>() {
             Some(head) => head.concat(&text).into(),
             None => text,
         };
-        set_field(&exec, &k.text, &value);
+        set_field(exec, &k.text, &value);
     }
-    Object::freeze(&exec).into()
+    Object::freeze(&assign2(&Object::new(), exec, &JsValue::UNDEFINED)).into()
 }
 
 /// A number the patch holds (an index or a step number). `Number#valueOf`
