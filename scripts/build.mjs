@@ -15,7 +15,7 @@
 //
 // Usage: node scripts/build.mjs   (npm run build)
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -323,10 +323,15 @@ function reportSizes(pkgDir) {
   if (ceilingBytes - full > 1024) log(`size: ${kb(ceilingBytes - full)} under the ceiling; lower ceilingBytes in scripts/size-budget.json to ${Math.ceil(full / 1024) * 1024} to keep the gain`);
 }
 
-/** Replaces whatever is at `link` with a symlink to `target`. */
+/**
+ * Replaces whatever is at `link` with a symlink to `target`; leaves it alone when it already
+ * is that symlink (a git worktree whose node_modules links to another checkout's then does not
+ * rewrite that checkout's links on every build).
+ */
 function replaceWithSymlink(target, link, type) {
   try {
-    if (lstatSync(link)) rmSync(link, { recursive: true, force: true });
+    if (lstatSync(link).isSymbolicLink() && readlinkSync(link) === target) return;
+    rmSync(link, { recursive: true, force: true });
   } catch { /* not there */ }
   symlinkSync(target, link, type);
 }

@@ -1,10 +1,13 @@
 // The one test command (`npm test`, also what .ci/run runs):
 //
-//   scripts/setup.sh, npm run build, then seven layers, each ending in its own
+//   scripts/setup.sh, npm run build, then eight layers, each ending in its own
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
 //     js      node --test tests/js/*.test.{mjs,cjs}        the built package, via `stepline`; the README examples
+//     bench   scripts/bench-check.mjs                      short side-by-side timings and memory of the built
+//                                                          package against the peers and JSON.parse: one check
+//                                                          per ratio, failed over its ceiling (scripts/bench-budget.json)
 //     types   tsc --noEmit -p tests/types/..., www/        the emitted declarations, the panel
 //     browser node --test tests/browser/*.test.mjs         the panel in Chromium, live via sockudo
 //     packaging node --test tests/packaging/*.test.mjs     npm pack into ESM, CJS, Vite page, worker
@@ -90,6 +93,19 @@ async function jsLayer(built) {
   await nodeTests('js', join('tests', 'js'));
 }
 
+/**
+ * scripts/bench-check.mjs (npm run bench:check): ratios of stepline's time and memory to the
+ * peers' and JSON.parse's, measured side by side; a ratio over its ceiling in
+ * scripts/bench-budget.json fails its check. About two minutes on two cores.
+ */
+async function benchLayer(built) {
+  banner('bench: scripts/bench-check.mjs (ratios against the peers and JSON.parse, ceilings in scripts/bench-budget.json)');
+  if (!built) return report('bench', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  const { code, output } = await run(process.execPath, [join('scripts', 'bench-check.mjs')]);
+  const counts = output.match(/^bench: (\d+) passed, (\d+) failed$/m);
+  report('bench', { passed: Number(counts?.[1] ?? 0), failed: Number(counts?.[2] ?? 0), exitCode: code });
+}
+
 /** Runs node:test over `dir`'s *.test.mjs/cjs files and reports their counts as `layer`. */
 async function nodeTests(layer, dir) {
   const files = readdirSync(join(root, dir)).filter((f) => /\.test\.(mjs|cjs)$/.test(f)).sort().map((f) => join(dir, f));
@@ -170,11 +186,12 @@ async function main() {
   banner('build: npm run build');
   const build = await run('npm', ['run', 'build']);
   const built = build.code === 0;
-  if (!built) console.error('\ntest: the build failed; the js and types layers will not run');
+  if (!built) console.error('\ntest: the build failed; the js, bench and types layers will not run');
 
   await nativeLayer();
   await wasmLayer();
   await jsLayer(built);
+  await benchLayer(built);
   await typesLayer(built);
   await browserLayer(built);
   await packagingLayer(built);
