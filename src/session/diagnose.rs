@@ -35,6 +35,7 @@ impl Session {
     /// assert_eq!(found[0].path, "/envelopes/0");
     /// ```
     pub fn diagnose(&self, options: &Value) -> Result<Vec<Diagnostic>> {
+        self.require_recording("diagnose()")?;
         // Each line decoded when it was ingested; one that no longer would
         // (it cannot) is left out rather than failing the diagnosis.
         // Each envelope's size is its line's, as received: what the

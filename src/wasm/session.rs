@@ -295,9 +295,16 @@ impl Session {
     /// fs.writeFileSync('run.jsonl', session.toRecording());
     /// const again = Session.fromRecording(fs.readFileSync('run.jsonl', 'utf8'));
     /// ```
+    /// A session created with `{ record: false }` keeps no envelopes: this
+    /// throws a `SteplineError` at `/options/record`.
     #[wasm_bindgen(js_name = toRecording)]
-    pub fn to_recording(&self) -> String {
-        self.inner.borrow().core.to_recording()
+    pub fn to_recording(&self) -> Result<String, JsValue> {
+        let inner = self.inner.borrow();
+        inner
+            .core
+            .require_recording("toRecording()")
+            .map_err(to_js_error)?;
+        Ok(inner.core.to_recording())
     }
 
     /// Replays a recording into a new session; snapshot lines in it are kept

@@ -121,10 +121,17 @@ impl Session {
     /// const timeline = session.timeline();
     /// timeline.viewAt(0).executions; // []
     /// ```
-    pub fn timeline(&self) -> SessionTimeline {
-        SessionTimeline {
-            inner: RefCell::new(Timeline::new(&self.inner.borrow().core)),
-        }
+    /// A session created with `{ record: false }` keeps no envelopes to
+    /// replay: this throws a `SteplineError` at `/options/record`.
+    pub fn timeline(&self) -> Result<SessionTimeline, JsValue> {
+        let inner = self.inner.borrow();
+        inner
+            .core
+            .require_recording("timeline()")
+            .map_err(to_js_error)?;
+        Ok(SessionTimeline {
+            inner: RefCell::new(Timeline::new(&inner.core)),
+        })
     }
 
     /// The envelopes that built step `stepNumber` of the execution at
@@ -161,6 +168,10 @@ impl Session {
             return Ok(JsValue::NULL);
         }
         let inner = self.inner.borrow();
+        inner
+            .core
+            .require_recording("envelopesOf()")
+            .map_err(to_js_error)?;
         match inner
             .core
             .envelopes_of(execution_index, step_number as i64, before)

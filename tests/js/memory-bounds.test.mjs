@@ -281,3 +281,32 @@ test('a run log keeps redelivered envelopes at no memory cost', async (t) => {
   back.free();
   log.free();
 });
+
+test('record: false keeps no envelope text: the same view in less wasm memory, and typed errors from what reads the envelopes', async (t) => {
+  const lines = runLines(3000);
+  const grown = {};
+  const views = {};
+  for (const record of [true, false]) {
+    const w = await freshInstance();
+    const session = new w.Session({ record });
+    const before = w.memoryBytes();
+    views[record] = ingestLive(session, lines);
+    grown[record] = w.memoryBytes() - before;
+    if (!record) {
+      for (const [name, call] of [
+        ['toRecording()', () => session.toRecording()],
+        ['timeline()', () => session.timeline()],
+        ['envelopesOf()', () => session.envelopesOf(0, 1)],
+        ['diagnose()', () => session.diagnose()],
+      ]) {
+        assert.throws(call, (e) => e.code === 'invalid_value' && e.path === '/options/record' && e.message.includes(name), name);
+      }
+    }
+    session.free();
+  }
+  t.diagnostic(`${lines.length} envelopes: wasm memory +${fmt(grown[true])} recording, +${fmt(grown[false])} with record: false`);
+  assert.deepEqual(views[false], views[true]);
+  assert.ok(grown[false] < grown[true] * 0.8, `record: false grew ${fmt(grown[false])}, recording ${fmt(grown[true])}`);
+  const w = await freshInstance();
+  assert.throws(() => new w.Session({ record: 'no' }), (e) => e.code === 'invalid_type' && e.path === '/options/record');
+});

@@ -3090,6 +3090,16 @@ export interface SessionOptions {
    * is ever stale.
    */
   staleAfterMs?: number | null;
+  /**
+   * Whether the session keeps every applied envelope's text (default
+   * `true`), which `toRecording()`, `timeline()`, `envelopesOf()` and
+   * `diagnose()` read. `false` keeps none of it: a page that follows a run
+   * and never exports it saves about a third of the session's memory
+   * (13 of 36 MiB after 100,000 envelopes, bench/findings.md), and those
+   * four methods throw a `SteplineError` at `/options/record`. The view,
+   * redelivery and resync are the same either way.
+   */
+  record?: boolean | null;
 }
 
 /** The live view (immutable; unchanged parts are shared between snapshots). */
