@@ -4,7 +4,9 @@
 // then the heap it retains while its result (the session, or the peer's last view) is kept.
 // Prints one JSON line.
 //
-//   node --expose-gc bench/memory-probe.mjs --contender stepline|@ag-ui/client|ai --events N [--coalesce]
+//   node --expose-gc bench/memory-probe.mjs --contender stepline|@ag-ui/client|ai --events N [--coalesce] [--no-record]
+//
+// --no-record: stepline's session is `new Session({ record: false })` (keeps no envelope text).
 //
 // stepline is loaded through its web entry here (`stepline/web`, `initSync` with the wasm
 // bytes), the same Rust code and glue as the Node entry, because `initSync` returns the
@@ -20,7 +22,7 @@ import * as agUi from './contenders/ag-ui.mjs';
 import * as ai from './contenders/ai.mjs';
 import * as stepline from './contenders/stepline.mjs';
 
-const { values: args } = parseArgs({ options: { contender: { type: 'string' }, events: { type: 'string' }, coalesce: { type: 'boolean' } } });
+const { values: args } = parseArgs({ options: { contender: { type: 'string' }, events: { type: 'string' }, coalesce: { type: 'boolean' }, 'no-record': { type: 'boolean' } } });
 const contender = [stepline, agUi, ai].find((k) => k.name === args.contender);
 if (!contender || typeof globalThis.gc !== 'function') {
   console.error('usage: node --expose-gc bench/memory-probe.mjs --contender stepline|@ag-ui/client|ai --events N [--coalesce]');
@@ -33,7 +35,7 @@ if (contender === stepline) {
   const web = await import('stepline/web');
   const exports = web.initSync({ module: readFileSync(fileURLToPath(import.meta.resolve('stepline/stepline_bg.wasm'))) });
   memory = exports.memory;
-  options = { Session: web.Session };
+  options = { Session: web.Session, sessionOptions: args['no-record'] ? { record: false } : undefined };
 }
 
 /** Builds the input, runs the loop and checks its view; only the result outlives the call. */
@@ -74,6 +76,7 @@ console.log(JSON.stringify({
   contender: contender.name,
   events: count,
   coalesce: Boolean(args.coalesce),
+  record: !args['no-record'],
   elapsed,
   heapUsed: delta('heapUsed'),
   external: delta('external'),

@@ -286,24 +286,30 @@ await group('bulk', BULK, async () => {
   }
 });
 
-const MEMORY = 'memory after the 100k loop: stepline / lighter peer';
+const MEMORY = 'memory after the 100k loop, record: false: stepline / lighter peer';
 await group('memory', [['memory-vs-lighter-peer', MEMORY]], async () => {
   console.log(`\n=== memory: retained after the live loop over bench/agent-run.mjs's run, N = ${int(LARGE_N)}, each in a fresh process (bench/memory-probe.mjs; the peers' deltas merged)`);
   const probe = join(root, 'bench', 'memory-probe.mjs');
   const hook = pathToFileURL(join(root, 'bench', 'lib', 'this-pkg.mjs')).href;
   const run = promisify(execFile);
-  const measureOne = async (contender, coalesce) => {
-    const argv = ['--expose-gc', '--import', hook, probe, '--contender', contender, '--events', String(LARGE_N), ...(coalesce ? ['--coalesce'] : [])];
+  const measureOne = async (contender, coalesce, noRecord = false) => {
+    const argv = ['--expose-gc', '--import', hook, probe, '--contender', contender, '--events', String(LARGE_N), ...(coalesce ? ['--coalesce'] : []), ...(noRecord ? ['--no-record'] : [])];
     const { stdout } = await run(process.execPath, argv, { cwd: root, maxBuffer: 1 << 20 });
     return JSON.parse(stdout.trim().split('\n').pop());
   };
   // The three processes at once: what they retain does not depend on how fast they run.
-  const [sl, ag, aiResult] = await Promise.all([measureOne(stepline.name, false), measureOne(agUi.name, true), measureOne(ai.name, true)]);
+  // stepline as the issue's target measures it, with `record: false` (no envelope log);
+  // the recording session's figure is printed beside it.
+  const [sl, recording, ag, aiResult] = await Promise.all([
+    measureOne(stepline.name, false, true), measureOne(stepline.name, false), measureOne(agUi.name, true), measureOne(ai.name, true),
+  ]);
   const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MiB`;
+  const totalOf = (r) => r.heapUsed + (r.wasmAfter - r.wasmBefore);
   const wasm = sl.wasmAfter - sl.wasmBefore;
-  const slTotal = sl.heapUsed + wasm;
+  const slTotal = totalOf(sl);
   const lighter = ag.heapUsed <= aiResult.heapUsed ? ag : aiResult;
-  console.log(`  stepline       JS heap ${mib(sl.heapUsed)} + wasm memory ${mib(sl.wasmBefore)} -> ${mib(sl.wasmAfter)} (+${mib(wasm)}) = ${mib(slTotal)}`);
+  console.log(`  stepline, record: false  JS heap ${mib(sl.heapUsed)} + wasm memory ${mib(sl.wasmBefore)} -> ${mib(sl.wasmAfter)} (+${mib(wasm)}) = ${mib(slTotal)}`);
+  console.log(`  stepline, recording      ${mib(totalOf(recording))} (the log: ${mib(totalOf(recording) - slTotal)})`);
   for (const r of [ag, aiResult]) console.log(`  ${r.contender.padEnd(14)} JS heap ${mib(r.heapUsed)} (${int(r.events)} events, deltas merged)`);
   record('memory-vs-lighter-peer', `${MEMORY} (${lighter.contender})`, {
     median: slTotal / lighter.heapUsed, rounds: 1,

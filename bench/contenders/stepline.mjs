@@ -51,10 +51,11 @@ export function encode(run) {
 
 /**
  * The live loop; returns the session (the caller frees it) and the last view read.
- * `Session` may be another entry's class (the memory probe uses the web entry's).
+ * `Session` may be another entry's class (the memory probe uses the web entry's);
+ * `sessionOptions` are `new Session()`'s (`{ record: false }` for a session that keeps no log).
  */
-export function loop(envelopes, { Session: SessionClass = Session } = {}) {
-  const session = new SessionClass();
+export function loop(envelopes, { Session: SessionClass = Session, sessionOptions } = {}) {
+  const session = new SessionClass(sessionOptions);
   let view;
   for (const envelope of envelopes) {
     session.ingest(envelope);

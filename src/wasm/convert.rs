@@ -109,9 +109,15 @@ pub fn input_text(input: &JsValue, what: &str) -> Result<String, SteplineError> 
         ));
     }
     match js_sys::JSON::stringify(input) {
-        Ok(s) => s.as_string().ok_or_else(|| {
-            SteplineError::new(ErrorCode::InvalidType, None, format!("expected {what} as a JSON string or an object, found a value JSON cannot represent"))
-        }),
+        // `JSON.stringify` escapes lone surrogates (well-formed since ES2019),
+        // so its text goes through `encodeInto` whole, without the check above
+        // (wasm-bindgen's `as_string` copies leading ASCII a unit at a time).
+        Ok(s) if s.is_string() => Ok(super::text::utf8(&s)),
+        Ok(_) => Err(SteplineError::new(
+            ErrorCode::InvalidType,
+            None,
+            format!("expected {what} as a JSON string or an object, found a value JSON cannot represent"),
+        )),
         Err(_) => Err(SteplineError::new(
             ErrorCode::InvalidJson,
             None,
