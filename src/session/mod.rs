@@ -550,7 +550,10 @@ impl Session {
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
         // Kept as one JSONL line: the text itself unless it spans lines (JSON
         // text can break lines only in whitespace, which the parser reports).
-        let line = if parsed.line_breaks {
+        // A session that keeps no log keeps no line.
+        let line = if !self.recording {
+            String::new()
+        } else if parsed.line_breaks {
             crate::json::to_string(&parsed.value)
         } else {
             text.trim().to_string()
@@ -559,7 +562,7 @@ impl Session {
             return self.ingest_foreign(dialect, parsed.value, line, batch);
         }
         let d = decode_owned(parsed.value)?;
-        Ok(self.ingest_in(d, Some(line), batch))
+        Ok(self.ingest_in(d, self.recording.then_some(line), batch))
     }
 
     /// Ingests one event of a foreign dialect (laravel/ai, AG-UI, AI SDK):
@@ -671,13 +674,18 @@ impl Session {
 
     /// Ingests one envelope value (any dialect).
     pub fn ingest_value(&mut self, v: &Value) -> Result<IngestOutcome> {
+        let line = || match self.recording {
+            true => crate::json::to_string(v),
+            false => String::new(),
+        };
         if let Some(dialect) = self.dialects.claim(v) {
-            let out = self.ingest_foreign(dialect, v.clone(), crate::json::to_string(v), None);
+            let out = self.ingest_foreign(dialect, v.clone(), line(), None);
             self.settle();
             return out;
         }
         let d = decode_value(v)?;
-        let out = self.ingest_with(d, Some(crate::json::to_string(v)));
+        let raw = self.recording.then(line);
+        let out = self.ingest_with(d, raw);
         self.settle();
         Ok(out)
     }
@@ -877,8 +885,14 @@ impl Session {
         pos: usize,
         fingerprint: Option<Fingerprint>,
     ) -> IngestOutcome {
-        // The log line first: `apply` moves what the view keeps out of the payload.
-        let line = raw.unwrap_or_else(|| crate::json::to_string(&env));
+        // The log line first: `apply` moves what the view keeps out of the
+        // payload. Written only when the log keeps it.
+        let keeps_line = self.logging && self.recording;
+        let line = match raw {
+            Some(raw) => raw,
+            None if keeps_line => crate::json::to_string(&env),
+            None => String::new(),
+        };
         let mut payload = match env.get_mut("payload") {
             Some(Value::Object(p)) => std::mem::take(p),
             _ => Map::new(),
@@ -934,7 +948,7 @@ impl Session {
         self.stale_after_apply(pos, ts);
         self.counts.applied += 1;
         out.applied = true;
-        if logged && self.logging && self.recording {
+        if logged && keeps_line {
             self.log.push(seq, line);
         }
         out
