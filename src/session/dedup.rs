@@ -3,8 +3,8 @@
 //! and nothing of the envelope is kept. Its identity is that content plus
 //! which occurrence of it the envelope is ([`occurrence`]; the rule and its
 //! limit are in `Session`'s `dedup_key`, and a [`Batch`] numbers occurrences
-//! by its own order). A long session costs 16 bytes per envelope here (and
-//! 16 more per envelope of a turn that reuses an execution id), where keeping
+//! by its own order). A long session costs 8 bytes per envelope here (and
+//! 8 more per envelope of a turn that reuses an execution id), where keeping
 //! each envelope's text as its key cost its whole size again.
 //! The fingerprint itself is src/json/fingerprint.rs.
 
@@ -224,17 +224,26 @@ impl Batch {
 /// pick envelopes whose fingerprints crowd one run of slots and make every
 /// insert slow. Not a `BTreeSet`: walking the tree cost bulk replays time and
 /// its code wasm bytes (bench/findings.md).
+///
+/// A slot keeps 64 bits of the 128-bit fingerprint (its two lanes folded),
+/// half the table's memory: two different envelopes are taken for one with
+/// probability about n²/2⁶⁵ after n envelopes, 3·10⁻⁸ at a million.
 #[derive(Clone, Debug)]
 pub struct Seen {
     /// Capacity a power of two (or none yet); `EMPTY` marks a free slot.
-    slots: Vec<Fingerprint>,
+    slots: Vec<u64>,
     len: usize,
     seed: u64,
-    /// Whether `EMPTY` itself was inserted (it cannot sit in a slot).
+    /// Whether a fingerprint folding to `EMPTY` was inserted (it cannot sit in a slot).
     has_empty: bool,
 }
 
-const EMPTY: Fingerprint = (0, 0);
+const EMPTY: u64 = 0;
+
+/// The 64 bits of a fingerprint a slot keeps.
+fn fold(fp: Fingerprint) -> u64 {
+    fp.0 ^ fp.1
+}
 
 impl Default for Seen {
     fn default() -> Self {
@@ -248,63 +257,66 @@ impl Default for Seen {
 }
 
 impl Seen {
-    fn home(&self, fp: Fingerprint) -> usize {
-        avalanche(fp.0 ^ self.seed) as usize & (self.slots.len() - 1)
+    fn home(&self, key: u64) -> usize {
+        avalanche(key ^ self.seed) as usize & (self.slots.len() - 1)
     }
 
     /// What slot `i` holds (`EMPTY` past the end).
-    fn at(&self, i: usize) -> Fingerprint {
+    fn at(&self, i: usize) -> u64 {
         self.slots.get(i).copied().unwrap_or(EMPTY)
     }
 
-    fn put(&mut self, i: usize, fp: Fingerprint) {
+    fn put(&mut self, i: usize, key: u64) {
         if let Some(slot) = self.slots.get_mut(i) {
-            *slot = fp;
+            *slot = key;
         }
     }
 
-    /// The slot holding `fp`, or the free slot where it would go.
-    fn find(&self, fp: Fingerprint) -> usize {
+    /// The slot holding `key`, or the free slot ending its probe run.
+    fn find(&self, key: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let mut i = self.home(fp);
-        while self.at(i) != fp && self.at(i) != EMPTY {
+        let mut i = self.home(key);
+        while self.at(i) != key && self.at(i) != EMPTY {
             i = (i + 1) & mask;
         }
         i
     }
 
-    /// Whether `fp` is in the set.
+    /// Whether `fp` was inserted (and not removed since).
     pub fn contains(&self, fp: Fingerprint) -> bool {
-        if fp == EMPTY {
+        let key = fold(fp);
+        if key == EMPTY {
             return self.has_empty;
         }
-        !self.slots.is_empty() && self.at(self.find(fp)) == fp
+        !self.slots.is_empty() && self.at(self.find(key)) == key
     }
 
-    /// Adds a fingerprint; false when it was already there (a redelivery).
+    /// Adds `fp`; `false` when it was there already.
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
-        if fp == EMPTY {
+        let key = fold(fp);
+        if key == EMPTY {
             let new = !self.has_empty;
             self.has_empty = true;
             self.len += usize::from(new);
             return new;
         }
-        // At most three quarters full, so probe runs stay short.
+        // Grown at three quarters full: probe runs stay short.
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
-        let i = self.find(fp);
-        if self.at(i) == fp {
+        let i = self.find(key);
+        if self.at(i) == key {
             return false;
         }
-        self.put(i, fp);
+        self.put(i, key);
         self.len += 1;
         true
     }
 
     /// Forgets a fingerprint (of an envelope whose text was dropped).
     pub fn remove(&mut self, fp: Fingerprint) {
-        if fp == EMPTY {
+        let key = fold(fp);
+        if key == EMPTY {
             self.len -= usize::from(self.has_empty);
             self.has_empty = false;
             return;
@@ -312,8 +324,8 @@ impl Seen {
         if self.slots.is_empty() {
             return;
         }
-        let mut hole = self.find(fp);
-        if self.at(hole) != fp {
+        let mut hole = self.find(key);
+        if self.at(hole) != key {
             return;
         }
         // Backward shift: pull later members of the run into the hole when
@@ -344,13 +356,12 @@ impl Seen {
     fn grow(&mut self) {
         let capacity = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; capacity]);
-        for fp in old.into_iter().filter(|&fp| fp != EMPTY) {
-            let i = self.find(fp);
-            self.put(i, fp);
+        for key in old.into_iter().filter(|&k| k != EMPTY) {
+            let i = self.find(key);
+            self.put(i, key);
         }
     }
 
-    /// How many fingerprints it holds (what the unit tests check).
     #[cfg(test)]
     fn len(&self) -> usize {
         self.len
@@ -396,7 +407,7 @@ mod tests {
         };
         for round in 0..40 {
             let pool: Vec<Fingerprint> = (0..(8 + round * 13))
-                .map(|i| if i == 0 { EMPTY } else { (next(), next()) })
+                .map(|i| if i == 0 { (0, 0) } else { (next(), next()) })
                 .collect();
             let mut seen = Seen::default();
             let mut model = std::collections::BTreeSet::new();
