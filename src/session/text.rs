@@ -158,13 +158,88 @@ impl Piece {
     }
 }
 
+/// Chunks that arrived in index order, one after another, each wholly at
+/// the end of the text and each with its fingerprint: nearly every chunk of
+/// a stream. 24 bytes a chunk in three lists, where an entry of the chunk
+/// tree cost about three times that (bench/findings.md). Anything else (a
+/// chunk out of order, a replacement, the limit reached, a rebuild) first
+/// moves the run into the tree, so the tree's rules stay the only ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Run {
+    /// The first chunk's index.
+    first: i64,
+    /// Where the first chunk starts in the text.
+    start: usize,
+    /// Where each chunk ends in the text.
+    ends: Vec<usize>,
+    /// Each chunk's log number.
+    seqs: Vec<u32>,
+    /// Each chunk's fingerprint.
+    fingerprints: Vec<Fingerprint>,
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The index a chunk extending the run has.
+    fn next(&self) -> Option<i64> {
+        (!self.ends.is_empty()).then(|| self.first.saturating_add(self.len() as i64))
+    }
+
+    fn last_index(&self) -> Option<i64> {
+        self.next().map(|n| n - 1)
+    }
+
+    /// The chunks as the tree holds them, in index order.
+    fn drain(&mut self) -> impl Iterator<Item = (i64, Chunk)> + '_ {
+        let mut start = self.start;
+        let first = self.first;
+        let ends = std::mem::take(&mut self.ends);
+        let seqs = std::mem::take(&mut self.seqs);
+        let fingerprints = std::mem::take(&mut self.fingerprints);
+        ends.into_iter()
+            .zip(seqs)
+            .zip(fingerprints)
+            .enumerate()
+            .map(move |(i, ((end, seq), fp))| {
+                let piece = Piece::At {
+                    start,
+                    len: end - start,
+                };
+                start = end;
+                let mut arrivals = Arrivals::None;
+                arrivals.add((u64::from(seq), Some(fp)));
+                (
+                    first + i as i64,
+                    Chunk {
+                        text: piece,
+                        arrivals,
+                    },
+                )
+            })
+    }
+
+    /// The chunks' texts, in index order, read from `text`.
+    fn pieces<'a>(&'a self, text: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let starts = std::iter::once(self.start).chain(self.ends.iter().copied());
+        starts
+            .zip(self.ends.iter().copied())
+            .map(move |(a, b)| text.get(a..b).unwrap_or_default())
+    }
+}
+
 /// The chunks that can still show, and what the limit dropped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamText {
     /// Bytes of text kept at most.
     limit: usize,
-    /// Chunks starting below the limit, by index.
+    /// Chunks starting below the limit, by index, except those in `run`
+    /// (all of whose indexes are above these).
     chunks: BTreeMap<i64, Chunk>,
+    /// The latest chunks that arrived in order, compactly.
+    run: Run,
     /// Their bytes.
     bytes: usize,
     /// The lowest index dropped whole: every index from it up that arrived
@@ -205,6 +280,7 @@ impl StreamText {
         StreamText {
             limit,
             chunks: BTreeMap::new(),
+            run: Run::default(),
             bytes: 0,
             cut_from: None,
             dropped_whole: 0,
@@ -258,6 +334,10 @@ impl StreamText {
             return ChunkOutcome::Dropped;
         }
         let appends = appends && !self.stale;
+        if appends && self.extend_run(index, &content, text, arrival) {
+            return ChunkOutcome::Kept { replaced: false };
+        }
+        self.spill();
         let piece = if appends {
             let start = text.len();
             let kept = push_within(text, &content, limit).len();
@@ -278,6 +358,55 @@ impl StreamText {
         }
         self.evict();
         ChunkOutcome::Kept { replaced: !appends }
+    }
+
+    /// Adds a chunk that arrived in order to the run, when it can go there:
+    /// it follows the run (or starts one above every chunk of the tree), all
+    /// of it fits below the limit, and its arrival packs.
+    fn extend_run(
+        &mut self,
+        index: i64,
+        content: &str,
+        text: &mut String,
+        arrival: Option<Arrival>,
+    ) -> bool {
+        let Some((seq, Some(fp))) = arrival else {
+            return false;
+        };
+        let Ok(seq) = u32::try_from(seq) else {
+            return false;
+        };
+        if text.len() + content.len() > self.limit || self.bytes >= self.limit {
+            return false;
+        }
+        // Text that came between (deltas) ends the run: its chunks' starts
+        // are its ends.
+        if self.run.ends.last().is_some_and(|&end| end != text.len()) {
+            self.spill();
+        }
+        let follows = match self.run.next() {
+            Some(next) => next == index,
+            None => self.chunks.keys().next_back().is_none_or(|&k| k < index),
+        };
+        if !follows {
+            return false;
+        }
+        if self.run.ends.is_empty() {
+            self.run.first = index;
+            self.run.start = text.len();
+        }
+        text.push_str(content);
+        self.run.ends.push(text.len());
+        self.run.seqs.push(seq);
+        self.run.fingerprints.push(fp);
+        self.bytes += content.len();
+        true
+    }
+
+    /// Moves the run into the tree.
+    fn spill(&mut self) {
+        let mut run = std::mem::take(&mut self.run);
+        self.chunks.extend(run.drain());
     }
 
     /// Drops the highest chunks while they start at or past the limit.
@@ -317,6 +446,7 @@ impl StreamText {
         if !self.stale {
             return;
         }
+        self.spill();
         let mut new = String::with_capacity(self.bytes.min(self.limit));
         let mut full = true;
         for c in self.chunks.values_mut() {
@@ -343,8 +473,8 @@ impl StreamText {
     /// execution's text as it stands, which the chunks may point into).
     pub fn rebuilt(&self, text: &str) -> String {
         let mut out = String::with_capacity(self.bytes.min(self.limit));
-        for c in self.chunks.values() {
-            let s = c.text.as_str(text);
+        let tree = self.chunks.values().map(|c| c.text.as_str(text));
+        for s in tree.chain(self.run.pieces(text)) {
             if push_within(&mut out, s, self.limit).len() < s.len() {
                 break;
             }
@@ -385,9 +515,9 @@ impl StreamText {
     /// [`LISTED`](crate::session::gaps::LISTED), and the count.
     pub fn missing(&self) -> (Vec<i64>, u64) {
         let below = self.cut_from.map(|_| {
-            self.chunks
-                .keys()
-                .next_back()
+            self.run
+                .last_index()
+                .or_else(|| self.chunks.keys().next_back().copied())
                 .map_or(0, |h| h.saturating_add(1))
         });
         (self.gaps.list_below(below), self.gaps.count_below(below))
@@ -534,6 +664,8 @@ mod tests {
         t.chunk(0, "a".into(), &mut text, None);
         t.chunk(1, "b".into(), &mut text, Some(a0));
         t.chunk(2, "c".into(), &mut text, Some(a2));
+        // Chunk 1 began a run (in order, with a fingerprint); 2 has none.
+        assert_eq!(t.run.len(), 0, "moved into the tree by chunk 2");
         assert_eq!(
             t.chunks[&1].arrivals,
             Arrivals::One(3, [u32::MAX - 1, u32::MAX, 7, 256])
@@ -551,6 +683,54 @@ mod tests {
         // One numbered past u32 is listed from the start.
         t.chunk(0, "x".into(), &mut text, Some(a1));
         assert_eq!(t.chunks[&0].arrivals, Arrivals::Many(vec![a1]));
+    }
+
+    #[test]
+    fn chunks_in_order_are_kept_as_a_run_and_read_as_the_tree_would() {
+        let fp = |i: u64| Some((i, i + 1));
+        let mut t = StreamText::with_limit(12);
+        let mut text = String::new();
+        for (i, c) in [(0, "ab"), (1, "cd"), (2, "ef")] {
+            t.chunk(i, c.to_string(), &mut text, Some((i as u64, fp(i as u64))));
+        }
+        assert_eq!((t.run.len(), t.chunks.len()), (3, 0));
+        assert_eq!(text, "abcdef");
+        assert_eq!(t.rebuilt(&text), "abcdef");
+        // Text between chunks (a delta) ends the run; the next starts another.
+        t.delta("+", &mut text);
+        t.chunk(3, "gh".into(), &mut text, Some((3, fp(3))));
+        assert_eq!((t.run.len(), t.chunks.len()), (1, 3));
+        assert_eq!(t.rebuilt(&text), "abcdefgh", "the delta is not a chunk");
+        // A chunk out of order moves the run into the tree and the text is rebuilt.
+        t.chunk(5, "kl".into(), &mut text, Some((5, fp(5))));
+        t.chunk(4, "ij".into(), &mut text, Some((4, fp(4))));
+        assert_eq!(t.run.len(), 0);
+        t.settle(&mut text);
+        assert_eq!(text, "abcdefghijkl");
+        // Past the limit: the highest chunks leave with their arrivals.
+        t.chunk(6, "mn".into(), &mut text, Some((6, fp(6))));
+        assert_eq!(t.take_evicted(), [(6, fp(6))]);
+        assert_eq!(t.missing(), (vec![], 0));
+    }
+
+    #[test]
+    fn a_run_reaching_the_limit_evicts_as_the_tree_does() {
+        let run = |order: &[i64]| {
+            let mut t = StreamText::with_limit(7);
+            let mut text = String::new();
+            for &i in order {
+                t.chunk(i, "abc".into(), &mut text, Some((i as u64, Some((9, i as u64)))));
+            }
+            t.settle(&mut text);
+            let mut evicted = t.take_evicted();
+            evicted.sort();
+            let dropped = t.dropped_bytes(&text);
+            (text, dropped, evicted)
+        };
+        let forward = run(&[0, 1, 2, 3]);
+        assert_eq!(forward.0, "abcabca");
+        assert_eq!(run(&[3, 2, 1, 0]), forward);
+        assert_eq!(run(&[1, 0, 3, 2]), forward);
     }
 
     #[test]

@@ -66,7 +66,16 @@ struct Mirrors {
     step_lists: Vec<Array>,
     /// The `executions` array.
     exec_list: Array,
+    /// Per execution, pieces appended to its `text` since it was last flat.
+    appended: Vec<u32>,
 }
+
+/// Pieces appended to a text before it is flattened. `a + b` makes a rope
+/// node in V8, so a text streamed in 100,000 chunks is a rope of 100,000
+/// nodes, each piece its own string: about four times the flat text's
+/// bytes (bench/findings.md). Reading a character flattens it; every 4,096
+/// pieces keeps the rope short at a cost linear in the text overall.
+const FLATTEN_EVERY: u32 = 4096;
 
 impl Session {
     fn with_core(core: Core) -> Session {
@@ -560,9 +569,27 @@ fn apply_exec(k: &Keys, change: &Array, slot: usize, mirrors: &mut Mirrors) -> J
         } else {
             field(exec, &k.text)
         };
+        if mirrors.appended.len() <= slot {
+            mirrors.appended.resize(slot + 1, 0);
+        }
         let value = match head.dyn_ref::<js_sys::JsString>() {
-            Some(head) => head.concat(&text).into(),
-            None => text,
+            Some(head) => {
+                let joined = head.concat(&text);
+                if let Some(n) = mirrors.appended.get_mut(slot) {
+                    *n += 1;
+                    if *n >= FLATTEN_EVERY {
+                        *n = 0;
+                        joined.char_code_at(0);
+                    }
+                }
+                joined.into()
+            }
+            None => {
+                if let Some(n) = mirrors.appended.get_mut(slot) {
+                    *n = 0;
+                }
+                text
+            }
         };
         set_field(exec, &k.text, &value);
     }
