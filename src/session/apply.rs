@@ -6,6 +6,7 @@ use crate::json::{Map, Value};
 
 use crate::model::usage::Usage;
 use crate::session::attribution::instant;
+use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
@@ -281,10 +282,13 @@ fn stream_chunk(exec: &mut Execution, ts: Option<&str>, p: &mut Map, arrival: Ar
     if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
         exec.stream_complete = true;
     }
-    match exec
+    let outcome = exec
         .stream
-        .chunk(index, content, &mut exec.text, Some(arrival))
-    {
+        .chunk(index, content, &mut exec.text, Some(arrival));
+    if exec.stream.over_limit() {
+        exec.limits.reached(Cap::Text);
+    }
+    match outcome {
         ChunkOutcome::Kept { replaced } => Touched::Text { replaced },
         // The dropped size shows in the header.
         ChunkOutcome::Dropped => Touched::Header,
@@ -296,6 +300,9 @@ fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
     let n = step_of(exec, p);
     let delta = str_of(p, "text_delta").unwrap_or_default();
     let kept = exec.stream.delta(&delta, &mut exec.text);
+    if kept.len() < delta.len() {
+        exec.limits.reached(Cap::Text);
+    }
     if kept.is_empty() && !delta.is_empty() {
         // Nothing of it can show: the log need not keep it.
         exec.stream.drop_arrival(arrival);
@@ -309,15 +316,24 @@ fn reasoning_delta(exec: &mut Execution, p: &mut Map) -> Touched {
     let n = step_of(exec, p);
     let delta = str_of(p, "text_delta").unwrap_or_default();
     let limit = exec.stream.limit();
-    push_within(&mut step_mut(exec, n).reasoning, &delta, limit);
+    let kept = push_within(&mut step_mut(exec, n).reasoning, &delta, limit).len();
+    if kept < delta.len() {
+        exec.limits.reached(Cap::Reasoning);
+    }
     Touched::Step(n)
 }
 
-/// `agent.data`: the latest value under its name.
+/// `agent.data`: the latest value under its name, or a translator's patch
+/// to it (src/session/data.rs).
 fn data(exec: &mut Execution, p: &mut Map) -> Touched {
     if let Some(name) = str_of(p, "name") {
-        let value = p.remove("data").unwrap_or(Value::Null);
-        exec.data.insert(name, value);
+        match p.remove(crate::dialects::DATA_PATCH) {
+            Some(patch) => crate::session::data::patch(exec, &name, &patch),
+            None => {
+                let value = p.remove("data").unwrap_or(Value::Null);
+                crate::session::data::put(exec, name, value);
+            }
+        }
     }
     Touched::Header
 }

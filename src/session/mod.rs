@@ -18,9 +18,11 @@ pub(crate) mod attribution;
 pub mod causes;
 pub(crate) mod collect;
 pub mod compare;
+pub mod data;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub mod final_state;
+pub(crate) mod limits;
 pub(crate) mod gaps;
 mod log;
 pub(crate) mod patch;
@@ -581,12 +583,20 @@ impl Session {
         let t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
+        let mut patches = t.patches.into_iter().peekable();
         let decoded = t
             .envelopes
             .into_iter()
-            .map(|env| {
+            .enumerate()
+            .map(|(i, env)| {
                 decode_owned(env).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
+                    // Added after decoding: no envelope on the wire carries it.
+                    if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
+                        if let Some(Value::Object(p)) = d.envelope.get_mut("payload") {
+                            p.insert(crate::dialects::DATA_PATCH, patch);
+                        }
+                    }
                     d
                 })
             })
@@ -737,8 +747,14 @@ impl Session {
             let exec = self.executions.get(pos)?;
             chunk_index(&env).and_then(|i| exec.stream.past_cut(i))
         });
+        // A translated `agent.data` is never a redelivery to the session:
+        // its dialect told those apart already, and an equal value (or
+        // patch: two equal appends to a state) may rightly come again.
+        let translated_data = matches!(dialect, crate::envelope::dialect::WireDialect::Foreign(_))
+            && parts(&env).0 == "agent.data";
         let content = match past_cut {
             Some(false) => None,
+            _ if translated_data => None,
             _ => dedup_key(&env),
         };
         if let Some(b) = batch.as_deref_mut() {
@@ -919,6 +935,7 @@ impl Session {
             }
         }
         self.dirty.touch(pos, touched);
+        out.warnings.extend(exec.limits.take());
         for w in &out.warnings {
             if self.warnings.len() < LISTED {
                 // Named by the envelope it came from: its path alone is

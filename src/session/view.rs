@@ -490,6 +490,10 @@ pub struct Execution {
     pub end_reason: Option<String>,
     /// `agent.data`: the latest value under each name, in first-seen order.
     pub data: crate::json::Map,
+    /// Where each name is in `data` (src/session/data.rs).
+    pub(crate) data_index: crate::session::data::DataIndex,
+    /// The caps this execution reached (src/session/limits.rs).
+    pub(crate) limits: crate::session::limits::Limits,
     /// Usage summed over the steps, kept up to date by `apply` so reading
     /// the view does not walk every step.
     pub usage_total: Usage,
