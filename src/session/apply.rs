@@ -383,6 +383,9 @@ pub(crate) fn tool_event(
         // `i` was found in, or just pushed to, the step's runs.
         return i;
     };
+    if let (Some(id), None) = (call_id.as_deref(), run.call_id.as_deref()) {
+        step.tool_index.named(i, id);
+    }
     set(&mut run.call_id, call_id);
     match kind {
         "agent.tool.started" => tool_started(run, ts, p, call.as_mut()),
@@ -412,7 +415,7 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
     let starting = kind == "agent.tool.started";
     let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
     // An approval may name only the call.
-    let found = step.tools.iter().position(|t| {
+    let pairs = |t: &ToolRun| {
         (t.name == name || name.is_empty() || t.name.is_empty())
             && match (call_id, &t.call_id) {
                 (Some(a), Some(b)) => a == b,
@@ -420,7 +423,16 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
                 _ if ending => !t.seen_completed,
                 _ => false,
             }
-    });
+    };
+    // Only runs with this call id or with none can pair: the index lists
+    // them (src/session/tool_index.rs), in order, so the first found is the
+    // first a scan of every run finds.
+    step.tool_index.sync(&step.tools);
+    let found = step
+        .tool_index
+        .candidates(call_id)
+        .into_iter()
+        .find(|&i| step.tools.get(i).is_some_and(pairs));
     let found = found.or_else(|| {
         (!starting && !ending)
             .then(|| step.tools.iter().rposition(|t| t.name == name))
@@ -439,7 +451,9 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
                 name,
                 ..ToolRun::default()
             });
-            step.tools.len() - 1
+            let i = step.tools.len() - 1;
+            step.tool_index.add(i, call_id);
+            i
         }
     }
 }

@@ -39,6 +39,7 @@ pub mod step_envelopes;
 pub mod streamed_replay;
 pub(crate) mod text;
 pub mod timeline;
+pub(crate) mod tool_index;
 pub mod view;
 pub mod window;
 

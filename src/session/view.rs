@@ -234,6 +234,8 @@ pub struct StepView {
     pub continuation_at: Option<i64>,
     /// The tool runs, in the order they were placed.
     pub tools: Vec<ToolRun>,
+    /// The runs by call id (src/session/tool_index.rs).
+    pub(crate) tool_index: crate::session::tool_index::ToolIndex,
     /// Seed-003 `agent.llm.output_text.delta` text of this step.
     pub text: String,
     /// The model's streamed reasoning in this step (`agent.llm.reasoning.delta`),
@@ -246,6 +248,8 @@ pub struct StepView {
     /// Seed-003 safety notes, citations and extras, from the step objects
     /// and the `annotations` of its live events (merged, each note once).
     pub annotations: Annotations,
+    /// Where each citation is in `annotations` (src/session/annotate.rs).
+    pub(crate) citation_index: crate::session::annotate::CitationIndex,
     /// The producer's own usage `total`, when it sent one that differs
     /// from the sum of the fields (the producer's count is kept).
     pub usage_reported_total: Option<i64>,
