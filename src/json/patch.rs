@@ -232,9 +232,7 @@ impl Undo {
     fn undo(self, doc: &mut Value) -> Option<Value> {
         match self {
             Undo::Root(v) => Some(std::mem::replace(doc, v)),
-            Undo::Put(tokens, v) => {
-                lookup_mut(doc, &tokens).map(|slot| std::mem::replace(slot, v))
-            }
+            Undo::Put(tokens, v) => lookup_mut(doc, &tokens).map(|slot| std::mem::replace(slot, v)),
             Undo::Take(tokens) => {
                 let (last, parent) = tokens.split_last()?;
                 match lookup_mut(doc, parent)? {
@@ -720,7 +718,10 @@ mod tests {
         ]);
         let e = apply_in_place(&mut doc, &patch, "/delta", &mut held, SIZE_LIMIT).unwrap_err();
         assert_eq!(e.error().path.as_deref(), Some("/delta/7/value"));
-        assert_eq!(crate::json::to_string(&doc), crate::json::to_string(&before));
+        assert_eq!(
+            crate::json::to_string(&doc),
+            crate::json::to_string(&before)
+        );
         assert_eq!(held, size(&before));
     }
 

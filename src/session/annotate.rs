@@ -47,7 +47,7 @@ pub fn absorb(exec: &mut Execution, n: i64, p: &Map) -> bool {
 /// The citations a step holds, by fingerprint, with their place: the AI
 /// SDK sends a `source-url` chunk per source, and finding whether each was
 /// listed by a scan of the list cost the square of their number.
-pub(crate) type CitationIndex = std::collections::BTreeMap<Fingerprint, usize>;
+pub type CitationIndex = std::collections::BTreeMap<Fingerprint, usize>;
 
 fn citation_key(c: &Citation) -> Fingerprint {
     let mut f = Fingerprinter::new();

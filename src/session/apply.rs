@@ -102,7 +102,7 @@ fn apply_event(
             Touched::Header
         }
         "agent.data" => data(exec, p),
-        "agent.llm.reasoning.delta" => reasoning_delta(exec, p),
+        "agent.llm.reasoning.delta" => reasoning_delta(exec, p, arrival),
         "agent.continuation" => continuation(exec, ts.as_deref(), p),
         "agent.tool.started"
         | "agent.tool.completed"
@@ -312,13 +312,20 @@ fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
 }
 
 /// `agent.llm.reasoning.delta`: the step's reasoning, up to the text limit.
-fn reasoning_delta(exec: &mut Execution, p: &mut Map) -> Touched {
+fn reasoning_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
     let n = step_of(exec, p);
     let delta = str_of(p, "text_delta").unwrap_or_default();
     let limit = exec.stream.limit();
-    let kept = push_within(&mut step_mut(exec, n).reasoning, &delta, limit).len();
+    let step = step_mut(exec, n);
+    let full = !step.reasoning.is_empty();
+    let kept = push_within(&mut step.reasoning, &delta, limit).len();
     if kept < delta.len() {
         exec.limits.reached(Cap::Reasoning);
+        if kept == 0 && full {
+            // Nothing of it can show, and the step existed before it: the
+            // log need not keep it (as text past the limit, above).
+            exec.stream.drop_arrival(arrival);
+        }
     }
     Touched::Step(n)
 }

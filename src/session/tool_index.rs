@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 
 use crate::session::view::ToolRun;
 
+/// A step's runs by call id (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct ToolIndex {
+pub struct ToolIndex {
     /// Run places by call id, in order.
     by_call: BTreeMap<String, Vec<usize>>,
     /// Places of the runs made without a call id, in order.

@@ -171,10 +171,7 @@ impl State {
                 ev.out.warn(
                     e.path.as_deref().unwrap_or("/patch"),
                     "limit_exceeded",
-                    format!(
-                        "{}: activity `{id}` is left as it was",
-                        e.message
-                    ),
+                    format!("{}: activity `{id}` is left as it was", e.message),
                 );
                 return Ok(());
             }
