@@ -113,7 +113,17 @@ pub struct Out {
     duplicate: bool,
     /// The dialect's own session id (AG-UI `threadId`), if the event named one.
     session_hint: Option<String>,
+    /// RFC 6902 patches to the value an `agent.data` envelope names, by the
+    /// envelope's place in `envelopes` (see [`Out::emit_data_patch`]).
+    patches: Vec<(usize, Value)>,
 }
+
+/// The payload member under which a translated `agent.data` envelope carries
+/// a patch to the value held under its name instead of the whole value. The
+/// session adds it after decoding (an envelope on the wire cannot carry it:
+/// the decoder keeps unknown payload fields under `extra`), and applies it in
+/// place (src/session/data.rs).
+pub(crate) const DATA_PATCH: &str = "patch";
 
 impl Out {
     /// Adds a normalised envelope of type `kind`. `step_number` is moved to
@@ -144,7 +154,27 @@ impl Out {
         self.envelopes.push(env);
     }
 
-    /// Keeps a finding: `code` is `unknown_type`, `unknown_field` or `gap`
+    /// Adds an `agent.data` envelope that changes the value held under
+    /// `name` by the RFC 6902 `patch` rather than replacing it: a large
+    /// value changed by many small patches (AG-UI's state) then costs what
+    /// the patches hold, not a copy of the value each. The translator must
+    /// have sent the whole value under `name` in this execution before, and
+    /// checked that the patch applies to it.
+    pub(crate) fn emit_data_patch(
+        &mut self,
+        execution_id: Option<&str>,
+        timestamp: Option<String>,
+        name: &str,
+        patch: Value,
+    ) {
+        let mut p = Map::with_capacity(1);
+        p.insert("name", Value::from(name));
+        self.emit("agent.data", execution_id, timestamp, p);
+        self.patches.push((self.envelopes.len() - 1, patch));
+    }
+
+    /// Keeps a finding: `code` is `unknown_type`, `unknown_field`, `gap` or
+    /// `limit_exceeded` (a value past a size limit was not kept)
     /// (an event whose other half or whose run never arrived); `path` points
     /// into the foreign event.
     pub fn warn(&mut self, path: &str, code: &'static str, message: impl Into<String>) {
@@ -171,6 +201,8 @@ impl Out {
 pub(crate) struct Translated {
     /// The normalised envelopes, each with the session's id.
     pub envelopes: Vec<Value>,
+    /// Patches to `agent.data` values, by envelope (see [`DATA_PATCH`]).
+    pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
     pub warnings: Vec<Warning>,
     /// The event was a redelivery (or is held as one, see [`Redelivery`]).
@@ -368,6 +400,7 @@ impl Translators {
             .collect();
         Ok(Translated {
             envelopes,
+            patches: out.patches,
             warnings: out.warnings,
             duplicate: out.duplicate,
             lines: if out.duplicate { Vec::new() } else { lines },

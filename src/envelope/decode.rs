@@ -18,8 +18,10 @@ use crate::model::time::is_rfc3339;
 pub struct Warning {
     /// JSON pointer of what was not understood, within the envelope.
     pub path: String,
-    /// `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
-    /// other half or whose run never arrived).
+    /// `unknown_type`, `unknown_field`, `gap` (a foreign event whose
+    /// other half or whose run never arrived), or `limit_exceeded` (what an
+    /// execution accumulates reached a size limit: past it, values are not
+    /// kept; src/session/limits.rs says which, once per execution).
     #[cfg_attr(feature = "schema", schemars(schema_with = "warning_code_schema"))]
     pub code: &'static str,
     /// What was kept, for a person.
@@ -28,7 +30,7 @@ pub struct Warning {
 
 #[cfg(feature = "schema")]
 fn warning_code_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field", "gap"] })
+    schemars::json_schema!({ "enum": ["unknown_type", "unknown_field", "gap", "limit_exceeded"] })
 }
 
 impl Warning {

@@ -46,32 +46,79 @@ pub enum PatchFailure {
     /// source is missing, an index is out of range or not an index, a `test`
     /// failed, or the result would nest deeper than the core reads.
     NotApplicable(SteplineError),
+    /// A well-formed operation would take the document past its size limit
+    /// (`too_large`, see [`apply_in_place`]); it is refused before it
+    /// allocates.
+    LimitExceeded(SteplineError),
 }
 
 impl PatchFailure {
     /// The error, whichever kind of failure it is.
     pub fn error(&self) -> &SteplineError {
         match self {
-            PatchFailure::Malformed(e) | PatchFailure::NotApplicable(e) => e,
+            PatchFailure::Malformed(e)
+            | PatchFailure::NotApplicable(e)
+            | PatchFailure::LimitExceeded(e) => e,
         }
     }
 
     /// The error, whichever kind of failure it is.
     pub fn into_error(self) -> SteplineError {
         match self {
-            PatchFailure::Malformed(e) | PatchFailure::NotApplicable(e) => e,
+            PatchFailure::Malformed(e)
+            | PatchFailure::NotApplicable(e)
+            | PatchFailure::LimitExceeded(e) => e,
         }
     }
 }
 
-/// How many values one patch may copy in all (`copy` of a large subtree, over
-/// and over, would otherwise double the document with every operation).
-const COPY_BUDGET: usize = 1 << 22;
+/// The size a patched document may reach under [`apply`]: a caller that
+/// keeps a document across patches passes its own limit to
+/// [`apply_in_place`]. Sizes are [`size`]s: `copy` of the whole document,
+/// over and over, doubles it with every operation (twenty deltas of one
+/// copy each reached 923 MB), so an operation that would take the document
+/// past the limit is refused before it allocates.
+pub const SIZE_LIMIT: usize = 8 << 20;
+
+/// A document's size as patches count it: one per value, plus the bytes of
+/// every string and object key in it (about its JSON text's length, and
+/// never less than its number of values).
+pub fn size(v: &Value) -> usize {
+    match v {
+        Value::String(s) => 1 + s.len(),
+        Value::Array(a) => 1 + a.iter().map(size).sum::<usize>(),
+        Value::Object(m) => 1 + m.iter().map(|(k, v)| k.len() + size(v)).sum::<usize>(),
+        _ => 1,
+    }
+}
 
 /// Applies the RFC 6902 patch `patch` (a JSON array of operations) to `doc`
 /// and returns the patched document; `doc` is not changed. `path` is where
 /// the patch sits in its event (`"/delta"`), the prefix of every error's path.
+/// The result may be at most [`SIZE_LIMIT`] in [`size`] (or `doc`'s size,
+/// when that is larger).
 pub fn apply(doc: &Value, patch: &Value, path: &str) -> Result<Value, PatchFailure> {
+    let mut out = doc.clone();
+    let mut held = size(&out);
+    let limit = SIZE_LIMIT.max(held);
+    apply_in_place(&mut out, patch, path, &mut held, limit)?;
+    Ok(out)
+}
+
+/// Applies `patch` to `doc` in place: each operation changes the document
+/// where it stands (no copy of it, so a stream of small patches to a large
+/// state costs what the patches hold), and when one fails the ones before
+/// it are undone, in reverse, leaving `doc` as it was (RFC 6902 section 5).
+/// `held` is `doc`'s [`size`], kept up to date; an operation that would take
+/// it past `limit` fails with [`PatchFailure::LimitExceeded`] before it
+/// allocates anything.
+pub fn apply_in_place(
+    doc: &mut Value,
+    patch: &Value,
+    path: &str,
+    held: &mut usize,
+    limit: usize,
+) -> Result<(), PatchFailure> {
     let ops = patch.as_array().ok_or_else(|| {
         PatchFailure::Malformed(SteplineError::at(
             ErrorCode::InvalidType,
@@ -82,17 +129,143 @@ pub fn apply(doc: &Value, patch: &Value, path: &str) -> Result<Value, PatchFailu
             ),
         ))
     })?;
-    let mut out = doc.clone();
-    let mut budget = COPY_BUDGET;
+    let before = *held;
+    let mut undo = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         let at = crate::json::index(path, i);
-        apply_op(&mut out, op, &at, &mut budget)?;
+        let mut doing = Doing {
+            undo: &mut undo,
+            held,
+            limit,
+        };
+        if let Err(e) = apply_op(doc, op, &at, &mut doing) {
+            while let Some(u) = undo.pop() {
+                u.undo(doc);
+            }
+            *held = before;
+            return Err(e);
+        }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// What one patch application keeps while it runs: how to undo the
+/// operations done so far, and the document's size against its limit.
+struct Doing<'a> {
+    undo: &'a mut Vec<Undo>,
+    held: &'a mut usize,
+    limit: usize,
+}
+
+impl Doing<'_> {
+    /// Refuses growth by `grow` (less `shrink`) past the limit.
+    fn check(&self, grow: usize, shrink: usize, at: &str) -> Result<(), PatchFailure> {
+        let next = self.held.saturating_sub(shrink).saturating_add(grow);
+        if next > self.limit {
+            return Err(PatchFailure::LimitExceeded(SteplineError::at(
+                ErrorCode::TooLarge,
+                at,
+                format!(
+                    "the patched document would reach size {next}, past its limit of {} (one per value plus the bytes of its strings and keys)",
+                    self.limit
+                ),
+            )));
+        }
+        Ok(())
+    }
+
+    fn grew(&mut self, grow: usize, shrink: usize) {
+        *self.held = self.held.saturating_sub(shrink).saturating_add(grow);
+    }
+}
+
+/// How to take back one change an operation made.
+enum Undo {
+    /// The whole document was replaced by `add` at the root.
+    Root(Value),
+    /// The value at the pointer was replaced: put this one back.
+    Put(Vec<String>, Value),
+    /// A member or item was added at the pointer: take it out.
+    Take(Vec<String>),
+    /// A value was removed from this place: put it back.
+    Restore(Place, Value),
+    /// A value was moved from this place by the add this undo takes back.
+    Move(Place, Box<Undo>),
+}
+
+/// Where a removed value was: its container's pointer and its place there.
+enum Place {
+    /// A member of an object, at this position in its key order.
+    Member(Vec<String>, usize, crate::json::Name),
+    /// An item of an array.
+    Item(Vec<String>, usize),
+}
+
+impl Place {
+    fn put_back(self, doc: &mut Value, v: Value) {
+        match self {
+            Place::Member(parent, i, k) => {
+                if let Some(Value::Object(m)) = lookup_mut(doc, &parent) {
+                    m.insert_at(i, k, v);
+                }
+            }
+            Place::Item(parent, i) => {
+                if let Some(Value::Array(a)) = lookup_mut(doc, &parent) {
+                    a.insert(i.min(a.len()), v);
+                }
+            }
+        }
+    }
+
+    /// The bytes of the member's key, which leave the document with it.
+    fn key_len(&self) -> usize {
+        match self {
+            Place::Member(_, _, k) => k.len(),
+            Place::Item(..) => 0,
+        }
+    }
+}
+
+impl Undo {
+    /// Reverses the change and returns the value the change had put in (the
+    /// changes after it are undone first, so each pointer resolves).
+    fn undo(self, doc: &mut Value) -> Option<Value> {
+        match self {
+            Undo::Root(v) => Some(std::mem::replace(doc, v)),
+            Undo::Put(tokens, v) => lookup_mut(doc, &tokens).map(|slot| std::mem::replace(slot, v)),
+            Undo::Take(tokens) => {
+                let (last, parent) = tokens.split_last()?;
+                match lookup_mut(doc, parent)? {
+                    Value::Object(m) => m.remove(last),
+                    Value::Array(a) => array_index(last)
+                        .filter(|&i| i < a.len())
+                        .map(|i| a.remove(i)),
+                    _ => None,
+                }
+            }
+            Undo::Restore(place, v) => {
+                place.put_back(doc, v);
+                None
+            }
+            Undo::Move(place, add) => {
+                let v = add.undo(doc)?;
+                place.put_back(doc, v);
+                None
+            }
+        }
+    }
+}
+
+fn lookup_mut<'a>(doc: &'a mut Value, tokens: &[String]) -> Option<&'a mut Value> {
+    let mut here = doc;
+    for t in tokens {
+        here = child_mut(here, t)?;
+    }
+    Some(here)
 }
 
 /// One operation, read and applied.
-fn apply_op(doc: &mut Value, op: &Value, at: &str, budget: &mut usize) -> Result<(), PatchFailure> {
+fn apply_op(doc: &mut Value, op: &Value, at: &str, d: &mut Doing<'_>) -> Result<(), PatchFailure> {
     let m = op.as_object().ok_or_else(|| {
         malformed(
             ErrorCode::InvalidType,
@@ -108,12 +281,21 @@ fn apply_op(doc: &mut Value, op: &Value, at: &str, budget: &mut usize) -> Result
     match name {
         "add" => {
             let value = value_member(m, at)?;
-            add(doc, &target, value.clone(), &path_at)
+            let (grow, shrink) = check_add(doc, &target, measure(value), &path_at, d)?;
+            let undo = commit_add(doc, &target, value.clone());
+            d.grew(grow, shrink);
+            d.undo.push(undo);
+            Ok(())
         }
-        "remove" => remove(doc, &target, &path_at).map(|_| ()),
+        "remove" => {
+            let (value, place) = remove(doc, &target, &path_at)?;
+            d.grew(0, size(&value) + place.key_len());
+            d.undo.push(Undo::Restore(place, value));
+            Ok(())
+        }
         "replace" => {
             let value = value_member(m, at)?;
-            replace(doc, &target, value.clone(), &path_at)
+            replace(doc, &target, value, &path_at, d)
         }
         "move" => {
             let from = pointer_member(m, "from", at)?;
@@ -127,24 +309,35 @@ fn apply_op(doc: &mut Value, op: &Value, at: &str, budget: &mut usize) -> Result
                     "cannot move a value into one of its own children".to_string(),
                 ));
             }
-            let value = remove(doc, &from, &from_at)?;
-            add(doc, &target, value, &path_at)
+            let (value, place) = remove(doc, &from, &from_at)?;
+            // The target is checked where the removal left the document.
+            let freed = size(&value) + place.key_len();
+            d.grew(0, freed);
+            match check_add(doc, &target, measure(&value), &path_at, d) {
+                Ok((grow, shrink)) => {
+                    let undo = commit_add(doc, &target, value);
+                    d.grew(grow, shrink);
+                    d.undo.push(Undo::Move(place, Box::new(undo)));
+                    Ok(())
+                }
+                Err(e) => {
+                    d.grew(freed, 0);
+                    place.put_back(doc, value);
+                    Err(e)
+                }
+            }
         }
         "copy" => {
             let from = pointer_member(m, "from", at)?;
-            let value = get(doc, &from, &from_at)?;
-            let size = node_count(value);
-            if size > *budget {
-                return Err(not_applicable(
-                    at,
-                    format!(
-                        "a patch may copy at most {COPY_BUDGET} values in all; this copy would exceed it"
-                    ),
-                ));
-            }
-            *budget -= size;
-            let value = value.clone();
-            add(doc, &target, value, &path_at)
+            // Checked (and sized) before it is cloned: the clone is what the
+            // limit prevents.
+            let measured = measure(get(doc, &from, &from_at)?);
+            let (grow, shrink) = check_add(doc, &target, measured, &path_at, d)?;
+            let value = get(doc, &from, &from_at)?.clone();
+            let undo = commit_add(doc, &target, value);
+            d.grew(grow, shrink);
+            d.undo.push(undo);
+            Ok(())
         }
         "test" => {
             let expected = value_member(m, at)?;
@@ -313,62 +506,106 @@ fn missing(tokens: &[String], depth: usize, at: &str) -> PatchFailure {
     )
 }
 
-/// `at` is the pointer of the operation's `path` (or `from`), where errors point.
-fn add(doc: &mut Value, tokens: &[String], value: Value, at: &str) -> Result<(), PatchFailure> {
-    check_depth(tokens.len(), &value, at)?;
-    let Some(last) = tokens.last() else {
-        *doc = value;
-        return Ok(());
+/// Whether a value of `size` and `depth` can be added at `tokens` (`at` is
+/// the pointer of the operation's `path`, where errors point): every check
+/// an `add` makes, before anything changes. Returns how much the document
+/// grows and shrinks.
+fn check_add(
+    doc: &mut Value,
+    tokens: &[String],
+    (grow, depth): (usize, usize),
+    at: &str,
+    d: &Doing<'_>,
+) -> Result<(usize, usize), PatchFailure> {
+    check_depth(tokens.len(), depth, at)?;
+    let Some((last, parents)) = tokens.split_last() else {
+        d.check(grow, *d.held, at)?;
+        return Ok((grow, *d.held));
     };
-    let path = at;
-    match parent_mut(doc, tokens, path)? {
-        Value::Object(m) => {
-            m.insert(last.clone(), value);
-            Ok(())
-        }
+    let (grow, shrink) = match parent_mut(doc, tokens, at)? {
+        Value::Object(m) => match m.get(last) {
+            Some(old) => (grow, size(old)),
+            None => (grow + last.len(), 0),
+        },
         Value::Array(a) => {
-            if last == "-" {
-                a.push(value);
-                return Ok(());
-            }
-            match array_index(last) {
-                Some(i) if i <= a.len() => {
-                    a.insert(i, value);
-                    Ok(())
+            if last != "-" {
+                match array_index(last) {
+                    Some(i) if i <= a.len() => {}
+                    Some(i) => {
+                        return Err(not_applicable(
+                            at,
+                            format!(
+                                "index {i} is past the end of the array at `{}` ({} items)",
+                                pointer_text(parents),
+                                a.len()
+                            ),
+                        ))
+                    }
+                    None => return Err(not_an_index(last, at)),
                 }
-                Some(i) => Err(not_applicable(
-                    path,
-                    format!(
-                        "index {i} is past the end of the array at `{}` ({} items)",
-                        pointer_text(tokens.get(..tokens.len() - 1).unwrap_or(&[])),
-                        a.len()
-                    ),
-                )),
-                None => Err(not_an_index(last, path)),
             }
+            (grow, 0)
         }
-        other => Err(not_applicable(
-            path,
-            format!(
-                "cannot add a member to {} at `{}`",
-                type_name(other),
-                pointer_text(tokens.get(..tokens.len() - 1).unwrap_or(&[]))
-            ),
-        )),
+        other => {
+            return Err(not_applicable(
+                at,
+                format!(
+                    "cannot add a member to {} at `{}`",
+                    type_name(other),
+                    pointer_text(parents)
+                ),
+            ))
+        }
+    };
+    d.check(grow, shrink, at)?;
+    Ok((grow, shrink))
+}
+
+/// The size and depth of a value to add.
+fn measure(v: &Value) -> (usize, usize) {
+    (size(v), depth(v))
+}
+
+/// Adds `value` at `tokens`, which [`check_add`] accepted; returns its undo.
+fn commit_add(doc: &mut Value, tokens: &[String], value: Value) -> Undo {
+    let Some((last, parents)) = tokens.split_last() else {
+        return Undo::Root(std::mem::replace(doc, value));
+    };
+    match lookup_mut(doc, parents) {
+        Some(Value::Object(m)) => match m.insert(last.clone(), value) {
+            Some(old) => Undo::Put(tokens.to_vec(), old),
+            None => Undo::Take(tokens.to_vec()),
+        },
+        Some(Value::Array(a)) => {
+            let i = array_index(last).unwrap_or(a.len()).min(a.len());
+            a.insert(i, value);
+            let mut taken = parents.to_vec();
+            taken.push(i.to_string());
+            Undo::Take(taken)
+        }
+        // check_add found the container; nothing was added to undo.
+        _ => Undo::Take(Vec::new()),
     }
 }
 
-fn remove(doc: &mut Value, tokens: &[String], at_path: &str) -> Result<Value, PatchFailure> {
-    let Some(last) = tokens.last() else {
+/// Takes the value at `tokens` out, with the place it had.
+fn remove(
+    doc: &mut Value,
+    tokens: &[String],
+    at_path: &str,
+) -> Result<(Value, Place), PatchFailure> {
+    let Some((last, parents)) = tokens.split_last() else {
         return Err(not_applicable(
             at_path,
             "cannot remove the whole document".to_string(),
         ));
     };
     let removed = match parent_mut(doc, tokens, at_path)? {
-        Value::Object(m) => m.remove(last),
+        Value::Object(m) => m
+            .remove_at(last)
+            .map(|(i, k, v)| (v, Place::Member(parents.to_vec(), i, k))),
         Value::Array(a) => match array_index(last) {
-            Some(i) if i < a.len() => Some(a.remove(i)),
+            Some(i) if i < a.len() => Some((a.remove(i), Place::Item(parents.to_vec(), i))),
             Some(_) => None,
             None => return Err(not_an_index(last, at_path)),
         },
@@ -377,13 +614,23 @@ fn remove(doc: &mut Value, tokens: &[String], at_path: &str) -> Result<Value, Pa
     removed.ok_or_else(|| missing(tokens, tokens.len() - 1, at_path))
 }
 
-fn replace(doc: &mut Value, tokens: &[String], value: Value, at: &str) -> Result<(), PatchFailure> {
-    check_depth(tokens.len(), &value, at)?;
-    let mut here = doc;
+fn replace(
+    doc: &mut Value,
+    tokens: &[String],
+    value: &Value,
+    at: &str,
+    d: &mut Doing<'_>,
+) -> Result<(), PatchFailure> {
+    check_depth(tokens.len(), depth(value), at)?;
+    let mut here = &mut *doc;
     for (depth, token) in tokens.iter().enumerate() {
         here = child_mut(here, token).ok_or_else(|| missing(tokens, depth, at))?;
     }
-    *here = value;
+    let (grow, shrink) = (size(value), size(here));
+    d.check(grow, shrink, at)?;
+    let old = std::mem::replace(here, value.clone());
+    d.undo.push(Undo::Put(tokens.to_vec(), old));
+    d.grew(grow, shrink);
     Ok(())
 }
 
@@ -396,8 +643,8 @@ fn not_an_index(token: &str, path: &str) -> PatchFailure {
 
 /// A patched state is read, cloned and written recursively like any parsed
 /// value, so it may nest no deeper than the parser allows.
-fn check_depth(at_depth: usize, value: &Value, at: &str) -> Result<(), PatchFailure> {
-    if at_depth + depth(value) > MAX_NESTING {
+fn check_depth(at_depth: usize, depth: usize, at: &str) -> Result<(), PatchFailure> {
+    if at_depth + depth > MAX_NESTING {
         return Err(PatchFailure::NotApplicable(SteplineError::at(
             ErrorCode::TooDeep,
             at,
@@ -412,14 +659,6 @@ fn depth(v: &Value) -> usize {
         Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
         Value::Object(m) => 1 + m.values().map(depth).max().unwrap_or(0),
         _ => 0,
-    }
-}
-
-fn node_count(v: &Value) -> usize {
-    match v {
-        Value::Array(a) => 1 + a.iter().map(node_count).sum::<usize>(),
-        Value::Object(m) => 1 + m.values().map(node_count).sum::<usize>(),
-        _ => 1,
     }
 }
 
@@ -463,6 +702,57 @@ mod tests {
     }
 
     #[test]
+    fn a_patch_failing_part_way_is_undone_in_place_members_in_their_order() {
+        let mut doc = json!({"a": 1, "b": [1, 2, 3], "c": {"d": "x"}, "e": null});
+        let before = doc.clone();
+        let mut held = size(&doc);
+        let patch = json!([
+            {"op": "remove", "path": "/a"},
+            {"op": "move", "from": "/b/0", "path": "/c/moved"},
+            {"op": "replace", "path": "/e", "value": "y"},
+            {"op": "copy", "from": "/c", "path": "/b/-"},
+            {"op": "add", "path": "/c/d", "value": [1]},
+            {"op": "add", "path": "", "value": {"root": true}},
+            {"op": "add", "path": "/z", "value": 1},
+            {"op": "test", "path": "/z", "value": 2},
+        ]);
+        let e = apply_in_place(&mut doc, &patch, "/delta", &mut held, SIZE_LIMIT).unwrap_err();
+        assert_eq!(e.error().path.as_deref(), Some("/delta/7/value"));
+        assert_eq!(
+            crate::json::to_string(&doc),
+            crate::json::to_string(&before)
+        );
+        assert_eq!(held, size(&before));
+    }
+
+    #[test]
+    fn the_size_kept_in_place_is_the_documents_size() {
+        let mut doc = json!({"list": []});
+        let mut held = size(&doc);
+        let patch = json!([
+            {"op": "add", "path": "/list/-", "value": "abc"},
+            {"op": "add", "path": "/k", "value": {"x": [1, 2]}},
+            {"op": "move", "from": "/k", "path": "/list/0"},
+            {"op": "copy", "from": "/list", "path": "/copy"},
+            {"op": "replace", "path": "/copy/1", "value": "longer text"},
+            {"op": "remove", "path": "/list/1"},
+        ]);
+        apply_in_place(&mut doc, &patch, "", &mut held, SIZE_LIMIT).unwrap();
+        assert_eq!(held, size(&doc));
+    }
+
+    #[test]
+    fn a_growth_past_the_limit_is_refused_before_it_changes_anything() {
+        let mut doc = json!({"a": "x"});
+        let mut held = size(&doc);
+        let patch = json!([{"op": "add", "path": "/b", "value": "0123456789"}]);
+        let e = apply_in_place(&mut doc, &patch, "/delta", &mut held, 12).unwrap_err();
+        assert!(matches!(e, PatchFailure::LimitExceeded(_)));
+        assert_eq!(doc, json!({"a": "x"}));
+        assert_eq!(held, size(&doc));
+    }
+
+    #[test]
     fn a_missing_op_is_malformed_with_its_path() {
         let e = apply(&json!({}), &json!([{"path": "/a", "value": 1}]), "/delta").unwrap_err();
         assert!(matches!(e, PatchFailure::Malformed(_)));
@@ -483,7 +773,8 @@ mod tests {
             .map(|_| json!({"op": "copy", "from": "", "path": "/a/0"}))
             .collect();
         let e = apply(&doc, &Value::Array(ops), "/delta").unwrap_err();
-        assert!(matches!(e, PatchFailure::NotApplicable(_)));
+        assert!(matches!(e, PatchFailure::LimitExceeded(_)));
+        assert_eq!(e.error().code, ErrorCode::TooLarge);
         doc = apply(
             &doc,
             &json!([{"op": "copy", "from": "/a", "path": "/b"}]),

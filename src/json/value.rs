@@ -596,6 +596,36 @@ impl Map {
         Some(self.entries.remove(i))
     }
 
+    /// Removes `key` and returns its place with it, keeping the others'
+    /// order: [`Map::insert_at`] puts it back where it was (a JSON Patch
+    /// that fails part way is undone so, src/json/patch.rs).
+    pub(crate) fn remove_at(&mut self, key: &str) -> Option<(usize, Name, Value)> {
+        let i = self.position(key)?;
+        let (k, v) = self.entries.remove(i);
+        Some((i, k, v))
+    }
+
+    /// Inserts a member whose key is not present at place `i` (at the end
+    /// when `i` is past it).
+    pub(crate) fn insert_at(&mut self, i: usize, key: Name, value: Value) {
+        debug_assert!(!self.contains_key(&key), "duplicate key {key}");
+        let i = i.min(self.entries.len());
+        self.entries.insert(i, (key, value));
+    }
+
+    /// Appends a member whose key the caller's own index of the keys says
+    /// is not present: [`Map::push`] without its (debug-build) scan, which
+    /// made filling a large indexed object quadratic in tests.
+    pub(crate) fn push_indexed(&mut self, key: impl Into<Name>, value: Value) {
+        self.entries.push((key.into(), value));
+    }
+
+    /// The value at place `i`, mutably (a caller that indexes a large
+    /// object by its keys, src/session/data.rs, finds members without a scan).
+    pub(crate) fn value_at_mut(&mut self, i: usize) -> Option<&mut Value> {
+        self.entries.get_mut(i).map(|(_, v)| v)
+    }
+
     /// The member of `key`, for inserting when missing.
     pub fn entry(&mut self, key: impl Into<Name> + AsRef<str>) -> Entry<'_> {
         match self.position(key.as_ref()) {

@@ -22,8 +22,9 @@
 //! assert_eq!(s.collect().turns[0].annotations.unwrap().citations[0].label, "docs");
 //! ```
 
+use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 use crate::json::{Map, Value};
-use crate::model::annotations::Annotations;
+use crate::model::annotations::{Annotations, Citation};
 use crate::session::view::{Execution, StepView};
 
 /// Merges the annotations `p` carries into step `n`; whether there were any.
@@ -38,9 +39,22 @@ pub fn absorb(exec: &mut Execution, n: i64, p: &Map) -> bool {
     }
     let step = step_mut(exec, n);
     for a in [from_step, own].into_iter().flatten() {
-        merge(&mut step.annotations, a);
+        merge(&mut step.annotations, &mut step.citation_index, a);
     }
     true
+}
+
+/// The citations a step holds, by fingerprint, with their place: the AI
+/// SDK sends a `source-url` chunk per source, and finding whether each was
+/// listed by a scan of the list cost the square of their number.
+pub type CitationIndex = std::collections::BTreeMap<Fingerprint, usize>;
+
+fn citation_key(c: &Citation) -> Fingerprint {
+    let mut f = Fingerprinter::new();
+    f.str(&c.label);
+    f.value(&c.url.as_deref().map_or(Value::Null, Value::from));
+    f.value(c.provider_ref.as_ref().unwrap_or(&Value::Null));
+    f.finish()
 }
 
 /// The annotations in `v`, if any (an empty or unreadable one is none: the
@@ -51,14 +65,33 @@ fn read(v: &Value) -> Option<Annotations> {
         .filter(|a| !a.is_empty())
 }
 
-fn merge(into: &mut Annotations, from: Annotations) {
+fn merge(into: &mut Annotations, index: &mut CitationIndex, from: Annotations) {
     for note in from.safety {
         if !into.safety.contains(&note) {
             into.safety.push(note);
         }
     }
+    if index.len() != into.citations.len() {
+        // Built on first use (or after the list was set another way).
+        *index = into
+            .citations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (citation_key(c), i))
+            .collect();
+    }
     for c in from.citations {
-        if !into.citations.contains(&c) {
+        let key = citation_key(&c);
+        let listed = match index.get(&key) {
+            Some(&i) => {
+                into.citations.get(i) == Some(&c)
+                    // Two citations with one fingerprint: compare them all.
+                    || into.citations.contains(&c)
+            }
+            None => false,
+        };
+        if !listed {
+            index.entry(key).or_insert(into.citations.len());
             into.citations.push(c);
         }
     }

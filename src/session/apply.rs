@@ -6,6 +6,7 @@ use crate::json::{Map, Value};
 
 use crate::model::usage::Usage;
 use crate::session::attribution::instant;
+use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
@@ -101,7 +102,7 @@ fn apply_event(
             Touched::Header
         }
         "agent.data" => data(exec, p),
-        "agent.llm.reasoning.delta" => reasoning_delta(exec, p),
+        "agent.llm.reasoning.delta" => reasoning_delta(exec, p, arrival),
         "agent.continuation" => continuation(exec, ts.as_deref(), p),
         "agent.tool.started"
         | "agent.tool.completed"
@@ -281,10 +282,13 @@ fn stream_chunk(exec: &mut Execution, ts: Option<&str>, p: &mut Map, arrival: Ar
     if p.get("is_complete").and_then(Value::as_bool) == Some(true) {
         exec.stream_complete = true;
     }
-    match exec
+    let outcome = exec
         .stream
-        .chunk(index, content, &mut exec.text, Some(arrival))
-    {
+        .chunk(index, content, &mut exec.text, Some(arrival));
+    if exec.stream.over_limit() {
+        exec.limits.reached(Cap::Text);
+    }
+    match outcome {
         ChunkOutcome::Kept { replaced } => Touched::Text { replaced },
         // The dropped size shows in the header.
         ChunkOutcome::Dropped => Touched::Header,
@@ -296,6 +300,9 @@ fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
     let n = step_of(exec, p);
     let delta = str_of(p, "text_delta").unwrap_or_default();
     let kept = exec.stream.delta(&delta, &mut exec.text);
+    if kept.len() < delta.len() {
+        exec.limits.reached(Cap::Text);
+    }
     if kept.is_empty() && !delta.is_empty() {
         // Nothing of it can show: the log need not keep it.
         exec.stream.drop_arrival(arrival);
@@ -305,19 +312,35 @@ fn text_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
 }
 
 /// `agent.llm.reasoning.delta`: the step's reasoning, up to the text limit.
-fn reasoning_delta(exec: &mut Execution, p: &mut Map) -> Touched {
+fn reasoning_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touched {
     let n = step_of(exec, p);
     let delta = str_of(p, "text_delta").unwrap_or_default();
     let limit = exec.stream.limit();
-    push_within(&mut step_mut(exec, n).reasoning, &delta, limit);
+    let step = step_mut(exec, n);
+    let full = !step.reasoning.is_empty();
+    let kept = push_within(&mut step.reasoning, &delta, limit).len();
+    if kept < delta.len() {
+        exec.limits.reached(Cap::Reasoning);
+        if kept == 0 && full {
+            // Nothing of it can show, and the step existed before it: the
+            // log need not keep it (as text past the limit, above).
+            exec.stream.drop_arrival(arrival);
+        }
+    }
     Touched::Step(n)
 }
 
-/// `agent.data`: the latest value under its name.
+/// `agent.data`: the latest value under its name, or a translator's patch
+/// to it (src/session/data.rs).
 fn data(exec: &mut Execution, p: &mut Map) -> Touched {
     if let Some(name) = str_of(p, "name") {
-        let value = p.remove("data").unwrap_or(Value::Null);
-        exec.data.insert(name, value);
+        match p.remove(crate::dialects::DATA_PATCH) {
+            Some(patch) => crate::session::data::patch(exec, &name, &patch),
+            None => {
+                let value = p.remove("data").unwrap_or(Value::Null);
+                crate::session::data::put(exec, name, value);
+            }
+        }
     }
     Touched::Header
 }
@@ -367,6 +390,9 @@ pub(crate) fn tool_event(
         // `i` was found in, or just pushed to, the step's runs.
         return i;
     };
+    if let (Some(id), None) = (call_id.as_deref(), run.call_id.as_deref()) {
+        step.tool_index.named(i, id);
+    }
     set(&mut run.call_id, call_id);
     match kind {
         "agent.tool.started" => tool_started(run, ts, p, call.as_mut()),
@@ -396,7 +422,7 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
     let starting = kind == "agent.tool.started";
     let ending = kind == "agent.tool.completed" || kind == "agent.tool.failed";
     // An approval may name only the call.
-    let found = step.tools.iter().position(|t| {
+    let pairs = |t: &ToolRun| {
         (t.name == name || name.is_empty() || t.name.is_empty())
             && match (call_id, &t.call_id) {
                 (Some(a), Some(b)) => a == b,
@@ -404,7 +430,16 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
                 _ if ending => !t.seen_completed,
                 _ => false,
             }
-    });
+    };
+    // Only runs with this call id or with none can pair: the index lists
+    // them (src/session/tool_index.rs), in order, so the first found is the
+    // first a scan of every run finds.
+    step.tool_index.sync(&step.tools);
+    let found = step
+        .tool_index
+        .candidates(call_id)
+        .into_iter()
+        .find(|&i| step.tools.get(i).is_some_and(pairs));
     let found = found.or_else(|| {
         (!starting && !ending)
             .then(|| step.tools.iter().rposition(|t| t.name == name))
@@ -423,7 +458,9 @@ fn run_for(step: &mut StepView, kind: &str, name: String, call_id: Option<&str>)
                 name,
                 ..ToolRun::default()
             });
-            step.tools.len() - 1
+            let i = step.tools.len() - 1;
+            step.tool_index.add(i, call_id);
+            i
         }
     }
 }

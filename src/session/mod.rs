@@ -18,10 +18,12 @@ pub(crate) mod attribution;
 pub mod causes;
 pub(crate) mod collect;
 pub mod compare;
+pub mod data;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub mod final_state;
 pub(crate) mod gaps;
+pub(crate) mod limits;
 mod log;
 pub(crate) mod patch;
 pub mod reconcile;
@@ -37,6 +39,7 @@ pub mod step_envelopes;
 pub mod streamed_replay;
 pub(crate) mod text;
 pub mod timeline;
+pub(crate) mod tool_index;
 pub mod view;
 pub mod window;
 
@@ -354,6 +357,11 @@ pub struct Session {
     logging: bool,
     /// Whether applied envelopes are kept in `log` (`SessionOptions::record`).
     recording: bool,
+    /// The envelope last applied was text past the limit, dropped whole.
+    text_dropped_whole: bool,
+    /// The foreign dialect of the envelope being ingested (`None`:
+    /// instructor-php's): executions are found per producer.
+    producer: Option<&'static str>,
     /// The final states given to `ingest_final_state` (or read from a
     /// recording), each where it arrived: a recording writes them back there.
     final_states: Vec<final_state::Kept>,
@@ -421,6 +429,8 @@ impl Session {
             dialects: crate::dialects::Translators::default(),
             logging: true,
             recording: true,
+            text_dropped_whole: false,
+            producer: None,
             final_states: Vec::new(),
         }
     }
@@ -584,12 +594,20 @@ impl Session {
         let t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
+        let mut patches = t.patches.into_iter().peekable();
         let decoded = t
             .envelopes
             .into_iter()
-            .map(|env| {
+            .enumerate()
+            .map(|(i, env)| {
                 decode_owned(env).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
+                    // Added after decoding: no envelope on the wire carries it.
+                    if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
+                        if let Some(Value::Object(p)) = d.envelope.get_mut("payload") {
+                            p.insert(crate::dialects::DATA_PATCH, patch);
+                        }
+                    }
                     d
                 })
             })
@@ -614,9 +632,12 @@ impl Session {
         }
         // Held events released as new were counted as duplicates on arrival.
         self.counts.duplicates = self.counts.duplicates.saturating_sub(t.released);
+        let received = t.lines.len() as u64;
+        let mut last_line = None;
         for line in t.lines {
             let seq = self.next_seq;
             self.next_seq += 1;
+            last_line = Some(seq);
             if self.recording {
                 self.log.push(seq, line);
             }
@@ -625,12 +646,29 @@ impl Session {
         // arguments wait for its end).
         out.applied = true;
         self.logging = false;
+        let mut all_dropped = !decoded.is_empty();
+        let applied_before = self.counts.applied;
         for d in decoded {
+            self.text_dropped_whole = false;
             let o = self.ingest_in(d, None, batch.as_deref_mut());
+            all_dropped &= self.text_dropped_whole;
             out.rejected = out.rejected.or(o.rejected);
             out.warnings.extend(o.warnings);
         }
         self.logging = true;
+        // Counted per event received (and held event released), as
+        // `ingest_jsonl` counts lines, not per envelope it became: the two
+        // paths counted 60 and 79 for the same AG-UI lines.
+        self.counts.applied = applied_before.saturating_add(received);
+        // An event whose every envelope was text past the limit leaves the
+        // log, as such an envelope of instructor-php's does (200,000
+        // laravel/ai deltas past the limit kept their 200 bytes each). Only
+        // where events carry ids: a whole-run redelivery of the others is
+        // known by the run's events in order (src/dialects/mod.rs), which a
+        // recording must then hold in full.
+        if let (true, true, Some(seq)) = (all_dropped, dialect.events_carry_ids(), last_line) {
+            self.log.remove(seq);
+        }
         Ok(out)
     }
 
@@ -724,6 +762,10 @@ impl Session {
         let Value::Object(env) = envelope else {
             return out;
         };
+        self.producer = match dialect {
+            crate::envelope::dialect::WireDialect::Foreign(name) => Some(name),
+            _ => None,
+        };
         let session = env.get("session_id").and_then(Value::as_str);
         match (&self.session_id, session) {
             (Some(mine), Some(theirs)) if mine != theirs => {
@@ -745,8 +787,14 @@ impl Session {
             let exec = self.executions.get(pos)?;
             chunk_index(&env).and_then(|i| exec.stream.past_cut(i))
         });
+        // A translated `agent.data` is never a redelivery to the session:
+        // its dialect told those apart already, and an equal value (or
+        // patch: two equal appends to a state) may rightly come again.
+        let translated_data = matches!(dialect, crate::envelope::dialect::WireDialect::Foreign(_))
+            && parts(&env).0 == "agent.data";
         let content = match past_cut {
             Some(false) => None,
+            _ if translated_data => None,
             _ => dedup_key(&env),
         };
         if let Some(b) = batch.as_deref_mut() {
@@ -925,6 +973,7 @@ impl Session {
         for (n, fp) in exec.stream.take_evicted() {
             if n == seq {
                 logged = false;
+                self.text_dropped_whole = true;
             } else {
                 self.log.remove(n);
             }
@@ -933,6 +982,7 @@ impl Session {
             }
         }
         self.dirty.touch(pos, touched);
+        out.warnings.extend(exec.limits.take());
         for w in &out.warnings {
             if self.warnings.len() < LISTED {
                 // Named by the envelope it came from: its path alone is
@@ -980,11 +1030,16 @@ impl Session {
         (!(restarts && ended)).then_some(i)
     }
 
-    /// The latest turn with the envelope's execution id (or without one).
+    /// The latest turn with the envelope's execution id (or without one),
+    /// of the envelope's producer: runs of different producers never share
+    /// an execution, whatever ids they chose (an AG-UI run and an AI SDK
+    /// message both named `run-0001` were merged into one).
     fn latest(&self, env: &Map) -> Option<usize> {
-        match env.get("execution_id").and_then(Value::as_str) {
-            Some(id) => self.by_id.get(id).map(|&i| i as usize),
-            None => self.no_id,
+        let id = env.get("execution_id").and_then(Value::as_str);
+        match (self.producer, id) {
+            (None, Some(id)) => self.by_id.get(id).map(|&i| i as usize),
+            (None, None) => self.no_id,
+            (Some(p), id) => self.by_id.get(&producer_key(p, id)).map(|&i| i as usize),
         }
     }
 
@@ -999,11 +1054,14 @@ impl Session {
             stream: StreamText::with_limit(self.text_limit),
             ..Execution::default()
         });
-        match id {
-            Some(id) => {
+        match (self.producer, id) {
+            (None, Some(id)) => {
                 self.by_id.insert(id.to_string(), pos as u64);
             }
-            None => self.no_id = Some(pos),
+            (None, None) => self.no_id = Some(pos),
+            (Some(p), id) => {
+                self.by_id.insert(producer_key(p, id), pos as u64);
+            }
         }
         self.dirty.execution_added(pos);
         pos
@@ -1161,6 +1219,14 @@ fn chunk_index(env: &Map) -> Option<i64> {
         return None;
     }
     payload.get("chunk_index").and_then(Value::as_i64)
+}
+
+/// The key of a foreign producer's execution id in `Session::by_id`: the
+/// dialect's name and the id behind a NUL, which no JSON producer puts at
+/// the start of an id, so they never meet instructor-php's ids or another
+/// dialect's.
+fn producer_key(dialect: &str, id: Option<&str>) -> String {
+    format!("\0{dialect}\0{}", id.unwrap_or_default())
 }
 
 /// The type and payload of a normalised envelope.

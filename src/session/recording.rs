@@ -2,7 +2,7 @@
 //!
 //! - An optional first line is a header, recognised by its `stepline_recording`
 //!   key: `{"stepline_recording": 1, "session_id"?, "created_at"?, "meta"?,
-//!   "text_limit"?, "text_dropped"?}` (a run log adds `"kind": "runlog"` and
+//!   "text_limit"?, "text_dropped"?, "rejected_sessions"?}` (a run log adds `"kind": "runlog"` and
 //!   `"sessions"?`; see [`Session::to_recording`] and `RunLog::save` for
 //!   what the counts mean).
 //! - A snapshot line is `{"stepline_snapshot": {...slim snapshot...},
@@ -145,6 +145,9 @@ impl Session {
     /// timestamps may have widened). A
     /// replay shows the same text, flags and counts; the chunk that
     /// crosses the limit is kept whole, so the replay cuts it the same way.
+    /// The envelopes rejected as another session's are not in it, but their
+    /// counts are: `"rejected_sessions": {"<session id>": <n>}`, which a
+    /// replay restores (`rejected_sessions` and `counts.rejected`).
     ///
     /// ```
     /// use stepline::session::Session;
@@ -166,6 +169,14 @@ impl Session {
         if let Some(dropped) = self.text_dropped() {
             header.insert("text_dropped", dropped);
         }
+        if !self.foreign.is_empty() {
+            let rejected: crate::json::Map = self
+                .foreign
+                .iter()
+                .map(|(id, n)| (crate::json::Name::from(id.clone()), Value::from(*n)))
+                .collect();
+            header.insert("rejected_sessions", Value::Object(rejected));
+        }
         let mut out = String::new();
         push_line(&mut out, &Value::Object(header));
         for line in self.recording_lines() {
@@ -183,6 +194,7 @@ impl Session {
         let mut session = Session::new(None);
         let mut snapshots = Vec::new();
         let mut dropped = None;
+        let mut rejected = None;
         // One delivery: identical lines are occurrences, not redeliveries.
         let mut batch = crate::session::dedup::Batch::default();
         for (n, line) in lines(text, false) {
@@ -192,6 +204,7 @@ impl Session {
                     let limit = text_limit(&h).map_err(|e| at_line(n, e))?;
                     session = Session::with_text_limit(id.map(str::to_string), limit);
                     dropped = h.get("text_dropped").cloned().map(|d| (n, d));
+                    rejected = h.get("rejected_sessions").cloned().map(|r| (n, r));
                 }
                 Line::Envelope { text, decoded, .. } => {
                     // Logged as read, so the replayed session records the
@@ -230,6 +243,11 @@ impl Session {
                 .restore_text_dropped(&d, "/text_dropped")
                 .map_err(|e| at_line(n, e))?;
         }
+        if let Some((n, r)) = rejected {
+            session
+                .restore_rejected(&r, "/rejected_sessions")
+                .map_err(|e| at_line(n, e))?;
+        }
         Ok((session, snapshots))
     }
 
@@ -252,6 +270,24 @@ impl Session {
             })
             .collect();
         (!list.is_empty()).then_some(Value::Array(list))
+    }
+
+    /// Adds a recording's `rejected_sessions` counts (at `path`): the
+    /// envelopes of other sessions the recorded session refused.
+    pub(crate) fn restore_rejected(&mut self, counts: &Value, path: &str) -> Result<()> {
+        let Some(m) = counts.as_object() else {
+            return Err(expected(path, "an object", counts));
+        };
+        for (id, n) in m {
+            let n = n
+                .as_u64()
+                .ok_or_else(|| expected(&child(path, id), "a non-negative integer", n))?;
+            let slot = self.foreign.entry(id.to_string()).or_insert(0);
+            *slot = slot.saturating_add(n);
+            self.counts.rejected = self.counts.rejected.saturating_add(n);
+        }
+        self.dirty.header = true;
+        Ok(())
     }
 
     /// Adds a recording's `text_dropped` counts (at `path`) to the replayed

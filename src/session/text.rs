@@ -482,6 +482,12 @@ impl StreamText {
         out
     }
 
+    /// Whether any text was past the limit (dropped whole, cut, or held
+    /// past it until the text is rebuilt).
+    pub fn over_limit(&self) -> bool {
+        self.dropped_whole > 0 || self.dropped_cut > 0 || self.bytes > self.limit
+    }
+
     /// Whether the text is out of date until `settle`.
     pub fn is_stale(&self) -> bool {
         self.stale

@@ -234,6 +234,9 @@ pub struct StepView {
     pub continuation_at: Option<i64>,
     /// The tool runs, in the order they were placed.
     pub tools: Vec<ToolRun>,
+    /// The runs by call id (src/session/tool_index.rs; opaque, kept by
+    /// the session: public so a step can be built with `..StepView::new(n)`).
+    pub tool_index: crate::session::tool_index::ToolIndex,
     /// Seed-003 `agent.llm.output_text.delta` text of this step.
     pub text: String,
     /// The model's streamed reasoning in this step (`agent.llm.reasoning.delta`),
@@ -246,6 +249,9 @@ pub struct StepView {
     /// Seed-003 safety notes, citations and extras, from the step objects
     /// and the `annotations` of its live events (merged, each note once).
     pub annotations: Annotations,
+    /// Where each citation is in `annotations` (src/session/annotate.rs;
+    /// kept by the session, public for the same reason as `tool_index`).
+    pub citation_index: crate::session::annotate::CitationIndex,
     /// The producer's own usage `total`, when it sent one that differs
     /// from the sum of the fields (the producer's count is kept).
     pub usage_reported_total: Option<i64>,
@@ -490,6 +496,10 @@ pub struct Execution {
     pub end_reason: Option<String>,
     /// `agent.data`: the latest value under each name, in first-seen order.
     pub data: crate::json::Map,
+    /// Where each name is in `data` (src/session/data.rs).
+    pub(crate) data_index: crate::session::data::DataIndex,
+    /// The caps this execution reached (src/session/limits.rs).
+    pub(crate) limits: crate::session::limits::Limits,
     /// Usage summed over the steps, kept up to date by `apply` so reading
     /// the view does not walk every step.
     pub usage_total: Usage,
@@ -870,7 +880,8 @@ pub(crate) fn opt_str(s: &Option<String>) -> Value {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(rename = "IngestCounts"))]
 pub struct Counts {
-    /// Envelopes that changed the view.
+    /// Envelopes that changed the view (a foreign dialect's event counts
+    /// once, whatever number of envelopes it became).
     pub applied: u64,
     /// Envelopes applied before, ignored.
     pub duplicates: u64,

@@ -6,25 +6,89 @@ use crate::error::Result;
 use crate::json::patch::{self as json_patch, PatchFailure};
 use crate::json::{Map, Value};
 
+/// The most the agent state may hold, as [`json_patch::size`] counts it
+/// (one per value plus the bytes of its strings and keys: about its JSON
+/// text's length): 8 Mi, the session's default text limit. A snapshot or
+/// delta that would take the state past it is not applied: the state is
+/// left as it was, one `limit_exceeded` warning says so, and the deltas
+/// after it are not applied either (they patch a state this session no
+/// longer holds) until a `STATE_SNAPSHOT` within the limit arrives.
+pub const STATE_LIMIT: usize = json_patch::SIZE_LIMIT;
+
 impl State {
+    pub(super) fn state_snapshot(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        let snapshot = event.get("snapshot").ok_or_else(|| missing("snapshot"))?;
+        let size = json_patch::size(snapshot);
+        if size > STATE_LIMIT {
+            self.state_over_limit(
+                "/snapshot",
+                format!("the state snapshot's size is {size}, past the limit of {STATE_LIMIT}"),
+                ev,
+            );
+            return Ok(());
+        }
+        self.state = Some(snapshot.clone());
+        self.state_size = size;
+        self.state_suspended = false;
+        self.show_state(ev);
+        Ok(())
+    }
+
+    /// The whole state as `agent.data` `state`: at a snapshot, and at the
+    /// first delta of a run (a new execution holds no state yet); the other
+    /// deltas send only their patch.
+    fn show_state(&mut self, ev: &mut Ev<'_>) {
+        let state = self.state.clone().unwrap_or(Value::Object(Map::new()));
+        self.data("state", state, ev);
+        self.state_shown = Some(self.exec());
+    }
+
+    /// Stops following the state (once: later deltas are skipped silently
+    /// until a snapshot, as this warning says).
+    fn state_over_limit(&mut self, at: &str, why: String, ev: &mut Ev<'_>) {
+        if self.state_suspended {
+            return;
+        }
+        self.state_suspended = true;
+        ev.out.warn(
+            at,
+            "limit_exceeded",
+            format!(
+                "{why}: the state is left as it was, and state deltas are not applied until a STATE_SNAPSHOT within the limit"
+            ),
+        );
+    }
+
     pub(super) fn state_delta(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
         let delta = event.get("delta").ok_or_else(|| missing("delta"))?;
-        let current = self
-            .state
-            .take()
-            .unwrap_or_else(|| Value::Object(Map::new()));
-        match json_patch::apply(&current, delta, "/delta") {
-            Ok(next) => {
-                self.state = Some(next.clone());
-                self.data("state", next, ev);
+        if self.state_suspended {
+            // Not applied, but still read for shape: a malformed delta is bad input.
+            return match json_patch::apply(&Value::Object(Map::new()), delta, "/delta") {
+                Err(PatchFailure::Malformed(e)) => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let state = match &mut self.state {
+            Some(s) => s,
+            None => {
+                self.state_size = 1;
+                self.state.insert(Value::Object(Map::new()))
+            }
+        };
+        match json_patch::apply_in_place(state, delta, "/delta", &mut self.state_size, STATE_LIMIT)
+        {
+            Ok(()) => {
+                if self.state_shown.as_ref() == Some(&self.exec()) {
+                    let exec = self.exec();
+                    ev.out
+                        .emit_data_patch(exec.as_deref(), ev.ts.clone(), "state", delta.clone());
+                } else {
+                    self.show_state(ev);
+                }
                 Ok(())
             }
-            Err(PatchFailure::Malformed(e)) => {
-                self.state = Some(current);
-                Err(e)
-            }
+            Err(PatchFailure::Malformed(e)) => Err(e),
             Err(PatchFailure::NotApplicable(e)) => {
-                self.state = Some(current);
                 ev.out.warn(
                     e.path.as_deref().unwrap_or("/delta"),
                     "gap",
@@ -33,6 +97,11 @@ impl State {
                         e.message
                     ),
                 );
+                Ok(())
+            }
+            Err(PatchFailure::LimitExceeded(e)) => {
+                let at = e.path.clone().unwrap_or_else(|| "/delta".to_string());
+                self.state_over_limit(&at, e.message, ev);
                 Ok(())
             }
         }
@@ -76,7 +145,9 @@ impl State {
             json_patch::apply(&Value::Object(Map::new()), patch, "/patch").or_else(
                 |f| match f {
                     PatchFailure::Malformed(e) => Err(e),
-                    PatchFailure::NotApplicable(_) => Ok(Value::Null),
+                    PatchFailure::NotApplicable(_) | PatchFailure::LimitExceeded(_) => {
+                        Ok(Value::Null)
+                    }
                 },
             )?;
             ev.out.warn(
@@ -96,6 +167,14 @@ impl State {
                 entry.insert("content", next);
             }
             Err(PatchFailure::Malformed(e)) => return Err(e),
+            Err(PatchFailure::LimitExceeded(e)) => {
+                ev.out.warn(
+                    e.path.as_deref().unwrap_or("/patch"),
+                    "limit_exceeded",
+                    format!("{}: activity `{id}` is left as it was", e.message),
+                );
+                return Ok(());
+            }
             Err(PatchFailure::NotApplicable(e)) => {
                 ev.out.warn(
                     e.path.as_deref().unwrap_or("/patch"),

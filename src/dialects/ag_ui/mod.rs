@@ -39,7 +39,9 @@
 //!   differs), and any other event except `RAW`, `ACTIVITY_*` and
 //!   `REASONING_ENCRYPTED_VALUE` closes it (a tool call chunk's close is its end).
 //! - `STATE_SNAPSHOT` / `STATE_DELTA` (RFC 6902, [`crate::json::patch`]):
-//!   `agent.data` `state`, the state after the event. `MESSAGES_SNAPSHOT`:
+//!   `agent.data` `state`, the state after the event (a delta after the
+//!   run's first sends only its patch, applied in place), at most
+//!   [`STATE_LIMIT`] (past it: a `limit_exceeded` warning, once). `MESSAGES_SNAPSHOT`:
 //!   `agent.data` `messages`. `ACTIVITY_SNAPSHOT` / `ACTIVITY_DELTA`:
 //!   `agent.data` `activity:<messageId>` (its type and content). `CUSTOM`:
 //!   `agent.data` `custom:<name>`. `RAW`: `agent.data` `raw` (or
@@ -58,6 +60,8 @@ mod final_form;
 mod messages;
 mod read;
 pub(crate) mod tools;
+
+pub use data::STATE_LIMIT;
 
 use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
 
@@ -216,6 +220,13 @@ pub(crate) struct State {
     chunking: Option<Chunking>,
     /// The agent state (`{}` until a snapshot, as `@ag-ui/client` starts).
     state: Option<Value>,
+    /// Its size ([`crate::json::patch::size`]), kept up to date by the deltas.
+    state_size: usize,
+    /// The state went past [`STATE_LIMIT`]: deltas wait for a snapshot.
+    state_suspended: bool,
+    /// The run (execution) the whole state was last sent in: deltas in it
+    /// send only their patch.
+    state_shown: Option<Option<String>>,
     activities: Map,
     subagents: Map,
     /// A gap warning for content outside any run was given (once per gap).
@@ -351,15 +362,7 @@ impl State {
                 self.reasoning_content(None, delta, &mut ev);
                 Ok(())
             }
-            "STATE_SNAPSHOT" => {
-                let snapshot = event
-                    .get("snapshot")
-                    .ok_or_else(|| missing("snapshot"))?
-                    .clone();
-                self.state = Some(snapshot.clone());
-                self.data("state", snapshot, &mut ev);
-                Ok(())
-            }
+            "STATE_SNAPSHOT" => self.state_snapshot(&event, &mut ev),
             "STATE_DELTA" => self.state_delta(&event, &mut ev),
             "MESSAGES_SNAPSHOT" => {
                 let messages = event.get("messages").ok_or_else(|| missing("messages"))?;
@@ -514,6 +517,7 @@ impl State {
             }
         }
         ev.out.session_hint(thread);
+        self.state_shown = None;
         self.run = Some(Run {
             id: run_id.to_string(),
             ..Run::default()
@@ -642,6 +646,7 @@ impl State {
                     format!("{what} for a run whose RUN_STARTED never arrived"),
                 );
                 if let Some(id) = id {
+                    self.state_shown = None;
                     self.run = Some(Run {
                         id,
                         ..Run::default()

@@ -181,6 +181,22 @@ pub(crate) fn claims(event: &Map) -> bool {
     }
 }
 
+/// The step's text kept to name the run's final answer is cut at this many
+/// bytes, the session's default text limit (src/session/text.rs): the
+/// session keeps the text itself, within its limit, and 200,000 deltas kept
+/// whole here held 40 MB past it.
+const ANSWER_MAX: usize = 8 << 20;
+
+/// Appends as much of `delta` as fits in [`ANSWER_MAX`], cut at a
+/// character boundary.
+fn push_answer(text: &mut String, delta: &str) {
+    let mut end = ANSWER_MAX.saturating_sub(text.len()).min(delta.len());
+    while !delta.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.push_str(delta.get(..end).unwrap_or_default());
+}
+
 /// One invocation's translation state.
 #[derive(Debug, Default, Clone)]
 struct Run {
@@ -354,7 +370,7 @@ impl Translation<'_, '_> {
                 self.part_seen(run, &part, part_key(kind));
                 let n = self.step(run);
                 let out_kind = if kind == "text_delta" {
-                    run.text.push_str(delta);
+                    push_answer(&mut run.text, delta);
                     "agent.llm.output_text.delta"
                 } else {
                     "agent.llm.reasoning.delta"

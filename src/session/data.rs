@@ -1,0 +1,95 @@
+//! An execution's `agent.data`: the latest value under each name, kept in
+//! [`Execution::data`] (in first-seen order, as the view shows it) and found
+//! through an index, since the object's own lookup scans its members: a
+//! stream of distinct names (AG-UI `CUSTOM` events, AI SDK `data-*` parts
+//! with distinct ids or none) cost the square of their number.
+//!
+//! What one execution holds under all its names is at most [`DATA_LIMIT`],
+//! counted as [`crate::json::patch::size`] counts (one per value plus the
+//! bytes of its strings and keys, about its JSON text's length). A value
+//! that would take it past the limit is not kept (a name seen before keeps
+//! its earlier value), and the first such value raises the execution's one
+//! `limit_exceeded` warning for data (src/session/limits.rs).
+//!
+//! A translated `agent.data` envelope may carry a patch instead of a value
+//! (`crate::dialects::DATA_PATCH`: AG-UI's state deltas); it is applied in
+//! place to the value held, which the translator sent whole before.
+
+use std::collections::BTreeMap;
+
+use crate::json::patch::{apply_in_place, size};
+use crate::json::Value;
+use crate::session::limits::Cap;
+use crate::session::view::Execution;
+
+/// The most one execution keeps under all its `agent.data` names: 16 Mi in
+/// [`size`] (twice an AG-UI state's own limit, `crate::dialects::ag_ui::STATE_LIMIT`,
+/// so a state at its limit still leaves room for the rest).
+pub const DATA_LIMIT: usize = 16 << 20;
+
+/// Where each name's value is in `Execution::data`, and its size.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct DataIndex {
+    at: BTreeMap<String, (usize, usize)>,
+    /// The sizes summed (names included).
+    held: usize,
+}
+
+/// Sets the value under `name` (within the limit).
+pub(crate) fn put(exec: &mut Execution, name: String, value: Value) {
+    let grow = size(&value) + name.len();
+    match exec.data_index.at.get(&name).copied() {
+        Some((i, old)) => {
+            let next = exec.data_index.held - old + grow;
+            if next > DATA_LIMIT {
+                exec.limits.reached(Cap::Data);
+                return;
+            }
+            if let Some(slot) = exec.data.value_at_mut(i) {
+                *slot = value;
+            }
+            exec.data_index.held = next;
+            exec.data_index.at.insert(name, (i, grow));
+        }
+        None => {
+            let next = exec.data_index.held + grow;
+            if next > DATA_LIMIT {
+                exec.limits.reached(Cap::Data);
+                return;
+            }
+            let i = exec.data.len();
+            exec.data_index.at.insert(name.clone(), (i, grow));
+            exec.data_index.held = next;
+            // The index says the name is new: no scan of the members.
+            exec.data.push_indexed(name, value);
+        }
+    }
+}
+
+/// Applies `patch` to the value under `name`. A name with no value (one the
+/// limit refused) stays without one: the warning was given.
+pub(crate) fn patch(exec: &mut Execution, name: &str, patch: &Value) {
+    let Some((i, old)) = exec.data_index.at.get(name).copied() else {
+        return;
+    };
+    let Some(slot) = exec.data.value_at_mut(i) else {
+        return;
+    };
+    let others = exec.data_index.held - old;
+    let mut held = old - name.len();
+    let room = DATA_LIMIT.saturating_sub(others + name.len());
+    // The translator applied the same patch to the same value: it applies
+    // here too, unless the limit of all the execution's data refuses it.
+    if apply_in_place(slot, patch, "", &mut held, room).is_err() {
+        exec.limits.reached(Cap::Data);
+        return;
+    }
+    let grow = held + name.len();
+    exec.data_index.held = others + grow;
+    exec.data_index.at.insert(name.to_string(), (i, grow));
+}
+
+/// The size of all the execution's data (for tests and accounting).
+pub fn held(exec: &Execution) -> usize {
+    exec.data_index.held
+}

@@ -1,0 +1,71 @@
+//! A step's tool runs found by call id. Pairing a tool event with its run
+//! scanned every run of the step, so a stream of results for distinct calls
+//! (AG-UI `TOOL_CALL_RESULT`s whose start never came: 20,000 took 4.4 s)
+//! cost the square of their number. The index lists each call id's runs,
+//! and the runs that had no call id when made (the only ones an event with
+//! a call id may pair with besides its own: see `run_for` in
+//! src/session/apply.rs); a run that learns its id later stays listed there,
+//! where the pairing rule still reads its id.
+
+use std::collections::BTreeMap;
+
+use crate::session::view::ToolRun;
+
+/// A step's runs by call id (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolIndex {
+    /// Run places by call id, in order.
+    by_call: BTreeMap<String, Vec<usize>>,
+    /// Places of the runs made without a call id, in order.
+    without: Vec<usize>,
+    /// How many runs the index covers: when the step's list differs (it was
+    /// rebuilt), the index is made again from it.
+    covered: usize,
+}
+
+impl ToolIndex {
+    /// Brings the index in line with `tools` (made again when they were
+    /// replaced since).
+    pub(crate) fn sync(&mut self, tools: &[ToolRun]) {
+        if self.covered == tools.len() {
+            return;
+        }
+        *self = ToolIndex::default();
+        for (i, t) in tools.iter().enumerate() {
+            self.add(i, t.call_id.as_deref());
+        }
+    }
+
+    /// Notes the run at `i`, made with `call_id`.
+    pub(crate) fn add(&mut self, i: usize, call_id: Option<&str>) {
+        match call_id {
+            Some(id) => self.by_call.entry(id.to_string()).or_default().push(i),
+            None => self.without.push(i),
+        }
+        self.covered = self.covered.max(i + 1);
+    }
+
+    /// Notes that the run at `i` now has `call_id` (it had none).
+    pub(crate) fn named(&mut self, i: usize, call_id: &str) {
+        let list = self.by_call.entry(call_id.to_string()).or_default();
+        if !list.contains(&i) {
+            let at = list.partition_point(|&j| j < i);
+            list.insert(at, i);
+        }
+    }
+
+    /// The places an event with `call_id` may pair with, in order: the runs
+    /// with that id and the runs made without one.
+    pub(crate) fn candidates(&self, call_id: Option<&str>) -> Vec<usize> {
+        let mut out: Vec<usize> = call_id
+            .and_then(|id| self.by_call.get(id))
+            .cloned()
+            .unwrap_or_default();
+        if !self.without.is_empty() {
+            out.extend(&self.without);
+            out.sort_unstable();
+            out.dedup();
+        }
+        out
+    }
+}
