@@ -1977,10 +1977,12 @@ export interface EnvelopeWarning {
   /** JSON pointer of what was not understood, within the envelope. */
   path: string;
   /**
-   * `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
-   * other half or whose run never arrived).
+   * `unknown_type`, `unknown_field`, `gap` (a foreign event whose
+   * other half or whose run never arrived), or `limit_exceeded` (what an
+   * execution accumulates reached a size limit: past it, values are not
+   * kept; src/session/limits.rs says which, once per execution).
    */
-  code: "unknown_type" | "unknown_field" | "gap";
+  code: "unknown_type" | "unknown_field" | "gap" | "limit_exceeded";
   /** What was kept, for a person. */
   message: string;
 }
@@ -2397,7 +2399,10 @@ export interface LineWarning {
 
 /** Counters of what ingest did. */
 export interface IngestCounts {
-  /** Envelopes that changed the view. */
+  /**
+   * Envelopes that changed the view (a foreign dialect's event counts
+   * once, whatever number of envelopes it became).
+   */
   applied: number;
   /** Envelopes applied before, ignored. */
   duplicates: number;
@@ -3137,10 +3142,12 @@ export interface SessionWarning {
   /** JSON pointer of what was not understood, within the envelope. */
   path: string;
   /**
-   * `unknown_type`, `unknown_field`, or `gap` (a foreign event whose
-   * other half or whose run never arrived).
+   * `unknown_type`, `unknown_field`, `gap` (a foreign event whose
+   * other half or whose run never arrived), or `limit_exceeded` (what an
+   * execution accumulates reached a size limit: past it, values are not
+   * kept; src/session/limits.rs says which, once per execution).
    */
-  code: "unknown_type" | "unknown_field" | "gap";
+  code: "unknown_type" | "unknown_field" | "gap" | "limit_exceeded";
   /** What was kept, for a person. */
   message: string;
   /** The envelope's type. */
