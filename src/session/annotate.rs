@@ -44,10 +44,11 @@ pub fn absorb(exec: &mut Execution, n: i64, p: &Map) -> bool {
     true
 }
 
-/// The citations a step holds, by fingerprint, with their place: the AI
-/// SDK sends a `source-url` chunk per source, and finding whether each was
-/// listed by a scan of the list cost the square of their number.
-pub type CitationIndex = std::collections::BTreeMap<Fingerprint, usize>;
+/// The citations a step holds, by fingerprint: the AI SDK sends a
+/// `source-url` chunk per source, and finding whether each was listed by a
+/// scan of the list cost the square of their number. Two citations are one
+/// when their fingerprints are, as two envelopes are (src/session/dedup.rs).
+pub type CitationIndex = crate::session::dedup::Seen;
 
 fn citation_key(c: &Citation) -> Fingerprint {
     let mut f = Fingerprinter::new();
@@ -73,25 +74,13 @@ fn merge(into: &mut Annotations, index: &mut CitationIndex, from: Annotations) {
     }
     if index.len() != into.citations.len() {
         // Built on first use (or after the list was set another way).
-        *index = into
-            .citations
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (citation_key(c), i))
-            .collect();
+        *index = CitationIndex::default();
+        for c in &into.citations {
+            index.insert(citation_key(c));
+        }
     }
     for c in from.citations {
-        let key = citation_key(&c);
-        let listed = match index.get(&key) {
-            Some(&i) => {
-                into.citations.get(i) == Some(&c)
-                    // Two citations with one fingerprint: compare them all.
-                    || into.citations.contains(&c)
-            }
-            None => false,
-        };
-        if !listed {
-            index.entry(key).or_insert(into.citations.len());
+        if index.insert(citation_key(&c)) {
             into.citations.push(c);
         }
     }

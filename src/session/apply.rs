@@ -334,13 +334,14 @@ fn reasoning_delta(exec: &mut Execution, p: &mut Map, arrival: Arrival) -> Touch
 /// to it (src/session/data.rs).
 fn data(exec: &mut Execution, p: &mut Map) -> Touched {
     if let Some(name) = str_of(p, "name") {
-        match p.remove(crate::dialects::DATA_PATCH) {
-            Some(patch) => crate::session::data::patch(exec, &name, &patch),
-            None => {
-                let value = p.remove("data").unwrap_or(Value::Null);
-                crate::session::data::put(exec, name, value);
-            }
+        // Only the foreign dialects' translators (full package) send patches.
+        #[cfg(feature = "full")]
+        if let Some(patch) = p.remove(crate::dialects::DATA_PATCH) {
+            crate::session::data::patch(exec, &name, &patch);
+            return Touched::Header;
         }
+        let value = p.remove("data").unwrap_or(Value::Null);
+        crate::session::data::put(exec, name, value);
     }
     Touched::Header
 }

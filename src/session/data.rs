@@ -17,7 +17,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::json::patch::{apply_in_place, size};
+#[cfg(feature = "full")]
+use crate::json::patch::apply_in_place;
+use crate::json::patch::size;
 use crate::json::Value;
 use crate::session::limits::Cap;
 use crate::session::view::Execution;
@@ -27,18 +29,42 @@ use crate::session::view::Execution;
 /// so a state at its limit still leaves room for the rest).
 pub const DATA_LIMIT: usize = 16 << 20;
 
-/// Where each name's value is in `Execution::data`, and its size.
+/// Where each name's value is in `Execution::data`, and its size. (A map
+/// of `String` to `u64`, the session's other maps' type: one more key or
+/// value type is one more copy of the tree's code in the wasm.)
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct DataIndex {
-    at: BTreeMap<String, (usize, usize)>,
-    /// The sizes summed (names included).
+    /// Each name's place in `Execution::data`.
+    places: BTreeMap<String, u64>,
+    /// By place, the size of the name and its value.
+    sizes: Vec<usize>,
+    /// The sizes summed.
     held: usize,
+}
+
+impl DataIndex {
+    /// The place of `name`'s value and its size.
+    fn get(&self, name: &str) -> Option<(usize, usize)> {
+        let i = usize::try_from(*self.places.get(name)?).ok()?;
+        Some((i, *self.sizes.get(i)?))
+    }
+
+    /// Records `name`'s value at place `i` with its size.
+    fn set(&mut self, name: String, i: usize, size: usize) {
+        if self.sizes.len() <= i {
+            self.sizes.resize(i + 1, 0);
+        }
+        if let Some(s) = self.sizes.get_mut(i) {
+            *s = size;
+        }
+        self.places.insert(name, i as u64);
+    }
 }
 
 /// Sets the value under `name` (within the limit).
 pub(crate) fn put(exec: &mut Execution, name: String, value: Value) {
     let grow = size(&value) + name.len();
-    match exec.data_index.at.get(&name).copied() {
+    match exec.data_index.get(&name) {
         Some((i, old)) => {
             let next = exec.data_index.held - old + grow;
             if next > DATA_LIMIT {
@@ -49,7 +75,7 @@ pub(crate) fn put(exec: &mut Execution, name: String, value: Value) {
                 *slot = value;
             }
             exec.data_index.held = next;
-            exec.data_index.at.insert(name, (i, grow));
+            exec.data_index.set(name, i, grow);
         }
         None => {
             let next = exec.data_index.held + grow;
@@ -58,7 +84,7 @@ pub(crate) fn put(exec: &mut Execution, name: String, value: Value) {
                 return;
             }
             let i = exec.data.len();
-            exec.data_index.at.insert(name.clone(), (i, grow));
+            exec.data_index.set(name.clone(), i, grow);
             exec.data_index.held = next;
             // The index says the name is new: no scan of the members.
             exec.data.push_indexed(name, value);
@@ -68,8 +94,9 @@ pub(crate) fn put(exec: &mut Execution, name: String, value: Value) {
 
 /// Applies `patch` to the value under `name`. A name with no value (one the
 /// limit refused) stays without one: the warning was given.
+#[cfg(feature = "full")]
 pub(crate) fn patch(exec: &mut Execution, name: &str, patch: &Value) {
-    let Some((i, old)) = exec.data_index.at.get(name).copied() else {
+    let Some((i, old)) = exec.data_index.get(name) else {
         return;
     };
     let Some(slot) = exec.data.value_at_mut(i) else {
@@ -86,7 +113,7 @@ pub(crate) fn patch(exec: &mut Execution, name: &str, patch: &Value) {
     }
     let grow = held + name.len();
     exec.data_index.held = others + grow;
-    exec.data_index.at.insert(name.to_string(), (i, grow));
+    exec.data_index.set(name.to_string(), i, grow);
 }
 
 /// The size of all the execution's data (for tests and accounting).

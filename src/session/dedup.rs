@@ -256,7 +256,26 @@ impl Default for Seen {
     }
 }
 
+/// Two sets are equal when they hold the same fingerprints (their seeds,
+/// and so their slots' order, differ).
+impl PartialEq for Seen {
+    fn eq(&self, other: &Seen) -> bool {
+        self.len == other.len
+            && self.has_empty == other.has_empty
+            && self
+                .slots
+                .iter()
+                .filter(|&&k| k != EMPTY)
+                .all(|&k| other.holds(k))
+    }
+}
+
 impl Seen {
+    /// Whether a slot holds `key` (not `EMPTY`).
+    fn holds(&self, key: u64) -> bool {
+        !self.slots.is_empty() && self.at(self.find(key)) == key
+    }
+
     fn home(&self, key: u64) -> usize {
         avalanche(key ^ self.seed) as usize & (self.slots.len() - 1)
     }
@@ -288,7 +307,7 @@ impl Seen {
         if key == EMPTY {
             return self.has_empty;
         }
-        !self.slots.is_empty() && self.at(self.find(key)) == key
+        self.holds(key)
     }
 
     /// Adds `fp`; `false` when it was there already.
@@ -362,9 +381,14 @@ impl Seen {
         }
     }
 
-    #[cfg(test)]
-    fn len(&self) -> usize {
+    /// How many fingerprints it holds.
+    pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 

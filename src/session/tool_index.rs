@@ -14,8 +14,12 @@ use crate::session::view::ToolRun;
 /// A step's runs by call id (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolIndex {
+    /// Each call id's list in `lists` (a map of `String` to `u64`, the
+    /// session's other maps' type: one more key or value type is one more
+    /// copy of the tree's code in the wasm).
+    by_call: BTreeMap<String, u64>,
     /// Run places by call id, in order.
-    by_call: BTreeMap<String, Vec<usize>>,
+    lists: Vec<Vec<usize>>,
     /// Places of the runs made without a call id, in order.
     without: Vec<usize>,
     /// How many runs the index covers: when the step's list differs (it was
@@ -39,7 +43,7 @@ impl ToolIndex {
     /// Notes the run at `i`, made with `call_id`.
     pub(crate) fn add(&mut self, i: usize, call_id: Option<&str>) {
         match call_id {
-            Some(id) => self.by_call.entry(id.to_string()).or_default().push(i),
+            Some(id) => self.list_mut(id).push(i),
             None => self.without.push(i),
         }
         self.covered = self.covered.max(i + 1);
@@ -47,7 +51,7 @@ impl ToolIndex {
 
     /// Notes that the run at `i` now has `call_id` (it had none).
     pub(crate) fn named(&mut self, i: usize, call_id: &str) {
-        let list = self.by_call.entry(call_id.to_string()).or_default();
+        let list = self.list_mut(call_id);
         if !list.contains(&i) {
             let at = list.partition_point(|&j| j < i);
             list.insert(at, i);
@@ -57,15 +61,36 @@ impl ToolIndex {
     /// The places an event with `call_id` may pair with, in order: the runs
     /// with that id and the runs made without one.
     pub(crate) fn candidates(&self, call_id: Option<&str>) -> Vec<usize> {
-        let mut out: Vec<usize> = call_id
+        let own = call_id
             .and_then(|id| self.by_call.get(id))
-            .cloned()
-            .unwrap_or_default();
-        if !self.without.is_empty() {
-            out.extend(&self.without);
-            out.sort_unstable();
-            out.dedup();
-        }
-        out
+            .and_then(|&l| self.lists.get(usize::try_from(l).ok()?))
+            .map_or(&[][..], Vec::as_slice);
+        merged(own, &self.without)
     }
+
+    /// The list of `call_id`, made empty when new.
+    fn list_mut(&mut self, call_id: &str) -> &mut Vec<usize> {
+        let lists = &mut self.lists;
+        let l = *self.by_call.entry(call_id.to_string()).or_insert_with(|| {
+            lists.push(Vec::new());
+            (lists.len() - 1) as u64
+        });
+        let at = usize::try_from(l).unwrap_or(usize::MAX).min(lists.len() - 1);
+        #[expect(clippy::indexing_slicing, reason = "`at` is below the length, which is at least one")]
+        &mut lists[at]
+    }
+}
+
+/// Two ascending lists as one, each place once (a run named later is in both).
+fn merged(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend(a.iter().skip(i));
+    out.extend(b.iter().skip(j));
+    out
 }
