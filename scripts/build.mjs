@@ -194,6 +194,28 @@ async function liveNames(staging, fullNames) {
   return names;
 }
 
+/**
+ * One copy of the full package's wasm: the nodejs and web glue load the same module
+ * (wasm-bindgen writes the same bytes for both targets), so the node glue reads
+ * web/stepline_bg.wasm and node/ holds no wasm of its own (the tarball carried the 1.3 MB
+ * twice). Checked, not assumed: a wasm-bindgen whose targets differ fails the build here.
+ */
+function shareFullWasm(staging) {
+  const nodeWasm = join(staging, 'node', 'stepline_bg.wasm');
+  const webWasm = join(staging, 'web', 'stepline_bg.wasm');
+  // Compared as wasm-bindgen wrote them, before wasm-opt.
+  if (!readFileSync(nodeWasm).equals(readFileSync(webWasm))) {
+    throw new BuildError('assemble: wasm-bindgen wrote different wasm for --target nodejs and --target web; the node entry cannot share web/stepline_bg.wasm');
+  }
+  const gluePath = join(staging, 'node', 'stepline.js');
+  const glue = readFileSync(gluePath, 'utf8');
+  const from = 'const wasmPath = `${__dirname}/stepline_bg.wasm`;';
+  if (!glue.includes(from)) throw new BuildError(`assemble: node/stepline.js no longer reads its wasm with \`${from}\``);
+  writeFileSync(gluePath, glue.replace(from, 'const wasmPath = `${__dirname}/../web/stepline_bg.wasm`;'));
+  rmSync(nodeWasm);
+  rmSync(join(staging, 'node', 'stepline_bg.wasm.d.ts'), { force: true });
+}
+
 async function assemble(staging, crate) {
   cpSync(join(root, 'pkg-template'), staging, { recursive: true });
   // wasm-bindgen's nodejs glue is CommonJS and its web glue an ES module, both as .js.
@@ -266,7 +288,7 @@ function kb(bytes) {
 
 function reportSizes(pkgDir) {
   const groups = {
-    node: ['node/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
+    node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
     web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js'],
     live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js'],
   };
@@ -374,7 +396,8 @@ async function main() {
 
   const features = wasmOptFeatureFlags();
   log(`wasm-opt -Oz (features: ${features.enabled.join(', ')})`);
-  for (const dir of ['node', 'web', 'live']) wasmOpt(join(staging, dir, 'stepline_bg.wasm'), features.args);
+  shareFullWasm(staging);
+  for (const dir of ['web', 'live']) wasmOpt(join(staging, dir, 'stepline_bg.wasm'), features.args);
 
   log('assembling pkg/ from pkg-template/');
   const { names, live } = await assemble(staging, crate);

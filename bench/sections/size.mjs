@@ -13,7 +13,7 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'pkg');
 const { targetBytes: BUDGET, ceilingBytes: CEILING } = JSON.parse(readFileSync(join(pkg, '..', 'scripts', 'size-budget.json'), 'utf8'));
 const GROUPS = {
   web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js'],
-  node: ['node/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
+  node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
   live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js'],
 };
 

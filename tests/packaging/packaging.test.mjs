@@ -129,7 +129,9 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
     const listed = f === 'package.json' || allowed.some((a) => (a.endsWith('/') ? f.startsWith(a) : f === a));
     assert.ok(listed, `${f} is in the tarball but not in package.json "files"`);
   }
-  for (const wasm of ['node/stepline_bg.wasm', 'web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
+  for (const wasm of ['web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
+  // One copy of each binary: the node entry loads web/stepline_bg.wasm (scripts/build.mjs).
+  assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['live/stepline_bg.wasm', 'web/stepline_bg.wasm']);
   assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
 });
 
