@@ -60,6 +60,17 @@ pub trait Dialect: fmt::Debug + Sync {
     fn final_form(&self) -> Option<&dyn FinalForm> {
         None
     }
+
+    /// Whether its translator writes envelopes already in the decoder's
+    /// normalised form (known fields under their normalised names, of the
+    /// right kinds, nothing unknown), so the session applies them without
+    /// decoding them again. The default, `false`, decodes them as any
+    /// envelope. The built-in dialects say `true`; debug builds (every
+    /// test) decode each of their envelopes anyway and fail if the
+    /// decoder would have changed it.
+    fn emits_normalised(&self) -> bool {
+        false
+    }
 }
 
 /// One session's translation of a producer's stream into the session's

@@ -600,7 +600,7 @@ impl Session {
             .into_iter()
             .enumerate()
             .map(|(i, env)| {
-                decode_owned(env).map(|mut d| {
+                translated(dialect, env).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
                     // Added after decoding: no envelope on the wire carries it.
                     if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
@@ -1159,6 +1159,31 @@ pub struct SessionWarning {
     pub kind: String,
     /// The envelope's timestamp.
     pub timestamp: Option<String>,
+}
+
+/// A translated envelope as the decoder would give it: decoded again
+/// unless its dialect writes the normalised form itself (see
+/// [`Dialect::emits_normalised`](crate::dialects::Dialect::emits_normalised)),
+/// which debug builds check.
+fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Decoded> {
+    if !dialect.emits_normalised() {
+        return decode_owned(env);
+    }
+    #[cfg(debug_assertions)]
+    {
+        let again = decode_owned(env.clone())?;
+        debug_assert!(
+            again.envelope == env && again.warnings.is_empty(),
+            "{} wrote an envelope the decoder changes: {}",
+            dialect.name(),
+            crate::json::to_string(&env)
+        );
+    }
+    Ok(Decoded {
+        envelope: env,
+        warnings: Vec::new(),
+        dialect: crate::envelope::dialect::WireDialect::default(),
+    })
 }
 
 /// The content of an envelope for redelivery checks, or `None` when the

@@ -922,6 +922,10 @@ impl State {
 pub struct AgUi;
 
 impl crate::dialects::Dialect for AgUi {
+    fn emits_normalised(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "ag-ui"
     }

@@ -902,6 +902,10 @@ fn tool_completed(
 pub struct AiSdk;
 
 impl crate::dialects::Dialect for AiSdk {
+    fn emits_normalised(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "ai-sdk"
     }

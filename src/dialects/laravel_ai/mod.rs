@@ -881,6 +881,10 @@ fn opt_bool(m: &Map, key: &str) -> Result<Option<bool>> {
 pub struct LaravelAi;
 
 impl crate::dialects::Dialect for LaravelAi {
+    fn emits_normalised(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "laravel-ai"
     }
