@@ -323,6 +323,9 @@ pub struct Session {
     /// in the wasm (each is kilobytes).
     by_id: BTreeMap<String, u64>,
     no_id: Option<usize>,
+    /// The same for each foreign dialect's runs (a run without an id under
+    /// `""`): runs of different producers never share an execution.
+    by_producer: Vec<(&'static str, BTreeMap<String, u64>)>,
     /// Per execution position, whether an earlier turn had its execution id
     /// (such turns keep which contents they applied, see [`dedup_key`]).
     reused: Vec<bool>,
@@ -411,6 +414,7 @@ impl Session {
             session_id,
             executions: Vec::new(),
             by_id: BTreeMap::new(),
+            by_producer: Vec::new(),
             no_id: None,
             reused: Vec::new(),
             stale: Vec::new(),
@@ -1039,7 +1043,12 @@ impl Session {
         match (self.producer, id) {
             (None, Some(id)) => self.by_id.get(id).map(|&i| i as usize),
             (None, None) => self.no_id,
-            (Some(p), id) => self.by_id.get(&producer_key(p, id)).map(|&i| i as usize),
+            (Some(p), id) => self
+                .by_producer
+                .iter()
+                .find(|(name, _)| *name == p)
+                .and_then(|(_, ids)| ids.get(id.unwrap_or_default()))
+                .map(|&i| i as usize),
         }
     }
 
@@ -1060,7 +1069,16 @@ impl Session {
             }
             (None, None) => self.no_id = Some(pos),
             (Some(p), id) => {
-                self.by_id.insert(producer_key(p, id), pos as u64);
+                let ids = match self.by_producer.iter().position(|(name, _)| *name == p) {
+                    Some(i) => self.by_producer.get_mut(i),
+                    None => {
+                        self.by_producer.push((p, BTreeMap::new()));
+                        self.by_producer.last_mut()
+                    }
+                };
+                if let Some((_, ids)) = ids {
+                    ids.insert(id.unwrap_or_default().to_string(), pos as u64);
+                }
             }
         }
         self.dirty.execution_added(pos);
@@ -1246,13 +1264,6 @@ fn chunk_index(env: &Map) -> Option<i64> {
     payload.get("chunk_index").and_then(Value::as_i64)
 }
 
-/// The key of a foreign producer's execution id in `Session::by_id`: the
-/// dialect's name and the id behind a NUL, which no JSON producer puts at
-/// the start of an id, so they never meet instructor-php's ids or another
-/// dialect's.
-fn producer_key(dialect: &str, id: Option<&str>) -> String {
-    format!("\0{dialect}\0{}", id.unwrap_or_default())
-}
 
 /// The type and payload of a normalised envelope.
 fn parts(env: &Map) -> (&str, &Map) {
