@@ -20,6 +20,8 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+
+import { writeEntriesTable } from './lib/entries-table.mjs';
 import { inputHash, PACKAGE_INPUTS, recordHash } from './lib/build-cache.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -315,6 +317,20 @@ function reportSizes(pkgDir) {
   }
   const full = Math.max(totals.node.gz, totals.web.gz);
   const live = totals.live.gz;
+  // What each entry loads, for the README's table (scripts/lib/entries-table.mjs).
+  const adapter = (...files) => files.reduce((sum, file) => {
+    const data = readFileSync(join(pkgDir, file));
+    return { raw: sum.raw + data.length, gz: sum.gz + gzipSync(data, { level: 9 }).length };
+  }, { raw: 0, gz: 0 });
+  const entries = {
+    stepline: totals.node,
+    'stepline/web': totals.web,
+    'stepline/live': totals.live,
+    'stepline/echo': adapter('echo.js'),
+    'stepline/react': adapter('react.js', 'echo.js'),
+    'stepline/vue': adapter('vue.js', 'echo.js'),
+  };
+  writeFileSync(join(pkgDir, 'sizes.json'), `${JSON.stringify({ entries }, null, 2)}\n`);
   const { targetBytes, ceilingBytes, budgets } = SIZE_BUDGET;
   const versus = (bytes) => (bytes <= targetBytes ? `within the ${kb(targetBytes)} budget` : `${kb(bytes - targetBytes)} over the ${kb(targetBytes)} budget`);
   console.log(`\n  gzipped wasm + glue: live ${kb(live)}, ${versus(live)} (enforced; DESIGN.md section 11)`);
@@ -408,6 +424,9 @@ async function main() {
 
   // Before pkg/ is replaced, so a build over the size ceiling leaves the last good package.
   reportSizes(staging);
+  if (writeEntriesTable(join(root, 'README.md'), JSON.parse(readFileSync(join(staging, 'sizes.json'), 'utf8')))) {
+    log('README.md: the entries table now has this build\'s sizes (commit it)');
+  }
 
   const pkgDir = join(root, 'pkg');
   rmSync(pkgDir, { recursive: true, force: true });
