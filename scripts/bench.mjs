@@ -20,6 +20,7 @@
 //           the same seeded runs) against JSON.parse of the lines, next to v1.22's figure.
 //   echo    stepline/echo's feed (Echo's listenToAll callback + the feed's state) next to the
 //           bare live loop, 10,000 envelopes.
+//   startup loading each entry and its wasm plus the first ingest, cold, in Node and Chromium.
 //
 // Contenders run round-robin within each round (drift on a shared machine hits all alike),
 // with a full GC before each timed call; medians are reported. The cases that take seconds
@@ -38,7 +39,7 @@ import { describeMachine, fmtLoad } from '../bench/lib/machine.mjs';
 import { seconds } from '../bench/lib/measure.mjs';
 import { Report } from '../bench/lib/report.mjs';
 
-const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'live', 'decode', 'validate', 'dialects', 'echo'];
+const SECTIONS = ['peers', 'bulk', 'slim', 'memory', 'size', 'startup', 'live', 'decode', 'validate', 'dialects', 'echo'];
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const { values: args } = parseArgs({
