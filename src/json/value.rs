@@ -512,10 +512,17 @@ fn same_key(a: &str, b: &str) -> bool {
     let mut a8 = a.chunks_exact(8);
     let mut b8 = b.chunks_exact(8);
     let words = |x: &[u8]| <[u8; 8]>::try_from(x).map(u64::from_ne_bytes).ok();
-    if !a8.by_ref().zip(b8.by_ref()).all(|(x, y)| words(x) == words(y)) {
+    if !a8
+        .by_ref()
+        .zip(b8.by_ref())
+        .all(|(x, y)| words(x) == words(y))
+    {
         return false;
     }
-    a8.remainder().iter().zip(b8.remainder()).all(|(x, y)| x == y)
+    a8.remainder()
+        .iter()
+        .zip(b8.remainder())
+        .all(|(x, y)| x == y)
 }
 
 impl Map {

@@ -1264,7 +1264,6 @@ fn chunk_index(env: &Map) -> Option<i64> {
     payload.get("chunk_index").and_then(Value::as_i64)
 }
 
-
 /// The type and payload of a normalised envelope.
 fn parts(env: &Map) -> (&str, &Map) {
     static EMPTY: std::sync::OnceLock<Map> = std::sync::OnceLock::new();

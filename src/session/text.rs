@@ -725,7 +725,12 @@ mod tests {
             let mut t = StreamText::with_limit(7);
             let mut text = String::new();
             for &i in order {
-                t.chunk(i, "abc".into(), &mut text, Some((i as u64, Some((9, i as u64)))));
+                t.chunk(
+                    i,
+                    "abc".into(),
+                    &mut text,
+                    Some((i as u64, Some((9, i as u64)))),
+                );
             }
             t.settle(&mut text);
             let mut evicted = t.take_evicted();
