@@ -514,10 +514,18 @@ fn tool_ended(run: &mut ToolRun, kind: &str, ts: Option<String>, p: &mut Map) {
                 .and_then(|c| str_of(c, "id"));
         }
     }
+    // Seed 003 (docs/seeds/003-agent-response-structure.md): the completion's
+    // `tool_result.output` is what the tool returned. Output deltas streamed
+    // before it are the tool's log, kept as they are; the completion's output
+    // is its result either way.
     if let Some(out) = result.as_mut().and_then(|r| str_of(r, "output")) {
         if run.output.is_empty() {
-            run.output = out;
+            run.output = out.clone();
         }
+        if run.result.is_none() {
+            run.result = Some(Value::String(out.clone()));
+        }
+        run.final_output = Some(out);
     }
 }
 

@@ -98,13 +98,15 @@ pub struct CollectedLlmResponse<'a> {
 pub struct CollectedToolResult<'a> {
     /// The call as the model made it.
     pub call: CollectedToolCall<'a>,
-    /// The tool's streamed output.
+    /// What the tool returned (seed 003's `tool_result.output`), else its
+    /// streamed output.
     pub output: &'a str,
     /// Why the tool failed.
     pub error: Option<&'a str>,
     /// The producer's short text of the result.
     pub result_summary: Option<&'a str>,
-    /// The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise).
+    /// The result as the producer sent it (laravel/ai, AG-UI, AI SDK, and
+    /// a seed-003 completion's `tool_result.output`; `null` otherwise).
     #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
     pub result: Option<&'a Value>,
     /// The producer's duration in milliseconds.
@@ -151,7 +153,7 @@ fn tool_result(t: &ToolRun) -> CollectedToolResult<'_> {
             name: &t.name,
             arguments: t.args.as_ref(),
         },
-        output: &t.output,
+        output: t.final_output.as_deref().unwrap_or(&t.output),
         error: t.error.as_deref(),
         result_summary: t.result_summary.as_deref(),
         result: t.result.as_ref(),

@@ -59,10 +59,16 @@ impl ToolIndex {
     }
 
     /// The places an event with `call_id` may pair with, in order: the runs
-    /// with that id and the runs made without one.
+    /// with that id and the runs made without one. An event without a call
+    /// id may pair with any run of its name (a seed-003 completion names
+    /// its call only inside `tool_result`): every run.
     pub(crate) fn candidates(&self, call_id: Option<&str>) -> Vec<usize> {
-        let own = call_id
-            .and_then(|id| self.by_call.get(id))
+        let Some(id) = call_id else {
+            return (0..self.covered).collect();
+        };
+        let own = self
+            .by_call
+            .get(id)
             .and_then(|&l| self.lists.get(usize::try_from(l).ok()?))
             .map_or(&[][..], Vec::as_slice);
         merged(own, &self.without)
@@ -75,8 +81,13 @@ impl ToolIndex {
             lists.push(Vec::new());
             (lists.len() - 1) as u64
         });
-        let at = usize::try_from(l).unwrap_or(usize::MAX).min(lists.len() - 1);
-        #[expect(clippy::indexing_slicing, reason = "`at` is below the length, which is at least one")]
+        let at = usize::try_from(l)
+            .unwrap_or(usize::MAX)
+            .min(lists.len() - 1);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "`at` is below the length, which is at least one"
+        )]
         &mut lists[at]
     }
 }

@@ -97,8 +97,11 @@ pub struct ToolRun {
     /// Where a person's approval of the call stands, when one was asked for.
     pub approval: Option<Approval>,
     /// Seed-003 `agent.tool.output` deltas, in arrival order, up to the
-    /// session's text limit.
+    /// session's text limit (the completion's output when none streamed).
     pub output: String,
+    /// The seed-003 completion's `tool_result.output`: what the tool
+    /// returned, which deltas streamed before it do not replace.
+    pub final_output: Option<String>,
     /// Output bytes past the text limit, dropped.
     pub output_dropped_bytes: u64,
     /// Whether its start arrived.
@@ -171,7 +174,8 @@ pub struct ToolRunView<'a> {
     pub duration_ms: Option<&'a Value>,
     /// The producer's short text of the result.
     pub result_summary: Option<&'a str>,
-    /// The result as the producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise).
+    /// The result as the producer sent it (laravel/ai, AG-UI, AI SDK, and
+    /// a seed-003 completion's `tool_result.output`; `null` otherwise).
     #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
     pub result: Option<&'a Value>,
     /// Where a person's approval of the call stands (`null`: none was asked for).
