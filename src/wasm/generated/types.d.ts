@@ -968,13 +968,19 @@ export interface CollectedTurn {
 export interface CollectedToolResult {
   /** The call as the model made it. */
   call: CollectedToolCall;
-  /** The tool's streamed output. */
+  /**
+   * What the tool returned (seed 003's `tool_result.output`), else its
+   * streamed output.
+   */
   output: string;
   /** Why the tool failed. */
   error: string | null;
   /** The producer's short text of the result. */
   result_summary: string | null;
-  /** The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise). */
+  /**
+   * The result as the producer sent it (laravel/ai, AG-UI, AI SDK, and
+   * a seed-003 completion's `tool_result.output`; `null` otherwise).
+   */
   result: unknown;
   /** The producer's duration in milliseconds. */
   duration_ms: number | null;
@@ -2887,7 +2893,10 @@ export interface ToolRunView {
   duration_ms: number | null;
   /** The producer's short text of the result. */
   result_summary: string | null;
-  /** The result as the producer sent it (laravel/ai, AG-UI, AI SDK; `null` otherwise). */
+  /**
+   * The result as the producer sent it (laravel/ai, AG-UI, AI SDK, and
+   * a seed-003 completion's `tool_result.output`; `null` otherwise).
+   */
   result: unknown;
   /**
    * Where a person's approval of the call stands (`null`: none was asked for).
