@@ -71,3 +71,58 @@ fn a_thrown_run_is_failed_in_the_reconciled_view() {
         (Some("failed"), Some(true))
     );
 }
+
+/// Seed 002 (docs/seeds/002-event-serialization-system-design.md): the final
+/// response is canonical; interim completions are replaced, not merged. A
+/// step whose streamed tools differ from the final state's lists the final
+/// state's calls in the reconciled view, each with what the stream told of
+/// it, and not the streamed run the final state does not have.
+#[test]
+fn the_final_states_tools_replace_the_streamed_ones_in_the_reconciled_view() {
+    let (mut envelopes, slim) = turn("two tool calls in one step");
+    for e in &mut envelopes {
+        if e["payload"]["tool_name"] == "get_time" {
+            if let Some(p) = e.get_mut("payload").and_then(Value::as_object_mut) {
+                p.insert("tool_name", Value::from("fetch_page"));
+            }
+        }
+    }
+    let session = session_of(&envelopes);
+    let report = session.reconcile(&slim).to_value(&session);
+    let kinds: Vec<&str> = report["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"tool_call_missing") && kinds.contains(&"tool_call_unexpected"),
+        "{kinds:?}"
+    );
+    let e = report["view"]["executions"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let tools = e["steps"][0]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["search", "get_time"],
+        "the final state's calls, in its order"
+    );
+    assert_eq!(
+        tools[0]["seen"]["completed"], true,
+        "search keeps what the stream told"
+    );
+    assert_eq!(
+        tools[1]["seen"]["started"], false,
+        "get_time was never streamed"
+    );
+    assert_eq!(
+        tools[1]["status"], "succeeded",
+        "a call of a step without errors"
+    );
+    assert_eq!(tools[1]["call_id"], "call_2");
+}

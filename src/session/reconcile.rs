@@ -10,7 +10,7 @@ use crate::session::causes::REFERENCE_EXCEPTION_PATH;
 use crate::session::final_state::FinalState;
 use crate::session::reconcile_v2;
 use crate::session::view::{
-    state_status, Counts, Execution, ExecutionHeader, StepShape, StepView, TERMINAL,
+    state_status, Counts, Execution, ExecutionHeader, StepShape, StepView, ToolRun, TERMINAL,
 };
 use crate::session::window::{Place, SnapshotWindow, Window};
 use crate::session::{Session, SessionWarning};
@@ -784,16 +784,10 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>)
         if let Some(n) = st.get("errors").and_then(Value::as_i64) {
             s.errors = Some(n);
         }
-        // Runs without call ids are in arrival order; the final state's
-        // order is the model's.
         if let Some(calls) = st.get("tool_calls").and_then(Value::as_array) {
-            let rank = |name: &str| {
-                calls
-                    .iter()
-                    .position(|c| c.get("name").and_then(Value::as_str) == Some(name))
-                    .unwrap_or(calls.len())
-            };
-            crate::sort::stable_sort_by_key(&mut s.tools, |t| rank(&t.name));
+            let clean = st.get("errors").and_then(Value::as_i64) == Some(0);
+            s.tools = final_tools(std::mem::take(&mut s.tools), calls, clean);
+            s.tool_index = Default::default();
         }
     }
     let broadcast = match snap.get("status").and_then(Value::as_str) {
@@ -821,6 +815,37 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>)
     if e.final_answer.is_none() && e.text.is_empty() {
         e.final_answer = last_assistant_content(snap).map(String::from);
     }
+}
+
+/// A step's tool runs once the final state won: its calls in its order
+/// (the model's; runs without call ids streamed in arrival order), each
+/// the streamed run it matches as `compare_tools` matches them (by name,
+/// and by id when both have one), with what the stream told of it, or,
+/// when nothing of it was streamed, a run made from the call. Streamed runs
+/// the final state does not list are not in it: seed 002's final response
+/// is canonical, interim completions are replaced, not merged
+/// (docs/seeds/002-event-serialization-system-design.md). A call known
+/// only from the final state of a step without errors succeeded.
+fn final_tools(mut streamed: Vec<ToolRun>, calls: &[Value], clean: bool) -> Vec<ToolRun> {
+    let mut out = Vec::with_capacity(calls.len());
+    for call in calls {
+        let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
+        let id = call.get("id").and_then(Value::as_str);
+        let hit = streamed.iter().position(|run| {
+            run.name == name && (run.call_id.is_none() || run.call_id.as_deref() == id)
+        });
+        out.push(match hit {
+            Some(k) => streamed.remove(k),
+            None => ToolRun {
+                name: name.to_string(),
+                call_id: id.map(str::to_string),
+                args: call.get("args").filter(|v| !v.is_null()).cloned(),
+                success: clean.then_some(true),
+                ..ToolRun::default()
+            },
+        });
+    }
+    out
 }
 
 /// The content of the snapshot's last assistant message (`None` when it has none, or it is empty).
