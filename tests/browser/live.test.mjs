@@ -153,4 +153,36 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
     assert.deepEqual(page.problems, []);
     await page.close();
   });
+
+  test('after the final state is fetched, a step whose streamed tools differ shows the final state\'s tools', async () => {
+    // Seed 002 (docs/seeds/002-event-serialization-system-design.md): the final
+    // response is canonical, interim completions are replaced, not merged.
+    const session = 'sess-live-4';
+    const page = await openLive(session);
+    const { envelopes, snapshots } = await demoRun({ sessionId: session });
+    // In the last turn, step 2's tool is streamed as `lint_code`; the final state has `run_tests`.
+    const lastTurn = envelopes.findLastIndex((e) => e.type === 'agent.status' && e.payload.status === 'processing');
+    const stepStart = envelopes.findIndex((e, i) => i > lastTurn && e.type === 'agent.step.started' && e.payload.step_number === 2);
+    const stepEnd = envelopes.findIndex((e, i) => i > stepStart && e.type === 'agent.step.completed');
+    const sent = envelopes.map((e, i) => (i > stepStart && i < stepEnd && e.type.startsWith('agent.tool.')
+      ? { ...e, payload: { ...e.payload, tool_name: 'lint_code' } } : e));
+    for (const envelope of sent) assert.equal(await env.pub.publish(envelope), 200);
+    await page.waitForFunction((n) => window.stepline.view.counts.applied === n, sent.length, { timeout: 10_000 });
+    const toolsOf = () => page.evaluate(() => window.stepline.view.executions.at(-1).steps.find((s) => s.number === 2).tools.map((t) => t.name));
+    assert.deepEqual(await toolsOf(), ['lint_code'], 'as streamed');
+
+    const snapshot = snapshots.at(-1).snapshot;
+    env.server.setRoute(`/final/${session}.json`, () => ({ body: snapshot }));
+    await fetchFinal(page);
+    const kinds = await page.$$eval('[data-testid=difference]', (els) => els.map((e) => e.dataset.kind));
+    assert.ok(kinds.includes('tool_call_missing') && kinds.includes('tool_call_unexpected'), kinds.join(', '));
+    assert.deepEqual(await toolsOf(), snapshot.steps.find((s) => s.step_number === 2).tool_calls.map((c) => c.name),
+      'the final state\'s tools, not the interim one');
+    // The step's detail lists them too.
+    await page.click('[data-testid=step-row][data-exec="1"][data-step="2"]');
+    const rows = await page.$$eval('[data-testid=tool-run]', (els) => els.map((e) => e.textContent));
+    assert.ok(rows.some((r) => r.includes('run_tests')) && !rows.some((r) => r.includes('lint_code')), rows.join('\n'));
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
 });

@@ -1,8 +1,10 @@
 // Runs that ended look ended: once a final snapshot is reconciled, the
-// core's reconciled view (the snapshot wins: status, error, final answer) is
-// what the panel shows for that execution. Nothing is derived here: the
-// fields are copied from `report.view`, only the streamed steps are kept (the
-// stream may have moved on since the snapshot).
+// core's reconciled view (the snapshot wins: status, error, final answer, and
+// the tools of every step the snapshot lists) is what the panel shows for
+// that execution. Nothing is derived here: the fields are copied from
+// `report.view`; the streamed steps are kept (the stream may have moved on
+// since the snapshot), with the tools of the steps inside the snapshot's
+// window taken from it.
 import type { ExecutionView, SessionView } from 'stepline';
 import type { Reconciliation } from './state';
 
@@ -29,6 +31,10 @@ export function shownView(view: SessionView | null, recs: readonly Reconciliatio
     if (!rec || !won || won.execution_id !== e.execution_id) return e;
     const patch: Record<string, unknown> = {};
     for (const k of FINAL_FIELDS) patch[k] = won[k];
+    const finalTools = new Map(won.steps.filter((s) => s.snapshot_window === 'inside').map((s) => [s.number, s.tools]));
+    if (finalTools.size > 0) {
+      patch.steps = e.steps.map((s) => (finalTools.has(s.number) ? { ...s, tools: finalTools.get(s.number)! } : s));
+    }
     if (i === view.executions.length - 1) status = rec.report.view.status ?? status;
     return { ...e, ...patch, fromFinalState: true } as ShownExecution;
   });
