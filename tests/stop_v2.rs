@@ -247,9 +247,14 @@ fn stop_logic_refuses_the_other_versions_state_instead_of_reading_it_empty() {
         ("invalid_value", Some(""))
     );
     let v2_state = json!({"agentId": "a0000000-0000-4000-8000-000000000001", "execution": null, "executionCount": 0});
-    let err =
-        stepline::model::continuation::evaluate::evaluate_state(&v2_state, &[], V2_7.now(), None)
-            .unwrap_err();
+    let err = stepline::model::continuation::evaluate::evaluate_state(
+        &v2_state,
+        &[],
+        V2_7.now(),
+        None,
+        false,
+    )
+    .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_value");
     assert!(err.message.contains("evaluateGuards"));
     let bad = data::evaluate_guards(

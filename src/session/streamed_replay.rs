@@ -294,7 +294,9 @@ impl Session {
         let exec = self.execution_by(index, id)?;
         let mut exec = exec.clone();
         exec.settle();
-        let replay = replay_state(&state_from_execution(&exec), criteria, options, now)?;
+        // The streamed state carries each step's recorded start: compat's
+        // origin (the first step's recorded start) is the stream's own.
+        let replay = replay_state(&state_from_execution(&exec), criteria, options, now, true)?;
         Ok(StreamedReplay {
             replay,
             recorded_run: recorded_run(&exec),

@@ -112,15 +112,17 @@ fn callback(f: Function) -> ResponseCallback {
     )
 }
 
+/// `now`, `executionStartedAt`, whether `now` was given, and `compat`.
 fn time_options(
     opts: &Option<JsValue>,
-) -> Result<(Timestamp, Option<Timestamp>, bool), SteplineError> {
-    let opts = options(opts, &["now", "executionStartedAt"])?;
+) -> Result<(Timestamp, Option<Timestamp>, bool, bool), SteplineError> {
+    let opts = options(opts, &["now", "executionStartedAt", "compat"])?;
     let clock = clock();
     let spec = now_option(&opts)?;
     let now = resolve_now(spec.as_ref(), clock, "/options/now")?;
     let started = started_at_option(&opts, clock)?;
-    Ok((now, started, spec.is_some()))
+    let compat = crate::model::read::opt_bool(&opts, "compat", "/options")?.unwrap_or(false);
+    Ok((now, started, spec.is_some(), compat))
 }
 
 /// Runs continuation criteria on an agent state, exactly as the producer does,
@@ -131,7 +133,11 @@ fn time_options(
 /// `{defaults: {maxSteps?, maxTokens?, maxExecutionTime?, cumulativeTimeout?, errorPolicy?, finishReasons?}}`
 /// for the producer's default agent list. A `response_content_check` may take a
 /// function as `continueWhen`. `options.now` fixes the evaluation time (default:
-/// now); `options.executionStartedAt` overrides the state's own.
+/// now); `options.executionStartedAt` overrides the state's own. A stored state
+/// without one (the producer never restores it) measures its time limit from
+/// the latest execution's first step, not the session's start as the producer
+/// does (seed 004; `options.compat: true` measures as the producer);
+/// `timeOrigin` says which start was used.
 ///
 /// @example
 /// ```js
@@ -148,11 +154,11 @@ pub fn evaluate_continuation(
     out_with(
         (|| {
             let list = read_criteria(&criteria)?;
-            let (now, started, _) = time_options(&opts.map(JsValue::from))?;
+            let (now, started, _, compat) = time_options(&opts.map(JsValue::from))?;
             let value = walk::json_value(&state, None, "the agent state")?;
-            evaluate_state(&value, &list, now, started)
+            evaluate_state(&value, &list, now, started, compat)
         })(),
-        |outcome| to_js_of(&outcome.explained()),
+        |(outcome, origin)| to_js_of(&outcome.explained_from(origin)),
     )
 }
 
@@ -195,13 +201,13 @@ pub fn replay_continuation(
     out_with(
         (|| {
             let list = read_criteria(&criteria)?;
-            let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
+            let (now, started, fixed_now, compat) = time_options(&opts.map(JsValue::from))?;
             let value: Value = walk::json_value(&state, None, "the agent state")?;
             let options = ReplayOptions {
                 now: fixed_now.then_some(now),
                 execution_started_at: started,
             };
-            replay_state(&value, &list, options, now)
+            replay_state(&value, &list, options, now, compat)
         })(),
         |replay| to_js_of(&replay.view()),
     )
@@ -256,7 +262,7 @@ impl Session {
                     ));
                 };
                 let list = read_criteria(&criteria)?;
-                let (now, started, fixed_now) = time_options(&opts.map(JsValue::from))?;
+                let (now, started, fixed_now, _) = time_options(&opts.map(JsValue::from))?;
                 let options = ReplayOptions {
                     now: fixed_now.then_some(now),
                     execution_started_at: started,

@@ -27,12 +27,14 @@ test('every default-criteria vector gives the reference outcome from the package
   const sample = cases.filter((c) => c.name.startsWith('c.default-criteria'));
   assert.equal(sample.length, 36);
   for (const c of sample) {
-    const options = { now: c.input.now };
+    // The reference's own rule for a state without executionStartedAt (session start).
+    const options = { now: c.input.now, compat: true };
     if (c.input.executionStartedAt) options.executionStartedAt = c.input.executionStartedAt;
-    const { explanation, ...outcome } = evaluateContinuation(c.input.state, defaults(c.input.builderOptions), options);
+    const { explanation, timeOrigin, ...outcome } = evaluateContinuation(c.input.state, defaults(c.input.builderOptions), options);
     assert.deepEqual(outcome, c.expected, c.name);
     assert.equal(typeof explanation, 'string');
     assert.ok(explanation.length > 10);
+    assert.equal(timeOrigin.from, c.input.executionStartedAt ? 'option' : c.input.state.executionStartedAt ? 'execution_started_at' : 'session_start', c.name);
   }
 });
 

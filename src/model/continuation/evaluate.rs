@@ -6,31 +6,31 @@ use crate::error::Result;
 use crate::json::child;
 use crate::model::continuation::criteria::{evaluate_all, Criterion};
 use crate::model::continuation::evaluation::Evaluation;
-use crate::model::continuation::observe::Observation;
+use crate::model::continuation::observe::{Observation, OriginSource, TimeOrigin};
 use crate::model::continuation::outcome::Outcome;
 use crate::model::continuation::replay::{replay, Replay, ReplayOptions};
 use crate::model::read;
 use crate::model::state::AgentState;
 use crate::model::time::{self, Timestamp};
 
-/// When the current execution started: the caller's value, else the state's own
-/// `executionStartedAt` as written in the input (a live state carries it; only
-/// *restoring* for resume drops it, seed 004), else `None` (session start).
+/// When the current execution started, when something says so: the
+/// caller's value, else the state's own `executionStartedAt` as written in
+/// the input (a live state carries it; only *restoring* for resume drops it,
+/// seed 004).
 fn execution_start(
     input: &Value,
     state_path: &str,
     now: &Timestamp,
     given: Option<Timestamp>,
-) -> Result<Option<Timestamp>> {
-    if given.is_some() {
-        return Ok(given);
+) -> Result<Option<(Timestamp, OriginSource)>> {
+    if let Some(at) = given {
+        return Ok(Some((at, OriginSource::Option)));
     }
     match input.get("executionStartedAt").filter(|v| !v.is_null()) {
-        Some(v) => Ok(Some(time::read(
-            v,
-            now,
-            &child(state_path, "executionStartedAt"),
-        )?)),
+        Some(v) => Ok(Some((
+            time::read(v, now, &child(state_path, "executionStartedAt"))?,
+            OriginSource::ExecutionStartedAt,
+        ))),
         None => Ok(None),
     }
 }
@@ -48,20 +48,25 @@ fn v1_only(input: &Value) -> Result<()> {
     }
 }
 
-/// Evaluates `criteria` on a state in the producer's full format at `now`.
+/// Evaluates `criteria` on a state in the producer's full format at `now`;
+/// returns the outcome and where time limits measured from
+/// ([`TimeOrigin::of`]: `compat` keeps the producer's session-start fallback).
 pub fn evaluate_state(
     input: &Value,
     criteria: &[Criterion],
     now: Timestamp,
     execution_started_at: Option<Timestamp>,
-) -> Result<Outcome> {
+    compat: bool,
+) -> Result<(Outcome, TimeOrigin)> {
     v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
-    let started = execution_start(input, "", &now, execution_started_at)?;
-    Ok(evaluate_all(
+    let given = execution_start(input, "", &now, execution_started_at)?;
+    let origin = TimeOrigin::of(&state, given, compat);
+    let outcome = evaluate_all(
         criteria,
-        &Observation::from_state(&state, now, started),
-    ))
+        &Observation::from_state(&state, now, Some(origin.at)),
+    );
+    Ok((outcome, origin))
 }
 
 /// Re-evaluates a recorded state step by step under `criteria`.
@@ -70,18 +75,22 @@ pub fn replay_state(
     criteria: &[Criterion],
     options: ReplayOptions,
     now: Timestamp,
+    compat: bool,
 ) -> Result<Replay> {
     v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
-    let started = execution_start(input, "", &now, options.execution_started_at)?;
-    Ok(replay(
+    let given = execution_start(input, "", &now, options.execution_started_at)?;
+    let origin = TimeOrigin::of(&state, given, compat);
+    let mut out = replay(
         &state,
         criteria,
         &ReplayOptions {
-            execution_started_at: started,
+            execution_started_at: Some(origin.at),
             ..options
         },
-    ))
+    );
+    out.time_origin = Some(origin);
+    Ok(out)
 }
 
 /// Resolves a list of evaluations in the producer's array form.

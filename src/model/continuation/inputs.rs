@@ -210,10 +210,17 @@ pub struct EvaluateOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "crate::model::continuation::schemas::instant")]
     pub now: Option<Value>,
-    /// Where execution-time limits measure from (default: the state's own).
+    /// Where execution-time limits measure from (default: the state's own,
+    /// else the start of the latest execution's first step, seed 004).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "crate::model::continuation::schemas::instant")]
     pub execution_started_at: Option<Value>,
+    /// `true` measures a state without `executionStartedAt` from the
+    /// session's start, as the producer does (v1.22 quirk 3); the result's
+    /// `timeOrigin` says which start was used. No effect on
+    /// `Session.replayContinuation`, whose steps carry their own times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compat: Option<bool>,
 }
 
 /// An evaluation for `resolveOutcome`; missing fields take the producer's defaults.

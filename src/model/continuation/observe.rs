@@ -7,6 +7,98 @@ use crate::model::state::AgentState;
 use crate::model::step::AgentStep;
 use crate::model::time::Timestamp;
 
+/// Where execution-time limits measure from, and what said so.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeOrigin {
+    /// The instant.
+    pub at: Timestamp,
+    /// What it was read from.
+    pub from: OriginSource,
+}
+
+/// What a [`TimeOrigin`] was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum OriginSource {
+    /// The caller's `executionStartedAt` option.
+    Option,
+    /// The state's own `executionStartedAt`.
+    ExecutionStartedAt,
+    /// The start of the latest execution's first step (its recorded start,
+    /// else its creation): the execution the state holds.
+    FirstStep,
+    /// The session's `stateInfo.startedAt`.
+    SessionStart,
+}
+
+impl TimeOrigin {
+    /// Where the producer's `ExecutionTimeLimit` measures from on a stored
+    /// state. `given` is the caller's option, else the state's own
+    /// `executionStartedAt` (`from_state` says which). Without either, a
+    /// v1.22 state measures from the session's start (v1.22 quirk 3: a
+    /// restored state has no `executionStartedAt`, so a multi-turn session
+    /// stops every later execution at its first step). Seed 004
+    /// (docs/seeds/004-remaining-prm-issues.md, "Reset executionStartedAt at
+    /// Execution Entry Point") measures from the execution's own start: a
+    /// v1.22 state holds the latest execution's steps, so that is its first
+    /// step's start. `compat` keeps the producer's rule.
+    pub fn of(
+        state: &AgentState,
+        given: Option<(Timestamp, OriginSource)>,
+        compat: bool,
+    ) -> TimeOrigin {
+        if let Some((at, from)) = given {
+            return TimeOrigin { at, from };
+        }
+        let session = TimeOrigin {
+            at: state.state_info.started_at,
+            from: OriginSource::SessionStart,
+        };
+        // A step's recorded start (seed 001's step results) is the
+        // execution's own clock in either mode; v1.22 states store none.
+        let recorded = state.step_results.first().and_then(|r| r.started_at);
+        let created = || {
+            state
+                .steps
+                .first()
+                .or(state.current_step.as_ref())
+                .map(|s| s.info.created_at)
+        };
+        let first = if compat {
+            recorded
+        } else {
+            recorded.or_else(created)
+        };
+        first.map_or(session, |at| TimeOrigin {
+            at,
+            from: OriginSource::FirstStep,
+        })
+    }
+
+    /// The origin as results show it.
+    pub fn view(&self) -> TimeOriginView {
+        TimeOriginView {
+            at: crate::model::time::format_atom(&self.at),
+            from: self.from,
+        }
+    }
+}
+
+/// Where execution-time limits measured from (`timeOrigin` of a continuation result).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TimeOriginView {
+    /// The instant (ISO 8601).
+    pub at: String,
+    /// `option` (the caller's `executionStartedAt`), `execution_started_at`
+    /// (the state's own), `first_step` (the latest execution's first step:
+    /// the default when the state has no `executionStartedAt`, seed 004) or
+    /// `session_start` (the producer's fallback: with `compat: true`, or a
+    /// state without steps).
+    pub from: OriginSource,
+}
+
 /// A run in parts: the recorded steps, the current step, and the totals so far.
 pub struct RunFacts<'a> {
     /// The recorded steps up to and including the current one.

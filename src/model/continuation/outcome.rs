@@ -178,6 +178,18 @@ impl Outcome {
         ExplainedOutcome {
             outcome: self.view(),
             explanation: self.explanation(),
+            time_origin: None,
+        }
+    }
+
+    /// [`explained`](Outcome::explained), saying where time limits measured from.
+    pub fn explained_from(
+        &self,
+        origin: &crate::model::continuation::observe::TimeOrigin,
+    ) -> ExplainedOutcome<'_> {
+        ExplainedOutcome {
+            time_origin: Some(origin.view()),
+            ..self.explained()
         }
     }
 
@@ -220,4 +232,7 @@ pub struct ExplainedOutcome<'a> {
     pub outcome: OutcomeView<'a>,
     /// `Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5.`
     pub explanation: String,
+    /// Where execution-time limits measured from (`evaluateContinuation`).
+    #[serde(rename = "timeOrigin", skip_serializing_if = "Option::is_none")]
+    pub time_origin: Option<crate::model::continuation::observe::TimeOriginView>,
 }

@@ -48,6 +48,9 @@ impl ReplayStep {
 pub struct Replay {
     /// Every step of the state, in order.
     pub steps: Vec<ReplayStep>,
+    /// Where execution-time limits measured from, when the caller knows
+    /// what said so (`replay_state`).
+    pub time_origin: Option<crate::model::continuation::observe::TimeOrigin>,
 }
 
 impl Replay {
@@ -65,6 +68,7 @@ impl Replay {
             steps: self.steps.iter().map(ReplayStep::view).collect(),
             stops_at_step: self.stops_at_step(),
             recorded_steps: self.steps.len(),
+            time_origin: self.time_origin.as_ref().map(|o| o.view()),
         }
     }
 }
@@ -94,6 +98,9 @@ pub struct ContinuationReplay<'a> {
     pub stops_at_step: Option<usize>,
     /// Steps the state records.
     pub recorded_steps: usize,
+    /// Where execution-time limits measured from (`replayContinuation` of a state).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_origin: Option<crate::model::continuation::observe::TimeOriginView>,
 }
 
 /// One replayed step.
@@ -154,5 +161,8 @@ pub fn replay(state: &AgentState, criteria: &[Criterion], options: &ReplayOption
             recorded: result.map(|r| r.outcome.clone()),
         });
     }
-    Replay { steps }
+    Replay {
+        steps,
+        time_origin: None,
+    }
 }

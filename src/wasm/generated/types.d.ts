@@ -58,6 +58,8 @@ export type PayloadObject =
       [k: string]: unknown | undefined;
     }
   | [];
+/** What a [`TimeOrigin`] was read from. */
+export type OriginSource = "option" | "execution_started_at" | "first_step" | "session_start";
 /**
  * The criteria of `evaluateContinuation` / `replayContinuation`: a list of
  * specs, or the producer's default agent list with options.
@@ -1135,6 +1137,8 @@ export interface ContinuationReplay {
   stopsAtStep: number | null;
   /** Steps the state records. */
   recordedSteps: number;
+  /** Where execution-time limits measured from (`replayContinuation` of a state). */
+  timeOrigin?: TimeOriginView | null;
 }
 
 /** One replayed step. */
@@ -1167,6 +1171,22 @@ export interface ExplainedOutcome {
   evaluations: ContinuationEvaluation[];
   /** `Stopped (steps_limit) by StepsLimit: Step limit reached: 5/5.` */
   explanation: string;
+  /** Where execution-time limits measured from (`evaluateContinuation`). */
+  timeOrigin?: TimeOriginView | null;
+}
+
+/** Where execution-time limits measured from (`timeOrigin` of a continuation result). */
+export interface TimeOriginView {
+  /** The instant (ISO 8601). */
+  at: string;
+  /**
+   * `option` (the caller's `executionStartedAt`), `execution_started_at`
+   * (the state's own), `first_step` (the latest execution's first step:
+   * the default when the state has no `executionStartedAt`, seed 004) or
+   * `session_start` (the producer's fallback: with `compat: true`, or a
+   * state without steps).
+   */
+  from: OriginSource;
 }
 
 /** The cost of each usage category in USD (unrounded, as v2.7's breakdown). */
@@ -2174,8 +2194,18 @@ export interface ErrorInfo {
 export interface EvaluateOptions {
   /** When to evaluate (default: now; `replayContinuation`: each step's own time). */
   now?: string | number;
-  /** Where execution-time limits measure from (default: the state's own). */
+  /**
+   * Where execution-time limits measure from (default: the state's own,
+   * else the start of the latest execution's first step, seed 004).
+   */
   executionStartedAt?: string | number;
+  /**
+   * `true` measures a state without `executionStartedAt` from the
+   * session's start, as the producer does (v1.22 quirk 3); the result's
+   * `timeOrigin` says which start was used. No effect on
+   * `Session.replayContinuation`, whose steps carry their own times.
+   */
+  compat?: boolean | null;
 }
 
 /** One execution's cost (its summed usage) and its steps'. */
@@ -3674,6 +3704,8 @@ export interface StreamedContinuationReplay {
   stopsAtStep: number | null;
   /** Steps the state records. */
   recordedSteps: number;
+  /** Where execution-time limits measured from (`replayContinuation` of a state). */
+  timeOrigin?: TimeOriginView | null;
   /** How the run ended as streamed. */
   recordedRun: RecordedRun;
 }

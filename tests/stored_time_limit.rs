@@ -1,0 +1,97 @@
+//! Seed 004 (docs/seeds/004-remaining-prm-issues.md, "ExecutionTimeLimit uses
+//! session start instead of execution start", P0): a stored multi-turn v1.22
+//! state has no `executionStartedAt` once restored, and the producer then
+//! measures the time limit from the session's start, stopping every later
+//! execution at its first step. stepline measures from the latest
+//! execution's first step by default, says which start it used, and keeps
+//! the producer's rule under `compat`.
+
+use stepline::json::Value;
+use stepline::model::continuation::criteria::Criterion;
+use stepline::model::continuation::evaluate::{evaluate_state, replay_state};
+use stepline::model::continuation::observe::OriginSource;
+use stepline::model::continuation::replay::ReplayOptions;
+
+mod common;
+use common::vectors;
+
+/// The second turn's stored state of the two-turn run, restored a day later:
+/// no `executionStartedAt`, the session started the day before.
+fn restored_second_turn() -> Value {
+    let run = vectors("agent-runs.json")
+        .into_iter()
+        .find(|r| r["name"].as_str().unwrap().starts_with("two turns"))
+        .unwrap();
+    let mut state = run["expected"][1]["finalState"].clone();
+    let m = state.as_object_mut().unwrap();
+    m.remove("executionStartedAt");
+    let info = m.get_mut("stateInfo").unwrap().as_object_mut().unwrap();
+    info.insert("startedAt", Value::from("2026-01-19T12:00:00+00:00"));
+    state
+}
+
+const LIMIT: [Criterion; 1] = [Criterion::ExecutionTimeLimit { max_seconds: 300 }];
+
+fn at(text: &str) -> stepline::model::time::Timestamp {
+    chrono::DateTime::parse_from_rfc3339(text).unwrap()
+}
+
+#[test]
+fn a_restored_state_measures_its_time_limit_from_its_latest_executions_first_step() {
+    let state = restored_second_turn();
+    let now = at("2026-01-20T12:00:30+00:00");
+    let (outcome, origin) = evaluate_state(&state, &LIMIT, now, None, false).unwrap();
+    assert!(
+        outcome.should_continue,
+        "30 s into the execution: {}",
+        outcome.explanation()
+    );
+    assert_eq!(origin.from, OriginSource::FirstStep);
+    assert_eq!(origin.view().at, "2026-01-20T12:00:00+00:00");
+}
+
+#[test]
+fn compat_measures_from_the_session_start_as_the_producer_does() {
+    let state = restored_second_turn();
+    let now = at("2026-01-20T12:00:30+00:00");
+    let (outcome, origin) = evaluate_state(&state, &LIMIT, now, None, true).unwrap();
+    assert!(!outcome.should_continue);
+    assert_eq!(outcome.stop_reason(), "time_limit");
+    assert_eq!(origin.from, OriginSource::SessionStart);
+}
+
+#[test]
+fn a_given_or_stored_execution_start_still_wins() {
+    let state = restored_second_turn();
+    let now = at("2026-01-20T12:10:00+00:00");
+    let given = at("2026-01-20T12:09:00+00:00");
+    let (outcome, origin) = evaluate_state(&state, &LIMIT, now, Some(given), false).unwrap();
+    assert!(outcome.should_continue);
+    assert_eq!(origin.from, OriginSource::Option);
+    let mut stored = state.clone();
+    stored.as_object_mut().unwrap().insert(
+        "executionStartedAt",
+        Value::from("2026-01-20T12:00:00+00:00"),
+    );
+    let (outcome, origin) = evaluate_state(&stored, &LIMIT, now, None, true).unwrap();
+    assert!(
+        !outcome.should_continue,
+        "10 minutes after the stored start"
+    );
+    assert_eq!(origin.from, OriginSource::ExecutionStartedAt);
+}
+
+#[test]
+fn a_replay_of_a_restored_state_does_not_stop_at_its_first_step() {
+    let state = restored_second_turn();
+    let now = at("2026-01-20T12:00:30+00:00");
+    let replay = replay_state(&state, &LIMIT, ReplayOptions::default(), now, false).unwrap();
+    assert_eq!(replay.stops_at_step(), None);
+    assert_eq!(replay.time_origin.unwrap().from, OriginSource::FirstStep);
+    let compat = replay_state(&state, &LIMIT, ReplayOptions::default(), now, true).unwrap();
+    assert_eq!(
+        compat.stops_at_step(),
+        Some(1),
+        "the producer's rule stops at step 1"
+    );
+}
