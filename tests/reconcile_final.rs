@@ -70,6 +70,11 @@ fn a_thrown_run_is_failed_in_the_reconciled_view() {
         (e["status"].as_str(), e["ended"].as_bool()),
         (Some("failed"), Some(true))
     );
+    // The throwing tool is not in the final state (the reference's exception
+    // path, v1.22 quirk 7), but it ran: the reconciled view keeps it.
+    let streamed = session.view()["executions"][0]["steps"][0]["tools"].clone();
+    assert_eq!(streamed.as_array().map(Vec::len), Some(1));
+    assert_eq!(e["steps"][0]["tools"][0]["name"], streamed[0]["name"]);
 }
 
 /// Seed 002 (docs/seeds/002-event-serialization-system-design.md): the final

@@ -359,7 +359,7 @@ impl Session {
             diff.execution_id.clone_from(&streamed.id);
         }
         let mut won = streamed;
-        snapshot_wins(&mut won, snap, &window, error);
+        snapshot_wins(&mut won, snap, &window, error, exception_path);
         Report {
             differences: d.0,
             window,
@@ -764,7 +764,13 @@ pub(crate) fn lost_events(e: &Execution, d: &mut Diffs) {
 /// The execution corrected by the snapshot: its status, and per listed
 /// step (placed in the run by the window) the final fields; steps that never
 /// streamed are added. Steps outside the window keep what was streamed.
-fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>) {
+fn snapshot_wins(
+    e: &mut Execution,
+    snap: &Map,
+    w: &Window,
+    error: Option<&str>,
+    exception_path: bool,
+) {
     let listed = snap
         .get("steps")
         .and_then(Value::as_array)
@@ -786,7 +792,10 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>)
         }
         if let Some(calls) = st.get("tool_calls").and_then(Value::as_array) {
             let clean = st.get("errors").and_then(Value::as_i64) == Some(0);
-            s.tools = final_tools(std::mem::take(&mut s.tools), calls, clean);
+            // The reference's exception path leaves the throwing tool out of
+            // the final state (see `compare_steps`): that run is real.
+            let keep_unlisted = exception_path && !s.seen_completed;
+            s.tools = final_tools(std::mem::take(&mut s.tools), calls, clean, keep_unlisted);
             s.tool_index = Default::default();
         }
     }
@@ -825,8 +834,16 @@ fn snapshot_wins(e: &mut Execution, snap: &Map, w: &Window, error: Option<&str>)
 /// the final state does not list are not in it: seed 002's final response
 /// is canonical, interim completions are replaced, not merged
 /// (docs/seeds/002-event-serialization-system-design.md). A call known
-/// only from the final state of a step without errors succeeded.
-fn final_tools(mut streamed: Vec<ToolRun>, calls: &[Value], clean: bool) -> Vec<ToolRun> {
+/// only from the final state of a step without errors succeeded. With
+/// `keep_unlisted` (a step the reference's exception path cut short, whose
+/// throwing tool its final state never lists) the unlisted runs stay, after
+/// the listed ones.
+fn final_tools(
+    mut streamed: Vec<ToolRun>,
+    calls: &[Value],
+    clean: bool,
+    keep_unlisted: bool,
+) -> Vec<ToolRun> {
     let mut out = Vec::with_capacity(calls.len());
     for call in calls {
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -844,6 +861,9 @@ fn final_tools(mut streamed: Vec<ToolRun>, calls: &[Value], clean: bool) -> Vec<
                 ..ToolRun::default()
             },
         });
+    }
+    if keep_unlisted {
+        out.append(&mut streamed);
     }
     out
 }
