@@ -129,3 +129,62 @@ fn an_unknown_dialect_is_refused_with_its_path() {
     assert_eq!(err.code, ErrorCode::InvalidValue);
     assert_eq!(err.path.as_deref(), Some("/options/dialect"));
 }
+
+/// v2's `AgentStepCompleted` computes `durationMs` from the step's
+/// `startedAt` when none is given (`packages/agents/src/Events/AgentStepCompleted.php`
+/// lines 34 and 50-53 at v2.7.0: the interval's seconds and fraction only, the
+/// v1.22 quirk 4 rule; item 12 of the v2.7 vectors). The encoder measures it
+/// too: the producer's reading in compat mode, the real interval otherwise.
+#[test]
+fn a_v2_step_completed_without_duration_is_measured_from_its_start() {
+    let now = V2_7.now(); // 12:00:00.250
+    let args = |started: &str| {
+        stepline::json::obj([
+            ("stepNumber", Value::from(1)),
+            ("startedAt", Value::from(started)),
+        ])
+    };
+    let duration = |compat: bool, started: &str| {
+        let mut enc = v2_encoder();
+        if compat {
+            enc.config.compat = Some(chrono::FixedOffset::east_opt(0).unwrap());
+        }
+        let sent = enc
+            .push("AgentStepCompleted", &args(started), &now)
+            .unwrap();
+        sent[0].envelope["payload"]["duration_ms"].clone()
+    };
+    // 1.2505 s before now: both modes agree, and the value is a float.
+    assert_eq!(
+        duration(true, "2026-08-10T11:59:58.999500+00:00"),
+        Value::from(1250.5)
+    );
+    assert_eq!(
+        duration(false, "2026-08-10T11:59:58.999500+00:00"),
+        Value::from(1250.5)
+    );
+    // Two minutes more: the producer drops whole minutes, the fix does not.
+    assert_eq!(
+        duration(true, "2026-08-10T11:57:58.999500+00:00"),
+        Value::from(1250.5)
+    );
+    assert_eq!(
+        duration(false, "2026-08-10T11:57:58.999500+00:00"),
+        Value::from(121_250.5)
+    );
+    // A given duration still wins.
+    let mut enc = v2_encoder();
+    let mut given = args("2026-08-10T11:57:58.999500+00:00");
+    given
+        .as_object_mut()
+        .unwrap()
+        .insert("durationMs", Value::from(7.5));
+    let sent = enc.push("AgentStepCompleted", &given, &now).unwrap();
+    assert_eq!(sent[0].envelope["payload"]["duration_ms"], Value::from(7.5));
+    // An unreadable start is refused with its path, not read as 0.
+    let mut enc = v2_encoder();
+    let err = enc
+        .push("AgentStepCompleted", &args("yesterday-ish"), &now)
+        .unwrap_err();
+    assert_eq!(err.path.as_deref(), Some("/args/startedAt"));
+}

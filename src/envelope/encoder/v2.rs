@@ -12,7 +12,7 @@ use crate::model::time::{self, Timestamp};
 use crate::model::v2::{ExecutionState, ExecutionStatus};
 use crate::model::Usage;
 
-use super::{checked, tool_duration_ms, Broadcast, Encoder};
+use super::{checked, step_duration_ms, tool_duration_ms, Broadcast, Encoder};
 
 impl Encoder {
     pub(super) fn push_v2(
@@ -77,11 +77,25 @@ impl Encoder {
     }
 
     /// `AgentStepCompleted`. A failed step still completes (item 9): zero
-    /// usage, no finish reason.
+    /// usage, no finish reason. Without a `durationMs` the event measures one
+    /// from the step's `startedAt` as v1.22's does (item 12; v1.22 quirk 4 in
+    /// compat mode); an event with neither started now (0.0).
     fn step_completed_v2(&self, args: &Value, now: &Timestamp) -> Result<Broadcast> {
         let usage = match present(args, "usage") {
             Some(u) => Usage::from_value(&u, "/args/usage")?,
             None => Usage::default(),
+        };
+        let duration = match (present(args, "durationMs"), present(args, "startedAt")) {
+            (Some(d), _) => d,
+            (None, Some(started)) => {
+                let started = time::read(&started, now, &child("/args", "startedAt"))?;
+                Value::from(step_duration_ms(
+                    &started,
+                    now,
+                    self.config.compat.is_some(),
+                ))
+            }
+            (None, None) => Value::from(0.0),
         };
         let arg = |k: &str, default: Value| present(args, k).unwrap_or(default);
         let payload = checked(
@@ -92,7 +106,7 @@ impl Encoder {
                 ("errors", arg("errorCount", Value::from(0))),
                 ("finish_reason", arg("finishReason", Value::Null)),
                 ("usage", usage.to_value()),
-                ("duration_ms", arg("durationMs", Value::from(0.0))),
+                ("duration_ms", duration),
             ]),
         )?;
         Ok(self.emit("agent.step.completed", payload, now))
