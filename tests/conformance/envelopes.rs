@@ -4,11 +4,14 @@
 //! durations as the real interval) against the expectation adjusted
 //! accordingly.
 //!
-//! Every step in the vectors lasts under a minute, where the reference's
-//! duration (its interval's seconds and fraction, quirk 4) is the real one.
-//! So each case runs a second time with every step started two minutes
-//! earlier: the reference drops whole minutes, so its expectation is the
-//! recorded one, while the fixed expectation is computed from the interval.
+//! Each case runs a second time with every step started two minutes earlier,
+//! where the reference's duration and the real one part: the reference keeps
+//! only its interval's seconds and fraction and drops the sign (v1.22 quirk
+//! 4), so its expectation for the moved steps is that rule applied to the
+//! moved interval (the recorded value when the step started under a minute
+//! before now, not when it started after now), while the fixed expectation is
+//! the interval itself. Both are computed here from the ops, not by the
+//! encoder under test.
 
 use stepline::envelope::config::Dialect;
 use stepline::envelope::{BroadcastConfig, Encoder};
@@ -87,7 +90,18 @@ pub fn check_as(
                 ..base
             },
         )?;
-        matches(expected, &compat).map_err(|e| format!("{what}compat mode: {e}"))?;
+        let reference = step_intervals(input, &now)?
+            .into_iter()
+            .map(|ms| ms.map(reference_step_duration))
+            .collect::<Vec<_>>();
+        let compat_expected = with_step_durations(expected.clone(), &reference)?;
+        if what.is_empty() {
+            // The rule must reproduce what the reference recorded, or the
+            // moved expectation below would be made up.
+            matches(expected, &compat_expected)
+                .map_err(|e| format!("the duration rule disagrees with the recording: {e}"))?;
+        }
+        matches(&compat_expected, &compat).map_err(|e| format!("{what}compat mode: {e}"))?;
         let fixed = run(input, base)?;
         let intervals = step_intervals(input, &now)?;
         matches(
@@ -127,6 +141,42 @@ fn step_intervals(input: &Value, now: &Timestamp) -> Result<Vec<Option<f64>>, St
         .collect()
 }
 
+/// The reference's step duration for a real interval of `ms`: its
+/// `DateInterval`'s seconds and fraction fields only, so whole minutes and the
+/// sign are dropped (v1.22 quirk 4; `AgentStepCompleted::calculateDurationMs`
+/// in both producers, v2.7 item 12).
+fn reference_step_duration(ms: f64) -> f64 {
+    let micros = (ms.abs() * 1000.0).round() as i64;
+    ((micros / 1_000_000) % 60) as f64 * 1000.0 + (micros % 1_000_000) as f64 / 1000.0
+}
+
+/// `expected` with each `agent.step.completed`'s `duration_ms` replaced by
+/// the matching entry of `durations` (one per `AgentStepCompleted` op, in
+/// order; `None` keeps the recorded value).
+fn with_step_durations(mut expected: Value, durations: &[Option<f64>]) -> Result<Value, String> {
+    let completed: Vec<&mut Value> = expected
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+        .filter(|item| item.pointer("/envelope/type") == Some(&Value::from("agent.step.completed")))
+        .collect();
+    if completed.len() != durations.len() {
+        return Err(format!(
+            "{} step completions expected for {} AgentStepCompleted ops",
+            completed.len(),
+            durations.len()
+        ));
+    }
+    for (item, duration) in completed.into_iter().zip(durations) {
+        if let (Some(ms), Some(slot)) =
+            (duration, item.pointer_mut("/envelope/payload/duration_ms"))
+        {
+            *slot = Value::from(*ms);
+        }
+    }
+    Ok(expected)
+}
+
 /// `input` with every step's `startedAt` moved back by `by`.
 fn started_earlier(input: &Value, by: chrono::Duration) -> Result<Value, String> {
     let mut out = input.clone();
@@ -156,27 +206,7 @@ fn fixed_expectation(
     utc: &str,
     intervals: &[Option<f64>],
 ) -> Result<Value, String> {
-    let mut fixed = expected.clone();
-    let completed: Vec<&mut Value> = fixed
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-        .filter(|item| item.pointer("/envelope/type") == Some(&Value::from("agent.step.completed")))
-        .collect();
-    if completed.len() != intervals.len() {
-        return Err(format!(
-            "{} step completions expected for {} AgentStepCompleted ops",
-            completed.len(),
-            intervals.len()
-        ));
-    }
-    for (item, interval) in completed.into_iter().zip(intervals) {
-        if let (Some(ms), Some(slot)) =
-            (interval, item.pointer_mut("/envelope/payload/duration_ms"))
-        {
-            *slot = Value::from(*ms);
-        }
-    }
+    let mut fixed = with_step_durations(expected.clone(), intervals)?;
     for item in fixed.as_array_mut().into_iter().flatten() {
         if let Some(t) = item.pointer_mut("/envelope/timestamp") {
             *t = Value::from(utc);

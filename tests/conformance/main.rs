@@ -14,6 +14,7 @@ mod compare;
 mod continuation;
 mod corpus;
 mod envelopes;
+mod runner_checks;
 mod slim;
 mod state_model;
 mod v2;
@@ -95,6 +96,9 @@ fn main() -> ExitCode {
             total_failed += failed;
         }
     }
+    let (passed, failed) = runner_checks::run();
+    total_passed += passed;
+    total_failed += failed;
     // Same shape as libtest's summary so scripts can add conformance to their counts.
     let status = if total_failed == 0 { "ok" } else { "FAILED" };
     println!("test result: {status}. {total_passed} passed; {total_failed} failed; 0 ignored; 0 measured; 0 filtered out");
