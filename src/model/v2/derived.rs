@@ -218,7 +218,10 @@ pub fn derived_view<'a>(state: &'a AgentState, now: &Timestamp, form: Form) -> D
         has_final_response: !final_response.is_empty(),
         final_response,
         current_response: state.current_response(),
-        last_step_type: state.last_step().map(|s| s.step_type()),
+        // `lastStepType()` reads the last completed step only
+        // (`packages/agents/src/Data/AgentState.php`, `lastStepType` and
+        // `lastStepExecution`): a step in progress is not one.
+        last_step_type: last.map(|s| s.step.step_type()),
         message_count: messages.len(),
         steps: exec
             .map(|e| e.step_executions.iter().map(step_summary).collect())

@@ -201,9 +201,13 @@ impl ExecutionState {
     /// Dates the producer would generate when missing take `now`.
     pub fn from_value(v: &Value, path: &str, now: &Timestamp) -> Result<ExecutionState> {
         let m = read::object(v, path, "the execution")?;
+        // `makeDateTime` gives its default (null here) for an empty string
+        // (`packages/agents/src/Data/ExecutionState.php`, `makeDateTime`),
+        // where a date parser would read `''` as now.
         let opt_time = |k: &str| -> Result<Option<Timestamp>> {
             match m.get(k) {
                 None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.is_empty() => Ok(None),
                 Some(t) => time::read(t, now, &child(path, k)).map(Some),
             }
         };
@@ -279,6 +283,23 @@ impl ExecutionState {
             .current_step
             .as_ref()
             .is_some_and(AgentStep::has_tool_calls)
+    }
+
+    /// `ExecutionState::usage()`: the recorded steps' usage plus the
+    /// current step's (saturating; v2 has no "unrealistic tokens" refusal).
+    pub fn usage(&self) -> crate::model::Usage {
+        self.step_executions
+            .iter()
+            .map(|s| &s.step)
+            .chain(self.current_step.as_ref())
+            .fold(crate::model::Usage::default(), |acc, s| {
+                acc.saturating_add(&s.usage())
+            })
+    }
+
+    /// Recorded steps plus the current one (`ExecutionState::stepCount()`).
+    pub fn step_count(&self) -> usize {
+        self.step_executions.len() + usize::from(self.current_step.is_some())
     }
 
     /// The execution's duration: to its completion, or to `now` while running.

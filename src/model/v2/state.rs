@@ -189,9 +189,9 @@ impl AgentState {
     /// Recorded steps plus the current one, if any (`stepCount()`, what
     /// `StepsLimitHook` compares).
     pub fn step_count(&self) -> usize {
-        self.execution.as_ref().map_or(0, |e| {
-            e.step_executions.len() + usize::from(e.current_step.is_some())
-        })
+        self.execution
+            .as_ref()
+            .map_or(0, ExecutionState::step_count)
     }
 
     /// `withCurrentStepCompleted()`: the current step, if any, is recorded
@@ -284,14 +284,9 @@ impl AgentState {
 
     /// Usage of every recorded step plus the current one (item 26).
     pub fn usage(&self) -> Usage {
-        let current = self
-            .execution
+        self.execution
             .as_ref()
-            .and_then(|e| e.current_step.as_ref());
-        self.steps()
-            .chain(current)
-            // v2 has no "unrealistic tokens" refusal (v1.22's accumulation has one).
-            .fold(Usage::default(), |acc, s| acc.saturating_add(&s.usage()))
+            .map_or_else(Usage::default, ExecutionState::usage)
     }
 
     /// The answer: the last step's output text when it is a final response

@@ -14,7 +14,10 @@ use super::derived::{derived_view, Derived};
 use super::execution::{ExecutionState, ExecutionStatus, StepExecution};
 use super::message::{messages_value, Context};
 use super::state::AgentState;
+use super::step::AgentStep;
 use super::Form;
+use crate::model::usage::UsageWithTotal;
+use crate::model::StepType;
 
 /// What replaces a stored API key in every view.
 pub const REDACTED: &str = "[redacted]";
@@ -138,6 +141,46 @@ pub struct ExecutionV2View<'a> {
     /// The step in progress as stored, or `null`.
     #[cfg_attr(feature = "schema", schemars(schema_with = "object_or_null"))]
     pub current_step: Option<Value>,
+    /// What the execution's accessors give.
+    pub derived: ExecutionDerivedV2,
+}
+
+/// What a v2 execution's accessors give (`packages/agents/src/Data/ExecutionState.php`):
+/// `usage()` over the recorded steps and the current one, `stepCount()`,
+/// `shouldStop()`, `hasErrors()`, and the current step's own values.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionDerivedV2 {
+    /// Token usage of the recorded steps and the current one, with its total.
+    pub usage: UsageWithTotal,
+    /// Recorded steps plus the current one.
+    pub step_count: usize,
+    /// The run should stop (`shouldStop()`).
+    pub should_stop: bool,
+    /// A recorded or current step has errors.
+    pub has_errors: bool,
+    /// The current step's derived values, or `null` between steps.
+    pub current_step: Option<StepDerivedV2>,
+}
+
+/// What a v2 step's accessors give (`packages/agents/src/Data/AgentStep.php`):
+/// its type (never stored, item 23), finish reason, tool calls, errors, and
+/// `usage()` (its inference's) with its total.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StepDerivedV2 {
+    /// What kind of step it is.
+    pub step_type: StepType,
+    /// The inference's finish reason, normalised.
+    pub finish_reason: crate::model::FinishReason,
+    /// The step has tool calls (`hasToolCalls()`).
+    pub has_tool_calls: bool,
+    /// The step has errors (its own or a failed tool run's).
+    pub has_errors: bool,
+    /// The step's token usage, with its total.
+    pub usage: UsageWithTotal,
 }
 
 /// A recorded v2 step as stored.
@@ -169,6 +212,8 @@ pub struct StepExecutionV2View<'a> {
     pub completed_at: &'a Timestamp,
     /// Seconds the step took.
     pub duration: f64,
+    /// What the step's accessors give.
+    pub derived: StepDerivedV2,
 }
 
 #[cfg(feature = "schema")]
@@ -272,6 +317,28 @@ fn execution(e: &ExecutionState) -> ExecutionV2View<'_> {
         continuation: &e.continuation,
         current_step_started_at: e.current_step_started_at.as_ref().map(format_atom),
         current_step: e.current_step.as_ref().map(|s| s.to_value(Form::Stored)),
+        derived: ExecutionDerivedV2 {
+            usage: e.usage().with_total(),
+            step_count: e.step_count(),
+            should_stop: e.should_stop(),
+            has_errors: e
+                .step_executions
+                .iter()
+                .map(|s| &s.step)
+                .chain(e.current_step.as_ref())
+                .any(AgentStep::has_errors),
+            current_step: e.current_step.as_ref().map(step_derived),
+        },
+    }
+}
+
+fn step_derived(s: &AgentStep) -> StepDerivedV2 {
+    StepDerivedV2 {
+        step_type: s.step_type(),
+        finish_reason: s.inference_response.finish_reason(),
+        has_tool_calls: s.has_tool_calls(),
+        has_errors: s.has_errors(),
+        usage: s.usage().with_total(),
     }
 }
 
@@ -283,5 +350,6 @@ fn step_execution(s: &StepExecution) -> StepExecutionV2View<'_> {
         started_at: &s.started_at,
         completed_at: &s.completed_at,
         duration: s.duration(),
+        derived: step_derived(&s.step),
     }
 }
