@@ -39,12 +39,15 @@ pub fn run(name: &str, input: &Value) -> Option<CaseOutcome> {
         Outcome::from_value(input, "").map(|o| o.to_value())
     } else if name.starts_with("d.ContinuationCriteria::evaluate") {
         let (list, obs) = composite(&input["criteria"], now)?;
-        Ok(Criterion::All(list).evaluate(&obs).ok()?.to_value())
+        Criterion::All(list)
+            .evaluate(&obs)
+            .map(|o| o.to_value())
+            .map_err(criterion_threw)
     } else if name.starts_with("d.nested") {
         let (list, obs) = composite(&input["criteria"], now)?;
         Ok(evaluate_all(&list, &obs).to_value())
     } else if name.starts_with("d.ContinuationEvaluation::fromDecision") {
-        let d = Decision::parse(input["decision"].as_str()?, "").ok()?;
+        let d = crate::or_outcome!(Decision::parse(input["decision"].as_str()?, "/decision"));
         Ok(Evaluation::from_decision(input["criterion"].as_str()?, d, None).to_value())
     } else if name.starts_with("d.ContinuationDecision::canContinueWith") {
         let ds: Option<Vec<Decision>> = input["decisions"]
@@ -57,6 +60,12 @@ pub fn run(name: &str, input: &Value) -> Option<CaseOutcome> {
         return None;
     };
     Some(out)
+}
+
+/// A criterion that failed while evaluating (the reference's criterion
+/// threw): the case's outcome is that failure, judged against `throws`.
+fn criterion_threw(message: String) -> SteplineError {
+    SteplineError::new(stepline::ErrorCode::InvalidValue, None, message)
 }
 
 fn rfc3339(s: &str) -> Timestamp {
@@ -167,7 +176,10 @@ fn criterion_case(input: &Value) -> Option<Result<Evaluation, SteplineError>> {
             }
         }
         "CallableCriterion" => Criterion::Fixed {
-            decision: Decision::parse(o["predicateDecision"].as_str()?, "").ok()?,
+            decision: crate::or_outcome!(Decision::parse(
+                o["predicateDecision"].as_str()?,
+                "/observed/predicateDecision"
+            )),
         },
         "ErrorPolicyCriterion" => {
             obs.error_context = error_context(&o["errorContext"])?;
@@ -177,7 +189,7 @@ fn criterion_case(input: &Value) -> Option<Result<Evaluation, SteplineError>> {
         }
         _ => return None,
     };
-    Some(Ok(criterion.evaluate(&obs).ok()?))
+    Some(criterion.evaluate(&obs).map_err(criterion_threw))
 }
 
 fn error_context(v: &Value) -> Option<ErrorContext> {

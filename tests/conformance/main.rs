@@ -27,6 +27,19 @@ use stepline::json::Value;
 /// What a case handler computes: the value, or the error the core raised.
 pub type Outcome = Result<Value, stepline::SteplineError>;
 
+/// The value of a core call inside a handler returning `Option<Outcome>`;
+/// its error is the case's outcome (judged against a `throws` expectation),
+/// never "no handler".
+#[macro_export]
+macro_rules! or_outcome {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        }
+    };
+}
+
 /// How one file's cases are checked: `Some(Ok(()))` pass, `Some(Err(why))`
 /// fail, `None` no handler for the case (a failure too).
 type Check = fn(name: &str, case: &Value) -> Option<Result<(), String>>;
@@ -165,14 +178,44 @@ fn by_value(
 /// `Ok` when `outcome` is `expected`, or, when the reference threw, when the
 /// core failed in the same situation.
 fn judge(expected: &Value, outcome: Outcome) -> Result<(), String> {
+    // A method the reference threw from while the rest was recorded (its
+    // value in `expected` is `{"throws": …}`): the core, which derives every
+    // value when it reads, must refuse the input in the same situation.
     let throws = expected
         .get("throws")
-        .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1));
+        .filter(|_| expected.as_object().is_some_and(|o| o.len() == 1))
+        .or_else(|| nested_throws(expected));
     match (throws, outcome) {
         (Some(t), Err(e)) => same_situation(t["class"].as_str().unwrap_or(""), &e),
         (Some(t), Ok(v)) => Err(format!("expected an error ({}), got {}", t["message"], v)),
         (None, Err(e)) => Err(format!("unexpected error: {e}")),
         (None, Ok(actual)) => compare::matches(expected, &actual),
+    }
+}
+
+/// The first `{"throws": {class, message}}` member below the top of `v`.
+fn nested_throws(v: &Value) -> Option<&Value> {
+    let is_throws = |x: &Value| {
+        x.as_object().is_some_and(|o| {
+            o.len() == 1 && o.get("throws").is_some_and(|t| t.get("class").is_some())
+        })
+    };
+    match v {
+        Value::Object(m) => m.values().find_map(|x| {
+            if is_throws(x) {
+                x.get("throws")
+            } else {
+                nested_throws(x)
+            }
+        }),
+        Value::Array(a) => a.iter().find_map(|x| {
+            if is_throws(x) {
+                x.get("throws")
+            } else {
+                nested_throws(x)
+            }
+        }),
+        _ => None,
     }
 }
 

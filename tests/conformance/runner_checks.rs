@@ -18,6 +18,14 @@ pub const CHECKS: &[Check] = &[
         "v2 envelopes: a step completed without durationMs is measured from its startedAt",
         v2_step_without_duration,
     ),
+    (
+        "state-model: AgentStep::failure over messages Messages::fromArray throws on is judged, not 'no handler'",
+        failure_over_refused_messages,
+    ),
+    (
+        "v2 state-model: a value the reference threw from (stopReason()) is judged as a refusal",
+        v2_method_that_throws,
+    ),
 ];
 
 /// Runs every check; prints its line and failures; `(passed, failed)`.
@@ -106,4 +114,56 @@ fn v2_step_without_duration() -> Result<(), String> {
     args.remove("durationMs").ok_or("no durationMs")?;
     args.insert("startedAt", Value::from("2026-08-10T11:59:58.999500+00:00"));
     as_result(crate::v2::check_envelopes(&case))
+}
+
+/// `Messages::fromArray` throws on an entry that is not a message (a role
+/// and neither `content` nor `_metadata`): `InvalidArgumentException`,
+/// "Invalid message array - missing role or content keys"
+/// (`packages/messages/src/Support/MessagesInput.php` lines 18-27 at
+/// v1.22.0). The case the reference records for it is `{throws}`; the core
+/// must refuse the messages, and the runner must judge that refusal.
+fn failure_over_refused_messages() -> Result<(), String> {
+    let mut case = recorded(
+        "cognesy-v1.22",
+        "state-model.json",
+        "AgentStep::failure(messages, RuntimeException)",
+    )?;
+    let messages = stepline::json::from_str(r#"[{"role": "user", "metadata": {"k": 1}}]"#)
+        .map_err(|e| e.to_string())?;
+    *case
+        .pointer_mut("/input/inputMessages")
+        .ok_or("no inputMessages")? = messages;
+    *case.get_mut("expected").ok_or("no expected")? = stepline::json::from_str(
+        r#"{"throws": {"class": "InvalidArgumentException", "message": "Invalid message array - missing role or content keys"}}"#,
+    )
+    .map_err(|e| e.to_string())?;
+    as_result(crate::by_value(
+        crate::state_model::run,
+        "AgentStep::failure(messages, RuntimeException)",
+        &case,
+    ))
+}
+
+/// `AgentState::stopReason()` is `StopReason::from` of the stored reason
+/// (`packages/agents/src/Data/AgentState.php` lines 373-382 at v2.7.0),
+/// which throws `ValueError` on an unknown one (v2.7 item 29). A recording
+/// that keeps the rest of the state and marks that one accessor `{throws}`
+/// expects the core, which derives every value when it reads, to refuse the
+/// state with the ValueError's situation (`invalid_value`).
+fn v2_method_that_throws() -> Result<(), String> {
+    let bogus = recorded(
+        "instructor-php-v2.7",
+        "state-model.json",
+        "edge stop signal reason invalid",
+    )?;
+    let mut case = recorded(
+        "instructor-php-v2.7",
+        "state-model.json",
+        "edge execution status stopped with stop signal",
+    )?;
+    *case.pointer_mut("/input").ok_or("no input")? = bogus["input"].clone();
+    *case
+        .pointer_mut("/expected/derived/stopReason")
+        .ok_or("no derived stopReason")? = bogus["expected"].clone();
+    as_result(crate::v2::check_state_model(&case))
 }

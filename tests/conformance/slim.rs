@@ -28,7 +28,10 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
         .unwrap_or_default();
     Some(if name.starts_with("serialize") {
         let mut config = SlimConfig::from_reference(&input["config"])?;
-        let state = AgentState::from_value(&input["state"], &now).ok()?;
+        let state = match AgentState::from_value(&input["state"], &now) {
+            Ok(s) => s,
+            Err(e) => return Some(crate::judge(expected, Err(e))),
+        };
         let doc = &input["state"];
         both_modes(&mut config, expected, &invalid, |c| {
             let from_state = slim(&SlimSource::from_state(&state, c), c);
@@ -40,13 +43,16 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
             }
         })
     } else if name.starts_with("deserialize") {
-        match restore(&input["snapshot"], &now) {
-            Ok(s) => matches(expected, &s.to_value()),
-            Err(e) => Err(format!("unexpected error: {e}")),
-        }
+        crate::judge(
+            expected,
+            restore(&input["snapshot"], &now).map(|s| s.to_value()),
+        )
     } else if name.starts_with("roundtrip") {
         let mut config = SlimConfig::from_reference(&input["config"])?;
-        let state = AgentState::from_value(&input["state"], &now).ok()?;
+        let state = match AgentState::from_value(&input["state"], &now) {
+            Ok(s) => s,
+            Err(e) => return Some(crate::judge(expected, Err(e))),
+        };
         both_modes(&mut config, expected, &invalid, |c| {
             let snapshot = slim(&SlimSource::from_state(&state, c), c);
             let restored = restore(&snapshot, &now)
@@ -66,7 +72,10 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
             redact_tool_args: c["redactToolArgs"].as_bool()?,
             ..SlimConfig::default()
         };
-        let state = AgentState::from_value(&input["state"], &now).ok()?;
+        let state = match AgentState::from_value(&input["state"], &now) {
+            Ok(s) => s,
+            Err(e) => return Some(crate::judge(expected, Err(e))),
+        };
         both_modes(&mut config, expected, &invalid, |c| {
             continuation_form(&state, c)
         })

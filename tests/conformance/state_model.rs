@@ -20,7 +20,10 @@ pub fn run(name: &str, input: &Value) -> Option<Outcome> {
     } else if name.starts_with("AgentStep::fromArray") {
         AgentStep::from_value(data, "", &now).map(|s| step_observation(&s))
     } else if name.starts_with("AgentStep::failure") {
-        let messages = Messages::from_value(&input["inputMessages"], "/inputMessages").ok()?;
+        let messages = crate::or_outcome!(Messages::from_value(
+            &input["inputMessages"],
+            "/inputMessages"
+        ));
         let error = StepError {
             message: input["error"]["message"].as_str()?.into(),
             class: input["error"]["class"].as_str()?.into(),
@@ -39,8 +42,8 @@ pub fn run(name: &str, input: &Value) -> Option<Outcome> {
     } else if name.starts_with("Usage::fromArray") {
         Usage::from_value(data, "").map(|u| usage_observation(&u))
     } else if name.starts_with("Usage::withAccumulated") {
-        let a = Usage::from_value(&input["a"], "/a").ok()?;
-        let b = Usage::from_value(&input["b"], "/b").ok()?;
+        let a = crate::or_outcome!(Usage::from_value(&input["a"], "/a"));
+        let b = crate::or_outcome!(Usage::from_value(&input["b"], "/b"));
         a.with_accumulated(&b).map(|u| usage_observation(&u))
     } else if name.starts_with("Usage accumulate over a sequence") {
         let mut acc = Usage::default();
@@ -83,7 +86,7 @@ pub fn run(name: &str, input: &Value) -> Option<Outcome> {
         let message = Message {
             role: input["role"].as_str()?.into(),
             name: String::new(),
-            content: Content::from_value(Some(&input["content"]), "").ok()?,
+            content: crate::or_outcome!(Content::from_value(Some(&input["content"]), "")),
             metadata: input["metadata"].as_object().cloned().unwrap_or_default(),
             from_string_array: false,
         };

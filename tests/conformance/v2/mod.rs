@@ -10,8 +10,13 @@ mod state_model;
 
 use crate::Suite;
 
-/// A v2.7 envelopes.json case, checked as the suite checks one (for the
+/// A v2.7 state-model.json case, checked as the suite checks one (for the
 /// runner's self-checks).
+pub fn check_state_model(case: &stepline::json::Value) -> Option<Result<(), String>> {
+    state_model::check("", case)
+}
+
+/// A v2.7 envelopes.json case, checked as the suite checks one.
 pub fn check_envelopes(case: &stepline::json::Value) -> Option<Result<(), String>> {
     envelopes::check("", case)
 }
