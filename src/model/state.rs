@@ -353,6 +353,21 @@ impl AgentState {
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.step_results.last().map(|r| &r.outcome)
     }
+
+    /// Every step (`steps`, `currentStep`, `stepResults[*].step`) rewritten
+    /// as seed 001 reads it ([`AgentStep::apply_seed_001`]): what
+    /// `parseAgentState` shows unless `compat`.
+    pub fn apply_seed_001(&mut self) {
+        let results = self.step_results.iter_mut().map(|r| &mut r.step);
+        for step in self
+            .steps
+            .iter_mut()
+            .chain(self.current_step.as_mut())
+            .chain(results)
+        {
+            step.apply_seed_001();
+        }
+    }
 }
 
 fn atom_or_null(t: Option<&Timestamp>) -> Value {

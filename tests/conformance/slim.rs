@@ -30,7 +30,14 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
         let mut config = SlimConfig::from_reference(&input["config"])?;
         let state = AgentState::from_value(&input["state"], &now).ok()?;
         let doc = &input["state"];
-        both_modes(&mut config, expected, &invalid, |c| {
+        // Seed 001 moves the fixed mode's reading of some steps.
+        let mut fixed = expected.clone();
+        for (pointer, value) in seed_001_changes(name) {
+            if let Some(slot) = fixed.pointer_mut(pointer) {
+                *slot = Value::from(*value);
+            }
+        }
+        both_modes(&mut config, (expected, &fixed), &invalid, |c| {
             let from_state = slim(&SlimSource::from_state(&state, c), c);
             // Reading selectively from the document must give the very same snapshot.
             match SlimSource::from_doc(&doc, c, &now) {
@@ -47,7 +54,7 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
     } else if name.starts_with("roundtrip") {
         let mut config = SlimConfig::from_reference(&input["config"])?;
         let state = AgentState::from_value(&input["state"], &now).ok()?;
-        both_modes(&mut config, expected, &invalid, |c| {
+        both_modes(&mut config, (expected, expected), &invalid, |c| {
             let snapshot = slim(&SlimSource::from_state(&state, c), c);
             let restored = restore(&snapshot, &now)
                 .map(|s| s.to_value())
@@ -67,12 +74,31 @@ pub fn check(name: &str, case: &Value) -> Option<Result<(), String>> {
             ..SlimConfig::default()
         };
         let state = AgentState::from_value(&input["state"], &now).ok()?;
-        both_modes(&mut config, expected, &invalid, |c| {
+        both_modes(&mut config, (expected, expected), &invalid, |c| {
             continuation_form(&state, c)
         })
     } else {
         return None;
     })
+}
+
+/// Where stepline's default mode reads a step as seed 001 derives it and the
+/// reference did not (seed 001 §Step Type Derivation Rules): in the reference's
+/// "odd steps" state, step 2 failed in the model (two errors, stored
+/// `final_response`) and is `error`; step 3 is stored `error` with no error
+/// and no call, so it is `final_response`; step 5 requested two calls (kept
+/// only in the legacy `toolCalls`, §Compatibility Notes 2) and is
+/// `tool_execution`. Its calls and every usage already agree.
+fn seed_001_changes(name: &str) -> &'static [(&'static str, &'static str)] {
+    if name.ends_with("steps with errors and odd finish reasons (failed)") {
+        &[
+            ("/steps/1/type", "error"),
+            ("/steps/2/type", "final_response"),
+            ("/steps/4/type", "tool_execution"),
+        ]
+    } else {
+        &[]
+    }
 }
 
 fn now(input: &Value) -> Timestamp {
@@ -84,16 +110,18 @@ fn now(input: &Value) -> Timestamp {
     .expect("RFC 3339")
 }
 
+/// `expected`: the reference's output (compat) and the base of the fixed
+/// mode's expectation.
 fn both_modes(
     config: &mut SlimConfig,
-    expected: &Value,
+    (expected, fixed_base): (&Value, &Value),
     invalid: &[Value],
     produce: impl Fn(&SlimConfig) -> Value,
 ) -> Result<(), String> {
     config.compat = true;
     matches(expected, &produce(config)).map_err(|e| format!("compat mode: {e}"))?;
     config.compat = false;
-    let fixed = fixed_expectation(expected, invalid, !config.include_tool_results);
+    let fixed = fixed_expectation(fixed_base, invalid, !config.include_tool_results);
     matches(&fixed, &produce(config)).map_err(|e| format!("fixed mode: {e}"))
 }
 
