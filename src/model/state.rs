@@ -349,6 +349,19 @@ impl AgentState {
         }
     }
 
+    /// The duration of `step` from its step result (`parseAgentState`'s
+    /// `durationMs`, the slim snapshot's `duration_ms`). Results usually line
+    /// up with steps, so the one at `hint` is tried first. (A linear fallback
+    /// rather than a HashMap, whose hasher tables would grow the wasm.)
+    pub fn step_duration_ms(&self, step: &AgentStep, hint: usize) -> Option<f64> {
+        let same = |r: &&StepResult| r.step.info.id == step.info.id;
+        self.step_results
+            .get(hint)
+            .filter(same)
+            .or_else(|| self.step_results.iter().find(same))?
+            .duration_ms()
+    }
+
     /// The last continuation outcome, if any step has one.
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.step_results.last().map(|r| &r.outcome)

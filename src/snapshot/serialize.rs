@@ -48,7 +48,11 @@ pub fn slim_snapshot(source: &SlimSource, config: &SlimConfig) -> SlimSnapshot {
         })
         .collect();
     let steps = if config.include_steps {
-        slim_steps(&source.steps, config.max_steps, config.compat)
+        slim_steps(
+            last(&source.steps, config.max_steps),
+            last(&source.durations, config.max_steps),
+            config.compat,
+        )
     } else {
         Vec::new()
     };
@@ -165,8 +169,8 @@ fn redact_call(call: &Value) -> Value {
     ])
 }
 
-fn slim_steps(steps: &[AgentStep], max: i64, compat: bool) -> Vec<SlimStep> {
-    last(steps, max)
+fn slim_steps(steps: &[AgentStep], durations: &[Option<f64>], compat: bool) -> Vec<SlimStep> {
+    steps
         .iter()
         .enumerate()
         .map(|(i, step)| {
@@ -192,6 +196,10 @@ fn slim_steps(steps: &[AgentStep], max: i64, compat: bool) -> Vec<SlimStep> {
                 usage: SlimStepUsage {
                     total: usage.total(),
                 },
+                // Seed 000 §Proposed Snapshot Schema: `steps[].duration_ms`,
+                // which the reference's serializer never writes (`compat`).
+                duration_ms: (!compat)
+                    .then(|| durations.get(i).copied().flatten().filter(|ms| *ms >= 0.0)),
                 tool_calls: calls
                     .iter()
                     .map(|c| SlimToolCall {

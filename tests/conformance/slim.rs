@@ -139,7 +139,21 @@ fn fixed_expectation(expected: &Value, invalid: &[Value], drop_results: bool) ->
     if drop_results {
         drop_tool_results(&mut fixed, false);
     }
+    with_step_durations(&mut fixed);
     fixed
+}
+
+/// Seed 000's `steps[].duration_ms`, which the fixed mode writes: `null` on
+/// every step of the reference's snapshots (at `/steps`, or `/slim/steps` in
+/// a round trip), whose v1.22 step results never store a step's timing.
+pub fn with_step_durations(snapshot: &mut Value) {
+    for at in ["/steps", "/slim/steps"] {
+        if let Some(Value::Array(steps)) = snapshot.pointer_mut(at) {
+            for step in steps.iter_mut().filter_map(Value::as_object_mut) {
+                step.insert("duration_ms", Value::Null);
+            }
+        }
+    }
 }
 
 /// `$.expected.a.b[1].c` → `/a/b/1/c`.
