@@ -95,3 +95,36 @@ fn a_replay_of_a_restored_state_does_not_stop_at_its_first_step() {
         "the producer's rule stops at step 1"
     );
 }
+
+/// Seed 004's P0 is v1.22's: the v2 producer's `ExecutionTimeLimitHook`
+/// measures from the execution's own `startedAt` (v2.7 quirk 31, `>=`), so a
+/// stored multi-turn v2 state whose session began a day earlier is not
+/// stopped, and stepline keeps that rule (`evaluateGuards`); the v1.22
+/// criteria refuse a v2 state rather than measure it another way.
+#[test]
+fn a_v2_state_keeps_its_producers_guard_rule_measuring_from_its_executions_start() {
+    use stepline::model::continuation::v2::data::evaluate_guards;
+    use stepline::model::continuation::v2::signal::StopReason;
+    let (name, mut state) = common::v2_final_states()
+        .into_iter()
+        .find(|(_, s, _)| s["execution"].is_object())
+        .map(|(n, s, _)| (n, s))
+        .unwrap();
+    let m = state.as_object_mut().unwrap();
+    m.insert("createdAt", Value::from("2026-08-09T12:00:00+00:00"));
+    let exec = m.get_mut("execution").unwrap().as_object_mut().unwrap();
+    exec.insert("startedAt", Value::from("2026-08-10T12:00:00+00:00"));
+    let guards = stepline::json!([{"kind": "execution_time_limit", "max": 300}]);
+    let check = |now: &str| evaluate_guards(&state, &guards, None, at(now), None).unwrap();
+    let early = check("2026-08-10T12:00:30+00:00");
+    assert!(early.added.is_empty(), "{name}: 30 s into the execution");
+    let at_limit = check("2026-08-10T12:05:00+00:00");
+    assert_eq!(
+        at_limit.added.iter().map(|s| s.reason).collect::<Vec<_>>(),
+        [StopReason::TimeLimit],
+        "{name}: 300 s >= 300 s"
+    );
+    let err =
+        evaluate_state(&state, &LIMIT, at("2026-08-10T12:00:30+00:00"), None, false).unwrap_err();
+    assert_eq!(err.code, stepline::ErrorCode::InvalidValue);
+}

@@ -14,13 +14,33 @@ pub struct ParseAgentStateOptions {
     /// The time used for missing dates: an ISO string or epoch milliseconds. Default: now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<NowSpec>,
+    /// `true`: a v1.22 step reads exactly as the producer stored it (its
+    /// `stepType`, legacy `toolCalls` and `usage`). Default `false`: each step
+    /// as seed 001 derives it (a model or driver error makes it `error`,
+    /// `toolCalls` the requested calls, `usage` the inference response's),
+    /// as the slim snapshot summarises it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compat: Option<bool>,
 }
 
 impl ParseAgentStateOptions {
     /// Reads the options object (path `/options`).
     pub fn read(m: &Map) -> Result<ParseAgentStateOptions> {
-        read::only_keys(m, &["now"], "/options")?;
-        Ok(ParseAgentStateOptions { now: now_of(m)? })
+        read::only_keys(m, &["now", "compat"], "/options")?;
+        let compat = match m.get("compat").filter(|v| !v.is_null()) {
+            None => None,
+            Some(crate::json::Value::Bool(b)) => Some(*b),
+            Some(other) => return Err(read::wrong_type("/options", "compat", "a boolean", other)),
+        };
+        Ok(ParseAgentStateOptions {
+            now: now_of(m)?,
+            compat,
+        })
+    }
+
+    /// Whether steps read as the producer stored them (`compat: true`).
+    pub fn compat(&self) -> bool {
+        self.compat.unwrap_or(false)
     }
 }
 

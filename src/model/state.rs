@@ -349,9 +349,37 @@ impl AgentState {
         }
     }
 
+    /// The duration of `step` from its step result (`parseAgentState`'s
+    /// `durationMs`, the slim snapshot's `duration_ms`). Results usually line
+    /// up with steps, so the one at `hint` is tried first. (A linear fallback
+    /// rather than a HashMap, whose hasher tables would grow the wasm.)
+    pub fn step_duration_ms(&self, step: &AgentStep, hint: usize) -> Option<f64> {
+        let same = |r: &&StepResult| r.step.info.id == step.info.id;
+        self.step_results
+            .get(hint)
+            .filter(same)
+            .or_else(|| self.step_results.iter().find(same))?
+            .duration_ms()
+    }
+
     /// The last continuation outcome, if any step has one.
     pub fn last_outcome(&self) -> Option<&Outcome> {
         self.step_results.last().map(|r| &r.outcome)
+    }
+
+    /// Every step (`steps`, `currentStep`, `stepResults[*].step`) rewritten
+    /// as seed 001 reads it ([`AgentStep::apply_seed_001`]): what
+    /// `parseAgentState` shows unless `compat`.
+    pub fn apply_seed_001(&mut self) {
+        let results = self.step_results.iter_mut().map(|r| &mut r.step);
+        for step in self
+            .steps
+            .iter_mut()
+            .chain(self.current_step.as_mut())
+            .chain(results)
+        {
+            step.apply_seed_001();
+        }
     }
 }
 

@@ -187,6 +187,61 @@ impl AgentStep {
         self.tool_executions.tool_calls()
     }
 
+    /// Seed 001 §Single Sources of Truth, rule 1, with §Compatibility Notes 2:
+    /// the requested calls are the inference response's; a legacy step whose
+    /// response holds none but whose own `toolCalls` field does (an old state)
+    /// reads those, as `AgentStep::fromArray` is to hydrate them.
+    pub fn seed_001_requested_calls(&self) -> &[ToolCall] {
+        if self.inference_response.tool_calls.is_empty() {
+            &self.tool_calls.0
+        } else {
+            &self.inference_response.tool_calls.0
+        }
+    }
+
+    /// Seed 001 §Single Sources of Truth, rule 3: the step's usage is its
+    /// inference response's. The stored `usage` field is a legacy input
+    /// (§Compatibility Notes 3): it stands in only when the response carries
+    /// none, as in a state written before the response kept its usage.
+    pub fn seed_001_usage(&self) -> Usage {
+        if self.inference_response.usage == Usage::default() {
+            self.usage
+        } else {
+            self.inference_response.usage
+        }
+    }
+
+    /// Seed 001 §Step Type Derivation Rules, derived and never stored: model or
+    /// driver errors → `error`; failed tool executions → `error`; requested
+    /// tool calls → `tool_execution`; otherwise `final_response`. (The
+    /// reference's own inference, [`infer_step_type`], skips the first rule, so
+    /// a failed inference read `final_response`.)
+    pub fn seed_001_step_type(&self) -> StepType {
+        if !self.errors.is_empty() || self.tool_executions.has_errors() {
+            StepType::Error
+        } else if !self.seed_001_requested_calls().is_empty() {
+            StepType::ToolExecution
+        } else {
+            StepType::FinalResponse
+        }
+    }
+
+    /// Rewrites the step as seed 001 reads it (stepline's default; `compat`
+    /// keeps the stored form): legacy `toolCalls` hydrated into an empty
+    /// `inferenceResponse.toolCalls` (§Compatibility Notes 2), `toolCalls` the
+    /// alias of the requested calls, `usage` the response's, `stepType` derived.
+    /// Every reader that shows a step in default mode (`parseAgentState`, the
+    /// slim snapshot) goes through the `seed_001_*` methods, so they agree.
+    pub fn apply_seed_001(&mut self) {
+        let requested = ToolCalls(self.seed_001_requested_calls().to_vec());
+        let usage = self.seed_001_usage();
+        self.step_type = self.seed_001_step_type();
+        self.inference_response.tool_calls = requested.clone();
+        self.inference_response.usage = usage;
+        self.tool_calls = requested;
+        self.usage = usage;
+    }
+
     /// The inference's finish reason, normalised.
     pub fn finish_reason(&self) -> FinishReason {
         self.inference_response.finish_reason()

@@ -130,6 +130,17 @@ impl AnyAgentState {
         })
     }
 
+    /// [`Self::from_value`] as `parseAgentState` reads: unless `compat`, each
+    /// v1.22 step as seed 001 derives it ([`crate::model::AgentState::apply_seed_001`]),
+    /// which is how the slim snapshot summarises it. v2 steps already are.
+    pub fn read(v: &Value, now: &Timestamp, compat: bool) -> Result<AnyAgentState> {
+        let mut state = AnyAgentState::from_value(v, now)?;
+        if let (AnyAgentState::V1_22(s), false) = (&mut state, compat) {
+            s.apply_seed_001();
+        }
+        Ok(state)
+    }
+
     /// Which format it is.
     pub fn version(&self) -> StateVersion {
         match self {

@@ -303,7 +303,7 @@ fn response_format_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
 
 /// Builds the JavaScript-facing view of a state.
 pub fn agent_state_view(state: &AgentState) -> AgentStateView<'_> {
-    let duration_of = |step: &AgentStep, hint: usize| step_duration(state, step, hint);
+    let duration_of = |step: &AgentStep, hint: usize| state.step_duration_ms(step, hint);
     AgentStateView {
         agent_id: &state.agent_id,
         parent_agent_id: state.parent_agent_id.as_deref(),
@@ -353,19 +353,6 @@ fn result_view(r: &StepResult) -> StepResultView<'_> {
         completed_at: r.completed_at.as_ref().map(format_precise),
         duration_ms: r.duration_ms(),
     }
-}
-
-/// The duration of `step` from its step result. Results usually line up with
-/// steps, so the one at `hint` is tried first. (A linear fallback rather than a
-/// HashMap, whose hasher tables would grow the wasm.)
-fn step_duration(state: &AgentState, step: &AgentStep, hint: usize) -> Option<f64> {
-    let same = |r: &&StepResult| r.step.info.id == step.info.id;
-    state
-        .step_results
-        .get(hint)
-        .filter(same)
-        .or_else(|| state.step_results.iter().find(same))?
-        .duration_ms()
 }
 
 /// The messages as `Messages::toArray` writes them: empty ones dropped.

@@ -373,6 +373,13 @@ pub const STEP: &[Field] = &[
         "Token usage of the step.",
     ),
     field(
+        "duration_ms",
+        Kind::Number { min: 0.0 },
+        false,
+        true,
+        "Seed 000: how long the step took, in milliseconds (null when its start and completion are not stored).",
+    ),
+    field(
         "tool_calls",
         Kind::Array(&TOOL_CALL_KIND),
         true,

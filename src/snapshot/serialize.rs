@@ -48,7 +48,11 @@ pub fn slim_snapshot(source: &SlimSource, config: &SlimConfig) -> SlimSnapshot {
         })
         .collect();
     let steps = if config.include_steps {
-        slim_steps(&source.steps, config.max_steps)
+        slim_steps(
+            last(&source.steps, config.max_steps),
+            last(&source.durations, config.max_steps),
+            config.compat,
+        )
     } else {
         Vec::new()
     };
@@ -165,29 +169,46 @@ fn redact_call(call: &Value) -> Value {
     ])
 }
 
-fn slim_steps(steps: &[AgentStep], max: i64) -> Vec<SlimStep> {
-    last(steps, max)
+fn slim_steps(steps: &[AgentStep], durations: &[Option<f64>], compat: bool) -> Vec<SlimStep> {
+    steps
         .iter()
         .enumerate()
-        .map(|(i, step)| SlimStep {
-            step_number: i + 1,
-            step_type: step.step_type,
-            has_tool_calls: step.has_tool_calls(),
-            finish_reason: step.finish_reason(),
-            errors: step.errors.len(),
-            usage: SlimStepUsage {
-                total: step.usage.total(),
-            },
-            tool_calls: step
-                .tool_calls
-                .0
-                .iter()
-                .map(|c| SlimToolCall {
-                    id: Some(c.id.clone()),
-                    name: c.name.clone(),
-                })
-                .collect(),
-            stop_signal: None,
+        .map(|(i, step)| {
+            // Seed 001 §Refactor Strategy, stage 3: the serializer reads the
+            // requested calls, the response's usage and the derived type (as
+            // `parseAgentState` shows the step). The reference (`compat`) reads
+            // the step's legacy `toolCalls`/`usage` and its stored type.
+            let (step_type, calls, usage) = if compat {
+                (step.step_type, step.tool_calls.0.as_slice(), step.usage)
+            } else {
+                (
+                    step.seed_001_step_type(),
+                    step.seed_001_requested_calls(),
+                    step.seed_001_usage(),
+                )
+            };
+            SlimStep {
+                step_number: i + 1,
+                step_type,
+                has_tool_calls: !calls.is_empty(),
+                finish_reason: step.finish_reason(),
+                errors: step.errors.len(),
+                usage: SlimStepUsage {
+                    total: usage.total(),
+                },
+                // Seed 000 §Proposed Snapshot Schema: `steps[].duration_ms`,
+                // which the reference's serializer never writes (`compat`).
+                duration_ms: (!compat)
+                    .then(|| durations.get(i).copied().flatten().filter(|ms| *ms >= 0.0)),
+                tool_calls: calls
+                    .iter()
+                    .map(|c| SlimToolCall {
+                        id: Some(c.id.clone()),
+                        name: c.name.clone(),
+                    })
+                    .collect(),
+                stop_signal: None,
+            }
         })
         .collect()
 }

@@ -143,6 +143,13 @@ pub struct SlimStep {
     pub errors: usize,
     /// Token usage of the step.
     pub usage: SlimStepUsage,
+    /// Seed 000: how long the step took, in milliseconds, from its stored start
+    /// and completion (`parseAgentState`'s `durationMs`, v2's step
+    /// `duration`); `null` when they are not stored or the start is after the
+    /// completion. Not written under `compat` (the producer's serializer does
+    /// not write it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<Option<f64>>,
     /// Requested tool calls, id and name only.
     pub tool_calls: Vec<SlimToolCall>,
     /// v2: the step's own stop signal (an after-step guard's).

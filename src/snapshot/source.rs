@@ -68,6 +68,9 @@ pub struct SlimSource {
     pub messages: Vec<Value>,
     /// At least the newest `max_steps` steps, oldest first.
     pub steps: Vec<AgentStep>,
+    /// Each of `steps`' duration in milliseconds, from its step result
+    /// ([`AgentState::step_duration_ms`]).
+    pub durations: Vec<Option<f64>>,
     /// How many steps the state has in all.
     pub step_count: usize,
     /// The continuation outcome of the last step result, if any.
@@ -95,10 +98,18 @@ impl SlimSource {
             Some(Value::Array(list)) => list,
             _ => Vec::new(),
         };
+        let steps = last(&state.steps, config.max_steps);
+        let first = state.steps.len() - steps.len();
+        let durations = steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| state.step_duration_ms(s, first + i))
+            .collect();
         SlimSource {
             head: state.clone_head(),
             messages: last(&messages, config.max_messages).to_vec(),
-            steps: last(&state.steps, config.max_steps).to_vec(),
+            steps: steps.to_vec(),
+            durations,
             step_count: state.steps.len(),
             last_outcome: state.last_outcome().cloned(),
         }
@@ -155,14 +166,20 @@ impl SlimSource {
             )?,
             None => (0, Vec::new()),
         };
-        let last_outcome = match doc.get(&root, "stepResults") {
-            Some(list) if config.include_continuation_trace => last_outcome(doc, &list)?,
+        let results = doc.get(&root, "stepResults");
+        let last_outcome = match &results {
+            Some(list) if config.include_continuation_trace => last_outcome(doc, list)?,
             _ => None,
+        };
+        let durations = match &results {
+            Some(list) => step_durations(doc, list, &steps, step_count - steps.len(), now),
+            None => vec![None; steps.len()],
         };
         Ok(SlimSource {
             head,
             messages,
             steps,
+            durations,
             step_count,
             last_outcome,
         })
@@ -309,6 +326,55 @@ fn newest_steps<D: Doc>(
         }
     }
     Ok((list.len, steps))
+}
+
+/// The durations [`AgentState::step_duration_ms`] gives `steps` (the newest,
+/// the first of them at `first` in the state), reading of each step result
+/// only its step's id and its two dates: the result at the step's own index
+/// when its step is the same, else the first that is. A result a full read
+/// would refuse gives no duration.
+fn step_durations<D: Doc>(
+    doc: &D,
+    node: &D::Node,
+    steps: &[AgentStep],
+    first: usize,
+    now: &Timestamp,
+) -> Vec<Option<f64>> {
+    let Some(list) = List::of(doc, node) else {
+        return vec![None; steps.len()];
+    };
+    let id_at = |i: usize| -> Option<String> {
+        let result = list.at(doc, i)?;
+        let info = doc.get(&doc.get(&result, "step")?, "stepInfo")?;
+        let info =
+            crate::model::info::StepInfo::from_value(&doc.value(&info).ok()?, "", now).ok()?;
+        Some(info.id)
+    };
+    let duration_at = |i: usize| -> Option<f64> {
+        let result = list.at(doc, i)?;
+        let date = |k: &str| -> Option<Timestamp> {
+            let v = doc.value(&doc.get(&result, k)?).ok()?;
+            crate::model::time::read(&v, now, "").ok()
+        };
+        // As `StepResult::duration_ms`.
+        Some(crate::model::tool_execution::millis_between(
+            &date("startedAt")?,
+            &date("completedAt")?,
+        ))
+    };
+    steps
+        .iter()
+        .enumerate()
+        .map(|(k, step)| {
+            let hint = first + k;
+            let found = if id_at(hint).as_deref() == Some(step.info.id.as_str()) {
+                Some(hint)
+            } else {
+                (0..list.len).find(|&i| id_at(i).as_deref() == Some(step.info.id.as_str()))
+            };
+            duration_at(found?)
+        })
+        .collect()
 }
 
 fn last_outcome<D: Doc>(doc: &D, node: &D::Node) -> Result<Option<Outcome>> {

@@ -62,7 +62,7 @@ pub fn slim_v2_snapshot(state: &AgentState, config: &SlimConfig) -> SlimSnapshot
         Some(e) if config.include_steps => last(&e.step_executions, config.max_steps)
             .iter()
             .enumerate()
-            .map(|(i, s)| slim_step(i + 1, s))
+            .map(|(i, s)| slim_step(i + 1, s, config.compat))
             .collect(),
         _ => Vec::new(),
     };
@@ -163,7 +163,7 @@ fn slim_message(message: &Message, config: &SlimConfig) -> SlimMessage {
 /// A recorded step's summary, as a v1.22 snapshot writes one, plus its own
 /// stop signal. Nothing of the inference response beyond its finish reason,
 /// tool calls and usage: never `responseData`.
-fn slim_step(number: usize, se: &StepExecution) -> SlimStep {
+fn slim_step(number: usize, se: &StepExecution, compat: bool) -> SlimStep {
     let step = &se.step;
     SlimStep {
         step_number: number,
@@ -174,6 +174,9 @@ fn slim_step(number: usize, se: &StepExecution) -> SlimStep {
         usage: SlimStepUsage {
             total: step.usage().total(),
         },
+        // Seed 000 §Proposed Snapshot Schema: the step execution's own
+        // `duration` (seconds, from its dates), in milliseconds.
+        duration_ms: (!compat).then(|| Some(se.duration() * 1000.0).filter(|ms| *ms >= 0.0)),
         tool_calls: step
             .inference_response
             .tool_calls

@@ -25,6 +25,12 @@ use super::walk;
 ///   `stopSource`, `usage`, `hasErrors`, `finalResponse`, per-step summaries,
 ///   …). A stored `llmConfig.apiKey` is shown as `"[redacted]"`.
 ///
+/// Each v1.22 step reads as seed 001 derives it (the slim snapshot's reading
+/// too): a model or driver error makes it `error`, `toolCalls` are the
+/// requested calls (legacy `toolCalls` fill an empty
+/// `inferenceResponse.toolCalls`), `usage` is the inference response's.
+/// `options.compat: true` shows the steps exactly as the producer stored them.
+///
 /// Missing parts take the producer's defaults; `options.now` (ISO string or
 /// epoch ms) is the time used for missing dates. A state that is neither, or
 /// mixes both, throws {@link SteplineError} with code `unknown_state_version`
@@ -55,7 +61,7 @@ pub fn parse_agent_state(
             let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
             // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
             let value = walk::json_value(&input, None, "the agent state")?;
-            Ok((AnyAgentState::from_value(&value, &now)?, now))
+            Ok((AnyAgentState::read(&value, &now, opts.compat())?, now))
         })(),
         |(state, now)| state_js(state, now),
     )

@@ -74,5 +74,6 @@ fn fixed(expected: &Value, invalid: &[Value], prefix: &str) -> Value {
             *slot = Value::String(cut_at_boundary(&decode_hex(hex)));
         }
     }
+    crate::slim::with_step_durations(&mut out);
     out
 }
