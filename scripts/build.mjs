@@ -333,7 +333,7 @@ function reportSizes(pkgDir) {
   writeFileSync(join(pkgDir, 'sizes.json'), `${JSON.stringify({ entries }, null, 2)}\n`);
   const { targetBytes, ceilingBytes, budgets } = SIZE_BUDGET;
   const versus = (bytes) => (bytes <= targetBytes ? `within the ${kb(targetBytes)} budget` : `${kb(bytes - targetBytes)} over the ${kb(targetBytes)} budget`);
-  console.log(`\n  gzipped wasm + glue: live ${kb(live)}, ${versus(live)} (enforced; DESIGN.md section 11)`);
+  console.log(`\n  gzipped wasm + glue: live ${kb(live)}, ${versus(live)} (enforced; targetBytes in scripts/size-budget.json)`);
   console.log(`                       full: node ${kb(totals.node.gz)}, web ${kb(totals.web.gz)}; ${versus(full)}; enforced ceiling ${kb(ceilingBytes)}\n`);
   // Issue 17's budgets. One that is met is enforced (`enforced: true`); one that is not
   // yet met is printed with its figure, and the ratchets above keep it from growing.
@@ -350,7 +350,7 @@ function reportSizes(pkgDir) {
   if (budgets) console.log('');
   if (live > targetBytes) {
     throw new BuildError(`size: the live entry's wasm + glue is ${fmt(live)} gzipped, over the budget of ${fmt(targetBytes)} `
-      + '(DESIGN.md section 11, targetBytes in scripts/size-budget.json). It is what a web UI loads: find what grew with '
+      + '(targetBytes in scripts/size-budget.json). It is what a web UI loads: find what grew with '
       + '`twiggy top` on the live .wasm, or move the new export behind the `full` feature (src/wasm/mod.rs). pkg/ was left as it was.');
   }
   if (full > ceilingBytes) {
