@@ -175,6 +175,16 @@ fn a_tool_calls_entry_that_is_not_an_array_is_refused_when_redacting() {
             "compat {compat}: {e}"
         );
     }
+    // A source built from a parsed state is refused too, at the snapshot's path.
+    let parsed = stepline::model::AgentState::from_value(&state, &now()).unwrap();
+    let e = slim_within(&SlimSource::from_state(&parsed, &config), &config, None).unwrap_err();
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (
+            ErrorCode::InvalidType,
+            Some("/messages/1/_metadata/tool_calls/1")
+        )
+    );
     config.redact_tool_args = false;
     let s = SlimSource::from_doc(&&state, &config, &now()).unwrap();
     let fitted = slim_within(&s, &config, None).unwrap();

@@ -415,7 +415,7 @@ fn last_outcome<D: Doc>(doc: &D, node: &D::Node) -> Result<Option<Outcome>> {
 /// entry, rather than written as a call named `unknown`. The metadata is
 /// the message's `_metadata`, else its `metadata` alias, as the message
 /// reader takes it.
-fn redactable(message: &Value, path: &str) -> Result<()> {
+pub fn redactable(message: &Value, path: &str) -> Result<()> {
     let (key, meta) = match (message.get("_metadata"), message.get("metadata")) {
         (Some(m), _) if !m.is_null() => ("_metadata", m),
         (_, Some(m)) => ("metadata", m),
