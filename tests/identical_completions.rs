@@ -106,6 +106,15 @@ fn batch(envs: &[Value]) -> Session {
 
 /// Both calls complete, and the view says the second was told apart by count.
 fn assert_both_completed(s: &Session, how: &str) {
+    // Reconciled with any final state, the stream lost nothing.
+    let r = s.reconcile(&stepline::json!({"status": "completed"}));
+    let lost: Vec<_> = r
+        .differences
+        .iter()
+        .filter(|d| d.kind == "lost_event")
+        .map(|d| d.path.clone())
+        .collect();
+    assert!(lost.is_empty(), "{how}: lost {lost:?}");
     let tools = tools(s);
     let tools = tools.as_array().unwrap();
     assert_eq!(tools.len(), 2, "{how}");
