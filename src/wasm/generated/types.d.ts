@@ -709,6 +709,8 @@ export interface ExecutionV2 {
   currentStep: {
     [k: string]: unknown | undefined;
   } | null;
+  /** What the execution's accessors give. */
+  derived: ExecutionDerivedV2;
 }
 
 /** A recorded v2 step as stored. */
@@ -727,6 +729,8 @@ export interface StepExecutionV2 {
   completedAt: string;
   /** Seconds the step took. */
   duration: number;
+  /** What the step's accessors give. */
+  derived: StepDerivedV2;
 }
 
 /** A v2 execution's continuation as its state stores it: the stop signals raised and whether a hook asked to keep going regardless. */
@@ -751,6 +755,42 @@ export interface StopSignalV2 {
     | unknown[];
   /** The class or name that raised it; `null` when empty or not a string. */
   source: string | null;
+}
+
+/**
+ * What a v2 step's accessors give (`packages/agents/src/Data/AgentStep.php`):
+ * its type (never stored, item 23), finish reason, tool calls, errors, and
+ * `usage()` (its inference's) with its total.
+ */
+export interface StepDerivedV2 {
+  /** What kind of step it is. */
+  stepType: StepType;
+  /** The inference's finish reason, normalised. */
+  finishReason: FinishReason;
+  /** The step has tool calls (`hasToolCalls()`). */
+  hasToolCalls: boolean;
+  /** The step has errors (its own or a failed tool run's). */
+  hasErrors: boolean;
+  /** The step's token usage, with its total. */
+  usage: UsageWithTotal;
+}
+
+/**
+ * What a v2 execution's accessors give (`packages/agents/src/Data/ExecutionState.php`):
+ * `usage()` over the recorded steps and the current one, `stepCount()`,
+ * `shouldStop()`, `hasErrors()`, and the current step's own values.
+ */
+export interface ExecutionDerivedV2 {
+  /** Token usage of the recorded steps and the current one, with its total. */
+  usage: UsageWithTotal;
+  /** Recorded steps plus the current one. */
+  stepCount: number;
+  /** The run should stop (`shouldStop()`). */
+  shouldStop: boolean;
+  /** A recorded or current step has errors. */
+  hasErrors: boolean;
+  /** The current step's derived values, or `null` between steps. */
+  currentStep: StepDerivedV2 | null;
 }
 
 /** What a v2 state's accessors give, under their names. */
@@ -2635,6 +2675,14 @@ export interface OtlpTraceRequest {
 export interface ParseAgentStateOptions {
   /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
   now?: string | number | null;
+  /**
+   * `true`: a v1.22 step reads exactly as the producer stored it (its
+   * `stepType`, legacy `toolCalls` and `usage`). Default `false`: each step
+   * as seed 001 derives it (a model or driver error makes it `error`,
+   * `toolCalls` the requested calls, `usage` the inference response's),
+   * as the slim snapshot summarises it.
+   */
+  compat?: boolean | null;
 }
 
 /**
@@ -2946,6 +2994,22 @@ export interface ToolRunView {
    * step has not arrived yet: the step last started when it arrived).
    */
   attribution: Attribution;
+  /**
+   * `true` when this run's completion was byte-identical to an earlier
+   * completion of the same tool in the step: calls without ids (v2.7
+   * sends `tool_call_id: null`) finishing in the same millisecond with
+   * the same outcome. stepline then decides by count, not identity: a
+   * repeat is this call's completion while the step has a call of that
+   * tool still open (more starts than completions), and a redelivery
+   * otherwise. Which of the identical completions belongs to which call
+   * is the order they came in. Absent when `false`.
+   *
+   * @example
+   * ```js
+   * const flagged = view.executions[0].steps.flatMap(s => s.tools).filter(t => t.matched_by_count);
+   * ```
+   */
+  matched_by_count?: boolean;
 }
 
 /** Which halves of a started/completed pair of events arrived. */
@@ -3434,6 +3498,14 @@ export interface SlimStep {
   errors: number;
   /** Token usage of the step. */
   usage: SlimStepUsage;
+  /**
+   * Seed 000: how long the step took, in milliseconds, from its stored start
+   * and completion (`parseAgentState`'s `durationMs`, v2's step
+   * `duration`); `null` when they are not stored or the start is after the
+   * completion. Not written under `compat` (the producer's serializer does
+   * not write it).
+   */
+  duration_ms?: number | null;
   /** Requested tool calls, id and name only. */
   tool_calls: SlimToolCall[];
   /** v2: the step's own stop signal (an after-step guard's). */
