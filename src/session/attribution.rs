@@ -670,20 +670,22 @@ impl ToolPlacement {
     }
 
     /// Whether event `i` is a completion identical to one of `earlier` (the
-    /// step's events before it): the run it completes was told apart by
-    /// count, not identity (`matched_by_count`).
+    /// step's events before it, in key order): the run it completes was
+    /// told apart by count, not identity (`matched_by_count`). An identical
+    /// envelope has the same timestamp, so only the events of that instant
+    /// just before it are looked at.
     fn repeats(&self, earlier: &[usize], i: usize) -> bool {
         let Some(h) = self.halves.get(i) else {
             return false;
         };
-        let ending = matches!(h.kind, "agent.tool.completed" | "agent.tool.failed");
-        ending
-            && h.content.is_some()
-            && earlier.iter().any(|&j| {
-                self.halves
-                    .get(j)
-                    .is_some_and(|e| e.kind == h.kind && e.content == h.content)
-            })
+        if !matches!(h.kind, "agent.tool.completed" | "agent.tool.failed") || h.content.is_none() {
+            return false;
+        }
+        earlier
+            .iter()
+            .rev()
+            .map_while(|&j| self.halves.get(j).filter(|e| e.at == h.at))
+            .any(|e| e.kind == h.kind && e.content == h.content)
     }
 
     /// Puts event `i` into step `n`'s list at its place in key order.

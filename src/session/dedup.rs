@@ -234,7 +234,8 @@ impl Batch {
         let Some((key, ending)) = tool else {
             return;
         };
-        match self.tools.iter_mut().find(|(k, _, _)| *k == key) {
+        // From the end: a batch's tool events are mostly in its latest context.
+        match self.tools.iter_mut().rev().find(|(k, _, _)| *k == key) {
             Some((_, starts, ends)) => *(if ending { ends } else { starts }) += 1,
             None => self
                 .tools
@@ -246,6 +247,7 @@ impl Batch {
     fn open(&self, key: &ToolKey) -> bool {
         self.tools
             .iter()
+            .rev()
             .find(|(k, _, _)| k == key)
             .is_some_and(|(_, starts, ends)| ends < starts)
     }
