@@ -260,13 +260,15 @@ fn a_snapshot_of_a_state_with_negative_usage_validates() {
     checks::slim_serialize(&seed);
 }
 
-/// Not a stepline bug: the reference's own round trip is unstable for a message
+/// Not a stepline bug: the reference's own round trip breaks for a message
 /// role of "0" (state-model.json pins the first step). The role is kept, so the
 /// message reads as `user`, but `toArray`'s array_filter drops "0" as falsy; the
-/// message read back then has the default role and writes it. The fuzz check now
-/// expects exactly this, and stability from the second round on.
+/// message written without a role does not read back: v1.22.0
+/// `packages/messages/src/Support/MessagesInput.php` needs `Message::isMessage`
+/// (a role, and content or `_metadata`) and throws otherwise (issue 28). It
+/// read back as a `user` message before.
 #[test]
-fn a_message_role_of_zero_is_dropped_once_then_reads_as_user() {
+fn a_message_role_of_zero_is_dropped_once_and_does_not_read_back() {
     let now = checks::now();
     let state = stepline::json!({"cachedContext": {"messages": [{"role": "0", "content": "Sys"}]}});
     let first = stepline::model::AgentState::from_value(&state, &now).unwrap();
@@ -275,15 +277,12 @@ fn a_message_role_of_zero_is_dropped_once_then_reads_as_user() {
         written["cachedContext"]["messages"][0],
         stepline::json!({"content": "Sys"})
     );
-    let second = stepline::model::AgentState::from_value(&written, &now)
-        .unwrap()
-        .to_value();
+    let e = stepline::model::AgentState::from_value(&written, &now).unwrap_err();
     assert_eq!(
-        second["cachedContext"]["messages"][0],
-        stepline::json!({"role": "user", "content": "Sys"})
+        (e.code, e.path.as_deref()),
+        (
+            stepline::ErrorCode::MissingField,
+            Some("/cachedContext/messages/0/role")
+        )
     );
-    let third = stepline::model::AgentState::from_value(&second, &now)
-        .unwrap()
-        .to_value();
-    assert_eq!(third, second);
 }

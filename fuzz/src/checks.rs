@@ -268,22 +268,22 @@ pub fn state_parse(data: &[u8]) {
     };
     let _ = agent_state_view(&state);
     let written = state.to_value();
-    let back = AgentState::from_value(&written, &now)
-        .unwrap_or_else(|e| panic!("toArray output reads back: {e}\n{written}"));
+    let back = match AgentState::from_value(&written, &now) {
+        Ok(back) => back,
+        // The reference's own quirk: a message role of "0" is kept, and
+        // `toArray`'s array_filter drops it as falsy; the message without a
+        // role does not read back (`Message::isMessage` needs one), there
+        // as here.
+        Err(e)
+            if has_role_zero(&value)
+                && e.code == stepline::ErrorCode::MissingField
+                && e.path.as_deref().is_some_and(|p| p.ends_with("/role")) =>
+        {
+            return;
+        }
+        Err(e) => panic!("toArray output reads back: {e}\n{written}"),
+    };
     let again = back.to_value();
-    if again != written && has_role_zero(&value) {
-        // The reference's own quirk (state-model.json pins it): a message role
-        // of "0" is kept, `toArray`'s array_filter drops it as falsy, and the
-        // message read back has the default role, `user`. Stable from there.
-        let third = AgentState::from_value(&again, &now)
-            .unwrap_or_else(|e| panic!("toArray output reads back: {e}\n{again}"));
-        assert_eq!(
-            third.to_value(),
-            again,
-            "toArray is stable from its second round"
-        );
-        return;
-    }
     assert_eq!(again, written, "toArray is stable through a read");
 }
 
@@ -376,7 +376,18 @@ fn slim_serialize_with(data: &[u8]) {
                     "from_doc = from_state"
                 );
             }
-            Err(e) => panic!("the document failed where the state parsed: {e}"),
+            // The producer's redaction `TypeError` (a tool call that is not
+            // an array): the state's own source is refused the same way.
+            Err(e) => {
+                let state_source = SlimSource::from_state(state, &config);
+                let also = slim_within(&state_source, &config, None);
+                assert!(
+                    config.redact_tool_args
+                        && e.code == stepline::ErrorCode::InvalidType
+                        && also.is_err_and(|f| f.code == e.code),
+                    "the document failed where the state parsed: {e}"
+                );
+            }
         }
     }
     let source = match from_doc {

@@ -266,10 +266,14 @@ impl Message {
         };
         let is_message = php::get(m, "role").is_some()
             && (php::get(m, "content").is_some() || php::get(m, "_metadata").is_some());
-        // Reference quirk: an array that is not a message but holds only strings
-        // (e.g. `{"role": "assistant"}`) is still accepted, with empty content;
-        // anything else (e.g. `{"role": …, "metadata": {…}}`) is rejected.
-        if !is_message && !m.values().all(Value::is_string) {
+        // Reference quirk: an array that is not a message but has a role and
+        // holds only strings (`{"role": "assistant"}`) is still accepted, with
+        // empty content (the slim-serializer vectors); anything else is
+        // rejected: another value beside the role (`{"role": …, "metadata":
+        // {…}}`), or no role at all (`{"content": "x"}`: `isMessage` needs a
+        // role, and the producer reads no message without one).
+        let has_role = php::get(m, "role").is_some();
+        if !is_message && (!has_role || !m.values().all(Value::is_string)) {
             let missing = if php::get(m, "role").is_none() {
                 "role"
             } else {

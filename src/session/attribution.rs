@@ -353,6 +353,9 @@ impl ToolPlacement {
         name: &str,
     ) -> bool {
         let p = self.place(at, arrival);
+        if self.absorbs(steps, p.step, at, content, kind, name) {
+            return true;
+        }
         if !p.tie {
             return false;
         }
@@ -380,6 +383,54 @@ impl ToolPlacement {
             _ => true,
         });
         none || waiting
+    }
+
+    /// Whether step `n` can take one more completion identical to those it
+    /// holds (content `content`): calls without ids finishing in the same
+    /// millisecond with the same outcome send byte-identical completions
+    /// (v2.7: `tool_call_id` is always null, v2.7 quirks 13 and 14). It
+    /// can while a call of that tool is open there (started, not completed,
+    /// at or before the completion's instant) and the step holds fewer
+    /// completions of this content than starts of that tool; otherwise the
+    /// repeat is a redelivery. A whole run delivered again finds every call
+    /// completed, so it changes nothing.
+    fn absorbs(
+        &self,
+        steps: &BTreeMap<i64, StepView>,
+        n: i64,
+        at: Option<i64>,
+        content: Fingerprint,
+        kind: &str,
+        name: &str,
+    ) -> bool {
+        if !matches!(kind, "agent.tool.completed" | "agent.tool.failed") {
+            return false;
+        }
+        let Some(step) = steps.get(&n) else {
+            return false;
+        };
+        let runs = || {
+            step.tools
+                .iter()
+                .filter(|t| t.name == name && t.seen_started)
+        };
+        let open = runs().any(|t| {
+            let began = t.started_at.as_deref().and_then(instant);
+            !t.seen_completed && !matches!((began, at), (Some(b), Some(a)) if b > a)
+        });
+        if !open {
+            return false;
+        }
+        let same = self
+            .events(n)
+            .iter()
+            .filter(|&&i| {
+                self.halves
+                    .get(i)
+                    .is_some_and(|h| h.kind == kind && h.content == Some(content))
+            })
+            .count();
+        same < runs().count()
     }
 
     /// Adds a tool event and builds its run; returns the step it went to.
@@ -432,10 +483,11 @@ impl ToolPlacement {
             .map(Half::key);
         if last.is_none_or(|l| l < key) {
             // In order (the usual case): this event's run only.
+            let repeat = self.repeats(self.events(p.step), i);
             self.slot_mut(p.step).events.push(i);
             let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
             if let Some(half) = self.halves.get(i) {
-                apply_half(step, half, limit);
+                apply_half(step, half, repeat, limit);
             }
         } else {
             self.insert_event(p.step, i);
@@ -608,11 +660,32 @@ impl ToolPlacement {
     fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
         let step = steps.entry(n).or_insert_with(|| StepView::new(n));
         step.tools.clear();
-        for &i in self.events(n) {
+        let events = self.events(n);
+        for (k, &i) in events.iter().enumerate() {
             if let Some(h) = self.halves.get(i) {
-                apply_half(step, h, limit);
+                let repeat = self.repeats(events.get(..k).unwrap_or_default(), i);
+                apply_half(step, h, repeat, limit);
             }
         }
+    }
+
+    /// Whether event `i` is a completion identical to one of `earlier` (the
+    /// step's events before it, in key order): the run it completes was
+    /// told apart by count, not identity (`matched_by_count`). An identical
+    /// envelope has the same timestamp, so only the events of that instant
+    /// just before it are looked at.
+    fn repeats(&self, earlier: &[usize], i: usize) -> bool {
+        let Some(h) = self.halves.get(i) else {
+            return false;
+        };
+        if !matches!(h.kind, "agent.tool.completed" | "agent.tool.failed") || h.content.is_none() {
+            return false;
+        }
+        earlier
+            .iter()
+            .rev()
+            .map_while(|&j| self.halves.get(j).filter(|e| e.at == h.at))
+            .any(|e| e.kind == h.kind && e.content == h.content)
     }
 
     /// Puts event `i` into step `n`'s list at its place in key order.
@@ -630,10 +703,11 @@ impl ToolPlacement {
     }
 }
 
-fn apply_half(step: &mut StepView, h: &Half, limit: usize) {
+fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
     let run = tool_event(step, h.kind, h.ts.clone(), &mut h.payload.clone(), limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
+        r.matched_by_count |= repeat;
     }
 }
 

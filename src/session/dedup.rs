@@ -56,7 +56,14 @@ pub struct Batch {
     /// Per execution id: the batch's turn and step (a few ids per batch:
     /// a list, not a tree type, which would be kilobytes of wasm).
     execs: Vec<(Option<String>, Context)>,
+    /// Per stepless tool and context (execution id, turn, step, name): how
+    /// many starts and completions the batch numbered as new occurrences,
+    /// so an identical completion is a new one only while the context has
+    /// a call of that tool open (see [`Batch::occurrence`]).
+    tools: Vec<(ToolKey, u32, u32)>,
 }
+
+type ToolKey = (Option<String>, u32, i64, String);
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Context {
@@ -80,6 +87,26 @@ fn at(env: &crate::json::Map) -> Option<i64> {
     env.get("timestamp")
         .and_then(Value::as_str)
         .and_then(crate::session::attribution::instant)
+}
+
+/// A stepless tool start or completion's context key and whether it is a
+/// completion (`None` for other tool events).
+fn tool_half(env: &crate::json::Map, here: (u32, i64)) -> Option<(ToolKey, bool)> {
+    let ending = match env.get("type").and_then(Value::as_str)? {
+        "agent.tool.started" => false,
+        "agent.tool.completed" | "agent.tool.failed" => true,
+        _ => return None,
+    };
+    let p = env.get("payload").and_then(Value::as_object);
+    let name = p
+        .and_then(|p| {
+            p.get("tool_name")
+                .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
+        })
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let key = (execution_id(env), here.0, here.1, name.to_string());
+    Some((key, ending))
 }
 
 fn context_key(f: Fingerprint, c: (u32, i64)) -> Fingerprint {
@@ -119,7 +146,10 @@ impl Batch {
     /// redelivery within the batch); a repeat in a new context is a new
     /// occurrence only when that context (turn, step) began at or before
     /// its timestamp, so a real clock tells a redelivery from a new event
-    /// and a frozen one cannot.
+    /// and a frozen one cannot. A stepless tool completion repeated in its
+    /// own context is a new occurrence while the batch has started more
+    /// calls of that tool there than it completed (identical completions
+    /// of calls without ids, see `Session`'s `dedup_key`).
     pub fn occurrence(
         &mut self,
         f: Fingerprint,
@@ -132,12 +162,27 @@ impl Batch {
             _ => (0, None),
         };
         let here = (c.turn, step);
+        let tool = stepless_tool.then(|| tool_half(env, here)).flatten();
         if self.any.insert(f) {
             self.firsts.insert(context_key(f, here));
+            self.count(tool);
             return 1;
         }
-        if self.firsts.contains(context_key(f, here)) {
-            return 1;
+        let first_here = self.firsts.contains(context_key(f, here));
+        if first_here || self.occurred_in(f, here) {
+            // A repeat where the content occurred: a redelivery, unless it is
+            // a completion the context's open calls of that tool can take
+            // (identical completions of calls without ids).
+            if let Some(t) = tool.as_ref().filter(|t| t.1 && self.open(&t.0)).cloned() {
+                let list = self.contexts_mut(f);
+                list.push(here);
+                let k = list.len() as u32 + 1;
+                self.count(Some(t));
+                return k;
+            }
+            if first_here {
+                return 1;
+            }
         }
         let i = match self.more.iter().position(|(g, _)| *g == f) {
             Some(i) => i,
@@ -156,9 +201,55 @@ impl Batch {
         let began = c.turn_began.into_iter().chain(step_began).max();
         if matches!((began, at(env)), (Some(b), Some(a)) if b <= a) {
             list.push(here);
-            return list.len() as u32 + 1;
+            let k = list.len() as u32 + 1;
+            self.count(tool);
+            return k;
         }
         1
+    }
+
+    /// Whether content `f` occurred in context `here` after its first occurrence.
+    fn occurred_in(&self, f: Fingerprint, here: (u32, i64)) -> bool {
+        self.more
+            .iter()
+            .find(|(g, _)| *g == f)
+            .is_some_and(|(_, list)| list.contains(&here))
+    }
+
+    /// The contexts of content `f`'s later occurrences, in order.
+    #[expect(clippy::indexing_slicing, reason = "`i` was found, or just pushed")]
+    fn contexts_mut(&mut self, f: Fingerprint) -> &mut Vec<(u32, i64)> {
+        let i = match self.more.iter().position(|(g, _)| *g == f) {
+            Some(i) => i,
+            None => {
+                self.more.push((f, Vec::new()));
+                self.more.len() - 1
+            }
+        };
+        &mut self.more[i].1
+    }
+
+    /// Counts a new occurrence of a stepless tool start or completion.
+    fn count(&mut self, tool: Option<(ToolKey, bool)>) {
+        let Some((key, ending)) = tool else {
+            return;
+        };
+        // From the end: a batch's tool events are mostly in its latest context.
+        match self.tools.iter_mut().rev().find(|(k, _, _)| *k == key) {
+            Some((_, starts, ends)) => *(if ending { ends } else { starts }) += 1,
+            None => self
+                .tools
+                .push((key, u32::from(!ending), u32::from(ending))),
+        }
+    }
+
+    /// Whether the context has a call of the tool started and not completed.
+    fn open(&self, key: &ToolKey) -> bool {
+        self.tools
+            .iter()
+            .rev()
+            .find(|(k, _, _)| k == key)
+            .is_some_and(|(_, starts, ends)| ends < starts)
     }
 
     /// Follows the batch's turn and step with every envelope, redelivered or

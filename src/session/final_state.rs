@@ -78,6 +78,7 @@ impl FinalState {
             return Ok(state);
         }
         if !m.contains_key("agentId") {
+            snapshot_status(value, "")?;
             return Ok(FinalState::of_snapshot(value.clone()));
         }
         // Read whole with the reader `parseAgentState` uses (the selective
@@ -116,8 +117,43 @@ impl FinalState {
     }
 }
 
-/// Checks a snapshot line's `stepline_snapshot` (an object) and `error` (a
-/// string, if any), and returns the error text.
+/// A slim snapshot's status must be one its producer can restore: the
+/// producer's `deserialize` hands it to `AgentStatus::from` (v1.22, which
+/// throws `ValueError` on `"idle"` and any other name it does not have, and
+/// `TypeError` on a number), v2's to `ExecutionStatus::from`. Absent or null
+/// reads as the default. A v1.22 snapshot (no `state_version`) takes only
+/// v1.22's names.
+fn snapshot_status(snapshot: &Value, base: &str) -> Result<()> {
+    use crate::snapshot::rules::{STATUSES, V1_STATUSES};
+    let v2 = snapshot.get("state_version").is_some_and(|v| !v.is_null());
+    let names = if v2 { STATUSES } else { V1_STATUSES };
+    let path = format!("{base}/status");
+    match snapshot.get("status") {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(s)) if names.contains(&s.as_str()) => Ok(()),
+        Some(Value::String(s)) => Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            &path,
+            format!(
+                "expected a status ({}), found {}",
+                names.join(", "),
+                crate::json::quote(s)
+            ),
+        )),
+        Some(other) => Err(SteplineError::at(
+            ErrorCode::InvalidType,
+            &path,
+            format!(
+                "expected the status as a string, found {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// Checks a snapshot line's `stepline_snapshot` (an object with a status
+/// its producer can restore) and `error` (a string, if any), and returns
+/// the error text.
 pub(crate) fn line_error(line: &Map) -> Result<Option<&str>> {
     let snapshot = line.get(SNAPSHOT_KEY).unwrap_or(&Value::Null);
     if !snapshot.is_object() {
@@ -130,6 +166,7 @@ pub(crate) fn line_error(line: &Map) -> Result<Option<&str>> {
             ),
         ));
     }
+    snapshot_status(snapshot, "/stepline_snapshot")?;
     match line.get("error") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),

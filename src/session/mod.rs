@@ -882,6 +882,9 @@ impl Session {
     /// clock: the same tool call in consecutive steps, the same status in
     /// consecutive turns) rather than a redelivery. Only where timestamps
     /// cannot tell them apart:
+    /// - a tool completion without a step number: while the step it joins
+    ///   has a call of that tool open and fewer such completions than starts
+    ///   of that tool (identical completions of calls without ids);
     /// - a tool event without a step number: when timestamps tie between
     ///   steps and the step it would join by arrival has no event of that
     ///   content yet and may still hold the call (see
@@ -1230,7 +1233,17 @@ fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Deco
 ///   holds more occurrences than the session adds just those;
 /// - delivered on its own, an envelope whose content was applied is a
 ///   redelivery unless [`Session::repeat_is_new`] finds it a new occurrence
-///   (only where timestamps tie).
+///   (only where timestamps tie, or for a tool completion below).
+///
+/// Identical completions are two events while the run can absorb them: calls
+/// of one tool without ids (v2.7 sends `tool_call_id: null`) that finish in
+/// the same millisecond with the same outcome send byte-identical
+/// `agent.tool.completed` envelopes, so a repeated completion is a new
+/// occurrence while its step has a call of that tool open and holds fewer
+/// completions of that content than starts of that tool (in a batch: the
+/// batch's own starts and completions in that step). Counted, not known:
+/// the run it completes says so (`matched_by_count`). A whole run delivered
+/// again finds every call completed, so it still changes nothing.
 ///
 /// The limit: delivered one at a time under a frozen clock, a redelivered
 /// tool event that arrives while a later step that made tool calls is the

@@ -110,6 +110,10 @@ pub struct ToolRun {
     pub seen_completed: bool,
     /// How the run was placed in its step (see [`crate::session::Attribution`]).
     pub attribution: Attribution,
+    /// Its completion was byte-identical to an earlier completion of the
+    /// same tool in the step, so it was told apart by count, not identity
+    /// (see [`ToolRunView::matched_by_count`]).
+    pub matched_by_count: bool,
 }
 
 impl ToolRun {
@@ -144,6 +148,7 @@ impl ToolRun {
                 completed: self.seen_completed,
             },
             attribution: self.attribution,
+            matched_by_count: self.matched_by_count,
         }
     }
 }
@@ -192,6 +197,22 @@ pub struct ToolRunView<'a> {
     /// `"arrival"` (timestamps could not decide, e.g. a frozen clock, or its
     /// step has not arrived yet: the step last started when it arrived).
     pub attribution: Attribution,
+    /// `true` when this run's completion was byte-identical to an earlier
+    /// completion of the same tool in the step: calls without ids (v2.7
+    /// sends `tool_call_id: null`) finishing in the same millisecond with
+    /// the same outcome. stepline then decides by count, not identity: a
+    /// repeat is this call's completion while the step has a call of that
+    /// tool still open (more starts than completions), and a redelivery
+    /// otherwise. Which of the identical completions belongs to which call
+    /// is the order they came in. Absent when `false`.
+    ///
+    /// @example
+    /// ```js
+    /// const flagged = view.executions[0].steps.flatMap(s => s.tools).filter(t => t.matched_by_count);
+    /// ```
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "schema", schemars(default))]
+    pub matched_by_count: bool,
 }
 
 /// Which halves of a started/completed pair of events arrived.

@@ -47,12 +47,21 @@ const CONTENT_FLOOR: i64 = 16;
 /// first the content limit (halving down to 16 bytes), then the number of
 /// messages kept (dropping the oldest), then the number of steps. The same
 /// input always gives the same result. Fails with `too_large` when even a
-/// snapshot without messages and steps is over budget.
+/// snapshot without messages and steps is over budget, and with
+/// `invalid_type` when a kept message's tool calls cannot be redacted (see
+/// `SlimSource::from_doc`, which names the entry in the input; a source
+/// built from a parsed state is checked here, at the snapshot's path).
 pub fn slim_within(
     source: &SlimSource,
     config: &SlimConfig,
     max_bytes: Option<usize>,
 ) -> Result<Fitted> {
+    if config.redact_tool_args {
+        let kept = crate::snapshot::serialize::last(&source.messages, config.max_messages);
+        for (i, m) in kept.iter().enumerate() {
+            crate::snapshot::source::redactable(m, &format!("/messages/{i}"))?;
+        }
+    }
     fit(&|c| slim_snapshot(source, c), config, max_bytes)
 }
 

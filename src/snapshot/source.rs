@@ -150,7 +150,12 @@ impl SlimSource {
         let small = Map::from_entries(members);
         let head = AgentState::from_value(&Value::Object(small), now)?;
         let messages = match doc.get(&root, "messageStore") {
-            Some(store) => newest_messages(doc, &store, limit(config.max_messages))?,
+            Some(store) => newest_messages(
+                doc,
+                &store,
+                limit(config.max_messages),
+                config.redact_tool_args,
+            )?,
             None => Vec::new(),
         };
         let (step_count, steps) = match doc.get(&root, "steps") {
@@ -246,7 +251,10 @@ fn not_a_list<D: Doc>(
 }
 
 /// The conversation section's newest `n` non-empty messages, written form.
-fn newest_messages<D: Doc>(doc: &D, store: &D::Node, n: usize) -> Result<Vec<Value>> {
+/// The newest `n` non-empty messages of the conversation section; with
+/// `redact` (the config's `redact_tool_args`) each kept message's tool calls
+/// must be redactable (see [`redactable`]).
+fn newest_messages<D: Doc>(doc: &D, store: &D::Node, n: usize, redact: bool) -> Result<Vec<Value>> {
     if doc.keys(store).is_none() {
         // Not an object: a full read gives the producer's answer (`[]` is an empty store).
         let value = doc.value(store)?;
@@ -299,8 +307,12 @@ fn newest_messages<D: Doc>(doc: &D, store: &D::Node, n: usize) -> Result<Vec<Val
             let Some(item) = messages.at(doc, j) else {
                 continue;
             };
-            let message = Message::from_value(&doc.value(&item)?, &item_path)?;
+            let value = doc.value(&item)?;
+            let message = Message::from_value(&value, &item_path)?;
             if !message.is_empty() {
+                if redact {
+                    redactable(&value, &item_path)?;
+                }
                 kept.push(message.to_value());
             }
         }
@@ -394,4 +406,35 @@ fn last_outcome<D: Doc>(doc: &D, node: &D::Node) -> Result<Option<Outcome>> {
     };
     let outcome = doc.value(&outcome)?;
     Outcome::from_value(&outcome, &child(&path, "outcome")).map(Some)
+}
+
+/// The producer redacts a message's tool calls with `array_map(fn(array
+/// $toolCall) …)` under `strict_types` (v1.22
+/// `SlimAgentStateSerializer::redactToolArgs`), a `TypeError` for an entry
+/// that is not an array (a JSON object or list): refused here, at the
+/// entry, rather than written as a call named `unknown`. The metadata is
+/// the message's `_metadata`, else its `metadata` alias, as the message
+/// reader takes it.
+pub fn redactable(message: &Value, path: &str) -> Result<()> {
+    let (key, meta) = match (message.get("_metadata"), message.get("metadata")) {
+        (Some(m), _) if !m.is_null() => ("_metadata", m),
+        (_, Some(m)) => ("metadata", m),
+        _ => return Ok(()),
+    };
+    let Some(Value::Array(calls)) = meta.get("tool_calls") else {
+        return Ok(());
+    };
+    for (j, call) in calls.iter().enumerate() {
+        if !matches!(call, Value::Object(_) | Value::Array(_)) {
+            return Err(crate::error::SteplineError::at(
+                crate::ErrorCode::InvalidType,
+                &format!("{path}/{key}/tool_calls/{j}"),
+                format!(
+                    "expected each tool call as an array to redact it, found {}",
+                    crate::json::type_name(call)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

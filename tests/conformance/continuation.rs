@@ -128,7 +128,7 @@ fn criterion_case(input: &Value) -> Option<Result<Evaluation, SteplineError>> {
             match check_max_seconds(p["maxSeconds"].as_i64()?, "/params/maxSeconds") {
                 Err(e) => return Some(Err(e)),
                 Ok(max_seconds) => {
-                    obs.cumulative_seconds = o["cumulativeSeconds"].as_f64()?;
+                    obs.cumulative_seconds = *o["cumulativeSeconds"].as_number()?;
                     Criterion::CumulativeExecutionTimeLimit { max_seconds }
                 }
             }

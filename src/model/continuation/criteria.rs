@@ -264,9 +264,12 @@ fn execution_time_limit(max: i64, obs: &Observation) -> Evaluation {
     }
 }
 
-fn cumulative_time_limit(max: i64, secs: f64) -> Evaluation {
+/// `secs` is the resolver's value as returned (int or float): the context
+/// keeps its kind, the comparison and the message read it as a number.
+fn cumulative_time_limit(max: i64, seconds: crate::json::Number) -> Evaluation {
+    let secs = seconds.as_f64().unwrap_or(0.0);
     let ctx = crate::json::obj([
-        ("cumulativeSeconds", Value::from(secs)),
+        ("cumulativeSeconds", Value::Number(seconds)),
         ("maxSeconds", Value::from(max)),
     ]);
     let shown = one_decimal(secs);

@@ -1,6 +1,6 @@
 //! What the criteria look at, read once from a state.
 
-use crate::json::Value;
+use crate::json::{Number, Value};
 
 use crate::model::continuation::error_policy::ErrorContext;
 use crate::model::state::AgentState;
@@ -126,8 +126,14 @@ pub struct Observation {
     /// Where ExecutionTimeLimit measures from: `executionStartedAt`, falling back
     /// to the session's `startedAt` as the producer does.
     pub time_origin: Timestamp,
-    /// Execution seconds accumulated across pauses and resumes.
-    pub cumulative_seconds: f64,
+    /// Execution seconds accumulated across pauses and resumes, as the
+    /// time resolver returned them: an integer stays one. The producer's
+    /// resolver result goes into the evaluation's context unconverted
+    /// (v1.22 `CumulativeExecutionTimeLimit::evaluate` puts
+    /// `$cumulativeSeconds` there as returned, and `json_encode` writes an
+    /// int `600` as `600`); a state's own total is always a float
+    /// (`StateInfo`'s property is typed `float`).
+    pub cumulative_seconds: Number,
     /// Whether the current step has errors.
     pub current_step_has_errors: bool,
     /// The current step's finish reason (normalised), `None` without a current step.
@@ -151,7 +157,7 @@ impl Observation {
             step_count: 0,
             usage_total: 0,
             time_origin: now,
-            cumulative_seconds: 0.0,
+            cumulative_seconds: float(0.0),
             current_step_has_errors: false,
             finish_reason: None,
             steps_have_errors: Vec::new(),
@@ -191,7 +197,7 @@ impl Observation {
             step_count: run.steps.len() as i64,
             usage_total: run.usage_total,
             time_origin: run.time_origin,
-            cumulative_seconds: run.cumulative_seconds,
+            cumulative_seconds: float(run.cumulative_seconds),
             current_step_has_errors: current.is_some_and(|s| s.has_errors()),
             finish_reason: current.map(|s| Value::String(s.finish_reason().as_str().into())),
             steps_have_errors: run.steps.iter().map(|s| s.has_errors()).collect(),
@@ -200,4 +206,12 @@ impl Observation {
             error_context: ErrorContext::from_steps(run.steps, current),
         }
     }
+}
+
+/// A float the producer computed (NaN and infinities, which no JSON number
+/// holds, read as `0.0`: a state's seconds come from JSON and sums of them).
+fn float(x: f64) -> Number {
+    let finite = if x.is_finite() { x } else { 0.0 };
+    // `finite` is finite: the integer fallback is never taken.
+    Number::from_f64(finite).unwrap_or(Number::from(0u8))
 }

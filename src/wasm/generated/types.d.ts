@@ -2994,6 +2994,22 @@ export interface ToolRunView {
    * step has not arrived yet: the step last started when it arrived).
    */
   attribution: Attribution;
+  /**
+   * `true` when this run's completion was byte-identical to an earlier
+   * completion of the same tool in the step: calls without ids (v2.7
+   * sends `tool_call_id: null`) finishing in the same millisecond with
+   * the same outcome. stepline then decides by count, not identity: a
+   * repeat is this call's completion while the step has a call of that
+   * tool still open (more starts than completions), and a redelivery
+   * otherwise. Which of the identical completions belongs to which call
+   * is the order they came in. Absent when `false`.
+   *
+   * @example
+   * ```js
+   * const flagged = view.executions[0].steps.flatMap(s => s.tools).filter(t => t.matched_by_count);
+   * ```
+   */
+  matched_by_count?: boolean;
 }
 
 /** Which halves of a started/completed pair of events arrived. */
