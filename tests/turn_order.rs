@@ -171,3 +171,30 @@ fn multi_turn_runs_shuffled_across_turns_do_not_converge_and_the_readme_says_so(
         "README's ordering sentence states which orders converge"
     );
 }
+
+/// The same on a real clock (every envelope a millisecond after the one
+/// before): timestamps could order the turns, but a session tells turns
+/// apart by arrival alone, as README says; ten seeded whole-run shuffles,
+/// each differs.
+#[test]
+fn multi_turn_runs_on_a_real_clock_shuffled_across_turns_do_not_converge_either() {
+    let mut all: Vec<Value> = turns().concat();
+    for (i, e) in all.iter_mut().enumerate() {
+        *e.get_mut("timestamp").unwrap() =
+            Value::from(format!("2026-01-20T12:00:00.{:03}Z", 100 + i));
+    }
+    let clean = view_of(&session_of(&all));
+    assert_eq!(clean["executions"].as_array().unwrap().len(), 2);
+    let mut rng = Rng(7);
+    let mut differ = 0;
+    for _ in 0..10 {
+        let mut events = all.clone();
+        rng.shuffle(&mut events);
+        differ += usize::from(view_of(&session_of(&events)) != clean);
+    }
+    assert_eq!(differ, 10);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(readme.contains("does not converge, on a frozen or a real clock"));
+}
