@@ -87,7 +87,16 @@ export interface AgentRunState {
   /** Events on the channel under names that carry no agent event (a run that never shows is most often a name mismatch). */
   ignored: number;
   lastIgnored: string | null;
-  /** The last failure: an event that could not be read (`SteplineError`), a refused subscription, a failed resync or final state. */
+  /**
+   * The last failure: an event that could not be read (`SteplineError`), a refused
+   * subscription (what pusher-js reported), or a failed `resync` / `finalState`: then
+   * always an Error with a `code` (a SteplineError as thrown, else an `AgentFeedError`
+   * with code `"resync_failed"` / `"final_state_failed"`, `path: null` and what was
+   * thrown or rejected as `cause`, even when that was `undefined`).
+   * @example
+   * const { error } = run.getSnapshot();
+   * if (error?.code === 'resync_failed') showBanner(`catching up failed: ${error.message}`);
+   */
   error: unknown;
   /** The reconcile report, once the run ended and `finalState` gave its snapshot. */
   report: ReconcileReport | null;

@@ -21,6 +21,35 @@
 // lists the missing steps (`missing_steps`).
 
 /**
+ * What an app callback (`resync`, `finalState`) threw or rejected with, as the typed
+ * error the feed's `error` state holds: an Error that has a string `code` (a
+ * SteplineError) is kept; anything else (an Error without a code, a string, `undefined`,
+ * an object) becomes an Error named `AgentFeedError` with that `code`, the Error's own
+ * message or a description of the value, `path: null` and the value as `cause`. A
+ * rejection with `undefined` used to leave `error` unset, as if nothing had failed.
+ */
+function callbackError(code, what, error) {
+  if (error instanceof Error && typeof error.code === 'string') return error;
+  let message;
+  if (error instanceof Error) {
+    message = error.message;
+  } else {
+    let shown;
+    try {
+      shown = typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
+    } catch {
+      shown = `a ${typeof error}`;
+    }
+    message = `stepline/echo: ${what} failed with ${shown}`;
+  }
+  const wrapped = new Error(message, { cause: error });
+  wrapped.name = 'AgentFeedError';
+  wrapped.code = code;
+  wrapped.path = null;
+  return wrapped;
+}
+
+/**
  * A feed: one Session, the connection's state and the resyncs, as one immutable state
  * that changes identity whenever any part of it does. `subscribeToAgent` wires it to an
  * Echo channel; `stepline/react` and `stepline/vue` wire it through @laravel/echo-react
@@ -92,9 +121,10 @@ export function createAgentFeed(session, options = {}) {
       const batch = session.ingestJsonl(text);
       result = { reason, applied: batch.applied, duplicates: batch.duplicates, errors: batch.errorCount };
       set({ resyncs: status.resyncs + 1, lastResync: result });
-    } catch (error) {
+    } catch (thrown) {
       if (disposed) return;
-      result = { reason, applied: 0, duplicates: 0, errors: 0, error: error instanceof Error ? error.message : String(error) };
+      const error = callbackError('resync_failed', 'resync', thrown);
+      result = { reason, applied: 0, duplicates: 0, errors: 0, error: error.message };
       set({ resyncs: status.resyncs + 1, lastResync: result, error });
     }
   }
@@ -136,7 +166,7 @@ export function createAgentFeed(session, options = {}) {
         if (!disposed) set({ report: session.ingestFinalState(state) });
       })
       .catch((error) => {
-        if (!disposed) set({ error });
+        if (!disposed) set({ error: callbackError('final_state_failed', 'finalState', error) });
       });
   }
 
