@@ -445,3 +445,25 @@ fn the_encoder_refuses_event_fields_its_decoder_would_reject_and_names_them() {
         decode_value(&b.envelope).unwrap();
     }
 }
+
+/// A producer numbers a stream's chunks from 0 (v1.22 and v2.7 write
+/// `chunk_index` as a counter of the chunks sent); a negative position would
+/// put the text before the stream's start and was accepted silently.
+#[test]
+fn a_negative_chunk_index_is_out_of_range_at_its_path() {
+    let text = r#"{"type": "agent.stream.chunk", "session_id": "s", "payload": {"content": "x", "chunk_index": -1}}"#;
+    let e = decode_text(text).unwrap_err();
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::OutOfRange, Some("/payload/chunk_index"))
+    );
+    let mut session = stepline::session::Session::new(None);
+    assert_eq!(
+        session.ingest_text(text).unwrap_err().code,
+        ErrorCode::OutOfRange
+    );
+    for ok in [0, 7] {
+        let text = text.replace("-1", &ok.to_string());
+        assert!(decode_text(&text).is_ok(), "{text}");
+    }
+}

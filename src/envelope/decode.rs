@@ -516,6 +516,21 @@ fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
             },
             _ => return Err(wrong("an integer", &v)),
         },
+        // A producer counts chunks from 0: a negative position would place
+        // the text before the stream's start.
+        Kind::Index => match checked(v, Kind::Int, at)? {
+            Value::Number(n) if n.as_i64().is_some_and(|i| i < 0) => {
+                return Err(SteplineError::at(
+                    ErrorCode::OutOfRange,
+                    &at.pointer(),
+                    format!(
+                        "expected a position counted from 0, found {}",
+                        crate::json::number_text(&n)
+                    ),
+                ))
+            }
+            v => v,
+        },
         Kind::Num if v.is_number() => v,
         Kind::Num => return Err(wrong("a number", &v)),
         Kind::Bool if v.is_boolean() => v,

@@ -10,6 +10,8 @@ pub enum Kind {
     Str,
     /// An integer.
     Int,
+    /// A position counted from 0: an integer, never negative.
+    Index,
     /// Any number.
     Num,
     /// A boolean.
@@ -287,7 +289,7 @@ const AGENT_TOOL_COMPLETED: &[Field] = &[
 const AGENT_STREAM_CHUNK: &[Field] = &[
     f!("content", &["chunk"], Kind::Str, true, "The streamed text."),
     f!("is_complete", &[], Kind::Bool, false, "The last chunk of the stream."),
-    f!("chunk_index", &[], Kind::Int, false, "The chunk's 0-based position in the execution."),
+    f!("chunk_index", &[], Kind::Index, false, "The chunk's 0-based position in the execution."),
     f!("tokens_delta", &[], Kind::Int, false, "Tokens the chunk adds."),
     // Set by the decoder (see `frames`), never taken from the wire.
     f!(
@@ -833,6 +835,7 @@ pub mod json_schema {
             Kind::Str if !f.values.is_empty() => json!({ "enum": f.values }),
             Kind::Str => json!({ "type": "string" }),
             Kind::Int | Kind::ToolCount => json!({ "type": "integer" }),
+            Kind::Index => json!({ "type": "integer", "minimum": 0 }),
             Kind::Num => json!({ "type": "number" }),
             Kind::Bool => json!({ "type": "boolean" }),
             Kind::Usage => usage.clone(),
