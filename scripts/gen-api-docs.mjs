@@ -49,6 +49,16 @@ export function declarations(file, seen = new Set()) {
       doc = null;
       continue;
     }
+    const named = /^export (type )?\{([^}]+)\} from '(.+)\.js';/.exec(line);
+    if (named && !/^export \{ default \}/.test(line)) {
+      // `export type { A, B } from './echo.js'`: declared there; listed here with a pointer.
+      const from = named[3].replace(/^\.\//, '');
+      for (const name of named[2].split(',').map((n) => n.trim()).filter(Boolean)) {
+        if (!out.some((d) => d.name === name)) out.push({ name, kind: named[1] ? 'type' : 'const', doc: null, code: line, members: [], from });
+      }
+      doc = null;
+      continue;
+    }
     if (/^export \{ default \} from/.test(line) && !out.some((d) => d.name === 'default')) {
       out.push({ name: 'default', kind: 'function', doc: null, code: line, members: [] });
       doc = null;
@@ -94,21 +104,25 @@ function stripDocs(body) {
 /** The documented members of a class body: `{ name, doc, code }`. */
 function classMembers(body) {
   const members = [];
+  const pad = /^\s*/.exec(body.find((l, k) => k > 0 && l.trim() !== '') ?? '  ')[0];
+  const docStart = new RegExp(`^${pad}\\/\\*\\*`);
+  const memberStart = new RegExp(`^${pad}\\S`);
   for (let i = 1; i < body.length - 1; i++) {
-    if (!/^ {2}\/\*\*/.test(body[i])) continue;
+    if (!docStart.test(body[i])) continue;
     const start = i;
     while (!body[i].includes('*/')) i++;
     const doc = body.slice(start, i + 1);
     const sig = [];
     i++;
-    while (i < body.length - 1 && !/^ {2}\/\*\*/.test(body[i])) {
+    while (i < body.length - 1 && !docStart.test(body[i])) {
       sig.push(body[i]);
-      if (/;\s*$/.test(body[i]) && /^ {2}\S/.test(sig[0])) break;
+      if (/;\s*$/.test(body[i]) && memberStart.test(sig[0])) break;
       i++;
     }
-    const m = /^ {2}(?:static |readonly |get |set |free\(|\[)*(\w+)?/.exec(sig[0] ?? '');
-    const name = /^ {2}constructor/.test(sig[0] ?? '') ? 'constructor' : m?.[1] ?? sig[0]?.trim();
-    if (sig.length) members.push({ name, doc, code: sig.join('\n').replace(/^ {2}/gm, '') });
+    const head = (sig[0] ?? '').trim();
+    const m = /^(?:static |readonly |get |set |private |\[)*(\w+)?/.exec(head);
+    const name = head.startsWith('constructor') ? 'constructor' : m?.[1] ?? head;
+    if (sig.length) members.push({ name, doc, code: sig.map((l) => (l.startsWith(pad) ? l.slice(pad.length) : l)).join('\n') });
   }
   return members;
 }
@@ -119,7 +133,22 @@ function docText(doc) {
   const text = doc.map((l) => l.replace(/^\s*\/\*\*\s?/, '').replace(/\s*\*\/\s*$/, '').replace(/^\s*\* ?/, '')).join('\n').trim();
   const out = [];
   let fence = false;
+  let bareExample = false; // an @example whose code has no fence of its own
   for (let line of text.split('\n')) {
+    if (bareExample && /^@/.test(line)) {
+      out.push('```');
+      bareExample = false;
+    }
+    if (!fence && !bareExample && /^@example\s*$/.test(line)) {
+      out.push('', '**Example**', '');
+      const next = text.split('\n')[text.split('\n').indexOf(line) + 1] ?? '';
+      if (!/^\s*```/.test(next)) {
+        out.push('```js');
+        bareExample = true;
+      }
+      continue;
+    }
+    if (bareExample) { out.push(line); continue; }
     if (/^\s*```/.test(line)) {
       fence = !fence;
       out.push(line);
@@ -127,15 +156,15 @@ function docText(doc) {
     }
     if (fence) { out.push(line); continue; }
     line = line
-      .replace(/^@example\s*(.*)$/, (_, t) => `**Example**${t ? ` ${t}` : ''}\n`)
-      .replace(/^@param\s+(\S+)\s*-?\s*/, '- `$1`: ')
+      .replace(/^@example\s*(.*)$/, (_, t) => `\n**Example**${t ? ` ${t}` : ''}\n`)
+      .replace(/^@param\s+(?:\{.*\}\s+)?(\S+)\s*-?\s*/, '- `$1`: ')
       .replace(/^@returns?\s*/, '- returns: ')
       .replace(/^@throws\s*/, '- throws: ')
       .replace(/^@deprecated\s*/, '**Deprecated.** ');
     // Outside code spans, `<` would open an HTML tag and `{{` a Vue interpolation.
     out.push(line.split(/(`[^`]*`)/).map((part, k) => (k % 2 ? part : part.replace(/</g, '&lt;').replace(/\{\{/g, '&#123;&#123;'))).join(''));
   }
-  if (fence) out.push('```');
+  if (fence || bareExample) out.push('```');
   return out.join('\n');
 }
 
@@ -159,6 +188,10 @@ export function apiPages(pkgDir = join(root, 'pkg')) {
       if (group.length === 0 || (kind === 'abstract class' && decls.some((d) => d.kind === 'class'))) continue;
       page.push(`## ${KIND_TITLE[kind]}`, '');
       for (const d of group) {
+        if (d.from) {
+          page.push(`### ${d.name}`, '', `Re-exported from \`${d.from}\`: [${d.name}](./${d.from.replace(/\.d\.ts$|\.js$/, '')}#${d.name.toLowerCase()}).`, '');
+          continue;
+        }
         page.push(`### ${d.name}`, '', '```ts', d.code, '```', '');
         const text = docText(d.doc);
         if (text) page.push(text, '');
