@@ -53,7 +53,7 @@ before(async () => {
   writeFileSync(join(app, '.env'), [
     `VITE_REVERB_APP_KEY=${sockudo.key}`, `VITE_REVERB_HOST=${sockudo.host}`, `VITE_REVERB_PORT=${sockudo.port}`, 'VITE_REVERB_SCHEME=http', '',
   ].join('\n'));
-  writeFileSync(join(app, 'index.html'), '<!doctype html><html><body><div id="root"></div><script type="module" src="/src/main.jsx"></script></body></html>\n');
+  writeFileSync(join(app, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><div id="root"></div><script type="module" src="/src/main.jsx"></script></body></html>\n');
   writeFileSync(join(app, 'src', 'AgentRun.jsx'), blocks[0]);
   // "with the run's sessionId in scope": the page's block reads a free `sessionId`.
   writeFileSync(join(app, 'src', 'session.js'), "globalThis.sessionId = new URL(location.href).searchParams.get('session');\n");
