@@ -164,6 +164,18 @@ export interface EchoChannelLike {
 }
 
 /**
+ * Hands a laravel-echo channel's events and subscriptions to `feed`; returns the function
+ * that stops it (the channel itself is left to whoever joined it). A channel already
+ * subscribed (another component joined it first) counts as subscribed now. What
+ * `subscribeToAgent` and the React and Vue adapters use underneath.
+ * @example
+ * const feed = createAgentFeed(new Session({ sessionId: 'sess-1' }), { resync });
+ * const detach = attachToChannel(echo.channel('agent.sess-1'), feed);
+ * detach(); // later: stop feeding; leave the channel yourself
+ */
+export function attachToChannel(channel: EchoChannelLike, feed: AgentFeed): () => void;
+
+/**
  * Joins the run's channel and feeds `session` with its agent events.
  * @example
  * const run = subscribeToAgent(echo, { sessionId: 'sess-1', resync }, new Session({ sessionId: 'sess-1' }));

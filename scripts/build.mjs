@@ -424,8 +424,11 @@ async function main() {
 
   // Before pkg/ is replaced, so a build over the size ceiling leaves the last good package.
   reportSizes(staging);
-  if (writeEntriesTable(join(root, 'README.md'), JSON.parse(readFileSync(join(staging, 'sizes.json'), 'utf8')))) {
-    log('README.md: the entries table now has this build\'s sizes (commit it)');
+  // The same table is in the README and on the docs site's bundle-size page.
+  for (const page of ['README.md', 'docs/web/bundle-sizes.md']) {
+    if (writeEntriesTable(join(root, page), JSON.parse(readFileSync(join(staging, 'sizes.json'), 'utf8')))) {
+      log(`${page}: the entries table now has this build's sizes (commit it)`);
+    }
   }
 
   const pkgDir = join(root, 'pkg');

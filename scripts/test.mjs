@@ -1,6 +1,6 @@
 // The one test command (`npm test`, also what .ci/run runs):
 //
-//   scripts/setup.sh, npm run build, then eight layers, each ending in its own
+//   scripts/setup.sh, npm run build, then nine layers, each ending in its own
 //   "<layer>: N passed, M failed" line:
 //     native  cargo test --all-targets                     the Rust core
 //     wasm    cargo test --target wasm32-unknown-unknown   #[wasm_bindgen_test]s, in Node
@@ -11,6 +11,8 @@
 //     types   tsc --noEmit -p tests/types/..., www/        the emitted declarations, the panel
 //     browser node --test tests/browser/*.test.mjs         the panel in Chromium, live via sockudo
 //     packaging node --test tests/packaging/*.test.mjs     npm pack into ESM, CJS, Vite page, worker
+//     docs    npm run docs:build, node --test tests/docs     the VitePress site builds (no dead links); its
+//                                                          anchors, the API reference's coverage, the error codes
 //     lint    scripts/lint.sh                              rustfmt + clippy, native and wasm32
 //
 // Every layer runs even when an earlier one failed; the exit code is non-zero if
@@ -149,6 +151,23 @@ async function packagingLayer(built) {
   await nodeTests('packaging', join('tests', 'packaging'));
 }
 
+/**
+ * The docs site (docs/, VitePress): `npm run docs:build` generates the API reference from
+ * pkg/ and builds the site, failing on a dead link; tests/docs then checks the built
+ * pages' links and anchors, that the API reference lists every export of every entry and
+ * that every SteplineError code has its section. (The pages' code blocks run in the js
+ * layer, tests/js/readme.test.mjs.)
+ */
+async function docsLayer(built) {
+  banner('docs: npm run docs:build (VitePress), then node --test tests/docs');
+  if (!built) return report('docs', { passed: 0, failed: 1, exitCode: 1, note: 'not run: the build failed' });
+  const started = Date.now();
+  const site = await run('npm', ['run', 'docs:build']);
+  console.log(`docs:build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (site.code !== 0) return report('docs', { passed: 0, failed: 1, exitCode: 1, note: 'npm run docs:build failed: see the output above' });
+  await nodeTests('docs', join('tests', 'docs'));
+}
+
 /** rustfmt and clippy (native and wasm32), warnings as errors: scripts/lint.sh. */
 async function lintLayer() {
   banner('lint: scripts/lint.sh (cargo fmt --check, clippy -D warnings native + wasm32, rustdoc -D warnings)');
@@ -195,6 +214,7 @@ async function main() {
   await typesLayer(built);
   await browserLayer(built);
   await packagingLayer(built);
+  await docsLayer(built);
   await lintLayer();
 
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -1,4 +1,4 @@
-// The README's entries table is the one the last build's figures make (pkg/sizes.json,
+// The README's entries table (and the docs site's copy, docs/web/bundle-sizes.md) is the one the last build's figures make (pkg/sizes.json,
 // written by scripts/build.mjs, which also rewrites the table): its sizes cannot drift from
 // what ships.
 import assert from 'node:assert/strict';
@@ -14,18 +14,18 @@ const sizes = JSON.parse(readFileSync(join(root, 'pkg', 'sizes.json'), 'utf8'));
 
 // Within half a kilobyte: the build id compiled into the wasm (the commit) moves the gzipped
 // size by a few bytes from one commit to the next.
-test('the README lists every entry with the size the build measured', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+for (const page of ['README.md', 'docs/web/bundle-sizes.md']) test(`${page} lists every entry with the size the build measured`, () => {
+  const readme = readFileSync(join(root, page), 'utf8');
   const table = tableIn(readme);
-  assert.ok(table, 'README.md has the entries table markers');
+  assert.ok(table, `${page} has the entries table markers`);
   const sized = (text) => text.split('\n').filter((l) => l.startsWith('| `'))
     .map((l) => [l.slice(3, l.indexOf('`', 3)), l.match(/\| ([\d.]+) KB \|$/)?.[1]]);
-  const stale = 'README.md\'s entries table is stale: run npm run build and commit README.md';
+  const stale = `${page}'s entries table is stale: run npm run build and commit ${page}`;
   const ours = sized(table);
   const built = sized(entriesTable(sizes));
   assert.deepEqual(ours.map(([name]) => name), built.map(([name]) => name), stale);
   for (const [i, [name, kb]] of ours.entries()) {
-    assert.ok(Math.abs(Number(kb) - Number(built[i][1])) <= 0.5, `${name}: ${kb} KB in the README, ${built[i][1]} KB built; ${stale}`);
+    assert.ok(Math.abs(Number(kb) - Number(built[i][1])) <= 0.5, `${name}: ${kb} KB in ${page}, ${built[i][1]} KB built; ${stale}`);
   }
   assert.equal(table.replace(/[\d.]+ KB \|/g, ''), entriesTable(sizes).replace(/[\d.]+ KB \|/g, ''), stale);
 });

@@ -43,7 +43,7 @@ const vectorsDir = process.env.STEPLINE_VECTORS ?? join(repoRoot, 'tests', 'vect
 const runs = JSON.parse(readFileSync(join(vectorsDir, 'agent-runs.json'), 'utf8'));
 const run = (prefix) => runs.find((r) => r.name.startsWith(prefix));
 
-/** The documented SteplineError codes (README "Errors"). */
+/** The documented SteplineError codes (docs/reference/errors.md). */
 const CODES = new Set(['invalid_json', 'too_large', 'too_deep', 'invalid_type', 'missing_field', 'invalid_value', 'invalid_timestamp', 'out_of_range', 'unknown_state_version']);
 const NOW = '2026-01-20T12:00:00Z';
 const MB = 1024 * 1024;

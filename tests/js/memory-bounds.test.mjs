@@ -4,7 +4,7 @@
 // wasm memory grows in 64 KiB pages and never shrinks, so every measurement gets a fresh
 // instance, made by importing the package's wasm-bindgen glue (stepline/web's
 // web/stepline.js) under its own URL and instantiating the package's stepline_bg.wasm.
-// Each test states the bound it holds (the caps are documented in README.md, "Memory bounds").
+// Each test states the bound it holds (the caps are documented in docs/node/bulk-replay.md, "Memory bounds").
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
-// Every code block of README.md and pkg-template/README.md (the package README the
-// build copies to pkg/README.md) runs here against the built package, as written:
+// Every code block of README.md, pkg-template/README.md (the package README the
+// build copies to pkg/README.md) and the docs site's pages (docs/) runs here against the built package, as written:
 // the blocks are read from the files now, never from a copy. Each JavaScript block is
 //   - run as an ES module (CommonJS if it uses `require` and no `import`; `jsx` blocks
 //     compiled with React's automatic runtime), with only the context it leaves out
@@ -18,7 +18,7 @@
 // language, or without one, fails: say what it is.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -28,7 +28,13 @@ import { CONTEXTS } from './readme/contexts.mjs';
 import { FAKE_REACT } from './readme/context.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const FILES = ['README.md', 'pkg-template/README.md'];
+// The docs site's pages too, but not the design seeds (source material, cited by tests) nor
+// the generated API reference (its examples are the declarations' doc comments).
+const DOCS_SKIPPED = /^docs\/(seeds|reference\/api|\.vitepress)\//;
+const FILES = ['README.md', 'pkg-template/README.md', ...readdirSync(join(root, 'docs'), { recursive: true })
+  .map((f) => `docs/${f.split('\\').join('/')}`)
+  .filter((f) => f.endsWith('.md') && !DOCS_SKIPPED.test(f))
+  .sort()];
 const NOT_RUN = {
   sh: 'shell commands typed at a terminal, not run here (the CLI is tested in cli.test.mjs)',
   text: 'a diagram, not code',

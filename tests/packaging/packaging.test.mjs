@@ -133,6 +133,10 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
   // One copy of each binary: the node entry loads web/stepline_bg.wasm (scripts/build.mjs).
   assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['live/stepline_bg.wasm', 'web/stepline_bg.wasm']);
   assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
+  assert.deepEqual(files.filter((f) => /(^|\/)(tests?|fixtures|__tests__|vectors)(\/|$)/.test(f)), [], 'no tests, fixtures or vectors');
+  // No source map comment either: one would point at files outside the package (src/, the cargo target dir).
+  const mapped = files.filter((f) => /\.(c|m)?js$/.test(f) && /sourceMappingURL=/.test(readFileSync(join(pkgDir, f), 'utf8')));
+  assert.deepEqual(mapped, [], 'JavaScript files with a sourceMappingURL');
 });
 
 test('(a) a Node ESM project imports the installed tarball by name and decodes the envelope exactly', () => {

@@ -16,7 +16,7 @@ export const CONTEXTS = [
   // page lists the missing steps while catching up, then the resync fills them; after
   // a reconnect the view is an uninterrupted page's.
   {
-    file: 'README.md',
+    file: 'docs/web/laravel-front-ends.md',
     match: 'render(view, { connection, catchingUp });',
     declare: `
 import type { SessionView } from 'stepline';
@@ -63,7 +63,7 @@ run.unsubscribe();
 assert.equal(__server.subscribers('agent.sess-echo'), 0);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/getting-started/laravel-reverb.md',
     match: "import { useAgentRun } from 'stepline/react';",
     declare: 'declare const sessionId: string;',
     setup: `
@@ -99,7 +99,7 @@ __reference.unmount();
 assert.equal(__server.subscribers('agent.sess-react'), 0);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/laravel-front-ends.md',
     match: "import { useAgentRun } from 'stepline/vue';",
     setup: `
 __ctx.pusherServer.reset();
@@ -132,7 +132,7 @@ for (const step of __view.steps) assert.ok(__text().includes(\`\${step.type}: \$
 assert.ok(__text().endsWith(\`Stopped: \${__view.end_reason ?? __view.status}\`));`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/resync.md',
     match: 'finalState: () => fetch(`/agents/${sessionId}/state`)',
     declare: `
 import type __Echo from 'laravel-echo';
@@ -167,7 +167,7 @@ assert.ok(__logged.some(([what, reason, applied]) => what === 'resynced' && reas
 run.unsubscribe();`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/parse.md',
     match: 'parseAgentState(row.state_json)',
     declare: 'declare const row: { state_json: string };',
     setup: "const row = { state_json: JSON.stringify(__ctx.referenceTurn('tool call then final answer [debug]').finalState) };",
@@ -177,7 +177,7 @@ assert.equal(state.executionStartedAt, null);
 assert.deepEqual(__readme.logged.map((line) => line.slice(1, 4)), [['tool_execution', 'tool_calls', 150], ['final_response', 'stop', 162]]);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/inference.md',
     match: 'normalizeInferenceResponse(await res.json())',
     declare: `
 declare const res: Response;
@@ -194,7 +194,7 @@ assert.equal(conversation[0].role, 'assistant');
 assert.ok(__calls.length > 0 && __calls.every(([name]) => typeof name === 'string'));`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/inference.md',
     match: 'new InferenceStreamAccumulator()',
     declare: `
 declare const sseText: string;
@@ -208,7 +208,7 @@ assert.ok(response.toolCalls.length > 0);
 for (const text of __rendered) assert.doesNotMatch(text, /[{}]/, 'no argument fragments in the text');`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/inference.md',
     match: 'messages.filter(isAssistant);',
     declare: `
 import type { MessageLike } from 'stepline';
@@ -219,7 +219,7 @@ const messages = __ctx.referenceTurn('tool call then final answer [debug]').fina
 const message = messages[0];`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/continuation.md',
     match: "evaluateContinuation(state, { defaults: { maxSteps: 20 } },",
     declare: `
 declare const state: object;
@@ -233,7 +233,7 @@ const turnStartedAt = Date.now() - 42_000;`,
 assert.deepEqual(outcome.evaluations.filter((e) => e.decision === 'forbid').map((e) => e.criterion.split('\\\\').pop()), ['StepsLimit']);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/continuation.md',
     match: "{ kind: 'steps_limit', max: 10 },",
     // The import is the previous example's.
     declare: `
@@ -244,13 +244,13 @@ import { evaluateContinuation } from 'stepline';
 const state = __ctx.stateOnStep(20);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/continuation.md',
     match: 'replayContinuation(state, { defaults: { maxSteps: 5 } })',
     declare: 'declare const state: object;',
     setup: 'const state = __ctx.stateOnStep(20);',
   },
   {
-    file: 'README.md',
+    file: 'docs/node/snapshots.md',
     match: 'validateSnapshot(untrusted)',
     declare: `
 declare const stateJson: string;
@@ -267,7 +267,7 @@ assert.equal(valid, false);
 assert.deepEqual(errors.map((e) => [e.path, e.code]), [['/execution/started_at', 'invalid_timestamp']]);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/envelopes.md',
     match: 'decodeEnvelope(raw);',
     declare: `
 declare const received: unknown[];
@@ -293,7 +293,7 @@ assert.equal(envelopes.length, __envelopes.length);
 assert.deepEqual(errors.map((e) => e.line), [__envelopes.length + 1]);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/envelopes.md',
     match: 'listenToAll((event, data) =>',
     declare: `
 declare const sessionId: string;
@@ -316,7 +316,7 @@ assert.deepEqual(__view.counts, { applied: __run.length, duplicates: 0, rejected
 assert.equal(__view.executions[0].steps.length, 2);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/envelopes.md',
     match: 'new EnvelopeEncoder(',
     declare: 'declare const pusher: { trigger(channel: string, event: string, data: unknown): Promise<unknown> };',
     setup: `
@@ -327,7 +327,7 @@ assert.deepEqual(__sent, [['agent.sess-1', 'instructor.agent.event', 'agent.tool
 assert.equal(enc.currentStatus, 'idle');`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/rendering-steps.md',
     match: "subscribeToAgent(echo, { sessionId: 'sess-1' }, session);",
     declare: `
 import type { ExecutionView } from 'stepline';
@@ -353,7 +353,7 @@ assert.ok(__turns.length >= 1);
 assert.deepEqual(__turns.map((t) => t.key), session.getSnapshot().executions.map((e) => e.execution_id));`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/reconcile.md',
     match: 'session.reconcile(await fetchSlimSnapshot())',
     declare: `
 import type { Session, SlimSnapshot } from 'stepline';
@@ -371,7 +371,7 @@ assert.equal(consistent, true);
 assert.equal(view.executions.length, 1);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/bulk-replay.md',
     match: 'log.ingestJsonl(fs.readFileSync(',
     setup: `
 import { writeFileSync as __write } from 'node:fs';
@@ -383,7 +383,7 @@ assert.equal(log.summary().sessions, 2);
 assert.deepEqual(__RunLog.load(fs.readFileSync('day.jsonl', 'utf8')).summary(), log.summary());`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/reconcile.md',
     match: 'session.ingestFinalState(storedState)',
     declare: `
 import type { Session } from 'stepline';
@@ -405,7 +405,7 @@ assert.equal(__again.recordedSnapshots().length, 1);
 assert.equal(report.view.executions[0].status, 'failed');`,
   },
   {
-    file: 'README.md',
+    file: 'docs/devtools/compare.md',
     match: 'compareRuns(withTools, direct)',
     declare: `
 import { compareRuns, type Session } from 'stepline';
@@ -425,7 +425,7 @@ assert.equal(c.totals.usage_delta, c.totals.usage_b - c.totals.usage_a);
 assert.deepEqual(compareRuns(withTools, withTools).divergence, null);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/cost.md',
     match: "session.cost({ 'gpt-4o': { input: 2.5, output: 10 } });",
     declare: `
 import type { Session } from 'stepline';
@@ -445,7 +445,7 @@ assert.equal(run.model, 'gpt-4o');
 assert.ok(Math.abs(run.cost - 0.001095) < 1e-12);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/devtools/otlp.md',
     match: "session.exportOtlp({ serviceName: 'support-agent' })",
     declare: `
 import type { Session } from 'stepline';
@@ -462,7 +462,7 @@ assert.equal(__posted.length, 1);
 assert.deepEqual(JSON.parse(__posted[0].init.body), body);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/devtools/diagnostics.md',
     match: 'diagnose({ envelopes, snapshot, state, includeToolResults: false })',
     declare: `
 import type { SlimSnapshot } from 'stepline';
@@ -544,7 +544,7 @@ __app.release();
 await __ctx.until(() => __ctx.textOf(__root) === '3 steps', 'steps 2 and 3 filled in');`,
   },
   {
-    file: 'README.md',
+    file: 'docs/node/snapshots.md',
     match: "replayGuards(state, [{ kind: 'steps_limit', max: 1 }])",
     declare: 'declare const state: object;',
     setup: `
@@ -558,7 +558,7 @@ assert.equal(snapshot.step_count, 2);
 assert.equal(whatIf.stopsBeforeStep, 2);`,
   },
   {
-    file: 'README.md',
+    file: 'docs/web/reconcile.md',
     match: 'for (const d of session.reconcile(slimSnapshot(finalState).snapshot).differences)',
     declare: `
 import type { Session } from 'stepline';
@@ -578,5 +578,37 @@ const console = { log: (...args) => __logged.push(args.join(' ')) };`,
     after: `
 assert.deepEqual(__logged.map((l) => l.split(' by design')[0]), ['extra_step /stream/steps/3']);
 assert.match(__logged[0], /before-step hook/);`,
+  },
+  // README.md's quick starts. The React one mounts the component on the in-process
+  // server and checks it lists the run's steps once the run ended.
+  {
+    file: 'README.md',
+    match: 'export function Steps()',
+    declare: 'declare const sessionId: string;',
+    setup: `
+const sessionId = 'sess-quick';
+import { configureEcho as __configureEcho } from '@laravel/echo-react';
+__ctx.pusherServer.reset();
+const __app = __ctx.laravelApp(__ctx.pusherServer, 'tool call then answer [debug]', 'sess-quick');
+const fetch = (url) => __app.fetch(url);
+__configureEcho({ broadcaster: 'reverb' });`,
+    after: `
+import { __mount } from 'react';
+const __page = __mount(Steps);
+await __ctx.until(() => __ctx.pusherServer.subscribers('agent.sess-quick') === 1, 'the page subscribed');
+__app.broadcast();
+const __view = (await __ctx.uninterruptedView(__app.envelopes, 'sess-quick')).executions.at(-1);
+await __ctx.until(() => __view.steps.every((s) => __ctx.textOf(__page.output).includes(s.type)), 'every step listed');
+assert.equal(__ctx.textOf(__page.output), __view.steps.map((s) => s.type).join(''));
+__page.unmount();`,
+  },
+  {
+    file: 'README.md',
+    match: 'slimSnapshot(row.state_json, { preset',
+    declare: 'declare const row: { state_json: string };',
+    setup: "const row = { state_json: JSON.stringify(__ctx.referenceTurn('tool call then final answer [debug]').finalState) };",
+    after: `
+assert.equal(valid, true);
+assert.match(__readme.logged[0][0], /^stored \\d+ bytes$/);`,
   },
 ];
