@@ -4,7 +4,7 @@
 //! belongs to (no turn number; `agent.step.completed` of turn 2's step 1
 //! looks like turn 1's but for its usage; on the reference's frozen clock
 //! every timestamp ties), so a session places an envelope in the turn open
-//! when it arrives. README (Live sessions) states the orders that converge;
+//! when it arrives. docs/web/rendering-steps.md states the orders that converge;
 //! these tests pin exactly that sentence on the corpus' multi-turn run
 //! (`two turns on one adapter (multi-turn)`).
 
@@ -71,7 +71,7 @@ fn batch_of(envelopes: &[Value]) -> Session {
     s
 }
 
-/// One turn reordered as the README's within-turn rules allow: within each
+/// One turn reordered as the docs' within-turn rules allow: within each
 /// step's segment any order, a step's tool events behind its start or
 /// completion (they carry no step number), status and continuation events
 /// anywhere in the turn.
@@ -146,7 +146,7 @@ fn multi_turn_runs_shuffled_within_turns_in_turn_order_converge_batch_and_one_by
     }
 }
 
-/// The README's caveat: a shuffle across the turns of one execution id
+/// The docs' caveat: a shuffle across the turns of one execution id
 /// (here the whole run, event by event and as one batch) does not converge,
 /// because no envelope names its turn (the information is absent, not
 /// ignored). Ten seeded whole-run shuffles: each one differs.
@@ -163,18 +163,21 @@ fn multi_turn_runs_shuffled_across_turns_do_not_converge_and_the_readme_says_so(
         differ.1 += usize::from(view_of(&batch_of(&events)) != clean);
     }
     assert_eq!(differ, (10, 10));
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/web/rendering-steps.md"
+    ))
+    .unwrap();
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         readme.contains("turns sharing an execution id converge when delivered turn by turn"),
-        "README's ordering sentence states which orders converge"
+        "the ordering sentence of docs/web/rendering-steps.md states which orders converge"
     );
 }
 
 /// The same on a real clock (every envelope a millisecond after the one
 /// before): timestamps could order the turns, but a session tells turns
-/// apart by arrival alone, as README says; ten seeded whole-run shuffles,
+/// apart by arrival alone, as the docs say; ten seeded whole-run shuffles,
 /// each differs.
 #[test]
 fn multi_turn_runs_on_a_real_clock_shuffled_across_turns_do_not_converge_either() {
@@ -193,8 +196,11 @@ fn multi_turn_runs_on_a_real_clock_shuffled_across_turns_do_not_converge_either(
         differ += usize::from(view_of(&session_of(&events)) != clean);
     }
     assert_eq!(differ, 10);
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/web/rendering-steps.md"
+    ))
+    .unwrap();
     let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(readme.contains("does not converge, on a frozen or a real clock"));
 }

@@ -1,6 +1,6 @@
 // Issue 28: a 1,000,000-chunk single execution of each dialect (instructor-php v1.22 and
 // v2.7 envelopes, laravel/ai, AG-UI, AI SDK) stays under the documented memory caps
-// (README.md, "Memory bounds") with the typed `limit_exceeded` warning raised once.
+// (docs/node/bulk-replay.md, "Memory bounds") with the typed `limit_exceeded` warning raised once.
 // Each dialect gets a fresh wasm instance (wasm memory never shrinks), as
 // tests/js/memory-bounds.test.mjs makes them, and 1M text chunks of 16 bytes (16 MB,
 // twice the default 8 MiB text cap) in JSONL batches, with `record: false` so that what
@@ -24,7 +24,7 @@ const glueUrl = new URL('stepline.js', pathToFileURL(wasmPath));
 const wasmModule = new WebAssembly.Module(readFileSync(wasmPath));
 const MB = 1024 * 1024;
 const CHUNKS = 1_000_000;
-const TEXT_CAP = 8 * MB; // maxTextBytes' default (README.md, Memory bounds)
+const TEXT_CAP = 8 * MB; // maxTextBytes' default (docs/node/bulk-replay.md, Memory bounds)
 const BATCH = 50_000;
 
 let instances = 0;
