@@ -824,6 +824,15 @@ fn snapshot_wins(
     if e.final_answer.is_none() && e.text.is_empty() {
         e.final_answer = last_assistant_content(snap).map(String::from);
     }
+    // The turn's user message is the final state's last one (each turn
+    // starts from the previous state with the user's message added);
+    // seed 002's turns carry it (docs/seeds/002-event-serialization-system-design.md §4.1).
+    if e.user_message.is_none() {
+        let messages = snap.get("messages").and_then(Value::as_array);
+        e.user_message = messages
+            .and_then(|m| crate::session::view::last_user_content(m))
+            .map(String::from);
+    }
 }
 
 /// A step's tool runs once the final state won: its calls in its order
