@@ -709,6 +709,8 @@ export interface ExecutionV2 {
   currentStep: {
     [k: string]: unknown | undefined;
   } | null;
+  /** What the execution's accessors give. */
+  derived: ExecutionDerivedV2;
 }
 
 /** A recorded v2 step as stored. */
@@ -727,6 +729,8 @@ export interface StepExecutionV2 {
   completedAt: string;
   /** Seconds the step took. */
   duration: number;
+  /** What the step's accessors give. */
+  derived: StepDerivedV2;
 }
 
 /** A v2 execution's continuation as its state stores it: the stop signals raised and whether a hook asked to keep going regardless. */
@@ -751,6 +755,42 @@ export interface StopSignalV2 {
     | unknown[];
   /** The class or name that raised it; `null` when empty or not a string. */
   source: string | null;
+}
+
+/**
+ * What a v2 step's accessors give (`packages/agents/src/Data/AgentStep.php`):
+ * its type (never stored, item 23), finish reason, tool calls, errors, and
+ * `usage()` (its inference's) with its total.
+ */
+export interface StepDerivedV2 {
+  /** What kind of step it is. */
+  stepType: StepType;
+  /** The inference's finish reason, normalised. */
+  finishReason: FinishReason;
+  /** The step has tool calls (`hasToolCalls()`). */
+  hasToolCalls: boolean;
+  /** The step has errors (its own or a failed tool run's). */
+  hasErrors: boolean;
+  /** The step's token usage, with its total. */
+  usage: UsageWithTotal;
+}
+
+/**
+ * What a v2 execution's accessors give (`packages/agents/src/Data/ExecutionState.php`):
+ * `usage()` over the recorded steps and the current one, `stepCount()`,
+ * `shouldStop()`, `hasErrors()`, and the current step's own values.
+ */
+export interface ExecutionDerivedV2 {
+  /** Token usage of the recorded steps and the current one, with its total. */
+  usage: UsageWithTotal;
+  /** Recorded steps plus the current one. */
+  stepCount: number;
+  /** The run should stop (`shouldStop()`). */
+  shouldStop: boolean;
+  /** A recorded or current step has errors. */
+  hasErrors: boolean;
+  /** The current step's derived values, or `null` between steps. */
+  currentStep: StepDerivedV2 | null;
 }
 
 /** What a v2 state's accessors give, under their names. */
@@ -2255,6 +2295,19 @@ export interface ExecutionView {
   first_at: string | null;
   /** The latest envelope timestamp. */
   last_at: string | null;
+  /**
+   * How long the turn ran, in milliseconds: from `first_at` to `last_at`
+   * (`null` when either is missing). `{"first_at": "…T12:00:00.250Z",
+   * "last_at": "…T12:00:01.500Z"}` gives `1250`.
+   */
+  duration_ms: number | null;
+  /**
+   * The user's message that started the turn, where the final state
+   * (`reconcile()`'s view: its last user message) or the stream (AG-UI's
+   * `RUN_STARTED` input) carries it; `null` when unknown (instructor-php's
+   * envelopes carry only `message_count`). E.g. `"What is the weather in Paris?"`.
+   */
+  user_message: string | null;
   /** Tokens summed over the steps. */
   usage: UsageWithTotal;
   /** The stream's last chunk arrived. */
@@ -2635,6 +2688,14 @@ export interface OtlpTraceRequest {
 export interface ParseAgentStateOptions {
   /** The time used for missing dates: an ISO string or epoch milliseconds. Default: now. */
   now?: string | number | null;
+  /**
+   * `true`: a v1.22 step reads exactly as the producer stored it (its
+   * `stepType`, legacy `toolCalls` and `usage`). Default `false`: each step
+   * as seed 001 derives it (a model or driver error makes it `error`,
+   * `toolCalls` the requested calls, `usage` the inference response's),
+   * as the slim snapshot summarises it.
+   */
+  compat?: boolean | null;
 }
 
 /**
@@ -2765,6 +2826,19 @@ export interface ReconciledExecutionView {
   first_at: string | null;
   /** The latest envelope timestamp. */
   last_at: string | null;
+  /**
+   * How long the turn ran, in milliseconds: from `first_at` to `last_at`
+   * (`null` when either is missing). `{"first_at": "…T12:00:00.250Z",
+   * "last_at": "…T12:00:01.500Z"}` gives `1250`.
+   */
+  duration_ms: number | null;
+  /**
+   * The user's message that started the turn, where the final state
+   * (`reconcile()`'s view: its last user message) or the stream (AG-UI's
+   * `RUN_STARTED` input) carries it; `null` when unknown (instructor-php's
+   * envelopes carry only `message_count`). E.g. `"What is the weather in Paris?"`.
+   */
+  user_message: string | null;
   /** Tokens summed over the steps. */
   usage: UsageWithTotal;
   /** The stream's last chunk arrived. */
@@ -3039,6 +3113,17 @@ export interface RunLogBatchResult {
 
 /** The durations of [`RunLogSummary`]. */
 export interface RunLogDurations {
+  /**
+   * The whole run's: from the earliest envelope timestamp of any
+   * execution to the latest, in milliseconds (seed 002's total
+   * duration); `null` when no execution has both. E.g. `1250`.
+   */
+  total_ms: number | null;
+  /**
+   * Of the executions (turns): each one's `duration_ms`, from its first
+   * envelope timestamp to its last.
+   */
+  execution_ms: DurationStats;
   /** Of the steps. */
   step_ms: DurationStats;
   /** Of the tool runs. */
@@ -3434,6 +3519,14 @@ export interface SlimStep {
   errors: number;
   /** Token usage of the step. */
   usage: SlimStepUsage;
+  /**
+   * Seed 000: how long the step took, in milliseconds, from its stored start
+   * and completion (`parseAgentState`'s `durationMs`, v2's step
+   * `duration`); `null` when they are not stored or the start is after the
+   * completion. Not written under `compat` (the producer's serializer does
+   * not write it).
+   */
+  duration_ms?: number | null;
   /** Requested tool calls, id and name only. */
   tool_calls: SlimToolCall[];
   /** v2: the step's own stop signal (an after-step guard's). */
