@@ -790,6 +790,11 @@ fn snapshot_wins(
         if let Some(n) = st.get("errors").and_then(Value::as_i64) {
             s.errors = Some(n);
         }
+        // Seed 000: the snapshot's duration from the stored step timing
+        // (docs/seeds/000-slim-serialization-and-adapter.md); null keeps the streamed one.
+        if let Some(ms) = st.get("duration_ms").filter(|v| v.is_number()) {
+            s.duration_ms = Some(ms.clone());
+        }
         if let Some(calls) = st.get("tool_calls").and_then(Value::as_array) {
             let clean = st.get("errors").and_then(Value::as_i64) == Some(0);
             // The reference's exception path leaves the throwing tool out of
