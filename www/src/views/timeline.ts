@@ -6,7 +6,7 @@
 // marks did. Arrow keys move the selection; Home/End jump.
 import type { ExecutionView, StepView } from 'stepline';
 import { h, replaceChildren } from '../dom';
-import { count, duration, plural } from '../format';
+import { clip, count, duration, plural } from '../format';
 import type { Panel, View } from '../panel';
 import { differencesByStep } from './reconcile';
 import { endedMarks } from './ended';
@@ -186,8 +186,13 @@ export class Timeline implements View {
         h('span', { class: 'turn' }, `Turn ${row.exec + 1}`),
         h('span', { class: `pill status-${e.status ?? 'unknown'}` }, e.status ?? '—'),
         endedMarks(e, this.panel.staleAfterMs, 'turn'),
-        h('span', { class: 'muted', title: e.execution_id ?? '' }, e.execution_id ?? ''),
-        h('span', { class: 'right muted' }, `${count(e.usage.total)} tok`));
+        // The user's message when the stream or the final state carries it (the core's `user_message`), else the id.
+        e.user_message !== null
+          ? h('span', { class: 'muted user-message', 'data-testid': 'turn-user-message', title: `${e.user_message}${e.execution_id ? `\n${e.execution_id}` : ''}` }, `“${clip(e.user_message, 120)}”`)
+          : h('span', { class: 'muted', title: e.execution_id ?? '' }, e.execution_id ?? ''),
+        h('span', { class: 'right muted' },
+          h('span', { 'data-testid': 'turn-duration', title: 'the turn\'s duration: first to last event' }, duration(e.duration_ms)),
+          ` · ${count(e.usage.total)} tok`));
       this.cache.set(row.e, { el, key });
       return el;
     }
