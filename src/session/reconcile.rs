@@ -790,6 +790,11 @@ fn snapshot_wins(
         if let Some(n) = st.get("errors").and_then(Value::as_i64) {
             s.errors = Some(n);
         }
+        // Seed 000: the snapshot's duration from the stored step timing
+        // (docs/seeds/000-slim-serialization-and-adapter.md); null keeps the streamed one.
+        if let Some(ms) = st.get("duration_ms").filter(|v| v.is_number()) {
+            s.duration_ms = Some(ms.clone());
+        }
         if let Some(calls) = st.get("tool_calls").and_then(Value::as_array) {
             let clean = st.get("errors").and_then(Value::as_i64) == Some(0);
             // The reference's exception path leaves the throwing tool out of
@@ -823,6 +828,15 @@ fn snapshot_wins(
     // run's answer instead of an empty text.
     if e.final_answer.is_none() && e.text.is_empty() {
         e.final_answer = last_assistant_content(snap).map(String::from);
+    }
+    // The turn's user message is the final state's last one (each turn
+    // starts from the previous state with the user's message added);
+    // seed 002's turns carry it (docs/seeds/002-event-serialization-system-design.md §4.1).
+    if e.user_message.is_none() {
+        let messages = snap.get("messages").and_then(Value::as_array);
+        e.user_message = messages
+            .and_then(|m| crate::session::view::last_user_content(m))
+            .map(String::from);
     }
 }
 

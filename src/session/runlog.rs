@@ -30,7 +30,7 @@ use crate::model::usage::UsageWithTotal;
 use crate::session::recording::{
     at_line, expected, lines, push_line, snapshot_line, Line, FORMAT, HEADER_KEY, SNAPSHOT_KEY,
 };
-use crate::session::view::{add_usage, Execution, ToolStatus};
+use crate::session::view::{add_usage, micros_as_ms, Execution, ToolStatus};
 use crate::session::LineErrorList;
 use crate::session::{IngestOutcome, Session};
 
@@ -274,7 +274,8 @@ impl RunLog {
 
     /// Figures over every session, computed on each call:
     /// `{sessions, by_status, by_stop_reason, executions, steps, tool_calls:
-    /// {name: {count, failed}}, tokens, durations: {step_ms, tool_ms}, errors:
+    /// {name: {count, failed}}, tokens, durations: {total_ms, execution_ms,
+    /// step_ms, tool_ms}, errors:
     /// {steps_with_errors, failed_tools, run_errors}, duplicates, rejected}`.
     ///
     /// - `by_status` counts sessions by their latest broadcast status
@@ -282,7 +283,10 @@ impl RunLog {
     ///   the `stop_reason` of their last step's streamed continuation, else by
     ///   the broadcast status (completed→`completed`, failed→`error`,
     ///   cancelled→`user_requested`, stopped→`stopped`), else `unknown`.
-    /// - Durations are the steps' and tools' numeric `duration_ms`, each as
+    /// - `total_ms` is the run's span, earliest envelope timestamp to latest
+    ///   (seed 002's total duration, `null` when none); `execution_ms` the
+    ///   turns' `duration_ms` (first to last timestamp of each).
+    /// - Durations are the turns', steps' and tools' numeric `duration_ms`, each as
     ///   `{p50, p95, max, count}`; percentiles are nearest-rank (the value at
     ///   1-based rank ⌈p·n/100⌉ of the sorted list, so always a value that
     ///   occurred), `null` when there is none.
@@ -483,6 +487,11 @@ struct Tally<'a> {
     usage: Usage,
     step_ms: Vec<&'a Value>,
     tool_ms: Vec<&'a Value>,
+    /// Each execution's `duration_ms`.
+    execution_ms: Vec<Value>,
+    /// The earliest and latest envelope timestamps of every execution (µs).
+    first_us: Option<i64>,
+    last_us: Option<i64>,
     steps_with_errors: u64,
     failed_tools: u64,
     run_errors: u64,
@@ -501,6 +510,14 @@ impl<'a> Tally<'a> {
         }
         self.usage = add_usage(&self.usage, &e.usage());
         self.usage_total_extra = self.usage_total_extra.saturating_add(e.usage_total_extra);
+        self.execution_ms.extend(e.duration_ms());
+        let at = |t: &Option<String>| t.as_deref().and_then(crate::session::attribution::instant);
+        if let Some(f) = at(&e.first_at) {
+            self.first_us = Some(self.first_us.map_or(f, |m| m.min(f)));
+        }
+        if let Some(l) = at(&e.last_at) {
+            self.last_us = Some(self.last_us.map_or(l, |m| m.max(l)));
+        }
         for step in e.steps.values() {
             self.steps += 1;
             if step.step_type() == Some("error") {
@@ -541,6 +558,11 @@ impl<'a> Tally<'a> {
                 self.usage.total().saturating_add(self.usage_total_extra),
             ),
             durations: RunLogDurations {
+                total_ms: match (self.first_us, self.last_us) {
+                    (Some(f), Some(l)) if l >= f => Some(micros_as_ms(l - f)),
+                    _ => None,
+                },
+                execution_ms: percentiles(self.execution_ms.iter().collect()),
                 step_ms: percentiles(self.step_ms),
                 tool_ms: percentiles(self.tool_ms),
             },
@@ -598,6 +620,14 @@ pub struct ToolCallCounts {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RunLogDurations {
+    /// The whole run's: from the earliest envelope timestamp of any
+    /// execution to the latest, in milliseconds (seed 002's total
+    /// duration); `null` when no execution has both. E.g. `1250`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub total_ms: Option<Value>,
+    /// Of the executions (turns): each one's `duration_ms`, from its first
+    /// envelope timestamp to its last.
+    pub execution_ms: DurationStats,
     /// Of the steps.
     pub step_ms: DurationStats,
     /// Of the tool runs.

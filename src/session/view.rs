@@ -492,6 +492,10 @@ pub struct Execution {
     pub first_at: Option<String>,
     /// The latest envelope timestamp seen.
     pub last_at: Option<String>,
+    /// The user's message that started the turn, where the final state
+    /// (`reconcile()`'s view) or the stream (AG-UI's `RUN_STARTED` input)
+    /// carries it; instructor-php's envelopes carry only a message count.
+    pub user_message: Option<String>,
     /// Status transitions as received: `(status, previous_status)`.
     /// Status transitions `(to, from)`, each distinct pair once, in the
     /// order first seen. Changed only through [`Execution::push_status`].
@@ -712,6 +716,11 @@ impl Execution {
             state_status: status.and_then(agent_status),
             first_at: self.first_at.as_deref(),
             last_at: self.last_at.as_deref(),
+            duration_ms: self.duration_ms(),
+            user_message: self
+                .user_message
+                .as_deref()
+                .or_else(|| streamed_user_message(&self.data)),
             usage: UsageWithTotal::new(&self.usage(), self.usage_total_value()),
             stream_complete: self.stream_complete,
             final_answer: self.final_answer.as_deref(),
@@ -734,6 +743,15 @@ impl Execution {
             dialect: self.dialect,
             provider_frames: self.provider_frames,
         }
+    }
+
+    /// How long the turn ran: from its earliest to its latest envelope
+    /// timestamp, in milliseconds (seed 002's per-example `duration_ms`,
+    /// docs/seeds/002-event-serialization-system-design.md §4.1); `None`
+    /// when either is missing or unreadable.
+    pub fn duration_ms(&self) -> Option<Value> {
+        let at = |t: &Option<String>| t.as_deref().and_then(crate::session::attribution::instant);
+        Some(micros_as_ms(at(&self.last_at)? - at(&self.first_at)?))
     }
 
     /// Silent past the session's limit and not ended (a status the
@@ -784,6 +802,16 @@ pub struct ExecutionHeader<'a> {
     pub first_at: Option<&'a str>,
     /// The latest envelope timestamp.
     pub last_at: Option<&'a str>,
+    /// How long the turn ran, in milliseconds: from `first_at` to `last_at`
+    /// (`null` when either is missing). `{"first_at": "…T12:00:00.250Z",
+    /// "last_at": "…T12:00:01.500Z"}` gives `1250`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "duration_schema"))]
+    pub duration_ms: Option<Value>,
+    /// The user's message that started the turn, where the final state
+    /// (`reconcile()`'s view: its last user message) or the stream (AG-UI's
+    /// `RUN_STARTED` input) carries it; `null` when unknown (instructor-php's
+    /// envelopes carry only `message_count`). E.g. `"What is the weather in Paris?"`.
+    pub user_message: Option<&'a str>,
     /// Tokens summed over the steps.
     pub usage: UsageWithTotal,
     /// The stream's last chunk arrived.
@@ -936,4 +964,28 @@ impl schemars::JsonSchema for Executions<'_> {
     fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
         <Vec<ExecutionView<'static>>>::json_schema(g)
     }
+}
+
+/// Microseconds as milliseconds in JSON: whole ones as an integer.
+pub(crate) fn micros_as_ms(us: i64) -> Value {
+    if us % 1000 == 0 {
+        Value::from(us / 1000)
+    } else {
+        Value::from(us as f64 / 1000.0)
+    }
+}
+
+/// The last user message of a streamed run input (AG-UI's `RUN_STARTED`
+/// `input.messages`, kept under `data.input`), when its content is text.
+fn streamed_user_message(data: &crate::json::Map) -> Option<&str> {
+    last_user_content(data.get("input")?.get("messages")?.as_array()?)
+}
+
+/// The content of the last `role: user` message that has text content.
+pub(crate) fn last_user_content(messages: &[Value]) -> Option<&str> {
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .and_then(|m| m.get("content").and_then(Value::as_str))
 }

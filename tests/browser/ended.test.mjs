@@ -50,7 +50,9 @@ describe('runs that ended look ended', () => {
     await page.click('[data-testid=step-row][data-step="1"]');
     const undecided = await page.textContent('[data-testid=undecided]');
     assert.match(undecided, /^Never decided: the run ended \(failed\)/);
-    assert.equal(await page.textContent('.step-head .pill'), 'incomplete', 'a step of an ended run is not running');
+    // Not running: the run ended; and failed, as the final state counts its error (seed 001: a
+    // failed tool execution makes the step `error`), which the panel takes from the core's reconciled step.
+    assert.equal(await page.textContent('.step-head .pill'), 'failed', 'a step of an ended run is not running');
     assert.equal(await page.textContent('[data-testid=tool-status]'), 'incomplete', 'nor is its tool that never completed');
     assert.equal(await page.textContent('[data-testid=find-count]'), '1 step', 'counted as one, not "1 steps"');
     assert.match(await page.textContent('header'), /1 turn · 1 step(?!s)/);

@@ -3,8 +3,9 @@
 // the tools of every step the snapshot lists) is what the panel shows for
 // that execution. Nothing is derived here: the fields are copied from
 // `report.view`; the streamed steps are kept (the stream may have moved on
-// since the snapshot), with the tools of the steps inside the snapshot's
-// window taken from it.
+// since the snapshot), with what the final state decides of the steps inside
+// the snapshot's window taken from it: their tools, errors and type (seed
+// 001: a failed inference is `error`) and duration (seed 000).
 import type { ExecutionView, SessionView } from 'stepline';
 import type { Reconciliation } from './state';
 
@@ -12,7 +13,10 @@ import type { Reconciliation } from './state';
 export type ShownExecution = ExecutionView & { readonly fromFinalState?: true };
 
 /** The execution-level fields the final state decides. */
-const FINAL_FIELDS = ['status', 'ended', 'state_status', 'final_answer', 'error', 'stale'] as const;
+const FINAL_FIELDS = ['status', 'ended', 'state_status', 'final_answer', 'error', 'stale', 'user_message'] as const;
+
+/** The step fields the final state decides (the core's reconciled step). */
+const FINAL_STEP_FIELDS = ['tools', 'type', 'errors', 'has_tool_calls', 'finish_reason', 'duration_ms'] as const;
 
 let lastIn: { view: SessionView | null; recs: readonly Reconciliation[] } | null = null;
 let lastOut: SessionView | null = null;
@@ -31,9 +35,15 @@ export function shownView(view: SessionView | null, recs: readonly Reconciliatio
     if (!rec || !won || won.execution_id !== e.execution_id) return e;
     const patch: Record<string, unknown> = {};
     for (const k of FINAL_FIELDS) patch[k] = won[k];
-    const finalTools = new Map(won.steps.filter((s) => s.snapshot_window === 'inside').map((s) => [s.number, s.tools]));
-    if (finalTools.size > 0) {
-      patch.steps = e.steps.map((s) => (finalTools.has(s.number) ? { ...s, tools: finalTools.get(s.number)! } : s));
+    const finalSteps = new Map(won.steps.filter((s) => s.snapshot_window === 'inside').map((s) => [s.number, s]));
+    if (finalSteps.size > 0) {
+      patch.steps = e.steps.map((s) => {
+        const f = finalSteps.get(s.number);
+        if (!f) return s;
+        const fields: Record<string, unknown> = {};
+        for (const k of FINAL_STEP_FIELDS) fields[k] = f[k];
+        return { ...s, ...fields };
+      });
     }
     if (i === view.executions.length - 1) status = rec.report.view.status ?? status;
     return { ...e, ...patch, fromFinalState: true } as ShownExecution;

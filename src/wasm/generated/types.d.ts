@@ -2295,6 +2295,19 @@ export interface ExecutionView {
   first_at: string | null;
   /** The latest envelope timestamp. */
   last_at: string | null;
+  /**
+   * How long the turn ran, in milliseconds: from `first_at` to `last_at`
+   * (`null` when either is missing). `{"first_at": "…T12:00:00.250Z",
+   * "last_at": "…T12:00:01.500Z"}` gives `1250`.
+   */
+  duration_ms: number | null;
+  /**
+   * The user's message that started the turn, where the final state
+   * (`reconcile()`'s view: its last user message) or the stream (AG-UI's
+   * `RUN_STARTED` input) carries it; `null` when unknown (instructor-php's
+   * envelopes carry only `message_count`). E.g. `"What is the weather in Paris?"`.
+   */
+  user_message: string | null;
   /** Tokens summed over the steps. */
   usage: UsageWithTotal;
   /** The stream's last chunk arrived. */
@@ -2813,6 +2826,19 @@ export interface ReconciledExecutionView {
   first_at: string | null;
   /** The latest envelope timestamp. */
   last_at: string | null;
+  /**
+   * How long the turn ran, in milliseconds: from `first_at` to `last_at`
+   * (`null` when either is missing). `{"first_at": "…T12:00:00.250Z",
+   * "last_at": "…T12:00:01.500Z"}` gives `1250`.
+   */
+  duration_ms: number | null;
+  /**
+   * The user's message that started the turn, where the final state
+   * (`reconcile()`'s view: its last user message) or the stream (AG-UI's
+   * `RUN_STARTED` input) carries it; `null` when unknown (instructor-php's
+   * envelopes carry only `message_count`). E.g. `"What is the weather in Paris?"`.
+   */
+  user_message: string | null;
   /** Tokens summed over the steps. */
   usage: UsageWithTotal;
   /** The stream's last chunk arrived. */
@@ -3103,6 +3129,17 @@ export interface RunLogBatchResult {
 
 /** The durations of [`RunLogSummary`]. */
 export interface RunLogDurations {
+  /**
+   * The whole run's: from the earliest envelope timestamp of any
+   * execution to the latest, in milliseconds (seed 002's total
+   * duration); `null` when no execution has both. E.g. `1250`.
+   */
+  total_ms: number | null;
+  /**
+   * Of the executions (turns): each one's `duration_ms`, from its first
+   * envelope timestamp to its last.
+   */
+  execution_ms: DurationStats;
   /** Of the steps. */
   step_ms: DurationStats;
   /** Of the tool runs. */

@@ -6,7 +6,7 @@
 // marks did. Arrow keys move the selection; Home/End jump.
 import type { ExecutionView, StepView } from 'stepline';
 import { h, replaceChildren } from '../dom';
-import { count, duration, plural } from '../format';
+import { clip, count, duration, plural } from '../format';
 import type { Panel, View } from '../panel';
 import { differencesByStep } from './reconcile';
 import { endedMarks } from './ended';
@@ -182,12 +182,22 @@ export class Timeline implements View {
       const hit = this.cache.get(row.e);
       if (hit && hit.key === key) return hit.el;
       const e = row.e;
+      // Two lines as a step row has, so a narrow timeline keeps every part:
+      // the turn and how it ended, then the user's message when the stream
+      // or the final state carries it (the core's `user_message`), else the
+      // execution id; the core's turn duration and tokens on the right.
       const el = h('div', { class: 'row exec', role: 'presentation' },
-        h('span', { class: 'turn' }, `Turn ${row.exec + 1}`),
-        h('span', { class: `pill status-${e.status ?? 'unknown'}` }, e.status ?? '—'),
-        endedMarks(e, this.panel.staleAfterMs, 'turn'),
-        h('span', { class: 'muted', title: e.execution_id ?? '' }, e.execution_id ?? ''),
-        h('span', { class: 'right muted' }, `${count(e.usage.total)} tok`));
+        h('span', { class: 'what' },
+          h('span', { class: 'line' },
+            h('span', { class: 'turn' }, `Turn ${row.exec + 1}`),
+            h('span', { class: `pill status-${e.status ?? 'unknown'}` }, e.status ?? '—'),
+            endedMarks(e, this.panel.staleAfterMs, 'turn')),
+          e.user_message !== null
+            ? h('span', { class: 'line muted small user-message', 'data-testid': 'turn-user-message', title: `${e.user_message}${e.execution_id ? `\n${e.execution_id}` : ''}` }, `“${clip(e.user_message, 200)}”`)
+            : h('span', { class: 'line muted small', title: e.execution_id ?? '' }, e.execution_id ?? '')),
+        h('span', { class: 'nums' },
+          h('span', { class: 'dur', 'data-testid': 'turn-duration', title: 'the turn\'s duration: its first to its last event' }, duration(e.duration_ms)),
+          h('span', { class: 'tok muted' }, `${count(e.usage.total)} tok`)));
       this.cache.set(row.e, { el, key });
       return el;
     }
