@@ -56,6 +56,12 @@ pub struct Encoder {
     pub config: BroadcastConfig,
     chunk_counter: u64,
     status: String,
+    /// The highest step number this execution's events named: the seed's
+    /// `step_count` in `agent.status` (docs/seeds/000-slim-serialization-and-adapter.md).
+    steps: u64,
+    /// The latest continuation decision (its step number and the seed's
+    /// `{should_continue, stop_reason, resolved_by}`), for the step's completion.
+    trace: Option<(Value, Value)>,
 }
 
 impl Encoder {
@@ -67,6 +73,8 @@ impl Encoder {
             config,
             chunk_counter: 0,
             status: "idle".into(),
+            steps: 0,
+            trace: None,
         }
     }
 
@@ -80,6 +88,8 @@ impl Encoder {
     pub fn reset(&mut self, execution_id: Option<&str>) {
         self.chunk_counter = 0;
         self.status = "idle".into();
+        self.steps = 0;
+        self.trace = None;
         if let Some(id) = execution_id {
             self.execution_id = id.into();
         }
@@ -90,6 +100,9 @@ impl Encoder {
     /// give no envelopes. The config's dialect says which producer's adapter
     /// (v1.22's, or v2's `AgentEventBroadcaster` and its events) is reproduced.
     pub fn push(&mut self, event: &str, args: &Value, now: &Timestamp) -> Result<Vec<Broadcast>> {
+        if let Some(n) = args.get("stepNumber").and_then(Value::as_u64) {
+            self.steps = self.steps.max(n);
+        }
         match self.config.dialect {
             crate::envelope::config::Dialect::V1_22 => self.push_v1(event, args, now),
             crate::envelope::config::Dialect::V2 => self.push_v2(event, args, now),
@@ -183,7 +196,36 @@ impl Encoder {
                 ("duration_ms", duration),
             ]),
         )?;
+        let payload = self.with_continuation(payload, args)?;
         Ok(self.emit("agent.step.completed", payload, now))
+    }
+
+    /// Unless `compat`, a step's completion carries its continuation decision
+    /// when the trace is on (`includeContinuationTrace`, off by default), as
+    /// the seed's adapter does (docs/seeds/000-slim-serialization-and-adapter.md,
+    /// `agent.step.completed`): the event's own `continuationOutcome`, else the
+    /// decision this execution broadcast for the same step (the producers
+    /// evaluate the continuation before the step completes). The reference
+    /// never writes it.
+    fn with_continuation(&self, mut payload: Value, args: &Value) -> Result<Value> {
+        if self.config.compat.is_some() || !self.config.include_continuation_trace {
+            return Ok(payload);
+        }
+        let trace = match args.get("continuationOutcome").filter(|v| !v.is_null()) {
+            Some(v) => Some(continuation_of(&Outcome::from_value(
+                v,
+                "/args/continuationOutcome",
+            )?)),
+            None => self
+                .trace
+                .as_ref()
+                .filter(|(step, _)| Some(step) == args.get("stepNumber"))
+                .map(|(_, t)| t.clone()),
+        };
+        if let (Some(trace), Value::Object(m)) = (trace, &mut payload) {
+            m.insert("continuation", trace);
+        }
+        Ok(payload)
     }
 
     /// `ToolCallStarted`: the arguments (truncated) or only their summary, as configured.
@@ -205,7 +247,7 @@ impl Encoder {
             "agent.tool.started",
             obj([
                 ("tool_name", arg(args, "tool")),
-                ("tool_call_id", Value::Null),
+                ("tool_call_id", self.tool_call_id(args)),
                 detail,
             ]),
         )?;
@@ -228,11 +270,11 @@ impl Encoder {
             "agent.tool.completed",
             obj([
                 ("tool_name", arg(args, "tool")),
-                ("tool_call_id", Value::Null),
+                ("tool_call_id", self.tool_call_id(args)),
                 ("success", arg(args, "success")),
                 ("error", arg(args, "error")),
                 ("duration_ms", duration),
-                ("result_summary", Value::Null),
+                ("result_summary", self.result_summary(args)),
             ]),
         )?;
         Ok(self.emit("agent.tool.completed", payload, now))
@@ -256,6 +298,7 @@ impl Encoder {
                 ]),
             )?;
         }
+        self.trace = Some((step_number.clone(), continuation_of(&outcome)));
         let mut out = Vec::new();
         if self.config.auto_status_tracking && !outcome.should_continue {
             let status = match outcome.stop_reason() {
@@ -368,6 +411,14 @@ impl Encoder {
             }
             None => time::format_utc_millis(now),
         };
+        let payload = match payload {
+            // The seed's status carries the steps so far; the reference's never does.
+            Value::Object(mut m) if kind == "agent.status" && self.config.compat.is_none() => {
+                m.insert("step_count", Value::from(self.steps));
+                Value::Object(m)
+            }
+            other => other,
+        };
         Broadcast {
             channel: channel_for(&self.session_id),
             envelope: obj([
@@ -379,6 +430,65 @@ impl Encoder {
             ]),
         }
     }
+}
+
+impl Encoder {
+    /// Unless `compat`, the event's `toolCallId` (the seed's adapter passes it
+    /// on; both producers' broadcasters write `null`).
+    fn tool_call_id(&self, args: &Value) -> Value {
+        match args.get("toolCallId") {
+            Some(Value::String(id)) if self.config.compat.is_none() => Value::from(id.as_str()),
+            _ => Value::Null,
+        }
+    }
+
+    /// Unless `compat`, the seed's `summarizeResult` of the event's `result`
+    /// (both producers' broadcasters write `null`).
+    fn result_summary(&self, args: &Value) -> Value {
+        if self.config.compat.is_some() {
+            return Value::Null;
+        }
+        args.get("result")
+            .and_then(summarize_result)
+            .map_or(Value::Null, Value::from)
+    }
+}
+
+/// The seed's `summarizeResult` (docs/seeds/000-slim-serialization-and-adapter.md,
+/// `ReverbAgentEventAdapter`): `null` for no result; a string as it is, any
+/// other value JSON-encoded with PHP's defaults; over 100 bytes, the first 97
+/// plus `...` — cut at a character boundary, as every stepline cut is.
+///
+/// ```
+/// use stepline::envelope::encoder::summarize_result;
+/// use stepline::json::Value;
+/// assert_eq!(summarize_result(&Value::Null), None);
+/// assert_eq!(summarize_result(&stepline::json!({"temp": 21})).as_deref(), Some("{\"temp\":21}"));
+/// assert_eq!(summarize_result(&Value::from("x".repeat(101))).unwrap().len(), 100);
+/// ```
+pub fn summarize_result(result: &Value) -> Option<String> {
+    let text = match result {
+        Value::Null => return None,
+        Value::String(s) => s.clone(),
+        other => crate::php::json_encode(other),
+    };
+    if text.len() <= 100 {
+        return Some(text);
+    }
+    let mut end = 97;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!("{}...", &text[..end]))
+}
+
+/// A continuation decision as the seed's step completion carries it.
+fn continuation_of(outcome: &Outcome) -> Value {
+    obj([
+        ("should_continue", Value::Bool(outcome.should_continue)),
+        ("stop_reason", Value::from(outcome.stop_reason())),
+        ("resolved_by", Value::from(outcome.resolved_by())),
+    ])
 }
 
 /// Payload fields copied from the event, and the event field each comes from.

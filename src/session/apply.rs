@@ -532,6 +532,7 @@ fn tool_ended(run: &mut ToolRun, kind: &str, ts: Option<String>, p: &mut Map) {
 /// A seed-003 `step` object: `{llm_response: {text, usage, finish_reason, tool_calls}, tool_results}`.
 fn absorb_step_object(step: &mut StepView, s: &mut Map) {
     set(&mut step.step_id, str_of(s, "step_id"));
+    set(&mut step.timestamp, str_of(s, "timestamp"));
     if let Some(r) = s.get_mut("llm_response").and_then(Value::as_object_mut) {
         set(&mut step.finish_reason, str_of(r, "finish_reason"));
         if step.usage.is_none() {

@@ -18,6 +18,7 @@ pub(crate) mod attribution;
 pub mod causes;
 pub(crate) mod collect;
 pub mod compare;
+pub mod custom;
 pub mod data;
 pub(crate) mod dedup;
 pub(crate) mod diagnose;
@@ -56,7 +57,7 @@ use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::envelope::EventNames;
-use crate::error::Result;
+use crate::error::{ErrorCode, Result, SteplineError};
 use crate::model::state::AgentStatus;
 use crate::model::usage::Usage;
 use crate::model::usage::UsageWithTotal;
@@ -127,6 +128,12 @@ pub struct SessionOptions {
     /// redelivery and resync are the same either way.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<bool>,
+    /// Event type prefixes registered up front, as
+    /// [`Session::register_event_prefix`] registers them (e.g.
+    /// `['agent.planner.']`): events of those types are kept as the
+    /// execution's `custom_events`, without an `unknown_type` warning.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_prefixes: Option<Vec<String>>,
 }
 
 impl SessionOptions {
@@ -135,7 +142,13 @@ impl SessionOptions {
     pub fn from_map(m: &Map, path: &str) -> Result<SessionOptions> {
         crate::model::read::only_keys(
             m,
-            &["sessionId", "maxTextBytes", "staleAfterMs", "record"],
+            &[
+                "sessionId",
+                "maxTextBytes",
+                "staleAfterMs",
+                "record",
+                "eventPrefixes",
+            ],
             path,
         )?;
         let session_id = crate::model::read::opt_str(m, "sessionId", path)?.map(str::to_string);
@@ -146,11 +159,45 @@ impl SessionOptions {
         let stale_after_ms =
             stale::stale_after_option(m, "staleAfterMs", path)?.map(|n| n.unsigned_abs());
         let record = crate::model::read::opt_bool(m, "record", path)?;
+        let event_prefixes = match m.get("eventPrefixes") {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(list)) => {
+                let at = crate::json::child(path, "eventPrefixes");
+                let mut out = Vec::with_capacity(list.len());
+                for (i, v) in list.iter().enumerate() {
+                    let here = crate::json::child(&at, &i.to_string());
+                    let Value::String(prefix) = v else {
+                        return Err(SteplineError::at(
+                            ErrorCode::InvalidType,
+                            &here,
+                            format!(
+                                "expected an event type prefix as a string, found {}",
+                                crate::json::type_name(v)
+                            ),
+                        ));
+                    };
+                    custom::check_prefix(prefix, &here)?;
+                    out.push(prefix.clone());
+                }
+                Some(out)
+            }
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &crate::json::child(path, "eventPrefixes"),
+                    format!(
+                        "expected `eventPrefixes` as an array of strings, found {}",
+                        crate::json::type_name(other)
+                    ),
+                ))
+            }
+        };
         Ok(SessionOptions {
             session_id,
             max_text_bytes,
             stale_after_ms,
             record,
+            event_prefixes,
         })
     }
 }
@@ -315,6 +362,8 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
+    /// Event type prefixes the application registered (seed 003).
+    event_prefixes: Vec<String>,
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
     executions: Vec<Execution>,
     /// The latest execution per id, and the latest without one: finding
@@ -389,7 +438,48 @@ impl Session {
                 .map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
         );
         s.recording = options.record.unwrap_or(true);
+        // `from_map` checked them; a prefix built in Rust is checked here.
+        for prefix in options.event_prefixes.iter().flatten() {
+            if custom::check_prefix(prefix, "/options/eventPrefixes").is_ok()
+                && !s.event_prefixes.contains(prefix)
+            {
+                s.event_prefixes.push(prefix.clone());
+            }
+        }
         s
+    }
+
+    /// Registers an event type prefix of the producer's own (seed 003: new
+    /// sub-flows such as a planner get a new prefix, `agent.planner.*`, and
+    /// the event set stays closed otherwise —
+    /// docs/seeds/003-agent-response-structure.md §与现有模型的衔接). Events
+    /// whose type starts with it are accepted without an `unknown_type`
+    /// warning and kept, in the execution's `custom_events`. Events already
+    /// read stay as they were. The prefix starts with `agent.`, ends with `.`
+    /// and covers no type stepline knows; anything else is an `invalid_value`
+    /// error at `/prefix`.
+    ///
+    /// ```
+    /// use stepline::session::Session;
+    /// let mut s = Session::new(None);
+    /// s.register_event_prefix("agent.planner.").unwrap();
+    /// s.ingest_text(r#"{"type":"agent.planner.plan","session_id":"s","execution_id":"e","payload":{"steps":["a","b"]}}"#).unwrap();
+    /// let v = s.view();
+    /// assert_eq!(v["warning_count"], 0);
+    /// assert_eq!(v["executions"][0]["custom_events"][0]["type"], "agent.planner.plan");
+    /// assert!(s.register_event_prefix("agent.tool.").is_err());
+    /// ```
+    pub fn register_event_prefix(&mut self, prefix: &str) -> Result<()> {
+        custom::check_prefix(prefix, "/prefix")?;
+        if !self.event_prefixes.iter().any(|p| p == prefix) {
+            self.event_prefixes.push(prefix.to_string());
+        }
+        Ok(())
+    }
+
+    /// The registered event type prefixes, in registration order.
+    pub fn event_prefixes(&self) -> &[String] {
+        &self.event_prefixes
     }
 
     /// A session for `session_id`; with `None` the first envelope's session is adopted.
@@ -436,6 +526,7 @@ impl Session {
             text_dropped_whole: false,
             producer: None,
             final_states: Vec::new(),
+            event_prefixes: Vec::new(),
         }
     }
 
@@ -962,7 +1053,22 @@ impl Session {
         };
         let usage_before = exec.usage();
         let extra_before = exec.usage_total_extra;
-        let touched = apply(exec, kind, ts, &mut payload, (seq, fingerprint));
+        let registered = self
+            .event_prefixes
+            .iter()
+            .any(|p| kind.starts_with(p.as_str()));
+        let touched = if registered {
+            // Kept as it came: the decoder knows no fields of it.
+            out.warnings.retain(|w| w.code != "unknown_type");
+            exec.custom_events.add(custom::CustomEvent::new(
+                kind,
+                ts,
+                std::mem::take(&mut payload),
+            ));
+            apply::Touched::Header
+        } else {
+            apply(exec, kind, ts, &mut payload, (seq, fingerprint))
+        };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
             self.dirty.touch(pos, apply::Touched::Step(n));

@@ -189,14 +189,14 @@ impl Session {
             if d.added {
                 exec.steps.values().for_each(|step| {
                     sep(&mut out);
-                    crate::json::write_text(&mut out, &step.view());
+                    crate::json::write_text(&mut out, &step.view(exec.id.as_deref()));
                 });
             } else {
                 // The changed ones only: walking every step per read would
                 // make a long run's reads grow with its length.
                 for step in d.steps.iter().filter_map(|n| exec.steps.get(n)) {
                     sep(&mut out);
-                    crate::json::write_text(&mut out, &step.view());
+                    crate::json::write_text(&mut out, &step.view(exec.id.as_deref()));
                 }
             }
             if out.ends_with('[') {

@@ -221,6 +221,7 @@ fn execution_view<'a>(e: &'a Execution, window: Option<&'a Window>) -> Reconcile
         header: view.header,
         steps: ReconciledSteps {
             steps: &e.steps,
+            execution: e.id.as_deref(),
             window,
         },
         text: view.text,
@@ -246,6 +247,8 @@ pub struct ReconciledExecutionView<'a> {
 pub struct ReconciledSteps<'a> {
     /// The steps by number.
     pub steps: &'a std::collections::BTreeMap<i64, StepView>,
+    /// The execution's id (for the steps' generated ids).
+    pub execution: Option<&'a str>,
     /// The snapshot's window (the reconciled execution only).
     pub window: Option<&'a Window>,
 }
@@ -253,7 +256,7 @@ pub struct ReconciledSteps<'a> {
 impl serde::Serialize for ReconciledSteps<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.steps.values().map(|step| ReconciledStepView {
-            step: step.view(),
+            step: step.view(self.execution),
             snapshot_window: self.window.map(|w| w.place(step.number)),
         }))
     }
@@ -473,7 +476,7 @@ fn compare_steps(e: &Execution, snap: &Map, w: &Window, d: &mut Diffs, exception
             "extra_step",
             format!("/stream/steps/{n}"),
             Some(*n),
-            crate::json::to_value_of(&s.view()),
+            crate::json::to_value_of(&s.view(e.id.as_deref())),
             Value::Null,
             format!("step {n} was streamed but the final state does not list it"),
         );

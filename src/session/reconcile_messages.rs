@@ -244,7 +244,7 @@ fn compare_steps(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
                 "extra_step",
                 format!("/stream/steps/{n}"),
                 Some(*n),
-                crate::json::to_value_of(&s.view()),
+                crate::json::to_value_of(&s.view(e.id.as_deref())),
                 Value::Null,
                 format!("step {n} was streamed but the final form has no step {n}"),
             );

@@ -57,11 +57,19 @@ impl StatusDetail {
         let text = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
         newer(&mut self.error_message, text("error_message"), at);
         newer(&mut self.last_response, text("last_response"), at);
-        newer(
-            &mut self.step_count,
-            p.get("step_count").and_then(Value::as_i64),
-            at,
-        );
+        let count = p.get("step_count").and_then(Value::as_i64);
+        // An execution's step count only grows, so of two said at the same
+        // time (or without times) the larger is the later one, whatever the
+        // arrival order (redelivery, shuffled recordings).
+        let tied = match (&self.step_count, count) {
+            (Some(kept), Some(new)) => {
+                (kept.at.is_none() || at.is_none() || kept.at == at).then_some(kept.value > new)
+            }
+            _ => None,
+        };
+        if tied != Some(true) {
+            newer(&mut self.step_count, count, at);
+        }
     }
 
     /// The latest `error_message` text.

@@ -93,7 +93,7 @@ impl Session {
 
 #[wasm_bindgen]
 impl Session {
-    /// `{ sessionId?, maxTextBytes?, staleAfterMs? }`: without a session id,
+    /// `{ sessionId?, maxTextBytes?, staleAfterMs?, record?, eventPrefixes? }`: without a session id,
     /// the first envelope's session is adopted; `maxTextBytes` is the
     /// streamed text kept per execution (default 8 MiB); `staleAfterMs`
     /// marks silent executions without a final status `stale` (see
@@ -286,6 +286,39 @@ impl Session {
         // session drops the listener before it next notifies.
         Closure::<dyn FnMut()>::new(move || UNSUBSCRIBED.with(|u| u.borrow_mut().push(id)))
             .into_js_value()
+    }
+
+    /// Registers an event type prefix of the producer's own (seed 003's
+    /// `agent.planner.*`): events whose type starts with it are kept in their
+    /// execution's `custom_events`, without an `unknown_type` warning. The
+    /// prefix starts with `agent.`, ends with `.` and covers no known type;
+    /// anything else throws a `SteplineError` (`invalid_value` at `/prefix`).
+    /// `new Session({ eventPrefixes: [...] })` registers them up front.
+    ///
+    /// @example
+    /// ```js
+    /// const session = new Session();
+    /// session.registerEventPrefix('agent.planner.');
+    /// session.ingest({ type: 'agent.planner.plan', session_id: 's', payload: { steps: ['a'] } });
+    /// session.getSnapshot().executions[0].custom_events[0].type; // 'agent.planner.plan'
+    /// ```
+    #[wasm_bindgen(js_name = registerEventPrefix)]
+    pub fn register_event_prefix(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] prefix: JsValue,
+    ) -> Result<(), JsValue> {
+        let Some(prefix) = prefix.as_string() else {
+            return Err(to_js_error(crate::error::SteplineError::at(
+                crate::error::ErrorCode::InvalidType,
+                "/prefix",
+                "expected the prefix as a string",
+            )));
+        };
+        self.inner
+            .borrow_mut()
+            .core
+            .register_event_prefix(&prefix)
+            .map_err(to_js_error)
     }
 
     /// The seed-003 response `{ turns, final_output }` from what was streamed.

@@ -51,14 +51,16 @@ pub fn check_as(
     };
     let offset =
         chrono::FixedOffset::east_opt(offsets(input["phpDefaultTimezone"].as_str())? * 60)?;
-    let run = |input: &Value, config: BroadcastConfig| -> Result<Value, String> {
+    let run = |input: &Value, config: BroadcastConfig| -> Result<(Value, Vec<usize>), String> {
         let mut encoder = Encoder::new(
             input["sessionId"].as_str().unwrap_or(""),
             input["executionId"].as_str().unwrap_or(""),
             config,
         );
         let mut out = Vec::new();
-        for op in input["ops"].as_array().into_iter().flatten() {
+        // Which op each envelope came from (for the seed's step_count below).
+        let mut from = Vec::new();
+        for (i, op) in input["ops"].as_array().into_iter().flatten().enumerate() {
             if let Some(event) = op["event"].as_str() {
                 let sent = encoder
                     .push(event, &op["args"], &now)
@@ -78,12 +80,13 @@ pub fn check_as(
             } else {
                 return Err(format!("unknown op {op}"));
             }
+            from.resize(out.len(), i);
         }
-        Ok(Value::Array(out))
+        Ok((Value::Array(out), from))
     };
     let expected = &case["expected"];
     let both = |input: &Value, what: &str| -> Result<(), String> {
-        let compat = run(
+        let (compat, _) = run(
             input,
             BroadcastConfig {
                 compat: Some(offset),
@@ -102,13 +105,14 @@ pub fn check_as(
                 .map_err(|e| format!("the duration rule disagrees with the recording: {e}"))?;
         }
         matches(&compat_expected, &compat).map_err(|e| format!("{what}compat mode: {e}"))?;
-        let fixed = run(input, base)?;
+        let (fixed, from) = run(input, base)?;
         let intervals = step_intervals(input, &now)?;
-        matches(
-            &fixed_expectation(expected, case, &format_utc_millis(&now), &intervals)?,
-            &fixed,
-        )
-        .map_err(|e| format!("{what}fixed mode: {e}"))
+        let seed = seed_fields(
+            fixed_expectation(expected, case, &format_utc_millis(&now), &intervals)?,
+            input,
+            &from,
+        )?;
+        matches(&seed, &fixed).map_err(|e| format!("{what}fixed mode: {e}"))
     };
     let outcome = both(input, "").and_then(|()| {
         let earlier = started_earlier(input, chrono::Duration::minutes(2))?;
@@ -221,4 +225,102 @@ fn fixed_expectation(
         }
     }
     Ok(fixed)
+}
+
+/// The reference's envelopes with the seed adapter's fields that stepline
+/// writes unless `compat` (docs/seeds/000-slim-serialization-and-adapter.md,
+/// §Event Types and Payloads and `ReverbAgentEventAdapter`), each derived
+/// here from the ops and the recorded envelopes, not by the encoder:
+/// - `agent.status` carries `step_count`, the highest `stepNumber` of the
+///   ops of its execution up to the one that sent it (`from[i]` is the op of
+///   envelope `i`, only used to place it);
+/// - tool envelopes carry the op's `toolCallId` and the seed's
+///   `summarizeResult` of its `result`;
+/// - with `includeContinuationTrace`, a step's completion carries the
+///   decision of the recorded `agent.continuation` for the same step before
+///   it (`should_continue`, v2's `!should_stop`; `stop_reason`; `resolved_by`).
+fn seed_fields(mut expected: Value, input: &Value, from: &[usize]) -> Result<Value, String> {
+    let ops: Vec<&Value> = input["ops"].as_array().into_iter().flatten().collect();
+    let mut steps_upto = Vec::with_capacity(ops.len());
+    let mut steps = 0u64;
+    for op in &ops {
+        if op["call"] == "reset" {
+            steps = 0;
+        }
+        if let Some(n) = op["args"]["stepNumber"].as_u64() {
+            steps = steps.max(n);
+        }
+        steps_upto.push(steps);
+    }
+    let mut tool_ops = ops.iter().filter(|op| {
+        matches!(
+            op["event"].as_str(),
+            Some("ToolCallStarted" | "ToolCallCompleted")
+        )
+    });
+    let trace_on = input["config"]["includeContinuationTrace"] == Value::Bool(true);
+    let mut decision: Option<(Value, Value)> = None;
+    let list = expected.as_array_mut().ok_or("expected is not a list")?;
+    if list.len() != from.len() {
+        // The match below reports the difference.
+        return Ok(expected);
+    }
+    for (i, item) in list.iter_mut().enumerate() {
+        let kind = item["envelope"]["type"].as_str().unwrap_or("").to_string();
+        let Some(p) = item
+            .pointer_mut("/envelope/payload")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        match kind.as_str() {
+            "agent.status" => {
+                p.insert("step_count", Value::from(steps_upto[from[i]]));
+            }
+            "agent.tool.started" | "agent.tool.completed" => {
+                let op = tool_ops.next().ok_or("more tool envelopes than tool ops")?;
+                if let Some(Value::String(id)) = op["args"].get("toolCallId") {
+                    p.insert("tool_call_id", Value::from(id.as_str()));
+                }
+                if kind == "agent.tool.completed" {
+                    let summary = match op["args"].get("result") {
+                        None | Some(Value::Null) => Value::Null,
+                        Some(Value::String(s)) => Value::from(seed_cut(s)),
+                        Some(other) => Value::from(seed_cut(&stepline::php::json_encode(other))),
+                    };
+                    p.insert("result_summary", summary);
+                }
+            }
+            "agent.continuation" => {
+                let should_continue = match p.get("should_stop").and_then(Value::as_bool) {
+                    Some(stop) => !stop,
+                    None => p["should_continue"].as_bool().unwrap_or(false),
+                };
+                decision = Some((
+                    p["step_number"].clone(),
+                    stepline::json!({
+                        "should_continue": should_continue,
+                        "stop_reason": p["stop_reason"].clone(),
+                        "resolved_by": p["resolved_by"].clone(),
+                    }),
+                ));
+            }
+            "agent.step.completed" if trace_on => {
+                if let Some((_, d)) = decision.as_ref().filter(|(n, _)| *n == p["step_number"]) {
+                    p.insert("continuation", d.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(expected)
+}
+
+/// The seed's cut: over 100 bytes, 97 of them (back to a character boundary) and `...`.
+fn seed_cut(s: &str) -> String {
+    if s.len() <= 100 {
+        return s.to_string();
+    }
+    let end = (0..=97).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+    format!("{}...", &s[..end])
 }

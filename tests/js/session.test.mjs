@@ -367,3 +367,30 @@ test('ingestJsonl reads a JSON array of events (JSON.stringify(events)) as it re
   assert.equal(r.errors[0].line, 2);
   assert.ok(r.errors[0].error instanceof Object);
 });
+
+// Seed 003 (docs/seeds/003-agent-response-structure.md): registered prefixes
+// and step identity, through the built package.
+test('registerEventPrefix keeps agent.planner.* events as custom_events, and steps carry generated ids', () => {
+  const lines = readFileSync(new URL('tests/fixtures/seed-003/planner-run.jsonl', root), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  const s = new Session();
+  s.registerEventPrefix('agent.planner.');
+  for (const line of lines) s.ingest(line);
+  const view = s.getSnapshot();
+  assert.equal(view.warning_count, 0);
+  const exec = view.executions[0];
+  assert.deepEqual(
+    exec.custom_events.map((e) => e.type),
+    ['agent.planner.started', 'agent.planner.plan', 'agent.planner.revised'],
+  );
+  assert.deepEqual(
+    exec.steps.map((st) => [st.step_index, st.step_id, st.step_id_generated]),
+    [[1, 'step-1', true], [2, 'st-2', false]],
+  );
+  assert.equal(s.collect().turns[0].timestamp, '2026-01-16T10:05:00.900Z');
+  assert.throws(() => s.registerEventPrefix('agent.tool.'), (e) => e instanceof SteplineError && e.path === '/prefix');
+  const byOption = new Session({ eventPrefixes: ['agent.planner.'] });
+  for (const line of lines) byOption.ingest(line);
+  assert.equal(byOption.getSnapshot().warning_count, 0);
+});

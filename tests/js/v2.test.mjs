@@ -48,7 +48,9 @@ test('the encoder in the v2 dialect reproduces AgentEventBroadcaster for the UTC
     if (c.input.phpDefaultTimezone || c.invalid_utf8) continue; // timestamps and byte cuts: fixed on purpose
     // Steps started without a message count were built from the harness's own state.
     if (c.input.ops.some((op) => op.event === 'AgentStepStarted' && op.args.messageCount === undefined)) continue;
-    const config = { ...c.input.config, dialect: 'v2' };
+    // compat: the producer's own broadcasts, without seed 000's adapter fields
+    // (step_count, tool_call_id, result_summary) stepline writes by default.
+    const config = { ...c.input.config, dialect: 'v2', compat: true };
     const enc = new EnvelopeEncoder({ sessionId: c.input.sessionId, executionId: c.input.executionId, config, now: c.input.now });
     const sent = [];
     c.input.ops.forEach((op) => {

@@ -66,11 +66,11 @@ impl Encoder {
             "agent.tool.completed",
             obj([
                 ("tool_name", arg("tool", Value::Null)),
-                ("tool_call_id", Value::Null),
+                ("tool_call_id", self.tool_call_id(args)),
                 ("success", arg("success", Value::Bool(false))),
                 ("error", arg("error", Value::Null)),
                 ("duration_ms", duration),
-                ("result_summary", Value::Null),
+                ("result_summary", self.result_summary(args)),
             ]),
         )?;
         Ok(self.emit("agent.tool.completed", payload, now))
@@ -109,6 +109,7 @@ impl Encoder {
                 ("duration_ms", duration),
             ]),
         )?;
+        let payload = self.with_continuation(payload, args)?;
         Ok(self.emit("agent.step.completed", payload, now))
     }
 
@@ -129,6 +130,17 @@ impl Encoder {
         let failed = exec
             .as_ref()
             .is_some_and(|e| e.status == ExecutionStatus::Failed);
+        let step_number = present(args, "stepNumber").unwrap_or(Value::from(0));
+        let stop_reason = signal.map_or(Value::Null, |s| Value::from(s.reason.as_str()));
+        let resolved_by = Value::from(signal.and_then(|s| s.source.as_deref()).unwrap_or(""));
+        self.trace = Some((
+            step_number.clone(),
+            obj([
+                ("should_continue", Value::Bool(!should_stop)),
+                ("stop_reason", stop_reason.clone()),
+                ("resolved_by", resolved_by.clone()),
+            ]),
+        ));
         let mut out = Vec::new();
         if self.config.auto_status_tracking && should_stop && !failed {
             let status = on_continuation_stop(signal.map(|s| s.reason));
@@ -137,19 +149,10 @@ impl Encoder {
         }
         if self.config.include_continuation_trace {
             let payload = obj([
-                (
-                    "step_number",
-                    present(args, "stepNumber").unwrap_or(Value::from(0)),
-                ),
+                ("step_number", step_number),
                 ("should_stop", Value::Bool(should_stop)),
-                (
-                    "stop_reason",
-                    signal.map_or(Value::Null, |s| Value::from(s.reason.as_str())),
-                ),
-                (
-                    "resolved_by",
-                    Value::from(signal.and_then(|s| s.source.as_deref()).unwrap_or("")),
-                ),
+                ("stop_reason", stop_reason),
+                ("resolved_by", resolved_by),
             ]);
             out.push(self.emit("agent.continuation", payload, now));
         }

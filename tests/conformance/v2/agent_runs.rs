@@ -74,8 +74,13 @@ fn config(v: &Value) -> Option<BroadcastConfig> {
         },
         _ => return None,
     };
+    // `compat`: these are the producer's own runs, recorded without the seed
+    // adapter's fields stepline adds by default (step_count, tool_call_id,
+    // result_summary); their clock is UTC, so compat's local-time-with-`Z`
+    // timestamps are the true ones.
     Some(BroadcastConfig {
         dialect: Dialect::V2,
+        compat: chrono::FixedOffset::east_opt(0),
         ..base
     })
 }

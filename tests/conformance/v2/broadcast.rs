@@ -22,8 +22,11 @@ pub fn run(input: &Value) -> Option<Outcome> {
     let mut encoder = Encoder::new(
         input["sessionId"].as_str()?,
         input["executionId"].as_str()?,
+        // `compat`: the producer's own broadcasts, without the seed adapter's
+        // fields stepline adds by default (step_count); the cases' clock is UTC.
         BroadcastConfig {
             dialect: Dialect::V2,
+            compat: chrono::FixedOffset::east_opt(0),
             ..config
         },
     );

@@ -368,6 +368,7 @@ export const notData = {
   'Session.subscribe': 'returns the function that unsubscribes',
   'Session.fromRecording': 'returns a Session handle',
   'Session.sessionId': 'a getter: the id, or undefined before one is adopted',
+  'Session.registerEventPrefix': 'returns nothing (the custom_events it keeps are checked in the view)',
   'RunLog.free': 'releases the wasm memory',
   'RunLog.addSnapshot': 'returns nothing',
   'RunLog.load': 'returns a RunLog handle',
