@@ -21,6 +21,24 @@
 // lists the missing steps (`missing_steps`).
 
 /**
+ * Lists `run` (`{ session, label, feed? }`) in the page's devtools registry,
+ * `globalThis.__STEPLINE_DEVTOOLS__` (`{ version: 1, runs: Set, listeners: Set }`; a
+ * listener is called with `('add' | 'remove', run)`), which the in-page overlay
+ * (`stepline/devtools-overlay`) and browser extensions read. Returns the function that
+ * removes it. Only a Set insertion: nothing of the panel is loaded, the Session is not
+ * touched. The adapters' feeds list their Session while anything follows them.
+ *
+ *   const unlist = registerRun({ session, label: 'my run' });
+ */
+export function registerRun(run) {
+  const registry = (globalThis.__STEPLINE_DEVTOOLS__ ??= { version: 1, runs: new Set(), listeners: new Set() });
+  const tell = (type) => registry.listeners.forEach((listener) => listener(type, run));
+  registry.runs.add(run);
+  tell('add');
+  return () => registry.runs.delete(run) && tell('remove');
+}
+
+/**
  * A feed: one Session, the connection's state and the resyncs, as one immutable state
  * that changes identity whenever any part of it does. `subscribeToAgent` wires it to an
  * Echo channel; `stepline/react` and `stepline/vue` wire it through @laravel/echo-react
@@ -52,6 +70,7 @@ export function createAgentFeed(session, options = {}) {
   let state = null;
   let stateStatus = null;
   let detachSession = null; // the session is watched while the feed has listeners
+  let unlist = null; // and listed in the devtools registry (registerRun) meanwhile
   let subscriptions = 0;
   let agentEvents = 0;
   let lateChecked = false; // a resync ran or was asked for: gaps no longer mean a late page
@@ -140,17 +159,20 @@ export function createAgentFeed(session, options = {}) {
       });
   }
 
-  return {
+  const feed = {
     session,
     getSnapshot,
     subscribe(listener) {
       listeners.add(listener);
       detachSession ??= session.subscribe(notify);
+      unlist ??= registerRun({ session, label: options.channel ?? (options.sessionId ? `agent.${options.sessionId}` : ''), feed });
       return () => {
         listeners.delete(listener);
         if (listeners.size === 0 && detachSession) {
           detachSession();
           detachSession = null;
+          unlist();
+          unlist = null;
         }
       };
     },
@@ -200,9 +222,12 @@ export function createAgentFeed(session, options = {}) {
       disposed = true;
       detachSession?.();
       detachSession = null;
+      unlist?.();
+      unlist = null;
       listeners.clear();
     },
   };
+  return feed;
 }
 
 /**
