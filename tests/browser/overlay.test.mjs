@@ -25,7 +25,8 @@ import { buildExample, eventLog, serveExample } from './lib/example-server.mjs';
 import { openRecording } from './lib/panel.mjs';
 
 const STEPS = 36;
-const WAIT_MS = 20_000;
+// Generous: the machine may be busy (a wait, not a timed assertion).
+const WAIT_MS = 30_000;
 const OVERLAY = 'stepline-devtools';
 
 let sockudo;
