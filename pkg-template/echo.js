@@ -20,16 +20,7 @@
 // the rest fills the gaps. Until it has, the state says `catchingUp: true` and the view
 // lists the missing steps (`missing_steps`).
 
-/**
- * Lists `run` (`{ session, label, feed? }`) in the page's devtools registry,
- * `globalThis.__STEPLINE_DEVTOOLS__` (`{ version: 1, runs: Set, listeners: Set }`; a
- * listener is called with `('add' | 'remove', run)`), which the in-page overlay
- * (`stepline/devtools-overlay`) and browser extensions read. Returns the function that
- * removes it. Only a Set insertion: nothing of the panel is loaded, the Session is not
- * touched. The adapters' feeds list their Session while anything follows them.
- *
- *   const unlist = registerRun({ session, label: 'my run' });
- */
+// The page's devtools registry, read by stepline/devtools-overlay and extensions (echo.d.ts).
 export function registerRun(run) {
   const registry = (globalThis.__STEPLINE_DEVTOOLS__ ??= { version: 1, runs: new Set(), listeners: new Set() });
   const tell = (type) => registry.listeners.forEach((listener) => listener(type, run));
