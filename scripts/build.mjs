@@ -334,6 +334,8 @@ function reportSizes(pkgDir) {
     // What an app loads in development only: the dock and badge, then, when opened, the
     // panel (its wasm is the full package's web/stepline_bg.wasm, counted in stepline/web).
     'stepline/devtools-overlay': adapter('devtools-overlay.js'),
+    'stepline/devtools-overlay/react': adapter('devtools-overlay-react.js', 'devtools-overlay.js'),
+    'stepline/devtools-overlay/vue': adapter('devtools-overlay-vue.js', 'devtools-overlay.js'),
     'stepline/devtools-overlay (panel chunk)': adapter('devtools-overlay-panel.js'),
   };
   console.log(`\n  devtools overlay (development only): entry ${fmt(entries['stepline/devtools-overlay'].gz)}, `
