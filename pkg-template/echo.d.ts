@@ -39,6 +39,9 @@ export interface AgentChannelOptions {
 
 /** What the feed does beyond listening. */
 export interface AgentFeedOptions {
+  /** The channel or session id, shown as the run's label in the devtools registry. */
+  channel?: string;
+  sessionId?: string;
   /** See {@link AgentChannelOptions.eventName}. */
   eventName?: string;
   /**
@@ -198,3 +201,34 @@ declare global {
     'instructor.agent.event': Envelope;
   }
 }
+
+/** A run listed in the page's devtools registry. */
+export interface DevtoolsRun {
+  /** The Session the page follows: read only (`getSnapshot`, `toRecording`, `subscribe`). */
+  session: AgentSession & { toRecording?(): string };
+  /** What the overlay's run list shows (the channel). */
+  label: string;
+  /** The adapter's feed, when an adapter listed it. */
+  feed?: AgentFeed;
+}
+
+/** `globalThis.__STEPLINE_DEVTOOLS__`: the runs this page follows, and who wants to know. */
+export interface DevtoolsRegistry {
+  version: 1;
+  runs: Set<DevtoolsRun>;
+  listeners: Set<(type: 'add' | 'remove', run: DevtoolsRun) => void>;
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __STEPLINE_DEVTOOLS__: DevtoolsRegistry | undefined;
+}
+
+/**
+ * Lists a run in the page's devtools registry (the adapters' feeds list theirs while
+ * anything follows them); returns the function that removes it. Loads nothing.
+ * @example
+ * const unlist = registerRun({ session, label: 'checkout agent' });
+ * globalThis.__STEPLINE_DEVTOOLS__?.listeners.add((type, run) => console.log(type, run.label));
+ */
+export function registerRun(run: DevtoolsRun): () => void;

@@ -20,6 +20,15 @@
 // the rest fills the gaps. Until it has, the state says `catchingUp: true` and the view
 // lists the missing steps (`missing_steps`).
 
+// The page's devtools registry, read by stepline/devtools-overlay and extensions (echo.d.ts).
+export function registerRun(run) {
+  const registry = (globalThis.__STEPLINE_DEVTOOLS__ ??= { version: 1, runs: new Set(), listeners: new Set() });
+  const tell = (type) => registry.listeners.forEach((listener) => listener(type, run));
+  registry.runs.add(run);
+  tell('add');
+  return () => registry.runs.delete(run) && tell('remove');
+}
+
 /**
  * What an app callback (`resync`, `finalState`) threw or rejected with, as the typed
  * error the feed's `error` state holds: an Error that has a string `code` (a
@@ -81,6 +90,7 @@ export function createAgentFeed(session, options = {}) {
   let state = null;
   let stateStatus = null;
   let detachSession = null; // the session is watched while the feed has listeners
+  let unlist = null; // and listed in the devtools registry (registerRun) meanwhile
   let subscriptions = 0;
   let agentEvents = 0;
   let lateChecked = false; // a resync ran or was asked for: gaps no longer mean a late page
@@ -170,17 +180,20 @@ export function createAgentFeed(session, options = {}) {
       });
   }
 
-  return {
+  const feed = {
     session,
     getSnapshot,
     subscribe(listener) {
       listeners.add(listener);
       detachSession ??= session.subscribe(notify);
+      unlist ??= registerRun({ session, label: options.channel ?? (options.sessionId ? `agent.${options.sessionId}` : ''), feed });
       return () => {
         listeners.delete(listener);
         if (listeners.size === 0 && detachSession) {
           detachSession();
           detachSession = null;
+          unlist();
+          unlist = null;
         }
       };
     },
@@ -230,9 +243,12 @@ export function createAgentFeed(session, options = {}) {
       disposed = true;
       detachSession?.();
       detachSession = null;
+      unlist?.();
+      unlist = null;
       listeners.clear();
     },
   };
+  return feed;
 }
 
 /**

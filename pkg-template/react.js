@@ -26,6 +26,7 @@ export function useAgentRun(session, options) {
   const feed = useMemo(
     () =>
       createAgentFeed(session, {
+        channel: name,
         eventName: options.eventName,
         resync: wantsResync ? (reason) => latest.current.resync(reason) : undefined,
         finalState: wantsFinalState ? () => latest.current.finalState() : undefined,

@@ -5,6 +5,7 @@
 //   cargo build --profile size --no-default-features (the live-UI subset, src/wasm/mod.rs)
 //                                  ->  wasm-bindgen --target web     ->  pkg/live/
 //   wasm-opt -Oz on the three .wasm files, then the entry files from pkg-template/,
+//   the in-page devtools overlay (scripts/build-overlay.mjs: www/src bundled by Vite),
 //   the CLI (bin/stepline.mjs, mode 755) and the JSON Schemas in schemas/, which
 //   are written by the built package itself (snapshotSchema()).
 //
@@ -21,6 +22,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
+import { buildOverlay } from './build-overlay.mjs';
 import { writeEntriesTable } from './lib/entries-table.mjs';
 import { inputHash, PACKAGE_INPUTS, recordHash } from './lib/build-cache.mjs';
 
@@ -329,7 +331,15 @@ function reportSizes(pkgDir) {
     'stepline/echo': adapter('echo.js'),
     'stepline/react': adapter('react.js', 'echo.js'),
     'stepline/vue': adapter('vue.js', 'echo.js'),
+    // What an app loads in development only: the dock and badge, then, when opened, the
+    // panel (its wasm is the full package's web/stepline_bg.wasm, counted in stepline/web).
+    'stepline/devtools-overlay': adapter('devtools-overlay.js'),
+    'stepline/devtools-overlay/react': adapter('devtools-overlay-react.js', 'devtools-overlay.js'),
+    'stepline/devtools-overlay/vue': adapter('devtools-overlay-vue.js', 'devtools-overlay.js'),
+    'stepline/devtools-overlay (panel chunk)': adapter('devtools-overlay-panel.js'),
   };
+  console.log(`\n  devtools overlay (development only): entry ${fmt(entries['stepline/devtools-overlay'].gz)}, `
+    + `panel chunk ${fmt(entries['stepline/devtools-overlay (panel chunk)'].gz)} gzipped, loaded when opened`);
   writeFileSync(join(pkgDir, 'sizes.json'), `${JSON.stringify({ entries }, null, 2)}\n`);
   const { targetBytes, ceilingBytes, budgets } = SIZE_BUDGET;
   const versus = (bytes) => (bytes <= targetBytes ? `within the ${kb(targetBytes)} budget` : `${kb(bytes - targetBytes)} over the ${kb(targetBytes)} budget`);
@@ -417,6 +427,7 @@ async function main() {
 
   log('assembling pkg/ from pkg-template/');
   const { names, live } = await assemble(staging, crate);
+  log(`devtools overlay: ${(await buildOverlay(staging)).map((f) => `pkg/${f}`).join(', ')}`);
   log(`exports: ${['SteplineError', ...names].join(', ')}`);
   log(`live exports: ${['SteplineError', ...live].join(', ')}`);
   const schemas = writeSchemas(staging);

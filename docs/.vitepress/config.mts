@@ -50,6 +50,7 @@ export default defineConfig({
       ] },
       { text: 'Devtools', items: [
         { text: 'The panel', link: '/devtools/panel' },
+        { text: 'The overlay in your page', link: '/devtools/overlay' },
         { text: 'Recordings', link: '/devtools/recordings' },
         { text: 'Diagnostics', link: '/devtools/diagnostics' },
         { text: 'OTLP export', link: '/devtools/otlp' },

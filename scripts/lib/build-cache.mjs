@@ -17,6 +17,8 @@ export const HASH_FILE = '.build-hash';
 export const PACKAGE_INPUTS = [
   'src', 'build.rs', 'Cargo.toml', 'Cargo.lock', 'pkg-template', 'schemas',
   'scripts/build.mjs', 'scripts/size-budget.json', 'scripts/wasm-bindgen-version.sh',
+  // The overlay in the package is built from the panel's sources.
+  'scripts/build-overlay.mjs', 'www/src',
 ];
 
 /**

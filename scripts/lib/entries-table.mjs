@@ -22,6 +22,9 @@ export const ENTRIES = [
   ['stepline/echo', 'a Laravel Echo page (any framework)', 'the feed over laravel-echo: joins the channel, resyncs, fetches the final state; no wasm of its own'],
   ['stepline/react', 'a React page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
   ['stepline/vue', 'a Vue page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
+  ['stepline/devtools-overlay', 'your page, in development only', '`<stepline-devtools>`: the dock and badge; the panel and the `stepline/web` wasm load when it is opened'],
+  ['stepline/devtools-overlay/react', 'the same in React', '`<SteplineDevtools />` over `stepline/devtools-overlay`'],
+  ['stepline/devtools-overlay/vue', 'the same in Vue', '`<SteplineDevtools />` over `stepline/devtools-overlay`'],
 ];
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 
 import Echo from 'laravel-echo';
 import { Session } from 'stepline';
-import { createAgentFeed, subscribeToAgent } from 'stepline/echo';
+import { createAgentFeed, registerRun, subscribeToAgent } from 'stepline/echo';
 import initLive, { Session as LiveSession } from 'stepline/live';
 
 import { longRun } from '../../scripts/long-run.mjs';
@@ -90,6 +90,32 @@ test('a whole run delivered on agent.{sessionId} gives the view session.ingest o
   assert.equal(state.view.counts.applied, envelopes.length);
   assert.equal(state.view.executions[0].ended, true);
   assert.deepEqual([state.subscribed, state.catchingUp, state.resyncs, state.ignored, state.error], [true, false, 0, 0, null]);
+});
+
+test('a feed lists its Session in the devtools registry (globalThis.__STEPLINE_DEVTOOLS__) while anything follows it, and tells the registry\'s listeners', () => {
+  const registry = () => [...(globalThis.__STEPLINE_DEVTOOLS__?.runs ?? [])];
+  const heard = [];
+  const before = registry().length;
+  const session = new LiveSession({ sessionId: SESSION });
+  const feed = createAgentFeed(session, { sessionId: SESSION });
+  assert.equal(registry().length, before, 'a feed nobody follows is not listed');
+  const stop = feed.subscribe(() => {});
+  const listed = registry().at(-1);
+  assert.equal(listed.session, session);
+  assert.equal(listed.label, `agent.${SESSION}`);
+  assert.equal(listed.feed, feed);
+  globalThis.__STEPLINE_DEVTOOLS__.listeners.add((type, run) => heard.push([type, run.label]));
+  const view = session.getSnapshot();
+  stop();
+  assert.equal(registry().length, before, 'the last listener gone, the run is no longer listed');
+  assert.equal(session.getSnapshot(), view, 'listing read nothing into the Session');
+  // A page's own Session, listed by hand; the registry is one object per page.
+  const unlist = registerRun({ session: new LiveSession(), label: 'by hand' });
+  unlist();
+  unlist();
+  assert.deepEqual(heard, [['remove', `agent.${SESSION}`], ['add', 'by hand'], ['remove', 'by hand']]);
+  assert.equal(globalThis.__STEPLINE_DEVTOOLS__.version, 1);
+  feed.dispose();
 });
 
 test('a private run joins private-agent.{sessionId} and leaves that name on unsubscribe', () => {

@@ -8,7 +8,9 @@
 // adapters: (f) a React and (g) a Vue project type-check a component using stepline/react and
 // stepline/vue strictly against the installed declarations, and (h) two pages of a Vite-built
 // React app, one following a run by hand and one with useAgentRun, load only the live wasm and
-// differ by the adapter's few KB of JS, and (i) the same for a Vue app. Those projects take react, vue, laravel-echo, the
+// differ by the adapter's few KB of JS, and (i) the same for a Vue app; (j) the React app's
+// production build holds no devtools overlay code (it imports the overlay behind
+// `import.meta.env.DEV`) while its development build does, and so do the example apps'. Those projects take react, vue, laravel-echo, the
 // @laravel/echo-* packages and pusher-js from the repo's node_modules (the root devDependencies
 // `npm ci` installed), never from a registry. Runs after `npm run build`
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
@@ -16,7 +18,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -297,6 +299,12 @@ test('the installed tarball has stepline/echo, stepline/react and stepline/vue, 
     assert.deepEqual(installed.exports[`./${entry}`], { types: `./${entry}.d.ts`, default: `./${entry}.js` }, entry);
     for (const file of [`${entry}.js`, `${entry}.d.ts`]) assert.ok(existsSync(join(dir, 'node_modules', 'stepline', file)), `${file} is not installed`);
   }
+  // The devtools overlay and its wrappers (issue 30), with their declarations and the lazily loaded panel chunk.
+  for (const [entry, file] of [['devtools-overlay', 'devtools-overlay'], ['devtools-overlay/react', 'devtools-overlay-react'], ['devtools-overlay/vue', 'devtools-overlay-vue']]) {
+    assert.deepEqual(installed.exports[`./${entry}`], { types: `./${file}.d.ts`, default: `./${file}.js` }, entry);
+    for (const f of [`${file}.js`, `${file}.d.ts`]) assert.ok(existsSync(join(dir, 'node_modules', 'stepline', f)), `${f} is not installed`);
+  }
+  assert.ok(existsSync(join(dir, 'node_modules', 'stepline', 'devtools-overlay-panel.js')), 'the overlay\'s panel chunk is not installed');
   // Framework packages stay the app's choice: optional peers, never dependencies.
   assert.equal(installed.dependencies, undefined);
   for (const peer of ['laravel-echo', '@laravel/echo-react', '@laravel/echo-vue', 'react', 'vue']) {
@@ -368,6 +376,44 @@ function assertAdapterPages(t, adapter, { bare, hook }) {
     `${adapter} adds ${hook.jsBytes - bare.jsBytes} bytes of JS (${bare.jsBytes} -> ${hook.jsBytes}); the bound is ${ADAPTER_JS_BOUND}`,
   );
 }
+
+/** The built JS files under `dir` that hold code of the devtools overlay (its element's tag). */
+function overlayFiles(dir) {
+  const found = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.js') && readFileSync(path, 'utf8').includes('stepline-devtools')) found.push(path.slice(d.length + 1));
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** `vite build` in `dir`; with `development`, NODE_ENV=development (Vite's import.meta.env.DEV reads it). */
+function viteBuild(dir, { development = false, outDir = 'dist' } = {}) {
+  const env = { ...process.env };
+  if (development) env.NODE_ENV = 'development';
+  else delete env.NODE_ENV;
+  const build = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', ...(development ? ['--mode', 'development'] : [])], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
+  return resolve(dir, outDir);
+}
+
+test('(j) a production build leaves the devtools overlay out when it is imported behind import.meta.env.DEV; a development build has it', { timeout: 300_000 }, () => {
+  const dir = reactApp();
+  assert.deepEqual(overlayFiles(viteBuild(dir)), [], 'the packaged React app built for production');
+  const dev = overlayFiles(viteBuild(dir, { development: true, outDir: 'dist-dev' }));
+  assert.ok(dev.length >= 1, 'the development build has the overlay (so the production check can fail)');
+  // The example apps render the React and Vue wrappers under import.meta.env.DEV.
+  for (const name of ['react', 'vue']) {
+    const example = join(root, 'examples', name);
+    const out = join(work, `example-${name}`);
+    assert.deepEqual(overlayFiles(viteBuild(example, { outDir: out })), [], `examples/${name} built for production`);
+    assert.ok(overlayFiles(viteBuild(example, { development: true, outDir: `${out}-dev` })).length >= 1, `examples/${name} built for development`);
+  }
+});
 
 test(`(h) a React page with stepline/live + stepline/react loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
   assertAdapterPages(t, 'stepline/react', await adapterPages(reactApp()));

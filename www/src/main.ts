@@ -6,47 +6,23 @@
 import init from 'stepline';
 import { keepInUrl, restore } from './deeplink';
 import { h } from './dom';
-import { Panel } from './panel';
+import { mountPanel } from './mount';
+import type { Panel } from './panel';
 import { connect, settingsFromUrl } from './sources/live';
 import { demoById, describe, loadBundled, loadFile, loadRecording } from './sources/recording';
-import { Announcer } from './views/announcer';
-import { CompareView } from './views/compare';
-import { DiagnosticsView } from './views/diagnostics';
-import { Header } from './views/header';
-import { RawView } from './views/raw';
-import { ReconcileView } from './views/reconcile';
-import { Side } from './views/side';
-import { StepDetail } from './views/step';
-import { TimeSlider } from './views/time';
-import { Timeline } from './views/timeline';
-import { UsageView } from './views/usage';
-import { WaterfallView } from './views/waterfall';
-import { WhatIfView } from './views/whatif';
+import { SourceControls } from './views/sources';
 import './style.css';
 
 async function main(): Promise<void> {
   await init();
   const params = new URLSearchParams(location.search);
   const live = settingsFromUrl(params);
-  const panel = new Panel();
-  const header = new Header(panel, live);
-  const timeline = new Timeline(panel);
-  const detail = new StepDetail();
-  const side = new Side(panel, [
-    { id: 'usage', label: 'Usage', view: new UsageView() },
-    { id: 'reconcile', label: 'Reconciliation', view: new ReconcileView() },
-    { id: 'diagnostics', label: 'Diagnostics', view: new DiagnosticsView() },
-    { id: 'whatif', label: 'What if', view: new WhatIfView(panel) },
-    { id: 'waterfall', label: 'Waterfall', view: new WaterfallView() },
-    { id: 'raw', label: 'Raw', view: new RawView() },
-    { id: 'compare', label: 'Compare', view: new CompareView() },
-  ]);
-  // The slider first: it reads new envelopes before the other views render.
-  const time = new TimeSlider(panel);
-  const announcer = new Announcer();
-  for (const view of [time, header, timeline, detail, side, announcer]) panel.register(view);
-  const app = document.getElementById('app')!;
-  app.replaceChildren(header.el, time.el, h('main', { class: 'layout' }, timeline.el, detail.el, side.el), announcer.el);
+  // This page is one host of the panel (mount.ts): its runs come from the bundled
+  // ones, files and the live form.
+  const { panel, header } = mountPanel(document.getElementById('app')!, (p) => {
+    const sources = new SourceControls(p, live);
+    return { nav: sources.nav, below: [sources.liveForm], views: [sources] };
+  });
 
   // Recordings can be dropped anywhere on the page.
   document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });
@@ -58,7 +34,6 @@ async function main(): Promise<void> {
     if (file) header.run(() => loadFile(panel, file));
   });
 
-  panel.render();
   const source = params.get('source');
   const recording = params.get('recording');
   if (source === 'live') {

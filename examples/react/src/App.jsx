@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Session } from 'stepline/live';
 import { useAgentRun } from 'stepline/react';
+import { SteplineDevtools } from 'stepline/devtools-overlay/react';
 import { RunView } from './RunView.jsx';
 import { fetchEventLog } from '../../shared/settings.js';
 
@@ -16,5 +17,11 @@ export function App({ sessionId }) {
   useEffect(() => {
     window.__agentRun = run;
   }, [run]);
-  return <RunView sessionId={sessionId} run={run} />;
+  return (
+    <>
+      <RunView sessionId={sessionId} run={run} />
+      {/* The in-page devtools, in development only: a production build leaves it out. */}
+      {import.meta.env.DEV ? <SteplineDevtools finalState="/agents/{session}/state" /> : null}
+    </>
+  );
 }

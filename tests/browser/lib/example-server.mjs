@@ -8,10 +8,21 @@ import { join } from 'node:path';
 import { servePanel } from '../../../scripts/lib/panel-server.mjs';
 import { root } from './browser.mjs';
 
-/** Builds examples/<name> with its own vite.config.mjs into `outDir`. */
-export async function buildExample(name, outDir) {
+/**
+ * Builds examples/<name> with its own vite.config.mjs into `outDir`; `development: true`
+ * for a build whose `import.meta.env.DEV` is true (the devtools overlay is in it): Vite
+ * reads DEV from NODE_ENV, not from the mode, so it is set for the build.
+ */
+export async function buildExample(name, outDir, { development = false } = {}) {
   const dir = join(root, 'examples', name);
-  await build({ root: dir, configFile: join(dir, 'vite.config.mjs'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const nodeEnv = process.env.NODE_ENV;
+  if (development) process.env.NODE_ENV = 'development';
+  try {
+    await build({ root: dir, configFile: join(dir, 'vite.config.mjs'), logLevel: 'warn', mode: development ? 'development' : undefined, build: { outDir, emptyOutDir: true } });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   return outDir;
 }
 
@@ -49,7 +60,10 @@ export function eventLog() {
   return log;
 }
 
-/** Serves the built example in `dir`; `addLog(session, log)` routes /agents/{session}/events to it. */
+/**
+ * Serves the built example in `dir`; `addLog(session, log)` routes /agents/{session}/events
+ * to it, `addFinalState(session, state)` answers /agents/{session}/state with the state.
+ */
 export async function serveExample(dir) {
   const server = await servePanel({ root: dir });
   return {
@@ -57,6 +71,9 @@ export async function serveExample(dir) {
     close: server.close,
     addLog(session, log) {
       server.setRoute(`/agents/${encodeURIComponent(session)}/events`, () => log.answer());
+    },
+    addFinalState(session, state) {
+      server.setRoute(`/agents/${encodeURIComponent(session)}/state`, () => ({ body: state }));
     },
   };
 }

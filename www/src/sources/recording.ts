@@ -22,7 +22,7 @@ const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() 
 interface ParsedSpecial { header?: Record<string, unknown>; snapshotLine?: Record<string, unknown> }
 
 /** Header and snapshot lines are rare: only lines naming the keys are parsed here. */
-function special(line: string): ParsedSpecial | null {
+export function special(line: string): ParsedSpecial | null {
   if (!line.includes('"stepline_recording"') && !line.includes('"stepline_snapshot"')) return null;
   let value: unknown;
   try {

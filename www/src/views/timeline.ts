@@ -51,7 +51,8 @@ export class Timeline implements View {
   private toolsKey = '';
   private turnsKey = -1;
 
-  constructor(private panel: Panel) {
+  /** `keys`: where n, p and F8 are heard (the page; the overlay passes its own root). */
+  constructor(private panel: Panel, keys: EventTarget = document) {
     this.spacer = h('div', { class: 'spacer' });
     this.scroller = h('div', { class: 'scroller', tabindex: '0', role: 'listbox', 'aria-label': 'Steps', 'data-testid': 'timeline' }, this.spacer);
     this.scroller.addEventListener('scroll', () => this.paint());
@@ -70,7 +71,8 @@ export class Timeline implements View {
       h('button', { type: 'button', 'data-testid': 'next-failure', title: 'Next failed step (n or F8)', 'aria-keyshortcuts': 'n F8', 'aria-label': 'Next failure', onclick: () => this.jumpFailure(1) }, '↓', h('span', { class: 'wide-only' }, ' failure')),
       this.shown);
     // n / p (outside text fields) and F8 / Shift+F8 anywhere: the next / previous failure.
-    document.addEventListener('keydown', (e) => {
+    keys.addEventListener('keydown', (event) => {
+      const e = event as KeyboardEvent;
       const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === 'F8') this.jumpFailure(e.shiftKey ? -1 : 1);
