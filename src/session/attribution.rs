@@ -100,6 +100,8 @@ struct Half {
     payload: Map,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
+    /// [`Pending::repeated`] when it was added.
+    repeated: bool,
     arrival: i64,
     step: i64,
     attribution: Attribution,
@@ -120,6 +122,10 @@ pub struct Pending {
     /// used instead of the session's when timestamps cannot decide.
     pub arrival: Option<i64>,
     pub content: Option<Fingerprint>,
+    /// Whether an envelope of the same content was applied before (its
+    /// occurrence number is above 1): only such an event can be a
+    /// completion told apart from an identical one by count.
+    pub repeated: bool,
 }
 
 /// One step's known bounds and its events' positions in `halves`, in
@@ -467,6 +473,7 @@ impl ToolPlacement {
             kind,
             payload,
             content: pending.content,
+            repeated: pending.repeated,
             arrival,
             step: p.step,
             attribution: p.attribution,
@@ -678,7 +685,12 @@ impl ToolPlacement {
         let Some(h) = self.halves.get(i) else {
             return false;
         };
-        if !matches!(h.kind, "agent.tool.completed" | "agent.tool.failed") || h.content.is_none() {
+        // Content seen for the first time repeats nothing: the scan below is
+        // paid only by the rare repeated completion, keeping ingest linear.
+        if !h.repeated
+            || !matches!(h.kind, "agent.tool.completed" | "agent.tool.failed")
+            || h.content.is_none()
+        {
             return false;
         }
         earlier

@@ -900,6 +900,7 @@ impl Session {
             _ => content,
         };
         let mut fingerprint = None;
+        let mut repeated = false;
         if let Some(f) = content {
             let k = match batch.as_deref_mut() {
                 Some(b) => {
@@ -928,6 +929,7 @@ impl Session {
             if !self.seen.insert(key) {
                 return self.duplicate(out);
             }
+            repeated = k > 1;
             fingerprint = Some(key);
         }
         let pos = match route {
@@ -953,7 +955,11 @@ impl Session {
                     .as_deref()
                     .filter(|_| own_step(payload).is_none())
                     .and_then(|b| b.arrival(&env));
-                exec.tool_placement.pending = Pending { arrival, content };
+                exec.tool_placement.pending = Pending {
+                    arrival,
+                    content,
+                    repeated,
+                };
             }
         }
         self.applied(out, env, raw, pos, fingerprint)
