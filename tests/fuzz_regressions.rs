@@ -74,6 +74,48 @@ fn slim_serialize_seeds() {
     replay("slim_serialize", checks::slim_serialize);
 }
 
+/// Laravel/ai events.
+#[test]
+fn dialect_laravel_ai_seeds() {
+    replay("dialect_laravel_ai", checks::dialect_laravel_ai);
+}
+
+/// AG-UI events.
+#[test]
+fn dialect_ag_ui_seeds() {
+    replay("dialect_ag_ui", checks::dialect_ag_ui);
+}
+
+/// AI SDK chunks.
+#[test]
+fn dialect_ai_sdk_seeds() {
+    replay("dialect_ai_sdk", checks::dialect_ai_sdk);
+}
+
+/// A document and RFC 6902 patches, also as AG-UI state events.
+#[test]
+fn json_patch_seeds() {
+    replay("json_patch", checks::json_patch);
+}
+
+/// Stored states of either version, v2 above all.
+#[test]
+fn state_v2_seeds() {
+    replay("state_v2", checks::state_v2);
+}
+
+/// Recordings with final-state (`stepline_snapshot`) lines.
+#[test]
+fn recording_final_state_seeds() {
+    replay("recording_final_state", checks::recording_final_state);
+}
+
+/// Positions, then JSONL for the timeline.
+#[test]
+fn timeline_view_at_seeds() {
+    replay("timeline_view_at", checks::timeline_view_at);
+}
+
 /// The session target's seeds are the scripts its structured input becomes
 /// (written by `STEPLINE_FUZZ_SCRIPT=path cargo fuzz run session_ingest <input>`).
 #[test]
