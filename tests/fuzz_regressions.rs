@@ -329,3 +329,59 @@ fn a_message_role_of_zero_is_dropped_once_then_reads_as_user() {
         .to_value();
     assert_eq!(third, second);
 }
+
+/// `dialect_ai_sdk` (corpus replay before the first round): an AI SDK
+/// `tool-input-error` and the `tool-output-error` after it both fail the
+/// call, and the second envelope was counted as a duplicate on top of the
+/// event's `applied`: 8 events, `counts` 8 applied + 1 duplicate, while the
+/// batch reported 8 applied. The event counts once.
+#[test]
+fn a_foreign_event_whose_envelopes_repeat_counts_once() {
+    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/dialect_ai_sdk/tool-input-error-then-output-error-counted-twice.jsonl",
+    ))
+    .unwrap();
+    let mut s = stepline::session::Session::new(None);
+    let out = s.ingest_jsonl(&text);
+    assert_eq!((out.applied, out.duplicates), (8, 0));
+    let c = s.counts();
+    assert_eq!((c.applied, c.duplicates, c.rejected), (8, 0, 0));
+}
+
+/// `state_v2` (corpus replay before the first round): not a stepline bug.
+/// v2 writes dates in ATOM (whole seconds) but computes a step's `duration`
+/// from the dates it read, fractions included; so a stored state whose
+/// dates have fractions (the state-model vector's `11:59:31.500000`) writes
+/// `duration` 1.5 and, read back, 1.0. The check expects this once and
+/// stability from the second round.
+#[test]
+fn a_v2_state_with_fractional_dates_writes_another_duration_once() {
+    use stepline::model::v2::{AgentState, Form};
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/regressions/state_v2/fractional-step-dates-change-duration-once.json"),
+    )
+    .unwrap();
+    let now = checks::now();
+    let first = AgentState::from_value(&stepline::json::from_str(&text).unwrap(), &now)
+        .unwrap()
+        .to_value(Form::Stored);
+    let second = AgentState::from_value(&first, &now)
+        .unwrap()
+        .to_value(Form::Stored);
+    let durations = |v: &stepline::json::Value| -> Vec<f64> {
+        v["execution"]["stepExecutions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["duration"].as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(durations(&first), vec![1.5, 1.5]);
+    assert_eq!(durations(&second), vec![1.0, 2.0]);
+    let third = AgentState::from_value(&second, &now)
+        .unwrap()
+        .to_value(Form::Stored);
+    assert_eq!(third, second);
+    checks::state_v2(text.as_bytes());
+}
