@@ -13,9 +13,15 @@ mod checks;
 use std::path::PathBuf;
 
 fn seeds(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/regressions")
-        .join(target);
+    seeds_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions"),
+        target,
+    )
+}
+
+/// The seeds in `root/target/`, sorted by name.
+fn seeds_in(root: &std::path::Path, target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = root.join(target);
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| {
@@ -386,25 +392,38 @@ fn a_v2_state_with_fractional_dates_writes_another_duration_once() {
     checks::state_v2(text.as_bytes());
 }
 
-/// OPEN (#13, `dialect_ag_ui` round 1, 14 s): an AG-UI run `r` whose
-/// `RUN_STARTED` arrives again and is followed by a `RUN_ERROR` (so the held
-/// repetition is released as new), then a run of another thread: neither
-/// the repeated `RUN_STARTED` nor the `RUN_ERROR` is in the session's
-/// recording (both were counted as duplicates: `counts` 11 applied + 2
-/// duplicates), yet the live session gave no warning at `run_14`'s start;
-/// the replay warns "run `run_14` started before run `r` finished" (3
-/// warnings against 2). Not fixed yet (the run redelivery rule in
-/// src/dialects/mod.rs and the session's log of released events); the seed
-/// is kept apart from `regressions/dialect_ag_ui/` so that target's replay
-/// stays green. `cargo test --test fuzz_regressions -- --ignored` runs it.
+/// `dialect_ag_ui` round 1 (14 s) and round 2 (#13): an AG-UI
+/// `RUN_STARTED` of run `r` arriving again is held as a possible redelivery;
+/// the `RUN_ERROR` after it differs, so the held start and the error are
+/// translated together. The translator marks the repeated start a duplicate
+/// (run `r` is still open), and that one flag dropped the whole group: the
+/// error's envelopes were not applied and neither line was logged (`counts`
+/// 11 applied + 2 duplicates), while the translator's own state took the
+/// error. The replay of the recording warned "run `run_14` started before
+/// run `r` finished" (3 warnings against 2; the second seed 8 against 6).
+/// Now only the marked event is dropped (src/dialects/mod.rs). Both seeds
+/// failed `dialect_ag_ui`'s check before.
 #[test]
-#[ignore]
-fn a_released_ag_ui_run_repetition_is_recorded_as_applied() {
-    let data = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-            "fuzz/regressions/open-findings/dialect_ag_ui/other-thread-run-replays-with-a-gap-warning.jsonl",
-        ),
-    )
-    .unwrap();
-    checks::dialect_ag_ui(&data);
+fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
+    let data =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+            "fuzz/regressions/dialect_ag_ui/other-thread-run-replays-with-a-gap-warning.jsonl",
+        ))
+        .unwrap();
+    let text = String::from_utf8_lossy(&data);
+    let mut s = stepline::session::Session::new(None);
+    s.ingest_jsonl(&text);
+    let recording = s.to_recording();
+    assert!(
+        recording.contains(r#"{"type":"RUN_ERROR","message":"x"}"#),
+        "the released RUN_ERROR is recorded:\n{recording}"
+    );
+    let c = s.counts();
+    assert_eq!((c.applied, c.duplicates), (12, 1));
+    for (name, data) in seeds("dialect_ag_ui") {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            checks::dialect_ag_ui(&data)
+        }));
+        assert!(outcome.is_ok(), "regressions/dialect_ag_ui/{name}");
+    }
 }

@@ -668,7 +668,7 @@ impl Session {
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
         self.counts.applied = applied_before.saturating_add(received);
-        self.counts.duplicates = duplicates_before;
+        self.counts.duplicates = duplicates_before + u64::from(t.event_duplicate);
         // An event whose every envelope was text past the limit leaves the
         // log, as such an envelope of instructor-php's does (200,000
         // laravel/ai deltas past the limit kept their 200 bytes each). Only
