@@ -428,7 +428,7 @@ fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
     }
 }
 
-/// OPEN (#14, `dialect_ag_ui` round 2, after #13's fix): two inputs whose
+/// OPEN (#14, `dialect_ag_ui` round 2, after #13's fix): eight inputs whose
 /// session's recording still replays to another view. The small one, as
 /// far as read: `TOOL_CALL_CHUNK`s leave call `c1` pending; a
 /// `TOOL_CALL_RESULT` whose `toolCallId` key is damaged is refused
@@ -437,11 +437,12 @@ fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
 /// discarded with the error: the live view has no tool, the replay (without
 /// the refused line) closes the call at `RUN_FINISHED` and shows `search`
 /// running. A refused event must leave the translator as it was (or read
-/// its required fields first). The other seed, a variant of the
-/// approval-run vector, fails the same check; same cause not confirmed.
+/// its required fields first). The other seven (a variant of the
+/// approval-run vector, `replays-differently-*`) fail the same check; that
+/// they share the cause is not confirmed.
 /// Found minutes before the campaign's deadline, not fixed. Kept apart
 /// from `regressions/dialect_ag_ui/` so that target's replay stays green;
-/// `cargo test --test fuzz_regressions -- --ignored` runs them (both fail
+/// `cargo test --test fuzz_regressions -- --ignored` runs them (all fail
 /// now).
 #[test]
 #[ignore]
