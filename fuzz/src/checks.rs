@@ -705,3 +705,502 @@ fn same_as_php_reads(v: &serde_json::Value, php: &serde_json::Value) -> bool {
         _ => v == php,
     }
 }
+
+// ---- dialect_laravel_ai, dialect_ag_ui, dialect_ai_sdk -----------------------
+
+/// The lines of `text` a dialect target feeds: blank lines, lines of JSON
+/// another dialect (or instructor-php) would take, and lines the batch reader
+/// would take for a JSON array or a byte order mark are left out, so every
+/// line kept is an event of `dialect` or bad input.
+fn dialect_lines<'a>(text: &'a str, dialect: &str) -> Vec<&'a str> {
+    let dialects = stepline::dialects::Dialects::built_in();
+    text.lines()
+        .filter(|l| {
+            let t = l.trim();
+            if t.is_empty() || t.starts_with('[') || t.starts_with('\u{feff}') {
+                return false;
+            }
+            match stepline::json::from_str(t) {
+                Ok(v) => dialects.claim(&v).is_some_and(|d| d.name() == dialect),
+                Err(_) => true,
+            }
+        })
+        .collect()
+}
+
+/// JSONL events of one foreign dialect through the session: never a panic;
+/// every refused line is a typed error with a pointer path; the counts add
+/// up; the recording replays to the same view; event by event gives the
+/// batch's view, counts and refused lines (when no line repeats: a batch
+/// counts a repeat as a second occurrence, a second delivery as a redelivery).
+pub fn dialect_events(data: &[u8], dialect: &str) {
+    let text = String::from_utf8_lossy(data);
+    let lines = dialect_lines(&text, dialect);
+    let joined = lines.join("\n");
+
+    let mut batch = Session::new(None);
+    let out = batch.ingest_jsonl(&joined);
+    for (n, e) in &out.errors {
+        assert!(*n >= 1 && *n <= lines.len(), "error on a real line");
+        check_error(e);
+    }
+    for (_, w) in &out.warnings {
+        check_pointer(&w.path);
+    }
+    assert_eq!(
+        out.applied + out.duplicates + out.rejected + out.errors.count,
+        lines.len() as u64,
+        "every line counted once"
+    );
+    let c = batch.counts();
+    assert_eq!(
+        c.applied + c.duplicates + c.rejected,
+        out.applied + out.duplicates + out.rejected,
+        "the session's counts are the batch's"
+    );
+    let _ = stepline::json::to_text(&out.view());
+    let _ = batch.collect();
+    recording_round_trip(&batch);
+
+    let mut single = Session::new(None);
+    let mut refused = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match single.ingest_text(line) {
+            Ok(o) => one_outcome(&o),
+            Err(e) => {
+                check_error(&e);
+                refused.push(i + 1);
+            }
+        }
+    }
+    recording_round_trip(&single);
+    let distinct: std::collections::HashSet<&str> = lines.iter().map(|l| l.trim()).collect();
+    if distinct.len() == lines.len()
+        && out.errors.count <= stepline::error::LineErrors::LISTED as u64
+    {
+        let batch_refused: Vec<usize> = out.errors.iter().map(|(n, _)| *n).collect();
+        assert_eq!(refused, batch_refused, "the same lines are refused");
+        assert_eq!(
+            single.view(),
+            batch.view(),
+            "event by event and batch give the same view"
+        );
+    }
+}
+
+pub fn dialect_laravel_ai(data: &[u8]) {
+    dialect_events(data, "laravel-ai")
+}
+
+pub fn dialect_ag_ui(data: &[u8]) {
+    dialect_events(data, "ag-ui")
+}
+
+pub fn dialect_ai_sdk(data: &[u8]) {
+    dialect_events(data, "ai-sdk")
+}
+
+// ---- json_patch --------------------------------------------------------------
+
+/// The state's value in an AG-UI session's view (`None` when not shown).
+fn shown_state(s: &Session) -> Option<Value> {
+    s.view()
+        .get("executions")?
+        .as_array()?
+        .first()?
+        .get("data")?
+        .get("state")
+        .cloned()
+}
+
+/// Input: JSON lines, the first a document, the rest RFC 6902 patches (the
+/// lines that are not JSON are skipped). In place against a small limit:
+/// a failing patch leaves the document as it was, the size held is the
+/// document's and never past the limit, success is what the copying
+/// `apply` gives. Then as AG-UI `STATE_SNAPSHOT` + `STATE_DELTA` events in one
+/// run: the view's state is the mirror's (a failed or over-limit delta
+/// changes nothing), and the session still takes a message and the run's end.
+pub fn json_patch(data: &[u8]) {
+    use stepline::dialects::ag_ui::STATE_LIMIT;
+    use stepline::json::patch::{apply, apply_in_place, size, PatchFailure};
+    let text = String::from_utf8_lossy(data);
+    let mut values = text
+        .lines()
+        .filter_map(|l| stepline::json::from_str(l).ok());
+    let Some(doc) = values.next() else { return };
+    let patches: Vec<Value> = values.take(32).collect();
+
+    let limit = 2 * size(&doc) + 64 + data.len() % 512;
+    let mut held = size(&doc);
+    let mut cur = doc.clone();
+    for p in &patches {
+        let before = cur.clone();
+        let copied = apply(&cur, p, "/delta");
+        match apply_in_place(&mut cur, p, "/delta", &mut held, limit) {
+            Ok(()) => {
+                let copied = copied.unwrap_or_else(|e| {
+                    panic!("in place applied what apply refused: {}", e.error())
+                });
+                assert_eq!(cur, copied, "in place = copied");
+                assert!(held <= limit, "size {held} within the limit {limit}");
+            }
+            Err(f) => {
+                check_error(f.error());
+                assert_eq!(cur, before, "a failing patch leaves the document as it was");
+                match (&f, &copied) {
+                    (PatchFailure::LimitExceeded(_), _) => {}
+                    (_, Ok(_)) => panic!("apply applied what in place refused: {}", f.error()),
+                    (PatchFailure::Malformed(_), Err(c)) => {
+                        assert!(matches!(c, PatchFailure::Malformed(_)), "same failure")
+                    }
+                    (PatchFailure::NotApplicable(_), Err(c)) => {
+                        assert!(!matches!(c, PatchFailure::Malformed(_)), "same failure")
+                    }
+                }
+            }
+        }
+        assert_eq!(held, size(&cur), "the size held is the document's");
+    }
+
+    let event = |v: Value| stepline::json::to_string(&v);
+    let mut s = Session::new(None);
+    let start = stepline::json::from_str(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#)
+        .expect("JSON");
+    s.ingest_text(&event(start)).expect("RUN_STARTED");
+    let mut snap = Map::new();
+    snap.insert("type", Value::from("STATE_SNAPSHOT"));
+    snap.insert("snapshot", doc.clone());
+    let mut mirror: Option<Value> = None;
+    let mut suspended = false;
+    match s.ingest_text(&event(Value::Object(snap))) {
+        Ok(o) => {
+            one_outcome(&o);
+            if size(&doc) > STATE_LIMIT {
+                suspended = true;
+            } else {
+                mirror = Some(doc.clone());
+            }
+        }
+        Err(e) => check_error(&e),
+    }
+    let mut mirror_size = mirror.as_ref().map_or(1, size);
+    for p in &patches {
+        let mut delta = Map::new();
+        delta.insert("type", Value::from("STATE_DELTA"));
+        delta.insert("delta", p.clone());
+        let shown = shown_state(&s);
+        match s.ingest_text(&event(Value::Object(delta))) {
+            Ok(o) => one_outcome(&o),
+            Err(e) => {
+                check_error(&e);
+                assert_eq!(shown_state(&s), shown, "a refused delta changes nothing");
+            }
+        }
+        if suspended {
+            continue;
+        }
+        let state = mirror.get_or_insert_with(|| {
+            mirror_size = 1;
+            Value::Object(Map::new())
+        });
+        if let Err(PatchFailure::LimitExceeded(_)) =
+            apply_in_place(state, p, "/delta", &mut mirror_size, STATE_LIMIT)
+        {
+            suspended = true;
+        }
+        assert!(mirror_size <= STATE_LIMIT);
+    }
+    if let Some(m) = &mirror {
+        assert_eq!(
+            shown_state(&s).as_ref(),
+            Some(m),
+            "the view's state is the mirror's"
+        );
+    }
+    for line in [
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m-after","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-after","delta":"still here"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m-after"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+    ] {
+        let o = s
+            .ingest_text(line)
+            .unwrap_or_else(|e| panic!("the session takes {line} after the deltas: {e}"));
+        one_outcome(&o);
+    }
+    let view = s.view();
+    assert_eq!(view["executions"][0]["status"], Value::from("completed"));
+    recording_round_trip(&s);
+}
+
+// ---- state_v2 ----------------------------------------------------------------
+
+/// A stored state of either version as `parseAgentState` reads it: the
+/// version is recognised from the keys, and the reader of that version
+/// accepts exactly what `AnyAgentState` accepts. A v2 state: the JS view;
+/// its stored `toArray` reads back to the same value; the reference form
+/// reads back; its slim snapshot validates, restores (`restore_v2`, as an
+/// execution-less state), is what `slim_any` gives, and keeps its budget;
+/// the v1.22 snapshot reader refuses the v2 snapshot or the version check
+/// flags it.
+pub fn state_v2(data: &[u8]) {
+    use stepline::model::v2::{AgentState as V2State, Form};
+    use stepline::model::version::{AnyAgentState, StateVersion};
+    use stepline::snapshot::v2::{restore_v2, slim_any, slim_v2, slim_v2_within};
+    let (opts, text) = split_options(data);
+    let value = match parse_bytes(text, &Limits::default()) {
+        Ok(v) => v,
+        Err(e) => return check_error(&e),
+    };
+    let now = now();
+    let any = AnyAgentState::read(&value, &now, false);
+    let version = match StateVersion::of(&value) {
+        Ok(v) => v,
+        Err(e) => {
+            check_error(&e);
+            let e2 = any.expect_err("an unknown version is refused");
+            assert_eq!(e2.code, e.code);
+            return;
+        }
+    };
+    if version == StateVersion::V1_22 {
+        let own = AgentState::from_value(&value, &now);
+        assert_eq!(own.is_ok(), any.is_ok(), "the v1.22 reader agrees");
+        if let Err(e) = any {
+            check_error(&e);
+        }
+        return;
+    }
+    let own = V2State::from_value(&value, &now);
+    let state = match (own, any) {
+        // Not compared: a missing id is generated afresh by each reading.
+        (Ok(s), Ok(AnyAgentState::V2(_))) => s,
+        (Err(e), Err(a)) => {
+            check_error(&e);
+            assert_eq!(e.code, a.code);
+            assert_eq!(e.path, a.path);
+            return;
+        }
+        (o, a) => panic!("the v2 reader and parseAgentState disagree: {o:?} / {a:?}"),
+    };
+    let _ = stepline::json::to_text(&stepline::model::v2::view::view(&state, &now));
+    let _ = state.check_restorable();
+    let stored = state.to_value(Form::Stored);
+    let back = V2State::from_value(&stored, &now)
+        .unwrap_or_else(|e| panic!("the stored form reads back: {e}\n{stored}"));
+    // The producer's quirk: dates are written in ATOM (whole seconds) while a
+    // step's `duration` is computed from the dates read, fractions included,
+    // so a stored state whose dates had fractions writes another duration
+    // once. Stable from the second round.
+    let second = back.to_value(Form::Stored);
+    let third = V2State::from_value(&second, &now)
+        .unwrap_or_else(|e| panic!("the stored form reads back: {e}\n{second}"))
+        .to_value(Form::Stored);
+    assert_eq!(
+        third, second,
+        "the stored form is stable from its second round"
+    );
+    if !has_fractional_date(&value) {
+        assert_eq!(second, stored, "the stored form is stable");
+    }
+    assert_eq!(
+        StateVersion::of(&stored).ok(),
+        Some(StateVersion::V2),
+        "the stored form is a v2 state"
+    );
+    let reference = state.to_value(Form::Reference);
+    V2State::from_value(&reference, &now)
+        .unwrap_or_else(|e| panic!("the reference form reads back: {e}\n{reference}"));
+
+    let (config, max_bytes) = match SlimConfig::from_options(&opts, "/options") {
+        Ok(c) => c,
+        Err(e) => {
+            check_error(&e);
+            (SlimConfig::standard(), None)
+        }
+    };
+    let snapshot = slim_v2(&state, &config);
+    let errors = own_errors(&snapshot);
+    assert!(
+        errors.is_empty(),
+        "own v2 snapshot validates: {errors:?}\n{snapshot}"
+    );
+    let restored = restore_v2(&snapshot, &now)
+        .unwrap_or_else(|e| panic!("own v2 snapshot restores: {e}\n{snapshot}"));
+    assert!(restored.execution.is_none(), "restored between executions");
+    let _ = slim_v2(&restored, &config);
+    let _ = restore(&snapshot, &now).map_err(|e| check_error(&e));
+    let _ = Session::new(None).reconcile(&snapshot);
+    match (
+        slim_v2_within(&state, &config, max_bytes),
+        slim_any(&value, &config, max_bytes, &now),
+    ) {
+        (Ok(f), Ok(g)) => {
+            let strip = |mut v: Value| {
+                if value.get("agentId").is_none_or(Value::is_null) {
+                    v.as_object_mut().map(|m| m.remove("agent_id"));
+                }
+                v
+            };
+            assert_eq!(
+                strip(f.snapshot.clone()),
+                strip(g.snapshot),
+                "slim_any = slim_v2_within"
+            );
+            let text = stepline::json::to_string(&f.snapshot);
+            assert_eq!(f.bytes, text.len(), "bytes is the compact size");
+            if let Some(b) = max_bytes {
+                assert!(f.bytes <= b, "within maxBytes {b}: {}", f.bytes);
+            }
+            let errors = own_errors(&f.snapshot);
+            assert!(
+                errors.is_empty(),
+                "fitted v2 snapshot validates: {errors:?}"
+            );
+        }
+        (Err(e), Err(g)) => {
+            check_error(&e);
+            assert_eq!(e.code, g.code);
+            assert!(max_bytes.is_some(), "only a budget can fail: {e}");
+        }
+        (f, g) => panic!("slim_v2_within and slim_any disagree: {f:?} / {g:?}"),
+    }
+}
+
+/// Whether some string in `v` is a date with a fraction of a second.
+fn has_fractional_date(v: &Value) -> bool {
+    match v {
+        Value::String(s) => {
+            s.len() >= 20 && s.as_bytes()[4] == b'-' && s.as_bytes().get(19) == Some(&b'.')
+        }
+        Value::Object(m) => m.values().any(has_fractional_date),
+        Value::Array(items) => items.iter().any(has_fractional_date),
+        _ => false,
+    }
+}
+
+// ---- recording_final_state ---------------------------------------------------
+
+/// A recording with final-state lines (`stepline_snapshot`): read, replayed
+/// and reconciled against each of its snapshots without a panic; the
+/// replayed session's recording replays to a session whose recording is the
+/// same bytes; `Recording::parse` → `to_jsonl` is stable from its first round.
+pub fn recording_final_state(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let text = text.as_ref();
+    if let Ok(rec) = Recording::parse(text) {
+        let once = rec.to_jsonl();
+        let again = Recording::parse(&once)
+            .unwrap_or_else(|e| panic!("to_jsonl output parses: {e}\n{once}"));
+        assert_eq!(again.to_jsonl(), once, "to_jsonl is stable");
+    }
+    let (s, snapshots) = match Session::from_recording(text) {
+        Ok(r) => r,
+        Err(e) => return check_error(&e),
+    };
+    for snap in snapshots.iter().take(8) {
+        let r = s.reconcile(snap);
+        for d in &r.differences {
+            check_pointer(&d.path);
+        }
+        let _ = r.to_value(&s);
+    }
+    let _ = s.collect();
+    let written = s.to_recording();
+    let (back, kept) = Session::from_recording(&written)
+        .unwrap_or_else(|e| panic!("a session's own recording replays: {e}\n{written}"));
+    assert_eq!(kept, snapshots, "the final-state lines are kept");
+    assert_eq!(
+        back.to_recording(),
+        written,
+        "the recording round-trips byte for byte"
+    );
+    assert_eq!(replayable_view(&back), replayable_view(&s), "same view");
+}
+
+// ---- timeline_view_at --------------------------------------------------------
+
+/// Input: a first line of positions (a JSON array of numbers; anything else
+/// means none), then JSONL of any dialect. The timeline of the session
+/// never panics at any position; `at(len)` (and past it) is the session's
+/// view; position 0 is empty; a position reached forward equals the same
+/// position reached by a jump back; a timeline read half-way and updated
+/// holds the same lines; `envelopes_of` with `before` never panics, and past
+/// the end is the whole run's.
+pub fn timeline_view_at(data: &[u8]) {
+    use stepline::session::timeline::Timeline;
+    let (head, rest) = match data.iter().position(|&b| b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (&[][..], data),
+    };
+    let positions: Vec<usize> = std::str::from_utf8(head)
+        .ok()
+        .and_then(|h| stepline::json::from_str(h).ok())
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .take(16)
+        .map(|p| p.as_u64().map_or(usize::MAX, |n| n as usize))
+        .collect();
+    let text = String::from_utf8_lossy(rest);
+    let mut half = text.len() / 2;
+    while !text.is_char_boundary(half) {
+        half -= 1;
+    }
+    let (first, second) = text.split_at(half);
+    let mut s = Session::new(None);
+    s.ingest_jsonl(first);
+    let mut t = Timeline::new(&s);
+    s.ingest_jsonl(second);
+    t.update(&s);
+    let whole = Timeline::new(&s);
+    assert_eq!(t.len(), whole.len(), "update reads the new lines");
+    assert_eq!(t.len(), s.log().count(), "one position per log line");
+    let len = t.len();
+    let last = replayable_view(t.at(len));
+    assert_eq!(
+        strip_counts(last.clone()),
+        strip_counts(replayable_view(&s)),
+        "viewAt(length) is the view"
+    );
+    assert_eq!(
+        replayable_view(t.at(len.saturating_add(7))),
+        last,
+        "past the end is the end"
+    );
+    let empty = t.at(0).view();
+    assert_eq!(
+        empty["executions"].as_array().map(Vec::len),
+        Some(0),
+        "viewAt(0) is empty"
+    );
+    for &p in &positions {
+        let forward = t.at(p).view();
+        let mut fresh = whole.clone();
+        assert_eq!(fresh.at(p).view(), forward, "the same position either way");
+        let _ = stepline::json::to_text(&forward);
+        let at = t.at(p);
+        let execs = at.executions().len();
+        for e in 0..execs.min(3) {
+            for step in 0..3 {
+                let before = s.envelopes_of(e, step, Some(p));
+                if p >= len {
+                    assert_eq!(
+                        before.map(|b| stepline::json::to_value_of(&b)),
+                        s.envelopes_of(e, step, None)
+                            .map(|b| stepline::json::to_value_of(&b)),
+                        "before past the end is the whole run"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A view without `counts` (a replay counts no duplicates).
+fn strip_counts(mut v: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        m.remove("counts");
+    }
+    v
+}

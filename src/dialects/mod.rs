@@ -213,6 +213,9 @@ pub(crate) struct Translated {
     /// How many held events (counted as duplicates when they arrived) this
     /// translation released as new.
     pub released: u64,
+    /// The event itself was a redelivery, even when held events released
+    /// with it were new (then `duplicate` is false and `lines` theirs).
+    pub event_duplicate: bool,
 }
 
 /// The translation state of one session: a translator per dialect that
@@ -379,12 +382,29 @@ impl Translators {
                 }
             }
         }
-        let released = events.len() as u64;
+        let held = events.len();
         events.push((event, line));
         let mut lines = Vec::with_capacity(events.len());
-        for (event, line) in events {
+        let mut released = 0;
+        let mut duplicate = false;
+        for (i, (event, line)) in events.into_iter().enumerate() {
+            // A translator marks one event a redelivery (an AG-UI start of
+            // the run still open); the held events translated with it are
+            // new, and the translator's state already took them, so only the
+            // marked event's envelopes are dropped, never the group's:
+            // otherwise the session and its recording miss events the
+            // translator saw (tests/fuzz_regressions.rs, #13).
+            let (envelopes, patches) = (out.envelopes.len(), out.patches.len());
+            out.duplicate = false;
             self.translate_one(dialect, event, &mut out)?;
-            lines.push(line);
+            if out.duplicate {
+                out.envelopes.truncate(envelopes);
+                out.patches.truncate(patches);
+                duplicate = i == held;
+            } else {
+                released += u64::from(i < held);
+                lines.push(line);
+            }
         }
         let id = session
             .map(str::to_string)
@@ -402,8 +422,9 @@ impl Translators {
             envelopes,
             patches: out.patches,
             warnings: out.warnings,
-            duplicate: out.duplicate,
-            lines: if out.duplicate { Vec::new() } else { lines },
+            duplicate: duplicate && lines.is_empty(),
+            event_duplicate: duplicate,
+            lines,
             released,
         })
     }

@@ -743,6 +743,10 @@ impl Session {
         self.logging = false;
         let mut all_dropped = !decoded.is_empty();
         let applied_before = self.counts.applied;
+        // An envelope the translation repeats (AI SDK's tool-input-error and
+        // tool-output-error both fail the call) is a redelivery inside the
+        // event, not a duplicate event: the event counts once, as applied.
+        let duplicates_before = self.counts.duplicates;
         for d in decoded {
             self.text_dropped_whole = false;
             let o = self.ingest_in(d, None, batch.as_deref_mut());
@@ -755,6 +759,7 @@ impl Session {
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
         self.counts.applied = applied_before.saturating_add(received);
+        self.counts.duplicates = duplicates_before + u64::from(t.event_duplicate);
         // An event whose every envelope was text past the limit leaves the
         // log, as such an envelope of instructor-php's does (200,000
         // laravel/ai deltas past the limit kept their 200 bytes each). Only

@@ -1,0 +1,6 @@
+#![no_main]
+//! See `stepline_fuzz::checks::dialect_ai_sdk` for what is checked.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| stepline_fuzz::checks::dialect_ai_sdk(data));
