@@ -47,11 +47,31 @@ const seed003Extras = [
   { event_type: 'agent.run.failed', step_index: 1, step_id: 'x-1', error: 'gave up' },
 ];
 
+/**
+ * Two calls of one tool without ids finishing in the same millisecond (v2.7's
+ * byte-identical completions, tests/identical_completions.rs): the second
+ * completion's run is matched by count (`matched_by_count`).
+ */
+const identicalCompletions = (() => {
+  const env = (type, payload) => ({ type, session_id: 'sess-1', execution_id: 'exec-1', timestamp: '2026-08-10T12:00:00.250Z', payload });
+  const completed = () => env('agent.tool.completed', { tool_name: 'search', tool_call_id: null, success: true, error: null, duration_ms: 0, result_summary: null });
+  return [
+    env('agent.status', { status: 'processing', previous_status: 'idle' }),
+    env('agent.step.started', { step_number: 1, message_count: 1, available_tools: 0 }),
+    env('agent.tool.started', { tool_name: 'search', tool_call_id: null, args_summary: "query: 'a'" }),
+    env('agent.tool.started', { tool_name: 'search', tool_call_id: null, args_summary: "query: 'b'" }),
+    completed(),
+    completed(),
+    env('agent.step.completed', { step_number: 1, has_tool_calls: true, errors: 0, finish_reason: 'tool_calls', duration_ms: 0.0 }),
+  ];
+})();
+
 /** Every run the checks go over: the corpus, the fixtures and the extras above. */
 const allRuns = (runs) => [
   ...runs,
   ...fixtureRuns(),
   { name: 'seed-003 extras', envelopes: seed003Extras, jsonl: `${seed003Extras.map((e) => JSON.stringify(e)).join('\n')}\n` },
+  { name: 'identical completions (v2.7)', envelopes: identicalCompletions, jsonl: `${identicalCompletions.map((e) => JSON.stringify(e)).join('\n')}\n` },
   ...dialectRuns(),
 ];
 
