@@ -61,7 +61,7 @@ fn every_state_reader(state: &Value, config: &SlimConfig) -> Vec<(String, Option
             )
             .err(),
         ));
-        let mut c = config.clone();
+        let mut c = *config;
         c.compat = compat;
         out.push((
             format!("slimSnapshot ({mode})"),

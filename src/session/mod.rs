@@ -266,7 +266,7 @@ pub struct LineError<'a> {
     pub error: ErrorInfo<'a>,
 }
 
-/// A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`.
+/// A [`SteplineError`] as data: `{code, path, message}`.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorInfo<'a> {

@@ -2244,7 +2244,7 @@ export interface EnvelopeEncoderOptions {
   now?: string | number | null;
 }
 
-/** A [`SteplineError`](crate::error::SteplineError) as data: `{code, path, message}`. */
+/** A [`SteplineError`] as data: `{code, path, message}`. */
 export interface ErrorInfo {
   /** The error's code (a `SteplineErrorCode`). */
   code: string;
