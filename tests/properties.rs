@@ -24,7 +24,7 @@ use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
 
 mod common;
-use common::{session_of, vectors, view_of, Corpus::V1_22};
+use common::{session_of, shuffle_within_steps, vectors, view_of, Corpus::V1_22};
 
 fn config(cases: u32) -> Config {
     Config {
@@ -56,45 +56,10 @@ fn kind(e: &Value) -> &str {
     e["type"].as_str().unwrap_or_default()
 }
 
-/// Reorders `events` as the wire may: within each step's segment (from one
-/// `agent.step.started` to the next) in any order, except that a step's
-/// tool events stay behind its start or completion (v1.22 tool events carry
-/// no step number, so arrival is all that places them); status and
-/// continuation events anywhere. `picks` drives every choice.
-fn shuffle_within_steps(events: &[Value], picks: &[usize]) -> Vec<Value> {
+/// [`shuffle_within_steps`] driven by `picks`.
+fn shuffled_by(events: &[Value], picks: &[usize]) -> Vec<Value> {
     let mut pick = picks.iter().cycle().copied();
-    let mut next = |n: usize| pick.next().unwrap_or(0) % n.max(1);
-    let mut segments: Vec<Vec<Value>> = vec![vec![]];
-    let mut floating = vec![];
-    for e in events {
-        match kind(e) {
-            "agent.step.started" => segments.push(vec![e.clone()]),
-            "agent.status" | "agent.continuation" => floating.push(e.clone()),
-            _ => segments.last_mut().unwrap().push(e.clone()),
-        }
-    }
-    let mut out = vec![];
-    for mut seg in segments {
-        for i in (1..seg.len()).rev() {
-            seg.swap(i, next(i + 1));
-        }
-        let first_tool = seg.iter().position(|e| kind(e).starts_with("agent.tool."));
-        let anchor = seg
-            .iter()
-            .position(|e| matches!(kind(e), "agent.step.started" | "agent.step.completed"));
-        if let (Some(t), Some(a)) = (first_tool, anchor) {
-            if a > t {
-                let anchor = seg.remove(a);
-                seg.insert(t, anchor);
-            }
-        }
-        out.extend(seg);
-    }
-    for e in floating {
-        let at = next(out.len() + 1);
-        out.insert(at, e);
-    }
-    out
+    shuffle_within_steps(events, |n| pick.next().unwrap_or(0) % n.max(1))
 }
 
 // ---- generated runs, through the encoder ------------------------------------
@@ -215,7 +180,7 @@ proptest! {
         let turns = recorded_turns();
         let events = &turns[run % turns.len()];
         let clean = session_of(events);
-        let shuffled = session_of(&shuffle_within_steps(events, &picks));
+        let shuffled = session_of(&shuffled_by(events, &picks));
         prop_assert_eq!(view_of(&shuffled), view_of(&clean));
     }
 
@@ -227,7 +192,7 @@ proptest! {
     ) {
         let events = encoded_run(&steps);
         let clean = session_of(&events);
-        let shuffled = session_of(&shuffle_within_steps(&events, &picks));
+        let shuffled = session_of(&shuffled_by(&events, &picks));
         prop_assert_eq!(view_of(&shuffled), view_of(&clean));
         prop_assert_eq!(clean.counts().applied as usize, events.len());
     }

@@ -14,7 +14,7 @@ use stepline::json::Value;
 use stepline::session::Session;
 
 mod common;
-use common::{jsonl, session_of, vectors, view_of};
+use common::{jsonl, session_of, shuffle_within_steps, vectors, view_of};
 
 const MULTI_TURN: &str = "two turns on one adapter (multi-turn)";
 
@@ -71,40 +71,10 @@ fn batch_of(envelopes: &[Value]) -> Session {
     s
 }
 
-/// One turn reordered as the docs' within-turn rules allow: within each
-/// step's segment any order, a step's tool events behind its start or
-/// completion (they carry no step number), status and continuation events
-/// anywhere in the turn.
+/// One turn reordered as the docs' within-turn rules allow
+/// ([`shuffle_within_steps`]: status and continuation events anywhere in the turn).
 fn shuffle_within_turn(turn: &[Value], rng: &mut Rng) -> Vec<Value> {
-    let mut segments: Vec<Vec<Value>> = vec![vec![]];
-    let mut floating = vec![];
-    for e in turn {
-        match kind(e) {
-            "agent.step.started" => segments.push(vec![e.clone()]),
-            "agent.status" | "agent.continuation" => floating.push(e.clone()),
-            _ => segments.last_mut().unwrap().push(e.clone()),
-        }
-    }
-    let mut out = vec![];
-    for mut seg in segments {
-        rng.shuffle(&mut seg);
-        let first_tool = seg.iter().position(|e| kind(e).starts_with("agent.tool."));
-        let anchor = seg
-            .iter()
-            .position(|e| matches!(kind(e), "agent.step.started" | "agent.step.completed"));
-        if let (Some(t), Some(a)) = (first_tool, anchor) {
-            if a > t {
-                let anchor = seg.remove(a);
-                seg.insert(t, anchor);
-            }
-        }
-        out.extend(seg);
-    }
-    for e in floating {
-        let at = rng.next(out.len() + 1);
-        out.insert(at, e);
-    }
-    out
+    shuffle_within_steps(turn, |n| rng.next(n))
 }
 
 /// The turn's opening `processing` status (the one whose `previous_status`

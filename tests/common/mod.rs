@@ -176,3 +176,49 @@ pub fn corpus_session(corpus: Corpus, name: &str) -> Session {
         .unwrap_or_else(|| panic!("no run named {name}"));
     session_of(&case_envelopes(&case))
 }
+
+fn kind_of(e: &Value) -> &str {
+    e["type"].as_str().unwrap_or_default()
+}
+
+/// Reorders `events` as the wire may: within each step's segment (from one
+/// `agent.step.started` to the next) in any order, except that a step's
+/// tool events stay behind its start or completion (v1.22 tool events carry
+/// no step number, so arrival is all that places them); status and
+/// continuation events anywhere. `next(n)` picks a number below `n` for
+/// every choice.
+pub fn shuffle_within_steps(events: &[Value], mut next: impl FnMut(usize) -> usize) -> Vec<Value> {
+    let mut segments: Vec<Vec<Value>> = vec![vec![]];
+    let mut floating = vec![];
+    for e in events {
+        match kind_of(e) {
+            "agent.step.started" => segments.push(vec![e.clone()]),
+            "agent.status" | "agent.continuation" => floating.push(e.clone()),
+            _ => segments.last_mut().unwrap().push(e.clone()),
+        }
+    }
+    let mut out = vec![];
+    for mut seg in segments {
+        for i in (1..seg.len()).rev() {
+            seg.swap(i, next(i + 1));
+        }
+        let first_tool = seg
+            .iter()
+            .position(|e| kind_of(e).starts_with("agent.tool."));
+        let anchor = seg
+            .iter()
+            .position(|e| matches!(kind_of(e), "agent.step.started" | "agent.step.completed"));
+        if let (Some(t), Some(a)) = (first_tool, anchor) {
+            if a > t {
+                let anchor = seg.remove(a);
+                seg.insert(t, anchor);
+            }
+        }
+        out.extend(seg);
+    }
+    for e in floating {
+        let at = next(out.len() + 1);
+        out.insert(at, e);
+    }
+    out
+}
