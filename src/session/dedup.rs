@@ -61,9 +61,12 @@ pub struct Batch {
     /// so an identical completion is a new one only while the context has
     /// a call of that tool open (see [`Batch::occurrence`]).
     tools: Vec<(ToolKey, u32, u32)>,
+    /// The keys in `tools`, so a new context is pushed without a scan.
+    tool_keys: Seen,
 }
 
-type ToolKey = (Option<String>, u32, i64, String);
+/// A stepless tool's context: its execution id, turn, step and name, hashed.
+type ToolKey = Fingerprint;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Context {
@@ -105,8 +108,19 @@ fn tool_half(env: &crate::json::Map, here: (u32, i64)) -> Option<(ToolKey, bool)
         })
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let key = (execution_id(env), here.0, here.1, name.to_string());
-    Some((key, ending))
+    let mut m = Fingerprinter::new();
+    m.bytes(
+        b'x',
+        env.get("execution_id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    m.word(u64::from(env.contains_key("execution_id")));
+    m.word(u64::from(here.0));
+    m.word(here.1 as u64);
+    m.bytes(b'n', name.as_bytes());
+    Some((m.finish(), ending))
 }
 
 fn context_key(f: Fingerprint, c: (u32, i64)) -> Fingerprint {
@@ -234,6 +248,11 @@ impl Batch {
         let Some((key, ending)) = tool else {
             return;
         };
+        if self.tool_keys.insert(key) {
+            self.tools
+                .push((key, u32::from(!ending), u32::from(ending)));
+            return;
+        }
         // From the end: a batch's tool events are mostly in its latest context.
         match self.tools.iter_mut().rev().find(|(k, _, _)| *k == key) {
             Some((_, starts, ends)) => *(if ending { ends } else { starts }) += 1,
@@ -245,6 +264,9 @@ impl Batch {
 
     /// Whether the context has a call of the tool started and not completed.
     fn open(&self, key: &ToolKey) -> bool {
+        if !self.tool_keys.contains(*key) {
+            return false;
+        }
         self.tools
             .iter()
             .rev()
