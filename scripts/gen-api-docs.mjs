@@ -217,6 +217,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const pages = apiPages();
-  for (const [file, text] of Object.entries(pages)) writeFileSync(join(dir, file), text);
+  for (const [file, text] of Object.entries(pages)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true }); // entries such as devtools-overlay/react
+    writeFileSync(join(dir, file), text);
+  }
   console.log(`gen-api-docs: wrote ${Object.keys(pages).length} pages to docs/reference/api/`);
 }

@@ -1,6 +1,6 @@
 // The docs site (issue 31). VitePress because the Laravel/Vue world reads VitePress docs
 // daily; it builds a static site fast, from plain Markdown with code groups. The pages'
-// code blocks run in tests/js/readme.test.mjs; tests/js/docs-site.test.mjs checks the
+// code blocks run in tests/js/readme.test.mjs; tests/docs/docs-site.test.mjs checks the
 // built site's links and anchors and that the API reference covers every export.
 import { defineConfig } from 'vitepress';
 

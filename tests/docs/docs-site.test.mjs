@@ -89,3 +89,26 @@ test('every internal link of the built site leads to a page or file, and every a
   }
   assert.deepEqual(broken, []);
 });
+
+test('every page of the site is in the sidebar (the JS API pages through its index)', () => {
+  const config = readFileSync(join(root, 'docs', '.vitepress', 'config.mts'), 'utf8');
+  const sidebar = config.slice(config.indexOf('sidebar:'));
+  const linked = new Set([...sidebar.matchAll(/link: '([^']+)'/g)].map((m) => m[1]));
+  const pages = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(root, 'docs', dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        // Source material (seeds), VitePress's own folder and the generated API pages.
+        if (!['seeds', '.vitepress', 'reference/api'].includes(rel)) walk(rel);
+      } else if (entry.name.endsWith('.md') && rel !== 'index.md') {
+        pages.push(rel);
+      }
+    }
+  };
+  walk('');
+  const route = (page) => `/${page.replace(/(^|\/)index\.md$/, '$1').replace(/\.md$/, '')}`;
+  const missing = pages.filter((page) => !linked.has(route(page)));
+  assert.deepEqual(missing, [], 'pages no sidebar entry links to');
+  assert.ok(linked.has('/reference/api/'), 'the JS API index is in the sidebar');
+});

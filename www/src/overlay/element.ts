@@ -71,7 +71,12 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
  * if (import.meta.env.DEV) import('stepline/devtools-overlay');   // adds <stepline-devtools> to the page
  * // or, placed yourself: <stepline-devtools dock="right" final-state="/agents/{session}/state"></stepline-devtools>
  */
-export class SteplineDevtools extends HTMLElement {
+// A module imported where there is no DOM (server-side rendering, Node) must not throw: the
+// element is defined, and the page gets one, only where there is a DOM.
+const ElementBase: typeof HTMLElement =
+  typeof HTMLElement === 'undefined' ? (class {} as unknown as typeof HTMLElement) : HTMLElement;
+
+export class SteplineDevtools extends ElementBase {
   static observedAttributes = ['open'];
   private shadow: ShadowRoot;
   private badge = el('button', { type: 'button', class: 'badge', 'data-testid': 'overlay-badge', 'aria-label': 'Open stepline devtools' });
@@ -203,9 +208,11 @@ export class SteplineDevtools extends HTMLElement {
   }
 }
 
-if (!customElements.get(TAG)) customElements.define(TAG, SteplineDevtools);
+const hasDom = typeof customElements !== 'undefined' && typeof document !== 'undefined';
+if (hasDom && !customElements.get(TAG)) customElements.define(TAG, SteplineDevtools);
 // Importing the module is enough: the page gets an overlay unless it places its own.
 queueMicrotask(() => {
+  if (!hasDom) return;
   if (document.querySelector(TAG)) return;
   const add = () => {
     if (document.querySelector(TAG)) return;
