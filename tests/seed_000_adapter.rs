@@ -282,3 +282,40 @@ fn a_session_reads_the_seed_adapters_fields_without_warnings() {
         "each step's decision"
     );
 }
+
+/// Seed 000's `continuation` summary in `agent.step.completed` repeats the
+/// step's decision without its evaluations: where an `agent.continuation`
+/// gave the whole decision, the view keeps that one, in either arrival order
+/// (the panel's trace rows read its evaluations).
+#[test]
+fn a_step_completion_summary_never_replaces_the_whole_continuation() {
+    let at = |ms: u32| format!("2026-11-20T14:02:15.{ms:03}Z");
+    let continuation = stepline::json!({"type": "agent.continuation", "session_id": "s", "execution_id": "e", "timestamp": at(100),
+        "payload": {"step_number": 1, "should_continue": true, "stop_reason": "completed", "resolved_by": "ToolCallPresenceCheck",
+            "evaluations": [{"criterion": "ToolCallPresenceCheck", "decision": "request_continuation", "reason": "tool calls"}]}});
+    let completed = stepline::json!({"type": "agent.step.completed", "session_id": "s", "execution_id": "e", "timestamp": at(200),
+        "payload": {"step_number": 1, "has_tool_calls": true, "errors": 0,
+            "continuation": {"should_continue": true, "stop_reason": "completed", "resolved_by": "ToolCallPresenceCheck"}}});
+    for order in [[&continuation, &completed], [&completed, &continuation]] {
+        let mut s = Session::new(None);
+        for e in order {
+            s.ingest_text(&stepline::json::to_string(e)).unwrap();
+        }
+        let view = s.view();
+        let kept = &view["executions"][0]["steps"][0]["continuation"];
+        assert_eq!(
+            kept["evaluations"].as_array().map(Vec::len),
+            Some(1),
+            "{kept}"
+        );
+    }
+    // Alone, the summary is the step's continuation.
+    let mut s = Session::new(None);
+    s.ingest_text(&stepline::json::to_string(&completed))
+        .unwrap();
+    let view = s.view();
+    assert_eq!(
+        view["executions"][0]["steps"][0]["continuation"]["resolved_by"],
+        "ToolCallPresenceCheck"
+    );
+}

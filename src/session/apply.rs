@@ -160,7 +160,6 @@ fn step_started(exec: &mut Execution, ts: Option<String>, p: &mut Map) -> Touche
 
 /// `agent.step.completed` and `agent.llm.completed` (only the first completes the step).
 fn step_completed(exec: &mut Execution, kind: &str, ts: Option<String>, p: &mut Map) -> Touched {
-    let ts_ms = ts.as_deref().and_then(instant);
     let n = step_of(exec, p);
     let step = step_mut(exec, n);
     if kind == "agent.step.completed" {
@@ -183,8 +182,14 @@ fn step_completed(exec: &mut Execution, kind: &str, ts: Option<String>, p: &mut 
         &mut step.duration_ms,
         p.remove("duration_ms").filter(|v| !v.is_null()),
     );
+    // Seed 000's summary of the step's decision (`should_continue`,
+    // `stop_reason`, `resolved_by`) stands in only where no
+    // `agent.continuation` gave the whole decision, in either order: it
+    // keeps no instant, so a later full decision always replaces it.
     if let Some(c) = p.remove("continuation").filter(Value::is_object) {
-        keep_continuation(step, c, ts_ms);
+        if step.continuation.is_none() {
+            step.continuation = Some(c);
+        }
     }
     if let Some(s) = p.get_mut("step").and_then(Value::as_object_mut) {
         absorb_step_object(step, s);
