@@ -8,7 +8,7 @@ use stepline::session::reconcile::Report;
 use stepline::session::Session;
 
 mod common;
-use common::{session_of, vectors, view_of};
+use common::{session_of, vectors, view_of, Rng};
 
 /// The fuzz checks' model of the JS side's patch application.
 #[path = "../fuzz/src/checks.rs"]
@@ -68,17 +68,6 @@ fn unexplained(r: &Report) -> Vec<String> {
         .filter(|d| d.cause.is_none())
         .map(|d| format!("{} {} {}", d.kind, d.path, d.message))
         .collect()
-}
-
-/// A small deterministic generator for shuffles.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
 }
 
 fn envelope(kind: &str, payload: Value) -> Value {

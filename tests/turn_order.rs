@@ -14,25 +14,9 @@ use stepline::json::Value;
 use stepline::session::Session;
 
 mod common;
-use common::{jsonl, session_of, shuffle_within_steps, vectors, view_of};
+use common::{jsonl, session_of, shuffle_within_steps, vectors, view_of, Rng};
 
 const MULTI_TURN: &str = "two turns on one adapter (multi-turn)";
-
-/// A small deterministic generator for shuffles.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-    fn shuffle(&mut self, v: &mut [Value]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.next(i + 1));
-        }
-    }
-}
 
 fn kind(e: &Value) -> &str {
     e["type"].as_str().unwrap_or_default()

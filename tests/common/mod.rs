@@ -222,3 +222,21 @@ pub fn shuffle_within_steps(events: &[Value], mut next: impl FnMut(usize) -> usi
     }
     out
 }
+
+/// A small deterministic generator for shuffles (xorshift; the seed must not be 0).
+pub struct Rng(pub u64);
+impl Rng {
+    /// A number below `n`.
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+    /// Fisher–Yates over `v`.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.next(i + 1));
+        }
+    }
+}
