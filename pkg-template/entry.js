@@ -1,7 +1,7 @@
 // What the browser entries (web.js, live.js) share: the SteplineError class, the
 // init/initSync wrappers that hand it to the wasm instance they start (so that every
-// failure is thrown as `new SteplineError(code, path, message)`), and the binding of
-// Session's view methods. One class: `instanceof SteplineError` holds for either entry.
+// failure is thrown as `new SteplineError(code, path, message)`). Session's view
+// methods are view.js's. One class: `instanceof SteplineError` holds for either entry.
 
 // Declared for TypeScript in web/stepline.d.ts and live/stepline.d.ts (generated
 // from the Rust crate).
@@ -11,24 +11,6 @@ export class SteplineError extends Error {
     this.name = 'SteplineError';
     this.code = code;
     this.path = path;
-  }
-}
-
-// React calls `subscribe` and `getSnapshot` unbound: each session gets bound copies on
-// first read, kept (a stable `subscribe`, or React resubscribes on every render). A
-// getter, as `Session.fromRecording` bypasses the constructor. index.cjs: the same.
-export function bindViewMethods(Session) {
-  for (const name of ['subscribe', 'getSnapshot']) {
-    const method = Session.prototype[name];
-    Object.defineProperty(Session.prototype, name, {
-      configurable: true,
-      get() {
-        if (!(this instanceof Session) || this === Session.prototype) return method;
-        const bound = method.bind(this);
-        if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, writable: true, configurable: true });
-        return bound;
-      },
-    });
   }
 }
 

@@ -16,21 +16,9 @@ class SteplineError extends Error {
 // The wasm throws `new SteplineError(code, path, message)` from here on.
 glue.__registerErrorClass(SteplineError);
 
-// React calls `subscribe` and `getSnapshot` unbound: each session gets bound copies on
-// first read, kept. As bindViewMethods in entry.js, for the browser entries.
-for (const name of ['subscribe', 'getSnapshot']) {
-  const { Session } = glue;
-  const method = Session.prototype[name];
-  Object.defineProperty(Session.prototype, name, {
-    configurable: true,
-    get() {
-      if (!(this instanceof Session) || this === Session.prototype) return method;
-      const bound = method.bind(this);
-      if (Object.isExtensible(this)) Object.defineProperty(this, name, { value: bound, writable: true, configurable: true });
-      return bound;
-    },
-  });
-}
+// Session's view methods (getSnapshot, bound subscribe, ingest's outcome objects):
+// view.cjs, which scripts/build.mjs writes from view.js, the browser entries' copy.
+require('./view.cjs').installSessionView(glue.Session);
 
 exports.SteplineError = SteplineError;
 // @stepline-exports (this line is replaced by scripts/build.mjs)

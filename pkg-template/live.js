@@ -12,13 +12,14 @@
 // (`stepline/live/stepline_bg.wasm`).
 import rawInit, { initSync as rawInitSync, __registerErrorClass } from './live/stepline.js';
 import { Session } from './live/stepline.js';
-import { bindViewMethods, entryPoints } from './entry.js';
+import { entryPoints } from './entry.js';
+import { installSessionView } from './view.js';
 
 export { SteplineError } from './entry.js';
 // The glue's wasm, read in Node; `here`, not import.meta.url, so bundlers emit it once.
 const here = import.meta.url;
 const { init, initSync } = entryPoints(rawInit, rawInitSync, __registerErrorClass, new URL('./live/stepline_bg.wasm', here));
 export { init as default, initSync };
-bindViewMethods(Session);
+installSessionView(Session);
 
 // @stepline-exports (this line is replaced by scripts/build.mjs)

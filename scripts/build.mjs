@@ -220,6 +220,20 @@ function shareFullWasm(staging) {
   rmSync(join(staging, 'node', 'stepline_bg.wasm.d.ts'), { force: true });
 }
 
+/**
+ * view.cjs, the CommonJS entry's copy of view.js (Session's view methods): the same text
+ * with its one export made a CommonJS one, so the two entries cannot drift.
+ */
+function writeViewCjs(staging) {
+  const source = readFileSync(join(staging, 'view.js'), 'utf8');
+  const marker = 'export function installSessionView(';
+  if (source.split(marker).length !== 2 || /^\s*(import|export)\b/m.test(source.replace(marker, ''))) {
+    throw new BuildError('assemble: pkg-template/view.js must have exactly one export, `export function installSessionView(`, and no import');
+  }
+  const cjs = `'use strict';\n${source.replace(marker, 'function installSessionView(')}\nexports.installSessionView = installSessionView;\n`;
+  writeFileSync(join(staging, 'view.cjs'), cjs);
+}
+
 async function assemble(staging, crate) {
   cpSync(join(root, 'pkg-template'), staging, { recursive: true });
   // wasm-bindgen's nodejs glue is CommonJS and its web glue an ES module, both as .js.
@@ -231,6 +245,7 @@ async function assemble(staging, crate) {
   Object.assign(manifest, { version: crate.version, description: crate.description, license: crate.license });
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
+  writeViewCjs(staging);
   const names = await publicNames(staging);
   fillExports(join(staging, 'index.cjs'), names.map((n) => `exports.${n} = glue.${n};`).join('\n'));
   fillExports(join(staging, 'index.mjs'), `export const {\n${['SteplineError', ...names].map((n) => `  ${n},`).join('\n')}\n} = stepline;`);
@@ -292,9 +307,9 @@ function kb(bytes) {
 
 function reportSizes(pkgDir) {
   const groups = {
-    node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs'],
-    web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js'],
-    live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js'],
+    node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs', 'view.cjs'],
+    web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js', 'view.js'],
+    live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js', 'view.js'],
   };
   const rows = [];
   const totals = {};

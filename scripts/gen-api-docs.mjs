@@ -80,11 +80,16 @@ export function declarations(file, seen = new Set()) {
     const body = lines.slice(start, i + 1);
     const name = decl[1] ? 'default' : decl[3];
     const kind = decl[2];
-    const members = kind === 'class' ? classMembers(body) : [];
+    const members = kind === 'class' || kind === 'interface' ? classMembers(body) : [];
     // A class's members are documented one by one; its code shows the signatures only.
     const code = kind === 'class' ? stripDocs(body).join('\n') : body.join('\n');
-    if (!out.some((d) => d.name === name)) out.push({ name, kind, doc, code, members });
-    else if (kind === 'function') out.find((d) => d.name === name).code += `\n${body.join('\n')}`; // overloads
+    const same = out.find((d) => d.name === name);
+    if (!same) out.push({ name, kind, doc, code, members: kind === 'class' ? members : [], own: members });
+    else if (kind === 'function') same.code += `\n${body.join('\n')}`; // overloads
+    // An interface beside a class of its name adds methods written in JavaScript
+    // (`Session.getSnapshot`, pkg-template/view.js): they are the class's members.
+    else if (same.kind === 'class' && kind === 'interface') same.members.push(...members);
+    else if (same.kind === 'interface' && kind === 'class') Object.assign(same, { kind, doc, code, members: [...members, ...same.own] });
     doc = null;
   }
   return out;

@@ -1,12 +1,14 @@
 //! `Session`: the live view in JavaScript. The core keeps the view and hands
-//! over only what changed since the last read; this file turns that change
-//! list into a new immutable snapshot that shares every unchanged part with
-//! the previous one, so `getSnapshot()` fits React's `useSyncExternalStore`.
+//! over only what changed since the last read (`__takeViewPatch`); the
+//! package's entry files turn that change list into a new immutable snapshot
+//! that shares every unchanged part with the previous one
+//! (`pkg-template/view.js`, which defines `getSnapshot`), so `getSnapshot()`
+//! fits React's `useSyncExternalStore`.
 
 use std::cell::RefCell;
 
 use crate::json::Value;
-use js_sys::{Array, Function, Object};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
 use crate::session::{IngestOutcome, Rejection, Session as Core, SessionOptions};
@@ -41,55 +43,42 @@ pub struct Session {
 
 pub(super) struct Inner {
     pub(super) core: Core,
-    /// The snapshot last handed out; replaced, never mutated.
-    snapshot: JsValue,
-    /// The core has changes the snapshot does not show yet.
+    /// The core has changes the last patch did not carry yet.
     stale: bool,
-    /// Unfrozen working copies of what the snapshot publishes.
-    mirrors: Mirrors,
 }
-
-/// Unfrozen working copies of the snapshot's objects and arrays. A change
-/// is applied to its working copy and the published object or array is a
-/// frozen copy of it. Copying the published (frozen) one instead takes V8's
-/// slow paths: a frozen array is copied element by element, and an object
-/// copied with `Object.assign` onto `{}` from a frozen copy of a copy ends up
-/// in dictionary mode, which made every later copy of an execution (29
-/// fields) about ten times slower than copying a working copy.
-#[derive(Default)]
-struct Mirrors {
-    /// The view's top-level fields.
-    view: Option<Object>,
-    /// Per execution, its fields (`steps` and `text` included).
-    execs: Vec<Object>,
-    /// Per execution, its `steps` array.
-    step_lists: Vec<Array>,
-    /// The `executions` array.
-    exec_list: Array,
-    /// Per execution, pieces appended to its `text` since it was last flat.
-    appended: Vec<u32>,
-}
-
-/// Pieces appended to a text before it is flattened. `a + b` makes a rope
-/// node in V8, so a text streamed in 100,000 chunks is a rope of 100,000
-/// nodes, each piece its own string: about four times the flat text's
-/// bytes (bench/findings.md). Reading a character flattens it; every 4,096
-/// pieces keeps the rope short at a cost linear in the text overall.
-const FLATTEN_EVERY: u32 = 4096;
 
 impl Session {
     fn with_core(core: Core) -> Session {
         Session {
-            inner: RefCell::new(Inner {
-                core,
-                snapshot: JsValue::UNDEFINED,
-                stale: true,
-                mirrors: Mirrors::default(),
-            }),
+            inner: RefCell::new(Inner { core, stale: true }),
             listeners: RefCell::new(Vec::new()),
         }
     }
 }
+
+// `getSnapshot` is JavaScript (pkg-template/view.js); its declaration merges
+// into the generated `class Session`.
+#[wasm_bindgen(typescript_custom_section)]
+const GET_SNAPSHOT: &'static str = r#"
+export interface Session {
+    /**
+     * The current view as an immutable object. Consecutive calls without an
+     * ingest in between return the same object; after an ingest, parts that
+     * did not change (executions, steps) are the same objects as before.
+     * Safe to call from a `subscribe` listener.
+     *
+     * @example
+     * ```js
+     * const session = new Session();
+     * session.ingest({ type: 'agent.status', session_id: 's', execution_id: 'e', payload: { status: 'processing' } });
+     * const view = session.getSnapshot();
+     * view.executions[0].status; // 'processing'
+     * session.getSnapshot() === view; // true: nothing changed since
+     * ```
+     */
+    getSnapshot(): SessionView;
+}
+"#;
 
 #[wasm_bindgen]
 impl Session {
@@ -246,23 +235,19 @@ impl Session {
         to_js_of(&outcome.view())
     }
 
-    /// The current view as an immutable object. Consecutive calls without an
-    /// ingest in between return the same object; after an ingest, parts that
-    /// did not change (executions, steps) are the same objects as before.
-    /// Safe to call from a `subscribe` listener.
-    #[wasm_bindgen(js_name = getSnapshot, unchecked_return_type = "SessionView")]
-    pub fn get_snapshot(&self) -> Result<JsValue, JsValue> {
+    /// The changes to the view since the last call, as the JSON text
+    /// `Session::take_patch` writes (src/session/patch.rs), or `undefined`
+    /// when there are none. Internal: `getSnapshot()` (pkg-template/view.js)
+    /// applies it.
+    #[wasm_bindgen(js_name = __takeViewPatch, skip_typescript)]
+    pub fn take_view_patch(&self) -> Option<String> {
         let mut inner = self.inner.borrow_mut();
-        if inner.stale {
-            inner.core.settle();
-            let patch: Array = js_sys::JSON::parse(&inner.core.take_patch())?.unchecked_into();
-            let Inner {
-                snapshot, mirrors, ..
-            } = &mut *inner;
-            *snapshot = apply_patch(snapshot, &patch, mirrors);
-            inner.stale = false;
+        if !inner.stale {
+            return None;
         }
-        Ok(inner.snapshot.clone())
+        inner.core.settle();
+        inner.stale = false;
+        Some(inner.core.take_patch())
     }
 
     /// Calls `listener()` after every ingest; returns the function that
@@ -423,37 +408,20 @@ thread_local! {
     static UNSUBSCRIBED: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-#[wasm_bindgen]
-extern "C" {
-    /// `Reflect.get` without js-sys's try/catch wrapper: used only on the
-    /// parsed patch and the snapshot's own plain objects (no getters, no
-    /// proxies), never on `undefined`.
-    #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
-    fn field(target: &JsValue, key: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
-    fn set_field(target: &JsValue, key: &JsValue, value: &JsValue) -> bool;
-    /// `Object.assign(target, a, b)`; `undefined` sources are skipped.
-    #[wasm_bindgen(js_namespace = Object, js_name = assign)]
-    fn assign2(target: &Object, a: &JsValue, b: &JsValue) -> Object;
-    /// `JSON.parse` of a string already in JS (no copy out of wasm memory).
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
-    fn parse_js(text: &JsValue) -> JsValue;
-}
-
-/// An ingest outcome as a new JS object. The usual ones (no warnings) are
-/// parsed from JSON text kept in JS: one boundary call instead of
-/// serialising a value and copying its text out of wasm memory per ingest.
+/// An ingest outcome for JavaScript: the usual ones (no warnings) as their
+/// index in [`COMMON_OUTCOMES`], which pkg-template/view.js's `ingest` turns
+/// into a new object (one number across the boundary instead of an object
+/// built per ingest); any other as the object itself.
 fn outcome_js(o: &IngestOutcome) -> Result<JsValue, JsValue> {
     match COMMON_OUTCOMES.iter().position(|common| common == o) {
-        Some(i) => Ok(OUTCOMES
-            .with(|texts| texts.get(i).map(parse_js))
-            .unwrap_or_default()),
+        Some(i) => Ok(JsValue::from(i as u32)),
         None => to_js_of(o),
     }
 }
 
-/// The usual outcomes (no warnings), whose text [`OUTCOMES`] keeps in JS.
-const COMMON_OUTCOMES: [IngestOutcome; 3] = [
+/// The usual outcomes (no warnings), in the order of `OUTCOMES` in
+/// pkg-template/view.js (tests/js/session-view.test.mjs compares them).
+pub(super) const COMMON_OUTCOMES: [IngestOutcome; 3] = [
     IngestOutcome {
         applied: true,
         duplicate: false,
@@ -473,183 +441,3 @@ const COMMON_OUTCOMES: [IngestOutcome; 3] = [
         warnings: Vec::new(),
     },
 ];
-
-thread_local! {
-    /// The JSON text of [`COMMON_OUTCOMES`], written once.
-    static OUTCOMES: [JsValue; 3] =
-        COMMON_OUTCOMES.each_ref().map(|o| JsValue::from_str(&crate::json::to_text(o)));
-}
-
-/// The property names the snapshot uses, made into JS strings once:
-/// creating one from Rust decodes it from wasm memory every time.
-struct Keys {
-    warnings: JsValue,
-    executions: JsValue,
-    steps: JsValue,
-    text: JsValue,
-    number: JsValue,
-}
-
-thread_local! {
-    static KEYS: Keys = {
-        let k = JsValue::from_str;
-        Keys {
-            warnings: k("warnings"),
-            executions: k("executions"),
-            steps: k("steps"),
-            text: k("text"),
-            number: k("number"),
-        }
-    };
-}
-
-/// The next snapshot: `prev` with the patch (see [`Core::take_patch`] for
-/// its layout) applied, sharing what it did not touch; `prev` itself when
-/// nothing changed. `step_lists` holds the unfrozen working copy of each
-/// execution's steps (see [`Session::step_lists`]), `exec_list` that of the
-/// executions.
-fn apply_patch(prev: &JsValue, patch: &Array, mirrors: &mut Mirrors) -> JsValue {
-    KEYS.with(|k| {
-        let session = patch.get(0);
-        let added = patch.get(1);
-        let changes = patch.length();
-        let first = !prev.is_object();
-        let changed = |v: &JsValue| v.is_object();
-        if !first && !changed(&session) && !changed(&added) && changes <= 2 {
-            return prev.clone();
-        }
-        if first {
-            *mirrors = Mirrors::default();
-        }
-        let view = mirrors.view.get_or_insert_with(Object::new).clone();
-        assign2(&view, &session, &JsValue::UNDEFINED);
-        if first || changed(&added) {
-            let old = if first {
-                JsValue::UNDEFINED
-            } else {
-                field(prev, &k.warnings)
-            };
-            // Frozen like the rest of the snapshot; warnings are rare and at
-            // most 1,000, so this runs seldom and stays small.
-            if let Some(new) = added.dyn_ref::<Array>() {
-                for i in 0..new.length() {
-                    Object::freeze(new.get(i).unchecked_ref::<Object>());
-                }
-            }
-            let warnings = match (old.dyn_ref::<Array>(), added.dyn_ref::<Array>()) {
-                (Some(old), Some(new)) => old.concat(new),
-                (None, Some(new)) => new.clone(),
-                (_, None) => Array::new(),
-            };
-            set_field(&view, &k.warnings, &Object::freeze(&warnings));
-        }
-        if first || changes > 2 {
-            for i in 2..changes {
-                let change: Array = patch.get(i).unchecked_into();
-                let index = number(&change.get(0)) as u32;
-                let exec = apply_exec(k, &change, index as usize, mirrors);
-                mirrors.exec_list.set(index, exec);
-            }
-            let execs = mirrors.exec_list.slice(0, u32::MAX);
-            set_field(&view, &k.executions, &Object::freeze(&execs));
-        }
-        Object::freeze(&assign2(&Object::new(), &view, &JsValue::UNDEFINED)).into()
-    })
-}
-
-/// One execution's change `[index, header, steps, text, replaced]` applied
-/// to its working copy (made when the execution is new); returns the
-/// published, frozen copy.
-fn apply_exec(k: &Keys, change: &Array, slot: usize, mirrors: &mut Mirrors) -> JsValue {
-    if mirrors.step_lists.len() <= slot {
-        mirrors.step_lists.resize_with(slot + 1, Array::new);
-    }
-    let header = change.get(1);
-    let new = mirrors.execs.len() <= slot;
-    if new {
-        mirrors.execs.resize_with(slot + 1, Object::new);
-        // A new execution's header holds every field, `steps` and `text`
-        // included (src/session/patch.rs): as parsed, it is a fast object
-        // whose fields later changes only overwrite.
-        if let (Some(own), true) = (mirrors.execs.get_mut(slot), header.is_object()) {
-            *own = header.clone().unchecked_into();
-        }
-    }
-    // Both lists were extended above to hold `slot`.
-    let (Some(work), Some(exec)) = (mirrors.step_lists.get(slot), mirrors.execs.get(slot)) else {
-        return JsValue::UNDEFINED;
-    };
-    if !new {
-        assign2(exec, &header, &JsValue::UNDEFINED);
-    }
-    let steps = change.get(2);
-    if let Some(steps) = steps.dyn_ref::<Array>() {
-        for step in steps.iter() {
-            Object::freeze(step.unchecked_ref::<Object>());
-            place_step(k, work, step);
-        }
-    }
-    if new || steps.is_object() {
-        set_field(exec, &k.steps, &Object::freeze(&work.slice(0, u32::MAX)));
-    }
-    let text = change.get(3);
-    if text.is_string() {
-        let replaced = change.get(4).as_bool() == Some(true);
-        // Appended as JS strings: the text so far never crosses into wasm
-        // (that copy would make streaming quadratic).
-        let head = if replaced || new {
-            JsValue::UNDEFINED
-        } else {
-            field(exec, &k.text)
-        };
-        if mirrors.appended.len() <= slot {
-            mirrors.appended.resize(slot + 1, 0);
-        }
-        let value = match head.dyn_ref::<js_sys::JsString>() {
-            Some(head) => {
-                let joined = head.concat(&text);
-                if let Some(n) = mirrors.appended.get_mut(slot) {
-                    *n += 1;
-                    if *n >= FLATTEN_EVERY {
-                        *n = 0;
-                        joined.char_code_at(0);
-                    }
-                }
-                joined.into()
-            }
-            None => {
-                if let Some(n) = mirrors.appended.get_mut(slot) {
-                    *n = 0;
-                }
-                text
-            }
-        };
-        set_field(exec, &k.text, &value);
-    }
-    Object::freeze(&assign2(&Object::new(), exec, &JsValue::UNDEFINED)).into()
-}
-
-/// A number the patch holds (an index or a step number). `Number#valueOf`
-/// returns it directly; `as_f64` goes through wasm memory and a DataView.
-fn number(v: &JsValue) -> f64 {
-    v.unchecked_ref::<js_sys::Number>().value_of()
-}
-
-/// Puts a changed step in its place (steps are kept in number order; a
-/// changed step is usually the last one, so the search starts there).
-fn place_step(k: &Keys, list: &Array, step: JsValue) {
-    let number = self::number(&field(&step, &k.number));
-    let mut i = list.length();
-    while i > 0 {
-        let n = self::number(&field(&list.get(i - 1), &k.number));
-        if n == number {
-            list.set(i - 1, step);
-            return;
-        }
-        if n < number {
-            break;
-        }
-        i -= 1;
-    }
-    list.splice(i, 0, &step);
-}

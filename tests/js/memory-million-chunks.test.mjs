@@ -21,6 +21,7 @@ import { v1Vectors, v2Vectors } from './lib/vectors.mjs';
 const require = createRequire(import.meta.url);
 const wasmPath = require.resolve('stepline/stepline_bg.wasm');
 const glueUrl = new URL('stepline.js', pathToFileURL(wasmPath));
+const { installSessionView } = await import(new URL('../view.js', glueUrl).href);
 const wasmModule = new WebAssembly.Module(readFileSync(wasmPath));
 const MB = 1024 * 1024;
 const CHUNKS = 1_000_000;
@@ -31,6 +32,8 @@ let instances = 0;
 async function freshInstance() {
   const glue = await import(`${glueUrl.href}?instance=${instances++}`);
   const exports = await glue.default({ module_or_path: wasmModule });
+  // What the package's entries add to the glue's Session: getSnapshot() and ingest's outcomes.
+  installSessionView(glue.Session);
   return { ...glue, memoryBytes: () => exports.memory.buffer.byteLength };
 }
 

@@ -17,10 +17,13 @@ export const bundle = JSON.parse(readFileSync(new URL('pkg/schemas/stepline.sche
 export function declaredReturns() {
   const dts = readFileSync(new URL('pkg/node/stepline.d.ts', root), 'utf8');
   const returns = {};
+  // A class's methods declared beside it (`export interface Session { getSnapshot(): … }`,
+  // merged into the class: a method written in JavaScript) are its methods too.
+  const classNames = new Set([...dts.matchAll(/^export class (\w+)/gm)].map((m) => m[1]));
   let owner = null;
   for (const line of dts.split('\n')) {
-    const cls = /^export class (\w+)/.exec(line);
-    if (cls) { owner = cls[1]; continue; }
+    const cls = /^export (?:class|interface) (\w+)/.exec(line);
+    if (cls && (line.startsWith('export class') || classNames.has(cls[1]))) { owner = cls[1]; continue; }
     if (/^}/.test(line)) { owner = null; continue; }
     const fn = /^export function (\w+)\(.*\):\s*(.+);$/.exec(line);
     if (fn) { returns[fn[1]] = fn[2]; continue; }

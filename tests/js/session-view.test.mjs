@@ -1,0 +1,116 @@
+// Session's view in JavaScript (pkg-template/view.js): `getSnapshot()` builds the
+// published objects from the core's patches, and `ingest` turns the core's outcome
+// index into an object. These tests pin that the JavaScript half shows exactly the
+// view the core holds, whatever order and redeliveries the envelopes come in.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+
+import { Session } from 'stepline';
+import initLive, { Session as LiveSession } from 'stepline/live';
+import { describeRun } from '../../bench/agent-run.mjs';
+import { encode } from '../../bench/contenders/stepline.mjs';
+import { v2Vectors } from './lib/vectors.mjs';
+
+await initLive();
+const schema = JSON.parse(readFileSync(new URL('../../schemas/stepline.schema.json', import.meta.url), 'utf8'));
+
+/** The view without `counts`, which a timeline's view leaves at its own. */
+const withoutCounts = (view) => JSON.stringify({ ...view, counts: null });
+
+/** A seeded shuffle within windows of `span` envelopes, and every seventh one sent twice. */
+function scrambled(envelopes, span = 6) {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const out = [];
+  for (let i = 0; i < envelopes.length; i += span) {
+    const window = envelopes.slice(i, i + span);
+    for (let j = window.length - 1; j > 0; j -= 1) {
+      const k = Math.floor(rand() * (j + 1));
+      [window[j], window[k]] = [window[k], window[j]];
+    }
+    for (const e of window) {
+      out.push(e);
+      if (out.length % 7 === 0) out.push(e);
+    }
+  }
+  return out;
+}
+
+test("getSnapshot() is the core's view after every envelope of a 40-step run delivered out of order with redeliveries", () => {
+  const envelopes = scrambled(encode(describeRun({ events: 8_200 })));
+  const session = new Session();
+  let steps = 0;
+  envelopes.forEach((envelope, i) => {
+    session.ingest(envelope);
+    const view = session.getSnapshot();
+    steps = view.executions[0]?.steps.length ?? 0;
+    if (i % 401 === 0 || i === envelopes.length - 1) {
+      const timeline = session.timeline();
+      assert.equal(withoutCounts(view), withoutCounts(timeline.viewAt(timeline.length)), `after envelope ${i}`);
+      timeline.free();
+    }
+  });
+  assert.ok(steps >= 40, `${steps} steps`);
+  session.free();
+});
+
+test('getSnapshot() of both entries agree on every v2.7 agent run, and freeze every object they publish', () => {
+  let runs = 0;
+  for (const { name, expected } of v2Vectors('agent-runs.json')) {
+    const envelopes = expected.flatMap((outcome) => (outcome.envelopes ?? []).map((sent) => sent.envelope));
+    if (envelopes.length === 0) continue;
+    runs += 1;
+    const full = new Session();
+    const live = new LiveSession();
+    for (const envelope of envelopes) {
+      full.ingest(envelope);
+      live.ingest(envelope);
+    }
+    const view = full.getSnapshot();
+    assert.equal(JSON.stringify(live.getSnapshot()), JSON.stringify(view), name);
+    assert.ok(Object.isFrozen(view) && Object.isFrozen(view.executions) && Object.isFrozen(view.warnings), name);
+    for (const exec of view.executions) {
+      assert.ok(Object.isFrozen(exec) && Object.isFrozen(exec.steps) && exec.steps.every(Object.isFrozen), name);
+    }
+    full.free();
+    live.free();
+  }
+  assert.ok(runs >= 30, `${runs} runs`);
+});
+
+test("a published execution has the schema's fields in the core's order, and an unchanged one is the same object", () => {
+  const session = new Session();
+  const [status, ...rest] = encode(describeRun({ events: 200 }));
+  session.ingest(status);
+  session.ingest({ ...status, execution_id: 'exec-2' });
+  const first = session.getSnapshot();
+  assert.deepEqual(Object.keys(first), Object.keys(schema.$defs.SessionView.properties));
+  assert.deepEqual(Object.keys(first.executions[0]), Object.keys(schema.$defs.ExecutionView.properties));
+  session.ingest(rest[0]);
+  const second = session.getSnapshot();
+  assert.notEqual(second, first);
+  assert.notEqual(second.executions[0], first.executions[0]);
+  assert.equal(second.executions[1], first.executions[1], 'the execution no envelope touched');
+  assert.equal(session.getSnapshot(), second, 'no ingest in between: the same snapshot');
+  session.free();
+});
+
+test('ingest() returns a new outcome object each time, for applied, duplicate and foreign-session envelopes alike', () => {
+  const session = new Session({ sessionId: 'sess-bench' });
+  const [envelope] = encode(describeRun({ events: 200 }));
+  const applied = session.ingest(envelope);
+  const duplicate = session.ingest(envelope);
+  const foreign = session.ingest({ ...envelope, session_id: 'another' });
+  assert.deepEqual(applied, { applied: true, duplicate: false, rejected: null, warnings: [] });
+  assert.deepEqual(duplicate, { applied: false, duplicate: true, rejected: null, warnings: [] });
+  assert.deepEqual(foreign, { applied: false, duplicate: false, rejected: 'foreign_session', warnings: [] });
+  const again = session.ingest(envelope);
+  assert.notEqual(again, duplicate);
+  again.warnings.push('mine');
+  assert.deepEqual(session.ingest(envelope).warnings, []);
+  const event = session.ingestEvent('.instructor.agent.event', envelope);
+  assert.deepEqual(event, duplicate);
+  assert.equal(session.ingestEvent('App\\Events\\OrderShipped', { id: 7 }), null);
+  session.free();
+});
