@@ -703,7 +703,13 @@ fn patches_carry_only_what_changed() {
     assert_eq!(exec[1], 0, "the execution's own fields did not change");
     let steps = exec[2].as_array().unwrap();
     assert_eq!(steps.len(), 1);
-    assert_eq!(steps[0]["number"], 2);
+    assert_eq!(steps[0][0], 2, "[number, fields, text, reasoning]");
+    assert_eq!(steps[0][1]["number"], 2, "a new step's fields, all of them");
+    assert_eq!(
+        (&steps[0][2], &steps[0][3]),
+        (&json!(0), &json!(0)),
+        "no text yet"
+    );
     assert_eq!(exec[3], Value::Null, "nor did its text");
     let chunk = |i: i64, c: &str| {
         envelope(
@@ -725,6 +731,62 @@ fn patches_carry_only_what_changed() {
         (&json!("abcdef"), &json!(true))
     );
     assert_eq!(patch(&mut s), json!([0, 0]), "nothing changed");
+}
+
+#[test]
+fn a_steps_streamed_text_is_sent_as_what_was_appended_not_whole_on_every_read() {
+    // A seed-003 / foreign-dialect step text grows with every delta: sending
+    // the step whole made each read cost the text so far (quadratic).
+    let mut s = Session::new(None);
+    let delta = |d: &str| {
+        envelope(
+            "agent.llm.output_text.delta",
+            json!({"step_number": 1, "text_delta": d}),
+        )
+    };
+    s.ingest_value(&delta("Hello")).unwrap();
+    let first = patch(&mut s);
+    let step = &first[2][2][0];
+    assert_eq!(
+        (&step[0], &step[1]["text"], &step[2]),
+        (&json!(1), &json!(""), &json!("Hello"))
+    );
+    for word in [", ", "world"] {
+        s.ingest_value(&delta(word)).unwrap();
+        let next = patch(&mut s);
+        assert_eq!(
+            next[2][2],
+            json!([[1, 0, word, 0]]),
+            "only the delta, no field"
+        );
+    }
+    assert_eq!(
+        s.view()["executions"][0]["steps"][0]["text"],
+        "Hello, world"
+    );
+}
+
+#[test]
+fn an_executions_data_is_sent_again_only_when_a_value_in_it_was_set() {
+    let mut s = Session::new(None);
+    let data =
+        |name: &str, value: Value| envelope("agent.data", json!({"name": name, "data": value}));
+    s.ingest_value(&data("state", json!({"items": [1, 2, 3]})))
+        .unwrap();
+    assert_eq!(
+        patch(&mut s)[2][1]["data"],
+        json!({"state": {"items": [1, 2, 3]}})
+    );
+    s.ingest_value(&envelope("agent.step.started", json!({"step_number": 1})))
+        .unwrap();
+    let after_step = patch(&mut s);
+    assert!(after_step[2][1].get("data").is_none(), "{after_step}");
+    s.ingest_value(&data("state", json!({"items": [1, 2, 3, 4]})))
+        .unwrap();
+    assert_eq!(
+        patch(&mut s)[2][1]["data"],
+        json!({"state": {"items": [1, 2, 3, 4]}})
+    );
 }
 
 /// Ingests `envelopes` one at a time and checks after each that the patches

@@ -545,8 +545,8 @@ pub fn take_patch(s: &mut Session) -> Value {
         .unwrap_or_else(|e| panic!("the patch is not JSON ({e}): {text}"))
 }
 
-/// What the JavaScript `Session` does with a patch (`src/wasm/session.rs`
-/// `apply_patch`), on plain values. The patch is `[session, warnings,
+/// What the JavaScript `Session` does with a patch (`pkg-template/view.js`),
+/// on plain values. The patch is `[session, warnings,
 /// ...executions]`, each execution `[index, header, steps, text, replaced]`
 /// (see `Session::take_patch`); objects carry only the fields that changed,
 /// on top of the previous ones.
@@ -578,12 +578,38 @@ pub fn apply_patch(view: &mut Value, patch: &Value) {
             exec.insert(k.clone(), v.clone());
         }
         let mut steps = old["steps"].as_array().cloned().unwrap_or_default();
-        for step in change[2].as_array().into_iter().flatten() {
-            let n = step["number"].as_i64();
-            match steps.iter().position(|s| s["number"].as_i64() >= n) {
-                Some(i) if steps[i]["number"].as_i64() == n => steps[i] = step.clone(),
-                Some(i) => steps.insert(i, step.clone()),
-                None => steps.push(step.clone()),
+        // Each `[number, fields, text, reasoning]`: the fields on top of the
+        // step as it was, its texts appended to (or replaced by `[whole]`).
+        for change in change[2].as_array().into_iter().flatten() {
+            let n = change[0].as_i64();
+            let at = steps.iter().position(|s| s["number"].as_i64() >= n);
+            let was = at
+                .filter(|&i| steps[i]["number"].as_i64() == n)
+                .map(|i| steps[i].clone());
+            let mut step = was
+                .as_ref()
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            for (k, v) in change[1].as_object().into_iter().flatten() {
+                step.insert(k.clone(), v.clone());
+            }
+            for (k, part) in [("text", &change[2]), ("reasoning", &change[3])] {
+                let now = match (part.as_str(), part.as_array()) {
+                    (Some(tail), _) => format!(
+                        "{}{tail}",
+                        step.get(k).and_then(Value::as_str).unwrap_or("")
+                    ),
+                    (None, Some(whole)) => whole[0].as_str().expect("a whole text").to_string(),
+                    _ => continue,
+                };
+                step.insert(k, Value::from(now));
+            }
+            let step = Value::Object(step);
+            match (at, was.is_some()) {
+                (Some(i), true) => steps[i] = step,
+                (Some(i), false) => steps.insert(i, step),
+                (None, _) => steps.push(step),
             }
         }
         exec.insert("steps", Value::Array(steps));

@@ -40,6 +40,10 @@ pub(crate) struct DataIndex {
     sizes: Vec<usize>,
     /// The sizes summed.
     held: usize,
+    /// How many times a value was set: the live patch sends the data again
+    /// only when this moved (src/session/patch.rs), so a large AG-UI state
+    /// is not written out on every read.
+    changes: u64,
 }
 
 impl DataIndex {
@@ -51,6 +55,7 @@ impl DataIndex {
 
     /// Records `name`'s value at place `i` with its size.
     fn set(&mut self, name: String, i: usize, size: usize) {
+        self.changes = self.changes.wrapping_add(1);
         if self.sizes.len() <= i {
             self.sizes.resize(i + 1, 0);
         }
@@ -58,6 +63,13 @@ impl DataIndex {
             *s = size;
         }
         self.places.insert(name, i as u64);
+    }
+}
+
+impl DataIndex {
+    /// How many times a value was set (see [`DataIndex::changes`]'s field).
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
     }
 }
 

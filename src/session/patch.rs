@@ -7,15 +7,20 @@
 //! of both headers on every read, which cost more than the ingest itself.
 //! Steps, warnings and headers are written through their declared view
 //! types (`StepShape`, `SessionWarning`, `SessionHeader`, `ExecutionHeader`),
-//! so the patch and the schemas cannot disagree. Headers go field by field:
-//! each field's text is kept as last sent, and only the fields whose text
-//! changed are sent (a streamed chunk changes the counts, `last_at` and the
-//! text, nothing else).
+//! so the patch and the schemas cannot disagree. Headers and steps go field
+//! by field: each field's text is fingerprinted as last sent, and only the fields
+//! whose text changed are sent (a streamed chunk changes the counts,
+//! `last_at` and the text, nothing else). Texts that grow (an execution's,
+//! a step's text and reasoning) are sent as what was appended, and an
+//! execution's `data` is written only when a value in it was set: a read
+//! costs what changed, not the size of what is held.
 
 use serde::ser::{self, Impossible, Serialize};
 
+use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 use crate::model::usage::UsageWithTotal;
 use crate::session::apply::Touched;
+use crate::session::view::StepView;
 use crate::session::Session;
 
 /// What changed since the last patch, per execution position.
@@ -36,15 +41,32 @@ pub struct Dirty {
     session_sent: Sent,
     /// Per execution, its header's fields as last sent.
     exec_sent: Vec<Sent>,
+    /// Per execution, its steps as last sent, by step number.
+    steps_sent: Vec<Vec<StepSent>>,
 }
 
-/// One header's fields as last sent: each as JSON text, in order, and the
-/// usage also as numbers (compared before it is written: writing its six
-/// numbers on every read cost more than the rest of the header).
+/// One header's fields as last sent: each as the fingerprint of its JSON
+/// text, in order (the text itself would be a second copy of every step's
+/// tool runs and of the data), and the usage also as numbers (compared
+/// before it is written: writing its six numbers on every read cost more
+/// than the rest of the header).
 #[derive(Clone, Debug, Default)]
 struct Sent {
-    fields: Vec<String>,
+    fields: Vec<Fingerprint>,
     usage: Option<UsageWithTotal>,
+    /// An execution's `data` as last sent, by its count of values set
+    /// (`DataIndex::changes`): the map itself is not written to be compared.
+    data: Option<u64>,
+}
+
+/// A step as last sent: its fields (but its text and reasoning, which are
+/// sent as what was appended to them) and how much of each text.
+#[derive(Clone, Debug, Default)]
+struct StepSent {
+    number: i64,
+    fields: Sent,
+    text: usize,
+    reasoning: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -131,10 +153,14 @@ impl Session {
     /// the top-level fields that changed (all of them in the first patch),
     /// `warnings` the warnings added; `header` the execution's own fields
     /// that changed (all of them for a new execution), `steps` the changed
-    /// steps in step order (each to be placed by `number`; all of them for a
-    /// new execution), `text` the text appended, or the whole text when
-    /// `replaced` is true (a chunk landed inside it), or `null`. `0` stands for
-    /// "nothing changed" in place of an object or a list. Arrays rather than
+    /// steps in step order, each `[number, fields, text, reasoning]`:
+    /// `fields` the step's fields that changed (all of them, `text` and
+    /// `reasoning` as `""`, for a step not sent before), `text` and
+    /// `reasoning` what was appended to them, or the whole of it as a
+    /// one-element list when it was not appended to, or `0`; `text` the
+    /// execution's text appended, or the whole text when `replaced` is true
+    /// (a chunk landed inside it), or `null`. `0` stands for "nothing
+    /// changed" in place of an object or a list. Arrays rather than
     /// objects with named keys: `JSON.parse` builds them faster, and a
     /// streamed chunk's read is mostly this parse.
     pub fn take_patch(&mut self) -> String {
@@ -144,7 +170,7 @@ impl Session {
         let mut out = String::with_capacity(256);
         out.push('[');
         let header = self.header();
-        Fields::open(&mut out, &mut dirty.session_sent).write(&header, header.usage);
+        Fields::open(&mut out, &mut dirty.session_sent).write(&header, Some(header.usage));
         out.push(',');
         match self
             .warnings
@@ -159,11 +185,15 @@ impl Session {
         dirty
             .exec_sent
             .resize_with(self.executions.len(), Sent::default);
+        dirty
+            .steps_sent
+            .resize_with(self.executions.len(), Vec::new);
         for (pos, d) in dirty.take_touched() {
-            let (Some(exec), Some(sent), Some(sent_text)) = (
+            let (Some(exec), Some(sent), Some(sent_text), Some(steps_sent)) = (
                 self.executions.get(pos),
                 dirty.exec_sent.get_mut(pos),
                 dirty.text_sent.get_mut(pos),
+                dirty.steps_sent.get_mut(pos),
             ) else {
                 continue;
             };
@@ -172,31 +202,34 @@ impl Session {
             out.push(',');
             if d.added {
                 *sent = Sent::default();
+                steps_sent.clear();
             }
             let header = exec.header();
+            let data = exec.data_index.changes();
             let mut fields = Fields::open(&mut out, sent);
+            fields.keep_data = fields.sent.data == Some(data);
+            fields.sent.data = Some(data);
             if d.added {
                 // The object the JS side keeps as the execution's working
                 // copy has every field from the start: fields added to it
                 // later would turn it into a slow dictionary-mode object
-                // (src/wasm/session.rs, `Mirrors`).
+                // (pkg-template/view.js).
                 fields.closing = ",\"steps\":0,\"text\":0";
             }
-            fields.write(&header, header.usage);
+            fields.write(&header, Some(header.usage));
             out.push(',');
             let mark = out.len();
             out.push('[');
+            let id = exec.id.as_deref();
             if d.added {
-                exec.steps.values().for_each(|step| {
-                    sep(&mut out);
-                    crate::json::write_text(&mut out, &step.view(exec.id.as_deref()));
-                });
+                for step in exec.steps.values() {
+                    write_step(&mut out, step, id, steps_sent);
+                }
             } else {
                 // The changed ones only: walking every step per read would
                 // make a long run's reads grow with its length.
                 for step in d.steps.iter().filter_map(|n| exec.steps.get(n)) {
-                    sep(&mut out);
-                    crate::json::write_text(&mut out, &step.view(exec.id.as_deref()));
+                    write_step(&mut out, step, id, steps_sent);
                 }
             }
             if out.ends_with('[') {
@@ -231,13 +264,15 @@ impl Session {
 }
 
 /// One header's fields written into the patch as an object, each
-/// compared with its text as last sent (`sent`, one entry per field in
+/// compared with the fingerprint of its text as last sent (`sent`, one entry per field in
 /// order) and taken back out when it did not change.
 struct Fields<'a> {
     out: &'a mut String,
     sent: &'a mut Sent,
     /// The usage is the one last sent: its field is not written again.
     keep_usage: bool,
+    /// The `data` is the one last sent (no value set since): not written again.
+    keep_data: bool,
     /// Where the object starts, to remove it when no field changed.
     mark: usize,
     next: usize,
@@ -254,6 +289,7 @@ impl<'a> Fields<'a> {
             out,
             sent,
             keep_usage: false,
+            keep_data: false,
             mark,
             next: 0,
             any: false,
@@ -287,41 +323,45 @@ impl<'a> Fields<'a> {
     #[inline(never)]
     fn end(&mut self, before: usize, start: usize) {
         let out = &mut *self.out;
-        let fields = &mut self.sent.fields;
-        if fields.len() <= self.next {
-            fields.resize_with(self.next + 1, String::new);
-        }
-        let (Some(sent), Some(text)) = (fields.get_mut(self.next), out.get(start..)) else {
-            return;
+        let print = {
+            let mut f = Fingerprinter::new();
+            f.str(out.get(start..).unwrap_or_default());
+            f.finish()
         };
-        self.next += 1;
-        if sent == text {
-            out.truncate(before);
-        } else {
-            sent.clear();
-            sent.push_str(text);
-            self.any = true;
+        match self.sent.fields.get_mut(self.next) {
+            Some(sent) if *sent == print => out.truncate(before),
+            Some(sent) => {
+                *sent = print;
+                self.any = true;
+            }
+            None => {
+                // Fields are met in order: this is the next one.
+                self.sent.fields.push(print);
+                self.any = true;
+            }
         }
+        self.next += 1;
     }
 
     /// Writes `header`'s fields (a struct of the view: [`SessionHeader`] or
     /// [`ExecutionHeader`]) as its declaration writes them, each compared
-    /// with its text as last sent; its `usage` is compared as numbers first.
+    /// with the fingerprint of its text as last sent; its `usage` is compared as numbers first.
     /// Then ends the object.
     ///
     /// [`SessionHeader`]: crate::session::SessionHeader
     /// [`ExecutionHeader`]: crate::session::view::ExecutionHeader
-    fn write<H: Serialize>(mut self, header: &H, usage: UsageWithTotal) {
-        self.keep_usage = self.sent.usage == Some(usage);
+    fn write<H: Serialize>(mut self, header: &H, usage: Option<UsageWithTotal>) {
+        self.keep_usage = usage.is_some() && self.sent.usage == usage;
         // A header is a struct of fields, which `HeaderWriter` takes; it
         // refuses nothing the view's headers hold.
         let _ = header.serialize(HeaderWriter { fields: &mut self });
-        self.sent.usage = Some(usage);
+        self.sent.usage = usage;
         self.close();
     }
 
     /// Ends the object, or puts `0` in its place when no field changed.
-    fn close(self) {
+    fn close(self) -> bool {
+        let any = self.any;
         if self.any {
             self.out.push_str(self.closing);
             self.out.push('}');
@@ -329,7 +369,83 @@ impl<'a> Fields<'a> {
             self.out.truncate(self.mark);
             self.out.push('0');
         }
+        any
     }
+}
+
+/// One changed step, `[number, fields, text, reasoning]` (see
+/// [`Session::take_patch`]), with a comma before it unless it is the first;
+/// nothing when nothing of it changed since it was last sent.
+fn write_step(out: &mut String, step: &StepView, exec_id: Option<&str>, sent: &mut Vec<StepSent>) {
+    let at = match sent.binary_search_by_key(&step.number, |s| s.number) {
+        Ok(at) => at,
+        Err(at) => {
+            let new = StepSent {
+                number: step.number,
+                ..StepSent::default()
+            };
+            sent.insert(at, new);
+            at
+        }
+    };
+    let Some(entry) = sent.get_mut(at) else {
+        return;
+    };
+    let start = out.len();
+    sep(out);
+    out.push('[');
+    crate::json::write_text(out, &step.number);
+    out.push(',');
+    let mut shape = step.view(exec_id);
+    // The texts follow as what was appended; as fields they stay `""`.
+    shape.text = "";
+    shape.reasoning = "";
+    let usage = shape.usage;
+    let fields = {
+        let mut f = Fields::open(out, &mut entry.fields);
+        f.keep_usage = false;
+        let _ = shape.serialize(HeaderWriter { fields: &mut f });
+        f.sent.usage = usage;
+        f.close()
+    };
+    out.push(',');
+    let text = appended(out, &step.text, &mut entry.text);
+    out.push(',');
+    let reasoning = appended(out, &step.reasoning, &mut entry.reasoning);
+    out.push(']');
+    if !(fields || text || reasoning) {
+        out.truncate(start);
+    }
+    if step.seen_completed {
+        // A completed step seldom changes again: it is not remembered, and
+        // if it does change it is sent whole (its fields carry `text: ""`,
+        // which the JS side starts the texts again from).
+        sent.remove(at);
+    }
+}
+
+/// What was appended to `text` since `sent` bytes of it were sent (`0` when
+/// nothing), or the whole text as a one-element list when the sent part is
+/// not its start; whether anything was written.
+fn appended(out: &mut String, text: &str, sent: &mut usize) -> bool {
+    let wrote = match text.get(*sent..) {
+        Some("") if text.len() == *sent => {
+            out.push('0');
+            false
+        }
+        Some(tail) if text.len() > *sent => {
+            string(out, tail);
+            true
+        }
+        _ => {
+            out.push('[');
+            string(out, text);
+            out.push(']');
+            true
+        }
+    };
+    *sent = text.len();
+    wrote
 }
 
 /// An integer's decimal text. (`write!` goes through `core::fmt`, which
@@ -366,7 +482,12 @@ impl ser::SerializeStruct for HeaderWriter<'_, '_> {
         value: &T,
     ) -> Result<(), NotAStruct> {
         let f = &mut *self.fields;
-        if name == "usage" && f.keep_usage && f.sent.fields.len() > f.next {
+        let kept = match name {
+            "usage" => f.keep_usage,
+            "data" => f.keep_data,
+            _ => false,
+        };
+        if kept && f.sent.fields.len() > f.next {
             f.next += 1;
         } else {
             f.field(name, |o| crate::json::write_text(o, value));

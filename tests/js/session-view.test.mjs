@@ -11,6 +11,10 @@ import initLive, { Session as LiveSession } from 'stepline/live';
 import { describeRun } from '../../bench/agent-run.mjs';
 import { encode } from '../../bench/contenders/stepline.mjs';
 import { v2Vectors } from './lib/vectors.mjs';
+import { randomRun } from '../../scripts/lib/dialects/run.mjs';
+import { encode as encodeLaravel } from '../../scripts/lib/dialects/laravel-ai.mjs';
+import { encode as encodeAgUi } from '../../scripts/lib/dialects/ag-ui.mjs';
+import { encode as encodeAiSdk } from '../../scripts/lib/dialects/ai-sdk.mjs';
 
 await initLive();
 const schema = JSON.parse(readFileSync(new URL('../../schemas/stepline.schema.json', import.meta.url), 'utf8'));
@@ -54,6 +58,36 @@ test("getSnapshot() is the core's view after every envelope of a 40-step run del
   assert.ok(steps >= 40, `${steps} steps`);
   session.free();
 });
+
+for (const [dialect, encode] of [['laravel/ai', encodeLaravel], ['AG-UI', encodeAgUi], ['AI SDK', encodeAiSdk]]) {
+  test(`getSnapshot() is the core's view after every event of ${dialect} runs whose steps stream text and reasoning`, () => {
+    const session = new Session();
+    let events = 0;
+    let streamed = 0;
+    for (let seed = 1; seed <= 4; seed += 1) {
+      const run = randomRun(seed, { maxSteps: 8 });
+      run.sessionId = 'sess-view';
+      for (const event of encode(run)) {
+        session.ingest(event);
+        const view = session.getSnapshot();
+        events += 1;
+        if (events % 37 === 0) {
+          const timeline = session.timeline();
+          assert.equal(withoutCounts(view), withoutCounts(timeline.viewAt(timeline.length)), `${dialect}, event ${events}`);
+          timeline.free();
+        }
+      }
+      const timeline = session.timeline();
+      assert.equal(withoutCounts(session.getSnapshot()), withoutCounts(timeline.viewAt(timeline.length)), `${dialect}, run ${seed}`);
+      timeline.free();
+    }
+    for (const exec of session.getSnapshot().executions) {
+      streamed += exec.steps.filter((step) => step.text.length > 0 || step.reasoning.length > 0).length;
+    }
+    assert.ok(streamed >= 4, `${streamed} steps with streamed text`);
+    session.free();
+  });
+}
 
 test('getSnapshot() of both entries agree on every v2.7 agent run, and freeze every object they publish', () => {
   let runs = 0;
