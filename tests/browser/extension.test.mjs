@@ -235,6 +235,40 @@ describe('the DevTools extension', () => {
     await app.close();
   });
 
+  test('(c) it follows the tab across a reload: the old run stays listed as ended; a run first seen while paused is listed once recording again', async () => {
+    const sessionId = 'sess-ext-reload';
+    const params = new URLSearchParams({ key: sockudo.key, host: sockudo.host, port: String(sockudo.port), session: sessionId });
+    const appUrl = `${plain.url}?${params}`;
+    const app = await openPage(appUrl);
+    await app.waitForFunction(() => window.__plainRun?.subscribed === true, null, { timeout: WAIT_MS });
+    const panel = await openExtensionPanel(appUrl);
+    const { envelopes: first } = await longRun({ steps: 2, sessionId, executionId: 'exec-ext-reload-1' });
+    await broadcast(first);
+    await panel.waitForFunction((k) => window.stepline.view?.counts.applied === k, first.length, { timeout: WAIT_MS });
+
+    // Paused, then the page reloads: its new socket's first events are not kept, though its run is named.
+    await panel.click('[data-testid=ext-record]');
+    await app.reload();
+    await app.waitForFunction(() => window.__plainRun?.subscribed === true, null, { timeout: WAIT_MS });
+    await panel.waitForFunction(() => window.steplineExtension.runs.length === 1 && window.steplineExtension.runs[0].ended, null, { timeout: WAIT_MS });
+    const { envelopes: second } = await longRun({ steps: 2, sessionId, executionId: 'exec-ext-reload-2' });
+    const half = second.findIndex((e) => e.type === 'agent.step.started' && e.payload.step_number === 2);
+    await broadcast(second.slice(0, half));
+    await panel.waitForFunction((k) => window.steplineExtension.dropped === k, half, { timeout: WAIT_MS });
+    assert.equal(await panel.evaluate(() => window.steplineExtension.runs.length), 1);
+
+    await panel.click('[data-testid=ext-record]');
+    await broadcast(second.slice(half));
+    await panel.waitForFunction(() => window.steplineExtension.runs.length === 2, null, { timeout: WAIT_MS });
+    assert.deepEqual(await panel.evaluate(() => window.steplineExtension.runs.map((r) => [r.label, r.origin, r.ended, r.messages])),
+      [[`agent.${sessionId}`, 'socket', true, first.length], [`agent.${sessionId}`, 'socket', false, second.length - half]]);
+    // The new run is shown (the old one ended): step 2 of the second turn, without its missing start.
+    await panel.waitForFunction((k) => window.stepline.view?.counts.applied === k, second.length - half, { timeout: WAIT_MS });
+    assert.deepEqual(panel.problems, []);
+    await panel.close();
+    await app.close();
+  });
+
   test('the extension\'s pages request nothing but their own chrome-extension:// files', () => {
     assert.ok(extensionRequests.some((url) => url.startsWith(`chrome-extension://${extensionId}/`)), 'the watch saw the panel load its own files');
     assert.deepEqual(extensionRequests.filter((url) => !url.startsWith(`chrome-extension://${extensionId}/`)), []);

@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   document.head.append(style);
 
   const runs = new Map<string, PageRun>();
+  /** Every run the relay named, listed or not (one named while paused is listed once something of it is kept). */
+  const announced = new Map<string, { origin: RunOrigin; label: string }>();
   let selected: PageRun | null = null;
   let mirror: Session | null = null;
   let port: chrome.runtime.Port | null = null;
@@ -137,20 +139,18 @@ async function main(): Promise<void> {
       return;
     }
     const key = `${gen}:${msg.id}`;
-    let run = runs.get(key);
     if (msg.type === 'run') {
-      if (run || !recording) {
-        if (!run) dropped += 1;
-        renderStatus();
-        return;
-      }
-      run = { key, origin: msg.origin, label: msg.label, items: [], ended: false, error: null };
-      runs.set(key, run);
-      // A new run is shown unless one the page still follows is.
-      if (!selected || selected.ended) select(run);
-      else renderRuns();
+      // Known even while paused, so a run first seen then is listed once something of it is kept.
+      announced.set(key, { origin: msg.origin, label: msg.label });
+      if (recording) listed(key);
       return;
     }
+    if ((msg.type === 'lines' || msg.type === 'event') && !recording) {
+      dropped += 1;
+      renderStatus();
+      return;
+    }
+    const run = runs.get(key) ?? (msg.type === 'lines' || msg.type === 'event' ? listed(key) : undefined);
     if (!run) return;
     if (msg.type === 'ended') {
       run.ended = true;
@@ -158,9 +158,6 @@ async function main(): Promise<void> {
     } else if (msg.type === 'error') {
       run.error = msg.message;
       if (run === selected) panel.dispatch({ type: 'error', error: `This run cannot be shown: ${msg.message}.` });
-    } else if (!recording) {
-      dropped += 1;
-      renderStatus();
     } else {
       if (run.ended) {
         run.ended = false;
@@ -169,6 +166,19 @@ async function main(): Promise<void> {
       run.items.push(msg);
       if (run === selected && mirror) feed(mirror, msg);
     }
+  }
+
+  /** The run `key` in the list, added (and shown, unless one the page still follows is) the first time. */
+  function listed(key: string): PageRun | undefined {
+    const known = runs.get(key);
+    if (known) return known;
+    const header = announced.get(key);
+    if (!header) return undefined;
+    const run: PageRun = { key, ...header, items: [], ended: false, error: null };
+    runs.set(key, run);
+    if (!selected || selected.ended) select(run);
+    else renderRuns();
+    return run;
   }
 
   /** Follows `id`'s relay; when the page goes away (reload, navigation), tries again. */
