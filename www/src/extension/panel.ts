@@ -58,6 +58,8 @@ async function main(): Promise<void> {
   let recording = true;
   let dropped = 0;
   let retry = 0;
+  /** The connected page's title (or address), as its relay said. */
+  let page = '';
 
   const tabPicker = h('select', { 'data-testid': 'ext-tabs', 'aria-label': 'Tab', title: 'The tab whose runs are shown', hidden: inDevtools,
     onchange: () => connect(Number(tabPicker.value)) });
@@ -94,7 +96,7 @@ async function main(): Promise<void> {
   }
 
   function renderStatus(): void {
-    const where = tabId === null ? 'no tab' : port ? `tab ${tabId}` : `tab ${tabId} (reconnecting…)`;
+    const where = tabId === null ? 'no tab' : `${page || `tab ${tabId}`}${port ? '' : ' (reconnecting…)'}`;
     const lost = dropped > 0 ? ` · ${dropped} ${dropped === 1 ? 'message' : 'messages'} not kept while paused` : '';
     status.textContent = `${where} · ${runs.size === 0 ? 'no agent run seen yet' : `${runs.size} ${runs.size === 1 ? 'run' : 'runs'}`}${lost}`;
   }
@@ -135,6 +137,7 @@ async function main(): Promise<void> {
     if (gen !== generation) return;
     if (msg.type === 'hello') {
       retry = 0;
+      page = msg.title || msg.url;
       renderStatus();
       return;
     }
