@@ -7,7 +7,9 @@
 //   wasm-opt -Oz on the three .wasm files, then the entry files from pkg-template/,
 //   the in-page devtools overlay (scripts/build-overlay.mjs: www/src bundled by Vite),
 //   the CLI (bin/stepline.mjs, mode 755) and the JSON Schemas in schemas/, which
-//   are written by the built package itself (snapshotSchema()).
+//   are written by the built package itself (snapshotSchema()); then, outside the
+//   package, the DevTools extension (scripts/build-extension.mjs: dist/extension/
+//   and dist/stepline-devtools-extension.zip).
 //
 // Every step that fails stops the build with a non-zero exit. The sizes of what
 // ships are printed every time and checked before pkg/ is replaced: the build fails
@@ -22,6 +24,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
+import { buildExtension } from './build-extension.mjs';
 import { buildOverlay } from './build-overlay.mjs';
 import { writeEntriesTable } from './lib/entries-table.mjs';
 import { inputHash, PACKAGE_INPUTS, recordHash } from './lib/build-cache.mjs';
@@ -473,6 +476,9 @@ async function main() {
   // Smoke check in a fresh process: the package loads and names its build.
   const smoke = run('smoke check', process.execPath, ['-p', "require('./pkg/index.cjs').version()"], { capture: true }).trim();
   log(`pkg/ loads in Node: version() = ${smoke}`);
+
+  // The DevTools extension: the panel built again for an extension page, from the pkg/ just made.
+  log(`devtools extension: ${relative(root, await buildExtension())} (unpacked in dist/extension/)`);
 
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s: ${readdirSync(pkgDir).length} entries in pkg/`);
 }

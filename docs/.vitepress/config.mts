@@ -51,6 +51,7 @@ export default defineConfig({
       { text: 'Devtools', items: [
         { text: 'The panel', link: '/devtools/panel' },
         { text: 'The overlay in your page', link: '/devtools/overlay' },
+        { text: 'The DevTools extension', link: '/devtools/extension' },
         { text: 'Recordings', link: '/devtools/recordings' },
         { text: 'Diagnostics', link: '/devtools/diagnostics' },
         { text: 'OTLP export', link: '/devtools/otlp' },

@@ -3,12 +3,12 @@
 // runs are the page's Sessions; the panel never writes to one. It shows a
 // Session of its own (full package, so reconcile, what-if and the timeline
 // work whichever build the app uses), fed with what the app's Session
-// recorded: on each change, the recording's new lines (`toRecording()` is
-// append-only), snapshot lines reconciled where they stand.
+// recorded: on each change, the recording's new lines (sources/mirror.ts).
 import init, { Session } from 'stepline';
 import type { DevtoolsRun } from 'stepline/echo';
 import { mountPanel } from '../mount';
-import { describe, reconcileAt, special } from '../sources/recording';
+import { feedLines } from '../sources/mirror';
+import { describe, reconcileAt } from '../sources/recording';
 import css from '../style.css?inline';
 
 /** The panel's stylesheet for a shadow root: its page-level rules apply to the overlay's root. */
@@ -62,22 +62,7 @@ export async function openPanel(container: HTMLElement, shadow: ShadowRoot, opti
     }
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
-    let batch: string[] = [];
-    const flush = () => {
-      if (batch.length > 0) mirror!.ingestJsonl(batch.join('\n'));
-      batch = [];
-    };
-    for (const line of lines.slice(fed)) {
-      const found = line.trim() === '' ? null : special(line);
-      if (found?.snapshotLine) {
-        flush();
-        reconcileAt(panel, mirror, found.snapshotLine);
-        finalAsked = true;
-      } else if (!found) {
-        batch.push(line);
-      }
-    }
-    flush();
+    if (feedLines(panel, mirror, lines.slice(fed))) finalAsked = true;
     fed = lines.length;
     askFinalState();
   };
