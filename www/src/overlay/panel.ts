@@ -48,6 +48,8 @@ export async function openPanel(container: HTMLElement, shadow: ShadowRoot, opti
   let fed = 0;
   let mirror: Session | null = null;
   let finalAsked = false;
+  /** The final state fetched for the current run, reconciled again when later events arrive. */
+  let finalState: object | null = null;
 
   /** Feeds the recording's lines the mirror has not read yet. */
   const sync = () => {
@@ -62,8 +64,12 @@ export async function openPanel(container: HTMLElement, shadow: ShadowRoot, opti
     }
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
+    const more = lines.length > fed;
     if (feedLines(panel, mirror, lines.slice(fed))) finalAsked = true;
     fed = lines.length;
+    // Events can arrive after the run ended and its final state was fetched (the last
+    // step's completion after the final status): the report is made again with them.
+    if (more && finalState) reconcileAt(panel, mirror, finalState, 'Final state');
     askFinalState();
   };
 
@@ -84,7 +90,11 @@ export async function openPanel(container: HTMLElement, shadow: ShadowRoot, opti
         if (!response.ok) throw new Error(`${response.status} ${response.statusText} from ${url}`);
         return response.json() as Promise<object>;
       })
-      .then((state) => { if (mirror === session) reconcileAt(panel, session, state, 'Final state'); })
+      .then((state) => {
+        if (mirror !== session) return;
+        finalState = state;
+        reconcileAt(panel, session, state, 'Final state');
+      })
       .catch((error: unknown) => panel.dispatch({ type: 'error', error: `The final state could not be used: ${describe(error)}` }));
   };
 
@@ -96,6 +106,7 @@ export async function openPanel(container: HTMLElement, shadow: ShadowRoot, opti
       current = run;
       fed = 0;
       finalAsked = false;
+      finalState = null;
       if (!run) return;
       mirror = new Session({ staleAfterMs: panel.staleAfterMs });
       // setSession frees the previous mirror: the overlay's own, never the app's.
