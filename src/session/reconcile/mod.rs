@@ -23,6 +23,7 @@ use crate::session::Session;
 
 use crate::dialects::final_form::{self, FinalDialect, FinalRun};
 
+mod final_run;
 mod formats;
 mod matcher;
 pub mod messages;

@@ -4,8 +4,10 @@
 //! events are compared the same way for both versions; what differs is a
 //! hook of [`StateFormat`].
 
-use crate::json::{child, index, Map, Value};
+use crate::json::{child, Map, Value};
 
+use crate::dialects::final_form::{FinalStep, FinalTool, RunRecord, StepRecord};
+use crate::session::reconcile::final_run::read_slim;
 use crate::session::reconcile::formats::StateFormat;
 use crate::session::reconcile::matcher::{
     match_tools, text_agrees, Call, Extent, Matching, Rule, Streamed,
@@ -14,67 +16,23 @@ use crate::session::reconcile::{lost_events, Diffs, Report};
 use crate::session::view::{Execution, StepView, ToolRun, TERMINAL};
 use crate::session::window::Window;
 
-/// A slim snapshot's parts that reconciliation reads, each read once here;
-/// an unreadable part reads as absent.
-pub(crate) struct Slim<'a> {
-    pub(crate) format: StateFormat,
-    /// `status`, when it is a string.
-    pub(crate) status: Option<&'a str>,
-    /// The listed steps (the run's last ones, see [`Window`]).
-    pub(crate) steps: &'a [Value],
-    pub(crate) messages: Option<&'a [Value]>,
+/// A listed step as compared: the neutral step, what the state records of
+/// it, and its calls matched with its streamed runs (`None` when the state
+/// does not list its calls).
+struct Listed<'a> {
+    step: &'a FinalStep,
+    record: &'a StepRecord,
+    matched: Option<Matching>,
 }
 
-impl<'a> Slim<'a> {
-    pub(crate) fn read(map: &'a Map) -> Slim<'a> {
-        Slim {
-            format: StateFormat::of(map),
-            status: map.get("status").and_then(Value::as_str),
-            steps: map
-                .get("steps")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice),
-            messages: map
-                .get("messages")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice),
-        }
+/// The matcher's view of a state's call: in its step, by name, and by id
+/// where the state keeps one.
+fn call(ft: &FinalTool) -> Call<'_> {
+    Call {
+        step: None,
+        name: &ft.name,
+        id: (!ft.id_missing).then_some(ft.call_id.as_str()),
     }
-
-    /// The last assistant message with text content, and where it is.
-    fn last_assistant_text(&self) -> Option<(usize, &'a str)> {
-        self.messages?.iter().enumerate().rev().find_map(|(i, m)| {
-            (m.get("role").and_then(Value::as_str) == Some("assistant"))
-                .then(|| m.get("content").and_then(Value::as_str).map(|c| (i, c)))
-                .flatten()
-        })
-    }
-
-    /// The content of the last assistant message (`None` when it has none,
-    /// or it is empty or not text).
-    fn answer(&self) -> Option<&'a str> {
-        self.messages?
-            .iter()
-            .rev()
-            .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-            .and_then(|m| m.get("content").and_then(Value::as_str))
-            .filter(|c| !c.is_empty())
-    }
-}
-
-/// A listed step's tool calls, for the matcher.
-fn calls(st: &Value) -> Option<Vec<Call<'_>>> {
-    let calls = st.get("tool_calls").and_then(Value::as_array)?;
-    Some(
-        calls
-            .iter()
-            .map(|call| Call {
-                step: None,
-                name: call.get("name").and_then(Value::as_str).unwrap_or_default(),
-                id: call.get("id").and_then(Value::as_str),
-            })
-            .collect(),
-    )
 }
 
 fn runs(s: &StepView) -> Vec<Streamed<'_>> {
@@ -98,27 +56,38 @@ pub(crate) fn reconcile(
     error: Option<&str>,
     has_executions: bool,
 ) -> Report {
-    let slim = Slim::read(snap);
-    let format = slim.format;
+    let turn = read_slim(snap);
+    let empty = RunRecord::default();
+    let run = turn.record.as_ref().unwrap_or(&empty);
+    let no_record = StepRecord::default();
+    let format = StateFormat::of(snap);
     let window = Window::of(snap, &streamed);
-    // Each listed step's calls matched once with its streamed runs, for the
-    // comparison and for the view the snapshot wins.
-    let matched: Vec<Option<Matching>> = slim
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, st)| {
-            let s = streamed.steps.get(&window.run_step(i));
-            let runs = s.map(runs).unwrap_or_default();
-            Some(match_tools(&runs, &calls(st)?, Rule::NameInStep))
+    // Each listed step's calls are matched once with its streamed runs, for
+    // the comparison and for the view the snapshot wins.
+    let listed: Vec<Listed<'_>> = (0..)
+        .zip(&turn.steps)
+        .map(|(i, step)| {
+            let record = step.record.as_ref().unwrap_or(&no_record);
+            let matched = record.lists_calls.then(|| {
+                let s = streamed.steps.get(&window.run_step(i));
+                let runs = s.map(runs).unwrap_or_default();
+                let calls: Vec<Call<'_>> = step.tools.iter().map(call).collect();
+                match_tools(&runs, &calls, Rule::NameInStep)
+            });
+            Listed {
+                step,
+                record,
+                matched,
+            }
         })
         .collect();
+    let status = run.status.as_deref();
     let mut d = Diffs(Vec::new());
-    let exception_path = format.exception_path(&streamed, slim.status);
-    format.compare_status(&streamed, slim.status, &mut d);
-    compare_steps(&streamed, &slim, &window, &matched, &mut d);
+    let exception_path = format.exception_path(&streamed, status);
+    format.compare_status(&streamed, status, &mut d);
+    compare_steps(&streamed, &listed, &window, &mut d);
     format.compare_continuation(&streamed, snap, &mut d);
-    compare_text(&streamed, &slim, &mut d);
+    compare_text(&streamed, run, &mut d);
     lost_events(&streamed, &mut d);
     format.compare_duration(&streamed, snap, &window, &mut d);
     format.name_causes(&streamed, snap, &window, exception_path, &mut d);
@@ -126,37 +95,24 @@ pub(crate) fn reconcile(
     for diff in &mut d.0 {
         diff.execution_id.clone_from(&streamed.id);
     }
-    snapshot_wins(
-        &mut streamed,
-        &slim,
-        &window,
-        &matched,
-        error,
-        exception_path,
-    );
+    snapshot_wins(&mut streamed, run, &listed, &window, error, exception_path);
     Report {
         differences: d.0,
         window,
         won: has_executions.then_some(streamed),
-        state_status: slim.status.map(String::from),
+        state_status: run.status.clone(),
     }
 }
 
-fn compare_steps(
-    e: &Execution,
-    slim: &Slim<'_>,
-    w: &Window,
-    matched: &[Option<Matching>],
-    d: &mut Diffs,
-) {
-    for (i, st) in slim.steps.iter().enumerate() {
-        let path = index("/steps", i);
+fn compare_steps(e: &Execution, listed: &[Listed<'_>], w: &Window, d: &mut Diffs) {
+    for (i, l) in listed.iter().enumerate() {
+        let path = &l.step.path;
         // Placed by position: `step_number` counts within the window (v1.22 quirk 2).
         let n = w.run_step(i);
         let Some(s) = e.steps.get(&n) else {
             d.push(
                 "missing_step",
-                path,
+                path.clone(),
                 Some(n),
                 Value::Null,
                 Value::from(n),
@@ -167,16 +123,16 @@ fn compare_steps(
         if !s.seen_completed && s.seen_started {
             d.push(
                 "step_not_completed",
-                child(&path, "step_number"),
+                child(path, "step_number"),
                 Some(n),
                 Value::from(n),
                 Value::from(n),
                 format!("step {n} started but its completion was never streamed"),
             );
         }
-        compare_fields(s, st, &path, d);
-        if let Some(m) = matched.get(i).and_then(Option::as_ref) {
-            compare_tools(s, st, m, &path, d);
+        compare_fields(s, l.record, path, d);
+        if let Some(m) = &l.matched {
+            compare_tools(s, &l.step.tools, m, d);
         }
     }
     for (n, s) in e.steps.iter().filter(|(n, _)| **n > w.last) {
@@ -191,7 +147,7 @@ fn compare_steps(
     }
 }
 
-fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
+fn compare_fields(s: &StepView, r: &StepRecord, path: &str, d: &mut Diffs) {
     if !s.seen_completed {
         return;
     }
@@ -215,27 +171,26 @@ fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
     field(
         "has_tool_calls",
         s.has_tool_calls.map_or(Value::Null, Value::from),
-        st.get("has_tool_calls"),
+        r.has_tool_calls.as_ref(),
     );
     field(
         "finish_reason",
         s.finish_reason.as_deref().map_or(Value::Null, Value::from),
-        st.get("finish_reason"),
+        r.finish_reason.as_ref(),
     );
     field(
         "errors",
         s.errors.map_or(Value::Null, Value::from),
-        st.get("errors"),
+        r.errors.as_ref(),
     );
     field(
         "type",
         s.step_type().map_or(Value::Null, Value::from),
-        st.get("type"),
+        r.step_type.as_ref(),
     );
-    let total = st.get("usage").and_then(|u| u.get("total"));
     // The producer's own total where it sent one (seed 000's `usage.total`).
     let streamed_total = s.usage_total().map_or(Value::Null, Value::from);
-    if let Some(total) = total {
+    if let Some(total) = &r.usage_total {
         if !streamed_total.is_null() && &streamed_total != total {
             d.push(
                 "field_mismatch",
@@ -253,23 +208,21 @@ fn compare_fields(s: &StepView, st: &Value, path: &str, d: &mut Diffs) {
 }
 
 /// A listed step's tool calls against its streamed runs, as `m` matched them.
-fn compare_tools(s: &StepView, st: &Value, m: &Matching, path: &str, d: &mut Diffs) {
-    let calls = st
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    for (j, (call, hit)) in calls.iter().zip(&m.calls).enumerate() {
+fn compare_tools(s: &StepView, calls: &[FinalTool], m: &Matching, d: &mut Diffs) {
+    for (ft, hit) in calls.iter().zip(&m.calls) {
         if hit.is_some() {
             continue;
         }
-        let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
         d.push(
             "tool_call_missing",
-            index(&child(path, "tool_calls"), j),
+            ft.path.clone(),
             Some(s.number),
             Value::Null,
-            call.clone(),
-            format!("step {}: tool call {name} was never streamed", s.number),
+            ft.kept.clone().unwrap_or(Value::Null),
+            format!(
+                "step {}: tool call {} was never streamed",
+                s.number, ft.name
+            ),
         );
     }
     for (t, run) in m
@@ -295,11 +248,11 @@ fn compare_tools(s: &StepView, st: &Value, m: &Matching, path: &str, d: &mut Dif
 /// end of it ([`Extent::End`]). When the session's text limit dropped the
 /// end of the stream, only what was kept is compared; a truncated stream is
 /// not a difference in itself.
-fn compare_text(e: &Execution, slim: &Slim<'_>, d: &mut Diffs) {
+fn compare_text(e: &Execution, run: &RunRecord, d: &mut Diffs) {
     if e.stream.is_empty() && e.steps.values().all(|s| s.text.is_empty()) {
         return;
     }
-    let Some((i, content)) = slim.last_assistant_text() else {
+    let Some((i, content)) = &run.last_text else {
         return;
     };
     let streamed = e.text.as_str();
@@ -312,7 +265,7 @@ fn compare_text(e: &Execution, slim: &Slim<'_>, d: &mut Diffs) {
             format!("/messages/{i}/content"),
             None,
             Value::from(streamed),
-            Value::from(content),
+            Value::from(content.as_str()),
             "the streamed text differs from the final assistant message".into(),
         );
     }
@@ -323,45 +276,46 @@ fn compare_text(e: &Execution, slim: &Slim<'_>, d: &mut Diffs) {
 /// streamed are added. Steps outside the window keep what was streamed.
 fn snapshot_wins(
     e: &mut Execution,
-    slim: &Slim<'_>,
+    run: &RunRecord,
+    listed: &[Listed<'_>],
     w: &Window,
-    matched: &[Option<Matching>],
     error: Option<&str>,
     exception_path: bool,
 ) {
-    for (i, st) in slim.steps.iter().enumerate() {
+    for (i, l) in listed.iter().enumerate() {
+        let r = l.record;
         let n = w.run_step(i);
         if !e.steps.contains_key(&n) {
             e.step_gaps.arrived(n, 1);
         }
         let s = e.steps.entry(n).or_insert_with(|| StepView::new(n));
-        if let Some(b) = st.get("has_tool_calls").and_then(Value::as_bool) {
+        if let Some(b) = r.has_tool_calls.as_ref().and_then(Value::as_bool) {
             s.has_tool_calls = Some(b);
         }
-        if let Some(f) = st.get("finish_reason").and_then(Value::as_str) {
+        if let Some(f) = r.finish_reason.as_ref().and_then(Value::as_str) {
             s.finish_reason = Some(f.to_string());
         }
-        if let Some(n) = st.get("errors").and_then(Value::as_i64) {
+        let errors = r.errors.as_ref().and_then(Value::as_i64);
+        if let Some(n) = errors {
             s.errors = Some(n);
         }
         // Seed 000: the snapshot's duration from the stored step timing
         // (docs/seeds/000-slim-serialization-and-adapter.md); null keeps the streamed one.
-        if let Some(ms) = st.get("duration_ms").filter(|v| v.is_number()) {
+        if let Some(ms) = r.duration_ms.as_ref().filter(|v| v.is_number()) {
             s.duration_ms = Some(ms.clone());
         }
-        if let (Some(calls), Some(m)) = (
-            st.get("tool_calls").and_then(Value::as_array),
-            matched.get(i).and_then(Option::as_ref),
-        ) {
-            let clean = st.get("errors").and_then(Value::as_i64) == Some(0);
+        if let Some(m) = &l.matched {
+            let clean = errors == Some(0);
             // The reference's exception path leaves the throwing tool out of
             // the final state: that run is real.
             let keep_unlisted = exception_path && !s.seen_completed;
-            s.tools = final_tools(std::mem::take(&mut s.tools), calls, m, clean, keep_unlisted);
+            let streamed = std::mem::take(&mut s.tools);
+            s.tools = final_tools(streamed, &l.step.tools, m, clean, keep_unlisted);
             s.tool_index = Default::default();
         }
     }
-    let broadcast = match slim.status {
+    let status = run.status.as_deref();
+    let broadcast = match status {
         Some("failed") => Some("failed"),
         Some("completed") if !e.status().is_some_and(|s| TERMINAL.contains(&s)) => {
             Some("completed")
@@ -376,26 +330,23 @@ fn snapshot_wins(
     }
     // A run whose driver threw broadcasts no error (v1.22 quirk 7): the
     // final state's own words say why it failed, else what it counts.
-    if slim.status == Some("failed")
+    if status == Some("failed")
         && e.run_error.is_none()
         && e.status_detail.error_message().is_none()
     {
-        e.run_error = Some(error.map_or_else(|| unworded_failure(slim, w), str::to_string));
+        e.run_error = Some(error.map_or_else(|| unworded_failure(listed, w), str::to_string));
     }
     // An answer the stream never carried (no chunk, no `agent.run.completed`)
     // is the final state's last assistant message: the panel shows it as the
     // run's answer instead of an empty text.
     if e.final_answer.is_none() && e.text.is_empty() {
-        e.final_answer = slim.answer().map(String::from);
+        e.final_answer.clone_from(&run.answer);
     }
     // The turn's user message is the final state's last one (each turn
     // starts from the previous state with the user's message added);
     // seed 002's turns carry it (docs/seeds/002-event-serialization-system-design.md §4.1).
     if e.user_message.is_none() {
-        e.user_message = slim
-            .messages
-            .and_then(crate::session::view::last_user_content)
-            .map(String::from);
+        e.user_message.clone_from(&run.user_message);
     }
 }
 
@@ -412,27 +363,21 @@ fn snapshot_wins(
 /// the listed ones.
 fn final_tools(
     streamed: Vec<ToolRun>,
-    calls: &[Value],
+    calls: &[FinalTool],
     m: &Matching,
     clean: bool,
     keep_unlisted: bool,
 ) -> Vec<ToolRun> {
     let mut runs: Vec<Option<ToolRun>> = streamed.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(calls.len());
-    for (call, hit) in calls.iter().zip(&m.calls) {
+    for (ft, hit) in calls.iter().zip(&m.calls) {
         let run = hit.and_then(|k| runs.get_mut(k)).and_then(Option::take);
-        out.push(run.unwrap_or_else(|| {
-            ToolRun {
-                name: call
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                call_id: call.get("id").and_then(Value::as_str).map(str::to_string),
-                args: call.get("args").filter(|v| !v.is_null()).cloned(),
-                success: clean.then_some(true),
-                ..ToolRun::default()
-            }
+        out.push(run.unwrap_or_else(|| ToolRun {
+            name: ft.name.clone(),
+            call_id: (!ft.id_missing).then(|| ft.call_id.clone()),
+            args: ft.args.clone(),
+            success: clean.then_some(true),
+            ..ToolRun::default()
         }));
     }
     if keep_unlisted {
@@ -444,10 +389,12 @@ fn final_tools(
 /// Why a run failed when the final state keeps no error text (a slim
 /// snapshot counts a step's errors, it does not keep them): its last step
 /// with errors and how many, said as such.
-fn unworded_failure(slim: &Slim<'_>, w: &Window) -> String {
-    let with_errors = slim.steps.iter().enumerate().rev().find_map(|(i, st)| {
-        let n = st
-            .get("errors")
+fn unworded_failure(listed: &[Listed<'_>], w: &Window) -> String {
+    let with_errors = listed.iter().enumerate().rev().find_map(|(i, l)| {
+        let n = l
+            .record
+            .errors
+            .as_ref()
             .and_then(Value::as_i64)
             .filter(|n| *n > 0)?;
         Some((w.run_step(i), n))
