@@ -1,8 +1,9 @@
 //! Reconciliation against a foreign producer's final form: a session's
 //! executions against the runs an AG-UI message array, an AI SDK
 //! `UIMessage[]` or laravel/ai's stored conversation keeps, with the same
-//! [`Difference`] kinds as [`Session::reconcile`], each naming its execution
-//! and the run step it is about.
+//! [`Difference`] kinds as
+//! [`Session::reconcile`](crate::session::Session::reconcile), each naming
+//! its execution and the run step it is about.
 //!
 //! Runs are paired with executions by id where the form keeps one (an AI
 //! SDK message id that is an execution id), otherwise from the end: the last
