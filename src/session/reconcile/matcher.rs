@@ -170,3 +170,96 @@ fn decoded(v: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(name: &str, id: Option<&str>) -> ToolRun {
+        ToolRun {
+            name: name.into(),
+            call_id: id.map(String::from),
+            ..ToolRun::default()
+        }
+    }
+
+    fn streamed<'a>(runs: &'a [(i64, ToolRun)]) -> Vec<Streamed<'a>> {
+        runs.iter()
+            .enumerate()
+            .map(|(index, (step, run))| Streamed {
+                step: *step,
+                index,
+                run,
+            })
+            .collect()
+    }
+
+    fn call<'a>(step: Option<i64>, name: &'a str, id: Option<&'a str>) -> Call<'a> {
+        Call { step, name, id }
+    }
+
+    #[test]
+    fn a_snapshot_call_needs_its_name_even_when_the_ids_agree() {
+        let runs = [(1, run("search", Some("c1"))), (1, run("fetch", None))];
+        let m = match_tools(
+            &streamed(&runs),
+            &[
+                call(None, "lookup", Some("c1")),
+                call(None, "fetch", Some("c9")),
+            ],
+            Rule::NameInStep,
+        );
+        assert_eq!(m.calls, [None, Some(1)]);
+        assert_eq!(m.unmatched, [0]);
+    }
+
+    #[test]
+    fn a_form_call_matches_its_id_in_any_step_then_an_id_less_run_by_name_in_its_step() {
+        let runs = [
+            (1, run("search", None)),
+            (2, run("search", None)),
+            (3, run("other", Some("c1"))),
+        ];
+        let calls = [
+            call(Some(2), "search", Some("x")),
+            call(Some(1), "renamed", Some("c1")),
+            call(Some(2), "search", Some("y")),
+        ];
+        let m = match_tools(&streamed(&runs), &calls, Rule::IdThenName);
+        // The second `search` of step 2 finds no free run there.
+        assert_eq!(m.calls, [Some(1), Some(2), None]);
+        assert_eq!(m.unmatched, [0]);
+    }
+
+    #[test]
+    fn a_snapshot_message_is_the_end_of_the_stream_or_its_cut_start() {
+        let end = Extent::End { dropped: 0 };
+        assert!(text_agrees("Let me check. It is 21C.", "It is 21C.", end));
+        assert!(text_agrees("Let me check. It is 21C.", "It is...", end));
+        assert!(!text_agrees("It is 21C.", "It is 22C.", end));
+        // The limit dropped the last 4 bytes: the message overlaps the kept text.
+        assert!(text_agrees(
+            "Let me check. It is",
+            "It is 21C",
+            Extent::End { dropped: 4 }
+        ));
+        assert!(!text_agrees(
+            "Let me check. It was",
+            "It is 21C",
+            Extent::End { dropped: 4 }
+        ));
+    }
+
+    #[test]
+    fn a_form_text_is_the_whole_stream_or_starts_with_what_the_limit_kept() {
+        let whole = Extent::Whole { truncated: false };
+        assert!(text_agrees("answer", "answer", whole));
+        assert!(!text_agrees("ans", "answer", whole));
+        assert!(text_agrees(
+            "ans",
+            "answer",
+            Extent::Whole { truncated: true }
+        ));
+        assert!(!text_agrees("Let me check. answer", "answer", whole));
+    }
+}
