@@ -4,7 +4,7 @@
 //! [`Extent`] they pass, not by matchers of their own.
 
 use crate::json::Value;
-use crate::session::view::{Execution, ToolRun};
+use crate::session::view::{StepView, ToolRun};
 
 /// A streamed tool run as the matcher sees it: the run step it was streamed
 /// in and its place among that step's runs.
@@ -15,21 +15,13 @@ pub(crate) struct Streamed<'a> {
     pub(crate) run: &'a ToolRun,
 }
 
-/// The streamed tool runs of `e`'s steps from `from` on, in step order.
-pub(crate) fn streamed_runs(e: &Execution, from: i64) -> Vec<Streamed<'_>> {
-    e.steps
-        .range(from..)
-        .flat_map(|(n, s)| {
-            s.tools
-                .iter()
-                .enumerate()
-                .map(move |(index, run)| Streamed {
-                    step: *n,
-                    index,
-                    run,
-                })
-        })
-        .collect()
+/// The streamed tool runs of `s`, in arrival order.
+pub(crate) fn step_runs(s: &StepView) -> impl Iterator<Item = Streamed<'_>> {
+    s.tools.iter().enumerate().map(|(index, run)| Streamed {
+        step: s.number,
+        index,
+        run,
+    })
 }
 
 /// A final tool call as the matcher sees it.

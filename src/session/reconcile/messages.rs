@@ -15,7 +15,7 @@ use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::Value;
 use crate::model::usage::Usage;
 use crate::session::reconcile::matcher::{
-    match_tools, same_json, streamed_runs, text_agrees, Call, Extent, Rule,
+    match_tools, same_json, step_runs, text_agrees, Call, Extent, Rule,
 };
 use crate::session::reconcile::{lost_events, Difference, Diffs};
 use crate::session::view::{Approval, Execution, ToolRun};
@@ -348,7 +348,7 @@ fn compare_joined(
 /// same step): missing, unexpected, in another step, or with other
 /// arguments, outcome, result or approval.
 fn compare_tools(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
-    let runs = streamed_runs(e, i64::MIN);
+    let runs: Vec<_> = e.steps.values().flat_map(step_runs).collect();
     let placed: Vec<(Option<i64>, &FinalTool)> = (1i64..)
         .zip(&t.steps)
         .flat_map(|(k, fs)| {

@@ -10,7 +10,7 @@ use crate::dialects::final_form::{FinalStep, FinalTool, RunRecord, StepRecord};
 use crate::session::reconcile::final_run::read_slim;
 use crate::session::reconcile::formats::StateFormat;
 use crate::session::reconcile::matcher::{
-    match_tools, text_agrees, Call, Extent, Matching, Rule, Streamed,
+    match_tools, step_runs, text_agrees, Call, Extent, Matching, Rule,
 };
 use crate::session::reconcile::{lost_events, Diffs, Report};
 use crate::session::view::{Execution, StepView, ToolRun, TERMINAL};
@@ -33,18 +33,6 @@ fn call(ft: &FinalTool) -> Call<'_> {
         name: &ft.name,
         id: (!ft.id_missing).then_some(ft.call_id.as_str()),
     }
-}
-
-fn runs(s: &StepView) -> Vec<Streamed<'_>> {
-    s.tools
-        .iter()
-        .enumerate()
-        .map(|(index, run)| Streamed {
-            step: s.number,
-            index,
-            run,
-        })
-        .collect()
 }
 
 /// `reconcile()` of `streamed`, the latest execution (settled), against
@@ -70,7 +58,7 @@ pub(crate) fn reconcile(
             let record = step.record.as_ref().unwrap_or(&no_record);
             let matched = record.lists_calls.then(|| {
                 let s = streamed.steps.get(&window.run_step(i));
-                let runs = s.map(runs).unwrap_or_default();
+                let runs: Vec<_> = s.into_iter().flat_map(step_runs).collect();
                 let calls: Vec<Call<'_>> = step.tools.iter().map(call).collect();
                 match_tools(&runs, &calls, Rule::NameInStep)
             });
