@@ -294,7 +294,7 @@ fn name_exception_path(e: &Execution, d: &mut Diffs) {
 /// is a forced stop (a guard, a stop request) unless the last streamed
 /// continuation says the winning reason was `finish_reason` or `completed`
 /// (or that there was none): those do not force, and the state completes.
-pub fn state_status_v2(e: &Execution) -> Option<&'static str> {
+pub(crate) fn state_status_v2(e: &Execution) -> Option<&'static str> {
     let end = e.status()?;
     let came_from = |from: &str| {
         e.statuses

@@ -30,7 +30,6 @@ pub mod messages;
 mod report;
 mod snapshot;
 
-pub use formats::state_status_v2;
 pub use messages::{reconcile_run, MessagesReconcileReport, ReconcileMessagesOptions, TurnPairing};
 pub use report::{
     ReconcileReport, ReconciledExecutionView, ReconciledExecutions, ReconciledStepView,
