@@ -216,8 +216,8 @@ fn session(g: &mut SchemaGenerator) {
 fn reports(g: &mut SchemaGenerator) {
     use crate::model::continuation::{self, v2};
     g.subschema_for::<crate::session::reconcile::ReconcileReport>();
-    g.subschema_for::<crate::session::reconcile_messages::MessagesReconcileReport>();
-    g.subschema_for::<crate::session::reconcile_messages::ReconcileMessagesOptions>();
+    g.subschema_for::<crate::session::reconcile::MessagesReconcileReport>();
+    g.subschema_for::<crate::session::reconcile::ReconcileMessagesOptions>();
     g.subschema_for::<crate::session::causes::Cause>();
     g.subschema_for::<continuation::Decision>();
     g.subschema_for::<continuation::Evaluation>();

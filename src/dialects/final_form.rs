@@ -12,6 +12,11 @@
 //! Every form is a conversation: its assistant turns (the run of non-user
 //! messages after each user message) are the runs the session streamed, one
 //! [`FinalTurn`] per run. Parsing is pure: the same value gives the same run.
+//!
+//! An instructor-php slim snapshot is read into the same [`FinalTurn`] by
+//! `session/reconcile/final_run.rs`, with what the state records beside
+//! ([`RunRecord`], [`StepRecord`], [`FinalTool::kept`]), so that both kinds
+//! of final state meet one reconciler (`session/reconcile/`).
 
 use crate::dialects::{Dialect, Dialects};
 use crate::error::{ErrorCode, Result, SteplineError};
@@ -81,6 +86,13 @@ pub struct FinalTool {
     pub path: String,
     /// JSON pointer to its result (or error) in the form, when it has one.
     pub result_path: Option<String>,
+    /// The call as an instructor-php state keeps it (a slim snapshot's
+    /// `tool_calls` item), which a `tool_call_missing` reports whole; `None`
+    /// for the foreign forms.
+    pub kept: Option<Value>,
+    /// Whether the state kept the call without an id (`call_id` is then
+    /// empty); the foreign forms always keep one.
+    pub id_missing: bool,
 }
 
 /// One step of a final form: what the model said, thought and called.
@@ -98,6 +110,46 @@ pub struct FinalStep {
     pub tools: Vec<FinalTool>,
     /// JSON pointer to where the step begins in the form.
     pub path: String,
+    /// What an instructor-php state records of the step besides its calls
+    /// (a slim snapshot's step); `None` for the foreign forms.
+    pub record: Option<StepRecord>,
+}
+
+/// What an instructor-php state records of a step, each field as the state
+/// writes it (`None` when it writes none), so that a value of an unexpected
+/// type is reported as it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepRecord {
+    /// `has_tool_calls`.
+    pub has_tool_calls: Option<Value>,
+    /// `finish_reason`.
+    pub finish_reason: Option<Value>,
+    /// `errors`: how many (a slim snapshot counts them).
+    pub errors: Option<Value>,
+    /// `type`.
+    pub step_type: Option<Value>,
+    /// `usage.total`.
+    pub usage_total: Option<Value>,
+    /// `duration_ms`.
+    pub duration_ms: Option<Value>,
+    /// Whether the state lists the step's calls (`tool_calls` is an array):
+    /// then `tools` are all of them, else the state says nothing of them.
+    pub lists_calls: bool,
+}
+
+/// What an instructor-php state records of a run besides its steps (a slim
+/// snapshot), read by `session/reconcile/final_run.rs`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunRecord {
+    /// `status`, when it is a string (an `AgentStatus`, or v2's
+    /// `ExecutionStatusV2`).
+    pub status: Option<String>,
+    /// The last assistant message with text content and its index in `messages`.
+    pub last_text: Option<(usize, String)>,
+    /// The content of the last assistant message, when it is non-empty text.
+    pub answer: Option<String>,
+    /// The content of the last user message, when it is text.
+    pub user_message: Option<String>,
 }
 
 impl FinalStep {
@@ -150,6 +202,9 @@ pub struct FinalTurn {
     /// How the run ended, when the form says (`"completed"`: laravel/ai
     /// stores a run's messages only once its response completed).
     pub status: Option<&'static str>,
+    /// What an instructor-php state records of the run (a slim snapshot);
+    /// `None` for the foreign forms.
+    pub record: Option<RunRecord>,
 }
 
 /// A final form read: its dialect and its runs.

@@ -28,8 +28,6 @@ pub(crate) mod limits;
 mod log;
 pub(crate) mod patch;
 pub mod reconcile;
-pub mod reconcile_messages;
-pub(crate) mod reconcile_v2;
 pub mod recording;
 pub(crate) mod records;
 pub mod runlog;
@@ -48,6 +46,9 @@ pub mod window;
 /// laravel/ai's stored rows) read into one neutral run.
 pub use crate::dialects::final_form;
 pub use attribution::Attribution;
+/// `reconcileMessages()`'s options and report, also at
+/// [`reconcile::messages`].
+pub use reconcile::messages as reconcile_messages;
 pub use text::DEFAULT_TEXT_LIMIT;
 
 use crate::session::log::Log;

@@ -9,7 +9,7 @@ use crate::session::causes::CAUSES;
 use crate::session::final_state::FinalState;
 
 use crate::json::Value;
-use crate::session::reconcile_messages::ReconcileMessagesOptions;
+use crate::session::reconcile::ReconcileMessagesOptions;
 
 use super::convert::{clock, from_js, options_map, out_with, to_js_of};
 use super::session::Session;

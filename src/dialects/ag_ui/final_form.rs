@@ -198,6 +198,7 @@ impl Builder {
             usage: None,
             usage_path: None,
             status: None,
+            record: None,
         }
     }
 }

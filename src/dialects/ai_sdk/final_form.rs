@@ -43,6 +43,7 @@ pub(super) fn turns(messages: &[Value], prefix: &str) -> Result<Vec<FinalTurn>> 
             usage: None,
             usage_path: None,
             status: None,
+            record: None,
         });
     }
     Ok(out)

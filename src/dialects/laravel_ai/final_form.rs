@@ -81,6 +81,7 @@ fn turn(row: &Map, path: &str) -> Result<FinalTurn> {
         usage_path: Some(usage_path),
         // Only a completed response is stored.
         status: Some("completed"),
+        record: None,
     })
 }
 

@@ -1,8 +1,9 @@
 //! Reconciliation against a foreign producer's final form: a session's
 //! executions against the runs an AG-UI message array, an AI SDK
 //! `UIMessage[]` or laravel/ai's stored conversation keeps, with the same
-//! [`Difference`] kinds as [`Session::reconcile`], each naming its execution
-//! and the run step it is about.
+//! [`Difference`] kinds as
+//! [`Session::reconcile`](crate::session::Session::reconcile), each naming
+//! its execution and the run step it is about.
 //!
 //! Runs are paired with executions by id where the form keeps one (an AI
 //! SDK message id that is an execution id), otherwise from the end: the last
@@ -13,11 +14,13 @@
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::Value;
 use crate::model::usage::Usage;
+use crate::session::reconcile::matcher::{
+    match_tools, same_json, step_runs, text_agrees, Call, Extent, Rule,
+};
 use crate::session::reconcile::{lost_events, Difference, Diffs};
 use crate::session::view::{Approval, Execution, ToolRun};
-use crate::session::Session;
 
-use crate::dialects::final_form::{self, FinalDialect, FinalRun, FinalStep, FinalTool, FinalTurn};
+use crate::dialects::final_form::{FinalDialect, FinalRun, FinalStep, FinalTool, FinalTurn};
 
 /// `reconcileMessages()` options.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -98,26 +101,6 @@ impl MessagesReconcileReport {
     /// The report as a value (for tests).
     pub fn to_value(&self) -> Value {
         crate::json::to_value_of(self)
-    }
-}
-
-impl Session {
-    /// Compares the session's executions with a producer's final form (an
-    /// AG-UI message array or `MESSAGES_SNAPSHOT`, an AI SDK `UIMessage[]`,
-    /// laravel/ai's stored rows), read by [`final_form::parse`]. A form of no
-    /// known shape is a typed error with the path that decided it.
-    pub fn reconcile_messages(
-        &self,
-        form: &Value,
-        options: &ReconcileMessagesOptions,
-    ) -> Result<MessagesReconcileReport> {
-        let dialects = self.dialects.dialects();
-        let named = match options.dialect {
-            Some(FinalDialect(name)) => Some(dialects.final_form_named(name, "/options/dialect")?),
-            None => None,
-        };
-        let run = final_form::parse(form, dialects, named)?;
-        Ok(reconcile_run(self.executions(), &run))
     }
 }
 
@@ -222,10 +205,16 @@ fn compare_steps(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
             );
             continue;
         };
-        if !same_text(&s.text, &fs.text, dropped) {
+        if !text_agrees(&s.text, &fs.text, Extent::Whole { truncated: dropped }) {
             push_text(d, n, "text", &s.text, fs, fs.text_path.as_ref());
         }
-        if !same_text(&s.reasoning, &fs.reasoning, fs.reasoning.len() > limit) {
+        if !text_agrees(
+            &s.reasoning,
+            &fs.reasoning,
+            Extent::Whole {
+                truncated: fs.reasoning.len() > limit,
+            },
+        ) {
             push_text(
                 d,
                 n,
@@ -275,12 +264,6 @@ fn push_text(
     );
 }
 
-/// Equal, or (when the session's text limit cut the stream) the kept text
-/// is the start of the final one.
-fn same_text(streamed: &str, fin: &str, truncated: bool) -> bool {
-    streamed == fin || (truncated && fin.starts_with(streamed))
-}
-
 /// A form without known step boundaries (laravel/ai, AG-UI) is compared
 /// with the whole run: its text joined against the streamed steps' text
 /// joined, and so its reasoning. A difference is placed in the streamed
@@ -325,7 +308,7 @@ fn compare_joined(
 ) {
     let a: String = streamed.iter().map(|(_, t)| *t).collect();
     let b: String = fin.iter().map(|(t, _)| *t).collect();
-    if same_text(&a, &b, truncated) {
+    if text_agrees(&a, &b, Extent::Whole { truncated }) {
         return;
     }
     let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
@@ -365,60 +348,51 @@ fn compare_joined(
 /// same step): missing, unexpected, in another step, or with other
 /// arguments, outcome, result or approval.
 fn compare_tools(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
-    let runs: Vec<(i64, usize, &ToolRun)> = e
-        .steps
-        .iter()
-        .flat_map(|(n, s)| s.tools.iter().enumerate().map(move |(i, r)| (*n, i, r)))
+    let runs: Vec<_> = e.steps.values().flat_map(step_runs).collect();
+    let placed: Vec<(Option<i64>, &FinalTool)> = (1i64..)
+        .zip(&t.steps)
+        .flat_map(|(k, fs)| {
+            let fin_step = t.steps_known.then_some(k);
+            fs.tools.iter().map(move |ft| (fin_step, ft))
+        })
         .collect();
-    let mut matched = vec![false; runs.len()];
-    for (k, fs) in (1i64..).zip(&t.steps) {
-        let fin_step = t.steps_known.then_some(k);
-        for ft in &fs.tools {
-            let by_id = runs
-                .iter()
-                .position(|(_, _, r)| r.call_id.as_deref() == Some(ft.call_id.as_str()));
-            let by_name = || {
-                runs.iter().enumerate().position(|(j, (n, _, r))| {
-                    r.call_id.is_none()
-                        && r.name == ft.name
-                        && fin_step.is_none_or(|k| *n == k)
-                        && !matched.get(j).copied().unwrap_or(true)
-                })
-            };
-            let Some(j) = by_id.or_else(by_name) else {
-                d.push(
-                    "tool_call_missing",
-                    ft.path.clone(),
-                    fin_step,
-                    Value::Null,
-                    final_call(ft),
-                    format!(
-                        "{}tool call {} ({}) was never streamed",
-                        fin_step.map(|k| format!("step {k}: ")).unwrap_or_default(),
-                        ft.name,
-                        ft.call_id
-                    ),
-                );
-                continue;
-            };
-            if let Some(m) = matched.get_mut(j) {
-                *m = true;
-            }
-            if let Some((n, _, run)) = runs.get(j) {
-                compare_tool(*n, run, ft, fin_step, d);
-            }
+    let calls: Vec<Call<'_>> = placed
+        .iter()
+        .map(|(step, ft)| Call {
+            step: *step,
+            name: &ft.name,
+            id: Some(&ft.call_id),
+        })
+        .collect();
+    let m = match_tools(&runs, &calls, Rule::IdThenName);
+    for ((fin_step, ft), hit) in placed.iter().zip(&m.calls) {
+        match hit.and_then(|j| runs.get(j)) {
+            Some(r) => compare_tool(r.step, r.run, ft, *fin_step, d),
+            None => d.push(
+                "tool_call_missing",
+                ft.path.clone(),
+                *fin_step,
+                Value::Null,
+                final_call(ft),
+                format!(
+                    "{}tool call {} ({}) was never streamed",
+                    fin_step.map(|k| format!("step {k}: ")).unwrap_or_default(),
+                    ft.name,
+                    ft.call_id
+                ),
+            ),
         }
     }
-    for ((n, i, run), _) in runs.iter().zip(&matched).filter(|(_, m)| !**m) {
+    for r in m.unmatched.iter().filter_map(|j| runs.get(*j)) {
         d.push(
             "tool_call_unexpected",
-            format!("/stream/steps/{n}/tools/{i}"),
-            Some(*n),
-            crate::json::to_value_of(&run.view()),
+            format!("/stream/steps/{}/tools/{}", r.step, r.index),
+            Some(r.step),
+            crate::json::to_value_of(&r.run.view()),
             Value::Null,
             format!(
-                "step {n}: streamed tool run {} is not in the final form",
-                run.name
+                "step {}: streamed tool run {} is not in the final form",
+                r.step, r.run.name
             ),
         );
     }
@@ -501,23 +475,6 @@ fn compare_tool(n: i64, run: &ToolRun, ft: &FinalTool, fin_step: Option<i64>, d:
                 .map_or(Value::Null, |a| crate::json::to_value_of(&a));
             field("approval", &ft.path, streamed, Value::from(fin));
         }
-    }
-}
-
-/// Equal as JSON, reading a string that is JSON text as the value it
-/// encodes: AG-UI keeps arguments and results as JSON text
-/// (`function.arguments`, a tool message's `content`) where a stream or
-/// another form may carry the value itself.
-pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
-    a == b || decoded(a) == decoded(b)
-}
-
-fn decoded(v: &Value) -> Value {
-    match v {
-        Value::String(s) => {
-            crate::json::parse(s, &crate::json::Limits::default()).unwrap_or_else(|_| v.clone())
-        }
-        other => other.clone(),
     }
 }
 
