@@ -681,11 +681,6 @@ impl Session {
         line: String,
         mut batch: Option<&mut Batch>,
     ) -> Result<IngestOutcome> {
-        let kind = event
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
         let t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
@@ -707,7 +702,7 @@ impl Session {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        for w in &t.warnings {
+        for (w, kind) in t.warnings.iter().zip(&t.warning_types) {
             if self.warnings.len() < LISTED {
                 self.warnings.push(SessionWarning {
                     warning: w.clone(),
@@ -759,7 +754,7 @@ impl Session {
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
         self.counts.applied = applied_before.saturating_add(received);
-        self.counts.duplicates = duplicates_before + u64::from(t.event_duplicate);
+        self.counts.duplicates = duplicates_before;
         // An event whose every envelope was text past the limit leaves the
         // log, as such an envelope of instructor-php's does (200,000
         // laravel/ai deltas past the limit kept their 200 bytes each). Only
