@@ -180,3 +180,35 @@ fn warnings_of_released_held_events_carry_their_own_type() {
     assert_eq!(steps, vec!["STEP_FINISHED", "STEP_FINISHED"]);
     assert_replays(&s);
 }
+
+/// A run sent again whole is dropped, and leaves the redelivery rule with
+/// the run before it, as a replay (which never sees the repetition) has it:
+/// here run `r` comes again after `q` (dropped: 5 duplicates), then a
+/// `CUSTOM` event, which joins `q` (the translator keeps it under `q`
+/// too), so `q` sent again without it is not `q` whole: translated when the
+/// next event differs. Before, the dropped repetition left `r` current and
+/// the `CUSTOM` event joined `r`: live, `q`'s repetition was dropped too
+/// (12 applied, 10 duplicates), while the replay translated it.
+#[test]
+fn a_run_sent_again_whole_leaves_later_events_with_the_run_before_it() {
+    let run = |id: &str, msg: &str, text: &str| {
+        vec![
+            format!(r#"{{"type":"RUN_STARTED","threadId":"t","runId":"{id}"}}"#),
+            format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"{msg}","role":"assistant"}}"#),
+            format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{msg}","delta":"{text}"}}"#),
+            format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"{msg}"}}"#),
+            format!(r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"{id}"}}"#),
+        ]
+    };
+    let (r, q) = (run("r", "a", "eins"), run("q", "b", "zwei"));
+    let mut lines: Vec<String> = [r.clone(), q.clone(), r].concat();
+    lines.push(r#"{"type":"CUSTOM","name":"late","value":1}"#.to_string());
+    lines.extend(q);
+    lines.push(r#"{"type":"CUSTOM","name":"later","value":2}"#.to_string());
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let mut s = Session::new(None);
+    assert!(send(&mut s, &lines).is_empty());
+    assert_replays(&s);
+    let c = s.counts();
+    assert_eq!((c.applied, c.duplicates), (17, 5));
+}

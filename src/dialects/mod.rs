@@ -245,6 +245,9 @@ struct Redelivery {
     current: Option<(String, Option<usize>)>,
     /// The events of the repetition so far, with their lines as received.
     held: Vec<(Map, String)>,
+    /// The run of the last event translated: a repetition dropped whole
+    /// leaves the rule there, as it was for a replay, which never sees it.
+    logged: Option<String>,
 }
 
 /// What [`Redelivery::observe`] made of an event.
@@ -268,7 +271,8 @@ fn fingerprint(event: &Map) -> Fingerprint {
 }
 
 /// What [`Redelivery::observe`] may change for an event it finds new, kept
-/// to put back if the event is refused ([`Redelivery::undo`]).
+/// to put back if the event is refused or taken for a redelivery
+/// ([`Redelivery::undo`]).
 struct Mark {
     current: Option<(String, Option<usize>)>,
     /// The repetition a run start cuts short (only a start clears it).
@@ -285,8 +289,9 @@ impl Redelivery {
         }
     }
 
-    /// Puts back what observing a refused event changed: `held` are the
-    /// events its verdict released (held again).
+    /// Puts back what observing an event changed when it is refused or
+    /// taken for a redelivery: `held` are the events its verdict released
+    /// (held again).
     fn undo(&mut self, mark: Mark, held: Vec<(Map, String)>) {
         self.current = mark.current;
         self.held = mark.held.unwrap_or(held);
@@ -312,8 +317,8 @@ impl Redelivery {
             if seen.get(*pos) == Some(&fingerprint(event)) {
                 *pos += 1;
                 if *pos == seen.len() {
-                    *replay = None;
                     self.held.clear();
+                    self.current = self.logged.clone().map(|k| (k, None));
                     return Verdict::Redelivered;
                 }
                 self.held.push((event.clone(), line.to_string()));
@@ -328,6 +333,7 @@ impl Redelivery {
     fn record(&mut self, f: Fingerprint) {
         if let Some((key, _)) = &self.current {
             self.runs.entry(key.clone()).or_default().push(f);
+            self.logged = Some(key.clone());
         }
     }
 }
