@@ -884,9 +884,24 @@ impl Session {
         });
         // A translated `agent.data` is never a redelivery to the session:
         // its dialect told those apart already, and an equal value (or
-        // patch: two equal appends to a state) may rightly come again.
-        let translated_data = matches!(dialect, crate::envelope::dialect::WireDialect::Foreign(_))
-            && parts(&env).0 == "agent.data";
+        // patch: two equal appends to a state) may rightly come again. Nor
+        // is any envelope of a dialect whose events carry no ids: it tells
+        // redeliveries apart itself (whole runs, src/dialects/mod.rs), and
+        // equal envelopes without ids or timestamps (a run started again
+        // after its end numbers its steps from 1 again) are new; taken for
+        // redeliveries line by line but not in a batch, the recording
+        // replayed to another view (tests/dialect_redelivery.rs).
+        let translated_data = match dialect {
+            crate::envelope::dialect::WireDialect::Foreign(name) => {
+                parts(&env).0 == "agent.data"
+                    || self
+                        .dialects
+                        .dialects()
+                        .named(name)
+                        .is_some_and(|d| !d.events_carry_ids())
+            }
+            _ => false,
+        };
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
