@@ -126,10 +126,13 @@ fn a_refused_run_start_or_finish_leaves_the_run_as_it_was() {
 
 /// Run `r` sent again is held while it repeats; a refused line in the
 /// middle releases nothing, and the rest of the repetition completes it: a
-/// redelivery, dropped. Before, the refused line released the held
-/// `RUN_STARTED` and `TEXT_MESSAGE_START` (the translator took them, their
-/// envelopes and lines were lost with the error) and the rest was
-/// translated as new text.
+/// redelivery, dropped, and the `CUSTOM` event after it applies alone.
+/// Before, the refused line released the held `RUN_STARTED` and
+/// `TEXT_MESSAGE_START` (the translator took them, their envelopes and
+/// lines were lost with the error) and the rest was translated as new text;
+/// and then (a later finding) the two released events had already joined
+/// run `r` when the refusal put them back, so the repetition never matched
+/// `r` whole and the `CUSTOM` event released it as a second turn.
 #[test]
 fn a_refused_line_inside_a_repeated_run_releases_nothing() {
     let run = [
@@ -147,11 +150,14 @@ fn a_refused_line_inside_a_repeated_run_releases_nothing() {
     lines.extend(&run[..2]);
     lines.push(r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"}"#);
     lines.extend(&run[2..]);
+    let custom = r#"{"type":"CUSTOM","name":"n","value":1}"#;
+    lines.push(custom);
     let refused = send(&mut s, &lines);
     assert_eq!(refused, vec![8]);
+    send(&mut once, &[custom]);
     assert_eq!(replayable(&s), replayable(&once));
     let c = s.counts();
-    assert_eq!((c.applied, c.duplicates), (5, 5));
+    assert_eq!((c.applied, c.duplicates), (6, 5));
     assert_replays(&s);
 }
 

@@ -432,6 +432,9 @@ impl Translators {
         events.push((event, line));
         let mut lines = Vec::with_capacity(events.len());
         let mut kinds = Vec::new();
+        // Joins the run only once the whole group is translated (a refused
+        // event puts its held ones back, untranslated).
+        let mut recorded = Vec::new();
         let mut released = 0;
         for (i, (event, line)) in events.into_iter().enumerate() {
             // A translator marks a held event a redelivery (an AG-UI start
@@ -476,11 +479,12 @@ impl Translators {
             } else {
                 released += u64::from(i < held);
                 lines.push(line);
-                if let Some(f) = seen {
-                    self.redelivery.record(f);
-                }
+                recorded.extend(seen);
                 kinds.resize(out.warnings.len(), kind);
             }
+        }
+        for f in recorded {
+            self.redelivery.record(f);
         }
         let id = session
             .map(str::to_string)
