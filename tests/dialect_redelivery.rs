@@ -90,3 +90,39 @@ fn an_ag_ui_run_sent_again_after_a_reconnect_is_dropped_and_new_events_after_it_
     );
     assert_eq!(texts(&s).concat(), "jaja!");
 }
+
+/// An AG-UI run id started again after the run ended opens a second turn,
+/// whose first step repeats the first turn's envelopes (no ids, no
+/// timestamps). The dialect tells redeliveries apart itself (whole runs,
+/// src/dialects/mod.rs), so the session takes none of them for one: line by
+/// line, the second turn's step 1 was dropped as the first turn's, while a
+/// batch (and so the recording's replay) kept it (fuzz finding #15).
+#[test]
+fn an_ag_ui_run_started_again_after_its_end_keeps_its_steps_line_by_line() {
+    let lines = [
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"eins"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+        r#"{"type":"RUN_ERROR","message":"boom"}"#,
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"x"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"zwei"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m2"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"x"}"#,
+    ];
+    let mut single = Session::new(None);
+    for l in lines {
+        single.ingest_text(l).unwrap();
+    }
+    let mut batch = Session::new(None);
+    batch.ingest_jsonl(&lines.join("\n"));
+    let v = single.view();
+    let turns = v["executions"].as_array().unwrap();
+    assert_eq!(turns.len(), 2);
+    let second = &turns[1]["steps"][0];
+    assert_eq!(second["text"], "zwei");
+    assert_eq!(second["seen"]["started"], true);
+    assert_eq!(second["seen"]["completed"], true);
+    assert_eq!(v["executions"], batch.view()["executions"]);
+}

@@ -205,6 +205,9 @@ pub(crate) struct Translated {
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
     pub warnings: Vec<Warning>,
+    /// The `type` of the event each warning is about: the event's own, or
+    /// that of a held event translated with it.
+    pub warning_types: Vec<String>,
     /// The event was a redelivery (or is held as one, see [`Redelivery`]).
     pub duplicate: bool,
     /// The lines to log, as received: the event's, after those of the
@@ -213,9 +216,6 @@ pub(crate) struct Translated {
     /// How many held events (counted as duplicates when they arrived) this
     /// translation released as new.
     pub released: u64,
-    /// The event itself was a redelivery, even when held events released
-    /// with it were new (then `duplicate` is false and `lines` theirs).
-    pub event_duplicate: bool,
 }
 
 /// The translation state of one session: a translator per dialect that
@@ -245,6 +245,9 @@ struct Redelivery {
     current: Option<(String, Option<usize>)>,
     /// The events of the repetition so far, with their lines as received.
     held: Vec<(Map, String)>,
+    /// The run of the last event translated: a repetition dropped whole
+    /// leaves the rule there, as it was for a replay, which never sees it.
+    logged: Option<String>,
 }
 
 /// What [`Redelivery::observe`] made of an event.
@@ -267,9 +270,38 @@ fn fingerprint(event: &Map) -> Fingerprint {
     f.finish()
 }
 
+/// What [`Redelivery::observe`] may change for an event it finds new, kept
+/// to put back if the event is refused or taken for a redelivery
+/// ([`Redelivery::undo`]).
+struct Mark {
+    current: Option<(String, Option<usize>)>,
+    /// The repetition a run start cuts short (only a start clears it).
+    held: Option<Vec<(Map, String)>>,
+}
+
 impl Redelivery {
+    /// What observing an event (starting a run, if `starts`) may change:
+    /// cheap, but for the repetition a start cuts short.
+    fn mark(&self, starts: bool) -> Mark {
+        Mark {
+            current: self.current.clone(),
+            held: starts.then(|| self.held.clone()),
+        }
+    }
+
+    /// Puts back what observing an event changed when it is refused or
+    /// taken for a redelivery: `held` are the events its verdict released
+    /// (held again).
+    fn undo(&mut self, mark: Mark, held: Vec<(Map, String)>) {
+        self.current = mark.current;
+        self.held = mark.held.unwrap_or(held);
+    }
+
     /// Places `event` (received as `line`); `start` is the run key when the
-    /// event starts a run.
+    /// event starts a run. An event found new is not yet part of its run:
+    /// [`Redelivery::record`] adds it once translated, so a run holds the
+    /// events its recording holds (a refused line and one the translator
+    /// takes for a redelivery are not logged, and a replay never sees them).
     fn observe(&mut self, start: Option<&str>, event: &Map, line: &str) -> Verdict {
         if let Some(key) = start {
             // A repetition cut short by the next run was a partial redelivery.
@@ -280,14 +312,13 @@ impl Redelivery {
         let Some((key, replay)) = self.current.as_mut() else {
             return Verdict::New(std::mem::take(&mut self.held));
         };
-        let f = fingerprint(event);
-        let seen = self.runs.entry(key.clone()).or_default();
         if let Some(pos) = replay.as_mut() {
-            if seen.get(*pos) == Some(&f) {
+            let seen = self.runs.get(key.as_str()).map_or(&[][..], Vec::as_slice);
+            if seen.get(*pos) == Some(&fingerprint(event)) {
                 *pos += 1;
                 if *pos == seen.len() {
-                    *replay = None;
                     self.held.clear();
+                    self.current = self.logged.clone().map(|k| (k, None));
                     return Verdict::Redelivered;
                 }
                 self.held.push((event.clone(), line.to_string()));
@@ -295,10 +326,15 @@ impl Redelivery {
             }
             *replay = None;
         }
-        let held = std::mem::take(&mut self.held);
-        seen.extend(held.iter().map(|(e, _)| fingerprint(e)));
-        seen.push(f);
-        Verdict::New(held)
+        Verdict::New(std::mem::take(&mut self.held))
+    }
+
+    /// Adds a translated event (its fingerprint) to the run being received.
+    fn record(&mut self, f: Fingerprint) {
+        if let Some((key, _)) = &self.current {
+            self.runs.entry(key.clone()).or_default().push(f);
+            self.logged = Some(key.clone());
+        }
     }
 }
 
@@ -370,10 +406,15 @@ impl Translators {
             return Ok(Translated::default());
         };
         let mut events = Vec::new();
+        let mut mark = None;
         if !dialect.events_carry_ids() {
             let start = dialect.run_start(&event).map(str::to_string);
+            let before = self.redelivery.mark(start.is_some());
             match self.redelivery.observe(start.as_deref(), &event, &line) {
-                Verdict::New(held) => events = held,
+                Verdict::New(held) => {
+                    events = held;
+                    mark = Some(before);
+                }
                 Verdict::Held | Verdict::Redelivered => {
                     return Ok(Translated {
                         duplicate: true,
@@ -383,28 +424,67 @@ impl Translators {
             }
         }
         let held = events.len();
+        // A refused line changes nothing: the run redelivery rule forgets it,
+        // and the events held before it stay held, untranslated (a translator
+        // leaves itself as it was when it refuses an event, but not the held
+        // events it took before it). Cloned only where a repetition ends.
+        let restore = (held > 0).then(|| (self.running.clone(), events.clone()));
         events.push((event, line));
         let mut lines = Vec::with_capacity(events.len());
+        let mut kinds = Vec::new();
+        // Joins the run only once the whole group is translated (a refused
+        // event puts its held ones back, untranslated).
+        let mut recorded = Vec::new();
         let mut released = 0;
-        let mut duplicate = false;
         for (i, (event, line)) in events.into_iter().enumerate() {
-            // A translator marks one event a redelivery (an AG-UI start of
-            // the run still open); the held events translated with it are
-            // new, and the translator's state already took them, so only the
-            // marked event's envelopes are dropped, never the group's:
-            // otherwise the session and its recording miss events the
-            // translator saw (tests/fuzz_regressions.rs, #13).
-            let (envelopes, patches) = (out.envelopes.len(), out.patches.len());
+            // A translator marks a held event a redelivery (an AG-UI start
+            // of the run still open); the others translated with it are new,
+            // and the translator's state already took them, so only the
+            // marked event's output is dropped, never the group's: otherwise
+            // the session and its recording miss events the translator saw
+            // (tests/fuzz_regressions.rs, #13).
+            let (envelopes, patches, warnings) =
+                (out.envelopes.len(), out.patches.len(), out.warnings.len());
+            let kind = event
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let seen = mark.is_some().then(|| fingerprint(&event));
             out.duplicate = false;
-            self.translate_one(dialect, event, &mut out)?;
+            let done = self.translate_one(dialect, event, &mut out);
+            // The event itself refused, or taken for a redelivery: not logged,
+            // so it releases nothing either (a replay would not see it).
+            if done.is_err() || (out.duplicate && i == held) {
+                let held = match restore {
+                    Some((running, held)) => {
+                        self.running = running;
+                        held
+                    }
+                    None => Vec::new(),
+                };
+                if let Some(mark) = mark {
+                    self.redelivery.undo(mark, held);
+                }
+                done?;
+                return Ok(Translated {
+                    duplicate: true,
+                    ..Translated::default()
+                });
+            }
             if out.duplicate {
                 out.envelopes.truncate(envelopes);
                 out.patches.truncate(patches);
-                duplicate = i == held;
+                out.warnings.truncate(warnings);
             } else {
                 released += u64::from(i < held);
                 lines.push(line);
+                recorded.extend(seen);
+                kinds.resize(out.warnings.len(), kind);
             }
+        }
+        for f in recorded {
+            self.redelivery.record(f);
         }
         let id = session
             .map(str::to_string)
@@ -422,8 +502,8 @@ impl Translators {
             envelopes,
             patches: out.patches,
             warnings: out.warnings,
-            duplicate: duplicate && lines.is_empty(),
-            event_duplicate: duplicate,
+            warning_types: kinds,
+            duplicate: false,
             lines,
             released,
         })

@@ -682,11 +682,6 @@ impl Session {
         line: String,
         mut batch: Option<&mut Batch>,
     ) -> Result<IngestOutcome> {
-        let kind = event
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
         let t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
@@ -708,7 +703,7 @@ impl Session {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        for w in &t.warnings {
+        for (w, kind) in t.warnings.iter().zip(&t.warning_types) {
             if self.warnings.len() < LISTED {
                 self.warnings.push(SessionWarning {
                     warning: w.clone(),
@@ -760,7 +755,7 @@ impl Session {
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
         self.counts.applied = applied_before.saturating_add(received);
-        self.counts.duplicates = duplicates_before + u64::from(t.event_duplicate);
+        self.counts.duplicates = duplicates_before;
         // An event whose every envelope was text past the limit leaves the
         // log, as such an envelope of instructor-php's does (200,000
         // laravel/ai deltas past the limit kept their 200 bytes each). Only
@@ -890,9 +885,24 @@ impl Session {
         });
         // A translated `agent.data` is never a redelivery to the session:
         // its dialect told those apart already, and an equal value (or
-        // patch: two equal appends to a state) may rightly come again.
-        let translated_data = matches!(dialect, crate::envelope::dialect::WireDialect::Foreign(_))
-            && parts(&env).0 == "agent.data";
+        // patch: two equal appends to a state) may rightly come again. Nor
+        // is any envelope of a dialect whose events carry no ids: it tells
+        // redeliveries apart itself (whole runs, src/dialects/mod.rs), and
+        // equal envelopes without ids or timestamps (a run started again
+        // after its end numbers its steps from 1 again) are new; taken for
+        // redeliveries line by line but not in a batch, the recording
+        // replayed to another view (tests/dialect_redelivery.rs).
+        let translated_data = match dialect {
+            crate::envelope::dialect::WireDialect::Foreign(name) => {
+                parts(&env).0 == "agent.data"
+                    || self
+                        .dialects
+                        .dialects()
+                        .named(name)
+                        .is_some_and(|d| !d.events_carry_ids())
+            }
+            _ => false,
+        };
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,

@@ -119,9 +119,13 @@ impl State {
                     "gap",
                     "TEXT_MESSAGE_CHUNK without `messageId` and no chunked message open: its text is kept as assistant text",
                 );
+                // As a chunk naming it: one already open (by its START) goes on.
                 let id = String::new();
-                self.chunking = Some(Chunking::Text(id.clone(), true));
-                self.text_start(&id, role.unwrap_or("assistant"), ev);
+                let opens = self.messages.get(&id).is_none_or(|m| m.ended);
+                if opens {
+                    self.text_start(&id, role.unwrap_or("assistant"), ev);
+                }
+                self.chunking = Some(Chunking::Text(id.clone(), opens));
                 id
             }
         };
@@ -132,22 +136,52 @@ impl State {
     }
 
     /// Ends what an open chunk sequence built (a tool call's end is its
-    /// `agent.tool.started`).
+    /// `agent.tool.started`). What it ended stays in `ev.closed` until the
+    /// event is translated: an event refused or taken for a redelivery is not
+    /// logged, so it must leave the chunks open ([`State::reopen_chunks`]).
     pub(super) fn close_chunks(&mut self, ev: &mut Ev<'_>) {
-        match self.chunking.take() {
-            Some(Chunking::Text(id, opened)) => {
-                if let Some(m) = self.messages.get_mut(&id).filter(|_| opened) {
-                    m.ended = true;
+        let Some(open) = self.chunking.take() else {
+            return;
+        };
+        let ended = match &open {
+            Chunking::Text(id, opened) => end(self.messages.get_mut(id).filter(|_| *opened)),
+            Chunking::Tool(id) => {
+                // A call whose TOOL_CALL_END came before its chunks has no end
+                // left to give (`tool_end` would take this event for a redelivery).
+                let ends = self.calls.get(id).is_some_and(|c| !c.ended);
+                if ends {
+                    self.tool_end(id, ev);
+                }
+                ends
+            }
+            Chunking::Reasoning(id, opened) => end(self.reasoning.get_mut(id).filter(|_| *opened)),
+        };
+        ev.closed = Some((open, ended));
+    }
+
+    /// Undoes [`State::close_chunks`] (its envelopes are dropped with the
+    /// event's): `ended` says it ended the message or call the chunks built.
+    pub(super) fn reopen_chunks(&mut self, (open, ended): (Chunking, bool)) {
+        if ended {
+            match &open {
+                Chunking::Text(id, _) => {
+                    if let Some(m) = self.messages.get_mut(id) {
+                        m.ended = false;
+                    }
+                }
+                Chunking::Tool(id) => {
+                    if let Some(c) = self.calls.get_mut(id) {
+                        c.ended = false;
+                    }
+                }
+                Chunking::Reasoning(id, _) => {
+                    if let Some(m) = self.reasoning.get_mut(id) {
+                        m.ended = false;
+                    }
                 }
             }
-            Some(Chunking::Tool(id)) => self.tool_end(&id, ev),
-            Some(Chunking::Reasoning(id, opened)) => {
-                if let Some(m) = self.reasoning.get_mut(&id).filter(|_| opened) {
-                    m.ended = true;
-                }
-            }
-            None => {}
         }
+        self.chunking = Some(open);
     }
 
     pub(super) fn reasoning_start(&mut self, id: &str, ev: &mut Ev<'_>) {
@@ -228,8 +262,11 @@ impl State {
                     "REASONING_MESSAGE_CHUNK without `messageId` and no chunked reasoning open: kept",
                 );
                 let id = String::new();
-                self.chunking = Some(Chunking::Reasoning(id.clone(), true));
-                self.reasoning_start(&id, ev);
+                let opens = self.reasoning.get(&id).is_none_or(|m| m.ended);
+                if opens {
+                    self.reasoning_start(&id, ev);
+                }
+                self.chunking = Some(Chunking::Reasoning(id.clone(), opens));
                 id
             }
         };
@@ -237,5 +274,16 @@ impl State {
             self.reasoning_content(Some(&id), delta, ev);
         }
         Ok(())
+    }
+}
+
+/// Ends `m` unless it already ended; whether it did.
+fn end(m: Option<&mut Message>) -> bool {
+    match m {
+        Some(m) if !m.ended => {
+            m.ended = true;
+            true
+        }
+        _ => false,
     }
 }

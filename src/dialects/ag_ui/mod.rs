@@ -242,6 +242,9 @@ pub(crate) struct State {
 struct Ev<'a> {
     ts: Option<String>,
     out: &'a mut Out,
+    /// The chunk sequence the event closed, and whether that ended what it
+    /// built (see [`State::close_chunks`]).
+    closed: Option<(Chunking, bool)>,
 }
 
 impl State {
@@ -253,7 +256,11 @@ impl State {
             .unwrap_or_default()
             .to_string();
         let ts = timestamp(&event)?;
-        let mut ev = Ev { ts, out };
+        let mut ev = Ev {
+            ts,
+            out,
+            closed: None,
+        };
         // transformChunks: everything but these (and a chunk of the open
         // kind, handled by the chunk itself) closes an open chunk sequence.
         let keeps_chunks = matches!(
@@ -269,126 +276,141 @@ impl State {
         if !keeps_chunks {
             self.close_chunks(&mut ev);
         }
-        match kind.as_str() {
-            "RUN_STARTED" => self.run_started(&event, &mut ev),
-            "RUN_FINISHED" => self.run_finished(&event, &mut ev),
-            "RUN_ERROR" => self.run_error(&event, &mut ev),
-            "STEP_STARTED" => self.step_started(&event, &mut ev),
-            "STEP_FINISHED" => self.step_finished(&event, &mut ev),
+        let done = self.dispatch(&kind, &event, &mut ev);
+        // A refused event is not logged, nor is a redelivery: neither may
+        // leave a change the recording cannot replay. Each handler reads all
+        // it needs before it changes anything; the chunks it closed on the
+        // way in are reopened here.
+        if done.is_err() || ev.out.duplicate {
+            if let Some(closed) = ev.closed.take() {
+                self.reopen_chunks(closed);
+            }
+        }
+        done
+    }
+
+    /// Translates one event of type `kind` (open chunks already closed when it closes them).
+    fn dispatch(&mut self, kind: &str, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
+        match kind {
+            "RUN_STARTED" => self.run_started(event, ev),
+            "RUN_FINISHED" => self.run_finished(event, ev),
+            "RUN_ERROR" => self.run_error(event, ev),
+            "STEP_STARTED" => self.step_started(event, ev),
+            "STEP_FINISHED" => self.step_finished(event, ev),
             "TEXT_MESSAGE_START" => {
-                let id = req_str(&event, "messageId")?;
-                let role = opt_str(&event, "role")?.unwrap_or("assistant");
-                self.text_start(id, role, &mut ev);
+                let id = req_str(event, "messageId")?;
+                let role = opt_str(event, "role")?.unwrap_or("assistant");
+                self.text_start(id, role, ev);
                 Ok(())
             }
             "TEXT_MESSAGE_CONTENT" => {
-                let id = req_str(&event, "messageId")?;
-                let delta = req_str(&event, "delta")?;
-                self.text_content(id, delta, &mut ev);
+                let id = req_str(event, "messageId")?;
+                let delta = req_str(event, "delta")?;
+                self.text_content(id, delta, ev);
                 Ok(())
             }
             "TEXT_MESSAGE_END" => {
-                let id = req_str(&event, "messageId")?;
-                self.text_end(id, &mut ev);
+                let id = req_str(event, "messageId")?;
+                self.text_end(id, ev);
                 Ok(())
             }
-            "TEXT_MESSAGE_CHUNK" => self.text_chunk(&event, &mut ev),
+            "TEXT_MESSAGE_CHUNK" => self.text_chunk(event, ev),
             "TOOL_CALL_START" => {
-                let id = req_str(&event, "toolCallId")?;
-                let name = req_str(&event, "toolCallName")?;
-                opt_str(&event, "parentMessageId")?;
-                self.tool_start(id, name, &mut ev);
+                let id = req_str(event, "toolCallId")?;
+                let name = req_str(event, "toolCallName")?;
+                opt_str(event, "parentMessageId")?;
+                self.tool_start(id, name, ev);
                 Ok(())
             }
             "TOOL_CALL_ARGS" => {
-                let id = req_str(&event, "toolCallId")?;
-                let delta = req_str(&event, "delta")?;
-                self.tool_args(id, delta, &mut ev);
+                let id = req_str(event, "toolCallId")?;
+                let delta = req_str(event, "delta")?;
+                self.tool_args(id, delta, ev);
                 Ok(())
             }
             "TOOL_CALL_END" => {
-                let id = req_str(&event, "toolCallId")?;
-                self.tool_end(id, &mut ev);
+                let id = req_str(event, "toolCallId")?;
+                self.tool_end(id, ev);
                 Ok(())
             }
-            "TOOL_CALL_CHUNK" => self.tool_chunk(&event, &mut ev),
-            "TOOL_CALL_RESULT" => self.tool_result(&event, &mut ev),
+            "TOOL_CALL_CHUNK" => self.tool_chunk(event, ev),
+            "TOOL_CALL_RESULT" => self.tool_result(event, ev),
             "REASONING_START" | "REASONING_END" => {
-                req_str(&event, "messageId")?;
+                req_str(event, "messageId")?;
                 if kind == "REASONING_START" {
-                    self.content_step(&mut ev);
+                    self.content_step(ev);
                 }
                 Ok(())
             }
             "REASONING_MESSAGE_START" => {
-                let id = req_str(&event, "messageId")?;
-                self.reasoning_start(id, &mut ev);
+                let id = req_str(event, "messageId")?;
+                self.reasoning_start(id, ev);
                 Ok(())
             }
             "REASONING_MESSAGE_CONTENT" => {
-                let id = req_str(&event, "messageId")?;
-                let delta = req_str(&event, "delta")?;
-                self.reasoning_content(Some(id), delta, &mut ev);
+                let id = req_str(event, "messageId")?;
+                let delta = req_str(event, "delta")?;
+                self.reasoning_content(Some(id), delta, ev);
                 Ok(())
             }
             "REASONING_MESSAGE_END" => {
-                let id = req_str(&event, "messageId")?;
-                self.reasoning_end(id, &mut ev);
+                let id = req_str(event, "messageId")?;
+                self.reasoning_end(id, ev);
                 Ok(())
             }
-            "REASONING_MESSAGE_CHUNK" => self.reasoning_chunk(&event, &mut ev),
+            "REASONING_MESSAGE_CHUNK" => self.reasoning_chunk(event, ev),
             "REASONING_ENCRYPTED_VALUE" => {
-                let subtype = req_str(&event, "subtype")?;
-                let entity = req_str(&event, "entityId")?;
-                let value = req_str(&event, "encryptedValue")?;
+                let subtype = req_str(event, "subtype")?;
+                let entity = req_str(event, "entityId")?;
+                let value = req_str(event, "encryptedValue")?;
                 let data = obj([
                     ("subtype", subtype.into()),
                     ("entityId", entity.into()),
                     ("length", Value::from(value.len())),
                 ]);
-                self.data("reasoning_encrypted_value", data, &mut ev);
+                self.data("reasoning_encrypted_value", data, ev);
                 Ok(())
             }
             // Deprecated before 1.0 (removed from @ag-ui/core 1.0.0); still what
             // older producers send for reasoning.
             "THINKING_START" | "THINKING_TEXT_MESSAGE_START" => {
-                opt_str(&event, "title")?;
-                self.content_step(&mut ev);
+                opt_str(event, "title")?;
+                self.content_step(ev);
                 Ok(())
             }
             "THINKING_END" | "THINKING_TEXT_MESSAGE_END" => Ok(()),
             "THINKING_TEXT_MESSAGE_CONTENT" => {
-                let delta = req_str(&event, "delta")?;
-                self.reasoning_content(None, delta, &mut ev);
+                let delta = req_str(event, "delta")?;
+                self.reasoning_content(None, delta, ev);
                 Ok(())
             }
-            "STATE_SNAPSHOT" => self.state_snapshot(&event, &mut ev),
-            "STATE_DELTA" => self.state_delta(&event, &mut ev),
+            "STATE_SNAPSHOT" => self.state_snapshot(event, ev),
+            "STATE_DELTA" => self.state_delta(event, ev),
             "MESSAGES_SNAPSHOT" => {
                 let messages = event.get("messages").ok_or_else(|| missing("messages"))?;
                 if !messages.is_array() {
                     return Err(wrong("messages", "an array", messages));
                 }
-                self.data("messages", messages.clone(), &mut ev);
+                self.data("messages", messages.clone(), ev);
                 Ok(())
             }
-            "ACTIVITY_SNAPSHOT" => self.activity_snapshot(&event, &mut ev),
-            "ACTIVITY_DELTA" => self.activity_delta(&event, &mut ev),
+            "ACTIVITY_SNAPSHOT" => self.activity_snapshot(event, ev),
+            "ACTIVITY_DELTA" => self.activity_delta(event, ev),
             "RAW" => {
                 let raw = event.get("event").ok_or_else(|| missing("event"))?.clone();
-                let source = opt_str(&event, "source")?;
+                let source = opt_str(event, "source")?;
                 let name = source.map_or_else(|| "raw".to_string(), |s| format!("raw:{s}"));
-                self.data(&name, raw, &mut ev);
+                self.data(&name, raw, ev);
                 Ok(())
             }
             "CUSTOM" => {
-                let name = req_str(&event, "name")?;
+                let name = req_str(event, "name")?;
                 let value = event.get("value").ok_or_else(|| missing("value"))?.clone();
-                self.data(&format!("custom:{name}"), value, &mut ev);
+                self.data(&format!("custom:{name}"), value, ev);
                 Ok(())
             }
             "SUBAGENT_STARTED" | "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => {
-                self.subagent(&kind, &event, &mut ev)
+                self.subagent(kind, event, ev)
             }
             other => {
                 ev.out.warn(
@@ -495,6 +517,12 @@ impl State {
         let thread = req_str(event, "threadId")?;
         let run_id = req_str(event, "runId")?;
         let parent = opt_str(event, "parentRunId")?;
+        let input = match event.get("input") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => return Err(wrong("input", "an object", other)),
+        };
+        let answers = input.map(answers).transpose()?.unwrap_or_default();
         if self
             .run
             .as_ref()
@@ -531,12 +559,9 @@ impl State {
         if let Some(parent) = parent {
             self.data("parent_run_id", Value::from(parent), ev);
         }
-        if let Some(input) = event.get("input").filter(|v| !v.is_null()) {
-            let Some(m) = input.as_object() else {
-                return Err(wrong("input", "an object", input));
-            };
-            self.resume(m, ev)?;
-            self.data("input", input.clone(), ev);
+        if let Some(input) = input {
+            self.resume(answers, ev);
+            self.data("input", Value::Object(input.clone()), ev);
         }
         Ok(())
     }
@@ -544,32 +569,8 @@ impl State {
     /// `input.resume` of a run that resumes an interrupted one: each answer
     /// to an interrupt on a tool call is that call's approval, `denied` when
     /// the interrupt was cancelled or its payload says `approved: false`.
-    fn resume(&mut self, input: &Map, ev: &mut Ev<'_>) -> Result<()> {
-        let entries = match input.get("resume") {
-            None | Some(Value::Null) => return Ok(()),
-            Some(Value::Array(a)) => a,
-            Some(other) => {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    "/input/resume",
-                    format!(
-                        "expected `resume` to be an array, found {}",
-                        type_name(other)
-                    ),
-                ))
-            }
-        };
-        for (i, entry) in entries.iter().enumerate() {
-            let at = format!("/input/resume/{i}");
-            let Some(m) = entry.as_object() else {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    &at,
-                    format!("expected a resume entry object, found {}", type_name(entry)),
-                ));
-            };
-            let id = req_str_at(m, "interruptId", &at)?;
-            let status = req_str_at(m, "status", &at)?;
+    fn resume(&mut self, answers: Vec<Answer<'_>>, ev: &mut Ev<'_>) {
+        for Answer { at, id, refused } in answers {
             let Some(call_id) = self.interrupts.get(id).cloned() else {
                 // An interrupt not on a tool call (input asked of a person), or one
                 // this session never saw: nothing of the view to answer.
@@ -582,11 +583,6 @@ impl State {
                 }
                 continue;
             };
-            let refused = status == "cancelled"
-                || m.get("payload")
-                    .and_then(|p| p.get("approved"))
-                    .and_then(Value::as_bool)
-                    == Some(false);
             let call = self.calls.get(&call_id);
             let mut p = Map::with_capacity(5);
             if let Some(c) = call {
@@ -605,7 +601,6 @@ impl State {
             let run = call.and_then(|c| c.run.clone());
             self.emit_in(run.as_deref(), "agent.tool.approval", p, ev);
         }
-        Ok(())
     }
 
     /// The run a terminal event ends: the current one, or (a gap) one whose
@@ -712,7 +707,7 @@ impl State {
         };
         let interrupts = match (outcome_type.as_str(), outcome) {
             ("interrupt", Some(o)) => match o.get("interrupts") {
-                Some(Value::Array(a)) => Some(a.clone()),
+                Some(Value::Array(a)) => Some((interrupts(a)?, a)),
                 None => {
                     return Err(SteplineError::at(
                         ErrorCode::MissingField,
@@ -756,8 +751,9 @@ impl State {
         if let Some(r) = self.run.as_mut() {
             r.ended = Some(false);
         }
-        if let Some(interrupts) = interrupts {
-            return self.interrupted(interrupts, ev);
+        if let Some((list, data)) = interrupts {
+            self.interrupted(list, data, ev);
+            return Ok(());
         }
         let final_answer = result
             .and_then(Value::as_str)
@@ -782,38 +778,15 @@ impl State {
     }
 
     /// An `interrupt` outcome: each interrupt on a tool call asks for its
-    /// approval; the run pauses with the interrupts' reasons.
-    fn interrupted(&mut self, interrupts: Vec<Value>, ev: &mut Ev<'_>) -> Result<()> {
-        let mut reasons: Vec<String> = vec![];
-        for (i, it) in interrupts.iter().enumerate() {
-            let at = format!("/outcome/interrupts/{i}");
-            let Some(m) = it.as_object() else {
-                return Err(SteplineError::at(
-                    ErrorCode::InvalidType,
-                    &at,
-                    format!("expected an interrupt object, found {}", type_name(it)),
-                ));
-            };
-            let id = req_str_at(m, "id", &at)?;
-            let reason = req_str_at(m, "reason", &at)?;
+    /// approval; the run pauses with the interrupts' reasons (`data`: the
+    /// interrupts as sent).
+    fn interrupted(&mut self, list: Vec<Interrupt<'_>>, data: &[Value], ev: &mut Ev<'_>) {
+        let mut reasons: Vec<&str> = vec![];
+        for Interrupt { id, reason, call } in list {
             self.seen_interrupts.insert(id.to_string());
-            if !reasons.iter().any(|r| r == reason) {
-                reasons.push(reason.to_string());
+            if !reasons.contains(&reason) {
+                reasons.push(reason);
             }
-            let call = match m.get("toolCallId") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.as_str()),
-                Some(other) => {
-                    return Err(SteplineError::at(
-                        ErrorCode::InvalidType,
-                        &child(&at, "toolCallId"),
-                        format!(
-                            "expected `toolCallId` to be a string, found {}",
-                            type_name(other)
-                        ),
-                    ))
-                }
-            };
             if let Some(call) = call {
                 self.interrupts.insert(id.to_string(), call.to_string());
                 let known = self.calls.get(call);
@@ -832,9 +805,8 @@ impl State {
         }
         let mut p = Map::with_capacity(2);
         p.insert("reason", Value::from(reasons.join(", ")));
-        p.insert("data", Value::Array(interrupts));
+        p.insert("data", Value::Array(data.to_vec()));
         self.emit("agent.run.interrupted", p, ev);
-        Ok(())
     }
 
     fn run_error(&mut self, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
@@ -915,6 +887,93 @@ impl State {
         self.complete_step(None, None, ev);
         Ok(())
     }
+}
+
+/// An answer in a resuming run's `input.resume`: where it is, the interrupt
+/// it answers, and whether it refuses (`cancelled`, or `approved: false`).
+struct Answer<'e> {
+    at: String,
+    id: &'e str,
+    refused: bool,
+}
+
+/// The answers in `input.resume` (read whole before the run changes anything).
+fn answers(input: &Map) -> Result<Vec<Answer<'_>>> {
+    let entries = match input.get("resume") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(other) => {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                "/input/resume",
+                format!(
+                    "expected `resume` to be an array, found {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, entry) in entries.iter().enumerate() {
+        let at = format!("/input/resume/{i}");
+        let Some(m) = entry.as_object() else {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                &at,
+                format!("expected a resume entry object, found {}", type_name(entry)),
+            ));
+        };
+        let id = req_str_at(m, "interruptId", &at)?;
+        let status = req_str_at(m, "status", &at)?;
+        let refused = status == "cancelled"
+            || m.get("payload")
+                .and_then(|p| p.get("approved"))
+                .and_then(Value::as_bool)
+                == Some(false);
+        out.push(Answer { at, id, refused });
+    }
+    Ok(out)
+}
+
+/// An interrupt of a `RUN_FINISHED` outcome: its id, reason and the tool
+/// call it asks about.
+struct Interrupt<'e> {
+    id: &'e str,
+    reason: &'e str,
+    call: Option<&'e str>,
+}
+
+/// The interrupts of an `interrupt` outcome (read whole before the run ends).
+fn interrupts(list: &[Value]) -> Result<Vec<Interrupt<'_>>> {
+    let mut out = Vec::with_capacity(list.len());
+    for (i, it) in list.iter().enumerate() {
+        let at = format!("/outcome/interrupts/{i}");
+        let Some(m) = it.as_object() else {
+            return Err(SteplineError::at(
+                ErrorCode::InvalidType,
+                &at,
+                format!("expected an interrupt object, found {}", type_name(it)),
+            ));
+        };
+        let id = req_str_at(m, "id", &at)?;
+        let reason = req_str_at(m, "reason", &at)?;
+        let call = match m.get("toolCallId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                return Err(SteplineError::at(
+                    ErrorCode::InvalidType,
+                    &child(&at, "toolCallId"),
+                    format!(
+                        "expected `toolCallId` to be a string, found {}",
+                        type_name(other)
+                    ),
+                ))
+            }
+        };
+        out.push(Interrupt { id, reason, call });
+    }
+    Ok(out)
 }
 
 /// AG-UI (`@ag-ui/core`): events whose `type` is `SCREAMING_SNAKE`.

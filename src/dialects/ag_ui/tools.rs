@@ -101,6 +101,12 @@ impl State {
             (Some(open), None) => open,
             (Some(open), Some(id)) if open == id => open,
             (_, Some(id)) => {
+                if name.is_some() && self.calls.get(id).is_some_and(|c| c.started) {
+                    // A second start of the call (as a repeated TOOL_CALL_START):
+                    // a redelivery, which changes nothing.
+                    ev.out.duplicate();
+                    return Ok(());
+                }
                 self.close_chunks(ev);
                 match name {
                     Some(name) => self.tool_start(id, name, ev),
