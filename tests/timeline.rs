@@ -172,3 +172,28 @@ fn every_corpus_run_ends_as_its_view_and_starts_empty() {
         }
     }
 }
+
+/// Found by the `timeline_view_at` fuzz target
+/// (`fuzz/regressions/timeline_view_at/position-0-keeps-the-adopted-session-id.jsonl`):
+/// a session created without an id adopts the first envelope's; a timeline
+/// made after that started its replays from a session with the adopted id,
+/// so position 0 read `session_id: "s"` there and `null` in a timeline made
+/// before the first envelope (or reached another way). Position 0 is the
+/// session before any envelope, which had no id.
+#[test]
+fn position_zero_has_the_id_the_session_was_created_with_not_the_adopted_one() {
+    let line = r#"{"type":"agent.status","session_id":"s","execution_id":"e","payload":{"status":"processing"}}"#;
+    let mut s = Session::new(None);
+    let mut early = Timeline::new(&s);
+    s.ingest_text(line).unwrap();
+    assert_eq!(s.session_id(), Some("s"));
+    early.update(&s);
+    let mut late = Timeline::new(&s);
+    assert_eq!(late.at(0).view()["session_id"], Value::Null);
+    assert_eq!(late.at(0).view(), early.at(0).view());
+    assert_eq!(late.at(1).view(), s.view());
+    // A session given its id keeps it at position 0.
+    let mut given = Session::new(Some("s".into()));
+    given.ingest_text(line).unwrap();
+    assert_eq!(Timeline::new(&given).at(0).view()["session_id"], "s");
+}

@@ -362,6 +362,9 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
+    /// The id the session was created with (`session_id` may adopt the
+    /// first envelope's later): a replay of its log starts from this one.
+    given_id: Option<String>,
     /// Event type prefixes the application registered (seed 003).
     event_prefixes: Vec<String>,
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
@@ -501,6 +504,7 @@ impl Session {
     /// ```
     pub fn with_text_limit(session_id: Option<String>, limit: usize) -> Session {
         Session {
+            given_id: session_id.clone(),
             session_id,
             executions: Vec::new(),
             by_id: BTreeMap::new(),
@@ -548,6 +552,12 @@ impl Session {
     /// The session id: the one given, or the first envelope's.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// The id the session was created with: `None` when it adopted the
+    /// first envelope's (what a replay of its log starts from).
+    pub(crate) fn given_id(&self) -> Option<&str> {
+        self.given_id.as_deref()
     }
 
     /// The executions (user turns) in the order they opened.

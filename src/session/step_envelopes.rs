@@ -141,7 +141,7 @@ impl Session {
             Some(_) => None,
         };
         let mut replay =
-            Session::with_text_limit(self.session_id().map(String::from), self.text_limit());
+            Session::with_text_limit(self.given_id().map(String::from), self.text_limit());
         let mut envelopes = Vec::new();
         for line in self.log().take(before.unwrap_or(usize::MAX)) {
             let _ = replay.ingest_text_deferred(&line);

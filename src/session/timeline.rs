@@ -42,8 +42,11 @@ impl Timeline {
     /// assert_eq!(t.at(0).view()["executions"].as_array().map(Vec::len), Some(0));
     /// ```
     pub fn new(session: &Session) -> Timeline {
+        // The id the session was created with, not the one it adopted from
+        // its first envelope: before that envelope the session had none, and
+        // a timeline made later must show position 0 as one made at once.
         let empty =
-            Session::with_text_limit(session.session_id().map(String::from), session.text_limit());
+            Session::with_text_limit(session.given_id().map(String::from), session.text_limit());
         let mut t = Timeline {
             cursor: empty.clone(),
             empty,
