@@ -420,6 +420,11 @@ pub struct Session {
     /// The final states given to `ingest_final_state` (or read from a
     /// recording), each where it arrived: a recording writes them back there.
     final_states: Vec<final_state::Kept>,
+    /// While the envelopes of one event of a dialect whose events carry ids
+    /// apply: the contents applied for it so far. Its translator told a
+    /// redelivered event by its id, so content an earlier event applied is
+    /// a new occurrence; only a repeat within the event is a duplicate.
+    identified_event: Option<Vec<Fingerprint>>,
 }
 
 impl Default for Session {
@@ -531,6 +536,7 @@ impl Session {
             producer: None,
             final_states: Vec::new(),
             event_prefixes: Vec::new(),
+            identified_event: None,
         }
     }
 
@@ -757,6 +763,9 @@ impl Session {
         // tool-output-error both fail the call) is a redelivery inside the
         // event, not a duplicate event: the event counts once, as applied.
         let duplicates_before = self.counts.duplicates;
+        if dialect.events_carry_ids() {
+            self.identified_event = Some(Vec::new());
+        }
         for d in decoded {
             self.text_dropped_whole = false;
             let o = self.ingest_in(d, None, batch.as_deref_mut());
@@ -765,6 +774,7 @@ impl Session {
             out.warnings.extend(o.warnings);
         }
         self.logging = true;
+        self.identified_event = None;
         // Counted per event received (and held event released), as
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
@@ -917,7 +927,22 @@ impl Session {
         let mut fingerprint = None;
         let mut repeated = false;
         if let Some(f) = content {
+            // An event its dialect identified as new (laravel/ai's `id`):
+            // live and in a batch alike (a replayed recording is a batch,
+            // and must apply what the live session applied).
+            let identified = match self.identified_event.as_mut() {
+                Some(applied) if applied.contains(&f) => return self.duplicate(out),
+                Some(applied) => {
+                    applied.push(f);
+                    true
+                }
+                None => false,
+            };
             let k = match batch.as_deref_mut() {
+                _ if identified => match self.seen.contains(f) {
+                    true => self.occurrences(f) + 1,
+                    false => 1,
+                },
                 Some(b) => {
                     let (kind, payload) = parts(&env);
                     let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();
