@@ -213,6 +213,10 @@ fn a_refused_chunk_leaves_the_translator_as_it_was() {
         never.ingest_text(next).unwrap();
         assert_eq!(refused.view(), never.view(), "{name}");
         let (back, _) = Session::from_recording(&refused.to_recording()).unwrap();
-        assert_eq!(back.view()["executions"], refused.view()["executions"], "{name}: replay");
+        assert_eq!(
+            back.view()["executions"],
+            refused.view()["executions"],
+            "{name}: replay"
+        );
     }
 }

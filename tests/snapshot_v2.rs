@@ -350,7 +350,9 @@ fn a_snapshot_of_a_v2_step_completed_before_it_started_validates_with_a_warning(
     let value = stepline::json::from_str(&text).unwrap();
     let state = AgentState::from_value(&value, &Default::default()).unwrap();
     let snapshot = slim_v2(&state, &SlimConfig::standard());
-    let seconds = snapshot["execution"]["cumulative_seconds"].as_f64().unwrap();
+    let seconds = snapshot["execution"]["cumulative_seconds"]
+        .as_f64()
+        .unwrap();
     assert!(seconds < 0.0, "{seconds}");
     let report = validate(&snapshot);
     assert!(report.valid(), "{:?}", report.errors);

@@ -1157,13 +1157,20 @@ pub fn recording_final_state(data: &[u8]) {
     // which `from_recording` follows), so the recording writes the ones
     // the session holds, in file order, the file's last among them.
     let held: Vec<Value> = s.final_states().map(|f| f.snapshot.clone()).collect();
-    assert_eq!(kept, held, "the final-state lines the session holds are kept");
+    assert_eq!(
+        kept, held,
+        "the final-state lines the session holds are kept"
+    );
     let mut rest = snapshots.iter();
     assert!(
         kept.iter().all(|k| rest.any(|s| s == k)),
         "the kept lines are the file's, in its order"
     );
-    assert_eq!(kept.last(), snapshots.last(), "the last final state is kept");
+    assert_eq!(
+        kept.last(),
+        snapshots.last(),
+        "the last final state is kept"
+    );
     assert_eq!(
         back.to_recording(),
         written,
