@@ -1000,8 +1000,19 @@ pub fn state_v2(data: &[u8]) {
         third, second,
         "the stored form is stable from its second round"
     );
+    // A date the state lacks is read as `now`, which has a fraction
+    // (`now()`: .250): the same quirk. Stable from the first round when
+    // neither the state's dates nor the clock have one.
     if !has_fractional_date(&value) {
-        assert_eq!(second, stored, "the stored form is stable");
+        let whole_now =
+            chrono::DateTime::parse_from_rfc3339("2026-01-20T12:00:00+00:00").expect("valid now");
+        if let Ok(state) = V2State::from_value(&value, &whole_now) {
+            let stored = state.to_value(Form::Stored);
+            let second = V2State::from_value(&stored, &whole_now)
+                .unwrap_or_else(|e| panic!("the stored form reads back: {e}\n{stored}"))
+                .to_value(Form::Stored);
+            assert_eq!(second, stored, "the stored form is stable");
+        }
     }
     assert_eq!(
         StateVersion::of(&stored).ok(),
