@@ -197,3 +197,41 @@ fn position_zero_has_the_id_the_session_was_created_with_not_the_adopted_one() {
     given.ingest_text(line).unwrap();
     assert_eq!(Timeline::new(&given).at(0).view()["session_id"], "s");
 }
+
+/// Found by the `timeline_view_at` fuzz target
+/// (`fuzz/regressions/timeline_view_at/identical-lines-replayed-one-by-one-as-redeliveries.jsonl`):
+/// a session read in two batches applied identical lines as separate
+/// occurrences (a batch is one delivery); the timeline replayed its log
+/// line by line, where a repeat is a redelivery, so `at(len)` lost them
+/// (step 1's `message_count` 5 where the view said 1). The log is replayed
+/// as one delivery now, as `from_recording` reads a recording.
+#[test]
+fn the_end_of_a_timeline_is_the_view_when_the_session_applied_identical_lines() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/regressions/timeline_view_at/identical-lines-replayed-one-by-one-as-redeliveries.jsonl"
+    );
+    let data = std::fs::read(path).unwrap();
+    let text = String::from_utf8_lossy(&data[data.iter().position(|&b| b == b'\n').unwrap() + 1..])
+        .into_owned();
+    let mut half = text.len() / 2;
+    while !text.is_char_boundary(half) {
+        half -= 1;
+    }
+    let (first, second) = text.split_at(half);
+    let mut s = Session::new(None);
+    s.ingest_jsonl(first);
+    s.ingest_jsonl(second);
+    let mut t = Timeline::new(&s);
+    let without_counts = |mut v: Value| {
+        v.as_object_mut().map(|m| m.remove("counts"));
+        v
+    };
+    let len = t.len();
+    assert_eq!(without_counts(t.at(len).view()), without_counts(s.view()));
+    assert_eq!(
+        s.envelopes_of(0, 1, Some(len))
+            .map(|b| json::to_value_of(&b)),
+        s.envelopes_of(0, 1, None).map(|b| json::to_value_of(&b))
+    );
+}
