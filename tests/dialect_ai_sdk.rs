@@ -182,3 +182,41 @@ fn a_recorded_stream_replays_to_the_same_view() {
         json::to_string(&live.view())
     );
 }
+
+/// Found by the `dialect_ai_sdk` fuzz target
+/// (`fuzz/regressions/dialect_ai_sdk/refused-finish-opened-the-run.jsonl`):
+/// a `finish` with an unknown `finishReason` before any `start` was refused,
+/// but only after the translator had opened a run for it, so the next chunk
+/// found a run open (no gap warning, no `processing`) while the recording,
+/// which leaves the refused line out, replayed to a session that warned and
+/// showed the run `processing`. Every refused chunk of bad-input.json is
+/// followed here by a tool call, after the case's chunks and as the first
+/// chunk of a stream: the session reads it as if the refused chunk never
+/// came.
+#[test]
+fn a_refused_chunk_leaves_the_translator_as_it_was() {
+    let next = r#"{"type":"tool-input-available","toolCallId":"c-next","toolName":"t","input":{}}"#;
+    let none = Vec::new();
+    for (case, before) in cases("bad-input.json")
+        .iter()
+        .flat_map(|c| [(c, c["before"].as_array().expect("before")), (c, &none)])
+    {
+        let name = case["name"].as_str().expect("name");
+        let mut refused = Session::new(None);
+        ingest_all(&mut refused, before);
+        refused
+            .ingest_text(&json::to_string(&case["chunk"]))
+            .expect_err(name);
+        refused.ingest_text(next).unwrap();
+        let mut never = Session::new(None);
+        ingest_all(&mut never, before);
+        never.ingest_text(next).unwrap();
+        assert_eq!(refused.view(), never.view(), "{name}");
+        let (back, _) = Session::from_recording(&refused.to_recording()).unwrap();
+        assert_eq!(
+            back.view()["executions"],
+            refused.view()["executions"],
+            "{name}: replay"
+        );
+    }
+}

@@ -275,3 +275,50 @@ fn an_error_is_a_refusal_never_a_panic_for_any_field_of_any_event_made_null_or_a
         }
     }
 }
+
+/// Found by the `dialect_laravel_ai` fuzz target
+/// (`fuzz/regressions/dialect_laravel_ai/restarted-invocation-new-event-same-content.jsonl`):
+/// an invocation stops for a tool approval, starts again (a new
+/// `stream_start` of the same `invocation_id`) and asks again in a new event
+/// (a new `id`) whose envelopes equal the first request's, timestamp
+/// included. Delivered one by one, the session took those envelopes for
+/// redeliveries of the first request's and dropped them, yet logged the
+/// event; its recording, replayed as one delivery, applied them: the live
+/// turn stayed `processing`, the replayed one `interrupted`. laravel/ai's
+/// translator tells a redelivered event by its `id`, so an event it takes
+/// as new applies, one by one as in a batch.
+#[test]
+fn a_new_event_of_a_restarted_invocation_applies_even_when_it_repeats_an_earlier_one() {
+    let ask = |id: &str| {
+        format!(
+            r#"{{"id":"{id}","invocation_id":"inv-1","type":"tool_approval_request","approvals":[{{"id":"call_1","tool":"delete_file","arguments":{{"path":"a.pdf"}},"reason":null,"tool_call_id":"call_1"}}],"timestamp":1795168801}}"#
+        )
+    };
+    let start = |id: &str| {
+        format!(
+            r#"{{"id":"{id}","invocation_id":"inv-1","type":"stream_start","provider":"anthropic","model":"claude-sonnet-4-5","timestamp":1795168800,"metadata":null}}"#
+        )
+    };
+    let lines = [
+        start("evt_1"),
+        r#"{"id":"evt_2","invocation_id":"inv-1","type":"tool_call","tool_id":"call_1","tool_name":"delete_file","arguments":{"path":"a.pdf"},"reasoning_id":null,"timestamp":1795168801}"#.to_string(),
+        ask("evt_3"),
+        start("evt_4"),
+        ask("evt_5"),
+    ];
+    let mut live = Session::new(None);
+    for line in &lines {
+        let o = live.ingest_text(line).unwrap();
+        assert!(o.applied, "{line}");
+    }
+    let mut batch = Session::new(None);
+    batch.ingest_jsonl(&lines.join("\n"));
+    let (replayed, _) = Session::from_recording(&live.to_recording()).unwrap();
+    let view = live.view();
+    assert_eq!(view["executions"], batch.view()["executions"]);
+    assert_eq!(view["executions"], replayed.view()["executions"]);
+    let turns = view["executions"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "the restart is a second turn");
+    assert_eq!(turns[1]["status"], "interrupted");
+    assert_eq!(turns[1]["end_reason"], "tool_approval");
+}

@@ -73,7 +73,6 @@ fn every_problem_is_reported_with_its_path_not_only_the_first() {
         ("/usage/input", "wrong_type"),
         ("/execution/started_at", "invalid_timestamp"),
         ("/execution/updated_at", "missing_field"),
-        ("/execution/cumulative_seconds", "out_of_range"),
         ("/messages/0/role", "missing_field"),
         ("/messages/0/_metadata", "wrong_type"),
         ("/messages/1", "wrong_type"),
@@ -86,10 +85,19 @@ fn every_problem_is_reported_with_its_path_not_only_the_first() {
     for e in expected {
         assert!(found.contains(&e), "missing {e:?} in {found:?}");
     }
-    assert_eq!(report.warnings.len(), 1);
+    // A negative duration is the state's own (a stored one, or a v2 step
+    // completed before it started): kept, with a warning (tests/snapshot_v2.rs).
+    let warnings: Vec<(&str, &str)> = report
+        .warnings
+        .iter()
+        .map(|w| (w.path.as_str(), w.code))
+        .collect();
     assert_eq!(
-        (report.warnings[0].path.as_str(), report.warnings[0].code),
-        ("/extra_field", "unknown_field")
+        warnings,
+        [
+            ("/execution/cumulative_seconds", "out_of_range"),
+            ("/extra_field", "unknown_field")
+        ]
     );
 }
 

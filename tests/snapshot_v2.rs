@@ -331,3 +331,56 @@ fn the_validator_keeps_v1_statuses_for_v1_snapshots_and_names_v2_fields() {
     assert_eq!(report.errors[0].path, "/stop_signal/reason");
     assert_eq!(report.errors[0].code, "invalid_enum");
 }
+
+/// Found by the `state_v2` fuzz target
+/// (`fuzz/regressions/state_v2/step-completed-before-started-negative-cumulative-seconds.json`):
+/// v2's `cumulative_seconds` is the sum of its steps' `completedAt` less
+/// `startedAt`, so a step stored as completed before it started (a clock
+/// that stepped back; here `startedAt` in 7849) makes it negative, and
+/// stepline's own snapshot of that state failed its own validation
+/// (`minimum: 0`). The state is the contract: the snapshot keeps the value
+/// and validates with an `out_of_range` warning at its path.
+#[test]
+fn a_snapshot_of_a_v2_step_completed_before_it_started_validates_with_a_warning() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/regressions/state_v2/step-completed-before-started-negative-cumulative-seconds.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let value = stepline::json::from_str(&text).unwrap();
+    let state = AgentState::from_value(&value, &Default::default()).unwrap();
+    let snapshot = slim_v2(&state, &SlimConfig::standard());
+    let seconds = snapshot["execution"]["cumulative_seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(seconds < 0.0, "{seconds}");
+    let report = validate(&snapshot);
+    assert!(report.valid(), "{:?}", report.errors);
+    assert!(report
+        .warnings
+        .iter()
+        .any(|w| w.path == "/execution/cumulative_seconds" && w.code == "out_of_range"));
+}
+
+/// Found by the `state_v2` fuzz target
+/// (`fuzz/regressions/state_v2/message-tool-call-without-id-fails-own-validation.json`):
+/// v2 keeps a message's `tool_calls` as stored, and the snapshot copied
+/// them, so a call without `id` (the key damaged to `i;d`) made stepline's
+/// own snapshot fail its own validation. The call is written as the schema
+/// takes it: `id: null`, as the redacted form writes it.
+#[test]
+fn a_v2_message_tool_call_without_an_id_is_written_with_a_null_id() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/regressions/state_v2/message-tool-call-without-id-fails-own-validation.json"
+    );
+    let value = stepline::json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let state = AgentState::from_value(&value, &Default::default()).unwrap();
+    let snapshot = slim_v2(&state, &SlimConfig::standard());
+    let call = &snapshot["messages"][1]["tool_calls"][0];
+    assert_eq!(call["id"], Value::Null);
+    assert_eq!(call["name"], "long_job");
+    assert_eq!(call["i;d"], "call_j");
+    let report = validate(&snapshot);
+    assert!(report.valid(), "{:?}", report.errors);
+}

@@ -172,3 +172,66 @@ fn every_corpus_run_ends_as_its_view_and_starts_empty() {
         }
     }
 }
+
+/// Found by the `timeline_view_at` fuzz target
+/// (`fuzz/regressions/timeline_view_at/position-0-keeps-the-adopted-session-id.jsonl`):
+/// a session created without an id adopts the first envelope's; a timeline
+/// made after that started its replays from a session with the adopted id,
+/// so position 0 read `session_id: "s"` there and `null` in a timeline made
+/// before the first envelope (or reached another way). Position 0 is the
+/// session before any envelope, which had no id.
+#[test]
+fn position_zero_has_the_id_the_session_was_created_with_not_the_adopted_one() {
+    let line = r#"{"type":"agent.status","session_id":"s","execution_id":"e","payload":{"status":"processing"}}"#;
+    let mut s = Session::new(None);
+    let mut early = Timeline::new(&s);
+    s.ingest_text(line).unwrap();
+    assert_eq!(s.session_id(), Some("s"));
+    early.update(&s);
+    let mut late = Timeline::new(&s);
+    assert_eq!(late.at(0).view()["session_id"], Value::Null);
+    assert_eq!(late.at(0).view(), early.at(0).view());
+    assert_eq!(late.at(1).view(), s.view());
+    // A session given its id keeps it at position 0.
+    let mut given = Session::new(Some("s".into()));
+    given.ingest_text(line).unwrap();
+    assert_eq!(Timeline::new(&given).at(0).view()["session_id"], "s");
+}
+
+/// Found by the `timeline_view_at` fuzz target
+/// (`fuzz/regressions/timeline_view_at/identical-lines-replayed-one-by-one-as-redeliveries.jsonl`):
+/// a session read in two batches applied identical lines as separate
+/// occurrences (a batch is one delivery); the timeline replayed its log
+/// line by line, where a repeat is a redelivery, so `at(len)` lost them
+/// (step 1's `message_count` 5 where the view said 1). The log is replayed
+/// as one delivery now, as `from_recording` reads a recording.
+#[test]
+fn the_end_of_a_timeline_is_the_view_when_the_session_applied_identical_lines() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/regressions/timeline_view_at/identical-lines-replayed-one-by-one-as-redeliveries.jsonl"
+    );
+    let data = std::fs::read(path).unwrap();
+    let text = String::from_utf8_lossy(&data[data.iter().position(|&b| b == b'\n').unwrap() + 1..])
+        .into_owned();
+    let mut half = text.len() / 2;
+    while !text.is_char_boundary(half) {
+        half -= 1;
+    }
+    let (first, second) = text.split_at(half);
+    let mut s = Session::new(None);
+    s.ingest_jsonl(first);
+    s.ingest_jsonl(second);
+    let mut t = Timeline::new(&s);
+    let without_counts = |mut v: Value| {
+        v.as_object_mut().map(|m| m.remove("counts"));
+        v
+    };
+    let len = t.len();
+    assert_eq!(without_counts(t.at(len).view()), without_counts(s.view()));
+    assert_eq!(
+        s.envelopes_of(0, 1, Some(len))
+            .map(|b| json::to_value_of(&b)),
+        s.envelopes_of(0, 1, None).map(|b| json::to_value_of(&b))
+    );
+}

@@ -363,6 +363,9 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
+    /// The id the session was created with (`session_id` may adopt the
+    /// first envelope's later): a replay of its log starts from this one.
+    given_id: Option<String>,
     /// Event type prefixes the application registered (seed 003).
     event_prefixes: Vec<String>,
     /// Executions in order of first arrival (a new `execution_id` is a new turn).
@@ -418,6 +421,11 @@ pub struct Session {
     /// The final states given to `ingest_final_state` (or read from a
     /// recording), each where it arrived: a recording writes them back there.
     final_states: Vec<final_state::Kept>,
+    /// While the envelopes of one event of a dialect whose events carry ids
+    /// apply: the contents applied for it so far. Its translator told a
+    /// redelivered event by its id, so content an earlier event applied is
+    /// a new occurrence; only a repeat within the event is a duplicate.
+    identified_event: Option<Vec<Fingerprint>>,
 }
 
 impl Default for Session {
@@ -502,6 +510,7 @@ impl Session {
     /// ```
     pub fn with_text_limit(session_id: Option<String>, limit: usize) -> Session {
         Session {
+            given_id: session_id.clone(),
             session_id,
             executions: Vec::new(),
             by_id: BTreeMap::new(),
@@ -528,6 +537,7 @@ impl Session {
             producer: None,
             final_states: Vec::new(),
             event_prefixes: Vec::new(),
+            identified_event: None,
         }
     }
 
@@ -549,6 +559,12 @@ impl Session {
     /// The session id: the one given, or the first envelope's.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// The id the session was created with: `None` when it adopted the
+    /// first envelope's (what a replay of its log starts from).
+    pub(crate) fn given_id(&self) -> Option<&str> {
+        self.given_id.as_deref()
     }
 
     /// The executions (user turns) in the order they opened.
@@ -743,6 +759,9 @@ impl Session {
         // tool-output-error both fail the call) is a redelivery inside the
         // event, not a duplicate event: the event counts once, as applied.
         let duplicates_before = self.counts.duplicates;
+        if dialect.events_carry_ids() {
+            self.identified_event = Some(Vec::new());
+        }
         for d in decoded {
             self.text_dropped_whole = false;
             let o = self.ingest_in(d, None, batch.as_deref_mut());
@@ -751,6 +770,7 @@ impl Session {
             out.warnings.extend(o.warnings);
         }
         self.logging = true;
+        self.identified_event = None;
         // Counted per event received (and held event released), as
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
@@ -918,7 +938,22 @@ impl Session {
         let mut fingerprint = None;
         let mut repeated = false;
         if let Some(f) = content {
+            // An event its dialect identified as new (laravel/ai's `id`):
+            // live and in a batch alike (a replayed recording is a batch,
+            // and must apply what the live session applied).
+            let identified = match self.identified_event.as_mut() {
+                Some(applied) if applied.contains(&f) => return self.duplicate(out),
+                Some(applied) => {
+                    applied.push(f);
+                    true
+                }
+                None => false,
+            };
             let k = match batch.as_deref_mut() {
+                _ if identified => match self.seen.contains(f) {
+                    true => self.occurrences(f) + 1,
+                    false => 1,
+                },
                 Some(b) => {
                     let (kind, payload) = parts(&env);
                     let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();

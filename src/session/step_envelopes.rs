@@ -141,10 +141,12 @@ impl Session {
             Some(_) => None,
         };
         let mut replay =
-            Session::with_text_limit(self.session_id().map(String::from), self.text_limit());
+            Session::with_text_limit(self.given_id().map(String::from), self.text_limit());
         let mut envelopes = Vec::new();
+        // One delivery, as the timeline replays it (src/session/timeline.rs).
+        let mut batch = crate::session::dedup::Batch::default();
         for line in self.log().take(before.unwrap_or(usize::MAX)) {
-            let _ = replay.ingest_text_deferred(&line);
+            let _ = replay.ingest_text_in(&line, Some(&mut batch));
             let touched = replay.dirty.take_steps();
             if touched
                 .iter()

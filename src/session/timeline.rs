@@ -25,6 +25,10 @@ pub struct Timeline {
     at: usize,
     /// The session after the first `at` lines.
     cursor: Session,
+    /// The replay's delivery: the log's lines are one delivery, as in a
+    /// recording (`Session::from_recording`), so two identical lines the
+    /// session applied are two occurrences here too, not a redelivery.
+    batch: crate::session::dedup::Batch,
 }
 
 impl Timeline {
@@ -42,13 +46,17 @@ impl Timeline {
     /// assert_eq!(t.at(0).view()["executions"].as_array().map(Vec::len), Some(0));
     /// ```
     pub fn new(session: &Session) -> Timeline {
+        // The id the session was created with, not the one it adopted from
+        // its first envelope: before that envelope the session had none, and
+        // a timeline made later must show position 0 as one made at once.
         let empty =
-            Session::with_text_limit(session.session_id().map(String::from), session.text_limit());
+            Session::with_text_limit(session.given_id().map(String::from), session.text_limit());
         let mut t = Timeline {
             cursor: empty.clone(),
             empty,
             lines: Vec::new(),
             at: 0,
+            batch: Default::default(),
         };
         t.update(session);
         t
@@ -79,12 +87,13 @@ impl Timeline {
         let i = i.min(self.lines.len());
         if i < self.at {
             self.cursor = self.empty.clone();
+            self.batch = Default::default();
             self.at = 0;
         }
         for line in self.lines.get(self.at..i).unwrap_or_default() {
             // A line the session applied applies again here; an error cannot
             // happen, and would only leave the prefix without it.
-            let _ = self.cursor.ingest_text_deferred(line);
+            let _ = self.cursor.ingest_text_in(line, Some(&mut self.batch));
         }
         self.at = i;
         self.cursor.settle();

@@ -15,6 +15,12 @@ pub enum Kind {
     /// usage with string and float numbers"), so a snapshot of a real state
     /// may hold them: valid, with an `out_of_range` warning.
     Tokens,
+    /// Accumulated seconds (`cumulative_seconds`): a number, normally zero
+    /// or more. v1.22 stores it as it stands and v2's is the sum of its
+    /// steps' `completedAt` less `startedAt`, so a stored negative one or
+    /// a clock that stepped back makes it negative: valid, with an
+    /// `out_of_range` warning, as the state holds it.
+    Duration,
     Number {
         min: f64,
     },
@@ -140,7 +146,7 @@ pub const EXECUTION: &[Field] = &[
     ),
     field(
         "cumulative_seconds",
-        Kind::Number { min: 0.0 },
+        Kind::Duration,
         true,
         false,
         "Execution time accumulated over all steps, surviving pause/resume.",

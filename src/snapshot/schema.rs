@@ -68,6 +68,7 @@ fn kind(k: &Kind) -> Value {
         ]),
         // No minimum: negative counts are valid (the validator only warns).
         Kind::Tokens => obj([("type", Value::from("integer"))]),
+        Kind::Duration => obj([("type", Value::from("number"))]),
         Kind::Number { min } => obj([
             ("type", Value::from("number")),
             ("minimum", Value::from(*min)),

@@ -73,8 +73,11 @@ pub struct SlimExecution {
     /// When the state last changed.
     #[cfg_attr(feature = "schema", schemars(schema_with = "schemas::timestamp"))]
     pub updated_at: String,
-    /// Execution time accumulated over all steps, surviving pause/resume (seconds).
-    #[cfg_attr(feature = "schema", schemars(range(min = 0.0)))]
+    /// Execution time accumulated over all steps, surviving pause/resume
+    /// (seconds). Negative only when the state says so: a stored v1.22
+    /// `cumulativeExecutionSeconds` below zero, or a v2 step completed
+    /// before it started (a clock that stepped back); a snapshot that holds
+    /// one validates with an `out_of_range` warning.
     pub cumulative_seconds: f64,
     /// v2: the current execution's id; `null` between executions.
     #[serde(skip_serializing_if = "Option::is_none")]

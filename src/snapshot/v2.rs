@@ -109,6 +109,29 @@ pub fn slim_v2_snapshot(state: &AgentState, config: &SlimConfig) -> SlimSnapshot
     }
 }
 
+/// A message's tool call as the snapshot schema takes it: v2 keeps a
+/// message's `tool_calls` as stored, so a call without a string `id` (or
+/// `name`, or with `arguments` that are no map) is written with `id: null`
+/// (`name: ""`, no `arguments`), as the redacted form writes it, instead of
+/// a snapshot that fails its own validation.
+fn slim_tool_call(c: &Value) -> Value {
+    let mut m = match c {
+        Value::Object(m) => m.clone(),
+        _ => crate::json::Map::new(),
+    };
+    if !m.get("id").is_some_and(|v| v.is_string() || v.is_null()) {
+        m.insert("id", Value::Null);
+    }
+    if !m.get("name").is_some_and(Value::is_string) {
+        m.insert("name", Value::from(""));
+    }
+    let is_map = |v: &Value| v.is_object() || matches!(v, Value::Array(a) if a.is_empty());
+    if m.get("arguments").is_some_and(|v| !is_map(v)) {
+        m.remove("arguments");
+    }
+    Value::Object(m)
+}
+
 /// A message as v2 writes it (`id`, `createdAt`, `role`, `content`,
 /// `tool_calls`, `tool_result`, `_metadata`), content truncated, tool results
 /// omitted and tool-call arguments redacted as `config` says.
@@ -138,7 +161,7 @@ fn slim_message(message: &Message, config: &SlimConfig) -> SlimMessage {
                             ("name", c.get("name").cloned().unwrap_or(Value::from(""))),
                         ])
                     } else {
-                        c.clone()
+                        slim_tool_call(c)
                     }
                 })
                 .collect(),

@@ -127,6 +127,11 @@ fn check(v: &Value, kind: &Kind, path: &At, r: &mut Report) {
             Some(Whole::OutOfRange) => r.error(path, "out_of_range", "expected an integer from -2^63 to 2^63-1".into()),
             Some(Whole::NotWhole) | None => wrong(r, "an integer"),
         },
+        Kind::Duration => match v.as_f64() {
+            Some(n) if n < 0.0 => r.warn(path, "out_of_range", format!("expected a duration of zero or more, found {} (kept: the producer computes it from dates that may be out of order)", crate::php::format_php_float(n))),
+            Some(_) => {}
+            None => wrong(r, "a number"),
+        },
         Kind::Number { min } => match v.as_f64() {
             Some(n) if n < *min => r.error(path, "out_of_range", format!("expected a number of at least {}, found {}", crate::php::format_php_float(*min), crate::php::format_php_float(n))),
             Some(_) => {}

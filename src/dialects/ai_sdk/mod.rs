@@ -174,6 +174,19 @@ impl State {
                 ),
             );
         }
+        // Every refusal comes before any state changes: a refused chunk's
+        // envelopes are discarded and its line is not recorded, so a
+        // translator that had opened (or reopened) a run for it would go on
+        // differently from the recording's replay, which never sees it.
+        match kind.as_str() {
+            "finish" => {
+                one_of(&event, "finishReason", FINISH_REASONS)?;
+            }
+            "tool-input-start" => {
+                one_of(&event, "inputEncoding", &["json", "text"])?;
+            }
+            _ => {}
+        }
         if kind == "start" {
             return self.start(&event, out);
         }

@@ -3406,7 +3406,13 @@ export interface SlimExecution {
   started_at: string;
   /** When the state last changed. */
   updated_at: string;
-  /** Execution time accumulated over all steps, surviving pause/resume (seconds). */
+  /**
+   * Execution time accumulated over all steps, surviving pause/resume
+   * (seconds). Negative only when the state says so: a stored v1.22
+   * `cumulativeExecutionSeconds` below zero, or a v2 step completed
+   * before it started (a clock that stepped back); a snapshot that holds
+   * one validates with an `out_of_range` warning.
+   */
   cumulative_seconds: number;
   /** v2: the current execution's id; `null` between executions. */
   execution_id?: string | null;
