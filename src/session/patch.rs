@@ -377,7 +377,27 @@ impl<'a> Fields<'a> {
 /// [`Session::take_patch`]), with a comma before it unless it is the first;
 /// nothing when nothing of it changed since it was last sent.
 fn write_step(out: &mut String, step: &StepView, exec_id: Option<&str>, sent: &mut Vec<StepSent>) {
-    let at = match sent.binary_search_by_key(&step.number, |s| s.number) {
+    let found = sent.binary_search_by_key(&step.number, |s| s.number);
+    if found.is_err() && step.seen_completed {
+        // Not remembered, and not to be (below): sent whole, without the
+        // fingerprints a remembered step's fields are kept as (a replay's
+        // first read sends every step this way).
+        let mut shape = step.view(exec_id);
+        shape.text = "";
+        shape.reasoning = "";
+        sep(out);
+        out.push('[');
+        crate::json::write_text(out, &step.number);
+        out.push(',');
+        crate::json::write_text(out, &shape);
+        out.push(',');
+        appended(out, &step.text, &mut 0);
+        out.push(',');
+        appended(out, &step.reasoning, &mut 0);
+        out.push(']');
+        return;
+    }
+    let at = match found {
         Ok(at) => at,
         Err(at) => {
             let new = StepSent {
