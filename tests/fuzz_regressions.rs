@@ -12,13 +12,6 @@ mod checks;
 
 use std::path::PathBuf;
 
-fn seeds(target: &str) -> Vec<(String, Vec<u8>)> {
-    seeds_in(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions"),
-        target,
-    )
-}
-
 /// The seeds in `root/target/`, sorted by name.
 fn seeds_in(root: &std::path::Path, target: &str) -> Vec<(String, Vec<u8>)> {
     let dir = root.join(target);
@@ -37,7 +30,13 @@ fn seeds_in(root: &std::path::Path, target: &str) -> Vec<(String, Vec<u8>)> {
 
 /// Runs every seed of `target`, naming the seed that fails.
 fn replay(target: &str, check: impl Fn(&[u8])) {
-    for (name, data) in seeds(target) {
+    replay_in("fuzz/regressions", target, check);
+}
+
+/// Runs every seed in `dir/target/` (`dir` relative to the repository).
+fn replay_in(dir: &str, target: &str, check: impl Fn(&[u8])) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    for (name, data) in seeds_in(&root, target) {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&data)));
         if let Err(e) = outcome {
             let why = e
@@ -45,7 +44,7 @@ fn replay(target: &str, check: impl Fn(&[u8])) {
                 .cloned()
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            panic!("fuzz/regressions/{target}/{name}: {why}");
+            panic!("{dir}/{target}/{name}: {why}");
         }
     }
 }
@@ -462,36 +461,7 @@ fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
     );
     let c = s.counts();
     assert_eq!((c.applied, c.duplicates), (12, 1));
-    for (name, data) in seeds("dialect_ag_ui") {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            checks::dialect_ag_ui(&data)
-        }));
-        assert!(outcome.is_ok(), "regressions/dialect_ag_ui/{name}");
-    }
-}
-
-/// OPEN (#25, `dialect_ai_sdk` issue 28 round 2, after 22,749 executions
-/// in 600 s, after #19's fix): a batch whose recording replays to another
-/// view. As far as read: the batch has runs restarted (`start` of
-/// `first`, then of `second`), repeated `start-step` and `text-start`
-/// lines and a `tool-output-error` of a call opened twice; live, the error
-/// lands in a step 5 of its own (step 4 missing) with the step-2 call left
-/// running, while the recording (which leaves out the lines the session
-/// took as duplicates) replays it onto the step-2 call. The translator's
-/// step numbering and the session's redelivery decisions for an id-less
-/// dialect disagree on those repeated lines; not fixed (found with 40
-/// minutes left of the job). `cargo test --test fuzz_regressions --
-/// --ignored` runs it (it fails now).
-#[test]
-#[ignore]
-fn open_ai_sdk_recordings_replay_to_the_same_view() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/open-findings");
-    for (name, data) in seeds_in(&dir, "dialect_ai_sdk") {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            checks::dialect_ai_sdk(&data)
-        }));
-        assert!(outcome.is_ok(), "open-findings/dialect_ai_sdk/{name}");
-    }
+    replay("dialect_ag_ui", checks::dialect_ag_ui);
 }
 
 /// OPEN (#28, `timeline_view_at` issue 28 round 3, 2,517 executions,
@@ -506,13 +476,11 @@ fn open_ai_sdk_recordings_replay_to_the_same_view() {
 #[test]
 #[ignore]
 fn open_timeline_ends_at_the_view() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/open-findings");
-    for (name, data) in seeds_in(&dir, "timeline_view_at") {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            checks::timeline_view_at(&data)
-        }));
-        assert!(outcome.is_ok(), "open-findings/timeline_view_at/{name}");
-    }
+    replay_in(
+        "fuzz/regressions/open-findings",
+        "timeline_view_at",
+        checks::timeline_view_at,
+    );
 }
 
 /// OPEN (#29, `state_v2` issue 28 round 5, 4,459,842 executions in about
@@ -526,10 +494,9 @@ fn open_timeline_ends_at_the_view() {
 #[test]
 #[ignore]
 fn open_v2_snapshots_validate() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/open-findings");
-    for (name, data) in seeds_in(&dir, "state_v2") {
-        let outcome =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| checks::state_v2(&data)));
-        assert!(outcome.is_ok(), "open-findings/state_v2/{name}");
-    }
+    replay_in(
+        "fuzz/regressions/open-findings",
+        "state_v2",
+        checks::state_v2,
+    );
 }
