@@ -229,7 +229,14 @@ fn compare_steps(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
     for (n, s) in e.steps.range(listed.saturating_add(1)..) {
         let said = !s.text.is_empty() || !s.reasoning.is_empty() || !s.tools.is_empty();
         if said {
-            d.extra_step(e, s, &format!("the final form has no step {n}"));
+            d.push(
+                "extra_step",
+                format!("/stream/steps/{n}"),
+                Some(*n),
+                crate::json::to_value_of(&s.view(e.id.as_deref())),
+                Value::Null,
+                format!("step {n} was streamed but the final form has no step {n}"),
+            );
         }
     }
 }

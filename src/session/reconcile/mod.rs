@@ -18,7 +18,7 @@
 use crate::error::Result;
 use crate::json::Value;
 use crate::session::final_state::FinalState;
-use crate::session::view::{Execution, StepView, TERMINAL};
+use crate::session::view::{Execution, TERMINAL};
 use crate::session::Session;
 
 use crate::dialects::final_form::{self, FinalDialect, FinalRun};
@@ -121,20 +121,6 @@ impl Diffs {
             cause: None,
             execution_id: None,
         });
-    }
-
-    /// Step `s` of `e` was streamed but the final run does not have it;
-    /// `missing` says how, for the message ("the final form has no step 3").
-    pub(crate) fn extra_step(&mut self, e: &Execution, s: &StepView, missing: &str) {
-        let n = s.number;
-        self.push(
-            "extra_step",
-            format!("/stream/steps/{n}"),
-            Some(n),
-            crate::json::to_value_of(&s.view(e.id.as_deref())),
-            Value::Null,
-            format!("step {n} was streamed but {missing}"),
-        );
     }
 }
 

@@ -123,8 +123,15 @@ fn compare_steps(e: &Execution, listed: &[Listed<'_>], w: &Window, d: &mut Diffs
             compare_tools(s, &l.step.tools, m, d);
         }
     }
-    for (_, s) in e.steps.iter().filter(|(n, _)| **n > w.last) {
-        d.extra_step(e, s, "the final state does not list it");
+    for (n, s) in e.steps.iter().filter(|(n, _)| **n > w.last) {
+        d.push(
+            "extra_step",
+            format!("/stream/steps/{n}"),
+            Some(*n),
+            crate::json::to_value_of(&s.view(e.id.as_deref())),
+            Value::Null,
+            format!("step {n} was streamed but the final state does not list it"),
+        );
     }
 }
 
