@@ -23,25 +23,56 @@ pub fn format_atom(t: &Timestamp) -> String {
     out
 }
 
-// Hand-written formatting: chrono's strftime engine would grow the wasm.
+// Hand-written formatting: chrono's strftime engine would grow the wasm, and
+// `format!` was a tenth of a foreign dialect's bulk replay (each event's
+// timestamp is written once).
 fn date_time(n: &NaiveDateTime) -> String {
+    let mut out = String::with_capacity(32);
     let year = n.year();
-    let sign = if year < 0 { "-" } else { "" };
-    format!(
-        "{sign}{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        year.unsigned_abs(),
-        n.month(),
-        n.day(),
-        n.hour(),
-        n.minute(),
-        n.second()
-    )
+    if year < 0 {
+        out.push('-');
+    }
+    push_digits(&mut out, year.unsigned_abs(), 4);
+    out.push('-');
+    push_digits(&mut out, n.month(), 2);
+    out.push('-');
+    push_digits(&mut out, n.day(), 2);
+    out.push('T');
+    push_digits(&mut out, n.hour(), 2);
+    out.push(':');
+    push_digits(&mut out, n.minute(), 2);
+    out.push(':');
+    push_digits(&mut out, n.second(), 2);
+    out
+}
+
+/// `v` in decimal, zero-padded to at least `width` digits (`{:0width$}`).
+fn push_digits(out: &mut String, v: u32, width: usize) {
+    let mut buf = [b'0'; 10];
+    let mut at = buf.len();
+    let mut rest = v;
+    loop {
+        at -= 1;
+        if let Some(d) = buf.get_mut(at) {
+            *d = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let start = at.min(buf.len().saturating_sub(width));
+    for &b in buf.get(start..).unwrap_or_default() {
+        out.push(char::from(b));
+    }
 }
 
 fn push_offset(out: &mut String, seconds: i32) {
-    let sign = if seconds < 0 { '-' } else { '+' };
+    out.push(if seconds < 0 { '-' } else { '+' });
     let abs = seconds.unsigned_abs();
-    out.push_str(&format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60));
+    push_digits(out, abs / 3600, 2);
+    out.push(':');
+    push_digits(out, abs % 3600 / 60, 2);
 }
 
 /// RFC 3339 with microseconds, offset kept. Used for stepline's own step timing
@@ -49,7 +80,8 @@ fn push_offset(out: &mut String, seconds: i32) {
 pub fn format_precise(t: &Timestamp) -> String {
     let n = t.naive_local();
     let mut out = date_time(&n);
-    out.push_str(&format!(".{:06}", n.nanosecond() % 1_000_000_000 / 1000));
+    out.push('.');
+    push_digits(&mut out, n.nanosecond() % 1_000_000_000 / 1000, 6);
     push_offset(&mut out, t.offset().local_minus_utc());
     out
 }
@@ -57,11 +89,11 @@ pub fn format_precise(t: &Timestamp) -> String {
 /// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
 pub fn format_utc_millis(t: &Timestamp) -> String {
     let n = t.naive_utc();
-    format!(
-        "{}.{:03}Z",
-        date_time(&n),
-        n.nanosecond() % 1_000_000_000 / 1_000_000
-    )
+    let mut out = date_time(&n);
+    out.push('.');
+    push_digits(&mut out, n.nanosecond() % 1_000_000_000 / 1_000_000, 3);
+    out.push('Z');
+    out
 }
 
 /// Builds a UTC timestamp from Unix epoch milliseconds (what `Date.now()` gives).
@@ -291,6 +323,61 @@ mod tests {
         offset_ok
             && super::parse(s, &super::Timestamp::default())
                 .is_some_and(|t| super::in_atom_range(&t))
+    }
+
+    /// The digit writer replaced `format!`: every formatter must still write
+    /// what the `format!` spelling wrote, offsets and sub-seconds included.
+    #[test]
+    fn formatters_write_what_format_wrote() {
+        use chrono::{Datelike, Timelike};
+        let by_format = |t: &super::Timestamp| {
+            let n = t.naive_local();
+            let y = n.year();
+            let off = t.offset().local_minus_utc();
+            let (sign, abs) = (if off < 0 { '-' } else { '+' }, off.unsigned_abs());
+            let base = format!(
+                "{}{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+                if y < 0 { "-" } else { "" },
+                y.unsigned_abs(),
+                n.month(),
+                n.day(),
+                n.hour(),
+                n.minute(),
+                n.second()
+            );
+            let offset = format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60);
+            let micros = format!(".{:06}", n.nanosecond() % 1_000_000_000 / 1000);
+            let u = t.naive_utc();
+            let utc = format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+                u.year(),
+                u.month(),
+                u.day(),
+                u.hour(),
+                u.minute(),
+                u.second(),
+                u.nanosecond() % 1_000_000_000 / 1_000_000
+            );
+            (format!("{base}{offset}"), format!("{base}{micros}{offset}"), utc)
+        };
+        let now = super::Timestamp::default();
+        for text in [
+            "2026-01-20T12:00:00Z",
+            "0001-02-03T04:05:06.000007+05:30",
+            "9999-12-31T23:59:59.999999-11:45",
+            "2026-11-29T00:00:00.250+00:00",
+            "0000-01-01T00:00:00Z",
+        ] {
+            let t = super::parse(text, &now).expect(text);
+            let (atom, precise, utc) = by_format(&t);
+            assert_eq!(super::format_atom(&t), atom, "{text}");
+            assert_eq!(super::format_precise(&t), precise, "{text}");
+            assert_eq!(super::format_utc_millis(&t), utc, "{text}");
+        }
+        for ms in [0.0, 1.0, 999.0, 1_769_000_000_123.0, -1.0, 253_402_300_799_999.0] {
+            let t = super::from_epoch_millis(ms).expect("in range");
+            assert_eq!(super::format_utc_millis(&t), by_format(&t).2, "{ms}");
+        }
     }
 
     #[test]
