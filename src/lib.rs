@@ -47,6 +47,7 @@ pub mod cost;
 pub mod dialects;
 pub mod envelope;
 pub mod error;
+pub mod event;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod host;
 pub mod json;

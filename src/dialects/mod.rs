@@ -118,13 +118,6 @@ pub struct Out {
     patches: Vec<(usize, Value)>,
 }
 
-/// The payload member under which a translated `agent.data` envelope carries
-/// a patch to the value held under its name instead of the whole value. The
-/// session adds it after decoding (an envelope on the wire cannot carry it:
-/// the decoder keeps unknown payload fields under `extra`), and applies it in
-/// place (src/session/data.rs).
-pub(crate) const DATA_PATCH: &str = "patch";
-
 impl Out {
     /// Adds a normalised envelope of type `kind`. `step_number` is moved to
     /// the name the type reads (`step_index` for `agent.llm.*` and
@@ -201,7 +194,7 @@ impl Out {
 pub(crate) struct Translated {
     /// The normalised envelopes, each with the session's id.
     pub envelopes: Vec<Value>,
-    /// Patches to `agent.data` values, by envelope (see [`DATA_PATCH`]).
+    /// Patches to `agent.data` values, by envelope (see `envelope::event::DATA_PATCH`).
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
     pub warnings: Vec<Warning>,

@@ -7,6 +7,7 @@ pub mod config;
 pub mod decode;
 pub mod dialect;
 pub mod encoder;
+pub mod event;
 pub(crate) mod frames;
 pub mod results;
 pub mod schema;

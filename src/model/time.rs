@@ -358,7 +358,11 @@ mod tests {
                 u.second(),
                 u.nanosecond() % 1_000_000_000 / 1_000_000
             );
-            (format!("{base}{offset}"), format!("{base}{micros}{offset}"), utc)
+            (
+                format!("{base}{offset}"),
+                format!("{base}{micros}{offset}"),
+                utc,
+            )
         };
         let now = super::Timestamp::default();
         for text in [
@@ -374,7 +378,14 @@ mod tests {
             assert_eq!(super::format_precise(&t), precise, "{text}");
             assert_eq!(super::format_utc_millis(&t), utc, "{text}");
         }
-        for ms in [0.0, 1.0, 999.0, 1_769_000_000_123.0, -1.0, 253_402_300_799_999.0] {
+        for ms in [
+            0.0,
+            1.0,
+            999.0,
+            1_769_000_000_123.0,
+            -1.0,
+            253_402_300_799_999.0,
+        ] {
             let t = super::from_epoch_millis(ms).expect("in range");
             assert_eq!(super::format_utc_millis(&t), by_format(&t).2, "{ms}");
         }

@@ -23,22 +23,17 @@
 //! ```
 
 use crate::json::fingerprint::{Fingerprint, Fingerprinter};
-use crate::json::{Map, Value};
+use crate::json::Value;
 use crate::model::annotations::{Annotations, Citation};
 use crate::session::view::{Execution, StepView};
 
-/// Merges the annotations `p` carries into step `n`; whether there were any.
-pub fn absorb(exec: &mut Execution, n: i64, p: &Map) -> bool {
-    let from_step = p
-        .get("step")
-        .and_then(|s| s.get("annotations"))
-        .and_then(read);
-    let own = p.get("annotations").and_then(read);
-    if from_step.is_none() && own.is_none() {
+/// Merges an event's annotations into step `n`; whether there were any.
+pub fn absorb(exec: &mut Execution, n: i64, annotations: Vec<Annotations>) -> bool {
+    if annotations.is_empty() {
         return false;
     }
     let step = step_mut(exec, n);
-    for a in [from_step, own].into_iter().flatten() {
+    for a in annotations {
         merge(&mut step.annotations, &mut step.citation_index, a);
     }
     true
@@ -56,14 +51,6 @@ fn citation_key(c: &Citation) -> Fingerprint {
     f.value(&c.url.as_deref().map_or(Value::Null, Value::from));
     f.value(c.provider_ref.as_ref().unwrap_or(&Value::Null));
     f.finish()
-}
-
-/// The annotations in `v`, if any (an empty or unreadable one is none: the
-/// decoder refused the unreadable ones already).
-fn read(v: &Value) -> Option<Annotations> {
-    Annotations::from_value(v, "")
-        .ok()
-        .filter(|a| !a.is_empty())
 }
 
 fn merge(into: &mut Annotations, index: &mut CitationIndex, from: Annotations) {

@@ -43,7 +43,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::json::Map;
+use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
 use crate::session::dedup::Fingerprint;
 use crate::session::view::StepView;
@@ -96,8 +96,7 @@ struct Half {
     seq: u64,
     at: Option<i64>,
     ts: Option<String>,
-    kind: &'static str,
-    payload: Map,
+    event: ToolEvent,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
     /// [`Pending::repeated`] when it was added.
@@ -355,7 +354,7 @@ impl ToolPlacement {
         at: Option<i64>,
         arrival: i64,
         content: Fingerprint,
-        kind: &str,
+        kind: ToolKind,
         name: &str,
     ) -> bool {
         let p = self.place(at, arrival);
@@ -384,9 +383,9 @@ impl ToolPlacement {
         let mut runs = step.tools.iter().filter(|t| t.name == name).peekable();
         let none = runs.peek().is_none();
         let waiting = runs.any(|t| match kind {
-            "agent.tool.started" => !t.seen_started,
-            "agent.tool.completed" | "agent.tool.failed" => !t.seen_completed,
-            _ => true,
+            ToolKind::Started => !t.seen_started,
+            ToolKind::Completed | ToolKind::Failed => !t.seen_completed,
+            ToolKind::Approval | ToolKind::Output => true,
         });
         none || waiting
     }
@@ -406,10 +405,10 @@ impl ToolPlacement {
         n: i64,
         at: Option<i64>,
         content: Fingerprint,
-        kind: &str,
+        kind: ToolKind,
         name: &str,
     ) -> bool {
-        if !matches!(kind, "agent.tool.completed" | "agent.tool.failed") {
+        if !kind.ends() {
             return false;
         }
         let Some(step) = steps.get(&n) else {
@@ -433,7 +432,7 @@ impl ToolPlacement {
             .filter(|&&i| {
                 self.halves
                     .get(i)
-                    .is_some_and(|h| h.kind == kind && h.content == Some(content))
+                    .is_some_and(|h| h.event.kind == kind && h.content == Some(content))
             })
             .count();
         same < runs().count()
@@ -446,9 +445,8 @@ impl ToolPlacement {
     pub fn add(
         &mut self,
         steps: &mut BTreeMap<i64, StepView>,
-        kind: &'static str,
+        event: ToolEvent,
         ts: Option<String>,
-        payload: Map,
         own: Option<i64>,
         arrival: i64,
         seq: u64,
@@ -470,8 +468,7 @@ impl ToolPlacement {
             seq,
             at,
             ts,
-            kind,
-            payload,
+            event,
             content: pending.content,
             repeated: pending.repeated,
             arrival,
@@ -687,17 +684,14 @@ impl ToolPlacement {
         };
         // Content seen for the first time repeats nothing: the scan below is
         // paid only by the rare repeated completion, keeping ingest linear.
-        if !h.repeated
-            || !matches!(h.kind, "agent.tool.completed" | "agent.tool.failed")
-            || h.content.is_none()
-        {
+        if !h.repeated || !h.event.kind.ends() || h.content.is_none() {
             return false;
         }
         earlier
             .iter()
             .rev()
             .map_while(|&j| self.halves.get(j).filter(|e| e.at == h.at))
-            .any(|e| e.kind == h.kind && e.content == h.content)
+            .any(|e| e.event.kind == h.event.kind && e.content == h.content)
     }
 
     /// Puts event `i` into step `n`'s list at its place in key order.
@@ -716,7 +710,7 @@ impl ToolPlacement {
 }
 
 fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
-    let run = tool_event(step, h.kind, h.ts.clone(), &mut h.payload.clone(), limit);
+    let run = tool_event(step, &h.event, h.ts.clone(), limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
         r.matched_by_count |= repeat;

@@ -12,7 +12,7 @@
 //! `limit_exceeded` warning for data (src/session/limits.rs).
 //!
 //! A translated `agent.data` envelope may carry a patch instead of a value
-//! (`crate::dialects::DATA_PATCH`: AG-UI's state deltas); it is applied in
+//! (`crate::envelope::event::DATA_PATCH`: AG-UI's state deltas); it is applied in
 //! place to the value held, which the translator sent whole before.
 
 use std::collections::BTreeMap;

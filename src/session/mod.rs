@@ -57,12 +57,14 @@ use std::collections::BTreeMap;
 use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
+use crate::envelope::event::{own_step, to_event};
 use crate::envelope::EventNames;
 use crate::error::{ErrorCode, Result, SteplineError};
+use crate::event::ToolKind;
 use crate::model::state::AgentStatus;
 use crate::model::usage::Usage;
 use crate::model::usage::UsageWithTotal;
-use crate::session::apply::{apply, own_step, step_of};
+use crate::session::apply::{apply, step_of};
 use crate::session::attribution::{instant, Pending};
 use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
@@ -712,7 +714,7 @@ impl Session {
                     // Added after decoding: no envelope on the wire carries it.
                     if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
                         if let Some(Value::Object(p)) = d.envelope.get_mut("payload") {
-                            p.insert(crate::dialects::DATA_PATCH, patch);
+                            p.insert(crate::envelope::event::DATA_PATCH, patch);
                         }
                     }
                     d
@@ -1053,15 +1055,20 @@ impl Session {
             return false;
         };
         if kind.starts_with("agent.tool.") && own_step(payload).is_none() {
-            let arrival = step_of(exec, payload);
+            let arrival = step_of(exec, own_step(payload));
             let name = payload
                 .get("tool_name")
                 .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            return exec
-                .tool_placement
-                .repeat_is_new(&exec.steps, at, arrival, f, kind, name);
+            return exec.tool_placement.repeat_is_new(
+                &exec.steps,
+                at,
+                arrival,
+                f,
+                ToolKind::of_type(kind),
+                name,
+            );
         }
         if self.reused.get(pos) != Some(&true) || self.seen.contains(turn_mark(f, pos)) {
             return false;
@@ -1124,7 +1131,7 @@ impl Session {
             ));
             apply::Touched::Header
         } else {
-            apply(exec, kind, ts, &mut payload, (seq, fingerprint))
+            apply(exec, to_event(kind, ts, payload), (seq, fingerprint))
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {

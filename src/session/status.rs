@@ -27,7 +27,6 @@
 //! assert_eq!((e["status"].as_str(), e["error_message"].as_str()), (Some("failed"), Some("driver threw")));
 //! ```
 
-use crate::json::{Map, Value};
 use crate::session::view::TERMINAL;
 
 /// A value with the time of the envelope that said it.
@@ -52,12 +51,11 @@ pub struct StatusDetail {
 }
 
 impl StatusDetail {
-    /// Takes the fields of one `agent.status` payload sent at `at` (epoch ms).
-    pub fn absorb(&mut self, p: &Map, at: Option<i64>) {
-        let text = |k: &str| p.get(k).and_then(Value::as_str).map(str::to_string);
-        newer(&mut self.error_message, text("error_message"), at);
-        newer(&mut self.last_response, text("last_response"), at);
-        let count = p.get("step_count").and_then(Value::as_i64);
+    /// Takes the fields of one `agent.status` event sent at `at` (epoch ms).
+    pub fn absorb(&mut self, s: &crate::event::Status, at: Option<i64>) {
+        newer(&mut self.error_message, s.error_message.clone(), at);
+        newer(&mut self.last_response, s.last_response.clone(), at);
+        let count = s.step_count;
         // An execution's step count only grows, so of two said at the same
         // time (or without times) the larger is the later one, whatever the
         // arrival order (redelivery, shuffled recordings).
@@ -215,11 +213,18 @@ mod tests {
 
     #[test]
     fn the_latest_non_null_detail_wins_whatever_the_arrival_order() {
-        let late = crate::json!({"error_message": "late", "step_count": 3});
-        let early = crate::json!({"error_message": "early", "step_count": null});
+        let late = crate::event::Status {
+            error_message: Some("late".into()),
+            step_count: Some(3),
+            ..Default::default()
+        };
+        let early = crate::event::Status {
+            error_message: Some("early".into()),
+            ..Default::default()
+        };
         let mut d = StatusDetail::default();
-        d.absorb(late.as_object().unwrap(), Some(10));
-        d.absorb(early.as_object().unwrap(), Some(5));
+        d.absorb(&late, Some(10));
+        d.absorb(&early, Some(5));
         assert_eq!((d.error_message(), d.step_count()), (Some("late"), Some(3)));
     }
 }
