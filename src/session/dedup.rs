@@ -341,11 +341,14 @@ impl Batch {
 /// A slot keeps 64 bits of the 128-bit fingerprint (its two lanes folded),
 /// half the table's memory: two different envelopes are taken for one with
 /// probability about n²/2⁶⁵ after n envelopes, 3·10⁻⁸ at a million.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Seen {
     /// Capacity a power of two (or none yet); `EMPTY` marks a free slot.
     slots: Vec<u64>,
     len: usize,
+    /// Drawn with the first slots (`grow`): a step's citation index is a set
+    /// that usually stays empty, and drawing randomness crosses into
+    /// JavaScript in the wasm.
     seed: u64,
     /// Whether a fingerprint folding to `EMPTY` was inserted (it cannot sit in a slot).
     has_empty: bool,
@@ -356,17 +359,6 @@ const EMPTY: u64 = 0;
 /// The 64 bits of a fingerprint a slot keeps.
 fn fold(fp: Fingerprint) -> u64 {
     fp.0 ^ fp.1
-}
-
-impl Default for Seen {
-    fn default() -> Self {
-        Seen {
-            slots: Vec::new(),
-            len: 0,
-            seed: uuid::Uuid::new_v4().as_u64_pair().0,
-            has_empty: false,
-        }
-    }
 }
 
 /// Two sets are equal when they hold the same fingerprints (their seeds,
@@ -486,6 +478,9 @@ impl Seen {
     }
 
     fn grow(&mut self) {
+        if self.slots.is_empty() {
+            self.seed = uuid::Uuid::new_v4().as_u64_pair().0;
+        }
         let capacity = (self.slots.len() * 2).max(16);
         let old = std::mem::replace(&mut self.slots, vec![EMPTY; capacity]);
         for key in old.into_iter().filter(|&k| k != EMPTY) {
