@@ -18,7 +18,7 @@ export const ENTRIES = [
   ['stepline/web', 'the same, in a browser or worker under any condition',
     'the `stepline` API, as an ES module that loads its wasm with `init()`; the same wasm file as `stepline`'],
   ['stepline/live', 'a web page following one instructor-php run',
-    '`Session` (without `reconcile`), the envelope decoders, `channelFor`, the event-name and role tests, built for size'],
+    '`Session` (without `reconcile`), the envelope decoders, `channelFor`, the event-name and role tests, built small (opt-level "s")'],
   ['stepline/echo', 'a Laravel Echo page (any framework)', 'the feed over laravel-echo: joins the channel, resyncs, fetches the final state; no wasm of its own'],
   ['stepline/react', 'a React page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
   ['stepline/vue', 'a Vue page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
