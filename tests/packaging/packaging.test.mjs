@@ -16,6 +16,7 @@
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -134,6 +135,14 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
   for (const wasm of ['web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
   // One copy of each binary: the node entry loads web/stepline_bg.wasm (scripts/build.mjs).
   assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['live/stepline_bg.wasm', 'web/stepline_bg.wasm']);
+  // Nor any other file twice: the tarball carried node/stepline_bg.wasm beside web/'s (1.3 MB),
+  // and web/ and live/ the same `{ "type": "module" }` package.json.
+  const byHash = new Map();
+  for (const f of files) {
+    const hash = createHash('sha256').update(readFileSync(join(pkgDir, f))).digest('hex');
+    byHash.set(hash, [...(byHash.get(hash) ?? []), f]);
+  }
+  assert.deepEqual([...byHash.values()].filter((same) => same.length > 1), [], 'files in the tarball with the same bytes');
   assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
   assert.deepEqual(files.filter((f) => /(^|\/)(tests?|fixtures|__tests__|vectors)(\/|$)/.test(f)), [], 'no tests, fixtures or vectors');
   // No source map comment either: one would point at files outside the package (src/, the cargo target dir).
