@@ -10,12 +10,15 @@
 // React app, one following a run by hand and one with useAgentRun, load only the live wasm and
 // differ by the adapter's few KB of JS, and (i) the same for a Vue app; (j) the React app's
 // production build holds no devtools overlay code (it imports the overlay behind
-// `import.meta.env.DEV`) while its development build does, and so do the example apps'. Those projects take react, vue, laravel-echo, the
+// `import.meta.env.DEV`) while its development build does, and so do the example apps'; (k) the
+// React page's production build holds one wasm, the live entry's, and nothing of the full
+// package's wasm or glue (and the same page on stepline/web fails that check). Those projects take react, vue, laravel-echo, the
 // @laravel/echo-* packages and pusher-js from the repo's node_modules (the root devDependencies
 // `npm ci` installed), never from a registry. Runs after `npm run build`
 // (`node --test tests/packaging/*.test.mjs`); needs no network at test time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -134,6 +137,14 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
   for (const wasm of ['web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
   // One copy of each binary: the node entry loads web/stepline_bg.wasm (scripts/build.mjs).
   assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['live/stepline_bg.wasm', 'web/stepline_bg.wasm']);
+  // Nor any other file twice: the tarball carried node/stepline_bg.wasm beside web/'s (1.3 MB),
+  // and web/ and live/ the same `{ "type": "module" }` package.json.
+  const byHash = new Map();
+  for (const f of files) {
+    const hash = createHash('sha256').update(readFileSync(join(pkgDir, f))).digest('hex');
+    byHash.set(hash, [...(byHash.get(hash) ?? []), f]);
+  }
+  assert.deepEqual([...byHash.values()].filter((same) => same.length > 1), [], 'files in the tarball with the same bytes');
   assert.ok(!files.some((f) => f.endsWith('.map') || f.includes('/test') || f.endsWith('.rs')), 'no sources, tests or maps');
   assert.deepEqual(files.filter((f) => /(^|\/)(tests?|fixtures|__tests__|vectors)(\/|$)/.test(f)), [], 'no tests, fixtures or vectors');
   // No source map comment either: one would point at files outside the package (src/, the cargo target dir).
@@ -391,12 +402,16 @@ function overlayFiles(dir) {
   return found;
 }
 
-/** `vite build` in `dir`; with `development`, NODE_ENV=development (Vite's import.meta.env.DEV reads it). */
-function viteBuild(dir, { development = false, outDir = 'dist' } = {}) {
+/**
+ * `vite build` in `dir`; with `development`, NODE_ENV=development (Vite's import.meta.env.DEV
+ * reads it); `config`, another config file than the project's vite.config.mjs.
+ */
+function viteBuild(dir, { development = false, outDir = 'dist', config } = {}) {
   const env = { ...process.env };
   if (development) env.NODE_ENV = 'development';
   else delete env.NODE_ENV;
-  const build = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', ...(development ? ['--mode', 'development'] : [])], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+  const args = [vite, 'build', '--outDir', outDir, '--emptyOutDir', ...(development ? ['--mode', 'development'] : []), ...(config ? ['--config', config] : [])];
+  const build = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
   assert.equal(build.status, 0, `vite build failed:\n${build.stdout}\n${build.stderr}`);
   return resolve(dir, outDir);
 }
@@ -421,4 +436,88 @@ test(`(h) a React page with stepline/live + stepline/react loads only the live w
 
 test(`(i) a Vue page with stepline/live + stepline/vue loads only the live wasm and at most ${ADAPTER_JS_BOUND / 1024} KB more JS than the same page following the run by hand`, { timeout: 180_000 }, async (t) => {
   assertAdapterPages(t, 'stepline/vue', await adapterPages(vueApp()));
+});
+
+/** Every file under `dir`, as [path relative to dir, bytes]. */
+function filesUnder(dir) {
+  const found = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else found.push([path.slice(dir.length + 1), readFileSync(path)]);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+/** The names a wasm module exports (wasm-bindgen's `session_exportotlp` and the like). */
+const wasmExports = (bytes) => WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+
+/**
+ * What in a built app's output is not the live entry's: every `.wasm` other than a byte-equal
+ * copy of pkg/live/stepline_bg.wasm, one copy too many, and any trace of the full package's
+ * wasm (web/stepline_bg.wasm, which holds the devtools and Node-only code): one of 200 runs of
+ * 63 bytes from it that the live wasm does not hold, raw or base64 (an inlined wasm), or the
+ * name of an export only the full wasm has (what its glue calls). Returns the problems found
+ * and the listing of the output's wasm files.
+ */
+function liveOnlyProblems(dist) {
+  const live = readFileSync(join(pkgDir, 'live', 'stepline_bg.wasm'));
+  const full = readFileSync(join(pkgDir, 'web', 'stepline_bg.wasm'));
+  const files = filesUnder(dist);
+  const wasm = files.filter(([path]) => path.endsWith('.wasm'));
+  const listing = wasm.map(([path, bytes]) => `${String(bytes.length).padStart(9)} B  ${path}`);
+  const problems = [];
+  if (wasm.length !== 1) problems.push(`${wasm.length} wasm files, not one: ${wasm.map(([p]) => p).join(', ')}`);
+  for (const [path, bytes] of wasm) if (!bytes.equals(live)) problems.push(`${path} is not the live entry's wasm`);
+  // Runs at offsets that are multiples of 3, so a base64 copy of the whole module holds their base64 text.
+  const base64 = full.toString('base64');
+  const runs = [];
+  for (let i = 0; i < 200; i++) {
+    const at = Math.floor((full.length - 63) * (i / 200) / 3) * 3;
+    const run = full.subarray(at, at + 63);
+    if (!live.includes(run)) runs.push({ at, raw: run, b64: base64.slice((at / 3) * 4, (at / 3) * 4 + 84) });
+  }
+  if (runs.length < 150) problems.push(`only ${runs.length} of 200 runs of the full wasm are not in the live wasm: the check would see too little`);
+  const liveNames = new Set(wasmExports(live));
+  // Class members and wasm-bindgen's free functions (`session_exportOtlp`, `__wbg_runlog_free`): names no other code has.
+  const fullOnly = wasmExports(full).filter((n) => !liveNames.has(n) && n.includes('_') && !n.startsWith('wasm_bindgen__'));
+  if (fullOnly.length < 20) problems.push(`only ${fullOnly.length} exports are the full wasm's alone: ${fullOnly.join(', ')}`);
+  for (const [path, bytes] of files) {
+    const rawHits = runs.filter((r) => bytes.includes(r.raw)).length;
+    const b64Hits = runs.filter((r) => bytes.includes(r.b64)).length;
+    if (rawHits || b64Hits) problems.push(`${path} holds ${rawHits} raw and ${b64Hits} base64 runs of the full wasm (of ${runs.length})`);
+    if (/\.(c|m)?js$/.test(path)) {
+      const text = bytes.toString('utf8');
+      const named = fullOnly.filter((n) => text.includes(n));
+      if (named.length) problems.push(`${path} names ${named.length} exports only the full wasm has (${named.slice(0, 3).join(', ')}, …)`);
+    }
+  }
+  return { problems, listing };
+}
+
+test('(k) a Vite production build of a page with stepline/react + stepline/live holds one wasm, the live entry\'s, and no byte of the full package\'s; the same page on stepline/web fails that check', { timeout: 300_000 }, (t) => {
+  const dir = reactApp();
+  // hook.html alone (the app's other page, bare.html, follows the run without stepline/react).
+  const onePage = (html) => `import config from './vite.config.mjs';\nexport default { ...config, build: { ...config.build, rollupOptions: { input: { hook: '${html}' } } } };\n`;
+  writeFileSync(join(dir, 'vite.live.config.mjs'), onePage('hook.html'));
+  const { problems, listing } = liveOnlyProblems(viteBuild(dir, { outDir: 'dist-live-only', config: 'vite.live.config.mjs' }));
+  t.diagnostic('wasm in the build of hook.html (stepline/react + stepline/live):');
+  for (const line of listing) t.diagnostic(`  ${line}`);
+  assert.deepEqual(problems, []);
+
+  // The control: hook.html's page with stepline/web for stepline/live, built alone. The check
+  // must see the full wasm there, or its pass above says nothing.
+  writeFileSync(join(dir, 'hook-web.js'), readFileSync(join(fixtures, 'react-app', 'hook.js'), 'utf8').replace("from 'stepline/live'", "from 'stepline/web'"));
+  writeFileSync(join(dir, 'hook-web.html'), readFileSync(join(dir, 'hook.html'), 'utf8').replace('./hook.js', './hook-web.js'));
+  writeFileSync(join(dir, 'vite.web.config.mjs'), onePage('hook-web.html'));
+  const control = liveOnlyProblems(viteBuild(dir, { outDir: 'dist-web-control', config: 'vite.web.config.mjs' }));
+  t.diagnostic('wasm in the control build (stepline/react + stepline/web):');
+  for (const line of control.listing) t.diagnostic(`  ${line}`);
+  for (const problem of control.problems) t.diagnostic(`  control: ${problem}`);
+  assert.ok(control.problems.some((p) => p.includes('is not the live entry\'s wasm')), 'the control build\'s wasm passed as the live one');
+  assert.ok(control.problems.some((p) => /holds \d+ raw/.test(p)), 'the control build\'s full wasm was not seen');
+  assert.ok(control.problems.some((p) => /names \d+ exports only the full wasm has/.test(p)), 'the control build\'s glue was not seen');
 });
