@@ -233,7 +233,7 @@ test('streamed text per execution is capped (maxTextBytes, 8 MiB by default), so
   session.free();
 });
 
-test('chunks in reverse order are held within the limit too: twice the stream, the same memory', async (t) => {
+test('chunks in reverse order are held within the limit too: four times the stream, the same memory', async (t) => {
   const piece = 'z'.repeat(MB - 200);
   const measure = async (chunks) => {
     const w = await freshInstance();
@@ -251,9 +251,13 @@ test('chunks in reverse order are held within the limit too: twice the stream, t
     session.free();
     return grown;
   };
+  // Where talc places the 1 MiB blocks moves the peak by a few MiB either way (32 then 64
+  // chunks measured +36.1/+32.1 MB on one build and +37.1/+42.2 MB on the next, 128 and 256
+  // chunks +36.1/+32.1 and +39.1/+39.1): the bound is twice the kept text, and a session that
+  // held each chunk would grow by the 96 MiB more it was sent.
   const small = await measure(32);
-  const large = await measure(64);
-  assert.ok(large <= small + 4 * MB, `32 more chunks grew wasm memory from ${fmt(small)} to ${fmt(large)}`);
+  const large = await measure(128);
+  assert.ok(large <= small + 8 * MB, `96 more chunks grew wasm memory from ${fmt(small)} to ${fmt(large)}`);
 });
 
 test('maxTextBytes must be a non-negative integer: a fraction or a string is invalid_type, a whole number out of range out_of_range', async () => {
