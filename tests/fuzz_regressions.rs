@@ -483,20 +483,53 @@ fn open_timeline_ends_at_the_view() {
     );
 }
 
-/// OPEN (#29, `state_v2` issue 28 round 5, 4,459,842 executions in about
-/// 577 s, after #27's fix): a stop signal whose `context` is a non-empty
-/// list is kept, and stepline's own v2 snapshot then fails its own
-/// validation (`/stop_signal/context`, `wrong_type`: a map). As #7 did for
-/// `metadata`, the reader should refuse a list where the model has a map,
-/// or the snapshot write what the schema takes; not decided (found with
-/// 14 minutes left of the job). `cargo test --test fuzz_regressions --
-/// --ignored` runs it (it fails now).
+/// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577
+/// s): a stop signal whose `context` is a non-empty list. The producer
+/// keeps it: cognesy/instructor-php v2.7.0
+/// `packages/agents/src/Continuation/StopSignal.php` declares `public array
+/// $context` (a PHP list is an array; the `array<string, mixed>` is a
+/// docblock, not checked), `fromArray` keeps any array
+/// (`is_array($data['context'] ?? null) ? $data['context'] : []`) and
+/// `toArray` writes it back as read. So the list is no error to refuse on
+/// read (as #7's list `metadata` was, which the producer's typed reader
+/// throws on): stepline's snapshot writes the list as the producer does,
+/// and its validator and schema take any array there (`Kind::PhpArray`),
+/// where they took a map or `[]` only and the snapshot failed its own
+/// validation (`/stop_signal/context`, `wrong_type`). Failed before.
 #[test]
-#[ignore]
-fn open_v2_snapshots_validate() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "state_v2",
-        checks::state_v2,
+fn a_v2_stop_signal_context_that_is_a_list_is_written_as_the_producer_writes_it_and_validates() {
+    use stepline::model::v2::{AgentState, Form};
+    use stepline::snapshot::v2::slim_v2;
+    use stepline::snapshot::SlimConfig;
+    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/state_v2/stop-signal-context-list-kept-as-the-producer-keeps-it.json",
+    ))
+    .unwrap();
+    let value = stepline::json::from_str(&text).unwrap();
+    let stored = &value["execution"]["continuation"]["stop_signals"][0]["context"];
+    assert_eq!(stored.as_array().map(Vec::len), Some(1), "a one-item list");
+    let state = AgentState::from_value(&value, &checks::now()).unwrap();
+    // `toArray` writes the list back as read.
+    let again = state.to_value(Form::Stored);
+    assert_eq!(
+        &again["execution"]["continuation"]["stop_signals"][0]["context"],
+        stored
     );
+    let snapshot = slim_v2(&state, &SlimConfig::standard());
+    assert_eq!(&snapshot["stop_signal"]["context"], stored);
+    let report = stepline::snapshot::validate::validate(&snapshot);
+    assert!(report.valid(), "{:?}", report.errors);
+    // Anything but an array is still refused where a PHP array must be.
+    let mut wrong = snapshot.clone();
+    *wrong.pointer_mut("/stop_signal/context").unwrap() = stepline::json::Value::from("x");
+    let report = stepline::snapshot::validate::validate(&wrong);
+    assert_eq!(
+        report
+            .errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.code))
+            .collect::<Vec<_>>(),
+        [("/stop_signal/context", "wrong_type")]
+    );
+    checks::state_v2(text.as_bytes());
 }
