@@ -464,23 +464,44 @@ fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
     replay("dialect_ag_ui", checks::dialect_ag_ui);
 }
 
-/// OPEN (#28, `timeline_view_at` issue 28 round 3, 2,517 executions,
-/// after #26's fix): `viewAt(length)` differs from the session's view
-/// again. Not read; the likely cause is #26's fix seen from the other side:
-/// the session read its JSONL in two deliveries (two `ingest_jsonl`
-/// calls), where a line repeated across them is a redelivery, while the
-/// timeline now replays its log as one delivery, where a repeat is a new
-/// occurrence; the log does not say where a delivery ended. Found with 17
-/// minutes left of the job. `cargo test --test fuzz_regressions --
-/// --ignored` runs it (it fails now).
+/// `timeline_view_at` issue 28 round 3 (#28, 2,517 executions, after
+/// #26's fix): `viewAt(length)` differed from the session's view. The
+/// session read its JSONL in two deliveries (two `ingest_jsonl` calls);
+/// the second began with a `get_weather` completion of execution `<uuid>`
+/// (no step number, no call id) before any step of that execution in it,
+/// and repeated it after a step 1 line, in a new context of that batch: two
+/// occurrences, both applied. The timeline replayed the whole log as one
+/// batch (#26's fix), which had seen step 1 of `<uuid>` start in the first
+/// delivery's lines, so both completions were in one context and the
+/// second a redelivery: one tool run fewer. The log now keeps where each
+/// delivery ended (`Session::log_delivered`, a delivery number per run of
+/// lines) and the timeline and `envelopes_of` replay each delivery as its
+/// own batch. Failed before (`viewAt(length) is the view`).
 #[test]
-#[ignore]
-fn open_timeline_ends_at_the_view() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "timeline_view_at",
-        checks::timeline_view_at,
+fn the_end_of_a_timeline_is_the_view_after_the_session_read_two_deliveries() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/timeline_view_at/two-deliveries-replayed-as-one-judge-a-repeat-otherwise.jsonl",
     );
+    let data = std::fs::read(path).unwrap();
+    let text = String::from_utf8_lossy(&data[data.iter().position(|&b| b == b'\n').unwrap() + 1..])
+        .into_owned();
+    let mut half = text.len() / 2;
+    while !text.is_char_boundary(half) {
+        half -= 1;
+    }
+    let (first, second) = text.split_at(half);
+    let mut s = stepline::session::Session::new(None);
+    s.ingest_jsonl(first);
+    let after_first = s.log().count();
+    s.ingest_jsonl(second);
+    let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
+    assert!(deliveries[..after_first]
+        .iter()
+        .all(|&d| d == deliveries[0]));
+    assert!(deliveries[after_first..]
+        .iter()
+        .all(|&d| d != deliveries[0]));
+    checks::timeline_view_at(&data);
 }
 
 /// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577

@@ -391,6 +391,10 @@ pub struct Session {
     log: Log,
     /// The next arrival number (a `RunLog` numbers across its sessions).
     next_seq: u64,
+    /// The last delivery number given to a batch (see `Log`), and the
+    /// delivery of the envelope being ingested (0: on its own).
+    deliveries: u32,
+    delivery: u32,
     /// Fingerprints of the envelopes applied (see [`dedup`]).
     seen: Seen,
     counts: Counts,
@@ -521,6 +525,8 @@ impl Session {
             text_limit: limit,
             log: Log::default(),
             next_seq: 0,
+            deliveries: 0,
+            delivery: 0,
             seen: Seen::default(),
             counts: Counts::default(),
             usage_total: Usage::default(),
@@ -606,6 +612,27 @@ impl Session {
     /// limit dropped (none when the session does not record).
     pub fn log(&self) -> impl Iterator<Item = String> + '_ {
         self.log.iter().map(|(_, l)| l)
+    }
+
+    /// [`log`](Session::log) with the delivery each line came in: 0 for an
+    /// envelope delivered on its own (`ingest_text`, `ingest_value`), else a
+    /// number the lines of one delivery share (one `ingest_jsonl` text, a
+    /// recording) and the lines of the deliveries next to it do not. A
+    /// replay that delivers the lines the same way (one batch per number,
+    /// the others one by one) judges redeliveries as the session did.
+    ///
+    /// ```
+    /// use stepline::session::Session;
+    /// let line = |s: &str| format!(r#"{{"type":"agent.status","session_id":"s","execution_id":"e","payload":{{"status":"{s}"}}}}"#);
+    /// let mut s = Session::new(None);
+    /// s.ingest_text(&line("processing")).unwrap();
+    /// s.ingest_jsonl(&format!("{}\n{}", line("waiting"), line("processing")));
+    /// let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
+    /// assert_eq!(deliveries[0], 0);
+    /// assert!(deliveries[1] > 0 && deliveries[1] == deliveries[2]);
+    /// ```
+    pub fn log_delivered(&self) -> impl Iterator<Item = (u32, String)> + '_ {
+        self.log.iter_delivered().map(|(_, d, l)| (d, l))
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
@@ -746,7 +773,10 @@ impl Session {
             self.next_seq += 1;
             last_line = Some(seq);
             if self.recording {
-                self.log.push(seq, line);
+                let delivery = batch
+                    .as_deref_mut()
+                    .map_or(0, |b| b.delivery(&mut self.deliveries));
+                self.log.push(seq, line, delivery);
             }
         }
         // Accepted even when it changes nothing yet (an AG-UI tool call's
@@ -931,6 +961,9 @@ impl Session {
         if let Some(b) = batch.as_deref_mut() {
             b.observe(&env, content);
         }
+        self.delivery = batch
+            .as_deref_mut()
+            .map_or(0, |b| b.delivery(&mut self.deliveries));
         let content = match past_cut {
             Some(true) => return self.duplicate(out),
             _ => content,
@@ -1169,7 +1202,7 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged && keeps_line {
-            self.log.push(seq, line);
+            self.log.push(seq, line, self.delivery);
         }
         out
     }
