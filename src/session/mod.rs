@@ -623,10 +623,10 @@ impl Session {
     ///
     /// ```
     /// use stepline::session::Session;
-    /// let line = |s: &str| format!(r#"{{"type":"agent.status","session_id":"s","execution_id":"e","payload":{{"status":"{s}"}}}}"#);
+    /// let step = |kind: &str| format!(r#"{{"type":"agent.step.{kind}","session_id":"s","execution_id":"e","payload":{{"step_number":1}}}}"#);
     /// let mut s = Session::new(None);
-    /// s.ingest_text(&line("processing")).unwrap();
-    /// s.ingest_jsonl(&format!("{}\n{}", line("waiting"), line("processing")));
+    /// s.ingest_text(r#"{"type":"agent.status","session_id":"s","execution_id":"e","payload":{"status":"processing"}}"#).unwrap();
+    /// s.ingest_jsonl(&format!("{}\n{}", step("started"), step("completed")));
     /// let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
     /// assert_eq!(deliveries[0], 0);
     /// assert!(deliveries[1] > 0 && deliveries[1] == deliveries[2]);
