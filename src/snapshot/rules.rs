@@ -287,7 +287,7 @@ pub const STOP_SIGNAL: &[Field] = &[
         Kind::PhpArray,
         false,
         false,
-        "The signal's data: a map, [] when empty, or a list as stored.",
+        "The signal's data (a map, [] when empty, or a list).",
     ),
     field(
         "source",

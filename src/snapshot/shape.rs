@@ -276,7 +276,7 @@ pub(crate) mod schemas {
                 "reason": { "enum": STOP_REASONS, "description": "One of v2's ten stop reasons." },
                 "message": { "type": "string", "description": "What stopped the run." },
                 "context": {
-                    "description": "The signal's data: a map, `[]` when empty, or a list as stored (`StopSignal::fromArray` keeps any array).",
+                    "description": "The signal's data (a map, `[]` when empty, or a list).",
                     "anyOf": [
                         { "type": "object", "additionalProperties": true },
                         { "type": "array" }

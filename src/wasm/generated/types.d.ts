@@ -3390,7 +3390,7 @@ export interface SlimContinuationV2 {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data: a map, `[]` when empty, or a list as stored (`StopSignal::fromArray` keeps any array). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
@@ -3559,7 +3559,7 @@ export interface SlimSnapshot {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data: a map, `[]` when empty, or a list as stored (`StopSignal::fromArray` keeps any array). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
@@ -3622,7 +3622,7 @@ export interface SlimStep {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data: a map, `[]` when empty, or a list as stored (`StopSignal::fromArray` keeps any array). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
