@@ -464,39 +464,112 @@ fn a_repeated_run_start_drops_only_itself_not_the_events_released_with_it() {
     replay("dialect_ag_ui", checks::dialect_ag_ui);
 }
 
-/// OPEN (#28, `timeline_view_at` issue 28 round 3, 2,517 executions,
-/// after #26's fix): `viewAt(length)` differs from the session's view
-/// again. Not read; the likely cause is #26's fix seen from the other side:
-/// the session read its JSONL in two deliveries (two `ingest_jsonl`
-/// calls), where a line repeated across them is a redelivery, while the
-/// timeline now replays its log as one delivery, where a repeat is a new
-/// occurrence; the log does not say where a delivery ended. Found with 17
-/// minutes left of the job. `cargo test --test fuzz_regressions --
-/// --ignored` runs it (it fails now).
+/// `timeline_view_at` issue 28 round 3 (#28, 2,517 executions, after
+/// #26's fix): `viewAt(length)` differed from the session's view. The
+/// session read its JSONL in two deliveries (two `ingest_jsonl` calls);
+/// the second began with a `get_weather` completion of execution `<uuid>`
+/// (no step number, no call id) before any step of that execution in it,
+/// and repeated it after a step 1 line, in a new context of that batch: two
+/// occurrences, both applied. The timeline replayed the whole log as one
+/// batch (#26's fix), which had seen step 1 of `<uuid>` start in the first
+/// delivery's lines, so both completions were in one context and the
+/// second a redelivery: one tool run fewer. The log now keeps where each
+/// delivery ended (`Session::log_delivered`, a delivery number per run of
+/// lines) and the timeline and `envelopes_of` replay each delivery as its
+/// own batch. Failed before (`viewAt(length) is the view`).
 #[test]
-#[ignore]
-fn open_timeline_ends_at_the_view() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "timeline_view_at",
-        checks::timeline_view_at,
+fn the_end_of_a_timeline_is_the_view_after_the_session_read_two_deliveries() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/timeline_view_at/two-deliveries-replayed-as-one-judge-a-repeat-otherwise.jsonl",
     );
+    let data = std::fs::read(path).unwrap();
+    let text = String::from_utf8_lossy(&data[data.iter().position(|&b| b == b'\n').unwrap() + 1..])
+        .into_owned();
+    let mut half = text.len() / 2;
+    while !text.is_char_boundary(half) {
+        half -= 1;
+    }
+    let (first, second) = text.split_at(half);
+    let mut s = stepline::session::Session::new(None);
+    s.ingest_jsonl(first);
+    let after_first = s.log().count();
+    s.ingest_jsonl(second);
+    let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
+    assert!(deliveries[..after_first]
+        .iter()
+        .all(|&d| d == deliveries[0]));
+    assert!(deliveries[after_first..]
+        .iter()
+        .all(|&d| d != deliveries[0]));
+    checks::timeline_view_at(&data);
 }
 
-/// OPEN (#29, `state_v2` issue 28 round 5, 4,459,842 executions in about
-/// 577 s, after #27's fix): a stop signal whose `context` is a non-empty
-/// list is kept, and stepline's own v2 snapshot then fails its own
-/// validation (`/stop_signal/context`, `wrong_type`: a map). As #7 did for
-/// `metadata`, the reader should refuse a list where the model has a map,
-/// or the snapshot write what the schema takes; not decided (found with
-/// 14 minutes left of the job). `cargo test --test fuzz_regressions --
-/// --ignored` runs it (it fails now).
+/// `timeline_view_at` (#30, issue 28's closing job, round 4, 656
+/// executions: a corpus unit, after #28's fix): the session's second batch
+/// began with a `search` start the first batch had applied (a redelivery,
+/// not logged) and, after a step 2 start, had that start again: the batch
+/// had seen it in another step, so it was a new occurrence, applied. The
+/// timeline's replay of the second batch had only the logged lines, saw
+/// the repeat first and took it for the first batch's again. The log now
+/// keeps a batch's redelivered lines as seen only (`src/session/log.rs`),
+/// and a replay delivers them without counting them as positions. Failed
+/// before (`viewAt(length) is the view`).
 #[test]
-#[ignore]
-fn open_v2_snapshots_validate() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "state_v2",
-        checks::state_v2,
+fn a_timeline_replays_a_batch_s_redeliveries_so_its_later_lines_are_judged_alike() {
+    let data = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/timeline_view_at/redelivery-in-a-batch-judged-the-batch-s-later-repeat.jsonl",
+    ))
+    .unwrap();
+    checks::timeline_view_at(&data);
+}
+
+/// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577
+/// s): a stop signal whose `context` is a non-empty list. The producer
+/// keeps it: cognesy/instructor-php v2.7.0
+/// `packages/agents/src/Continuation/StopSignal.php` declares `public array
+/// $context` (a PHP list is an array; the `array<string, mixed>` is a
+/// docblock, not checked), `fromArray` keeps any array
+/// (`is_array($data['context'] ?? null) ? $data['context'] : []`) and
+/// `toArray` writes it back as read. So the list is no error to refuse on
+/// read (as #7's list `metadata` was, which the producer's typed reader
+/// throws on): stepline's snapshot writes the list as the producer does,
+/// and its validator and schema take any array there (`Kind::PhpArray`),
+/// where they took a map or `[]` only and the snapshot failed its own
+/// validation (`/stop_signal/context`, `wrong_type`). Failed before.
+#[test]
+fn a_v2_stop_signal_context_that_is_a_list_is_written_as_the_producer_writes_it_and_validates() {
+    use stepline::model::v2::{AgentState, Form};
+    use stepline::snapshot::v2::slim_v2;
+    use stepline::snapshot::SlimConfig;
+    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/state_v2/stop-signal-context-list-kept-as-the-producer-keeps-it.json",
+    ))
+    .unwrap();
+    let value = stepline::json::from_str(&text).unwrap();
+    let stored = &value["execution"]["continuation"]["stop_signals"][0]["context"];
+    assert_eq!(stored.as_array().map(Vec::len), Some(1), "a one-item list");
+    let state = AgentState::from_value(&value, &checks::now()).unwrap();
+    // `toArray` writes the list back as read.
+    let again = state.to_value(Form::Stored);
+    assert_eq!(
+        &again["execution"]["continuation"]["stop_signals"][0]["context"],
+        stored
     );
+    let snapshot = slim_v2(&state, &SlimConfig::standard());
+    assert_eq!(&snapshot["stop_signal"]["context"], stored);
+    let report = stepline::snapshot::validate::validate(&snapshot);
+    assert!(report.valid(), "{:?}", report.errors);
+    // Anything but an array is still refused where a PHP array must be.
+    let mut wrong = snapshot.clone();
+    *wrong.pointer_mut("/stop_signal/context").unwrap() = stepline::json::Value::from("x");
+    let report = stepline::snapshot::validate::validate(&wrong);
+    assert_eq!(
+        report
+            .errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.code))
+            .collect::<Vec<_>>(),
+        [("/stop_signal/context", "wrong_type")]
+    );
+    checks::state_v2(text.as_bytes());
 }

@@ -204,7 +204,7 @@ fn position_zero_has_the_id_the_session_was_created_with_not_the_adopted_one() {
 /// occurrences (a batch is one delivery); the timeline replayed its log
 /// line by line, where a repeat is a redelivery, so `at(len)` lost them
 /// (step 1's `message_count` 5 where the view said 1). The log is replayed
-/// as one delivery now, as `from_recording` reads a recording.
+/// as the session received it now, each batch as one batch (#28's fix).
 #[test]
 fn the_end_of_a_timeline_is_the_view_when_the_session_applied_identical_lines() {
     let path = concat!(
@@ -234,4 +234,130 @@ fn the_end_of_a_timeline_is_the_view_when_the_session_applied_identical_lines() 
             .map(|b| json::to_value_of(&b)),
         s.envelopes_of(0, 1, None).map(|b| json::to_value_of(&b))
     );
+}
+
+/// Found by the `timeline_view_at` fuzz target (#28,
+/// `fuzz/regressions/timeline_view_at/two-deliveries-replayed-as-one-judge-a-repeat-otherwise.jsonl`,
+/// after #26's fix replayed the whole log as one batch). A batch follows
+/// the step it last saw started or completed, and a stepless tool event
+/// repeated in a new step of the batch is a new occurrence. The session
+/// read `[status, step 1 started]` and then `[completion, step 1 completed,
+/// the same completion]`: the second batch saw the first completion before
+/// any step and the second in step 1, two contexts, so it applied both. One
+/// batch over the log saw step 1 start before both: one context, and the
+/// second was a redelivery, one tool run fewer at the timeline's end than
+/// in the view. The log now keeps where each delivery ended (a delivery
+/// number per run of lines) and the timeline replays each batch as one.
+/// Failed before.
+#[test]
+fn the_end_of_a_timeline_is_the_view_when_the_session_read_its_lines_in_two_batches() {
+    let env = |kind: &str, payload: &str| {
+        format!(
+            r#"{{"type":"{kind}","session_id":"s","execution_id":"e","timestamp":"2026-08-10T12:00:00Z","payload":{payload}}}"#
+        )
+    };
+    let completion = env(
+        "agent.tool.completed",
+        r#"{"tool_name":"get_weather","tool_call_id":null,"success":true}"#,
+    );
+    let first = [
+        env(
+            "agent.status",
+            r#"{"status":"processing","previous_status":"idle"}"#,
+        ),
+        env("agent.step.started", r#"{"step_number":1}"#),
+    ];
+    let second = [
+        completion.clone(),
+        env("agent.step.completed", r#"{"step_number":1}"#),
+        completion,
+    ];
+    let mut s = Session::new(None);
+    s.ingest_jsonl(&first.join("\n"));
+    s.ingest_jsonl(&second.join("\n"));
+    let tools = |v: &Value| {
+        v["executions"][0]["steps"][0]["tools"]
+            .as_array()
+            .map(Vec::len)
+    };
+    assert_eq!(tools(&s.view()), Some(2), "the second batch applied both");
+    let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
+    assert_eq!(deliveries.len(), 5);
+    assert!(deliveries[..2].iter().all(|&d| d == deliveries[0] && d > 0));
+    assert!(deliveries[2..]
+        .iter()
+        .all(|&d| d == deliveries[2] && d != deliveries[0]));
+    let mut t = Timeline::new(&s);
+    assert_eq!(t.at(5).view(), s.view());
+    assert_eq!(
+        s.envelopes_of(0, 1, Some(5)).map(|b| json::to_value_of(&b)),
+        s.envelopes_of(0, 1, None).map(|b| json::to_value_of(&b))
+    );
+}
+
+/// Found by the `timeline_view_at` fuzz target (#30,
+/// `fuzz/regressions/timeline_view_at/redelivery-in-a-batch-judged-the-batch-s-later-repeat.jsonl`,
+/// after #28's fix). A batch remembers every line it delivered, the ones the
+/// session took for redeliveries too: the second batch's first `search`
+/// start (the first batch's, again) was a redelivery, yet made the same
+/// start after step 2's a new occurrence in a new step of the batch, which
+/// the session applied. The log kept no redelivery, so the timeline's
+/// replay of the second batch saw that start first and took it for the
+/// first batch's again: one tool run fewer. The log now keeps a batch's
+/// redelivered lines as seen only, and a replay delivers them (never
+/// applies them, never counts them as positions). Failed before.
+#[test]
+fn the_end_of_a_timeline_is_the_view_when_a_redelivery_in_a_batch_made_a_later_repeat_new() {
+    let env = |kind: &str, payload: &str| {
+        format!(
+            r#"{{"type":"{kind}","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:00Z","payload":{payload}}}"#
+        )
+    };
+    let start = env(
+        "agent.tool.started",
+        r#"{"tool_name":"search","tool_call_id":null,"args_summary":"q"}"#,
+    );
+    let first = [
+        env(
+            "agent.status",
+            r#"{"status":"processing","previous_status":"idle"}"#,
+        ),
+        env("agent.step.started", r#"{"step_number":1}"#),
+        start.clone(),
+    ];
+    let second = [
+        start.clone(),
+        env("agent.step.started", r#"{"step_number":2}"#),
+        start,
+    ];
+    let mut s = Session::new(None);
+    s.ingest_jsonl(&first.join("\n"));
+    let o = s.ingest_jsonl(&second.join("\n"));
+    assert_eq!((o.applied, o.duplicates), (2, 1));
+    let runs = |v: &Value| {
+        v["executions"][0]["steps"].as_array().map(|steps| {
+            steps
+                .iter()
+                .map(|s| s["tools"].as_array().map_or(0, Vec::len))
+                .sum::<usize>()
+        })
+    };
+    assert_eq!(runs(&s.view()), Some(2), "the session applied both starts");
+    let mut t = Timeline::new(&s);
+    assert_eq!(
+        t.len(),
+        5,
+        "one position per applied line, none for the redelivery"
+    );
+    let without_counts = |mut v: Value| {
+        v.as_object_mut().map(|m| m.remove("counts"));
+        v
+    };
+    assert_eq!(without_counts(t.at(5).view()), without_counts(s.view()));
+    assert_eq!(
+        s.envelopes_of(0, 2, Some(5)).map(|b| json::to_value_of(&b)),
+        s.envelopes_of(0, 2, None).map(|b| json::to_value_of(&b))
+    );
+    // The recording keeps the applied lines only.
+    assert_eq!(s.to_recording().lines().count(), 1 + 5);
 }

@@ -63,6 +63,9 @@ pub struct Batch {
     tools: Vec<(ToolKey, u32, u32)>,
     /// The keys in `tools`, so a new context is pushed without a scan.
     tool_keys: Seen,
+    /// The delivery number the session's log gives this batch's lines (0:
+    /// none yet; see [`Batch::delivery`]).
+    delivery: u32,
 }
 
 /// A stepless tool's context: its execution id, turn, step and name, hashed.
@@ -313,6 +316,17 @@ impl Batch {
             }
             _ => {}
         }
+    }
+
+    /// The batch's delivery number in a session's log, taken from the
+    /// session's counter `last` the first time it is asked (never 0, which
+    /// marks an envelope delivered on its own).
+    pub fn delivery(&mut self, last: &mut u32) -> u32 {
+        if self.delivery == 0 {
+            *last = last.checked_add(1).unwrap_or(1);
+            self.delivery = *last;
+        }
+        self.delivery
     }
 
     /// Records that the batch opened a new turn for the envelope's execution id.

@@ -5,6 +5,16 @@
 //! 185 bytes), so each line is kept as the bytes it does not share with the
 //! start of the line before it. A recording reads the log from the start,
 //! so no line is ever needed alone.
+//!
+//! The log also says which delivery each line came in (a JSONL text, a
+//! recording, or an envelope on its own): where the same lines were
+//! delivered decides what a redelivery is, so a replay of the log (the
+//! timeline) must deliver them the same way. Deliveries are kept as runs,
+//! one entry per change, not one per line. A line of a batch that the
+//! session took for a redelivery is kept too, as seen only: it changed
+//! nothing but what its batch had seen, which decides how the batch's later
+//! lines are judged, so a replay delivers it again; recordings and
+//! [`Log::iter`] leave it out.
 
 /// Log lines by arrival number. Numbers only grow, so a vector in arrival
 /// order holds them; a line whose text was dropped stays as a hole (the next
@@ -16,6 +26,9 @@ pub(super) struct Log {
     holes: usize,
     /// The last line pushed, whole: what the next one is written against.
     last: String,
+    /// `(first arrival number, delivery)` per run of lines of one delivery,
+    /// in arrival order (see [`Log::iter_all`]).
+    runs: Vec<(u64, u32)>,
 }
 
 #[derive(Clone, Debug)]
@@ -26,16 +39,33 @@ struct Entry {
     /// The line after those bytes.
     rest: Box<str>,
     hole: bool,
+    /// A redelivered line of a batch: replayed, never applied.
+    seen_only: bool,
 }
 
 impl Log {
-    pub(super) fn push(&mut self, seq: u64, line: String) {
+    /// Adds line `seq`, which came in `delivery` (0: on its own).
+    pub(super) fn push(&mut self, seq: u64, line: String, delivery: u32) {
+        self.push_entry(seq, line, delivery, false);
+    }
+
+    /// Adds line `seq` of batch `delivery`, which the session took for a
+    /// redelivery (see the module's comment).
+    pub(super) fn push_seen_only(&mut self, seq: u64, line: String, delivery: u32) {
+        self.push_entry(seq, line, delivery, true);
+    }
+
+    fn push_entry(&mut self, seq: u64, line: String, delivery: u32, seen_only: bool) {
+        if self.runs.last().is_none_or(|&(_, d)| d != delivery) {
+            self.runs.push((seq, delivery));
+        }
         let shared = u32::try_from(shared_prefix(&self.last, &line)).unwrap_or(0);
         self.entries.push(Entry {
             seq,
             shared,
             rest: line.get(shared as usize..).unwrap_or_default().into(),
             hole: false,
+            seen_only,
         });
         self.last = line;
     }
@@ -62,22 +92,54 @@ impl Log {
         }
         if self.holes > self.entries.len() / 2 {
             let mut kept = Log::default();
-            for (seq, line) in self.iter() {
-                kept.push(seq, line);
+            for (seq, delivery, seen_only, line) in self.iter_all() {
+                kept.push_entry(seq, line, delivery, seen_only);
             }
             *self = kept;
         }
     }
 
-    /// The lines in arrival order, holes left out.
+    /// The applied lines in arrival order, holes left out.
     pub(super) fn iter(&self) -> impl Iterator<Item = (u64, String)> + '_ {
+        self.iter_all()
+            .filter(|e| !e.2)
+            .map(|(seq, _, _, line)| (seq, line))
+    }
+
+    /// Every line but the holes, with its delivery and whether it was seen
+    /// only (a redelivery in its batch).
+    pub(super) fn iter_all(&self) -> impl Iterator<Item = (u64, u32, bool, String)> + '_ {
         let mut text = String::new();
+        let mut run = 0;
         self.entries.iter().filter_map(move |e| {
             // `shared` never exceeds the text before it (it was measured against it).
             text.truncate(e.shared as usize);
             text.push_str(&e.rest);
-            (!e.hole).then(|| (e.seq, text.clone()))
+            if e.hole {
+                return None;
+            }
+            // Arrival numbers only grow: the run moves forward with them.
+            while self
+                .runs
+                .get(run + 1)
+                .is_some_and(|&(first, _)| first <= e.seq)
+            {
+                run += 1;
+            }
+            let delivery = self.runs.get(run).map_or(0, |&(_, d)| d);
+            Some((e.seq, delivery, e.seen_only, text.clone()))
         })
+    }
+
+    /// The applied lines in arrival order with the delivery each came in:
+    /// 0 for an envelope delivered on its own, else a number shared by the
+    /// lines of one delivery (a JSONL text, a recording) and by no line
+    /// next to them of another delivery.
+    #[cfg(test)]
+    pub(super) fn iter_delivered(&self) -> impl Iterator<Item = (u64, u32, String)> + '_ {
+        self.iter_all()
+            .filter(|e| !e.2)
+            .map(|(seq, delivery, _, line)| (seq, delivery, line))
     }
 }
 
@@ -115,7 +177,7 @@ mod tests {
             r#"{"type":"agent.stream.chunk","payload":{"content":"ż"}}"#,
         ];
         for (i, t) in texts.iter().enumerate() {
-            log.push(i as u64 + 10, t.to_string());
+            log.push(i as u64 + 10, t.to_string(), 0);
         }
         let expected: Vec<(u64, String)> = texts
             .iter()
@@ -138,7 +200,7 @@ mod tests {
             (4, "aaab4"),
             (5, "aaab5"),
         ] {
-            log.push(seq, t.to_string());
+            log.push(seq, t.to_string(), 0);
         }
         log.remove(2);
         log.remove(2);
@@ -160,7 +222,7 @@ mod tests {
             lines(&log),
             [(1, "aaaa1"), (4, "aaab4")].map(|(n, t)| (n, t.to_string()))
         );
-        log.push(6, "aaab6".to_string());
+        log.push(6, "aaab6".to_string(), 0);
         assert_eq!(lines(&log).last(), Some(&(6, "aaab6".to_string())));
     }
 
@@ -169,21 +231,76 @@ mod tests {
         let mut log = Log::default();
         let long = |tag: &str| format!("{{\"t\":\"{tag}\",\"c\":\"{}\"}}", "ż".repeat(1000));
         for seq in 1..=6 {
-            log.push(seq, long(&seq.to_string()));
+            log.push(seq, long(&seq.to_string()), 0);
         }
         // The last line removed: it keeps nothing, and the next is written against the rest.
         log.remove(6);
         assert_eq!(&*log.entries[5].rest, "");
         log.remove(3);
         assert!(log.entries[2].rest.len() < 2, "{:?}", log.entries[2].rest);
-        log.push(7, long("7"));
-        log.push(8, "x".to_string());
+        log.push(7, long("7"), 0);
+        log.push(8, "x".to_string(), 0);
         log.remove(8);
-        log.push(9, long("9"));
+        log.push(9, long("9"), 0);
         let expected: Vec<(u64, String)> = [1, 2, 4, 5, 7, 9]
             .iter()
             .map(|&n| (n, long(&n.to_string())))
             .collect();
         assert_eq!(lines(&log), expected);
+    }
+
+    #[test]
+    fn each_line_keeps_its_delivery_through_holes_and_rewrites() {
+        let mut log = Log::default();
+        for (seq, delivery) in [(1, 0), (2, 0), (3, 7), (4, 7), (5, 8), (6, 0), (7, 9)] {
+            log.push(seq, format!("line{seq}"), delivery);
+        }
+        // One run per change of delivery, not one per line.
+        assert_eq!(log.runs, [(1, 0), (3, 7), (5, 8), (6, 0), (7, 9)]);
+        let delivered = |log: &Log| {
+            log.iter_delivered()
+                .map(|(s, d, _)| (s, d))
+                .collect::<Vec<_>>()
+        };
+        log.remove(3);
+        assert_eq!(
+            delivered(&log),
+            [(1, 0), (2, 0), (4, 7), (5, 8), (6, 0), (7, 9)]
+        );
+        // Four holes of seven: written again without them, deliveries kept.
+        log.remove(1);
+        log.remove(5);
+        log.remove(6);
+        assert_eq!(log.entries.len(), 3);
+        assert_eq!(delivered(&log), [(2, 0), (4, 7), (7, 9)]);
+        log.push(8, "line8".into(), 9);
+        assert_eq!(delivered(&log).last(), Some(&(8, 9)));
+        // A redelivered line of a batch: replayed (`iter_all`), not a line of
+        // the log (`iter`), and kept when the log is written again.
+        log.push_seen_only(9, "line2".into(), 9);
+        log.push(10, "line10".into(), 9);
+        let all = |log: &Log| {
+            log.iter_all()
+                .map(|(s, _, o, _)| (s, o))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            all(&log),
+            [
+                (2, false),
+                (4, false),
+                (7, false),
+                (8, false),
+                (9, true),
+                (10, false)
+            ]
+        );
+        assert_eq!(delivered(&log).len(), 5);
+        log.remove(2);
+        log.remove(4);
+        log.remove(7);
+        log.remove(8);
+        assert_eq!(all(&log), [(9, true), (10, false)]);
+        assert_eq!(log.iter().map(|(s, _)| s).collect::<Vec<_>>(), [10]);
     }
 }

@@ -357,11 +357,14 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 /// One session's live view, built from its envelopes.
 ///
 /// Memory follows what the view shows, not how long the stream runs:
-/// redeliveries and other sessions' envelopes are counted, not kept; each
-/// execution keeps at most `text_limit` bytes of streamed text (and each
-/// tool run as much output), counting what it drops; warnings are listed
-/// up to 1,000 and counted. What grows per envelope is 16 bytes of
-/// fingerprint and the log line of each envelope that still shows.
+/// redeliveries and other sessions' envelopes are counted, not kept (but
+/// for a recording session's log, which keeps a redelivered line of a batch
+/// as seen only: it decided how the batch's later lines were judged, and a
+/// replay must judge them alike); each execution keeps at most `text_limit`
+/// bytes of streamed text (and each tool run as much output), counting what
+/// it drops; warnings are listed up to 1,000 and counted. What grows per
+/// envelope is 16 bytes of fingerprint and the log line of each envelope
+/// that still shows.
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
@@ -393,6 +396,10 @@ pub struct Session {
     log: Log,
     /// The next arrival number (a `RunLog` numbers across its sessions).
     next_seq: u64,
+    /// The last delivery number given to a batch (see `Log`), and the
+    /// delivery of the envelope being ingested (0: on its own).
+    deliveries: u32,
+    delivery: u32,
     /// Fingerprints of the envelopes applied (see [`dedup`]).
     seen: Seen,
     counts: Counts,
@@ -523,6 +530,8 @@ impl Session {
             text_limit: limit,
             log: Log::default(),
             next_seq: 0,
+            deliveries: 0,
+            delivery: 0,
             seen: Seen::default(),
             counts: Counts::default(),
             usage_total: Usage::default(),
@@ -608,6 +617,37 @@ impl Session {
     /// limit dropped (none when the session does not record).
     pub fn log(&self) -> impl Iterator<Item = String> + '_ {
         self.log.iter().map(|(_, l)| l)
+    }
+
+    /// [`log`](Session::log) with the delivery each line came in: 0 for an
+    /// envelope delivered on its own (`ingest_text`, `ingest_value`), else a
+    /// number the lines of one delivery share (one `ingest_jsonl` text, a
+    /// recording) and the lines of the deliveries next to it do not. A
+    /// replay that delivers the lines the same way (one batch per number,
+    /// the others one by one) judges redeliveries as the session did.
+    ///
+    /// ```
+    /// use stepline::session::Session;
+    /// let step = |kind: &str| format!(r#"{{"type":"agent.step.{kind}","session_id":"s","execution_id":"e","payload":{{"step_number":1}}}}"#);
+    /// let mut s = Session::new(None);
+    /// s.ingest_text(r#"{"type":"agent.status","session_id":"s","execution_id":"e","payload":{"status":"processing"}}"#).unwrap();
+    /// s.ingest_jsonl(&format!("{}\n{}", step("started"), step("completed")));
+    /// let deliveries: Vec<u32> = s.log_delivered().map(|(d, _)| d).collect();
+    /// assert_eq!(deliveries[0], 0);
+    /// assert!(deliveries[1] > 0 && deliveries[1] == deliveries[2]);
+    /// ```
+    pub fn log_delivered(&self) -> impl Iterator<Item = (u32, String)> + '_ {
+        self.log_replay().filter(|e| !e.1).map(|(d, _, l)| (d, l))
+    }
+
+    /// What a replay delivers: [`log_delivered`](Session::log_delivered)'s
+    /// lines and, in their place, the lines of a batch the session took for
+    /// redeliveries (`true`): those changed what their batch had seen, which
+    /// judges its later lines, so a replay delivers them too.
+    pub(crate) fn log_replay(&self) -> impl Iterator<Item = (u32, bool, String)> + '_ {
+        self.log
+            .iter_all()
+            .map(|(_, d, seen_only, l)| (d, seen_only, l))
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
@@ -748,7 +788,10 @@ impl Session {
             self.next_seq += 1;
             last_line = Some(seq);
             if self.recording {
-                self.log.push(seq, line);
+                let delivery = batch
+                    .as_deref_mut()
+                    .map_or(0, |b| b.delivery(&mut self.deliveries));
+                self.log.push(seq, line, delivery);
             }
         }
         // Accepted even when it changes nothing yet (an AG-UI tool call's
@@ -933,8 +976,11 @@ impl Session {
         if let Some(b) = batch.as_deref_mut() {
             b.observe(&env, content);
         }
+        self.delivery = batch
+            .as_deref_mut()
+            .map_or(0, |b| b.delivery(&mut self.deliveries));
         let content = match past_cut {
-            Some(true) => return self.duplicate(out),
+            Some(true) => return self.batch_duplicate(out, raw, batch.is_some()),
             _ => content,
         };
         let mut fingerprint = None;
@@ -980,7 +1026,7 @@ impl Session {
             };
             let key = occurrence(f, k);
             if !self.seen.insert(key) {
-                return self.duplicate(out);
+                return self.batch_duplicate(out, raw, batch.is_some());
             }
             repeated = k > 1;
             fingerprint = Some(key);
@@ -1080,6 +1126,23 @@ impl Session {
         open && within
     }
 
+    /// A redelivery, of a batch when `batched`: the log keeps its line as
+    /// seen only (see src/session/log.rs), so a replay of the batch judges
+    /// the batch's later lines as the session did.
+    fn batch_duplicate(
+        &mut self,
+        out: IngestOutcome,
+        raw: Option<String>,
+        batched: bool,
+    ) -> IngestOutcome {
+        if let (true, true, true, Some(line)) = (batched, self.logging, self.recording, raw) {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.log.push_seen_only(seq, line, self.delivery);
+        }
+        self.duplicate(out)
+    }
+
     fn duplicate(&mut self, mut out: IngestOutcome) -> IngestOutcome {
         self.counts.duplicates += 1;
         self.dirty.header = true;
@@ -1176,7 +1239,7 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged && keeps_line {
-            self.log.push(seq, line);
+            self.log.push(seq, line, self.delivery);
         }
         out
     }

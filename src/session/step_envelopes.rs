@@ -143,10 +143,20 @@ impl Session {
         let mut replay =
             Session::with_text_limit(self.given_id().map(String::from), self.text_limit());
         let mut envelopes = Vec::new();
-        // One delivery, as the timeline replays it (src/session/timeline.rs).
-        let mut batch = crate::session::dedup::Batch::default();
-        for line in self.log().take(before.unwrap_or(usize::MAX)) {
-            let _ = replay.ingest_text_in(&line, Some(&mut batch));
+        // Delivered as the session received it, as the timeline replays it
+        // (src/session/timeline.rs).
+        let mut delivery = crate::session::timeline::Delivery::default();
+        let mut left = before.unwrap_or(usize::MAX);
+        for (d, seen_only, line) in self.log_replay() {
+            if left == 0 {
+                break;
+            }
+            delivery.replay(&mut replay, d, &line);
+            if seen_only {
+                // A redelivery in its batch: it changed nothing of a step.
+                continue;
+            }
+            left -= 1;
             let touched = replay.dirty.take_steps();
             if touched
                 .iter()

@@ -10,7 +10,13 @@
 //!
 //! The lines replayed are the session's log ([`Session::log`]): envelopes
 //! whose streamed text the text limit dropped are not in it, so a prefix of
-//! such a session shows the text the log kept.
+//! such a session shows the text the log kept. They are delivered as the
+//! session received them ([`Session::log_delivered`]): the lines of one
+//! JSONL text as one batch, an envelope received on its own on its own.
+//! Where a delivery ended decides what a redelivery is (two identical lines
+//! of one batch are two occurrences; a line repeated in the next batch is
+//! judged against what that batch has seen), so a replay that delivered the
+//! lines otherwise could end on another view than the session's.
 
 use crate::session::Session;
 
@@ -19,16 +25,41 @@ use crate::session::Session;
 pub struct Timeline {
     /// The empty session every replay starts from (same id and text limit).
     empty: Session,
-    /// The log lines read so far, as received.
-    lines: Vec<Box<str>>,
-    /// How many lines `cursor` has applied.
+    /// The log lines read so far, as received, each with its delivery (0:
+    /// on its own) and whether the session took it for a redelivery in its
+    /// batch (`Session::log_replay`).
+    lines: Vec<(u32, bool, Box<str>)>,
+    /// Per position from 1, the index in `lines` of that applied line.
+    positions: Vec<usize>,
+    /// How many of `lines` `cursor` has read.
     at: usize,
     /// The session after the first `at` lines.
     cursor: Session,
-    /// The replay's delivery: the log's lines are one delivery, as in a
-    /// recording (`Session::from_recording`), so two identical lines the
-    /// session applied are two occurrences here too, not a redelivery.
-    batch: crate::session::dedup::Batch,
+    /// The delivery the cursor is replaying, and what it delivered so far.
+    batch: Delivery,
+}
+
+/// A replay's current delivery: its number in the log and its batch.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Delivery(u32, crate::session::dedup::Batch);
+
+impl Delivery {
+    /// Ingests log line `line` of delivery `delivery` into `replay`, as the
+    /// session received it: in the same batch as the line before it when
+    /// that was of the same delivery, in a new one when not, on its own
+    /// when it came on its own. Not settled. A line the session applied
+    /// applies again; an error cannot happen, and would only leave the
+    /// replay without it.
+    pub(crate) fn replay(&mut self, replay: &mut Session, delivery: u32, line: &str) {
+        if delivery == 0 {
+            let _ = replay.ingest_text_deferred(line);
+            return;
+        }
+        if self.0 != delivery {
+            *self = Delivery(delivery, Default::default());
+        }
+        let _ = replay.ingest_text_in(line, Some(&mut self.1));
+    }
 }
 
 impl Timeline {
@@ -55,6 +86,7 @@ impl Timeline {
             cursor: empty.clone(),
             empty,
             lines: Vec::new(),
+            positions: Vec::new(),
             at: 0,
             batch: Default::default(),
         };
@@ -65,35 +97,42 @@ impl Timeline {
     /// Reads the envelopes `session` applied since the last read (a live
     /// run grows; its earlier lines are the same). Returns how many.
     pub fn update(&mut self, session: &Session) -> usize {
-        let before = self.lines.len();
-        self.lines
-            .extend(session.log().skip(before).map(String::into_boxed_str));
-        self.lines.len() - before
+        let before = self.positions.len();
+        for (d, seen_only, l) in session.log_replay().skip(self.lines.len()) {
+            if !seen_only {
+                self.positions.push(self.lines.len());
+            }
+            self.lines.push((d, seen_only, l.into_boxed_str()));
+        }
+        self.positions.len() - before
     }
 
     /// How many envelopes the timeline holds (the log's length when last read).
     pub fn len(&self) -> usize {
-        self.lines.len()
+        self.positions.len()
     }
 
     /// Whether it holds no envelope.
     pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
+        self.positions.is_empty()
     }
 
     /// The session after its first `i` envelopes (all of them when `i` is
     /// past the end).
     pub fn at(&mut self, i: usize) -> &Session {
-        let i = i.min(self.lines.len());
+        // Through the `i`-th applied line: the redeliveries after it change
+        // only what their batch has seen, which the next line reads.
+        let i = match i.min(self.positions.len()).checked_sub(1) {
+            Some(p) => self.positions.get(p).map_or(0, |&l| l + 1),
+            None => 0,
+        };
         if i < self.at {
             self.cursor = self.empty.clone();
             self.batch = Default::default();
             self.at = 0;
         }
-        for line in self.lines.get(self.at..i).unwrap_or_default() {
-            // A line the session applied applies again here; an error cannot
-            // happen, and would only leave the prefix without it.
-            let _ = self.cursor.ingest_text_in(line, Some(&mut self.batch));
+        for (delivery, _, line) in self.lines.get(self.at..i).unwrap_or_default() {
+            self.batch.replay(&mut self.cursor, *delivery, line);
         }
         self.at = i;
         self.cursor.settle();

@@ -30,6 +30,10 @@ pub enum Kind {
     Timestamp,
     /// Any map; PHP writes an empty one as `[]`.
     Map,
+    /// Any PHP array: a map, or a list of any length. For a field the
+    /// producer reads as any array and writes back as it read it (v2's
+    /// `StopSignal::fromArray`/`toArray` keep a stored list `context`).
+    PhpArray,
     /// A string, or a list of content-part objects.
     Content,
     Object(&'static [Field]),
@@ -280,10 +284,10 @@ pub const STOP_SIGNAL: &[Field] = &[
     ),
     field(
         "context",
-        Kind::Map,
+        Kind::PhpArray,
         false,
         false,
-        "The signal's data ([] when empty).",
+        "The signal's data (a map, [] when empty, or a list).",
     ),
     field(
         "source",

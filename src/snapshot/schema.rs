@@ -89,6 +89,13 @@ fn kind(k: &Kind) -> Value {
                 obj([("type", Value::from("array")), ("maxItems", Value::from(0))]),
             ]),
         )]),
+        Kind::PhpArray => obj([(
+            "anyOf",
+            Value::Array(vec![
+                obj([("type", Value::from("object"))]),
+                obj([("type", Value::from("array"))]),
+            ]),
+        )]),
         Kind::Content => obj([(
             "anyOf",
             Value::Array(vec![

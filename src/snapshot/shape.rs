@@ -276,10 +276,10 @@ pub(crate) mod schemas {
                 "reason": { "enum": STOP_REASONS, "description": "One of v2's ten stop reasons." },
                 "message": { "type": "string", "description": "What stopped the run." },
                 "context": {
-                    "description": "The signal's data (`[]` when empty).",
+                    "description": "The signal's data (a map, `[]` when empty, or a list).",
                     "anyOf": [
                         { "type": "object", "additionalProperties": true },
-                        { "type": "array", "maxItems": 0 }
+                        { "type": "array" }
                     ]
                 },
                 "source": { "type": ["string", "null"], "description": "The class or name that raised it." }

@@ -152,6 +152,11 @@ fn check(v: &Value, kind: &Kind, path: &At, r: &mut Report) {
                 wrong(r, "an object");
             }
         }
+        Kind::PhpArray => {
+            if !(v.is_object() || v.is_array()) {
+                wrong(r, "an object or a list");
+            }
+        }
         Kind::Content => match v {
             Value::String(_) => {}
             Value::Array(parts) => {

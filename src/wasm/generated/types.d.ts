@@ -747,7 +747,10 @@ export interface StopSignalV2 {
   reason: StopReasonV2;
   /** For a person (`Step limit reached: 3/3`). */
   message: string;
-  /** A map (PHP array, `[]` when empty); anything else reads as `[]`. */
+  /**
+   * A PHP array as stored: a map (`[]` when empty) or a list, which the
+   * producer keeps and writes back; anything else reads as `[]`.
+   */
   context:
     | {
         [k: string]: unknown | undefined;
@@ -3387,12 +3390,12 @@ export interface SlimContinuationV2 {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data (`[]` when empty). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
         }
-      | [];
+      | unknown[];
     /** The class or name that raised it. */
     source: string | null;
   }[];
@@ -3556,12 +3559,12 @@ export interface SlimSnapshot {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data (`[]` when empty). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
         }
-      | [];
+      | unknown[];
     /** The class or name that raised it. */
     source: string | null;
   } | null;
@@ -3619,12 +3622,12 @@ export interface SlimStep {
       | "unknown";
     /** What stopped the run. */
     message: string;
-    /** The signal's data (`[]` when empty). */
+    /** The signal's data (a map, `[]` when empty, or a list). */
     context:
       | {
           [k: string]: unknown | undefined;
         }
-      | [];
+      | unknown[];
     /** The class or name that raised it. */
     source: string | null;
   } | null;

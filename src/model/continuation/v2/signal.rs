@@ -183,7 +183,8 @@ pub struct StopSignal {
     pub reason: StopReason,
     /// For a person (`Step limit reached: 3/3`).
     pub message: String,
-    /// A map (PHP array, `[]` when empty); anything else reads as `[]`.
+    /// A PHP array as stored: a map (`[]` when empty) or a list, which the
+    /// producer keeps and writes back; anything else reads as `[]`.
     #[cfg_attr(
         feature = "schema",
         schemars(schema_with = "crate::model::continuation::schemas::php_map")
