@@ -13,7 +13,6 @@
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Map, Value};
-use crate::model::version::AnyAgentState;
 use crate::model::Timestamp;
 use crate::session::reconcile::Report;
 use crate::session::recording::SNAPSHOT_KEY;
@@ -83,12 +82,7 @@ impl FinalState {
         }
         // Read whole with the reader `parseAgentState` uses (the selective
         // reader `slimSnapshot` uses is generic over its input: a second copy).
-        let snapshot = match AnyAgentState::from_value(value, now)? {
-            AnyAgentState::V1_22(state) => {
-                crate::snapshot::serialize::slim_state(&state, &whole_run())
-            }
-            AnyAgentState::V2(state) => crate::snapshot::v2::slim_v2(&state, &whole_run()),
-        };
+        let snapshot = crate::state_formats::read(value, now, true)?.slim(&whole_run());
         Ok(FinalState {
             snapshot,
             error: last_step_errors(m),

@@ -1,0 +1,150 @@
+//! instructor-php v1.22's stored state (`Cognesy\Addons\Agent`, read by
+//! src/model/) as a [`StateFormat`]: its keys, its slim snapshots (no
+//! `state_version`, read selectively by `slimSnapshot`), its restore, its
+//! snapshot's status rule, and its limits, which are continuation criteria.
+
+use std::any::Any;
+
+use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::Value;
+use crate::model::time::Timestamp;
+use crate::model::AgentState;
+use crate::snapshot::budget::{slim_within, Fitted};
+use crate::snapshot::source::SlimSource;
+use crate::snapshot::validate::{Issue, Report};
+use crate::snapshot::SlimConfig;
+
+use super::{State, StateFormat};
+
+/// instructor-php v1.22.
+#[derive(Debug)]
+pub struct V1_22;
+
+/// Top-level keys only a v1.22 `AgentState::toArray()` writes.
+const KEYS: &[&str] = &[
+    "currentStepStartedAt",
+    "executionStartedAt",
+    "metadata",
+    "cachedContext",
+    "usage",
+    "messageStore",
+    "stateInfo",
+    "currentStep",
+    "status",
+    "steps",
+    "stepResults",
+];
+
+impl StateFormat for V1_22 {
+    fn name(&self) -> &'static str {
+        "v1.22"
+    }
+
+    fn keys(&self) -> &'static [&'static str] {
+        KEYS
+    }
+
+    fn key_hint(&self) -> &'static str {
+        "messageStore, steps, status, …"
+    }
+
+    fn snapshot_version(&self) -> Option<&'static str> {
+        None
+    }
+
+    fn read(&self, state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>> {
+        let mut state = AgentState::from_value(state, now)?;
+        if !compat {
+            state.apply_seed_001();
+        }
+        Ok(Box::new(state))
+    }
+
+    fn slim(
+        &self,
+        state: &Value,
+        config: &SlimConfig,
+        max_bytes: Option<usize>,
+        now: &Timestamp,
+    ) -> Result<Fitted> {
+        let source = SlimSource::from_doc(&state, config, now)?;
+        slim_within(&source, config, max_bytes)
+    }
+
+    fn slims_selectively(&self) -> bool {
+        true
+    }
+
+    fn restore(&self, snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
+        Ok(Box::new(crate::snapshot::restore::restore(snapshot, now)?))
+    }
+
+    /// A v1.22 snapshot (no `state_version`) carries one of v1.22's
+    /// statuses, never null.
+    fn check_snapshot(&self, snapshot: &Value, report: &mut Report) {
+        let issue = |code: &'static str, message: String| Issue {
+            path: "/status".into(),
+            code,
+            message,
+        };
+        use crate::snapshot::rules::{STATUSES, V1_STATUSES};
+        match snapshot.get("status") {
+            Some(Value::Null) => report.errors.push(issue(
+                "wrong_type",
+                "expected a v1.22 snapshot's status to be set, found null (only a v2 snapshot, with state_version \"v2\", has none)".into(),
+            )),
+            Some(Value::String(s))
+                if !V1_STATUSES.contains(&s.as_str()) && STATUSES.contains(&s.as_str()) =>
+            {
+                report.errors.push(issue(
+                    "invalid_enum",
+                    format!(
+                        "expected one of {} in a v1.22 snapshot, found {} (a v2 status: add state_version \"v2\")",
+                        V1_STATUSES.join(", "),
+                        crate::json::quote(s)
+                    ),
+                ))
+            }
+            _ => {}
+        }
+    }
+
+    fn criteria(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn guards(&self) -> Result<()> {
+        Err(SteplineError::at(
+            ErrorCode::InvalidValue,
+            "",
+            "expected an instructor-php v2 agent state (context, execution, …); a v1.22 state's limits are continuation criteria: use evaluateContinuation / replayContinuation",
+        ))
+    }
+
+    fn prices(&self) -> Result<()> {
+        Err(SteplineError::at(
+            ErrorCode::UnknownStateVersion,
+            "",
+            "expected an instructor-php v2 state (with llmConfig.pricing); \
+             this is a v1.22 state, which stores no prices",
+        ))
+    }
+}
+
+impl State for AgentState {
+    fn format(&self) -> &'static dyn StateFormat {
+        &V1_22
+    }
+
+    fn view_text(&self, _now: &Timestamp) -> String {
+        crate::json::to_text(&crate::model::view::agent_state_view(self))
+    }
+
+    fn slim(&self, config: &SlimConfig) -> Value {
+        crate::snapshot::serialize::slim_state(self, config)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
