@@ -37,7 +37,7 @@ fn parsed_steps(state: &Value, compat: bool) -> Vec<Value> {
     let Some(s) = read.downcast_ref::<stepline::model::AgentState>() else {
         panic!("a v1.22 state");
     };
-    let view = json::to_value_of(&agent_state_view(&s));
+    let view = json::to_value_of(&agent_state_view(s));
     view["steps"].as_array().unwrap().clone()
 }
 

@@ -146,10 +146,14 @@ impl dyn State {
     }
 }
 
-/// The built-in formats. The first reads a state that holds no format's keys
-/// (`{}`, a bare `agentId`) and a value that is not an object (which its
-/// reader refuses), as v1.22 always has.
+/// The built-in formats, in the order errors name them.
 pub static BUILT_IN: &[&dyn StateFormat] = &[&super::v1_22::V1_22, &super::v2::V2];
+
+/// The format that reads a state holding no format's keys (`{}`, a bare
+/// `agentId`) and a value that is not an object (which its reader refuses),
+/// as v1.22 always has; and a snapshot's whose `state_version` no format
+/// carries, where reconciliation reads one.
+static BARE: &dyn StateFormat = &super::v1_22::V1_22;
 
 /// Keys every instructor-php state writes, whatever its format.
 const COMMON_KEYS: [&str; 2] = ["agentId", "parentAgentId"];
@@ -212,9 +216,9 @@ impl StateFormats {
         self.iter().find(|f| f.name() == name)
     }
 
-    /// The format that reads a state holding no format's keys.
+    /// The format that reads a state holding no format's keys ([`BARE`]).
     fn fallback(&self) -> &'static dyn StateFormat {
-        BUILT_IN[0]
+        BARE
     }
 
     /// The format of a stored state, from its top-level keys.

@@ -182,7 +182,7 @@ impl StateFormat {
         let hooks = HOOKS
             .iter()
             .find(|(name, _)| *name == format.name())
-            .map_or(HOOKS[0].1, |(_, hooks)| *hooks);
+            .map_or(&V1_22 as &dyn SnapshotHooks, |(_, hooks)| *hooks);
         StateFormat(hooks)
     }
 
