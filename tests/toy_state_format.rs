@@ -136,6 +136,10 @@ impl StateFormat for Toy {
         Some("toy")
     }
 
+    fn snapshot_statuses(&self) -> &'static [&'static str] {
+        &["running", "done"]
+    }
+
     fn read(&self, state: &Value, _now: &Timestamp, _compat: bool) -> Result<Box<dyn State>> {
         Ok(Box::new(ToyState::from_value(state)?))
     }

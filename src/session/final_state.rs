@@ -115,12 +115,13 @@ impl FinalState {
 /// producer's `deserialize` hands it to `AgentStatus::from` (v1.22, which
 /// throws `ValueError` on `"idle"` and any other name it does not have, and
 /// `TypeError` on a number), v2's to `ExecutionStatus::from`. Absent or null
-/// reads as the default. A v1.22 snapshot (no `state_version`) takes only
-/// v1.22's names.
+/// reads as the default. A snapshot takes its state format's names
+/// (`StateFormat::snapshot_statuses`); one whose `state_version` no format
+/// carries, any status a snapshot may carry.
 fn snapshot_status(snapshot: &Value, base: &str) -> Result<()> {
-    use crate::snapshot::rules::{STATUSES, V1_STATUSES};
-    let v2 = snapshot.get("state_version").is_some_and(|v| !v.is_null());
-    let names = if v2 { STATUSES } else { V1_STATUSES };
+    let names = crate::state_formats::StateFormats::built_in()
+        .of_snapshot(snapshot)
+        .map_or(crate::snapshot::rules::STATUSES, |f| f.snapshot_statuses());
     let path = format!("{base}/status");
     match snapshot.get("status") {
         None | Some(Value::Null) => Ok(()),

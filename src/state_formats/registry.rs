@@ -38,6 +38,10 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// format whose snapshots carry none (v1.22, which predates the field).
     fn snapshot_version(&self) -> Option<&'static str>;
 
+    /// The statuses its slim snapshots may carry (what its producer's
+    /// `deserialize` restores).
+    fn snapshot_statuses(&self) -> &'static [&'static str];
+
     /// Reads a stored state as `parseAgentState` does. Unless `compat`, the
     /// steps are read as the slim snapshot summarises them (v1.22's seed 001
     /// reading); `compat` reads them exactly as stored.
@@ -192,6 +196,7 @@ impl StateFormats {
     ///     fn keys(&self) -> &'static [&'static str] { &["toyTurns"] }
     ///     fn key_hint(&self) -> &'static str { "toyTurns" }
     ///     fn snapshot_version(&self) -> Option<&'static str> { Some("toy") }
+    ///     fn snapshot_statuses(&self) -> &'static [&'static str] { &["done"] }
     ///     fn read(&self, _: &Value, _: &Timestamp, _: bool) -> stepline::error::Result<Box<dyn State>> { unimplemented!() }
     ///     fn slim(&self, _: &Value, _: &SlimConfig, _: Option<usize>, _: &Timestamp) -> stepline::error::Result<Fitted> { unimplemented!() }
     ///     fn restore(&self, _: &Value, _: &Timestamp) -> stepline::error::Result<Box<dyn State>> { unimplemented!() }

@@ -52,6 +52,12 @@ impl StateFormat for V1_22 {
         None
     }
 
+    /// `AgentStatus::from` throws on any other name (and on v2's
+    /// `pending` and `stopped`).
+    fn snapshot_statuses(&self) -> &'static [&'static str] {
+        crate::snapshot::rules::V1_STATUSES
+    }
+
     fn read(&self, state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>> {
         let mut state = AgentState::from_value(state, now)?;
         if !compat {
@@ -87,20 +93,21 @@ impl StateFormat for V1_22 {
             code,
             message,
         };
-        use crate::snapshot::rules::{STATUSES, V1_STATUSES};
+        use crate::snapshot::rules::STATUSES;
+        let own = self.snapshot_statuses();
         match snapshot.get("status") {
             Some(Value::Null) => report.errors.push(issue(
                 "wrong_type",
                 "expected a v1.22 snapshot's status to be set, found null (only a v2 snapshot, with state_version \"v2\", has none)".into(),
             )),
             Some(Value::String(s))
-                if !V1_STATUSES.contains(&s.as_str()) && STATUSES.contains(&s.as_str()) =>
+                if !own.contains(&s.as_str()) && STATUSES.contains(&s.as_str()) =>
             {
                 report.errors.push(issue(
                     "invalid_enum",
                     format!(
                         "expected one of {} in a v1.22 snapshot, found {} (a v2 status: add state_version \"v2\")",
-                        V1_STATUSES.join(", "),
+                        own.join(", "),
                         crate::json::quote(s)
                     ),
                 ))

@@ -46,6 +46,11 @@ impl StateFormat for V2 {
         Some(STATE_VERSION)
     }
 
+    /// `ExecutionStatus::from`'s five.
+    fn snapshot_statuses(&self) -> &'static [&'static str] {
+        crate::snapshot::rules::STATUSES
+    }
+
     /// v2's steps are stored as the slim snapshot summarises them: `compat`
     /// changes nothing.
     fn read(&self, state: &Value, now: &Timestamp, _compat: bool) -> Result<Box<dyn State>> {
