@@ -138,7 +138,7 @@ pub trait State: fmt::Debug + Any {
     /// Its slim snapshot under `config`, with no byte budget.
     fn slim(&self, config: &SlimConfig) -> Value;
 
-    /// Itself, for [`downcast_ref`](trait.State.html#method.downcast_ref).
+    /// Itself as `Any`, which `<dyn State>::downcast_ref` reads.
     fn as_any(&self) -> &dyn Any;
 }
 
