@@ -65,7 +65,7 @@ pub fn parse_agent_state(
                 now,
             ))
         })(),
-        |(state, now)| state_js(state, now),
+        |(state, now)| state_js(&**state, now),
     )
 }
 
