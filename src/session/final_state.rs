@@ -17,6 +17,7 @@ use crate::model::Timestamp;
 use crate::session::reconcile::Report;
 use crate::session::recording::SNAPSHOT_KEY;
 use crate::session::Session;
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
 
 /// A final state as `reconcile` reads it.
@@ -82,7 +83,7 @@ impl FinalState {
         }
         // Read whole with the reader `parseAgentState` uses (the selective
         // reader `slimSnapshot` uses is generic over its input: a second copy).
-        let snapshot = crate::state_formats::read(value, now, true)?.slim(&whole_run());
+        let snapshot = slim_whole(value, now)?;
         Ok(FinalState {
             snapshot,
             error: last_step_errors(m),
@@ -109,6 +110,24 @@ impl FinalState {
         let snapshot = line.get(SNAPSHOT_KEY).cloned().unwrap_or(Value::Null);
         Ok(FinalState { snapshot, error })
     }
+}
+
+/// A stored state, read by its format's reader, as a slim snapshot of its
+/// whole last run.
+#[cfg(feature = "full")]
+fn slim_whole(value: &Value, now: &Timestamp) -> Result<Value> {
+    Ok(crate::state_formats::read(value, now, true)?.slim(&whole_run()))
+}
+
+/// The live entry (`stepline/live`) takes no final state (`ingestFinalState`
+/// and `reconcile` are the full package's), so it links no state reader.
+#[cfg(not(feature = "full"))]
+fn slim_whole(_value: &Value, _now: &Timestamp) -> Result<Value> {
+    Err(SteplineError::at(
+        ErrorCode::InvalidValue,
+        "",
+        "expected a slim snapshot: this build (without the `full` feature) reads no stored agent state",
+    ))
 }
 
 /// A slim snapshot's status must be one its producer can restore: the
@@ -174,6 +193,7 @@ pub(crate) fn line_error(line: &Map) -> Result<Option<&str>> {
 }
 
 /// The slim config that keeps the whole run: every step and message, uncut.
+#[cfg(feature = "full")]
 fn whole_run() -> SlimConfig {
     SlimConfig {
         max_messages: i64::MAX,

@@ -16,22 +16,40 @@ mod registry;
 pub mod v1_22;
 pub mod v2;
 
-pub use registry::{State, StateFormat, StateFormats, BUILT_IN};
+#[cfg(feature = "full")]
+pub use registry::State;
+pub use registry::{StateFormat, StateFormats, BUILT_IN};
 
+// The entries below read, slim, restore and evaluate stored states: the full
+// package's (the live entry reads no stored state).
+
+#[cfg(feature = "full")]
 use crate::error::Result;
+#[cfg(feature = "full")]
 use crate::json::Value;
+#[cfg(feature = "full")]
 use crate::model::continuation::criteria::Criterion;
+#[cfg(feature = "full")]
 use crate::model::continuation::observe::TimeOrigin;
+#[cfg(feature = "full")]
 use crate::model::continuation::outcome::Outcome;
+#[cfg(feature = "full")]
 use crate::model::continuation::replay::{Replay, ReplayOptions};
+#[cfg(feature = "full")]
 use crate::model::continuation::v2::guard::{Guard, Trigger};
+#[cfg(feature = "full")]
 use crate::model::continuation::v2::replay::{GuardCheck, GuardReplay, ReplayClock};
+#[cfg(feature = "full")]
 use crate::model::time::Timestamp;
+#[cfg(feature = "full")]
 use crate::snapshot::budget::Fitted;
+#[cfg(feature = "full")]
 use crate::snapshot::validate::Report;
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
 
 /// Reads a stored state of any built-in format ([`StateFormats::read`]).
+#[cfg(feature = "full")]
 pub fn read(state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>> {
     StateFormats::built_in().read(state, now, compat)
 }
@@ -39,6 +57,7 @@ pub fn read(state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn Stat
 /// Slims a stored state of any built-in format ([`StateFormats::slim`]):
 /// the entry for native callers (the WebAssembly `slimSnapshot` reads v1.22
 /// states selectively instead).
+#[cfg(feature = "full")]
 pub fn slim(
     state: &Value,
     config: &SlimConfig,
@@ -49,6 +68,7 @@ pub fn slim(
 }
 
 /// Restores a slim snapshot of any built-in format ([`StateFormats::restore`]).
+#[cfg(feature = "full")]
 pub fn restore(snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
     StateFormats::built_in().restore(snapshot, now)
 }
@@ -60,6 +80,7 @@ pub fn restore(snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
 /// let report = stepline::state_formats::validate_snapshot(&snap);
 /// assert!(report.errors.iter().any(|e| e.path == "/status"));
 /// ```
+#[cfg(feature = "full")]
 pub fn validate_snapshot(snapshot: &Value) -> Report {
     StateFormats::built_in().validate_snapshot(snapshot)
 }
@@ -67,6 +88,7 @@ pub fn validate_snapshot(snapshot: &Value) -> Report {
 /// Evaluates continuation `criteria` on a stored state whose format's limits
 /// are criteria ([`StateFormat::criteria`]; the evaluation itself is
 /// `evaluate_state` of src/model/continuation/evaluate.rs).
+#[cfg(feature = "full")]
 pub fn evaluate_state(
     input: &Value,
     criteria: &[Criterion],
@@ -86,6 +108,7 @@ pub fn evaluate_state(
 
 /// Replays a recorded state step by step under `criteria`, once its format
 /// says its limits are criteria.
+#[cfg(feature = "full")]
 pub fn replay_state(
     input: &Value,
     criteria: &[Criterion],
@@ -99,6 +122,7 @@ pub fn replay_state(
 
 /// Runs `guards` (their JSON list, read first) on a stored state whose
 /// format's limits are guards ([`StateFormat::guards`]).
+#[cfg(feature = "full")]
 pub fn evaluate_guards(
     state: &Value,
     guards: &Value,
@@ -113,6 +137,7 @@ pub fn evaluate_guards(
 
 /// Replays a recorded run under `guards`, once its format says its limits
 /// are guards.
+#[cfg(feature = "full")]
 pub fn replay_guards(
     state: &Value,
     guards: &Value,

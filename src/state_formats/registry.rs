@@ -3,15 +3,25 @@
 //! ([`State`]), and the registry that tells them apart ([`StateFormats`]):
 //! the one version check of stepline.
 
-use std::any::Any;
 use std::fmt;
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{Map, Value};
+
+// What a format does with a state: the full package's. The live entry
+// (`stepline/live`, without the `full` feature) reads no stored state; its
+// recordings' snapshot lines only ask which format a snapshot is of, and a
+// trait object's vtable would link every method it holds into its wasm.
+#[cfg(feature = "full")]
 use crate::model::time::Timestamp;
+#[cfg(feature = "full")]
 use crate::snapshot::budget::Fitted;
+#[cfg(feature = "full")]
 use crate::snapshot::validate::Report;
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
+#[cfg(feature = "full")]
+use std::any::Any;
 
 /// One producer release's stored agent state.
 ///
@@ -45,9 +55,11 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// Reads a stored state as `parseAgentState` does. Unless `compat`, the
     /// steps are read as the slim snapshot summarises them (v1.22's seed 001
     /// reading); `compat` reads them exactly as stored.
+    #[cfg(feature = "full")]
     fn read(&self, state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>>;
 
     /// The slim snapshot of a stored state, within `max_bytes` when given.
+    #[cfg(feature = "full")]
     fn slim(
         &self,
         state: &Value,
@@ -56,20 +68,24 @@ pub trait StateFormat: fmt::Debug + Sync {
         now: &Timestamp,
     ) -> Result<Fitted>;
 
-    /// Whether `slimSnapshot` reads this format's states part by part with
-    /// the selective reader (`SlimSource::from_doc` of
-    /// src/snapshot/source.rs, which reads v1.22's shape) instead of whole
-    /// through [`StateFormat::slim`]. The default reads whole.
+    /// Whether its states have v1.22's shape, which `slimSnapshot` and
+    /// [`StateFormats::slim`] read part by part with the selective reader
+    /// (`SlimSource::from_doc` of src/snapshot/source.rs: the parts a
+    /// snapshot drops are neither read nor checked) instead of whole through
+    /// [`StateFormat::slim`]. The default reads whole.
+    #[cfg(feature = "full")]
     fn slims_selectively(&self) -> bool {
         false
     }
 
     /// Rebuilds a state from one of its slim snapshots to resume the
     /// conversation (`restoreState`).
+    #[cfg(feature = "full")]
     fn restore(&self, snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>>;
 
     /// The checks of one of its snapshots that only this format makes
     /// (`validateSnapshot`); the shape's own checks are every format's.
+    #[cfg(feature = "full")]
     fn check_snapshot(&self, snapshot: &Value, report: &mut Report) {
         let _ = (snapshot, report);
     }
@@ -77,6 +93,7 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// `Ok` when its limits are continuation criteria, which
     /// `evaluateContinuation` / `replayContinuation` evaluate (v1.22's);
     /// otherwise the error that says where they are evaluated.
+    #[cfg(feature = "full")]
     fn criteria(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::InvalidValue,
@@ -91,6 +108,7 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// `Ok` when its limits are guards, which `evaluateGuards` /
     /// `replayGuards` evaluate (v2's); otherwise the error that says where
     /// they are evaluated.
+    #[cfg(feature = "full")]
     fn guards(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::InvalidValue,
@@ -105,6 +123,7 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// `Ok` when it stores the prices of its model (v2's
     /// `llmConfig.pricing`, which `pricesFromState` reads); otherwise the
     /// error that says it stores none.
+    #[cfg(feature = "full")]
     fn prices(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::UnknownStateVersion,
@@ -127,6 +146,7 @@ pub trait StateFormat: fmt::Debug + Sync {
 /// assert_eq!(state.format().name(), "v2");
 /// assert!(state.downcast_ref::<stepline::model::v2::AgentState>().is_some());
 /// ```
+#[cfg(feature = "full")]
 pub trait State: fmt::Debug + Any {
     /// The format it was read in.
     fn format(&self) -> &'static dyn StateFormat;
@@ -142,6 +162,7 @@ pub trait State: fmt::Debug + Any {
     fn as_any(&self) -> &dyn Any;
 }
 
+#[cfg(feature = "full")]
 impl dyn State {
     /// The state as its format's own type (`model::AgentState` for v1.22,
     /// `model::v2::AgentState` for v2), if it is one.
@@ -383,11 +404,13 @@ impl StateFormats {
     }
 
     /// Reads a stored state with its format's reader ([`StateFormat::read`]).
+    #[cfg(feature = "full")]
     pub fn read(&self, state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>> {
         self.of(state)?.read(state, now, compat)
     }
 
     /// Slims a stored state with its format's writer ([`StateFormat::slim`]).
+    #[cfg(feature = "full")]
     pub fn slim(
         &self,
         state: &Value,
@@ -395,10 +418,17 @@ impl StateFormats {
         max_bytes: Option<usize>,
         now: &Timestamp,
     ) -> Result<Fitted> {
-        self.of(state)?.slim(state, config, max_bytes, now)
+        let format = self.of(state)?;
+        if format.slims_selectively() {
+            // As `slimSnapshot` reads it: the parts a snapshot drops are not read.
+            let source = crate::snapshot::source::SlimSource::from_doc(&state, config, now)?;
+            return crate::snapshot::budget::slim_within(&source, config, max_bytes);
+        }
+        format.slim(state, config, max_bytes, now)
     }
 
     /// Restores a slim snapshot with its format's reader ([`StateFormat::restore`]).
+    #[cfg(feature = "full")]
     pub fn restore(&self, snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
         self.of_snapshot(snapshot)?.restore(snapshot, now)
     }
@@ -406,6 +436,7 @@ impl StateFormats {
     /// Checks a snapshot against the slim schema, its consistency and its
     /// format's own rules ([`StateFormat::check_snapshot`]), and flags every
     /// credential it carries.
+    #[cfg(feature = "full")]
     pub fn validate_snapshot(&self, snapshot: &Value) -> Report {
         crate::snapshot::validate::validate_with(snapshot, |snapshot, report| {
             if let Ok(format) = self.of_snapshot(snapshot) {

@@ -3,18 +3,29 @@
 //! `state_version`, read selectively by `slimSnapshot`), its restore, its
 //! snapshot's status rule, and its limits, which are continuation criteria.
 
+#[cfg(feature = "full")]
 use std::any::Any;
 
+#[cfg(feature = "full")]
 use crate::error::{ErrorCode, Result, SteplineError};
+#[cfg(feature = "full")]
 use crate::json::Value;
+#[cfg(feature = "full")]
 use crate::model::time::Timestamp;
+#[cfg(feature = "full")]
 use crate::model::AgentState;
+#[cfg(feature = "full")]
 use crate::snapshot::budget::{slim_within, Fitted};
+#[cfg(feature = "full")]
 use crate::snapshot::source::SlimSource;
+#[cfg(feature = "full")]
 use crate::snapshot::validate::{Issue, Report};
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
 
-use super::{State, StateFormat};
+#[cfg(feature = "full")]
+use super::State;
+use super::StateFormat;
 
 /// instructor-php v1.22.
 #[derive(Debug)]
@@ -58,6 +69,7 @@ impl StateFormat for V1_22 {
         crate::snapshot::rules::V1_STATUSES
     }
 
+    #[cfg(feature = "full")]
     fn read(&self, state: &Value, now: &Timestamp, compat: bool) -> Result<Box<dyn State>> {
         let mut state = AgentState::from_value(state, now)?;
         if !compat {
@@ -66,6 +78,9 @@ impl StateFormat for V1_22 {
         Ok(Box::new(state))
     }
 
+    /// Read whole, as `parseAgentState` reads it (stepline's own callers
+    /// read v1.22 states selectively: [`StateFormat::slims_selectively`]).
+    #[cfg(feature = "full")]
     fn slim(
         &self,
         state: &Value,
@@ -73,20 +88,23 @@ impl StateFormat for V1_22 {
         max_bytes: Option<usize>,
         now: &Timestamp,
     ) -> Result<Fitted> {
-        let source = SlimSource::from_doc(&state, config, now)?;
-        slim_within(&source, config, max_bytes)
+        let state = AgentState::from_value(state, now)?;
+        slim_within(&SlimSource::from_state(&state, config), config, max_bytes)
     }
 
+    #[cfg(feature = "full")]
     fn slims_selectively(&self) -> bool {
         true
     }
 
+    #[cfg(feature = "full")]
     fn restore(&self, snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
         Ok(Box::new(crate::snapshot::restore::restore(snapshot, now)?))
     }
 
     /// A v1.22 snapshot (no `state_version`) carries one of v1.22's
     /// statuses, never null.
+    #[cfg(feature = "full")]
     fn check_snapshot(&self, snapshot: &Value, report: &mut Report) {
         let issue = |code: &'static str, message: String| Issue {
             path: "/status".into(),
@@ -116,10 +134,12 @@ impl StateFormat for V1_22 {
         }
     }
 
+    #[cfg(feature = "full")]
     fn criteria(&self) -> Result<()> {
         Ok(())
     }
 
+    #[cfg(feature = "full")]
     fn guards(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::InvalidValue,
@@ -128,6 +148,7 @@ impl StateFormat for V1_22 {
         ))
     }
 
+    #[cfg(feature = "full")]
     fn prices(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::UnknownStateVersion,
@@ -138,6 +159,7 @@ impl StateFormat for V1_22 {
     }
 }
 
+#[cfg(feature = "full")]
 impl State for AgentState {
     fn format(&self) -> &'static dyn StateFormat {
         &V1_22

@@ -3,17 +3,28 @@
 //! [`StateFormat`]: its keys, its snapshots (`state_version: "v2"`), and its
 //! limits, which are guards; it stores its model's prices.
 
+#[cfg(feature = "full")]
 use std::any::Any;
 
+#[cfg(feature = "full")]
 use crate::error::{ErrorCode, Result, SteplineError};
+#[cfg(feature = "full")]
 use crate::json::Value;
+#[cfg(feature = "full")]
 use crate::model::time::Timestamp;
+#[cfg(feature = "full")]
 use crate::model::v2::AgentState;
+#[cfg(feature = "full")]
 use crate::snapshot::budget::Fitted;
-use crate::snapshot::v2::{restore_v2, slim_v2, slim_v2_within, STATE_VERSION};
+use crate::snapshot::v2::STATE_VERSION;
+#[cfg(feature = "full")]
+use crate::snapshot::v2::{restore_v2, slim_v2, slim_v2_within};
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
 
-use super::{State, StateFormat};
+#[cfg(feature = "full")]
+use super::State;
+use super::StateFormat;
 
 /// instructor-php v2.x, as of v2.7.
 #[derive(Debug)]
@@ -53,10 +64,12 @@ impl StateFormat for V2 {
 
     /// v2's steps are stored as the slim snapshot summarises them: `compat`
     /// changes nothing.
+    #[cfg(feature = "full")]
     fn read(&self, state: &Value, now: &Timestamp, _compat: bool) -> Result<Box<dyn State>> {
         Ok(Box::new(AgentState::from_value(state, now)?))
     }
 
+    #[cfg(feature = "full")]
     fn slim(
         &self,
         state: &Value,
@@ -67,10 +80,12 @@ impl StateFormat for V2 {
         slim_v2_within(&AgentState::from_value(state, now)?, config, max_bytes)
     }
 
+    #[cfg(feature = "full")]
     fn restore(&self, snapshot: &Value, now: &Timestamp) -> Result<Box<dyn State>> {
         Ok(Box::new(restore_v2(snapshot, now)?))
     }
 
+    #[cfg(feature = "full")]
     fn criteria(&self) -> Result<()> {
         Err(SteplineError::at(
             ErrorCode::InvalidValue,
@@ -79,15 +94,18 @@ impl StateFormat for V2 {
         ))
     }
 
+    #[cfg(feature = "full")]
     fn guards(&self) -> Result<()> {
         Ok(())
     }
 
+    #[cfg(feature = "full")]
     fn prices(&self) -> Result<()> {
         Ok(())
     }
 }
 
+#[cfg(feature = "full")]
 impl State for AgentState {
     fn format(&self) -> &'static dyn StateFormat {
         &V2
