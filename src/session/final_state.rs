@@ -139,7 +139,7 @@ fn slim_whole(_value: &Value, _now: &Timestamp) -> Result<Value> {
 /// carries, any status a snapshot may carry.
 fn snapshot_status(snapshot: &Value, base: &str) -> Result<()> {
     let names = crate::state_formats::StateFormats::built_in()
-        .of_snapshot(snapshot)
+        .snapshot_format(snapshot.get("state_version"))
         .map_or(crate::snapshot::rules::STATUSES, |f| f.snapshot_statuses());
     let path = format!("{base}/status");
     match snapshot.get("status") {

@@ -6,7 +6,9 @@
 use std::fmt;
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{Map, Value};
+#[cfg(feature = "full")]
+use crate::json::Map;
+use crate::json::Value;
 
 // What a format does with a state: the full package's. The live entry
 // (`stepline/live`, without the `full` feature) reads no stored state; its
@@ -30,7 +32,7 @@ use std::any::Any;
 /// let names: Vec<&str> = StateFormats::built_in().iter().map(|f| f.name()).collect();
 /// assert_eq!(names, ["v1.22", "v2"]);
 /// ```
-pub trait StateFormat: fmt::Debug + Sync {
+pub trait StateFormat: Sync {
     /// The format's name in errors and outputs (`"v1.22"`, `"v2"`).
     fn name(&self) -> &'static str;
 
@@ -38,10 +40,12 @@ pub trait StateFormat: fmt::Debug + Sync {
     /// with keys of one format only is that format. No two formats may share
     /// one (`agentId` and `parentAgentId`, which every instructor-php state
     /// has, are none's).
+    #[cfg(feature = "full")]
     fn keys(&self) -> &'static [&'static str];
 
     /// A few of [`StateFormat::keys`], as an error names the format
     /// (`"messageStore, steps, status, …"`).
+    #[cfg(feature = "full")]
     fn key_hint(&self) -> &'static str;
 
     /// The `state_version` its slim snapshots carry; `None` for the one
@@ -136,6 +140,14 @@ pub trait StateFormat: fmt::Debug + Sync {
     }
 }
 
+/// The format's name only (not a supertrait: its vtable entry would be in
+/// every build).
+impl fmt::Debug for dyn StateFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A stored state read by its format's reader.
 ///
 /// ```
@@ -147,7 +159,7 @@ pub trait StateFormat: fmt::Debug + Sync {
 /// assert!(state.downcast_ref::<stepline::model::v2::AgentState>().is_some());
 /// ```
 #[cfg(feature = "full")]
-pub trait State: fmt::Debug + Any {
+pub trait State: Any {
     /// The format it was read in.
     fn format(&self) -> &'static dyn StateFormat;
 
@@ -160,6 +172,15 @@ pub trait State: fmt::Debug + Any {
 
     /// Itself as `Any`, which `<dyn State>::downcast_ref` reads.
     fn as_any(&self) -> &dyn Any;
+}
+
+/// The format's name only: a `Debug` supertrait would link every model type's
+/// `Debug` into the package through the states' vtables (about 18 KB).
+#[cfg(feature = "full")]
+impl fmt::Debug for dyn State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "State({})", self.format().name())
+    }
 }
 
 #[cfg(feature = "full")]
@@ -181,11 +202,14 @@ pub static BUILT_IN: &[&dyn StateFormat] = &[&super::v1_22::V1_22, &super::v2::V
 static BARE: &dyn StateFormat = &super::v1_22::V1_22;
 
 /// Keys every instructor-php state writes, whatever its format.
+#[cfg(feature = "full")]
 const COMMON_KEYS: [&str; 2] = ["agentId", "parentAgentId"];
 
 /// The state formats stepline reads: the built-in ones, then any added.
 #[derive(Clone, Default)]
 pub struct StateFormats {
+    /// Formats a caller added (the live entry reads none).
+    #[cfg(feature = "full")]
     added: Vec<&'static dyn StateFormat>,
 }
 
@@ -227,14 +251,22 @@ impl StateFormats {
     /// let state = stepline::json::from_str(r#"{"toyTurns": []}"#).unwrap();
     /// assert_eq!(formats.of(&state).unwrap().name(), "toy");
     /// ```
+    #[cfg(feature = "full")]
     pub fn with(mut self, format: &'static dyn StateFormat) -> StateFormats {
         self.added.push(format);
         self
     }
 
     /// Every format, built-in first.
+    #[cfg(feature = "full")]
     pub fn iter(&self) -> impl Iterator<Item = &'static dyn StateFormat> + '_ {
         BUILT_IN.iter().copied().chain(self.added.iter().copied())
+    }
+
+    /// Every format: the built-in ones (the live entry adds none).
+    #[cfg(not(feature = "full"))]
+    pub fn iter(&self) -> impl Iterator<Item = &'static dyn StateFormat> + '_ {
+        BUILT_IN.iter().copied()
     }
 
     /// The format named `name`.
@@ -264,6 +296,7 @@ impl StateFormats {
     /// let mixed = stepline::json::from_str(r#"{"execution": null, "steps": []}"#).unwrap();
     /// assert_eq!(formats.of(&mixed).unwrap_err().code.as_str(), "unknown_state_version");
     /// ```
+    #[cfg(feature = "full")]
     pub fn of(&self, state: &Value) -> Result<&'static dyn StateFormat> {
         match state {
             Value::Object(m) => self.of_map(m),
@@ -273,6 +306,7 @@ impl StateFormats {
 
     /// [`StateFormats::of`] from the top-level keys alone (what a selective
     /// reader has before it reads anything).
+    #[cfg(feature = "full")]
     pub fn of_keys(&self, keys: &[String]) -> Result<&'static dyn StateFormat> {
         let probe = Map::from_entries(
             keys.iter()
@@ -282,6 +316,7 @@ impl StateFormats {
         self.of_map(&probe)
     }
 
+    #[cfg(feature = "full")]
     fn of_map(&self, m: &Map) -> Result<&'static dyn StateFormat> {
         let found: Vec<(&'static dyn StateFormat, Vec<String>)> = self
             .iter()
@@ -339,6 +374,7 @@ impl StateFormats {
     }
 
     /// `a v1.22 agent state (messageStore, …) or a v2 one (context, …)`.
+    #[cfg(feature = "full")]
     fn each_with_hint(&self) -> String {
         let each: Vec<String> = self
             .iter()
@@ -366,12 +402,7 @@ impl StateFormats {
     /// [`StateFormats::of_snapshot`] from the snapshot's `state_version`
     /// member (`None` when it has none).
     pub fn of_snapshot_version(&self, version: Option<&Value>) -> Result<&'static dyn StateFormat> {
-        let wanted = match version {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.as_str()),
-            Some(_) => Some(""),
-        };
-        if let Some(found) = self.iter().find(|f| f.snapshot_version() == wanted) {
+        if let Some(found) = self.snapshot_format(version) {
             return Ok(found);
         }
         let marked: Vec<String> = self
@@ -396,11 +427,22 @@ impl StateFormats {
         ))
     }
 
+    /// The format whose snapshots carry `version` as their `state_version`
+    /// (`None` when there is none), if one does.
+    pub fn snapshot_format(&self, version: Option<&Value>) -> Option<&'static dyn StateFormat> {
+        let wanted = match version {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(_) => return None,
+        };
+        self.iter().find(|f| f.snapshot_version() == wanted)
+    }
+
     /// The format of a snapshot as reconciliation reads one: a
     /// `state_version` no format carries is v1.22's, as it always was there.
     pub fn of_snapshot_or_first(&self, version: Option<&Value>) -> &'static dyn StateFormat {
-        self.of_snapshot_version(version)
-            .unwrap_or_else(|_| self.fallback())
+        self.snapshot_format(version)
+            .unwrap_or_else(|| self.fallback())
     }
 
     /// Reads a stored state with its format's reader ([`StateFormat::read`]).
@@ -452,6 +494,7 @@ fn alternatives(items: &[String]) -> String {
 }
 
 /// `a`, `a and b`, `a, b and c`.
+#[cfg(feature = "full")]
 fn alternatives_and(items: &[String]) -> String {
     joined(items, " and ")
 }

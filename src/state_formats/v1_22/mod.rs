@@ -32,6 +32,7 @@ use super::StateFormat;
 pub struct V1_22;
 
 /// Top-level keys only a v1.22 `AgentState::toArray()` writes.
+#[cfg(feature = "full")]
 const KEYS: &[&str] = &[
     "currentStepStartedAt",
     "executionStartedAt",
@@ -51,10 +52,12 @@ impl StateFormat for V1_22 {
         "v1.22"
     }
 
+    #[cfg(feature = "full")]
     fn keys(&self) -> &'static [&'static str] {
         KEYS
     }
 
+    #[cfg(feature = "full")]
     fn key_hint(&self) -> &'static str {
         "messageStore, steps, status, …"
     }

@@ -31,6 +31,7 @@ use super::StateFormat;
 pub struct V2;
 
 /// Top-level keys only a v2.x `AgentState::toArray()` writes.
+#[cfg(feature = "full")]
 const KEYS: &[&str] = &[
     "createdAt",
     "updatedAt",
@@ -45,10 +46,12 @@ impl StateFormat for V2 {
         "v2"
     }
 
+    #[cfg(feature = "full")]
     fn keys(&self) -> &'static [&'static str] {
         KEYS
     }
 
+    #[cfg(feature = "full")]
     fn key_hint(&self) -> &'static str {
         "context, execution, executionCount, …"
     }
