@@ -12,8 +12,8 @@
 //! | the stream and the state stored at its end | what the two disagree on | [`session::Session::reconcile`] → [`session::reconcile::Report`] |
 //! | one envelope | it checked and normalised, whichever producer wrote it | [`envelope::decode::decode_text`], [`envelope::decode::decode_value`] |
 //! | producer events | the envelopes the reference adapter broadcasts | [`envelope::Encoder`], [`envelope::BroadcastConfig`] |
-//! | an agent state (v1.22 or v2.x) | it read, typed | [`model::AgentState`], [`model::version::AnyAgentState`], [`model::v2`] |
-//! | an agent state | its bounded slim snapshot, restored, fitted to a byte budget, validated | [`snapshot::serialize::slim_state`], [`snapshot::restore::restore`], [`snapshot::budget::slim_within`], [`snapshot::validate::validate`], [`snapshot::schema::snapshot_schema`] |
+//! | an agent state (v1.22 or v2.x) | it read, typed | [`model::AgentState`], [`state_formats::read`], [`model::v2`] |
+//! | an agent state | its bounded slim snapshot, restored, fitted to a byte budget, validated | [`snapshot::serialize::slim_state`], [`snapshot::restore::restore`], [`snapshot::budget::slim_within`], [`state_formats::validate_snapshot`], [`snapshot::schema::snapshot_schema`] |
 //! | a state and continuation criteria | whether the loop goes on, and why | [`model::continuation::evaluate_all`], [`model::continuation::Criterion`], [`model::continuation::spec`], [`model::continuation::v2`] for v2.x's stop signals and guards |
 //! | envelopes, a snapshot, maybe the state | the producer bugs they show | [`lint::diagnose_value`], [`lint::Diagnostic`] |
 //! | JSON text | a value, with size and depth limits | [`json::parse`], [`json::Value`], [`json::Map`], [`json::to_string`], [`json!`] |
@@ -63,6 +63,7 @@ pub mod secrets;
 pub mod session;
 pub mod snapshot;
 pub(crate) mod sort;
+pub mod state_formats;
 
 pub use error::{ErrorCode, SteplineError};
 

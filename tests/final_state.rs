@@ -94,7 +94,7 @@ fn every_stored_state_of_both_corpora_ends_its_turn_as_its_slim_snapshot_does() 
                 let slim = match corpus {
                     Corpus::V1_22 => turn["slim"].clone(),
                     Corpus::V2_7 => {
-                        stepline::snapshot::v2::slim_any(
+                        stepline::state_formats::slim(
                             &state,
                             &Default::default(),
                             None,

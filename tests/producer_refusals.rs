@@ -4,15 +4,14 @@
 //! defines a fix for any of them).
 
 use stepline::json::{self, Value};
-use stepline::model::continuation::evaluate::evaluate_state;
 use stepline::model::continuation::spec::{default_criteria, Defaults};
 use stepline::model::time::{parse, Timestamp};
-use stepline::model::version::AnyAgentState;
 use stepline::session::Session;
 use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::source::SlimSource;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::evaluate_state;
 use stepline::{ErrorCode, SteplineError};
 
 fn now() -> Timestamp {
@@ -48,7 +47,7 @@ fn every_state_reader(state: &Value, config: &SlimConfig) -> Vec<(String, Option
         let mode = if compat { "compat" } else { "default" };
         out.push((
             format!("parseAgentState ({mode})"),
-            AnyAgentState::read(state, &now, compat).err(),
+            stepline::state_formats::read(state, &now, compat).err(),
         ));
         out.push((
             format!("evaluateContinuation ({mode})"),

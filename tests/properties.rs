@@ -20,8 +20,8 @@ use stepline::session::Session;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::slim_state;
 use stepline::snapshot::truncate::truncate;
-use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::validate_snapshot as validate;
 
 mod common;
 use common::{session_of, shuffle_within_steps, vectors, view_of, Corpus::V1_22};

@@ -10,15 +10,14 @@
 use stepline::json;
 use stepline::json::Value;
 use stepline::lint::{diagnose_value, SECRET_IN_STATE};
-use stepline::model::continuation::v2::data;
 use stepline::model::continuation::v2::replay::ReplayClock;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::view::view;
 use stepline::model::v2::Form;
-use stepline::model::version::AnyAgentState;
-use stepline::snapshot::v2::{restore_v2, slim_any};
-use stepline::snapshot::validate::validate;
+use stepline::snapshot::v2::restore_v2;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::slim as slim_any;
+use stepline::state_formats::validate_snapshot as validate;
 
 mod common;
 use common::{v2_final_states, with_ids, Corpus::V2_7};
@@ -62,7 +61,10 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
     assert_eq!(states.len(), 47);
     for (name, state) in &states {
         assert!(json::to_string(state).contains(KEY), "{name}: seeded");
-        let AnyAgentState::V2(parsed) = AnyAgentState::from_value(state, &V2_7.now()).unwrap()
+        let Some(parsed) = stepline::state_formats::read(state, &V2_7.now(), true)
+            .unwrap()
+            .downcast_ref::<stepline::model::v2::AgentState>()
+            .cloned()
         else {
             panic!("{name}: not v2");
         };
@@ -76,7 +78,7 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
         );
         // `Debug` (assertion failures, logs) hides the stored config's values;
         // metadata is the application's and prints as stored.
-        let mut config_only = (*parsed).clone();
+        let mut config_only = parsed.clone();
         config_only.context.metadata = Value::Array(Vec::new());
         assert_clean(&format!("{name}: Debug"), &format!("{config_only:?}"));
         for (preset, config) in [
@@ -102,9 +104,17 @@ fn no_output_of_any_state_or_snapshot_function_contains_a_seeded_key() {
                 &json::to_string(&view(&restored, &V2_7.now())),
             );
         }
-        let check = data::evaluate_guards(state, &guards, None, V2_7.now(), None).unwrap();
+        let check =
+            stepline::state_formats::evaluate_guards(state, &guards, None, V2_7.now(), None)
+                .unwrap();
         assert_clean(&format!("{name}: guards"), &json::to_text(&check.view()));
-        let replay = data::replay(state, &guards, ReplayClock::default(), V2_7.now()).unwrap();
+        let replay = stepline::state_formats::replay_guards(
+            state,
+            &guards,
+            ReplayClock::default(),
+            V2_7.now(),
+        )
+        .unwrap();
         assert_clean(&format!("{name}: replay"), &json::to_text(&replay.view()));
         let found = diagnose_value(&json!({"state": state.clone()})).unwrap();
         let text = json::to_text(&found);
@@ -144,7 +154,7 @@ fn errors_about_a_state_that_holds_a_key_never_quote_it() {
     s.as_object_mut().unwrap().insert("steps", json!([]));
     broken.push(s); // both formats' keys: unknown_state_version
     for s in &broken {
-        let err = AnyAgentState::from_value(s, &V2_7.now()).unwrap_err();
+        let err = stepline::state_formats::read(s, &V2_7.now(), true).unwrap_err();
         assert_clean("parse error", &format!("{err} {err:?}"));
         let err = slim_any(s, &SlimConfig::full(), None, &V2_7.now()).unwrap_err();
         assert_clean("slim error", &format!("{err} {err:?}"));

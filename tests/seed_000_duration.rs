@@ -9,8 +9,8 @@ use stepline::model::view::agent_state_view;
 use stepline::model::AgentState;
 use stepline::snapshot::serialize::slim;
 use stepline::snapshot::source::SlimSource;
-use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::validate_snapshot as validate;
 
 mod common;
 use common::{v2_final_states, vectors};

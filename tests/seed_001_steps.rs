@@ -1,12 +1,11 @@
 //! Seed 001 (docs/seeds/001-agent-steps-refactor-plan.md) in stepline's
 //! default mode: a step's type, tool calls and usage are derived from its
 //! inference response and errors, and the two readers that show a v1.22 step
-//! (the slim snapshot and `parseAgentState`, natively `AnyAgentState::read`
+//! (the slim snapshot and `parseAgentState`, natively `state_formats::read`
 //! plus its view) read it the same way. `compat` keeps the producer's reading.
 
 use stepline::json::{self, Value};
 use stepline::model::time::Timestamp;
-use stepline::model::version::AnyAgentState;
 use stepline::model::view::agent_state_view;
 use stepline::model::AgentState;
 use stepline::snapshot::serialize::slim_state;
@@ -34,10 +33,11 @@ fn odd_state() -> Value {
 
 /// `parseAgentState`'s steps (its view of each v1.22 step).
 fn parsed_steps(state: &Value, compat: bool) -> Vec<Value> {
-    let AnyAgentState::V1_22(s) = AnyAgentState::read(state, &now(), compat).unwrap() else {
+    let read = stepline::state_formats::read(state, &now(), compat).unwrap();
+    let Some(s) = read.downcast_ref::<stepline::model::AgentState>() else {
         panic!("a v1.22 state");
     };
-    let view = json::to_value_of(&agent_state_view(&s));
+    let view = json::to_value_of(&agent_state_view(s));
     view["steps"].as_array().unwrap().clone()
 }
 

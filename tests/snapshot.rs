@@ -8,8 +8,8 @@ use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::schema::snapshot_schema;
 use stepline::snapshot::serialize::slim_state;
 use stepline::snapshot::source::SlimSource;
-use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::validate_snapshot as validate;
 use stepline::ErrorCode;
 
 mod common;

@@ -9,9 +9,10 @@ use stepline::json::Value;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::{AgentState, Form};
 use stepline::model::Usage;
-use stepline::snapshot::v2::{restore_v2, slim_any, slim_v2};
-use stepline::snapshot::validate::validate;
+use stepline::snapshot::v2::{restore_v2, slim_v2};
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::slim as slim_any;
+use stepline::state_formats::validate_snapshot as validate;
 
 mod common;
 use common::{v2_final_states, vectors_of, with_ids, Corpus::V2_7};
@@ -285,14 +286,19 @@ fn a_v2_state_is_never_slimmed_as_an_empty_v1_state() {
         .into_iter()
         .find(|(n, _, _)| n.starts_with("tool call then answer"))
         .unwrap();
-    // The selective v1.22 reader refuses it instead of reading nothing.
-    let err = stepline::snapshot::source::SlimSource::from_doc(
-        &&state,
-        &SlimConfig::standard(),
-        &V2_7.now(),
-    )
-    .unwrap_err();
-    assert_eq!(err.code.as_str(), "unknown_state_version");
+    // Its top-level keys alone (all the selective v1.22 reader has before it
+    // reads) name v2, so `slimSnapshot` never hands it to that reader.
+    let keys: Vec<String> = state
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.to_string())
+        .collect();
+    let format = stepline::state_formats::StateFormats::built_in()
+        .of_keys(&keys)
+        .unwrap();
+    assert_eq!(format.name(), "v2");
+    assert!(!format.slims_selectively());
     let s = slim_any(&state, &SlimConfig::standard(), None, &V2_7.now())
         .unwrap()
         .snapshot;

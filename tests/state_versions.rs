@@ -6,7 +6,7 @@
 use stepline::json::Value;
 use stepline::model::v2::derived::derived;
 use stepline::model::v2::Form;
-use stepline::model::version::{AnyAgentState, StateVersion};
+use stepline::state_formats::{State, StateFormats};
 use stepline::ErrorCode;
 
 mod common;
@@ -14,6 +14,19 @@ use common::{
     vectors, vectors_of, with_ids,
     Corpus::{V1_22, V2_7},
 };
+
+/// The name of the format the registry recognises `state` as.
+fn version(state: &Value) -> Result<&'static str, stepline::SteplineError> {
+    StateFormats::built_in().of(state).map(|f| f.name())
+}
+
+/// `state` read by its format's reader, steps as stored.
+fn read(
+    state: &Value,
+    now: &stepline::model::Timestamp,
+) -> stepline::error::Result<Box<dyn State>> {
+    stepline::state_formats::read(state, now, true)
+}
 
 /// Every v1.22 state the v1.22 corpus holds, named.
 fn v1_states() -> Vec<(String, Value)> {
@@ -52,13 +65,12 @@ fn every_v2_final_state_reads_as_v2_with_the_runs_derived_values() {
         for (i, turn) in c["expected"].as_array().unwrap().iter().enumerate() {
             let name = format!("{} turn {i}", c["name"]);
             let state = &with_ids(&turn["finalState"]);
-            assert_eq!(StateVersion::of(state), Ok(StateVersion::V2), "{name}");
-            let AnyAgentState::V2(s) = AnyAgentState::from_value(state, &V2_7.now())
-                .unwrap_or_else(|e| panic!("{name}: {e}"))
-            else {
+            assert_eq!(version(state), Ok("v2"), "{name}");
+            let read = read(state, &V2_7.now()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let Some(s) = read.downcast_ref::<stepline::model::v2::AgentState>() else {
                 panic!("{name}: not read as a v2 state");
             };
-            let ours = derived(&s, &V2_7.now(), Form::Reference);
+            let ours = derived(s, &V2_7.now(), Form::Reference);
             for (key, expected) in turn["derived"].as_object().unwrap() {
                 assert_eq!(&ours[&**key], expected, "{name}: derived {key}");
             }
@@ -73,9 +85,9 @@ fn every_v1_state_of_the_v1_corpus_reads_as_v1() {
     let states = v1_states();
     assert!(states.len() > 100, "only {} states", states.len());
     for (name, state) in states {
-        assert_eq!(StateVersion::of(&state), Ok(StateVersion::V1_22), "{name}");
-        if let Ok(read) = AnyAgentState::from_value(&state, &V1_22.now()) {
-            assert_eq!(read.version(), StateVersion::V1_22, "{name}");
+        assert_eq!(version(&state), Ok("v1.22"), "{name}");
+        if let Ok(read) = read(&state, &V1_22.now()) {
+            assert_eq!(read.format().name(), "v1.22", "{name}");
         }
     }
 }
@@ -87,16 +99,16 @@ fn every_v2_state_of_the_v2_state_model_reads_as_v2_except_the_one_mixing_v1_key
             continue;
         };
         let name = c["name"].as_str().unwrap();
-        let version = StateVersion::of(state);
+        let version = version(state);
         if name == "edge extra unknown fields are ignored" {
             // v2.7 itself ignores the v1 `status`/`steps` keys beside its own; a
             // reader that cannot tell which release wrote it refuses it instead.
             assert_eq!(version.unwrap_err().code, ErrorCode::UnknownStateVersion);
         } else if name == "edge only agentId" {
             // Nothing but an id: the empty state of either release.
-            assert_eq!(version, Ok(StateVersion::V1_22));
+            assert_eq!(version, Ok("v1.22"));
         } else {
-            assert_eq!(version, Ok(StateVersion::V2), "{name}");
+            assert_eq!(version, Ok("v2"), "{name}");
         }
     }
 }
@@ -109,7 +121,7 @@ fn a_state_of_neither_release_is_refused_not_read_as_empty() {
         r#"{"execution": null, "messageStore": {}}"#,
     ] {
         let v = stepline::json::from_str(text).unwrap();
-        let err = AnyAgentState::from_value(&v, &V1_22.now()).unwrap_err();
+        let err = read(&v, &V1_22.now()).unwrap_err();
         assert_eq!(err.code, ErrorCode::UnknownStateVersion, "{text}");
         assert_eq!(err.path.as_deref(), Some(""), "{text}");
         assert_eq!(err.code.as_str(), "unknown_state_version");
@@ -125,16 +137,17 @@ fn a_stored_api_key_never_reaches_the_view_an_error_or_debug_output() {
         r#"{{"apiUrl": "https://llm.invalid/v1", "apiKey": "{key}", "model": "m"}}"#
     ))
     .unwrap();
-    let AnyAgentState::V2(s) = AnyAgentState::from_value(&state, &V2_7.now()).unwrap() else {
+    let read_state = read(&state, &V2_7.now()).unwrap();
+    let Some(s) = read_state.downcast_ref::<stepline::model::v2::AgentState>() else {
         panic!("not read as v2");
     };
-    let view = stepline::model::v2::view::view(&s, &V2_7.now());
+    let view = stepline::model::v2::view::view(s, &V2_7.now());
     assert!(!view.to_string().contains(key), "the view shows the key");
     assert_eq!(view["llmConfig"]["apiKey"], "[redacted]");
     assert!(!format!("{s:?}").contains(key), "Debug shows the key");
     // A bad value elsewhere in the same state: the error names it, not the key.
     *state.pointer_entry("/executionCount").unwrap() = Value::from("1");
-    let err = AnyAgentState::from_value(&state, &V2_7.now()).unwrap_err();
+    let err = read(&state, &V2_7.now()).unwrap_err();
     assert!(!err.to_string().contains(key));
     assert_eq!(err.path.as_deref(), Some("/executionCount"));
 }

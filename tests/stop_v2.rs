@@ -101,7 +101,7 @@ fn guards_evaluated_on_a_state_add_the_producers_signals_below_at_and_above_thei
         let guards = Value::Array(vec![spec]);
         let trigger = data::trigger(Some(&input["trigger"]), "/trigger").unwrap();
         // Under the harness's frozen clock the time hook's start is `now`.
-        let got = data::evaluate_guards(
+        let got = stepline::state_formats::evaluate_guards(
             &input["state"],
             &guards,
             trigger,
@@ -152,8 +152,13 @@ fn replaying_a_guarded_run_under_its_own_guards_stops_exactly_where_the_producer
             continue; // stopped by a cancel or a failure, not by a guard
         }
         let state = with_ids(&turn["finalState"]);
-        let r = data::replay(&state, &run_guards(g), ReplayClock::default(), V2_7.now())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = stepline::state_formats::replay_guards(
+            &state,
+            &run_guards(g),
+            ReplayClock::default(),
+            V2_7.now(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         let r = json::to_value_of(&r.view());
         assert_eq!(r["stopSignal"], derived["stopSignal"], "{name}: signal");
         assert_eq!(r["stepsRun"], derived["stepCount"], "{name}: steps run");
@@ -184,7 +189,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         })
         .unwrap();
     let state = with_ids(&run["expected"][0]["finalState"]);
-    let tighter = data::replay(
+    let tighter = stepline::state_formats::replay_guards(
         &state,
         &json!([{"kind": "steps_limit", "max": 1}]),
         ReplayClock::default(),
@@ -200,7 +205,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         tighter["steps"][1]["recorded"], true,
         "step 2 ran in the record"
     );
-    let looser = data::replay(
+    let looser = stepline::state_formats::replay_guards(
         &state,
         &json!([{"kind": "steps_limit", "max": 5}]),
         ReplayClock::default(),
@@ -214,7 +219,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         looser["runsPastRecord"], true,
         "the model kept calling tools"
     );
-    let tokens = data::replay(
+    let tokens = stepline::state_formats::replay_guards(
         &state,
         &json!([{"kind": "token_usage_limit", "max": 15}]),
         ReplayClock::default(),
@@ -227,7 +232,7 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
         "15 tokens after the first step"
     );
     assert_eq!(tokens["stopSignal"]["reason"], "token_limit");
-    let finish = data::replay(
+    let finish = stepline::state_formats::replay_guards(
         &state,
         &json!([{"kind": "finish_reason", "stopReasons": ["tool_calls"]}]),
         ReplayClock::default(),
@@ -241,23 +246,19 @@ fn a_what_if_under_other_limits_marks_where_the_run_would_have_stopped() {
 #[test]
 fn stop_logic_refuses_the_other_versions_state_instead_of_reading_it_empty() {
     let v1_state = json!({"agentId": "agent-1", "steps": [], "status": "in_progress"});
-    let err = data::evaluate_guards(&v1_state, &json!([]), None, V2_7.now(), None).unwrap_err();
+    let err =
+        stepline::state_formats::evaluate_guards(&v1_state, &json!([]), None, V2_7.now(), None)
+            .unwrap_err();
     assert_eq!(
         (err.code.as_str(), err.path.as_deref()),
         ("invalid_value", Some(""))
     );
     let v2_state = json!({"agentId": "a0000000-0000-4000-8000-000000000001", "execution": null, "executionCount": 0});
-    let err = stepline::model::continuation::evaluate::evaluate_state(
-        &v2_state,
-        &[],
-        V2_7.now(),
-        None,
-        false,
-    )
-    .unwrap_err();
+    let err = stepline::state_formats::evaluate_state(&v2_state, &[], V2_7.now(), None, false)
+        .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_value");
     assert!(err.message.contains("evaluateGuards"));
-    let bad = data::evaluate_guards(
+    let bad = stepline::state_formats::evaluate_guards(
         &v2_state,
         &json!([{"kind": "guard"}]),
         None,

@@ -8,9 +8,9 @@
 
 use stepline::json::Value;
 use stepline::model::continuation::criteria::Criterion;
-use stepline::model::continuation::evaluate::{evaluate_state, replay_state};
 use stepline::model::continuation::observe::OriginSource;
 use stepline::model::continuation::replay::ReplayOptions;
+use stepline::state_formats::{evaluate_state, replay_state};
 
 mod common;
 use common::vectors;
@@ -103,8 +103,8 @@ fn a_replay_of_a_restored_state_does_not_stop_at_its_first_step() {
 /// criteria refuse a v2 state rather than measure it another way.
 #[test]
 fn a_v2_state_keeps_its_producers_guard_rule_measuring_from_its_executions_start() {
-    use stepline::model::continuation::v2::data::evaluate_guards;
     use stepline::model::continuation::v2::signal::StopReason;
+    use stepline::state_formats::evaluate_guards;
     let (name, mut state) = common::v2_final_states()
         .into_iter()
         .find(|(_, s, _)| s["execution"].is_object())

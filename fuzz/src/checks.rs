@@ -26,8 +26,8 @@ use stepline::snapshot::budget::slim_within;
 use stepline::snapshot::restore::restore;
 use stepline::snapshot::serialize::{continuation_form, slim, slim_state};
 use stepline::snapshot::source::SlimSource;
-use stepline::snapshot::validate::validate;
 use stepline::snapshot::SlimConfig;
+use stepline::state_formats::validate_snapshot as validate;
 
 /// The fixed `now` every check uses.
 pub fn now() -> Timestamp {
@@ -963,25 +963,25 @@ pub fn json_patch(data: &[u8]) {
 
 /// A stored state of either version as `parseAgentState` reads it: the
 /// version is recognised from the keys, and the reader of that version
-/// accepts exactly what `AnyAgentState` accepts. A v2 state: the JS view;
+/// accepts exactly what `state_formats::read` accepts. A v2 state: the JS view;
 /// its stored `toArray` reads back to the same value; the reference form
 /// reads back; its slim snapshot validates, restores (`restore_v2`, as an
-/// execution-less state), is what `slim_any` gives, and keeps its budget;
+/// execution-less state), is what `state_formats::slim` gives, and keeps its budget;
 /// the v1.22 snapshot reader refuses the v2 snapshot or the version check
 /// flags it.
 pub fn state_v2(data: &[u8]) {
     use stepline::model::v2::{AgentState as V2State, Form};
-    use stepline::model::version::{AnyAgentState, StateVersion};
-    use stepline::snapshot::v2::{restore_v2, slim_any, slim_v2, slim_v2_within};
+    use stepline::snapshot::v2::{restore_v2, slim_v2, slim_v2_within};
+    use stepline::state_formats::{slim as slim_any, StateFormats};
     let (opts, text) = split_options(data);
     let value = match parse_bytes(text, &Limits::default()) {
         Ok(v) => v,
         Err(e) => return check_error(&e),
     };
     let now = now();
-    let any = AnyAgentState::read(&value, &now, false);
-    let version = match StateVersion::of(&value) {
-        Ok(v) => v,
+    let any = stepline::state_formats::read(&value, &now, false);
+    let version = match StateFormats::built_in().of(&value) {
+        Ok(v) => v.name(),
         Err(e) => {
             check_error(&e);
             let e2 = any.expect_err("an unknown version is refused");
@@ -989,7 +989,7 @@ pub fn state_v2(data: &[u8]) {
             return;
         }
     };
-    if version == StateVersion::V1_22 {
+    if version == "v1.22" {
         let own = AgentState::from_value(&value, &now);
         assert_eq!(own.is_ok(), any.is_ok(), "the v1.22 reader agrees");
         if let Err(e) = any {
@@ -1000,7 +1000,7 @@ pub fn state_v2(data: &[u8]) {
     let own = V2State::from_value(&value, &now);
     let state = match (own, any) {
         // Not compared: a missing id is generated afresh by each reading.
-        (Ok(s), Ok(AnyAgentState::V2(_))) => s,
+        (Ok(s), Ok(any)) if any.format().name() == "v2" => s,
         (Err(e), Err(a)) => {
             check_error(&e);
             assert_eq!(e.code, a.code);
@@ -1041,8 +1041,8 @@ pub fn state_v2(data: &[u8]) {
         }
     }
     assert_eq!(
-        StateVersion::of(&stored).ok(),
-        Some(StateVersion::V2),
+        StateFormats::built_in().of(&stored).ok().map(|f| f.name()),
+        Some("v2"),
         "the stored form is a v2 state"
     );
     let reference = state.to_value(Form::Reference);

@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, Value};
 use crate::model::read;
-use crate::model::version::StateVersion;
 
 /// One model's prices in USD per 1,000,000 tokens, every field resolved
 /// (v2.7's `InferencePricing::toArray`).
@@ -98,14 +97,9 @@ pub struct StatePrices {
 /// one was configured) is no prices, with the reason said. A v1.22 state
 /// stores no pricing at all: that is an error, not an empty table.
 pub fn prices_from_state(state: &Value) -> Result<StatePrices> {
-    if StateVersion::of(state)? == StateVersion::V1_22 {
-        return Err(SteplineError::at(
-            ErrorCode::UnknownStateVersion,
-            "",
-            "expected an instructor-php v2 state (with llmConfig.pricing); \
-             this is a v1.22 state, which stores no prices",
-        ));
-    }
+    crate::state_formats::StateFormats::built_in()
+        .of(state)?
+        .prices()?;
     let none = |model: Option<String>, reason: String| StatePrices {
         prices: PriceTable::new(),
         model,

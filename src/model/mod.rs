@@ -24,7 +24,6 @@ pub mod tool_call;
 pub mod tool_execution;
 pub mod usage;
 pub mod v2;
-pub mod version;
 pub mod view;
 
 pub use finish_reason::FinishReason;

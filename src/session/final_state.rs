@@ -13,11 +13,11 @@
 
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{type_name, Map, Value};
-use crate::model::version::AnyAgentState;
 use crate::model::Timestamp;
 use crate::session::reconcile::Report;
 use crate::session::recording::SNAPSHOT_KEY;
 use crate::session::Session;
+#[cfg(feature = "full")]
 use crate::snapshot::SlimConfig;
 
 /// A final state as `reconcile` reads it.
@@ -83,12 +83,7 @@ impl FinalState {
         }
         // Read whole with the reader `parseAgentState` uses (the selective
         // reader `slimSnapshot` uses is generic over its input: a second copy).
-        let snapshot = match AnyAgentState::from_value(value, now)? {
-            AnyAgentState::V1_22(state) => {
-                crate::snapshot::serialize::slim_state(&state, &whole_run())
-            }
-            AnyAgentState::V2(state) => crate::snapshot::v2::slim_v2(&state, &whole_run()),
-        };
+        let snapshot = slim_whole(value, now)?;
         Ok(FinalState {
             snapshot,
             error: last_step_errors(m),
@@ -117,16 +112,35 @@ impl FinalState {
     }
 }
 
+/// A stored state, read by its format's reader, as a slim snapshot of its
+/// whole last run.
+#[cfg(feature = "full")]
+fn slim_whole(value: &Value, now: &Timestamp) -> Result<Value> {
+    Ok(crate::state_formats::read(value, now, true)?.slim(&whole_run()))
+}
+
+/// The live entry (`stepline/live`) takes no final state (`ingestFinalState`
+/// and `reconcile` are the full package's), so it links no state reader.
+#[cfg(not(feature = "full"))]
+fn slim_whole(_value: &Value, _now: &Timestamp) -> Result<Value> {
+    Err(SteplineError::at(
+        ErrorCode::InvalidValue,
+        "",
+        "expected a slim snapshot: this build (without the `full` feature) reads no stored agent state",
+    ))
+}
+
 /// A slim snapshot's status must be one its producer can restore: the
 /// producer's `deserialize` hands it to `AgentStatus::from` (v1.22, which
 /// throws `ValueError` on `"idle"` and any other name it does not have, and
 /// `TypeError` on a number), v2's to `ExecutionStatus::from`. Absent or null
-/// reads as the default. A v1.22 snapshot (no `state_version`) takes only
-/// v1.22's names.
+/// reads as the default. A snapshot takes its state format's names
+/// (`StateFormat::snapshot_statuses`); one whose `state_version` no format
+/// carries, any status a snapshot may carry.
 fn snapshot_status(snapshot: &Value, base: &str) -> Result<()> {
-    use crate::snapshot::rules::{STATUSES, V1_STATUSES};
-    let v2 = snapshot.get("state_version").is_some_and(|v| !v.is_null());
-    let names = if v2 { STATUSES } else { V1_STATUSES };
+    let names = crate::state_formats::StateFormats::built_in()
+        .snapshot_format(snapshot.get("state_version"))
+        .map_or(crate::snapshot::rules::STATUSES, |f| f.snapshot_statuses());
     let path = format!("{base}/status");
     match snapshot.get("status") {
         None | Some(Value::Null) => Ok(()),
@@ -179,6 +193,7 @@ pub(crate) fn line_error(line: &Map) -> Result<Option<&str>> {
 }
 
 /// The slim config that keeps the whole run: every step and message, uncut.
+#[cfg(feature = "full")]
 fn whole_run() -> SlimConfig {
     SlimConfig {
         max_messages: i64::MAX,

@@ -119,26 +119,16 @@ impl SlimSource {
     /// `max_messages` non-empty messages, the newest `max_steps` steps and the
     /// last outcome. Parts a snapshot drops are not read, so they are not
     /// checked the way `parseAgentState` checks them. A root that is not an
-    /// object is read in full (and gets its error from there).
+    /// object is read in full (and gets its error from there). The document
+    /// is read as a v1.22 state: which format a state is in is asked first
+    /// (`StateFormats::of_keys` in src/state_formats/registry.rs), or a v2
+    /// state would read as an empty v1.22 one.
     pub fn from_doc<D: Doc>(doc: &D, config: &SlimConfig, now: &Timestamp) -> Result<SlimSource> {
         let root = doc.root();
         let Some(keys) = doc.keys(&root) else {
             let state = AgentState::from_value(&doc.value(&root)?, now)?;
             return Ok(SlimSource::from_state(&state, config));
         };
-        // Never read a v2 state as an empty v1.22 one: v2 has its own writer.
-        let version = crate::snapshot::v2::version_of_keys(&keys);
-        if version.is_err() {
-            // As parseAgentState: a full read's own error first, then the version's.
-            doc.value(&root)?;
-        }
-        if version? == crate::model::version::StateVersion::V2 {
-            return Err(crate::error::SteplineError::at(
-                crate::ErrorCode::UnknownStateVersion,
-                "",
-                "expected a v1.22 agent state here, found a v2 one (slim it with snapshot::v2::slim_any)",
-            ));
-        }
         // Pushed, then checked once: inserting key by key scans the keys before
         // each, which a state with very many top-level keys would feel.
         let mut members = Vec::new();

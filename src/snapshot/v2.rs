@@ -13,12 +13,11 @@
 //! credential in metadata (replaced by `"[redacted]"`).
 
 use crate::error::{ErrorCode, Result, SteplineError};
-use crate::json::{index, obj, Map, Value};
+use crate::json::{index, obj, Value};
 use crate::model::time::{self, format_atom, Timestamp};
 use crate::model::v2::execution::StepExecution;
 use crate::model::v2::message::{Context, Message, Section};
 use crate::model::v2::AgentState;
-use crate::model::version::StateVersion;
 use crate::secrets::redact;
 use crate::snapshot::budget::{fit, Fitted};
 use crate::snapshot::config::SlimConfig;
@@ -224,22 +223,6 @@ pub fn slim_v2_within(
     fit(&|c| slim_v2_snapshot(state, c), config, max_bytes)
 }
 
-/// The version of a snapshot: `state_version` absent or null is v1.22.
-pub fn snapshot_version(snapshot: &Value) -> Result<StateVersion> {
-    match snapshot.get("state_version") {
-        None | Some(Value::Null) => Ok(StateVersion::V1_22),
-        Some(Value::String(s)) if s == STATE_VERSION => Ok(StateVersion::V2),
-        Some(other) => Err(SteplineError::at(
-            ErrorCode::UnknownStateVersion,
-            "/state_version",
-            format!(
-                "expected state_version \"v2\" (or none, for a v1.22 snapshot), found {}",
-                crate::json::type_name(other)
-            ),
-        )),
-    }
-}
-
 /// Rebuilds a v2 state from a v2 snapshot to resume the conversation.
 ///
 /// What comes back is what v2 itself holds between two runs: identity,
@@ -321,36 +304,6 @@ pub fn restore_v2(snapshot: &Value, now: &Timestamp) -> Result<AgentState> {
     })
 }
 
-/// The checks of a snapshot that depend on its version: a v1.22 snapshot
-/// (no `state_version`) carries one of v1.22's statuses, never null.
-pub fn check_version(snapshot: &Value, report: &mut Report) {
-    if snapshot.get("state_version").is_some_and(|v| !v.is_null()) {
-        return;
-    }
-    let issue = |code: &'static str, message: String| Issue {
-        path: "/status".into(),
-        code,
-        message,
-    };
-    match snapshot.get("status") {
-        Some(Value::Null) => report.errors.push(issue(
-            "wrong_type",
-            "expected a v1.22 snapshot's status to be set, found null (only a v2 snapshot, with state_version \"v2\", has none)".into(),
-        )),
-        Some(Value::String(s)) if !crate::snapshot::rules::V1_STATUSES.contains(&s.as_str()) && crate::snapshot::rules::STATUSES.contains(&s.as_str()) => {
-            report.errors.push(issue(
-                "invalid_enum",
-                format!(
-                    "expected one of {} in a v1.22 snapshot, found {} (a v2 status: add state_version \"v2\")",
-                    crate::snapshot::rules::V1_STATUSES.join(", "),
-                    crate::json::quote(s)
-                ),
-            ))
-        }
-        _ => {}
-    }
-}
-
 /// Flags every credential a snapshot carries (`secret_in_state`, an error),
 /// with its path and length, never its value.
 pub fn check_secrets(snapshot: &Value, report: &mut Report) {
@@ -360,33 +313,5 @@ pub fn check_secrets(snapshot: &Value, report: &mut Report) {
             path: found.path,
             code: crate::secrets::SECRET_IN_STATE,
         });
-    }
-}
-
-/// The version of a state from its top-level keys alone (what a selective
-/// reader has before it reads anything): [`StateVersion::of`] looks at keys only.
-pub fn version_of_keys(keys: &[String]) -> Result<StateVersion> {
-    let probe = Map::from_entries(
-        keys.iter()
-            .map(|k| (k.clone().into(), Value::Null))
-            .collect(),
-    );
-    StateVersion::of(&Value::Object(probe))
-}
-
-/// Slims a stored state of either version: the entry for native callers
-/// (the WebAssembly `slimSnapshot` reads v1.22 states selectively instead).
-pub fn slim_any(
-    value: &Value,
-    config: &SlimConfig,
-    max_bytes: Option<usize>,
-    now: &Timestamp,
-) -> Result<Fitted> {
-    match StateVersion::of(value)? {
-        StateVersion::V2 => slim_v2_within(&AgentState::from_value(value, now)?, config, max_bytes),
-        StateVersion::V1_22 => {
-            let source = crate::snapshot::source::SlimSource::from_doc(&value, config, now)?;
-            crate::snapshot::budget::slim_within(&source, config, max_bytes)
-        }
     }
 }

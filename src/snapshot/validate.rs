@@ -67,8 +67,11 @@ impl Report {
     }
 }
 
-/// Checks a snapshot against the slim schema and its internal consistency.
-pub fn validate(snapshot: &Value) -> Report {
+/// Checks a snapshot against the slim schema and its internal consistency,
+/// then with `format_checks` (the rules of the snapshot's state format:
+/// `validate_snapshot` in src/state_formats/mod.rs passes its format's), and
+/// flags every credential it carries.
+pub fn validate_with(snapshot: &Value, format_checks: impl FnOnce(&Value, &mut Report)) -> Report {
     let mut report = Report::default();
     check(
         snapshot,
@@ -83,7 +86,7 @@ pub fn validate(snapshot: &Value) -> Report {
     {
         consistency(snapshot, &mut report);
     }
-    crate::snapshot::v2::check_version(snapshot, &mut report);
+    format_checks(snapshot, &mut report);
     crate::snapshot::v2::check_secrets(snapshot, &mut report);
     report
 }

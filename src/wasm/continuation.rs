@@ -9,11 +9,12 @@ use wasm_bindgen::prelude::*;
 use crate::error::SteplineError;
 use crate::json::{child, Limits};
 use crate::model::continuation::criteria::ResponseCallback;
-use crate::model::continuation::evaluate::{evaluate_state, replay_state, resolve_evaluations};
+use crate::model::continuation::evaluate::resolve_evaluations;
 use crate::model::continuation::replay::ReplayOptions;
 use crate::model::continuation::spec::parse_criteria_with;
 use crate::model::continuation::Criterion;
 use crate::model::time::{resolve_now, Timestamp};
+use crate::state_formats::{evaluate_state, replay_state};
 
 use super::convert::{clock, now_option, options, out_with, started_at_option, to_js_of};
 use super::session::Session;

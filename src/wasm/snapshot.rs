@@ -11,14 +11,12 @@ use crate::json::Limits;
 
 use crate::json::child;
 use crate::model::time::resolve_now;
-use crate::model::version::AnyAgentState;
-use crate::model::version::StateVersion;
 use crate::snapshot::budget::slim_within;
-use crate::snapshot::restore::restore;
 use crate::snapshot::schema::snapshot_schema;
 use crate::snapshot::source::{Doc, SlimSource};
-use crate::snapshot::validate::{validate, Issue, Report};
+use crate::snapshot::validate::{Issue, Report};
 use crate::snapshot::SlimConfig;
+use crate::state_formats::{StateFormat, StateFormats};
 
 use crate::model::shape::ParseAgentStateOptions;
 
@@ -51,9 +49,10 @@ pub fn slim_snapshot(
         // Read selectively: V8 parses the text (it is fastest at that), and only
         // the parts a snapshot keeps cross into the wasm.
         let doc = JsDoc::new(js_document(&state, "the agent state")?, state.is_string());
-        match v2_state(&doc)? {
-            // A v2 state is read whole (its own reader), then slimmed by its own writer.
-            Some(state) => crate::snapshot::v2::slim_v2_within(&state, &config, max_bytes),
+        match whole_state(&doc)? {
+            // A format that does not read selectively reads the state whole,
+            // then slims it with its own writer.
+            Some((format, state)) => format.slim(&state, &config, max_bytes, &clock()),
             None => {
                 let source = SlimSource::from_doc(&doc, &config, &clock());
                 slim_within(&doc.finish(source)?, &config, max_bytes)
@@ -84,15 +83,9 @@ pub fn restore_state(
             let opts = ParseAgentStateOptions::read(&options_map(&opts.map(JsValue::from))?)?;
             let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
             let value = walk::json_value(&snapshot, None, "the snapshot")?;
-            let state = match crate::snapshot::v2::snapshot_version(&value)? {
-                StateVersion::V2 => {
-                    AnyAgentState::V2(Box::new(crate::snapshot::v2::restore_v2(&value, &now)?))
-                }
-                StateVersion::V1_22 => AnyAgentState::V1_22(Box::new(restore(&value, &now)?)),
-            };
-            Ok((state, now))
+            Ok((crate::state_formats::restore(&value, &now)?, now))
         })(),
-        |(state, now)| super::state::state_js(state, now),
+        |(state, now)| super::state::state_js(&**state, now),
     )
 }
 
@@ -114,7 +107,7 @@ pub fn validate_snapshot(
     #[wasm_bindgen(unchecked_param_type = "unknown")] input: JsValue,
 ) -> Result<JsValue, JsValue> {
     let report = match walk::json_value(&input, None, "the snapshot") {
-        Ok(value) => validate(&value),
+        Ok(value) => crate::state_formats::validate_snapshot(&value),
         Err(e) => Report {
             errors: vec![Issue {
                 path: e.path.unwrap_or_default(),
@@ -139,28 +132,29 @@ pub fn snapshot_schema_js() -> Result<JsValue, JsValue> {
     out(Ok(snapshot_schema()))
 }
 
-/// The document as a v2 state when its top-level keys say it is one; `None`
-/// for a v1.22 state (or a root that is not an object, which the v1.22 reader refuses).
+/// The document's format and the document read whole, when its top-level
+/// keys name a format that does not read selectively; `None` for one that
+/// does (v1.22's selective reader, `SlimSource::from_doc`), or for a root
+/// that is not an object (which that reader refuses).
 #[inline(never)]
-fn v2_state(doc: &JsDoc) -> Result<Option<crate::model::v2::AgentState>, SteplineError> {
+fn whole_state(doc: &JsDoc) -> Result<Option<(&'static dyn StateFormat, Value)>, SteplineError> {
     let root = doc.root();
     let keys = doc.keys(&root);
     if let Some(e) = doc.failed.borrow().clone() {
         return Err(e);
     }
     let Some(keys) = keys else { return Ok(None) };
-    match crate::snapshot::v2::version_of_keys(&keys) {
-        Ok(StateVersion::V1_22) => return Ok(None),
-        Ok(StateVersion::V2) => {}
+    let format = match StateFormats::built_in().of_keys(&keys) {
+        Ok(format) if format.slims_selectively() => return Ok(None),
+        Ok(format) => format,
         // Neither or both: what a full read finds wrong first (nesting too
         // deep, bad JSON) is reported as parseAgentState reports it, else this.
         Err(e) => {
             doc.value(&root)?;
             return Err(e);
         }
-    }
-    let value = doc.value(&root)?;
-    crate::model::v2::AgentState::from_value(&value, &clock()).map(Some)
+    };
+    Ok(Some((format, doc.value(&root)?)))
 }
 
 /// A JavaScript value read as a [`Doc`]: members and items are fetched one by

@@ -3,12 +3,11 @@
 use wasm_bindgen::prelude::*;
 
 use crate::model::time::{resolve_now, Timestamp};
-use crate::model::version::AnyAgentState;
-use crate::model::view::agent_state_view;
+use crate::state_formats::State;
 
 use crate::model::shape::ParseAgentStateOptions;
 
-use super::convert::{clock, options_map, out_with, to_js, to_js_of};
+use super::convert::{clock, options_map, out_with};
 use super::walk;
 
 /// Reads a stored agent state of either producer release and returns it as
@@ -61,16 +60,16 @@ pub fn parse_agent_state(
             let now = resolve_now(opts.now.as_ref(), clock(), "/options/now")?;
             // Through `walk`: what a getter, Proxy trap or `toJSON` throws is named in the error.
             let value = walk::json_value(&input, None, "the agent state")?;
-            Ok((AnyAgentState::read(&value, &now, opts.compat())?, now))
+            Ok((
+                crate::state_formats::read(&value, &now, opts.compat())?,
+                now,
+            ))
         })(),
-        |(state, now)| state_js(state, now),
+        |(state, now)| state_js(&**state, now),
     )
 }
 
 /// Writes a state of either release as `parseAgentState` and `restoreState` return it.
-pub(super) fn state_js(state: &AnyAgentState, now: &Timestamp) -> Result<JsValue, JsValue> {
-    match state {
-        AnyAgentState::V1_22(state) => to_js_of(&agent_state_view(state)),
-        AnyAgentState::V2(state) => to_js(&crate::model::v2::view::view(state, now)),
-    }
+pub(super) fn state_js(state: &dyn State, now: &Timestamp) -> Result<JsValue, JsValue> {
+    js_sys::JSON::parse(&state.view_text(now))
 }

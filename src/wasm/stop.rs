@@ -127,7 +127,7 @@ pub fn evaluate_guards(
                 guard_options(opts, &["now", "executionStartedAt", "trigger"])?;
             let guards = walk::json_value(&guards, Some("/guards"), "guards")?;
             let state = walk::json_value(&state, None, "the agent state")?;
-            data::evaluate_guards(&state, &guards, trigger, now, started)
+            crate::state_formats::evaluate_guards(&state, &guards, trigger, now, started)
         })(),
         |check| to_js_of(&check.view()),
     )
@@ -162,7 +162,7 @@ pub fn replay_guards(
                 now: fixed.then_some(now),
                 execution_started_at: started,
             };
-            data::replay(&state, &guards, clock, now)
+            crate::state_formats::replay_guards(&state, &guards, clock, now)
         })(),
         |replay| to_js_of(&replay.view()),
     )

@@ -35,20 +35,9 @@ fn execution_start(
     }
 }
 
-/// Criteria are v1.22's: a v2 state is refused (v2's limits are guards, see
-/// `crate::model::continuation::v2::data`), never read as an empty v1.22 state.
-fn v1_only(input: &Value) -> Result<()> {
-    match crate::model::version::StateVersion::of(input)? {
-        crate::model::version::StateVersion::V1_22 => Ok(()),
-        crate::model::version::StateVersion::V2 => Err(crate::error::SteplineError::at(
-            crate::error::ErrorCode::InvalidValue,
-            "",
-            "expected a v1.22 agent state, found a v2 one: v2's limits are guards, evaluated by evaluateGuards / replayGuards",
-        )),
-    }
-}
-
-/// Evaluates `criteria` on a state in the producer's full format at `now`;
+/// Evaluates `criteria` on a v1.22 state in the producer's full format at
+/// `now` (telling it from a v2 one, whose limits are guards, is the caller's:
+/// `evaluate_state` in src/state_formats/mod.rs asks the state's format);
 /// returns the outcome and where time limits measured from
 /// ([`TimeOrigin::of`]: `compat` keeps the producer's session-start fallback).
 pub fn evaluate_state(
@@ -58,7 +47,6 @@ pub fn evaluate_state(
     execution_started_at: Option<Timestamp>,
     compat: bool,
 ) -> Result<(Outcome, TimeOrigin)> {
-    v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
     let given = execution_start(input, "", &now, execution_started_at)?;
     let origin = TimeOrigin::of(&state, given, compat);
@@ -69,7 +57,8 @@ pub fn evaluate_state(
     Ok((outcome, origin))
 }
 
-/// Re-evaluates a recorded state step by step under `criteria`.
+/// Re-evaluates a recorded v1.22 state step by step under `criteria` (the
+/// state's format is the caller's to check, as for [`evaluate_state`]).
 pub fn replay_state(
     input: &Value,
     criteria: &[Criterion],
@@ -77,7 +66,6 @@ pub fn replay_state(
     now: Timestamp,
     compat: bool,
 ) -> Result<Replay> {
-    v1_only(input)?;
     let state = AgentState::from_value(input, &now)?;
     let given = execution_start(input, "", &now, options.execution_started_at)?;
     let origin = TimeOrigin::of(&state, given, compat);

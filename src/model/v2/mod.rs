@@ -2,7 +2,7 @@
 //! one `execution` with its `stepExecutions`, stop signals instead of
 //! continuation outcomes, uuids everywhere, messages with top-level
 //! `tool_calls`/`tool_result`. Read by its own module (one module per
-//! stored-state format); `crate::model::version` tells the formats apart.
+//! stored-state format); src/state_formats/ tells the formats apart.
 //! The vectors' README (`tests/vectors/instructor-php-v2.7/README.md`, items
 //! 18–28) describes every field and quirk.
 

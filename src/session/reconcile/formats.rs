@@ -4,6 +4,13 @@
 //! (v2), the step durations (v2), and which differences the producer causes
 //! by design (named from [`crate::session::causes`]). Everything else is
 //! compared the same way for both (see `session/reconcile/snapshot.rs`).
+//!
+//! The hooks are one [`SnapshotHooks`] per state format, found by the name of
+//! the format the state formats' registry (src/state_formats/registry.rs)
+//! reads the snapshot's `state_version` as. They live here rather than in the
+//! format's folder because they compare a session's own types (the
+//! execution, its window, the differences), which sit above the formats in
+//! the layers; a new format adds one impl and one line of [`HOOKS`].
 
 use crate::json::{Map, Value};
 
@@ -14,18 +21,10 @@ use crate::session::causes::{
 use crate::session::reconcile::Diffs;
 use crate::session::view::{state_status, Execution, StepView, TERMINAL};
 use crate::session::window::Window;
-
-/// The instructor-php state version a slim snapshot is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum StateFormat {
-    /// v1.22's `AgentState` (no `state_version`).
-    V1_22,
-    /// v2's (`state_version: "v2"`).
-    V2,
-}
+use crate::state_formats::StateFormats;
 
 /// One field of the streamed continuation and what the snapshot says of it.
-struct Expect {
+pub(crate) struct Expect {
     /// The streamed continuation's key.
     key: &'static str,
     /// Where the snapshot says it.
@@ -36,32 +35,56 @@ struct Expect {
     absent_is_null: bool,
 }
 
-impl StateFormat {
-    /// The version of `snap`.
-    pub(crate) fn of(snap: &Map) -> StateFormat {
-        if snap.get("state_version").and_then(Value::as_str) == Some("v2") {
-            StateFormat::V2
-        } else {
-            StateFormat::V1_22
-        }
-    }
-
+/// What reconciling a slim snapshot does differently for one state format.
+pub(crate) trait SnapshotHooks: Sync {
     /// The state status the broadcast statuses of `e` lead to.
-    fn mapped_status(self, e: &Execution) -> Option<&'static str> {
-        match self {
-            StateFormat::V1_22 => e.status().and_then(state_status),
-            StateFormat::V2 => state_status_v2(e),
-        }
+    fn mapped_status(&self, e: &Execution) -> Option<&'static str>;
+
+    /// Whether the stream shows the producer's exception path against
+    /// `fin`, the snapshot's status (v1.22's; no such path by default).
+    fn exception_path(&self, e: &Execution, fin: Option<&str>) -> bool {
+        let _ = (e, fin);
+        false
     }
 
-    /// Whether the stream shows v1.22's exception path against `fin`, the
-    /// snapshot's status: the reference's exception path leaves both the
-    /// final status and the last step's completion unsent (a lost final
-    /// status alone is not it). v2 has no such path.
-    pub(crate) fn exception_path(self, e: &Execution, fin: Option<&str>) -> bool {
-        if self == StateFormat::V2 {
-            return false;
-        }
+    /// What the snapshot says of the last decision.
+    fn expected_decision(&self, snap: &Map) -> Vec<Expect>;
+
+    /// Whether the snapshot keeps the run's duration (v2's
+    /// `execution.cumulative_seconds`).
+    fn compares_duration(&self) -> bool {
+        false
+    }
+
+    /// Names the differences the producer causes by design, each only where
+    /// the stream shows the situation (see [`crate::session::causes`]).
+    fn name_causes(
+        &self,
+        e: &Execution,
+        snap: &Map,
+        w: &Window,
+        exception_path: bool,
+        d: &mut Diffs,
+    );
+}
+
+/// v1.22's hooks.
+struct V1_22;
+
+/// v2's hooks.
+struct V2;
+
+/// The hooks of each state format, by the format's name.
+static HOOKS: &[(&str, &dyn SnapshotHooks)] = &[("v1.22", &V1_22), ("v2", &V2)];
+
+impl SnapshotHooks for V1_22 {
+    fn mapped_status(&self, e: &Execution) -> Option<&'static str> {
+        e.status().and_then(state_status)
+    }
+
+    /// The reference's exception path leaves both the final status and the
+    /// last step's completion unsent (a lost final status alone is not it).
+    fn exception_path(&self, e: &Execution, fin: Option<&str>) -> bool {
         let never_final = !e.status().is_some_and(|s| TERMINAL.contains(&s));
         let last_unfinished = e
             .steps
@@ -71,10 +94,108 @@ impl StateFormat {
         never_final && last_unfinished && matches!(fin, Some("failed"))
     }
 
+    /// `last_continuation`'s fields that it states.
+    fn expected_decision(&self, snap: &Map) -> Vec<Expect> {
+        let mut out = Vec::new();
+        let Some(fin) = snap.get("last_continuation").and_then(Value::as_object) else {
+            return out;
+        };
+        for key in ["should_continue", "stop_reason", "resolved_by"] {
+            if let Some(v) = fin.get(key) {
+                out.push(Expect {
+                    key,
+                    path: format!("/last_continuation/{key}"),
+                    fin: v.clone(),
+                    absent_is_null: false,
+                });
+            }
+        }
+        out
+    }
+
+    fn name_causes(&self, e: &Execution, _: &Map, _: &Window, exception_path: bool, d: &mut Diffs) {
+        if exception_path {
+            name_exception_path(e, d);
+        }
+    }
+}
+
+impl SnapshotHooks for V2 {
+    fn mapped_status(&self, e: &Execution) -> Option<&'static str> {
+        state_status_v2(e)
+    }
+
+    /// The winning stop signal, its reason (null when there is none) and its
+    /// source (`''` when there is none), and `should_continue` against the
+    /// trace's `should_stop` when the snapshot carries it.
+    fn expected_decision(&self, snap: &Map) -> Vec<Expect> {
+        let mut out = Vec::new();
+        let mut expect = |key, path: &str, fin| {
+            out.push(Expect {
+                key,
+                path: path.into(),
+                fin,
+                absent_is_null: true,
+            });
+        };
+        if let Some(signal) = snap.get("stop_signal") {
+            let field = |k: &str| signal.get(k).cloned().unwrap_or(Value::Null);
+            let source = match field("source") {
+                Value::Null => Value::from(""),
+                s => s,
+            };
+            expect("stop_reason", "/stop_signal/reason", field("reason"));
+            expect("resolved_by", "/stop_signal/source", source);
+        }
+        if let Some(stop) = snap
+            .get("continuation")
+            .and_then(|c| c.get("should_stop"))
+            .and_then(Value::as_bool)
+        {
+            expect(
+                "should_continue",
+                "/continuation/should_stop",
+                Value::Bool(!stop),
+            );
+        }
+        out
+    }
+
+    fn compares_duration(&self) -> bool {
+        true
+    }
+
+    fn name_causes(&self, e: &Execution, snap: &Map, w: &Window, _: bool, d: &mut Diffs) {
+        name_v2_causes(e, snap, w, d);
+    }
+}
+
+/// The hooks of the state format a slim snapshot is of.
+#[derive(Clone, Copy)]
+pub(crate) struct StateFormat(&'static dyn SnapshotHooks);
+
+impl StateFormat {
+    /// The format of `snap`: a `state_version` no format carries is v1.22's,
+    /// as it always was here.
+    pub(crate) fn of(snap: &Map) -> StateFormat {
+        let format = StateFormats::built_in().of_snapshot_or_first(snap.get("state_version"));
+        let hooks = HOOKS
+            .iter()
+            .find(|(name, _)| *name == format.name())
+            .map_or(&V1_22 as &dyn SnapshotHooks, |(_, hooks)| *hooks);
+        StateFormat(hooks)
+    }
+
+    /// Whether the stream shows the format's exception path against `fin`,
+    /// the snapshot's status.
+    pub(crate) fn exception_path(self, e: &Execution, fin: Option<&str>) -> bool {
+        self.0.exception_path(e, fin)
+    }
+
     /// Pushes a `status_mismatch` when the state status the broadcast leads
     /// to is not `fin`, the snapshot's.
     pub(crate) fn compare_status(self, e: &Execution, fin: Option<&str>, d: &mut Diffs) {
-        let mapped = self.mapped_status(e);
+        let mapped = self.0.mapped_status(e);
         if fin.is_none() || mapped == fin {
             return;
         }
@@ -94,63 +215,6 @@ impl StateFormat {
         );
     }
 
-    /// What the snapshot says of the last decision: v1.22's
-    /// `last_continuation` (its fields that it states); v2's winning stop
-    /// signal, its reason (null when there is none) and its source (`''` when
-    /// there is none), and `should_continue` against the trace's
-    /// `should_stop` when the snapshot carries it.
-    fn expected_decision(self, snap: &Map) -> Vec<Expect> {
-        let mut out = Vec::new();
-        match self {
-            StateFormat::V1_22 => {
-                let Some(fin) = snap.get("last_continuation").and_then(Value::as_object) else {
-                    return out;
-                };
-                for key in ["should_continue", "stop_reason", "resolved_by"] {
-                    if let Some(v) = fin.get(key) {
-                        out.push(Expect {
-                            key,
-                            path: format!("/last_continuation/{key}"),
-                            fin: v.clone(),
-                            absent_is_null: false,
-                        });
-                    }
-                }
-            }
-            StateFormat::V2 => {
-                let mut expect = |key, path: &str, fin| {
-                    out.push(Expect {
-                        key,
-                        path: path.into(),
-                        fin,
-                        absent_is_null: true,
-                    });
-                };
-                if let Some(signal) = snap.get("stop_signal") {
-                    let field = |k: &str| signal.get(k).cloned().unwrap_or(Value::Null);
-                    let source = match field("source") {
-                        Value::Null => Value::from(""),
-                        s => s,
-                    };
-                    expect("stop_reason", "/stop_signal/reason", field("reason"));
-                    expect("resolved_by", "/stop_signal/source", source);
-                }
-                if let Some(stop) = snap
-                    .get("continuation")
-                    .and_then(|c| c.get("should_stop"))
-                    .and_then(Value::as_bool)
-                {
-                    expect(
-                        "should_continue",
-                        "/continuation/should_stop",
-                        Value::Bool(!stop),
-                    );
-                }
-            }
-        }
-        out
-    }
-
     /// The last step's streamed continuation against the snapshot's last
     /// decision. Only the last step's own decision is comparable; when it was
     /// lost, `lost_events` says so.
@@ -163,7 +227,7 @@ impl StateFormat {
         else {
             return;
         };
-        for x in self.expected_decision(snap) {
+        for x in self.0.expected_decision(snap) {
             let got = match streamed.get(x.key) {
                 Some(v) => v,
                 None if x.absent_is_null => &Value::Null,
@@ -188,7 +252,7 @@ impl StateFormat {
     /// than a second: the streamed sum must pass the stored one by more than a
     /// second per step. A v1.22 snapshot keeps no run duration.
     pub(crate) fn compare_duration(self, e: &Execution, snap: &Map, w: &Window, d: &mut Diffs) {
-        if self == StateFormat::V1_22 {
+        if !self.0.compares_duration() {
             return;
         }
         let Some(fin) = snap
@@ -232,8 +296,7 @@ impl StateFormat {
         }
     }
 
-    /// Names the differences the producer causes by design, each only where
-    /// the stream shows the situation (see [`crate::session::causes`]).
+    /// Names the differences the producer causes by design.
     pub(crate) fn name_causes(
         self,
         e: &Execution,
@@ -242,11 +305,7 @@ impl StateFormat {
         exception_path: bool,
         d: &mut Diffs,
     ) {
-        match self {
-            StateFormat::V1_22 if exception_path => name_exception_path(e, d),
-            StateFormat::V1_22 => {}
-            StateFormat::V2 => name_v2_causes(e, snap, w, d),
-        }
+        self.0.name_causes(e, snap, w, exception_path, d);
     }
 }
 

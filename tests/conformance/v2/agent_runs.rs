@@ -16,7 +16,6 @@ use stepline::envelope::decode::decode_value;
 use stepline::envelope::{BroadcastConfig, Encoder};
 use stepline::json::{self, Value};
 use stepline::model::time::Timestamp;
-use stepline::model::version::AnyAgentState;
 use stepline::session::Session;
 
 use crate::compare::matches;
@@ -237,9 +236,13 @@ fn explained(text: &str, source: &Value) -> Option<(Value, bool)> {
 fn derived(turn: &Value, now: &Timestamp) -> Result<(), String> {
     let mut n = 0;
     let state = with_uuids(&turn["finalState"], &mut n);
-    match AnyAgentState::from_value(&state, now) {
-        Ok(AnyAgentState::V2(state)) => {
-            let v = stepline::model::v2::view::view(&state, now);
+    let read = stepline::state_formats::read(&state, now, true);
+    match read
+        .as_ref()
+        .map(|s| s.downcast_ref::<stepline::model::v2::AgentState>())
+    {
+        Ok(Some(state)) => {
+            let v = stepline::model::v2::view::view(state, now);
             // Each recorded value under its name (the view derives a few more).
             let want = turn["derived"].as_object().ok_or("no derived values")?;
             for (k, expected) in want.iter() {

@@ -12,7 +12,6 @@ use crate::model::continuation::v2::replay::{
 use crate::model::continuation::v2::{ExecutionContinuation, StopReason, StopSignal, StopSignals};
 use crate::model::time::Timestamp;
 use crate::model::v2::AgentState;
-use crate::model::version::StateVersion;
 
 /// One of v2's stop reasons with its priority (lower wins) and what it does.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -120,19 +119,6 @@ pub fn explain_continuation(v: &Value, path: &str) -> Result<ContinuationExplana
     })
 }
 
-/// A v2 state; a v1.22 one is refused (its limits are criteria, evaluated by
-/// `evaluateContinuation`), never read as an empty v2 state.
-pub fn read_v2_state(v: &Value, now: &Timestamp) -> Result<AgentState> {
-    match StateVersion::of(v)? {
-        StateVersion::V2 => AgentState::from_value(v, now),
-        StateVersion::V1_22 => Err(SteplineError::at(
-            ErrorCode::InvalidValue,
-            "",
-            "expected an instructor-php v2 agent state (context, execution, …); a v1.22 state's limits are continuation criteria: use evaluateContinuation / replayContinuation",
-        )),
-    }
-}
-
 /// The guards' trigger option: `before_step`, `after_step`, or every guard.
 pub fn trigger(v: Option<&Value>, path: &str) -> Result<Option<Trigger>> {
     match v {
@@ -147,34 +133,36 @@ pub fn trigger(v: Option<&Value>, path: &str) -> Result<Option<Trigger>> {
     }
 }
 
-/// Runs `guards` on a v2 state at `now`; the time guard measures from
-/// `started` (default: the execution's own start).
+/// Runs `guards` (read by [`Guard::list_from_value`]) on a v2 state at
+/// `now`; the time guard measures from `started` (default: the execution's
+/// own start). The state is read as v2's: telling it from a v1.22 one, whose
+/// limits are criteria, is the caller's (`evaluate_guards` in
+/// src/state_formats/mod.rs asks the state's format).
 pub fn evaluate_guards(
     state: &Value,
-    guards: &Value,
+    guards: &[Guard],
     trigger: Option<Trigger>,
     now: Timestamp,
     started: Option<Timestamp>,
 ) -> Result<GuardCheck> {
-    let guards = Guard::list_from_value(guards, "/guards")?;
-    let state = read_v2_state(state, &now)?;
+    let state = AgentState::from_value(state, &now)?;
     let clock = Clock {
         execution_started_at: started
             .or_else(|| state.execution.as_ref().map(|e| e.started_at))
             .unwrap_or(now),
         now,
     };
-    Ok(check_guards(&state, &guards, trigger, &clock))
+    Ok(check_guards(&state, guards, trigger, &clock))
 }
 
-/// Replays a recorded v2 run under `guards`.
+/// Replays a recorded v2 run under `guards` (the state's format is the
+/// caller's to check, as for [`evaluate_guards`]).
 pub fn replay(
     state: &Value,
-    guards: &Value,
+    guards: &[Guard],
     clock: ReplayClock,
     now: Timestamp,
 ) -> Result<GuardReplay> {
-    let guards = Guard::list_from_value(guards, "/guards")?;
-    let state = read_v2_state(state, &now)?;
-    Ok(replay_guards(&state, &guards, &clock, &now))
+    let state = AgentState::from_value(state, &now)?;
+    Ok(replay_guards(&state, guards, &clock, &now))
 }
