@@ -557,12 +557,12 @@ fn a_v2_stop_signal_context_that_is_a_list_is_written_as_the_producer_writes_it_
     );
     let snapshot = slim_v2(&state, &SlimConfig::standard());
     assert_eq!(&snapshot["stop_signal"]["context"], stored);
-    let report = stepline::snapshot::validate::validate(&snapshot);
+    let report = stepline::state_formats::validate_snapshot(&snapshot);
     assert!(report.valid(), "{:?}", report.errors);
     // Anything but an array is still refused where a PHP array must be.
     let mut wrong = snapshot.clone();
     *wrong.pointer_mut("/stop_signal/context").unwrap() = stepline::json::Value::from("x");
-    let report = stepline::snapshot::validate::validate(&wrong);
+    let report = stepline::state_formats::validate_snapshot(&wrong);
     assert_eq!(
         report
             .errors
