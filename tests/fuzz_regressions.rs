@@ -504,25 +504,6 @@ fn the_end_of_a_timeline_is_the_view_after_the_session_read_two_deliveries() {
     checks::timeline_view_at(&data);
 }
 
-/// `timeline_view_at` (#30, issue 28's closing job, round 4, 656
-/// executions: a corpus unit, after #28's fix): the session's second batch
-/// began with a `search` start the first batch had applied (a redelivery,
-/// not logged) and, after a step 2 start, had that start again: the batch
-/// had seen it in another step, so it was a new occurrence, applied. The
-/// timeline's replay of the second batch had only the logged lines, saw
-/// the repeat first and took it for the first batch's again. The log now
-/// keeps a batch's redelivered lines as seen only (`src/session/log.rs`),
-/// and a replay delivers them without counting them as positions. Failed
-/// before (`viewAt(length) is the view`).
-#[test]
-fn a_timeline_replays_a_batch_s_redeliveries_so_its_later_lines_are_judged_alike() {
-    let data = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
-        "fuzz/regressions/timeline_view_at/redelivery-in-a-batch-judged-the-batch-s-later-repeat.jsonl",
-    ))
-    .unwrap();
-    checks::timeline_view_at(&data);
-}
-
 /// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577
 /// s): a stop signal whose `context` is a non-empty list. The producer
 /// keeps it: cognesy/instructor-php v2.7.0

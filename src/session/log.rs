@@ -10,11 +10,7 @@
 //! recording, or an envelope on its own): where the same lines were
 //! delivered decides what a redelivery is, so a replay of the log (the
 //! timeline) must deliver them the same way. Deliveries are kept as runs,
-//! one entry per change, not one per line. A line of a batch that the
-//! session took for a redelivery is kept too, as seen only: it changed
-//! nothing but what its batch had seen, which decides how the batch's later
-//! lines are judged, so a replay delivers it again; recordings and
-//! [`Log::iter`] leave it out.
+//! one entry per change, not one per line.
 
 /// Log lines by arrival number. Numbers only grow, so a vector in arrival
 /// order holds them; a line whose text was dropped stays as a hole (the next
@@ -27,7 +23,7 @@ pub(super) struct Log {
     /// The last line pushed, whole: what the next one is written against.
     last: String,
     /// `(first arrival number, delivery)` per run of lines of one delivery,
-    /// in arrival order (see [`Log::iter_all`]).
+    /// in arrival order (see [`Log::iter_delivered`]).
     runs: Vec<(u64, u32)>,
 }
 
@@ -39,23 +35,11 @@ struct Entry {
     /// The line after those bytes.
     rest: Box<str>,
     hole: bool,
-    /// A redelivered line of a batch: replayed, never applied.
-    seen_only: bool,
 }
 
 impl Log {
     /// Adds line `seq`, which came in `delivery` (0: on its own).
     pub(super) fn push(&mut self, seq: u64, line: String, delivery: u32) {
-        self.push_entry(seq, line, delivery, false);
-    }
-
-    /// Adds line `seq` of batch `delivery`, which the session took for a
-    /// redelivery (see the module's comment).
-    pub(super) fn push_seen_only(&mut self, seq: u64, line: String, delivery: u32) {
-        self.push_entry(seq, line, delivery, true);
-    }
-
-    fn push_entry(&mut self, seq: u64, line: String, delivery: u32, seen_only: bool) {
         if self.runs.last().is_none_or(|&(_, d)| d != delivery) {
             self.runs.push((seq, delivery));
         }
@@ -65,7 +49,6 @@ impl Log {
             shared,
             rest: line.get(shared as usize..).unwrap_or_default().into(),
             hole: false,
-            seen_only,
         });
         self.last = line;
     }
@@ -92,54 +75,42 @@ impl Log {
         }
         if self.holes > self.entries.len() / 2 {
             let mut kept = Log::default();
-            for (seq, delivery, seen_only, line) in self.iter_all() {
-                kept.push_entry(seq, line, delivery, seen_only);
+            for (seq, delivery, line) in self.iter_delivered() {
+                kept.push(seq, line, delivery);
             }
             *self = kept;
         }
     }
 
-    /// The applied lines in arrival order, holes left out.
+    /// The lines in arrival order, holes left out.
     pub(super) fn iter(&self) -> impl Iterator<Item = (u64, String)> + '_ {
-        self.iter_all()
-            .filter(|e| !e.2)
-            .map(|(seq, _, _, line)| (seq, line))
-    }
-
-    /// Every line but the holes, with its delivery and whether it was seen
-    /// only (a redelivery in its batch).
-    pub(super) fn iter_all(&self) -> impl Iterator<Item = (u64, u32, bool, String)> + '_ {
         let mut text = String::new();
-        let mut run = 0;
         self.entries.iter().filter_map(move |e| {
             // `shared` never exceeds the text before it (it was measured against it).
             text.truncate(e.shared as usize);
             text.push_str(&e.rest);
-            if e.hole {
-                return None;
-            }
+            (!e.hole).then(|| (e.seq, text.clone()))
+        })
+    }
+
+    /// The lines in arrival order with the delivery each came in: 0 for an
+    /// envelope delivered on its own, else a number shared by the lines of
+    /// one delivery (a JSONL text, a recording) and by no line next to them
+    /// of another delivery.
+    pub(super) fn iter_delivered(&self) -> impl Iterator<Item = (u64, u32, String)> + '_ {
+        let mut run = 0;
+        self.iter().map(move |(seq, line)| {
             // Arrival numbers only grow: the run moves forward with them.
             while self
                 .runs
                 .get(run + 1)
-                .is_some_and(|&(first, _)| first <= e.seq)
+                .is_some_and(|&(first, _)| first <= seq)
             {
                 run += 1;
             }
             let delivery = self.runs.get(run).map_or(0, |&(_, d)| d);
-            Some((e.seq, delivery, e.seen_only, text.clone()))
+            (seq, delivery, line)
         })
-    }
-
-    /// The applied lines in arrival order with the delivery each came in:
-    /// 0 for an envelope delivered on its own, else a number shared by the
-    /// lines of one delivery (a JSONL text, a recording) and by no line
-    /// next to them of another delivery.
-    #[cfg(test)]
-    pub(super) fn iter_delivered(&self) -> impl Iterator<Item = (u64, u32, String)> + '_ {
-        self.iter_all()
-            .filter(|e| !e.2)
-            .map(|(seq, delivery, _, line)| (seq, delivery, line))
     }
 }
 
@@ -275,32 +246,5 @@ mod tests {
         assert_eq!(delivered(&log), [(2, 0), (4, 7), (7, 9)]);
         log.push(8, "line8".into(), 9);
         assert_eq!(delivered(&log).last(), Some(&(8, 9)));
-        // A redelivered line of a batch: replayed (`iter_all`), not a line of
-        // the log (`iter`), and kept when the log is written again.
-        log.push_seen_only(9, "line2".into(), 9);
-        log.push(10, "line10".into(), 9);
-        let all = |log: &Log| {
-            log.iter_all()
-                .map(|(s, _, o, _)| (s, o))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            all(&log),
-            [
-                (2, false),
-                (4, false),
-                (7, false),
-                (8, false),
-                (9, true),
-                (10, false)
-            ]
-        );
-        assert_eq!(delivered(&log).len(), 5);
-        log.remove(2);
-        log.remove(4);
-        log.remove(7);
-        log.remove(8);
-        assert_eq!(all(&log), [(9, true), (10, false)]);
-        assert_eq!(log.iter().map(|(s, _)| s).collect::<Vec<_>>(), [10]);
     }
 }

@@ -357,14 +357,11 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 /// One session's live view, built from its envelopes.
 ///
 /// Memory follows what the view shows, not how long the stream runs:
-/// redeliveries and other sessions' envelopes are counted, not kept (but
-/// for a recording session's log, which keeps a redelivered line of a batch
-/// as seen only: it decided how the batch's later lines were judged, and a
-/// replay must judge them alike); each execution keeps at most `text_limit`
-/// bytes of streamed text (and each tool run as much output), counting what
-/// it drops; warnings are listed up to 1,000 and counted. What grows per
-/// envelope is 16 bytes of fingerprint and the log line of each envelope
-/// that still shows.
+/// redeliveries and other sessions' envelopes are counted, not kept; each
+/// execution keeps at most `text_limit` bytes of streamed text (and each
+/// tool run as much output), counting what it drops; warnings are listed
+/// up to 1,000 and counted. What grows per envelope is 16 bytes of
+/// fingerprint and the log line of each envelope that still shows.
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
@@ -637,17 +634,7 @@ impl Session {
     /// assert!(deliveries[1] > 0 && deliveries[1] == deliveries[2]);
     /// ```
     pub fn log_delivered(&self) -> impl Iterator<Item = (u32, String)> + '_ {
-        self.log_replay().filter(|e| !e.1).map(|(d, _, l)| (d, l))
-    }
-
-    /// What a replay delivers: [`log_delivered`](Session::log_delivered)'s
-    /// lines and, in their place, the lines of a batch the session took for
-    /// redeliveries (`true`): those changed what their batch had seen, which
-    /// judges its later lines, so a replay delivers them too.
-    pub(crate) fn log_replay(&self) -> impl Iterator<Item = (u32, bool, String)> + '_ {
-        self.log
-            .iter_all()
-            .map(|(_, d, seen_only, l)| (d, seen_only, l))
+        self.log.iter_delivered().map(|(_, d, l)| (d, l))
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
@@ -980,7 +967,7 @@ impl Session {
             .as_deref_mut()
             .map_or(0, |b| b.delivery(&mut self.deliveries));
         let content = match past_cut {
-            Some(true) => return self.batch_duplicate(out, raw, batch.is_some()),
+            Some(true) => return self.duplicate(out),
             _ => content,
         };
         let mut fingerprint = None;
@@ -1026,7 +1013,7 @@ impl Session {
             };
             let key = occurrence(f, k);
             if !self.seen.insert(key) {
-                return self.batch_duplicate(out, raw, batch.is_some());
+                return self.duplicate(out);
             }
             repeated = k > 1;
             fingerprint = Some(key);
@@ -1124,23 +1111,6 @@ impl Session {
         let last = exec.last_at.as_deref().and_then(instant);
         let within = matches!((first, at, last), (Some(f), Some(a), Some(l)) if f <= a && a <= l);
         open && within
-    }
-
-    /// A redelivery, of a batch when `batched`: the log keeps its line as
-    /// seen only (see src/session/log.rs), so a replay of the batch judges
-    /// the batch's later lines as the session did.
-    fn batch_duplicate(
-        &mut self,
-        out: IngestOutcome,
-        raw: Option<String>,
-        batched: bool,
-    ) -> IngestOutcome {
-        if let (true, true, true, Some(line)) = (batched, self.logging, self.recording, raw) {
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            self.log.push_seen_only(seq, line, self.delivery);
-        }
-        self.duplicate(out)
     }
 
     fn duplicate(&mut self, mut out: IngestOutcome) -> IngestOutcome {

@@ -146,17 +146,8 @@ impl Session {
         // Delivered as the session received it, as the timeline replays it
         // (src/session/timeline.rs).
         let mut delivery = crate::session::timeline::Delivery::default();
-        let mut left = before.unwrap_or(usize::MAX);
-        for (d, seen_only, line) in self.log_replay() {
-            if left == 0 {
-                break;
-            }
+        for (d, line) in self.log_delivered().take(before.unwrap_or(usize::MAX)) {
             delivery.replay(&mut replay, d, &line);
-            if seen_only {
-                // A redelivery in its batch: it changed nothing of a step.
-                continue;
-            }
-            left -= 1;
             let touched = replay.dirty.take_steps();
             if touched
                 .iter()

@@ -25,13 +25,10 @@ use crate::session::Session;
 pub struct Timeline {
     /// The empty session every replay starts from (same id and text limit).
     empty: Session,
-    /// The log lines read so far, as received, each with its delivery (0:
-    /// on its own) and whether the session took it for a redelivery in its
-    /// batch (`Session::log_replay`).
-    lines: Vec<(u32, bool, Box<str>)>,
-    /// Per position from 1, the index in `lines` of that applied line.
-    positions: Vec<usize>,
-    /// How many of `lines` `cursor` has read.
+    /// The log lines read so far, as received, each with its delivery
+    /// (0: on its own).
+    lines: Vec<(u32, Box<str>)>,
+    /// How many lines `cursor` has applied.
     at: usize,
     /// The session after the first `at` lines.
     cursor: Session,
@@ -86,7 +83,6 @@ impl Timeline {
             cursor: empty.clone(),
             empty,
             lines: Vec::new(),
-            positions: Vec::new(),
             at: 0,
             batch: Default::default(),
         };
@@ -97,41 +93,36 @@ impl Timeline {
     /// Reads the envelopes `session` applied since the last read (a live
     /// run grows; its earlier lines are the same). Returns how many.
     pub fn update(&mut self, session: &Session) -> usize {
-        let before = self.positions.len();
-        for (d, seen_only, l) in session.log_replay().skip(self.lines.len()) {
-            if !seen_only {
-                self.positions.push(self.lines.len());
-            }
-            self.lines.push((d, seen_only, l.into_boxed_str()));
-        }
-        self.positions.len() - before
+        let before = self.lines.len();
+        self.lines.extend(
+            session
+                .log_delivered()
+                .skip(before)
+                .map(|(d, l)| (d, l.into_boxed_str())),
+        );
+        self.lines.len() - before
     }
 
     /// How many envelopes the timeline holds (the log's length when last read).
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.lines.len()
     }
 
     /// Whether it holds no envelope.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.lines.is_empty()
     }
 
     /// The session after its first `i` envelopes (all of them when `i` is
     /// past the end).
     pub fn at(&mut self, i: usize) -> &Session {
-        // Through the `i`-th applied line: the redeliveries after it change
-        // only what their batch has seen, which the next line reads.
-        let i = match i.min(self.positions.len()).checked_sub(1) {
-            Some(p) => self.positions.get(p).map_or(0, |&l| l + 1),
-            None => 0,
-        };
+        let i = i.min(self.lines.len());
         if i < self.at {
             self.cursor = self.empty.clone();
             self.batch = Default::default();
             self.at = 0;
         }
-        for (delivery, _, line) in self.lines.get(self.at..i).unwrap_or_default() {
+        for (delivery, line) in self.lines.get(self.at..i).unwrap_or_default() {
             self.batch.replay(&mut self.cursor, *delivery, line);
         }
         self.at = i;
