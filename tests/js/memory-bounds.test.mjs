@@ -75,6 +75,28 @@ test('exact redeliveries cost no wasm memory: a 7k-envelope run delivered 4 more
   session.free();
 });
 
+test('a resync that delivers the whole run again as one batch costs no memory after the first (what stepline/echo does on every reconnect)', async (t) => {
+  const w = await freshInstance();
+  const text = runLines(1500).join('\n');
+  const session = new w.Session();
+  session.ingestJsonl(text);
+  session.getSnapshot();
+  // The first resync sizes the batch's own tables; later ones must reuse them.
+  session.ingestJsonl(text);
+  session.getSnapshot();
+  const after = w.memoryBytes();
+  for (let round = 0; round < 4; round++) {
+    const out = session.ingestJsonl(text);
+    assert.equal(out.applied, 0);
+    session.getSnapshot();
+  }
+  const grown = w.memoryBytes() - after;
+  t.diagnostic(`run of ${fmt(text.length)} JSONL; four more resyncs grew wasm memory by ${fmt(grown)}`);
+  assert.ok(grown <= 64 * 1024, `four resyncs of a ${fmt(text.length)} run grew wasm memory by ${fmt(grown)}`);
+  assert.equal(session.toRecording().split('\n').filter(Boolean).length, text.split('\n').length + 1);
+  session.free();
+});
+
 test('envelopes of another session cost no memory after the first (they are counted, not kept)', async (t) => {
   const w = await freshInstance();
   const session = new w.Session({ sessionId: 'mine' });
