@@ -504,27 +504,25 @@ fn the_end_of_a_timeline_is_the_view_after_the_session_read_two_deliveries() {
     checks::timeline_view_at(&data);
 }
 
-/// OPEN (#30, `timeline_view_at`, issue 28's closing job, 656 executions,
-/// after #28's fix): the session's second batch began with a `search`
-/// start the first batch had applied (a redelivery, not logged) and, after
-/// a step 2 start, had that start again: the batch had seen it in another
-/// step, so it was a new occurrence, applied. The timeline's replay of the
-/// second batch has only the logged lines, sees the repeat first and takes
-/// it for the first batch's again, so `viewAt(length)` is not the view. A
-/// fix kept every redelivered line of a batch in the log to replay it; it
-/// was reverted because the Echo adapter's resync delivers the whole run as
-/// one batch, so each resync then kept the run's text again
-/// (tests/js/memory-bounds.test.mjs pins that a resync costs no memory). A
-/// fix must keep what the batch's judgement used without the lines' text.
-/// `cargo test --test fuzz_regressions -- --ignored` runs it (it fails now).
+/// `timeline_view_at` (#30, issue 28's closing job, 656 executions, after
+/// #28's fix): the session's second batch began with a `search` start the
+/// first batch had applied (a redelivery, not logged) and, after a step 2
+/// start, had that start again: the batch had seen it in another step, so
+/// it was a new occurrence, applied. The timeline's replay of the batch
+/// has only the logged lines, saw the repeat first and took it for the
+/// first batch's again. A first fix kept every redelivered line of a batch
+/// in the log, which made each whole-run resync keep the run's text again
+/// (reverted; tests/js/memory-bounds.test.mjs pins that a resync costs no
+/// memory). Now a replay of the log takes a line its judgement would drop
+/// as a further occurrence: the session applied every logged line
+/// (`Session::replaying_log`). Failed before (`viewAt(length) is the view`).
 #[test]
-#[ignore]
-fn open_a_timeline_replays_a_batch_s_redeliveries_so_its_later_lines_are_judged_alike() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "timeline_view_at",
-        checks::timeline_view_at,
-    );
+fn a_timeline_replays_a_batch_s_logged_lines_as_applied_though_it_misses_a_redelivery() {
+    let data = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/timeline_view_at/redelivery-in-a-batch-judged-the-batch-s-later-repeat.jsonl",
+    ))
+    .unwrap();
+    checks::timeline_view_at(&data);
 }
 
 /// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577

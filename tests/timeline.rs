@@ -294,3 +294,70 @@ fn the_end_of_a_timeline_is_the_view_when_the_session_read_its_lines_in_two_batc
         s.envelopes_of(0, 1, None).map(|b| json::to_value_of(&b))
     );
 }
+
+/// Found by the `timeline_view_at` fuzz target (#30,
+/// `fuzz/regressions/timeline_view_at/redelivery-in-a-batch-judged-the-batch-s-later-repeat.jsonl`,
+/// after #28's fix). A batch remembers every line it delivered, the ones the
+/// session took for redeliveries too: the second batch's first `search`
+/// start (the first batch's, again) was a redelivery, yet made the same
+/// start after step 2's a new occurrence in a new step of the batch, which
+/// the session applied. The log keeps no redelivery, so the timeline's
+/// replay of the second batch saw that start first and took it for the
+/// first batch's again: one tool run fewer. A replay of the log now takes
+/// a logged line its judgement would drop as a further occurrence (the
+/// session applied every logged line). Failed before.
+#[test]
+fn the_end_of_a_timeline_is_the_view_when_a_redelivery_in_a_batch_made_a_later_repeat_new() {
+    let env = |kind: &str, payload: &str| {
+        format!(
+            r#"{{"type":"{kind}","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:00Z","payload":{payload}}}"#
+        )
+    };
+    let start = env(
+        "agent.tool.started",
+        r#"{"tool_name":"search","tool_call_id":null,"args_summary":"q"}"#,
+    );
+    let first = [
+        env(
+            "agent.status",
+            r#"{"status":"processing","previous_status":"idle"}"#,
+        ),
+        env("agent.step.started", r#"{"step_number":1}"#),
+        start.clone(),
+    ];
+    let second = [
+        start.clone(),
+        env("agent.step.started", r#"{"step_number":2}"#),
+        start,
+    ];
+    let mut s = Session::new(None);
+    s.ingest_jsonl(&first.join("\n"));
+    let o = s.ingest_jsonl(&second.join("\n"));
+    assert_eq!((o.applied, o.duplicates), (2, 1));
+    let runs = |v: &Value| {
+        v["executions"][0]["steps"].as_array().map(|steps| {
+            steps
+                .iter()
+                .map(|s| s["tools"].as_array().map_or(0, Vec::len))
+                .sum::<usize>()
+        })
+    };
+    assert_eq!(runs(&s.view()), Some(2), "the session applied both starts");
+    let mut t = Timeline::new(&s);
+    assert_eq!(
+        t.len(),
+        5,
+        "one position per applied line, none for the redelivery"
+    );
+    let without_counts = |mut v: Value| {
+        v.as_object_mut().map(|m| m.remove("counts"));
+        v
+    };
+    assert_eq!(without_counts(t.at(5).view()), without_counts(s.view()));
+    assert_eq!(
+        s.envelopes_of(0, 2, Some(5)).map(|b| json::to_value_of(&b)),
+        s.envelopes_of(0, 2, None).map(|b| json::to_value_of(&b))
+    );
+    // The recording keeps the applied lines only.
+    assert_eq!(s.to_recording().lines().count(), 1 + 5);
+}

@@ -432,6 +432,13 @@ pub struct Session {
     /// redelivered event by its id, so content an earlier event applied is
     /// a new occurrence; only a repeat within the event is a duplicate.
     identified_event: Option<Vec<Fingerprint>>,
+    /// A replay of another session's log (the timeline's cursor,
+    /// `envelopesOf`'s `before`): every line it is given was applied by that
+    /// session, so one its own judgement takes for a redelivery is a further
+    /// occurrence. The judgement can differ where the session's batch had
+    /// seen a line it did not log (a redelivery within the batch), which the
+    /// replay never sees.
+    pub(crate) replaying_log: bool,
 }
 
 impl Default for Session {
@@ -546,6 +553,7 @@ impl Session {
             final_states: Vec::new(),
             event_prefixes: Vec::new(),
             identified_event: None,
+            replaying_log: false,
         }
     }
 
@@ -1009,11 +1017,18 @@ impl Session {
                 }
                 None if !self.seen.contains(f) => 1,
                 None if self.repeat_is_new(&env, route, f) => self.occurrences(f) + 1,
+                None if self.replaying_log => self.occurrences(f) + 1,
                 None => return self.duplicate(out),
             };
-            let key = occurrence(f, k);
+            let mut k = k;
+            let mut key = occurrence(f, k);
             if !self.seen.insert(key) {
-                return self.duplicate(out);
+                if !self.replaying_log {
+                    return self.duplicate(out);
+                }
+                k = self.occurrences(f) + 1;
+                key = occurrence(f, k);
+                self.seen.insert(key);
             }
             repeated = k > 1;
             fingerprint = Some(key);

@@ -48,6 +48,7 @@ impl Delivery {
     /// applies again; an error cannot happen, and would only leave the
     /// replay without it.
     pub(crate) fn replay(&mut self, replay: &mut Session, delivery: u32, line: &str) {
+        replay.replaying_log = true;
         if delivery == 0 {
             let _ = replay.ingest_text_deferred(line);
             return;
