@@ -525,24 +525,21 @@ fn a_timeline_replays_a_batch_s_logged_lines_as_applied_though_it_misses_a_redel
     checks::timeline_view_at(&data);
 }
 
-/// OPEN (#31, `timeline_view_at`, 3,308 executions on c01d83c, #30's
-/// fix): a stepless `get_weather` completion of the session's second batch
-/// went to step 1 by arrival, because the batch had just seen step 1's
-/// start again (a redelivery, not logged); the timeline's replay of the
-/// batch never sees that start and places the completion by the latest
-/// step, 3. Where a stepless tool event goes depends on lines of its batch
-/// the log does not keep. A replay must use the session's own decisions for
-/// each logged line (its occurrence and, for a stepless tool event, its
-/// arrival step), recorded compactly with the line, not judge again.
-/// `cargo test --test fuzz_regressions -- --ignored` runs it (it fails now).
+/// `timeline_view_at` (#31, 3,308 executions on c01d83c, #30's fix): a
+/// stepless `get_weather` completion of the session's second batch went to
+/// step 1 by arrival, because the batch had just seen step 1's start again
+/// (a redelivery, not logged); the timeline's replay of the batch never saw
+/// that start and placed the completion by the latest step, 3. The log now
+/// notes the step each such line was placed by (`Log::push_arrival`, one
+/// entry per stepless tool event of a batch) and a replay uses it. Failed
+/// before (`viewAt(length) is the view`).
 #[test]
-#[ignore]
-fn open_a_timeline_places_a_stepless_tool_event_where_the_session_did() {
-    replay_in(
-        "fuzz/regressions/open-findings",
-        "timeline_view_at",
-        checks::timeline_view_at,
-    );
+fn a_timeline_places_a_stepless_tool_event_of_a_batch_where_the_session_did() {
+    let data = std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "fuzz/regressions/timeline_view_at/redelivered-step-start-set-a-batch-s-arrival-step.jsonl",
+    ))
+    .unwrap();
+    checks::timeline_view_at(&data);
 }
 
 /// `state_v2` issue 28 round 5 (#29, 4,459,842 executions in about 577

@@ -25,6 +25,11 @@ pub(super) struct Log {
     /// `(first arrival number, delivery)` per run of lines of one delivery,
     /// in arrival order (see [`Log::iter_delivered`]).
     runs: Vec<(u64, u32)>,
+    /// `(arrival number, step)` of each line that was a tool event without a
+    /// step number in a batch, in arrival order: the step the batch's own
+    /// order placed it by, which lines of the batch the log does not keep
+    /// (redeliveries) may have decided, so a replay takes it from here.
+    arrivals: Vec<(u64, i64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -53,6 +58,11 @@ impl Log {
         self.last = line;
     }
 
+    /// Notes that line `seq` (pushed last) was placed by arrival at `step`.
+    pub(super) fn push_arrival(&mut self, seq: u64, step: i64) {
+        self.arrivals.push((seq, step));
+    }
+
     pub(super) fn remove(&mut self, seq: u64) {
         if let Ok(i) = self.entries.binary_search_by_key(&seq, |e| e.seq) {
             // What the next line reads of this one: its first `shared` bytes.
@@ -78,6 +88,7 @@ impl Log {
             for (seq, delivery, line) in self.iter_delivered() {
                 kept.push(seq, line, delivery);
             }
+            kept.arrivals = std::mem::take(&mut self.arrivals);
             *self = kept;
         }
     }
@@ -110,6 +121,26 @@ impl Log {
             }
             let delivery = self.runs.get(run).map_or(0, |&(_, d)| d);
             (seq, delivery, line)
+        })
+    }
+}
+
+impl Log {
+    /// [`iter_delivered`](Log::iter_delivered) with the arrival step noted
+    /// for each line ([`push_arrival`](Log::push_arrival)), if any.
+    pub(super) fn iter_replay(&self) -> impl Iterator<Item = (u32, Option<i64>, String)> + '_ {
+        let mut next = 0;
+        self.iter_delivered().map(move |(seq, delivery, line)| {
+            // Both lists are in arrival order: skip the notes of holes.
+            while self.arrivals.get(next).is_some_and(|&(s, _)| s < seq) {
+                next += 1;
+            }
+            let arrival = self
+                .arrivals
+                .get(next)
+                .filter(|&&(s, _)| s == seq)
+                .map(|&(_, step)| step);
+            (delivery, arrival, line)
         })
     }
 }

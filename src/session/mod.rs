@@ -439,6 +439,12 @@ pub struct Session {
     /// seen a line it did not log (a redelivery within the batch), which the
     /// replay never sees.
     pub(crate) replaying_log: bool,
+    /// In a replay of the log: the step the session placed the next line
+    /// by arrival, when it did ([`Log::iter_replay`](log::Log)).
+    pub(crate) replay_arrival: Option<i64>,
+    /// The step the line being ingested was placed by arrival in its batch
+    /// (a tool event without a step number), noted beside it in the log.
+    line_arrival: Option<i64>,
 }
 
 impl Default for Session {
@@ -554,6 +560,8 @@ impl Session {
             event_prefixes: Vec::new(),
             identified_event: None,
             replaying_log: false,
+            replay_arrival: None,
+            line_arrival: None,
         }
     }
 
@@ -643,6 +651,13 @@ impl Session {
     /// ```
     pub fn log_delivered(&self) -> impl Iterator<Item = (u32, String)> + '_ {
         self.log.iter_delivered().map(|(_, d, l)| (d, l))
+    }
+
+    /// [`log_delivered`](Session::log_delivered) with the step each tool
+    /// event without a step number was placed by in its batch: what a
+    /// replay needs to apply every line as the session did.
+    pub(crate) fn log_replay(&self) -> impl Iterator<Item = (u32, Option<i64>, String)> + '_ {
+        self.log.iter_replay()
     }
 
     /// The log with arrival numbers (a `RunLog` merges its sessions' by them).
@@ -911,6 +926,7 @@ impl Session {
             warnings,
             dialect,
         } = d;
+        self.line_arrival = None;
         let mut out = IngestOutcome {
             warnings,
             ..IngestOutcome::default()
@@ -1052,10 +1068,12 @@ impl Session {
         if let Some(exec) = self.executions.get_mut(pos) {
             exec.dialect = exec.dialect.most_specific(dialect);
             if tool {
+                let recorded = self.replay_arrival.filter(|_| self.replaying_log);
                 let arrival = batch
                     .as_deref()
                     .filter(|_| own_step(payload).is_none())
-                    .and_then(|b| b.arrival(&env));
+                    .and_then(|b| recorded.or_else(|| b.arrival(&env)));
+                self.line_arrival = arrival;
                 exec.tool_placement.pending = Pending {
                     arrival,
                     content,
@@ -1225,6 +1243,9 @@ impl Session {
         out.applied = true;
         if logged && keeps_line {
             self.log.push(seq, line, self.delivery);
+            if let Some(step) = self.line_arrival {
+                self.log.push_arrival(seq, step);
+            }
         }
         out
     }

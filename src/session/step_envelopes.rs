@@ -146,8 +146,8 @@ impl Session {
         // Delivered as the session received it, as the timeline replays it
         // (src/session/timeline.rs).
         let mut delivery = crate::session::timeline::Delivery::default();
-        for (d, line) in self.log_delivered().take(before.unwrap_or(usize::MAX)) {
-            delivery.replay(&mut replay, d, &line);
+        for (d, arrival, line) in self.log_replay().take(before.unwrap_or(usize::MAX)) {
+            delivery.replay(&mut replay, d, arrival, &line);
             let touched = replay.dirty.take_steps();
             if touched
                 .iter()

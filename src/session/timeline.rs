@@ -27,7 +27,7 @@ pub struct Timeline {
     empty: Session,
     /// The log lines read so far, as received, each with its delivery
     /// (0: on its own).
-    lines: Vec<(u32, Box<str>)>,
+    lines: Vec<(u32, Option<i64>, Box<str>)>,
     /// How many lines `cursor` has applied.
     at: usize,
     /// The session after the first `at` lines.
@@ -47,16 +47,26 @@ impl Delivery {
     /// when it came on its own. Not settled. A line the session applied
     /// applies again; an error cannot happen, and would only leave the
     /// replay without it.
-    pub(crate) fn replay(&mut self, replay: &mut Session, delivery: u32, line: &str) {
+    /// `arrival` is the step the session placed the line by in its batch
+    /// (a tool event without a step number), which the replay uses.
+    pub(crate) fn replay(
+        &mut self,
+        replay: &mut Session,
+        delivery: u32,
+        arrival: Option<i64>,
+        line: &str,
+    ) {
         replay.replaying_log = true;
+        replay.replay_arrival = arrival;
         if delivery == 0 {
             let _ = replay.ingest_text_deferred(line);
-            return;
+        } else {
+            if self.0 != delivery {
+                *self = Delivery(delivery, Default::default());
+            }
+            let _ = replay.ingest_text_in(line, Some(&mut self.1));
         }
-        if self.0 != delivery {
-            *self = Delivery(delivery, Default::default());
-        }
-        let _ = replay.ingest_text_in(line, Some(&mut self.1));
+        replay.replay_arrival = None;
     }
 }
 
@@ -97,9 +107,9 @@ impl Timeline {
         let before = self.lines.len();
         self.lines.extend(
             session
-                .log_delivered()
+                .log_replay()
                 .skip(before)
-                .map(|(d, l)| (d, l.into_boxed_str())),
+                .map(|(d, a, l)| (d, a, l.into_boxed_str())),
         );
         self.lines.len() - before
     }
@@ -123,8 +133,9 @@ impl Timeline {
             self.batch = Default::default();
             self.at = 0;
         }
-        for (delivery, line) in self.lines.get(self.at..i).unwrap_or_default() {
-            self.batch.replay(&mut self.cursor, *delivery, line);
+        for (delivery, arrival, line) in self.lines.get(self.at..i).unwrap_or_default() {
+            self.batch
+                .replay(&mut self.cursor, *delivery, *arrival, line);
         }
         self.at = i;
         self.cursor.settle();
