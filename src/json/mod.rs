@@ -15,6 +15,7 @@
 //! ```
 
 pub mod fingerprint;
+mod fingerprint_ser;
 #[macro_use]
 mod float;
 mod macros;
@@ -26,6 +27,7 @@ mod ser;
 mod value;
 mod write;
 
+pub use fingerprint_ser::scalar_fingerprint;
 pub use float::parse_f64;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;

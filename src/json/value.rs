@@ -151,9 +151,12 @@ pub(crate) fn write_u64(out: &mut String, mut u: u64) {
             break;
         }
     }
-    // Only ASCII digits were written.
     let written = digits.get(at..).unwrap_or_default();
-    out.push_str(std::str::from_utf8(written).unwrap_or_default());
+    out.reserve(written.len());
+    // ASCII digits: pushed as chars, with no UTF-8 check of the slice.
+    for &d in written {
+        out.push(char::from(d));
+    }
 }
 
 impl std::fmt::Display for Number {

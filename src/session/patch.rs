@@ -8,8 +8,9 @@
 //! Steps, warnings and headers are written through their declared view
 //! types (`StepShape`, `SessionWarning`, `SessionHeader`, `ExecutionHeader`),
 //! so the patch and the schemas cannot disagree. Headers and steps go field
-//! by field: each field's text is fingerprinted as last sent, and only the fields
-//! whose text changed are sent (a streamed chunk changes the counts,
+//! by field: each field's value is fingerprinted as last sent (without
+//! writing it when it is a scalar, `json::scalar_fingerprint`), and only the fields whose value
+//! changed are written (a streamed chunk changes the counts,
 //! `last_at` and the text, nothing else). Texts that grow (an execution's,
 //! a step's text and reasoning) are sent as what was appended, and an
 //! execution's `data` is written only when a value in it was set: a read
@@ -18,6 +19,7 @@
 use serde::ser::{self, Impossible, Serialize};
 
 use crate::json::fingerprint::{Fingerprint, Fingerprinter};
+use crate::json::scalar_fingerprint;
 use crate::model::usage::UsageWithTotal;
 use crate::session::apply::Touched;
 use crate::session::view::StepView;
@@ -45,8 +47,8 @@ pub struct Dirty {
     steps_sent: Vec<Vec<StepSent>>,
 }
 
-/// One header's fields as last sent: each as the fingerprint of its JSON
-/// text, in order (the text itself would be a second copy of every step's
+/// One header's fields as last sent: each as the fingerprint of its value
+/// (a scalar) or of its JSON text (a container), in order (the text itself would be a second copy of every step's
 /// tool runs and of the data), and the usage also as numbers (compared
 /// before it is written: writing its six numbers on every read cost more
 /// than the rest of the header).
@@ -264,7 +266,7 @@ impl Session {
 }
 
 /// One header's fields written into the patch as an object, each
-/// compared with the fingerprint of its text as last sent (`sent`, one entry per field in
+/// compared with the fingerprint of its value as last sent (`sent`, one entry per field in
 /// order) and taken back out when it did not change.
 struct Fields<'a> {
     out: &'a mut String,
@@ -297,55 +299,83 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn field(&mut self, name: &str, write: impl FnOnce(&mut String)) {
-        let (before, start) = self.begin(name);
-        write(self.out);
-        self.end(before, start);
+    /// Writes `value` as the field `name` unless its fingerprint is the
+    /// one last sent. A scalar's fingerprint is taken without writing it
+    /// (most fields do not change between two reads); a container is
+    /// written and its text fingerprinted, and taken back out if unchanged.
+    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) {
+        match scalar_fingerprint(value) {
+            Some(print) => {
+                if self.changed(print) {
+                    self.name(name);
+                    crate::json::write_text(self.out, value);
+                }
+            }
+            None => {
+                let before = self.out.len();
+                let any = self.any;
+                self.name(name);
+                let start = self.out.len();
+                crate::json::write_text(self.out, value);
+                self.any = any;
+                self.keep_if_changed(before, start);
+            }
+        }
     }
 
-    /// Writes the field's name; returns where the field and its value
-    /// start. Not generic (nor is `end`), so the one copy of `field` per
-    /// closure stays a few instructions.
+    /// Takes the field written from `before` (its value from `start`) back
+    /// out when its text's fingerprint is the one last sent.
     #[inline(never)]
-    fn begin(&mut self, name: &str) -> (usize, usize) {
+    fn keep_if_changed(&mut self, before: usize, start: usize) {
+        let print = {
+            let mut f = Fingerprinter::new();
+            f.str(self.out.get(start..).unwrap_or_default());
+            f.finish()
+        };
+        if self.changed(print) {
+            self.any = true;
+        } else {
+            self.out.truncate(before);
+        }
+    }
+
+    /// Whether the next field's fingerprint differs from the one last sent
+    /// (kept as the one sent now). Not generic (nor is `name`), so the one
+    /// copy of `field` per field type stays a few instructions.
+    #[inline(never)]
+    fn changed(&mut self, print: Fingerprint) -> bool {
+        let at = self.next;
+        self.next += 1;
+        match self.sent.fields.get_mut(at) {
+            Some(sent) if *sent == print => false,
+            Some(sent) => {
+                *sent = print;
+                true
+            }
+            None => {
+                // Fields are met in order: this is the next one.
+                self.sent.fields.push(print);
+                true
+            }
+        }
+    }
+
+    /// Writes a field's name (and the comma before it).
+    #[inline(never)]
+    fn name(&mut self, name: &str) {
         let out = &mut *self.out;
-        let before = out.len();
         if self.any {
             out.push(',');
         }
         out.push('"');
         out.push_str(name);
         out.push_str("\":");
-        (before, out.len())
-    }
-
-    /// Takes the field back out when its text is the one last sent.
-    #[inline(never)]
-    fn end(&mut self, before: usize, start: usize) {
-        let out = &mut *self.out;
-        let print = {
-            let mut f = Fingerprinter::new();
-            f.str(out.get(start..).unwrap_or_default());
-            f.finish()
-        };
-        match self.sent.fields.get_mut(self.next) {
-            Some(sent) if *sent == print => out.truncate(before),
-            Some(sent) => {
-                *sent = print;
-                self.any = true;
-            }
-            None => {
-                // Fields are met in order: this is the next one.
-                self.sent.fields.push(print);
-                self.any = true;
-            }
-        }
-        self.next += 1;
+        self.any = true;
     }
 
     /// Writes `header`'s fields (a struct of the view: [`SessionHeader`] or
     /// [`ExecutionHeader`]) as its declaration writes them, each compared
-    /// with the fingerprint of its text as last sent; its `usage` is compared as numbers first.
+    /// with its fingerprint as last sent; its `usage` is compared as numbers first.
     /// Then ends the object.
     ///
     /// [`SessionHeader`]: crate::session::SessionHeader
@@ -510,7 +540,7 @@ impl ser::SerializeStruct for HeaderWriter<'_, '_> {
         if kept && f.sent.fields.len() > f.next {
             f.next += 1;
         } else {
-            f.field(name, |o| crate::json::write_text(o, value));
+            f.field(name, value);
         }
         Ok(())
     }
