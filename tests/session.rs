@@ -674,6 +674,37 @@ fn patch(s: &mut Session) -> Value {
     stepline::json::from_str(&s.take_patch()).unwrap()
 }
 
+/// The patch crosses into JavaScript as ASCII (`JSON.parse` decodes ASCII
+/// text several times faster than UTF-8 with other characters in it); every
+/// character past U+007F is an escape that reads back as itself.
+#[test]
+fn a_patch_is_ascii_and_reads_back_to_the_text_as_streamed() {
+    let mut s = Session::new(None);
+    let text = ["Grüezi ", "wohl — ", "😀 ", "日本語"];
+    s.ingest_value(&envelope("agent.step.started", json!({"step_number": 1})))
+        .unwrap();
+    for (i, piece) in text.iter().enumerate() {
+        s.ingest_value(&envelope(
+            "agent.stream.chunk",
+            json!({"content": piece, "chunk_index": i}),
+        ))
+        .unwrap();
+    }
+    s.ingest_value(&envelope(
+        "agent.tool.started",
+        json!({"step_number": 1, "tool_name": "suche_café", "args": {"q": "Zürich"}}),
+    ))
+    .unwrap();
+    s.settle();
+    let raw = s.take_patch();
+    assert!(raw.is_ascii(), "{raw}");
+    let first: Value = stepline::json::from_str(&raw).unwrap();
+    assert_eq!(first[2][3], text.concat());
+    let tools = &first[2][2][0][1]["tools"];
+    assert_eq!(tools[0]["name"], "suche_café");
+    assert_eq!(tools[0]["args"]["q"], "Zürich");
+}
+
 #[test]
 fn patches_carry_only_what_changed() {
     let mut s = Session::new(None);

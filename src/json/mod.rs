@@ -31,9 +31,9 @@ pub use fingerprint_ser::scalar_fingerprint;
 pub use float::parse_f64;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;
-pub use ser::{to_text, to_value_of, write_text};
+pub use ser::{to_ascii_text, to_text, to_value_of, write_ascii_text, write_text};
 pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
-pub use write::{to_string, write_str, write_value, WriteJson};
+pub use write::{to_string, write_str, write_str_ascii, write_value, WriteJson};
 
 pub(crate) use value::write_u64;
 

@@ -17,7 +17,7 @@ use std::fmt;
 use serde::ser::{self, Serialize};
 
 use super::value::{Map, Number, Value};
-use super::write::write_str;
+use super::write::{write_str, write_str_ascii};
 
 /// Compact JSON text of any serializable value.
 ///
@@ -33,10 +33,34 @@ pub fn to_text<T: Serialize + ?Sized>(v: &T) -> String {
 
 /// Appends the compact JSON text of `v` to `out` (see [`to_text`]).
 pub fn write_text<T: Serialize + ?Sized>(out: &mut String, v: &T) {
+    write_text_with(out, v, false);
+}
+
+/// [`to_text`] in ASCII: every character past U+007F in a string is written
+/// as `\uXXXX` (see [`write_str_ascii`]). For text handed to `JSON.parse`.
+///
+/// ```
+/// assert_eq!(stepline::json::to_ascii_text(&["é", "a"]), r#"["\u00e9","a"]"#);
+/// ```
+pub fn to_ascii_text<T: Serialize + ?Sized>(v: &T) -> String {
+    let mut out = String::with_capacity(128);
+    write_ascii_text(&mut out, v);
+    out
+}
+
+/// Appends [`to_ascii_text`] of `v` to `out`.
+pub fn write_ascii_text<T: Serialize + ?Sized>(out: &mut String, v: &T) {
+    write_text_with(out, v, true);
+}
+
+fn write_text_with<T: Serialize + ?Sized>(out: &mut String, v: &T, ascii: bool) {
     let start = out.len();
-    if let Err(e) = v.serialize(Writer { out: &mut *out }) {
+    if let Err(e) = v.serialize(Writer {
+        out: &mut *out,
+        ascii,
+    }) {
         out.truncate(start);
-        write_str(out, &e.0);
+        string(out, &e.0, ascii);
     }
 }
 
@@ -101,9 +125,20 @@ impl Serialize for Number {
     }
 }
 
-/// The serializer: appends to one string.
+/// The serializer: appends to one string; `ascii` escapes every string's
+/// characters past U+007F (see [`write_str_ascii`]).
 struct Writer<'a> {
     out: &'a mut String,
+    ascii: bool,
+}
+
+/// A string literal, escaped as the writer's `ascii` says.
+fn string(out: &mut String, s: &str, ascii: bool) {
+    if ascii {
+        write_str_ascii(out, s);
+    } else {
+        write_str(out, s);
+    }
 }
 
 /// A sequence or map being written: `first` until its first element;
@@ -113,6 +148,7 @@ struct Compound<'a> {
     first: bool,
     close: char,
     variant: bool,
+    ascii: bool,
 }
 
 impl Compound<'_> {
@@ -141,13 +177,14 @@ impl<'a> Writer<'a> {
             first: true,
             close,
             variant: false,
+            ascii: self.ascii,
         }
     }
 
     /// `{"variant":` then the body's opening bracket.
     fn open_variant(self, variant: &str, open: char, close: char) -> Compound<'a> {
         self.out.push('{');
-        write_str(self.out, variant);
+        string(self.out, variant, self.ascii);
         self.out.push(':');
         Compound {
             variant: true,
@@ -215,7 +252,7 @@ impl<'a> ser::Serializer for Writer<'a> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(self.out, v);
+        string(self.out, v, self.ascii);
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
@@ -257,10 +294,11 @@ impl<'a> ser::Serializer for Writer<'a> {
         v: &T,
     ) -> Result<(), Error> {
         self.out.push('{');
-        write_str(self.out, variant);
+        string(self.out, variant, self.ascii);
         self.out.push(':');
         v.serialize(Writer {
             out: &mut *self.out,
+            ascii: self.ascii,
         })?;
         self.out.push('}');
         Ok(())
@@ -313,6 +351,7 @@ impl ser::SerializeSeq for Compound<'_> {
         self.comma();
         v.serialize(Writer {
             out: &mut *self.out,
+            ascii: self.ascii,
         })
     }
     fn end(self) -> Result<(), Error> {
@@ -360,6 +399,7 @@ impl ser::SerializeMap for Compound<'_> {
         self.comma();
         key.serialize(KeyWriter {
             out: &mut *self.out,
+            ascii: self.ascii,
         })?;
         self.out.push(':');
         Ok(())
@@ -367,6 +407,7 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Error> {
         v.serialize(Writer {
             out: &mut *self.out,
+            ascii: self.ascii,
         })
     }
     fn end(self) -> Result<(), Error> {
@@ -386,6 +427,7 @@ impl ser::SerializeStruct for Compound<'_> {
         field_name(self.out, key);
         v.serialize(Writer {
             out: &mut *self.out,
+            ascii: self.ascii,
         })
     }
     fn end(self) -> Result<(), Error> {
@@ -426,6 +468,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
 /// text (as serde_json does); anything else is an error.
 struct KeyWriter<'a> {
     out: &'a mut String,
+    ascii: bool,
 }
 
 fn key_error() -> Error {
@@ -444,7 +487,7 @@ impl ser::Serializer for KeyWriter<'_> {
     type SerializeStructVariant = ser::Impossible<(), Error>;
 
     fn serialize_str(self, v: &str) -> Result<(), Error> {
-        write_str(self.out, v);
+        string(self.out, v, self.ascii);
         Ok(())
     }
     fn serialize_bool(self, v: bool) -> Result<(), Error> {

@@ -90,6 +90,28 @@ fn write_object(out: &mut String, m: &Map) {
 
 /// Appends `s` as a JSON string literal.
 pub fn write_str(out: &mut String, s: &str) {
+    write_str_with(out, s, false);
+}
+
+/// Appends `s` as a JSON string literal in ASCII: every character past
+/// U+007F is written as `\uXXXX` (two for one outside the BMP), as PHP's
+/// `json_encode` does by default. For text `JSON.parse` reads at once: V8
+/// decodes ASCII bytes several times faster than UTF-8 with any other
+/// character in it, and builds one-byte strings from it (bench/findings.md).
+///
+/// ```
+/// let mut out = String::new();
+/// stepline::json::write_str_ascii(&mut out, "é😀\n");
+/// assert_eq!(out, r#""\u00e9\ud83d\ude00\n""#);
+/// ```
+pub fn write_str_ascii(out: &mut String, s: &str) {
+    write_str_with(out, s, true);
+}
+
+fn write_str_with(out: &mut String, s: &str, ascii: bool) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Bytes past ASCII are looked at too when they are to be escaped.
+    let also = if ascii { HIGH } else { 0 };
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
@@ -99,7 +121,8 @@ pub fn write_str(out: &mut String, s: &str) {
         // Eight bytes at a time while none of them needs escaping: most text
         // needs none, and a view's text is most of what it writes.
         while let Some(Ok(word)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-            let mask = look_mask(u64::from_le_bytes(word));
+            let word = u64::from_le_bytes(word);
+            let mask = look_mask(word) | (word & also);
             if mask != 0 {
                 i += (mask.trailing_zeros() / 8) as usize;
                 break;
@@ -107,6 +130,27 @@ pub fn write_str(out: &mut String, s: &str) {
             i += 8;
         }
         let Some(&b) = bytes.get(i) else { break };
+        if b >= 0x80 {
+            if ascii {
+                out.push_str(s.get(start..i).unwrap_or_default());
+                let c = s
+                    .get(i..)
+                    .and_then(|r| r.chars().next())
+                    .unwrap_or('\u{fffd}');
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    out.push_str("\\u");
+                    for shift in [12, 8, 4, 0] {
+                        let d = u32::from((*unit >> shift) & 0xf);
+                        out.push(char::from_digit(d, 16).unwrap_or('0'));
+                    }
+                }
+                i += c.len_utf8();
+                start = i;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
         let escape: &str = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -140,7 +184,7 @@ pub fn write_str(out: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::write_str;
+    use super::{write_str, write_str_ascii};
 
     /// The byte-at-a-time writer the eight-byte scan must agree with.
     fn reference(s: &str) -> String {
@@ -182,6 +226,47 @@ mod tests {
                 let mut out = String::new();
                 write_str(&mut out, &plain);
                 assert_eq!(out, reference(&plain));
+            }
+        }
+    }
+
+    /// `reference` with every character past U+007F as `\uXXXX` (UTF-16).
+    fn reference_ascii(s: &str) -> String {
+        reference(s)
+            .chars()
+            .map(|c| match c {
+                c if c.is_ascii() => c.to_string(),
+                c => c
+                    .encode_utf16(&mut [0; 2])
+                    .iter()
+                    .map(|u| format!("\\u{u:04x}"))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ascii_escaping_matches_the_byte_at_a_time_writer_at_every_offset_and_reads_back() {
+        let specials: Vec<char> = (0u8..0x20)
+            .map(char::from)
+            .chain(['"', '\\', 'é', '€', '🚀', '\u{80}', '\u{ffff}'])
+            .collect();
+        for fill in ["a", "é", "🚀", " ", "\u{7f}", "ab€"] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    for &special in &specials {
+                        let mut s: String = fill.repeat(at);
+                        s.push(special);
+                        s.push_str(&fill.repeat(len - at));
+                        s.push(special);
+                        let mut out = String::new();
+                        write_str_ascii(&mut out, &s);
+                        assert_eq!(out, reference_ascii(&s), "{s:?}");
+                        assert!(out.is_ascii());
+                        let back = crate::json::from_str(&out).expect("valid JSON");
+                        assert_eq!(back.as_str(), Some(s.as_str()));
+                    }
+                }
             }
         }
     }

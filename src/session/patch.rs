@@ -179,7 +179,7 @@ impl Session {
             .get(dirty.warnings_sent..)
             .filter(|w| !w.is_empty())
         {
-            Some(new) => crate::json::write_text(&mut out, new),
+            Some(new) => crate::json::write_ascii_text(&mut out, new),
             None => out.push('0'),
         }
         dirty.warnings_sent = self.warnings.len();
@@ -308,7 +308,7 @@ impl<'a> Fields<'a> {
             Some(print) => {
                 if self.changed(print) {
                     self.name(name);
-                    crate::json::write_text(self.out, value);
+                    crate::json::write_ascii_text(self.out, value);
                 }
             }
             None => {
@@ -316,7 +316,7 @@ impl<'a> Fields<'a> {
                 let any = self.any;
                 self.name(name);
                 let start = self.out.len();
-                crate::json::write_text(self.out, value);
+                crate::json::write_ascii_text(self.out, value);
                 self.any = any;
                 self.keep_if_changed(before, start);
             }
@@ -417,9 +417,9 @@ fn write_step(out: &mut String, step: &StepView, exec_id: Option<&str>, sent: &m
         shape.reasoning = "";
         sep(out);
         out.push('[');
-        crate::json::write_text(out, &step.number);
+        crate::json::write_ascii_text(out, &step.number);
         out.push(',');
-        crate::json::write_text(out, &shape);
+        crate::json::write_ascii_text(out, &shape);
         out.push(',');
         appended(out, &step.text, &mut 0);
         out.push(',');
@@ -444,7 +444,7 @@ fn write_step(out: &mut String, step: &StepView, exec_id: Option<&str>, sent: &m
     let start = out.len();
     sep(out);
     out.push('[');
-    crate::json::write_text(out, &step.number);
+    crate::json::write_ascii_text(out, &step.number);
     out.push(',');
     let mut shape = step.view(exec_id);
     // The texts follow as what was appended; as fields they stay `""`.
@@ -511,9 +511,9 @@ fn sep(out: &mut String) {
     }
 }
 
-/// A JSON string literal (the JSON writer's: `JSON.parse` reads back the same string).
+/// A JSON string literal in ASCII (`JSON.parse` reads back the same string).
 fn string(out: &mut String, s: &str) {
-    crate::json::write_str(out, s);
+    crate::json::write_str_ascii(out, s);
 }
 
 /// The serializer [`Fields::write`] hands a header to: each field of the
