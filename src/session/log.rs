@@ -147,10 +147,27 @@ impl Log {
 
 /// How many leading bytes `b` shares with `a`, backed off to a character boundary of `b`.
 fn shared_prefix(a: &str, b: &str) -> usize {
-    let mut n = a
-        .as_bytes()
+    let (a, b_bytes) = (a.as_bytes(), b.as_bytes());
+    // Eight bytes at a time while they agree (two lines of a run share about
+    // a hundred: the envelope's type, session, execution and timestamp).
+    let mut n = 0;
+    while let (Some(Ok(x)), Some(Ok(y))) = (
+        a.get(n..n + 8).map(<[u8; 8]>::try_from),
+        b_bytes.get(n..n + 8).map(<[u8; 8]>::try_from),
+    ) {
+        let diff = u64::from_le_bytes(x) ^ u64::from_le_bytes(y);
+        if diff != 0 {
+            n += (diff.trailing_zeros() / 8) as usize;
+            break;
+        }
+        n += 8;
+    }
+    // The rest byte by byte (nothing more when the words differed at `n`).
+    n += a
+        .get(n..)
+        .unwrap_or_default()
         .iter()
-        .zip(b.as_bytes())
+        .zip(b_bytes.get(n..).unwrap_or_default())
         .take_while(|(x, y)| x == y)
         .count();
     while !b.is_char_boundary(n) {
@@ -165,6 +182,28 @@ mod tests {
 
     fn lines(log: &Log) -> Vec<(u64, String)> {
         log.iter().collect()
+    }
+
+    #[test]
+    fn the_shared_prefix_is_the_longest_common_one_cut_between_characters() {
+        let naive = |a: &str, b: &str| {
+            let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            while !b.is_char_boundary(n) {
+                n -= 1;
+            }
+            n
+        };
+        let base = "{\"type\":\"agent.stream.chunk\",\"content\":\"żółć and more\"}";
+        for cut in 0..=base.len() {
+            let Some(head) = base.get(..cut) else {
+                continue;
+            };
+            for tail in ["", "x", "żółw", "{\"", "0123456789abcdef"] {
+                let other = format!("{head}{tail}");
+                assert_eq!(shared_prefix(base, &other), naive(base, &other), "{other}");
+                assert_eq!(shared_prefix(&other, base), naive(&other, base), "{other}");
+            }
+        }
     }
 
     #[test]
