@@ -193,7 +193,7 @@ impl Out {
 #[derive(Debug, Default)]
 pub(crate) struct Translated {
     /// The normalised envelopes, each with the session's id.
-    pub envelopes: Vec<Value>,
+    pub envelopes: Vec<Map>,
     /// Patches to `agent.data` values, by envelope (see `envelope::event::DATA_PATCH`).
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
@@ -203,9 +203,12 @@ pub(crate) struct Translated {
     pub warning_types: Vec<String>,
     /// The event was a redelivery (or is held as one, see [`Redelivery`]).
     pub duplicate: bool,
-    /// The lines to log, as received: the event's, after those of the
-    /// events held before it and now translated.
-    pub lines: Vec<String>,
+    /// The lines to log, as received, of the events held before this one
+    /// and now translated (none, nearly always: no list is made then).
+    pub held_lines: Vec<String>,
+    /// The event's own line, logged after `held_lines` (`None` when the
+    /// event was no JSON object, or a redelivery).
+    pub line: Option<String>,
     /// How many held events (counted as duplicates when they arrived) this
     /// translation released as new.
     pub released: u64,
@@ -437,11 +440,14 @@ impl Translators {
         // leaves itself as it was when it refuses an event, but not the held
         // events it took before it). Cloned only where a repetition ends.
         let restore = (held > 0).then(|| (self.running.clone(), events.clone()));
-        let mut lines = Vec::with_capacity(held + 1);
+        let mut held_lines = Vec::new();
+        let mut own_line = None;
         let mut kinds = Vec::new();
         // Joins the run only once the whole group is translated (a refused
-        // event puts its held ones back, untranslated).
+        // event puts its held ones back, untranslated): the held events'
+        // fingerprints, then the event's.
         let mut recorded = Vec::new();
+        let mut own_fingerprint = None;
         let mut released = 0;
         // The held events (none, nearly always: no list is made for the
         // event alone), then the event.
@@ -488,32 +494,34 @@ impl Translators {
                 out.warnings.truncate(warnings);
             } else {
                 released += u64::from(i < held);
-                lines.push(line);
-                recorded.extend(seen);
+                if i < held {
+                    held_lines.push(line);
+                    recorded.extend(seen);
+                } else {
+                    own_line = Some(line);
+                    own_fingerprint = seen;
+                }
                 kinds.resize(out.warnings.len(), kind);
             }
         }
-        for f in recorded {
+        for f in recorded.into_iter().chain(own_fingerprint) {
             self.redelivery.record(f);
         }
         let id = session
             .or(out.session_hint.as_deref())
             .unwrap_or_else(|| dialect.name());
-        let envelopes = out
-            .envelopes
-            .into_iter()
-            .map(|mut env| {
-                env.insert("session_id", Value::from(id));
-                Value::Object(env)
-            })
-            .collect();
+        let mut envelopes = out.envelopes;
+        for env in &mut envelopes {
+            env.insert("session_id", Value::from(id));
+        }
         Ok(Translated {
             envelopes,
             patches: out.patches,
             warnings: out.warnings,
             warning_types: kinds,
             duplicate: false,
-            lines,
+            held_lines,
+            line: own_line,
             released,
         })
     }

@@ -765,7 +765,7 @@ impl Session {
             .into_iter()
             .enumerate()
             .map(|(i, env)| {
-                translated(dialect, env).map(|mut d| {
+                translated(dialect, Value::Object(env)).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
                     // Added after decoding: no envelope on the wire carries it.
                     if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
@@ -797,9 +797,9 @@ impl Session {
         }
         // Held events released as new were counted as duplicates on arrival.
         self.counts.duplicates = self.counts.duplicates.saturating_sub(t.released);
-        let received = t.lines.len() as u64;
+        let received = t.held_lines.len() as u64 + u64::from(t.line.is_some());
         let mut last_line = None;
-        for line in t.lines {
+        for line in t.held_lines.into_iter().chain(t.line) {
             let seq = self.next_seq;
             self.next_seq += 1;
             last_line = Some(seq);
