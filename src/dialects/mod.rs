@@ -239,8 +239,9 @@ struct Redelivery {
     /// place in `keys` (runs are named by index: every event's bookkeeping
     /// then copies a number, not its run's key).
     runs: Vec<Vec<Fingerprint>>,
-    /// Each run's place in `runs`, by the run's key.
-    keys: BTreeMap<String, usize>,
+    /// Each run's place in `runs`, by the run's key (`u64`, the value type
+    /// of the other id maps: one B-tree fewer in the wasm).
+    keys: BTreeMap<String, u64>,
     /// The run being received, and how far a repetition of it matches.
     current: Option<(usize, Option<usize>)>,
     /// The events of the repetition so far, with their lines as received.
@@ -307,9 +308,9 @@ impl Redelivery {
             // A repetition cut short by the next run was a partial redelivery.
             self.held.clear();
             let run = match self.keys.get(key) {
-                Some(&run) => run,
+                Some(&run) => run as usize,
                 None => {
-                    self.keys.insert(key.to_string(), self.runs.len());
+                    self.keys.insert(key.to_string(), self.runs.len() as u64);
                     self.runs.push(Vec::new());
                     self.runs.len() - 1
                 }
