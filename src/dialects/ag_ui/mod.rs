@@ -432,8 +432,8 @@ impl State {
     }
 
     fn emit(&self, kind: &str, payload: Map, ev: &mut Ev<'_>) {
-        let exec = self.exec();
-        ev.out.emit(kind, exec.as_deref(), ev.ts.clone(), payload);
+        let exec = self.run.as_ref().map(|r| r.id.as_str());
+        ev.out.emit(kind, exec, ev.ts.clone(), payload);
     }
 
     /// Emits under the run `exec` (a tool call's own run), or the current one.
