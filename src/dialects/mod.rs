@@ -193,7 +193,7 @@ impl Out {
 #[derive(Debug, Default)]
 pub(crate) struct Translated {
     /// The normalised envelopes, each with the session's id.
-    pub envelopes: Vec<Value>,
+    pub envelopes: Vec<Map>,
     /// Patches to `agent.data` values, by envelope (see `envelope::event::DATA_PATCH`).
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
@@ -203,9 +203,12 @@ pub(crate) struct Translated {
     pub warning_types: Vec<String>,
     /// The event was a redelivery (or is held as one, see [`Redelivery`]).
     pub duplicate: bool,
-    /// The lines to log, as received: the event's, after those of the
-    /// events held before it and now translated.
-    pub lines: Vec<String>,
+    /// The lines to log, as received, of the events held before this one
+    /// and now translated (none, nearly always: no list is made then).
+    pub held_lines: Vec<String>,
+    /// The event's own line, logged after `held_lines` (`None` when the
+    /// event was no JSON object, or a redelivery).
+    pub line: Option<String>,
     /// How many held events (counted as duplicates when they arrived) this
     /// translation released as new.
     pub released: u64,
@@ -232,15 +235,20 @@ pub(crate) struct Translators {
 /// (two equal text deltas are both text).
 #[derive(Clone, Debug, Default)]
 struct Redelivery {
-    /// Each run's events, fingerprinted, in arrival order, by the run's key.
-    runs: BTreeMap<String, Vec<Fingerprint>>,
+    /// Each run's events, fingerprinted, in arrival order, by the run's
+    /// place in `keys` (runs are named by index: every event's bookkeeping
+    /// then copies a number, not its run's key).
+    runs: Vec<Vec<Fingerprint>>,
+    /// Each run's place in `runs`, by the run's key (`u64`, the value type
+    /// of the other id maps: one B-tree fewer in the wasm).
+    keys: BTreeMap<String, u64>,
     /// The run being received, and how far a repetition of it matches.
-    current: Option<(String, Option<usize>)>,
+    current: Option<(usize, Option<usize>)>,
     /// The events of the repetition so far, with their lines as received.
     held: Vec<(Map, String)>,
     /// The run of the last event translated: a repetition dropped whole
     /// leaves the rule there, as it was for a replay, which never sees it.
-    logged: Option<String>,
+    logged: Option<usize>,
 }
 
 /// What [`Redelivery::observe`] made of an event.
@@ -267,7 +275,7 @@ fn fingerprint(event: &Map) -> Fingerprint {
 /// to put back if the event is refused or taken for a redelivery
 /// ([`Redelivery::undo`]).
 struct Mark {
-    current: Option<(String, Option<usize>)>,
+    current: Option<(usize, Option<usize>)>,
     /// The repetition a run start cuts short (only a start clears it).
     held: Option<Vec<(Map, String)>>,
 }
@@ -277,7 +285,7 @@ impl Redelivery {
     /// cheap, but for the repetition a start cuts short.
     fn mark(&self, starts: bool) -> Mark {
         Mark {
-            current: self.current.clone(),
+            current: self.current,
             held: starts.then(|| self.held.clone()),
         }
     }
@@ -299,19 +307,28 @@ impl Redelivery {
         if let Some(key) = start {
             // A repetition cut short by the next run was a partial redelivery.
             self.held.clear();
-            let again = self.runs.contains_key(key);
-            self.current = Some((key.to_string(), again.then_some(0)));
+            let run = match self.keys.get(key) {
+                Some(&run) => run as usize,
+                None => {
+                    self.keys.insert(key.to_string(), self.runs.len() as u64);
+                    self.runs.push(Vec::new());
+                    self.runs.len() - 1
+                }
+            };
+            // A run none of whose events was translated yet is not seen again.
+            let again = self.runs.get(run).is_some_and(|seen| !seen.is_empty());
+            self.current = Some((run, again.then_some(0)));
         }
-        let Some((key, replay)) = self.current.as_mut() else {
+        let Some((run, replay)) = self.current.as_mut() else {
             return Verdict::New(std::mem::take(&mut self.held));
         };
         if let Some(pos) = replay.as_mut() {
-            let seen = self.runs.get(key.as_str()).map_or(&[][..], Vec::as_slice);
+            let seen = self.runs.get(*run).map_or(&[][..], Vec::as_slice);
             if seen.get(*pos) == Some(&fingerprint(event)) {
                 *pos += 1;
                 if *pos == seen.len() {
                     self.held.clear();
-                    self.current = self.logged.clone().map(|k| (k, None));
+                    self.current = self.logged.map(|run| (run, None));
                     return Verdict::Redelivered;
                 }
                 self.held.push((event.clone(), line.to_string()));
@@ -324,9 +341,11 @@ impl Redelivery {
 
     /// Adds a translated event (its fingerprint) to the run being received.
     fn record(&mut self, f: Fingerprint) {
-        if let Some((key, _)) = &self.current {
-            self.runs.entry(key.clone()).or_default().push(f);
-            self.logged = Some(key.clone());
+        if let Some((run, _)) = self.current {
+            if let Some(seen) = self.runs.get_mut(run) {
+                seen.push(f);
+            }
+            self.logged = Some(run);
         }
     }
 }
@@ -401,9 +420,9 @@ impl Translators {
         let mut events = Vec::new();
         let mut mark = None;
         if !dialect.events_carry_ids() {
-            let start = dialect.run_start(&event).map(str::to_string);
+            let start = dialect.run_start(&event);
             let before = self.redelivery.mark(start.is_some());
-            match self.redelivery.observe(start.as_deref(), &event, &line) {
+            match self.redelivery.observe(start, &event, &line) {
                 Verdict::New(held) => {
                     events = held;
                     mark = Some(before);
@@ -422,14 +441,19 @@ impl Translators {
         // leaves itself as it was when it refuses an event, but not the held
         // events it took before it). Cloned only where a repetition ends.
         let restore = (held > 0).then(|| (self.running.clone(), events.clone()));
-        events.push((event, line));
-        let mut lines = Vec::with_capacity(events.len());
+        let mut held_lines = Vec::new();
+        let mut own_line = None;
         let mut kinds = Vec::new();
         // Joins the run only once the whole group is translated (a refused
-        // event puts its held ones back, untranslated).
+        // event puts its held ones back, untranslated): the held events'
+        // fingerprints, then the event's.
         let mut recorded = Vec::new();
+        let mut own_fingerprint = None;
         let mut released = 0;
-        for (i, (event, line)) in events.into_iter().enumerate() {
+        // The held events (none, nearly always: no list is made for the
+        // event alone), then the event.
+        let group = events.into_iter().chain(std::iter::once((event, line)));
+        for (i, (event, line)) in group.enumerate() {
             // A translator marks a held event a redelivery (an AG-UI start
             // of the run still open); the others translated with it are new,
             // and the translator's state already took them, so only the
@@ -471,33 +495,34 @@ impl Translators {
                 out.warnings.truncate(warnings);
             } else {
                 released += u64::from(i < held);
-                lines.push(line);
-                recorded.extend(seen);
+                if i < held {
+                    held_lines.push(line);
+                    recorded.extend(seen);
+                } else {
+                    own_line = Some(line);
+                    own_fingerprint = seen;
+                }
                 kinds.resize(out.warnings.len(), kind);
             }
         }
-        for f in recorded {
+        for f in recorded.into_iter().chain(own_fingerprint) {
             self.redelivery.record(f);
         }
         let id = session
-            .map(str::to_string)
-            .or(out.session_hint)
-            .unwrap_or_else(|| dialect.name().to_string());
-        let envelopes = out
-            .envelopes
-            .into_iter()
-            .map(|mut env| {
-                env.insert("session_id", Value::from(id.as_str()));
-                Value::Object(env)
-            })
-            .collect();
+            .or(out.session_hint.as_deref())
+            .unwrap_or_else(|| dialect.name());
+        let mut envelopes = out.envelopes;
+        for env in &mut envelopes {
+            env.insert("session_id", Value::from(id));
+        }
         Ok(Translated {
             envelopes,
             patches: out.patches,
             warnings: out.warnings,
             warning_types: kinds,
             duplicate: false,
-            lines,
+            held_lines,
+            line: own_line,
             released,
         })
     }

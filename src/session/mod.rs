@@ -381,6 +381,11 @@ pub struct Session {
     /// The same for each foreign dialect's runs (a run without an id under
     /// `""`): runs of different producers never share an execution.
     by_producer: Vec<(&'static str, BTreeMap<String, u64>)>,
+    /// The producer and position of the turn the last envelope went to, as
+    /// those maps give it: the next envelope of the same run is found there
+    /// without a search of the ids (a foreign replay's every event searched
+    /// its producer's runs). Kept true by setting it wherever the maps change.
+    route_hint: Option<(Option<&'static str>, usize)>,
     /// Per execution position, whether an earlier turn had its execution id
     /// (such turns keep which contents they applied, see [`dedup_key`]).
     reused: Vec<bool>,
@@ -534,6 +539,7 @@ impl Session {
             executions: Vec::new(),
             by_id: BTreeMap::new(),
             by_producer: Vec::new(),
+            route_hint: None,
             no_id: None,
             reused: Vec::new(),
             stale: Vec::new(),
@@ -759,7 +765,7 @@ impl Session {
             .into_iter()
             .enumerate()
             .map(|(i, env)| {
-                translated(dialect, env).map(|mut d| {
+                translated(dialect, Value::Object(env)).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
                     // Added after decoding: no envelope on the wire carries it.
                     if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
@@ -791,9 +797,9 @@ impl Session {
         }
         // Held events released as new were counted as duplicates on arrival.
         self.counts.duplicates = self.counts.duplicates.saturating_sub(t.released);
-        let received = t.lines.len() as u64;
+        let received = t.held_lines.len() as u64 + u64::from(t.line.is_some());
         let mut last_line = None;
-        for line in t.lines {
+        for line in t.held_lines.into_iter().chain(t.line) {
             let seq = self.next_seq;
             self.next_seq += 1;
             last_line = Some(seq);
@@ -1058,6 +1064,7 @@ impl Session {
                 self.new_execution(&env)
             }
         };
+        self.route_hint = Some((self.producer, pos));
         let (kind, payload) = parts(&env);
         let tool = kind.starts_with("agent.tool.");
         if let (Some(f), true) = (content, self.reused.get(pos) == Some(&true)) {
@@ -1282,6 +1289,17 @@ impl Session {
     /// message both named `run-0001` were merged into one).
     fn latest(&self, env: &Map) -> Option<usize> {
         let id = env.get("execution_id").and_then(Value::as_str);
+        if let Some((producer, pos)) = self.route_hint {
+            let hit = producer == self.producer
+                && self.executions.get(pos).is_some_and(|e| match producer {
+                    None => e.id.as_deref() == id,
+                    // A run without an id is the producer's run under `""`.
+                    Some(_) => e.id.as_deref().unwrap_or_default() == id.unwrap_or_default(),
+                });
+            if hit {
+                return Some(pos);
+            }
+        }
         match (self.producer, id) {
             (None, Some(id)) => self.by_id.get(id).map(|&i| i as usize),
             (None, None) => self.no_id,
@@ -1323,6 +1341,7 @@ impl Session {
                 }
             }
         }
+        self.route_hint = Some((self.producer, pos));
         self.dirty.execution_added(pos);
         pos
     }

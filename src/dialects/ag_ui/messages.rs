@@ -27,7 +27,7 @@ impl State {
     }
 
     pub(super) fn text_content(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
-        let role = match self.messages.get(id) {
+        let assistant = match self.messages.get(id) {
             Some(m) => {
                 if m.ended {
                     ev.out.warn(
@@ -36,7 +36,7 @@ impl State {
                         format!("content for message `{id}` after its TEXT_MESSAGE_END: kept"),
                     );
                 }
-                m.role.clone()
+                m.role == "assistant"
             }
             None => {
                 ev.out.warn(
@@ -45,10 +45,10 @@ impl State {
                     format!("content for message `{id}`, whose TEXT_MESSAGE_START never arrived: kept as assistant text"),
                 );
                 self.text_start(id, "assistant", ev);
-                "assistant".to_string()
+                true
             }
         };
-        if role != "assistant" {
+        if !assistant {
             if let Some(m) = self.messages.get_mut(id) {
                 m.text.push_str(delta);
             }

@@ -120,9 +120,12 @@ pub(crate) fn claims(event: &Map) -> bool {
     let Some(kind) = event.get("type").and_then(Value::as_str) else {
         return false;
     };
-    TYPES.contains(&kind)
-        || (kind.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
-            && kind
+    // Every type of TYPES starts with a capital (a test below checks it), so
+    // the other dialects' lowercase types, asked here first for every event
+    // of theirs, are told apart by one byte instead of a scan of the list.
+    kind.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+        && (TYPES.contains(&kind)
+            || kind
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
 }
@@ -429,8 +432,8 @@ impl State {
     }
 
     fn emit(&self, kind: &str, payload: Map, ev: &mut Ev<'_>) {
-        let exec = self.exec();
-        ev.out.emit(kind, exec.as_deref(), ev.ts.clone(), payload);
+        let exec = self.run.as_ref().map(|r| r.id.as_str());
+        ev.out.emit(kind, exec, ev.ts.clone(), payload);
     }
 
     /// Emits under the run `exec` (a tool call's own run), or the current one.
@@ -1017,5 +1020,20 @@ impl crate::dialects::Translator for State {
 
     fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {
         Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `claims` looks at the list of types only for a type whose first byte
+    /// is a capital: every type of the list must be one.
+    #[test]
+    fn every_ag_ui_type_starts_with_a_capital() {
+        for kind in super::TYPES {
+            assert!(
+                kind.bytes().next().is_some_and(|b| b.is_ascii_uppercase()),
+                "{kind}"
+            );
+        }
     }
 }

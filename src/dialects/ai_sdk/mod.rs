@@ -857,10 +857,11 @@ fn reopens(kind: &str) -> bool {
 }
 
 /// A payload from key/value pairs, in order.
-fn map<const N: usize>(pairs: [(&str, Value); N]) -> Map {
+fn map<const N: usize>(pairs: [(&'static str, Value); N]) -> Map {
     let mut m = Map::with_capacity(N);
+    // The names are the translator's own: borrowed, not copied per envelope.
     for (k, v) in pairs {
-        m.push(k.to_string(), v);
+        m.push(k, v);
     }
     m
 }

@@ -253,7 +253,7 @@ impl State {
         let timestamp = req_timestamp(&event)?;
         let invocation = match event.get("invocation_id") {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s.as_str()),
             Some(other) => return Err(wrong("/invocation_id", "a string or null", other)),
         };
         if self.seen.contains_key(&id) {
@@ -269,11 +269,11 @@ impl State {
             Shape::ProviderTool => PROVIDER_TOOL_KEYS,
             Shape::Unknown => &[],
         };
-        let exec = invocation.or_else(|| self.current.clone());
+        let exec = invocation.or(self.current.as_deref());
         let mut t = Translation {
             event: &event,
             out,
-            exec: exec.as_deref(),
+            exec,
             ts: timestamp,
         };
         if shape == Shape::Unknown {
@@ -296,7 +296,7 @@ impl State {
         }
         // An event naming no invocation when none was seen before (a job's
         // `stream_failed` before the stream began) goes to the run of no id.
-        let key = exec.as_deref().unwrap_or_default();
+        let key = exec.unwrap_or_default();
         // Consecutive events are mostly of one run: look at the latest first.
         let i = match self.runs.iter().rposition(|(k, _)| k == key) {
             Some(i) => i,
@@ -314,8 +314,11 @@ impl State {
             Shape::ProviderTool => t.provider_tool(run)?,
             Shape::Unknown => {}
         }
-        if event.get("invocation_id").is_some_and(Value::is_string) {
-            self.current = exec;
+        // Copied only when the run changes, not for every event of it.
+        if let Some(invocation) = invocation {
+            if self.current.as_deref() != Some(invocation) {
+                self.current = Some(invocation.to_string());
+            }
         }
         self.seen.insert(id, 0);
         Ok(())
@@ -471,7 +474,10 @@ impl Translation<'_, '_> {
 
     /// A delta or end of a part whose start was not seen is a gap in the stream.
     fn part_seen(&mut self, run: &mut Run, part: &str, key: &str) {
-        if run.parts.insert(part.to_string(), 0).is_none() {
+        // Looked up before inserting: every delta of a part is checked, and
+        // only its first needs the id copied.
+        if !run.parts.contains_key(part) {
+            run.parts.insert(part.to_string(), 0);
             self.out.warn(
                 &child("", key),
                 "gap",
