@@ -329,7 +329,9 @@ impl<'a> Fields<'a> {
     fn keep_if_changed(&mut self, before: usize, start: usize) {
         let print = {
             let mut f = Fingerprinter::new();
-            f.str(self.out.get(start..).unwrap_or_default());
+            // Tagged apart from a scalar string's fingerprint: a value that
+            // turns from an object into a string of the same text changed.
+            f.bytes(b'T', self.out.get(start..).unwrap_or_default().as_bytes());
             f.finish()
         };
         if self.changed(print) {
@@ -670,7 +672,35 @@ impl<'f, 'a> ser::Serializer for HeaderWriter<'f, 'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{string, uint};
+    use super::{string, uint, Fields, Sent};
+    use crate::json;
+    use crate::json::Value;
+
+    /// One header write of `{"v": value}` against what `sent` holds.
+    fn written(sent: &mut Sent, value: Value) -> String {
+        #[derive(serde::Serialize)]
+        struct Header {
+            v: Value,
+        }
+        let mut out = String::new();
+        Fields::open(&mut out, sent).write(&Header { v: value }, None);
+        out
+    }
+
+    #[test]
+    fn a_field_is_sent_again_when_its_value_changes_kind_but_not_its_text() {
+        let mut sent = Sent::default();
+        assert_eq!(written(&mut sent, json!({"a": 1})), r#"{"v":{"a":1}}"#);
+        assert_eq!(written(&mut sent, json!({"a": 1})), "0", "unchanged");
+        // The string whose text is the object's JSON is another value.
+        assert_eq!(
+            written(&mut sent, Value::from(r#"{"a":1}"#)),
+            r#"{"v":"{\"a\":1}"}"#
+        );
+        assert_eq!(written(&mut sent, Value::from(r#"{"a":1}"#)), "0");
+        assert_eq!(written(&mut sent, json!(1)), r#"{"v":1}"#);
+        assert_eq!(written(&mut sent, json!("1")), r#"{"v":"1"}"#);
+    }
 
     #[test]
     fn integers_are_written_as_decimal_text() {
