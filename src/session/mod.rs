@@ -1197,7 +1197,8 @@ impl Session {
             ));
             apply::Touched::Header
         } else {
-            apply(exec, to_event(kind, ts, payload), (seq, fingerprint))
+            let key = fingerprint.map(crate::session::dedup::seen_key);
+            apply(exec, to_event(kind, ts, payload), (seq, key))
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
@@ -1220,8 +1221,8 @@ impl Session {
             } else {
                 self.log.remove(n);
             }
-            if let Some(fp) = fp {
-                self.seen.remove(fp);
+            if let Some(key) = fp {
+                self.seen.remove(key);
             }
         }
         self.dirty.touch(pos, touched);
