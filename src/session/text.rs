@@ -166,8 +166,8 @@ fn joined([lo, hi]: [u32; 2]) -> SeenKey {
 
 /// Chunks that arrived in index order, one after another, each wholly at
 /// the end of the text and each with its fingerprint: nearly every chunk of
-/// a stream. 16 bytes a chunk in wasm32, where an entry of the chunk tree
-/// cost about five times that (bench/findings.md). Anything else (a chunk
+/// a stream. 12 bytes a chunk in wasm32, where an entry of the chunk tree
+/// cost about six times that (bench/findings.md). Anything else (a chunk
 /// out of order, a replacement, the limit reached, a rebuild) first moves
 /// the run into the tree, so the tree's rules stay the only ones.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -177,14 +177,17 @@ struct Run {
     /// Where the first chunk starts in the text.
     start: usize,
     links: Blocks<Link>,
+    /// The chunks' log numbers, as `(position in the run, number)` where
+    /// they stop following one another: a chunk's number is the last such
+    /// entry's at or before it plus the chunks between. A step's chunks
+    /// arrive one after another, so a run holds about one entry a step.
+    seqs: Vec<(usize, u32)>,
 }
 
-/// A chunk of the run: where it ends in the text, its log number and its
-/// fingerprint's key.
+/// A chunk of the run: where it ends in the text and its fingerprint's key.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Link {
     end: usize,
-    seq: u32,
     key: [u32; 2],
 }
 
@@ -264,18 +267,42 @@ impl Run {
         self.links.last().map(|l| l.end)
     }
 
+    /// Adds a chunk ending at `end` in the text, with its log number and key.
+    fn push(&mut self, end: usize, seq: u32, key: SeenKey) {
+        let at = self.links.len();
+        let follows = self
+            .seqs
+            .last()
+            .is_some_and(|&(p, n)| u64::from(n) + (at - p) as u64 == u64::from(seq));
+        if !follows {
+            self.seqs.push((at, seq));
+        }
+        self.links.push(Link {
+            end,
+            key: halves(key),
+        });
+    }
+
     /// The chunks as the tree holds them, in index order.
     fn drain(&mut self) -> impl Iterator<Item = (i64, Chunk)> + '_ {
         let mut start = self.start;
         let first = self.first;
+        let seqs = std::mem::take(&mut self.seqs);
+        let mut entry = 0;
         self.links.take().enumerate().map(move |(i, link)| {
+            while seqs.get(entry + 1).is_some_and(|&(p, _)| p <= i) {
+                entry += 1;
+            }
+            let seq = seqs
+                .get(entry)
+                .map_or(0, |&(p, n)| u64::from(n) + (i - p) as u64);
             let piece = Piece::At {
                 start,
                 len: link.end - start,
             };
             start = link.end;
             let mut arrivals = Arrivals::None;
-            arrivals.add((u64::from(link.seq), Some(joined(link.key))));
+            arrivals.add((seq, Some(joined(link.key))));
             (
                 first + i as i64,
                 Chunk {
@@ -463,11 +490,7 @@ impl StreamText {
             self.run.start = text.len();
         }
         text.push_str(content);
-        self.run.links.push(Link {
-            end: text.len(),
-            seq,
-            key: halves(key),
-        });
+        self.run.push(text.len(), seq, key);
         self.bytes += content.len();
         true
     }
@@ -789,23 +812,21 @@ mod tests {
     }
 
     #[test]
-    fn a_run_longer_than_a_block_reserves_at_most_a_block_more_and_spills_whole() {
+    fn a_long_run_reserves_at_most_a_block_more_and_spills_whole_with_its_log_numbers() {
         // Memory: a doubling list would reserve up to twice the chunks it
         // holds and, while growing, hold both buffers (bench/findings.md,
-        // issue 27's third pass).
+        // issue 27's third pass). Log numbers jump every 100 chunks (other
+        // envelopes between); the run keeps one per jump.
         let n = 2 * BLOCK + 5;
         let key = |i: usize| Some((i as u64) << 32 | 0xabc);
+        let seq = |i: usize| (i + 3 * (i / 100)) as u64;
         let mut t = StreamText::with_limit(usize::MAX);
         let mut text = String::new();
         for i in 0..n {
-            t.chunk(
-                i as i64,
-                format!("{i},"),
-                &mut text,
-                Some((i as u64, key(i))),
-            );
+            t.chunk(i as i64, format!("{i},"), &mut text, Some((seq(i), key(i))));
         }
         assert_eq!(t.run.len(), n);
+        assert_eq!(t.run.seqs.len(), n.div_ceil(100));
         let reserved: usize = t.run.links.blocks.iter().map(Vec::capacity).sum();
         assert!(reserved < n + BLOCK, "{reserved} reserved for {n} chunks");
         assert_eq!(t.rebuilt(&text), text);
@@ -817,9 +838,9 @@ mod tests {
             Some((n as u64 + 1, key(n + 1))),
         );
         assert_eq!((t.run.len(), t.chunks.len()), (0, n + 1));
-        for i in [0, BLOCK - 1, BLOCK, n - 1] {
+        for i in [0, 99, 100, 101, BLOCK - 1, BLOCK, n - 1] {
             let c = &t.chunks[&(i as i64)];
-            assert_eq!(c.arrivals, Arrivals::packed((i as u64, key(i))));
+            assert_eq!(c.arrivals, Arrivals::packed((seq(i), key(i))));
             assert_eq!(c.text.as_str(&text), format!("{i},"));
         }
     }
