@@ -5,7 +5,10 @@
 //! limit are in `Session`'s `dedup_key`, and a [`Batch`] numbers occurrences
 //! by its own order). A long session costs 8 bytes per envelope here (and
 //! 8 more per envelope of a turn that reuses an execution id), where keeping
-//! each envelope's text as its key cost its whole size again.
+//! each envelope's text as its key cost its whole size again; the first
+//! occurrence of a chunk held at its index by the latest turn of its id has
+//! its key in that turn's stream text instead (src/session/text.rs), which
+//! keeps it anyway (`Session::ingest_in`).
 //! The fingerprint itself is src/json/fingerprint.rs.
 
 use crate::json::fingerprint::avalanche;
@@ -437,7 +440,11 @@ impl Seen {
 
     /// Adds `fp`; `false` when it was there already.
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
-        let key = seen_key(fp);
+        self.insert_key(seen_key(fp))
+    }
+
+    /// Adds a fingerprint by its [`seen_key`]; `false` when it was there already.
+    pub fn insert_key(&mut self, key: SeenKey) -> bool {
         if key == EMPTY {
             let new = !self.has_empty;
             self.has_empty = true;

@@ -98,6 +98,16 @@ impl Arrivals {
         }
     }
 
+    /// The fingerprint keys of the arrivals.
+    fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
+        let (one, many) = match self {
+            Arrivals::One(_, key) => (Some(joined(*key)), &[][..]),
+            Arrivals::Many(list) => (None, &list[..]),
+            Arrivals::None | Arrivals::Bare(_) => (None, &[][..]),
+        };
+        one.into_iter().chain(many.iter().filter_map(|a| a.1))
+    }
+
     /// Moves the arrivals to the end of `out`.
     fn drain_into(self, out: &mut Vec<Arrival>) {
         match self {
@@ -236,6 +246,11 @@ impl<T: Copy> Blocks<T> {
 
     fn last(&self) -> Option<T> {
         self.blocks.last().and_then(|b| b.last()).copied()
+    }
+
+    /// The `i`-th item (every block but the last is full).
+    fn get(&self, i: usize) -> Option<T> {
+        self.blocks.get(i / BLOCK)?.get(i % BLOCK).copied()
     }
 
     fn iter(&self) -> impl Iterator<Item = T> + '_ {
@@ -619,6 +634,31 @@ impl StreamText {
                 .map_or(0, |h| h.saturating_add(1))
         });
         (self.gaps.list_below(below), self.gaps.count_below(below))
+    }
+
+    /// Whether chunk `index` was delivered by an envelope whose fingerprint
+    /// has `key` (the session keeps such keys here rather than in its set
+    /// of them too, see `Session::ingest_in`).
+    pub fn holds(&self, index: i64, key: SeenKey) -> bool {
+        let in_run = self
+            .run
+            .next()
+            .filter(|&next| self.run.first <= index && index < next)
+            .and_then(|_| usize::try_from(index - self.run.first).ok())
+            .and_then(|i| self.run.links.get(i));
+        match in_run {
+            Some(link) => joined(link.key) == key,
+            None => self
+                .chunks
+                .get(&index)
+                .is_some_and(|c| c.arrivals.keys().any(|k| k == key)),
+        }
+    }
+
+    /// The fingerprint keys of every chunk held.
+    pub fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
+        let tree = self.chunks.values().flat_map(|c| c.arrivals.keys());
+        tree.chain(self.run.links.iter().map(|l| joined(l.key)))
     }
 
     /// Hands back an arrival whose text was dropped whole at once.
