@@ -999,7 +999,11 @@ impl Session {
         let mut fingerprint = None;
         let mut repeated = false;
         // A chunk's own index, where the stream text may hold its key.
-        let held = route.zip(chunk_index(&env));
+        let index = chunk_index(&env);
+        let held = route.zip(index);
+        // The first occurrence of a chunk with an index: its key goes into
+        // the set after `applied`, and only if its text does not keep it.
+        let mut deferred = false;
         if let Some(f) = content {
             // An event its dialect identified as new (laravel/ai's `id`):
             // live and in a batch alike (a replayed recording is a batch,
@@ -1042,7 +1046,13 @@ impl Session {
             };
             let mut k = k;
             let mut key = occurrence(f, k);
-            if self.was_seen(key, held) || !self.seen.insert(key) {
+            let defer = index.is_some() && k == 1;
+            let new = match defer {
+                true => !self.was_seen(key, held),
+                false => !self.held_by_text(key, held) && self.seen.insert(key),
+            };
+            deferred = defer && new;
+            if !new {
                 if !self.replaying_log {
                     return self.duplicate(out);
                 }
@@ -1085,7 +1095,7 @@ impl Session {
                 };
             }
         }
-        let index = chunk_index(&env);
+        self.text_dropped_whole = false;
         let out = self.applied(out, env, raw, pos, fingerprint);
         // A chunk's first occurrence whose key its stream text now holds at
         // its own index: the text keeps it (it had to, to give it back when
@@ -1093,31 +1103,37 @@ impl Session {
         // every envelope of a long run is such a chunk (bench/findings.md,
         // issue 27's third pass). `was_seen` asks the text; the turn's keys
         // go into the set when a later turn takes its place
-        // (`new_execution`).
-        if let (Some(f), Some(i)) = (content.filter(|&f| fingerprint == Some(f)), index) {
-            let key = crate::session::dedup::seen_key(f);
-            if self
+        // (`new_execution`). A chunk the limit dropped at once leaves no key,
+        // as its text leaves none.
+        if let (true, Some(key), Some(i)) = (deferred, fingerprint, index) {
+            let key = crate::session::dedup::seen_key(key);
+            let held = self
                 .executions
                 .get(pos)
-                .is_some_and(|e| e.stream.holds(i, key))
-            {
-                self.seen.remove(key);
+                .is_some_and(|e| e.stream.holds(i, key));
+            if !held && !self.text_dropped_whole {
+                self.seen.insert_key(key);
             }
         }
         out
+    }
+
+    /// Whether the stream text of the turn a chunk routes to holds `fp`'s
+    /// key at the chunk's index (`chunk`: that turn's position and the index).
+    fn held_by_text(&self, fp: Fingerprint, chunk: Option<(usize, i64)>) -> bool {
+        chunk.is_some_and(|(pos, i)| {
+            let key = crate::session::dedup::seen_key(fp);
+            self.executions
+                .get(pos)
+                .is_some_and(|e| e.stream.holds(i, key))
+        })
     }
 
     /// Whether `fp` was applied: in the set, or (for a chunk's first
     /// occurrence) held by the stream text of the turn the chunk routes to,
     /// at its index (`chunk`: that turn's position and the index).
     fn was_seen(&self, fp: Fingerprint, chunk: Option<(usize, i64)>) -> bool {
-        self.seen.contains(fp)
-            || chunk.is_some_and(|(pos, i)| {
-                let key = crate::session::dedup::seen_key(fp);
-                self.executions
-                    .get(pos)
-                    .is_some_and(|e| e.stream.holds(i, key))
-            })
+        self.seen.contains(fp) || self.held_by_text(fp, chunk)
     }
 
     /// How many occurrences of content `f` were applied.
