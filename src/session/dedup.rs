@@ -5,7 +5,10 @@
 //! limit are in `Session`'s `dedup_key`, and a [`Batch`] numbers occurrences
 //! by its own order). A long session costs 8 bytes per envelope here (and
 //! 8 more per envelope of a turn that reuses an execution id), where keeping
-//! each envelope's text as its key cost its whole size again.
+//! each envelope's text as its key cost its whole size again; the first
+//! occurrence of a chunk held at its index by the latest turn of its id has
+//! its key in that turn's stream text instead (src/session/text.rs), which
+//! keeps it anyway (`Session::ingest_in`).
 //! The fingerprint itself is src/json/fingerprint.rs.
 
 use crate::json::fingerprint::avalanche;
@@ -370,8 +373,14 @@ pub struct Seen {
 
 const EMPTY: u64 = 0;
 
-/// The 64 bits of a fingerprint a slot keeps.
-fn fold(fp: Fingerprint) -> u64 {
+/// The 64 bits of a fingerprint a [`Seen`] slot keeps: all that is needed
+/// to take it out of the set again, so a holder that may have to (a chunk
+/// of the stream text, src/session/text.rs) keeps this instead of the
+/// 16-byte fingerprint.
+pub type SeenKey = u64;
+
+/// The key a fingerprint has in a [`Seen`].
+pub fn seen_key(fp: Fingerprint) -> SeenKey {
     fp.0 ^ fp.1
 }
 
@@ -422,7 +431,7 @@ impl Seen {
 
     /// Whether `fp` was inserted (and not removed since).
     pub fn contains(&self, fp: Fingerprint) -> bool {
-        let key = fold(fp);
+        let key = seen_key(fp);
         if key == EMPTY {
             return self.has_empty;
         }
@@ -431,7 +440,11 @@ impl Seen {
 
     /// Adds `fp`; `false` when it was there already.
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
-        let key = fold(fp);
+        self.insert_key(seen_key(fp))
+    }
+
+    /// Adds a fingerprint by its [`seen_key`]; `false` when it was there already.
+    pub fn insert_key(&mut self, key: SeenKey) -> bool {
         if key == EMPTY {
             let new = !self.has_empty;
             self.has_empty = true;
@@ -451,9 +464,9 @@ impl Seen {
         true
     }
 
-    /// Forgets a fingerprint (of an envelope whose text was dropped).
-    pub fn remove(&mut self, fp: Fingerprint) {
-        let key = fold(fp);
+    /// Forgets a fingerprint (of an envelope whose text was dropped) by
+    /// its [`seen_key`].
+    pub fn remove(&mut self, key: SeenKey) {
         if key == EMPTY {
             self.len -= usize::from(self.has_empty);
             self.has_empty = false;
@@ -560,7 +573,7 @@ mod tests {
             for _ in 0..4000 {
                 let fp = pool[next() as usize % pool.len()];
                 if next() % 3 == 0 {
-                    seen.remove(fp);
+                    seen.remove(seen_key(fp));
                     model.remove(&fp);
                 } else {
                     assert_eq!(seen.insert(fp), model.insert(fp));

@@ -360,8 +360,10 @@ impl schemars::JsonSchema for LineWarnings<'_> {
 /// redeliveries and other sessions' envelopes are counted, not kept; each
 /// execution keeps at most `text_limit` bytes of streamed text (and each
 /// tool run as much output), counting what it drops; warnings are listed
-/// up to 1,000 and counted. What grows per envelope is 16 bytes of
-/// fingerprint and the log line of each envelope that still shows.
+/// up to 1,000 and counted. What grows per envelope is its fingerprint's
+/// 8-byte key (in the redelivery set, or, for a chunk that arrived in
+/// order, in the stream text beside the chunk) and the log line of each
+/// envelope that still shows.
 #[derive(Clone, Debug)]
 pub struct Session {
     session_id: Option<String>,
@@ -1002,6 +1004,12 @@ impl Session {
         };
         let mut fingerprint = None;
         let mut repeated = false;
+        // A chunk's own index, where the stream text may hold its key.
+        let index = chunk_index(&env);
+        let held = route.zip(index);
+        // The first occurrence of a chunk with an index: its key goes into
+        // the set after `applied`, and only if its text does not keep it.
+        let mut deferred = false;
         if let Some(f) = content {
             // An event its dialect identified as new (laravel/ai's `id`):
             // live and in a batch alike (a replayed recording is a batch,
@@ -1015,7 +1023,7 @@ impl Session {
                 None => false,
             };
             let k = match batch.as_deref_mut() {
-                _ if identified => match self.seen.contains(f) {
+                _ if identified => match self.was_seen(f, held) {
                     true => self.occurrences(f) + 1,
                     false => 1,
                 },
@@ -1031,20 +1039,26 @@ impl Session {
                             self.reused.get(p) == Some(&true)
                                 && !self.seen.contains(turn_mark(f, p))
                         });
-                    if own_turn && self.seen.contains(occurrence(f, k)) {
+                    if own_turn && self.was_seen(occurrence(f, k), held) {
                         self.occurrences(f) + 1
                     } else {
                         k
                     }
                 }
-                None if !self.seen.contains(f) => 1,
+                None if !self.was_seen(f, held) => 1,
                 None if self.repeat_is_new(&env, route, f) => self.occurrences(f) + 1,
                 None if self.replaying_log => self.occurrences(f) + 1,
                 None => return self.duplicate(out),
             };
             let mut k = k;
             let mut key = occurrence(f, k);
-            if !self.seen.insert(key) {
+            let defer = index.is_some() && k == 1;
+            let new = match defer {
+                true => !self.was_seen(key, held),
+                false => !self.held_by_text(key, held) && self.seen.insert(key),
+            };
+            deferred = defer && new;
+            if !new {
                 if !self.replaying_log {
                     return self.duplicate(out);
                 }
@@ -1088,7 +1102,45 @@ impl Session {
                 };
             }
         }
-        self.applied(out, env, raw, pos, fingerprint)
+        self.text_dropped_whole = false;
+        let out = self.applied(out, env, raw, pos, fingerprint);
+        // A chunk's first occurrence whose key its stream text now holds at
+        // its own index: the text keeps it (it had to, to give it back when
+        // the chunk is dropped), so the set does not keep it twice. Nearly
+        // every envelope of a long run is such a chunk (bench/findings.md,
+        // issue 27's third pass). `was_seen` asks the text; the turn's keys
+        // go into the set when a later turn takes its place
+        // (`new_execution`). A chunk the limit dropped at once leaves no key,
+        // as its text leaves none.
+        if let (true, Some(key), Some(i)) = (deferred, fingerprint, index) {
+            let key = crate::session::dedup::seen_key(key);
+            let held = self
+                .executions
+                .get(pos)
+                .is_some_and(|e| e.stream.holds(i, key));
+            if !held && !self.text_dropped_whole {
+                self.seen.insert_key(key);
+            }
+        }
+        out
+    }
+
+    /// Whether the stream text of the turn a chunk routes to holds `fp`'s
+    /// key at the chunk's index (`chunk`: that turn's position and the index).
+    fn held_by_text(&self, fp: Fingerprint, chunk: Option<(usize, i64)>) -> bool {
+        chunk.is_some_and(|(pos, i)| {
+            let key = crate::session::dedup::seen_key(fp);
+            self.executions
+                .get(pos)
+                .is_some_and(|e| e.stream.holds(i, key))
+        })
+    }
+
+    /// Whether `fp` was applied: in the set, or (for a chunk's first
+    /// occurrence) held by the stream text of the turn the chunk routes to,
+    /// at its index (`chunk`: that turn's position and the index).
+    fn was_seen(&self, fp: Fingerprint, chunk: Option<(usize, i64)>) -> bool {
+        self.seen.contains(fp) || self.held_by_text(fp, chunk)
     }
 
     /// How many occurrences of content `f` were applied.
@@ -1204,7 +1256,8 @@ impl Session {
             ));
             apply::Touched::Header
         } else {
-            apply(exec, to_event(kind, ts, payload), (seq, fingerprint))
+            let key = fingerprint.map(crate::session::dedup::seen_key);
+            apply(exec, to_event(kind, ts, payload), (seq, key))
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
@@ -1227,8 +1280,8 @@ impl Session {
             } else {
                 self.log.remove(n);
             }
-            if let Some(fp) = fp {
-                self.seen.remove(fp);
+            if let Some(key) = fp {
+                self.seen.remove(key);
             }
         }
         self.dirty.touch(pos, touched);
@@ -1315,7 +1368,15 @@ impl Session {
     /// Opens the turn an envelope starts (see [`route`](Session::route)).
     fn new_execution(&mut self, env: &Map) -> usize {
         let id = env.get("execution_id").and_then(Value::as_str);
-        let reused = self.latest(env).is_some();
+        let previous = self.latest(env);
+        let reused = previous.is_some();
+        // The turn this one replaces as the latest of its id is no longer
+        // where its chunks route: the set takes the keys its text held.
+        if let Some(e) = previous.and_then(|p| self.executions.get(p)) {
+            for key in e.stream.keys() {
+                self.seen.insert_key(key);
+            }
+        }
         self.reused.push(reused);
         let pos = self.executions.len();
         self.executions.push(Execution {
@@ -1544,4 +1605,67 @@ fn parts(env: &Map) -> (&str, &Map) {
         .and_then(Value::as_object)
         .unwrap_or_else(|| EMPTY.get_or_init(Map::new));
     (kind, payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Session;
+
+    fn env(kind: &str, ms: u32, payload: &str) -> String {
+        format!(
+            r#"{{"type":"{kind}","session_id":"s","execution_id":"e","timestamp":"2026-01-20T12:00:{:02}.{:03}Z","payload":{payload}}}"#,
+            ms / 1000 % 60,
+            ms % 1000
+        )
+    }
+
+    fn chunk(i: u32) -> String {
+        env(
+            "agent.stream.chunk",
+            1000 + i,
+            &format!(r#"{{"content":"w{i} ","is_complete":false,"chunk_index":{i}}}"#),
+        )
+    }
+
+    #[test]
+    fn chunks_in_order_keep_their_redelivery_keys_in_the_text_not_the_set() {
+        let mut s = Session::new(None);
+        let status = |from: &str, to: &str, ms| {
+            env(
+                "agent.status",
+                ms,
+                &format!(r#"{{"status":"{to}","previous_status":"{from}"}}"#),
+            )
+        };
+        s.ingest_text(&status("idle", "processing", 0)).unwrap();
+        for i in 0..1000 {
+            assert!(s.ingest_text(&chunk(i)).unwrap().applied);
+        }
+        // Memory (bench/findings.md, issue 27's third pass): the status is
+        // in the set, the chunks' keys only in the stream text.
+        assert_eq!(s.seen.len(), 1);
+        for i in [0, 500, 999] {
+            assert!(s.ingest_text(&chunk(i)).unwrap().duplicate);
+        }
+        // Out of order (the run moves into the tree): still known.
+        assert!(s.ingest_text(&chunk(1001)).unwrap().applied);
+        assert!(s.ingest_text(&chunk(1000)).unwrap().applied);
+        for i in [3, 1000, 1001] {
+            assert!(s.ingest_text(&chunk(i)).unwrap().duplicate);
+        }
+        assert_eq!(s.seen.len(), 1);
+        // A second turn under the same id: the first turn's chunks route
+        // there no more, so the set takes their keys, and a redelivery of
+        // one is still a redelivery.
+        s.ingest_text(&status("processing", "completed", 5000))
+            .unwrap();
+        s.ingest_text(&status("completed", "processing", 6000))
+            .unwrap();
+        assert_eq!(s.executions().len(), 2);
+        assert!(s.seen.len() >= 1002);
+        assert!(s.ingest_text(&chunk(7)).unwrap().duplicate);
+        assert_eq!(s.executions()[1].text(), "");
+        let text: String = (0..1002).map(|i| format!("w{i} ")).collect();
+        assert_eq!(s.executions()[0].text(), text);
+    }
 }

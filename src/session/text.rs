@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::session::dedup::Fingerprint;
+use crate::session::dedup::SeenKey;
 use crate::session::gaps::Gaps;
 
 /// Streamed text kept per execution unless the session says otherwise: 8 MiB of UTF-8.
@@ -42,8 +42,9 @@ pub fn limit_option(m: &crate::json::Map, key: &str, path: &str) -> crate::error
 }
 
 /// An envelope that delivered a chunk: its place in the session's log and
-/// its redelivery fingerprint, both given up when the chunk is dropped.
-pub type Arrival = (u64, Option<Fingerprint>);
+/// its redelivery fingerprint's key in the session's set of them, both given
+/// up when the chunk is dropped.
+pub type Arrival = (u64, Option<SeenKey>);
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Chunk {
@@ -54,17 +55,17 @@ struct Chunk {
 /// The envelopes that delivered a chunk. Almost every chunk has exactly
 /// one, kept in place rather than in a list per chunk, which would cost an
 /// allocation per chunk. In place, the log number is a u32 and the
-/// fingerprint four u32 halves, keeping the chunk small and 4-byte aligned in
-/// wasm32 (sizes: bench/findings.md); an arrival numbered past u32 goes to
-/// the list, as does a second one.
+/// fingerprint's key two u32 halves, keeping the chunk small and 4-byte
+/// aligned in wasm32 (sizes: bench/findings.md); an arrival numbered past
+/// u32 goes to the list, as does a second one.
 #[derive(Clone, Debug, Default, PartialEq)]
 enum Arrivals {
     #[default]
     None,
     /// One arrival without a fingerprint (a chunk without an index).
     Bare(u32),
-    /// One arrival with its fingerprint.
-    One(u32, [u32; 4]),
+    /// One arrival with its fingerprint's key.
+    One(u32, [u32; 2]),
     /// Anything else: several arrivals, or one numbered past u32.
     Many(Vec<Arrival>),
 }
@@ -93,10 +94,18 @@ impl Arrivals {
         };
         match a.1 {
             None => Arrivals::Bare(n),
-            Some((x, y)) => {
-                Arrivals::One(n, [x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32])
-            }
+            Some(key) => Arrivals::One(n, halves(key)),
         }
+    }
+
+    /// The fingerprint keys of the arrivals.
+    fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
+        let (one, many) = match self {
+            Arrivals::One(_, key) => (Some(joined(*key)), &[][..]),
+            Arrivals::Many(list) => (None, &list[..]),
+            Arrivals::None | Arrivals::Bare(_) => (None, &[][..]),
+        };
+        one.into_iter().chain(many.iter().filter_map(|a| a.1))
     }
 
     /// Moves the arrivals to the end of `out`.
@@ -104,10 +113,7 @@ impl Arrivals {
         match self {
             Arrivals::None => {}
             Arrivals::Bare(n) => out.push((u64::from(n), None)),
-            Arrivals::One(n, [x0, x1, y0, y1]) => {
-                let half = |lo: u32, hi: u32| u64::from(lo) | (u64::from(hi) << 32);
-                out.push((u64::from(n), Some((half(x0, x1), half(y0, y1)))));
-            }
+            Arrivals::One(n, key) => out.push((u64::from(n), Some(joined(key)))),
             Arrivals::Many(list) => out.extend(list),
         }
     }
@@ -158,75 +164,178 @@ impl Piece {
     }
 }
 
+/// A key split into two u32 halves, so that what holds it stays 4-byte
+/// aligned in wasm32 (a u64 there is 8-byte aligned).
+fn halves(key: SeenKey) -> [u32; 2] {
+    [key as u32, (key >> 32) as u32]
+}
+
+fn joined([lo, hi]: [u32; 2]) -> SeenKey {
+    u64::from(lo) | (u64::from(hi) << 32)
+}
+
 /// Chunks that arrived in index order, one after another, each wholly at
 /// the end of the text and each with its fingerprint: nearly every chunk of
-/// a stream. 24 bytes a chunk in three lists, where an entry of the chunk
-/// tree cost about three times that (bench/findings.md). Anything else (a
-/// chunk out of order, a replacement, the limit reached, a rebuild) first
-/// moves the run into the tree, so the tree's rules stay the only ones.
+/// a stream. 12 bytes a chunk in wasm32, where an entry of the chunk tree
+/// cost about six times that (bench/findings.md). Anything else (a chunk
+/// out of order, a replacement, the limit reached, a rebuild) first moves
+/// the run into the tree, so the tree's rules stay the only ones.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Run {
     /// The first chunk's index.
     first: i64,
     /// Where the first chunk starts in the text.
     start: usize,
-    /// Where each chunk ends in the text.
-    ends: Vec<usize>,
-    /// Each chunk's log number.
-    seqs: Vec<u32>,
-    /// Each chunk's fingerprint.
-    fingerprints: Vec<Fingerprint>,
+    links: Blocks<Link>,
+    /// The chunks' log numbers, as `(position in the run, number)` where
+    /// they stop following one another: a chunk's number is the last such
+    /// entry's at or before it plus the chunks between. A step's chunks
+    /// arrive one after another, so a run holds about one entry a step.
+    seqs: Vec<(usize, u32)>,
+}
+
+/// A chunk of the run: where it ends in the text and its fingerprint's key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Link {
+    end: usize,
+    key: [u32; 2],
+}
+
+/// Chunks per block of a [`Blocks`] list.
+const BLOCK: usize = 4096;
+
+/// A list that grows by blocks of [`BLOCK`] items once it holds that many,
+/// instead of doubling: a doubling vector holds up to twice what it needs,
+/// and while it grows the old buffer and the new one at once, which the
+/// wasm memory keeps as its high-water mark (bench/findings.md, issue 27's
+/// third pass). The first block doubles up to its size, so a short run
+/// costs what it holds.
+#[derive(Clone, Debug, PartialEq)]
+struct Blocks<T> {
+    blocks: Vec<Vec<T>>,
+}
+
+impl<T> Default for Blocks<T> {
+    fn default() -> Self {
+        Blocks { blocks: Vec::new() }
+    }
+}
+
+impl<T: Copy> Blocks<T> {
+    fn push(&mut self, item: T) {
+        match self.blocks.last_mut() {
+            Some(block) if block.len() < BLOCK => block.push(item),
+            last => {
+                let mut block = match last {
+                    Some(_) => Vec::with_capacity(BLOCK),
+                    None => Vec::new(),
+                };
+                block.push(item);
+                self.blocks.push(block);
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.blocks.len().saturating_sub(1) * BLOCK + self.blocks.last().map_or(0, Vec::len)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    fn last(&self) -> Option<T> {
+        self.blocks.last().and_then(|b| b.last()).copied()
+    }
+
+    /// The `i`-th item (every block but the last is full).
+    fn get(&self, i: usize) -> Option<T> {
+        self.blocks.get(i / BLOCK)?.get(i % BLOCK).copied()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.blocks.iter().flatten().copied()
+    }
+
+    /// Empties the list, handing back its items in order.
+    fn take(&mut self) -> impl Iterator<Item = T> {
+        std::mem::take(&mut self.blocks).into_iter().flatten()
+    }
 }
 
 impl Run {
     fn len(&self) -> usize {
-        self.ends.len()
+        self.links.len()
     }
 
     /// The index a chunk extending the run has.
     fn next(&self) -> Option<i64> {
-        (!self.ends.is_empty()).then(|| self.first.saturating_add(self.len() as i64))
+        (!self.links.is_empty()).then(|| self.first.saturating_add(self.len() as i64))
     }
 
     fn last_index(&self) -> Option<i64> {
         self.next().map(|n| n - 1)
     }
 
+    /// Where the run ends in the text.
+    fn end(&self) -> Option<usize> {
+        self.links.last().map(|l| l.end)
+    }
+
+    /// Adds a chunk ending at `end` in the text, with its log number and key.
+    fn push(&mut self, end: usize, seq: u32, key: SeenKey) {
+        let at = self.links.len();
+        let follows = self
+            .seqs
+            .last()
+            .is_some_and(|&(p, n)| u64::from(n) + (at - p) as u64 == u64::from(seq));
+        if !follows {
+            self.seqs.push((at, seq));
+        }
+        self.links.push(Link {
+            end,
+            key: halves(key),
+        });
+    }
+
     /// The chunks as the tree holds them, in index order.
     fn drain(&mut self) -> impl Iterator<Item = (i64, Chunk)> + '_ {
         let mut start = self.start;
         let first = self.first;
-        let ends = std::mem::take(&mut self.ends);
         let seqs = std::mem::take(&mut self.seqs);
-        let fingerprints = std::mem::take(&mut self.fingerprints);
-        ends.into_iter()
-            .zip(seqs)
-            .zip(fingerprints)
-            .enumerate()
-            .map(move |(i, ((end, seq), fp))| {
-                let piece = Piece::At {
-                    start,
-                    len: end - start,
-                };
-                start = end;
-                let mut arrivals = Arrivals::None;
-                arrivals.add((u64::from(seq), Some(fp)));
-                (
-                    first + i as i64,
-                    Chunk {
-                        text: piece,
-                        arrivals,
-                    },
-                )
-            })
+        let mut entry = 0;
+        self.links.take().enumerate().map(move |(i, link)| {
+            while seqs.get(entry + 1).is_some_and(|&(p, _)| p <= i) {
+                entry += 1;
+            }
+            let seq = seqs
+                .get(entry)
+                .map_or(0, |&(p, n)| u64::from(n) + (i - p) as u64);
+            let piece = Piece::At {
+                start,
+                len: link.end - start,
+            };
+            start = link.end;
+            let mut arrivals = Arrivals::None;
+            arrivals.add((seq, Some(joined(link.key))));
+            (
+                first + i as i64,
+                Chunk {
+                    text: piece,
+                    arrivals,
+                },
+            )
+        })
     }
 
     /// The chunks' texts, in index order, read from `text`.
     fn pieces<'a>(&'a self, text: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        let starts = std::iter::once(self.start).chain(self.ends.iter().copied());
-        starts
-            .zip(self.ends.iter().copied())
-            .map(move |(a, b)| text.get(a..b).unwrap_or_default())
+        let mut start = self.start;
+        self.links.iter().map(move |l| {
+            let piece = text.get(start..l.end).unwrap_or_default();
+            start = l.end;
+            piece
+        })
     }
 }
 
@@ -370,7 +479,7 @@ impl StreamText {
         text: &mut String,
         arrival: Option<Arrival>,
     ) -> bool {
-        let Some((seq, Some(fp))) = arrival else {
+        let Some((seq, Some(key))) = arrival else {
             return false;
         };
         let Ok(seq) = u32::try_from(seq) else {
@@ -381,7 +490,7 @@ impl StreamText {
         }
         // Text that came between (deltas) ends the run: its chunks' starts
         // are its ends.
-        if self.run.ends.last().is_some_and(|&end| end != text.len()) {
+        if self.run.end().is_some_and(|end| end != text.len()) {
             self.spill();
         }
         let follows = match self.run.next() {
@@ -391,14 +500,12 @@ impl StreamText {
         if !follows {
             return false;
         }
-        if self.run.ends.is_empty() {
+        if self.run.links.is_empty() {
             self.run.first = index;
             self.run.start = text.len();
         }
         text.push_str(content);
-        self.run.ends.push(text.len());
-        self.run.seqs.push(seq);
-        self.run.fingerprints.push(fp);
+        self.run.push(text.len(), seq, key);
         self.bytes += content.len();
         true
     }
@@ -527,6 +634,31 @@ impl StreamText {
                 .map_or(0, |h| h.saturating_add(1))
         });
         (self.gaps.list_below(below), self.gaps.count_below(below))
+    }
+
+    /// Whether chunk `index` was delivered by an envelope whose fingerprint
+    /// has `key` (the session keeps such keys here rather than in its set
+    /// of them too, see `Session::ingest_in`).
+    pub fn holds(&self, index: i64, key: SeenKey) -> bool {
+        let in_run = self
+            .run
+            .next()
+            .filter(|&next| self.run.first <= index && index < next)
+            .and_then(|_| usize::try_from(index - self.run.first).ok())
+            .and_then(|i| self.run.links.get(i));
+        match in_run {
+            Some(link) => joined(link.key) == key,
+            None => self
+                .chunks
+                .get(&index)
+                .is_some_and(|c| c.arrivals.keys().any(|k| k == key)),
+        }
+    }
+
+    /// The fingerprint keys of every chunk held.
+    pub fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
+        let tree = self.chunks.values().flat_map(|c| c.arrivals.keys());
+        tree.chain(self.run.links.iter().map(|l| joined(l.key)))
     }
 
     /// Hands back an arrival whose text was dropped whole at once.
@@ -662,7 +794,7 @@ mod tests {
 
     #[test]
     fn arrivals_come_back_as_given_whether_kept_in_place_or_listed() {
-        let fp = Some((u64::MAX - 1, 1 << 40 | 7));
+        let fp = Some(u64::MAX - 1 - (7 << 32));
         let past_u32 = u64::from(u32::MAX) + 1;
         let [a0, a1, a2, a3]: [Arrival; 4] = [(3, fp), (past_u32, fp), (9, None), (5, None)];
         let mut t = StreamText::with_limit(3);
@@ -674,7 +806,7 @@ mod tests {
         assert_eq!(t.run.len(), 0, "moved into the tree by chunk 2");
         assert_eq!(
             t.chunks[&1].arrivals,
-            Arrivals::One(3, [u32::MAX - 1, u32::MAX, 7, 256])
+            Arrivals::One(3, [u32::MAX - 1, u32::MAX - 7])
         );
         assert_eq!(t.chunks[&2].arrivals, Arrivals::Bare(9));
         t.chunk(3, "d".into(), &mut text, Some(a3));
@@ -693,7 +825,7 @@ mod tests {
 
     #[test]
     fn chunks_in_order_are_kept_as_a_run_and_read_as_the_tree_would() {
-        let fp = |i: u64| Some((i, i + 1));
+        let fp = |i: u64| Some(i << 32 | (i + 1));
         let mut t = StreamText::with_limit(12);
         let mut text = String::new();
         for (i, c) in [(0, "ab"), (1, "cd"), (2, "ef")] {
@@ -720,6 +852,40 @@ mod tests {
     }
 
     #[test]
+    fn a_long_run_reserves_at_most_a_block_more_and_spills_whole_with_its_log_numbers() {
+        // Memory: a doubling list would reserve up to twice the chunks it
+        // holds and, while growing, hold both buffers (bench/findings.md,
+        // issue 27's third pass). Log numbers jump every 100 chunks (other
+        // envelopes between); the run keeps one per jump.
+        let n = 2 * BLOCK + 5;
+        let key = |i: usize| Some((i as u64) << 32 | 0xabc);
+        let seq = |i: usize| (i + 3 * (i / 100)) as u64;
+        let mut t = StreamText::with_limit(usize::MAX);
+        let mut text = String::new();
+        for i in 0..n {
+            t.chunk(i as i64, format!("{i},"), &mut text, Some((seq(i), key(i))));
+        }
+        assert_eq!(t.run.len(), n);
+        assert_eq!(t.run.seqs.len(), n.div_ceil(100));
+        let reserved: usize = t.run.links.blocks.iter().map(Vec::capacity).sum();
+        assert!(reserved < n + BLOCK, "{reserved} reserved for {n} chunks");
+        assert_eq!(t.rebuilt(&text), text);
+        // Out of order: every chunk of the run goes to the tree with its arrival.
+        t.chunk(
+            n as i64 + 1,
+            "x".into(),
+            &mut text,
+            Some((n as u64 + 1, key(n + 1))),
+        );
+        assert_eq!((t.run.len(), t.chunks.len()), (0, n + 1));
+        for i in [0, 99, 100, 101, BLOCK - 1, BLOCK, n - 1] {
+            let c = &t.chunks[&(i as i64)];
+            assert_eq!(c.arrivals, Arrivals::packed((seq(i), key(i))));
+            assert_eq!(c.text.as_str(&text), format!("{i},"));
+        }
+    }
+
+    #[test]
     fn a_run_reaching_the_limit_evicts_as_the_tree_does() {
         let run = |order: &[i64]| {
             let mut t = StreamText::with_limit(7);
@@ -729,7 +895,7 @@ mod tests {
                     i,
                     "abc".into(),
                     &mut text,
-                    Some((i as u64, Some((9, i as u64)))),
+                    Some((i as u64, Some(9 << 32 | i as u64))),
                 );
             }
             t.settle(&mut text);
