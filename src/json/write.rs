@@ -206,27 +206,32 @@ mod tests {
         out
     }
 
-    #[test]
-    fn string_escaping_matches_the_byte_at_a_time_writer_at_every_offset() {
-        let specials: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
-        for fill in ["a", "é", "🚀", " ", "\u{7f}"] {
-            for len in 0..20 {
-                for at in 0..=len {
-                    for &special in &specials {
+    /// Strings of `fill` repeated with two `special`s, the first at every
+    /// offset: every place the eight-byte scan can meet a character to escape.
+    fn cases<'a>(fills: &'a [&str], specials: &'a [char]) -> impl Iterator<Item = String> + 'a {
+        fills.iter().flat_map(move |fill| {
+            (0..20).flat_map(move |len| {
+                let plain = std::iter::once(fill.repeat(len));
+                plain.chain((0..=len).flat_map(move |at| {
+                    specials.iter().map(move |&special| {
                         let mut s: String = fill.repeat(at);
                         s.push(special);
                         s.push_str(&fill.repeat(len - at));
                         s.push(special);
-                        let mut out = String::new();
-                        write_str(&mut out, &s);
-                        assert_eq!(out, reference(&s), "{s:?}");
-                    }
-                }
-                let plain = fill.repeat(len);
-                let mut out = String::new();
-                write_str(&mut out, &plain);
-                assert_eq!(out, reference(&plain));
-            }
+                        s
+                    })
+                }))
+            })
+        })
+    }
+
+    #[test]
+    fn string_escaping_matches_the_byte_at_a_time_writer_at_every_offset() {
+        let specials: Vec<char> = (0u8..0x20).map(char::from).chain(['"', '\\']).collect();
+        for s in cases(&["a", "é", "🚀", " ", "\u{7f}"], &specials) {
+            let mut out = String::new();
+            write_str(&mut out, &s);
+            assert_eq!(out, reference(&s), "{s:?}");
         }
     }
 
@@ -251,23 +256,13 @@ mod tests {
             .map(char::from)
             .chain(['"', '\\', 'é', '€', '🚀', '\u{80}', '\u{ffff}'])
             .collect();
-        for fill in ["a", "é", "🚀", " ", "\u{7f}", "ab€"] {
-            for len in 0..20 {
-                for at in 0..=len {
-                    for &special in &specials {
-                        let mut s: String = fill.repeat(at);
-                        s.push(special);
-                        s.push_str(&fill.repeat(len - at));
-                        s.push(special);
-                        let mut out = String::new();
-                        write_str_ascii(&mut out, &s);
-                        assert_eq!(out, reference_ascii(&s), "{s:?}");
-                        assert!(out.is_ascii());
-                        let back = crate::json::from_str(&out).expect("valid JSON");
-                        assert_eq!(back.as_str(), Some(s.as_str()));
-                    }
-                }
-            }
+        for s in cases(&["a", "é", "🚀", " ", "\u{7f}", "ab€"], &specials) {
+            let mut out = String::new();
+            write_str_ascii(&mut out, &s);
+            assert_eq!(out, reference_ascii(&s), "{s:?}");
+            assert!(out.is_ascii());
+            let back = crate::json::from_str(&out).expect("valid JSON");
+            assert_eq!(back.as_str(), Some(s.as_str()));
         }
     }
 }
