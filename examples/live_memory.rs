@@ -3,42 +3,50 @@
 //! `take_patch` after each, as the package's live loop does: bench/contenders/stepline.mjs)
 //! and prints the bytes the session holds at the end and the most it held at once. The wasm's
 //! memory never shrinks, so the peak counts there as much as what is retained.
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
-fn grew(n: usize) {
-    let now = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
+/// The counting allocator, natively only: the crate's wasm build brings its
+/// own global allocator (talc), and this example is a native measurement.
+#[cfg(not(target_arch = "wasm32"))]
+mod counting {
+    use super::{LIVE, PEAK};
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::Ordering::Relaxed;
 
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
-        // SAFETY: forwarded as received.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Relaxed);
-        // SAFETY: forwarded as received.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        // Counted as the copy a realloc may make: old and new alive together.
-        grew(new);
-        LIVE.fetch_sub(l.size(), Relaxed);
-        // SAFETY: forwarded as received.
-        unsafe { System.realloc(p, l, new) }
-    }
-}
+    struct Counting;
 
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+    fn grew(n: usize) {
+        let now = LIVE.fetch_add(n, Relaxed) + n;
+        PEAK.fetch_max(now, Relaxed);
+    }
+
+    // SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            grew(l.size());
+            // SAFETY: forwarded as received.
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            LIVE.fetch_sub(l.size(), Relaxed);
+            // SAFETY: forwarded as received.
+            unsafe { System.dealloc(p, l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+            // Counted as the copy a realloc may make: old and new alive together.
+            grew(new);
+            LIVE.fetch_sub(l.size(), Relaxed);
+            // SAFETY: forwarded as received.
+            unsafe { System.realloc(p, l, new) }
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
+}
 
 fn mib(n: usize) -> String {
     format!("{:.2} MiB", n as f64 / (1024.0 * 1024.0))
