@@ -961,11 +961,13 @@ impl Session {
         // Where it would go, without making a turn yet: a redelivered
         // restart must not open one.
         let route = self.route(&env);
+        // A chunk's own index, where the stream text may hold its key.
+        let index = chunk_index(&env);
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
         let past_cut = route.and_then(|pos| {
             let exec = self.executions.get(pos)?;
-            chunk_index(&env).and_then(|i| exec.stream.past_cut(i))
+            index.and_then(|i| exec.stream.past_cut(i))
         });
         // A translated `agent.data` is never a redelivery to the session:
         // its dialect told those apart already, and an equal value (or
@@ -1004,8 +1006,6 @@ impl Session {
         };
         let mut fingerprint = None;
         let mut repeated = false;
-        // A chunk's own index, where the stream text may hold its key.
-        let index = chunk_index(&env);
         let held = route.zip(index);
         // The first occurrence of a chunk with an index: its key goes into
         // the set after `applied`, and only if its text does not keep it.
