@@ -3,15 +3,7 @@
 // process that loads stepline both ways gets one wasm instance and one SteplineError.
 const glue = require('./node/stepline.js');
 
-// Declared for TypeScript in node/stepline.d.ts (generated from the Rust crate).
-class SteplineError extends Error {
-  constructor(code, path, message) {
-    super(message);
-    this.name = 'SteplineError';
-    this.code = code;
-    this.path = path;
-  }
-}
+const { SteplineError } = require('./error.cjs');
 
 // The wasm throws `new SteplineError(code, path, message)` from here on.
 glue.__registerErrorClass(SteplineError);

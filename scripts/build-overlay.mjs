@@ -2,8 +2,9 @@
 // staging copy): the panel's own sources (www/src, the same code the standalone page
 // is built from) bundled with Vite as a library. The entry, devtools-overlay.js, is
 // the dock and its badge; the panel is a chunk, devtools-overlay-panel.js, that the entry
-// imports when the overlay first opens. `stepline` and `stepline/echo` stay imports of
-// the package's own web.js and echo.js, so an app bundles one wasm and one registry.
+// imports when the overlay first opens. `stepline/devtools` and `stepline/echo` stay
+// imports of the package's own devtools.js and echo.js, so an app bundles one devtools
+// wasm and one registry.
 //
 // Usage: node scripts/build-overlay.mjs [outDir]   (default pkg/; scripts/build.mjs calls buildOverlay)
 import { readdirSync } from 'node:fs';
@@ -28,11 +29,11 @@ export async function buildOverlay(outDir) {
       reportCompressedSize: false,
       lib: { entry: { 'devtools-overlay': join(root, 'www', 'src', 'overlay', 'element.ts') }, formats: ['es'] },
       rollupOptions: {
-        external: ['stepline', 'stepline/echo'],
+        external: ['stepline/devtools', 'stepline/echo'],
         output: {
-          paths: { stepline: './web.js', 'stepline/echo': './echo.js' },
+          paths: { 'stepline/devtools': './devtools.js', 'stepline/echo': './echo.js' },
           entryFileNames: '[name].js',
-          // Next to web.js and echo.js: `paths` are written as they are, relative to every chunk.
+          // Next to devtools.js and echo.js: `paths` are written as they are, relative to every chunk.
           chunkFileNames: 'devtools-overlay-[name].js',
           minify: true,
         },

@@ -88,15 +88,21 @@ function checkWasmBindgen() {
 }
 
 /**
- * cargo build; returns the path of the cdylib .wasm cargo reports. The full package is built
- * with the release profile (for speed); `live` without the default `full` feature and with
- * the `size` profile (Cargo.toml), which has its own output directory, so both builds stay
- * incremental.
+ * cargo build of one entry's wasm; returns the path of the cdylib .wasm cargo reports.
+ * `core` (the `stepline` entry) is built with the release profile for speed and without
+ * the `devtools` feature; `devtools` (the `stepline/devtools` entry) with every feature and
+ * the `devtools` profile, the release profile under its own name; `live` without the
+ * default features and with the `size` profile (Cargo.toml). Each profile has its own
+ * output directory, so all three builds stay incremental.
  */
-function cargoBuild({ live = false } = {}) {
-  const variant = live ? ['--profile', 'size', '--no-default-features'] : ['--release'];
-  const out = run(`cargo build${live ? ' (live)' : ''}`, 'cargo', [
-    'build', ...variant, '--target', TARGET, '--lib', '--message-format=json-render-diagnostics',
+const VARIANTS = {
+  core: ['--release', '--no-default-features', '--features', 'full'],
+  devtools: ['--profile', 'devtools'],
+  live: ['--profile', 'size', '--no-default-features'],
+};
+function cargoBuild(variant) {
+  const out = run(`cargo build (${variant})`, 'cargo', [
+    'build', ...VARIANTS[variant], '--target', TARGET, '--lib', '--message-format=json-render-diagnostics',
   ], { capture: true });
   let wasm = null;
   for (const line of out.split('\n')) {
@@ -165,17 +171,17 @@ function fillExports(file, statements) {
  * (leading `__`, e.g. `__registerErrorClass`), plus SteplineError. Reading them from
  * the glue keeps the entry files free of a hand-maintained list.
  */
-async function publicNames(staging) {
-  const nodeGlue = createRequire(import.meta.url)(join(staging, 'node', 'stepline.js'));
-  const webGlue = await import(pathToFileURL(join(staging, 'web', 'stepline.js')).href);
+async function publicNames(staging, nodeDir = 'node', webDir = 'web') {
+  const nodeGlue = createRequire(import.meta.url)(join(staging, nodeDir, 'stepline.js'));
+  const webGlue = await import(pathToFileURL(join(staging, webDir, 'stepline.js')).href);
   const isPublic = (name) => !name.startsWith('__') && name !== 'default';
   const nodeNames = Object.keys(nodeGlue).filter(isPublic).sort();
   const webNames = Object.keys(webGlue).filter((n) => isPublic(n) && n !== 'initSync').sort();
   if (nodeNames.join() !== webNames.join()) {
-    throw new BuildError(`assemble: the nodejs and web glue export different names:\n  node: ${nodeNames}\n  web:  ${webNames}`);
+    throw new BuildError(`assemble: the nodejs and web glue (${nodeDir}/, ${webDir}/) export different names:\n  node: ${nodeNames}\n  web:  ${webNames}`);
   }
   if (nodeNames.includes('SteplineError')) throw new BuildError('assemble: the wasm itself exports SteplineError; the entry files define that class');
-  for (const dir of ['node', 'web']) {
+  for (const dir of [nodeDir, webDir]) {
     const dts = readFileSync(join(staging, dir, 'stepline.d.ts'), 'utf8');
     if (!/export class SteplineError extends Error/.test(dts)) {
       throw new BuildError(`assemble: ${dir}/stepline.d.ts does not declare SteplineError (the typescript_custom_section in src/wasm/ is missing)`);
@@ -202,25 +208,37 @@ async function liveNames(staging, fullNames) {
 }
 
 /**
- * One copy of the full package's wasm: the nodejs and web glue load the same module
- * (wasm-bindgen writes the same bytes for both targets), so the node glue reads
- * web/stepline_bg.wasm and node/ holds no wasm of its own (the tarball carried the 1.3 MB
- * twice). Checked, not assumed: a wasm-bindgen whose targets differ fails the build here.
+ * The devtools entry's public names: every name of `stepline` and the devtools' own
+ * (`compareRuns`, `SessionTimeline`, ...). `stepline/devtools` is the whole API in one
+ * wasm, so code moving to it from `stepline` changes only its import.
  */
-function shareFullWasm(staging) {
-  const nodeWasm = join(staging, 'node', 'stepline_bg.wasm');
-  const webWasm = join(staging, 'web', 'stepline_bg.wasm');
+async function devtoolsNames(staging, coreNames) {
+  const names = await publicNames(staging, 'devtools-node', 'devtools');
+  const missing = coreNames.filter((n) => !names.includes(n));
+  if (missing.length) throw new BuildError(`assemble: the devtools glue lacks names of the stepline entry: ${missing.join(', ')}`);
+  return names;
+}
+
+/**
+ * One copy of each wasm: an entry's nodejs and web glue load the same module
+ * (wasm-bindgen writes the same bytes for both targets), so the node glue reads the web
+ * directory's stepline_bg.wasm (node/ reads web/'s, devtools-node/ reads devtools/'s) and
+ * holds no wasm of its own (the tarball carried the 1.3 MB twice). Checked, not assumed: a wasm-bindgen whose targets differ fails the build here.
+ */
+function shareWasm(staging, nodeDir, webDir) {
+  const nodeWasm = join(staging, nodeDir, 'stepline_bg.wasm');
+  const webWasm = join(staging, webDir, 'stepline_bg.wasm');
   // Compared as wasm-bindgen wrote them, before wasm-opt.
   if (!readFileSync(nodeWasm).equals(readFileSync(webWasm))) {
-    throw new BuildError('assemble: wasm-bindgen wrote different wasm for --target nodejs and --target web; the node entry cannot share web/stepline_bg.wasm');
+    throw new BuildError(`assemble: wasm-bindgen wrote different wasm for --target nodejs and --target web; ${nodeDir}/ cannot share ${webDir}/stepline_bg.wasm`);
   }
-  const gluePath = join(staging, 'node', 'stepline.js');
+  const gluePath = join(staging, nodeDir, 'stepline.js');
   const glue = readFileSync(gluePath, 'utf8');
   const from = 'const wasmPath = `${__dirname}/stepline_bg.wasm`;';
-  if (!glue.includes(from)) throw new BuildError(`assemble: node/stepline.js no longer reads its wasm with \`${from}\``);
-  writeFileSync(gluePath, glue.replace(from, 'const wasmPath = `${__dirname}/../web/stepline_bg.wasm`;'));
+  if (!glue.includes(from)) throw new BuildError(`assemble: ${nodeDir}/stepline.js no longer reads its wasm with \`${from}\``);
+  writeFileSync(gluePath, glue.replace(from, `const wasmPath = \`\${__dirname}/../${webDir}/stepline_bg.wasm\`;`));
   rmSync(nodeWasm);
-  rmSync(join(staging, 'node', 'stepline_bg.wasm.d.ts'), { force: true });
+  rmSync(join(staging, nodeDir, 'stepline_bg.wasm.d.ts'), { force: true });
 }
 
 /**
@@ -242,7 +260,7 @@ async function assemble(staging, crate) {
   // wasm-bindgen's nodejs glue is CommonJS and its web glue an ES module, both as .js. The
   // web and live glue need no package.json of their own: the package's is `"type": "module"`
   // (two identical 24-byte files in the tarball otherwise, which the packaging test refuses).
-  writeFileSync(join(staging, 'node', 'package.json'), '{ "type": "commonjs" }\n');
+  for (const dir of ['node', 'devtools-node']) writeFileSync(join(staging, dir, 'package.json'), '{ "type": "commonjs" }\n');
 
   const manifestPath = join(staging, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -256,10 +274,14 @@ async function assemble(staging, crate) {
   fillExports(join(staging, 'web.js'), `export {\n${names.map((n) => `  ${n},`).join('\n')}\n} from './web/stepline.js';`);
   const live = await liveNames(staging, names);
   fillExports(join(staging, 'live.js'), `export {\n${live.map((n) => `  ${n},`).join('\n')}\n} from './live/stepline.js';`);
+  const devtools = await devtoolsNames(staging, names);
+  fillExports(join(staging, 'devtools.cjs'), devtools.map((n) => `exports.${n} = glue.${n};`).join('\n'));
+  fillExports(join(staging, 'devtools.mjs'), `export const {\n${['SteplineError', ...devtools].map((n) => `  ${n},`).join('\n')}\n} = stepline;`);
+  fillExports(join(staging, 'devtools.js'), `export {\n${devtools.map((n) => `  ${n},`).join('\n')}\n} from './devtools/stepline.js';`);
   // npm sets the mode of `bin` files on install, but pkg/ is also used straight from the
   // repo (node_modules/stepline links to it): make the CLI executable here as well.
   chmodSync(join(staging, 'bin', 'stepline.mjs'), 0o755);
-  return { names, live };
+  return { names, live, devtools };
 }
 
 /**
@@ -313,9 +335,11 @@ function kb(bytes) {
 
 function reportSizes(pkgDir) {
   const groups = {
-    node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs', 'view.cjs'],
+    node: ['web/stepline_bg.wasm', 'node/stepline.js', 'index.cjs', 'index.mjs', 'error.cjs', 'view.cjs'],
     web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js', 'view.js'],
     live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js', 'view.js'],
+    devtools: ['devtools/stepline_bg.wasm', 'devtools/stepline.js', 'devtools.js', 'entry.js', 'view.js'],
+    'devtools-node': ['devtools/stepline_bg.wasm', 'devtools-node/stepline.js', 'devtools.cjs', 'devtools.mjs', 'error.cjs', 'view.cjs'],
   };
   const rows = [];
   const totals = {};
@@ -349,11 +373,12 @@ function reportSizes(pkgDir) {
     stepline: totals.node,
     'stepline/web': totals.web,
     'stepline/live': totals.live,
+    'stepline/devtools': { raw: Math.max(totals.devtools.raw, totals['devtools-node'].raw), gz: Math.max(totals.devtools.gz, totals['devtools-node'].gz) },
     'stepline/echo': adapter('echo.js'),
     'stepline/react': adapter('react.js', 'echo.js'),
     'stepline/vue': adapter('vue.js', 'echo.js'),
     // What an app loads in development only: the dock and badge, then, when opened, the
-    // panel (its wasm is the full package's web/stepline_bg.wasm, counted in stepline/web).
+    // panel (its wasm is stepline/devtools's devtools/stepline_bg.wasm, counted there).
     'stepline/devtools-overlay': adapter('devtools-overlay.js'),
     'stepline/devtools-overlay/react': adapter('devtools-overlay-react.js', 'devtools-overlay.js'),
     'stepline/devtools-overlay/vue': adapter('devtools-overlay-vue.js', 'devtools-overlay.js'),
@@ -362,19 +387,21 @@ function reportSizes(pkgDir) {
   console.log(`\n  devtools overlay (development only): entry ${fmt(entries['stepline/devtools-overlay'].gz)}, `
     + `panel chunk ${fmt(entries['stepline/devtools-overlay (panel chunk)'].gz)} gzipped, loaded when opened`);
   writeFileSync(join(pkgDir, 'sizes.json'), `${JSON.stringify({ entries }, null, 2)}\n`);
-  const { targetBytes, ceilingBytes, budgets } = SIZE_BUDGET;
+  const { targetBytes, ceilingBytes, devtoolsCeilingBytes, budgets } = SIZE_BUDGET;
+  const devtools = entries['stepline/devtools'].gz;
   const versus = (bytes) => (bytes <= targetBytes ? `within the ${kb(targetBytes)} budget` : `${kb(bytes - targetBytes)} over the ${kb(targetBytes)} budget`);
   console.log(`\n  gzipped wasm + glue: live ${kb(live)}, ${versus(live)} (enforced; targetBytes in scripts/size-budget.json)`);
-  console.log(`                       full: node ${kb(totals.node.gz)}, web ${kb(totals.web.gz)}; ${versus(full)}; enforced ceiling ${kb(ceilingBytes)}\n`);
+  console.log(`                       stepline: node ${kb(totals.node.gz)}, web ${kb(totals.web.gz)}; enforced ceiling ${kb(ceilingBytes)}`);
+  console.log(`                       stepline/devtools: web ${kb(totals.devtools.gz)}, node ${kb(totals['devtools-node'].gz)}; enforced ceiling ${kb(devtoolsCeilingBytes)}\n`);
   // Issue 17's budgets. One that is met is enforced (`enforced: true`); one that is not
   // yet met is printed with its figure, and the ratchets above keep it from growing.
-  for (const [name, bytes] of [['live', live], ['full', full]]) {
+  for (const [name, bytes] of [['live', live], ['stepline', full]]) {
     const budget = budgets?.[name];
     if (!budget) continue;
     const state = bytes <= budget.bytes ? `met, ${kb(budget.bytes - bytes)} to spare` : `NOT met: ${fmt(bytes)}, ${kb(bytes - budget.bytes)} over`;
     console.log(`  budget ${name} ${kb(budget.bytes)}: ${state}${budget.enforced ? ' (enforced)' : ' (not enforced yet)'}`);
     if (budget.enforced && bytes > budget.bytes) {
-      throw new BuildError(`size: the ${name} package's wasm + glue is ${fmt(bytes)} gzipped, over its budget of ${fmt(budget.bytes)} `
+      throw new BuildError(`size: the ${name} entry's wasm + glue is ${fmt(bytes)} gzipped, over its budget of ${fmt(budget.bytes)} `
         + `(budgets.${name} in scripts/size-budget.json). Find what grew with \`twiggy top\` (bench/findings.md "Size"). pkg/ was left as it was.`);
     }
   }
@@ -385,10 +412,16 @@ function reportSizes(pkgDir) {
       + '`twiggy top` on the live .wasm, or move the new export behind the `full` feature (src/wasm/mod.rs). pkg/ was left as it was.');
   }
   if (full > ceilingBytes) {
-    throw new BuildError(`size: the full package's wasm + glue is ${fmt(full)} gzipped, over the enforced ceiling of ${fmt(ceilingBytes)} `
+    throw new BuildError(`size: the stepline entry's wasm + glue is ${fmt(full)} gzipped, over the enforced ceiling of ${fmt(ceilingBytes)} `
       + '(scripts/size-budget.json). Find what grew with `twiggy top` on the cargo .wasm, or, if the growth is '
       + 'worth it, raise the ceiling in the same commit and say why. pkg/ was left as it was.');
   }
+  if (devtools > devtoolsCeilingBytes) {
+    throw new BuildError(`size: the devtools entry's wasm + glue is ${fmt(devtools)} gzipped, over its enforced ceiling of ${fmt(devtoolsCeilingBytes)} `
+      + '(devtoolsCeilingBytes in scripts/size-budget.json). Find what grew with `twiggy top` on the cargo .wasm, or, if the growth is '
+      + 'worth it, raise the ceiling in the same commit and say why. pkg/ was left as it was.');
+  }
+  if (devtoolsCeilingBytes - devtools > 1024) log(`size: ${kb(devtoolsCeilingBytes - devtools)} under the devtools ceiling; lower devtoolsCeilingBytes in scripts/size-budget.json to ${Math.ceil(devtools / 1024) * 1024} to keep the gain`);
   if (ceilingBytes - full > 1024) log(`size: ${kb(ceilingBytes - full)} under the ceiling; lower ceilingBytes in scripts/size-budget.json to ${Math.ceil(full / 1024) * 1024} to keep the gain`);
 }
 
@@ -426,15 +459,18 @@ async function main() {
   const wbVersion = checkWasmBindgen();
   log(`stepline ${crate.version}+${env.STEPLINE_BUILD_ID}, wasm-bindgen ${wbVersion}`);
 
-  log(`cargo build --release --target ${TARGET}`);
-  const wasm = cargoBuild();
+  log(`cargo build --release --target ${TARGET} --no-default-features --features full (the stepline entry)`);
+  const wasm = cargoBuild('core');
+  log(`cargo build --profile devtools --target ${TARGET} (the stepline/devtools entry)`);
+  const devtoolsWasm = cargoBuild('devtools');
   log(`cargo build --profile size --target ${TARGET} --no-default-features (the live entry)`);
-  const liveWasm = cargoBuild({ live: true });
+  const liveWasm = cargoBuild('live');
 
   const staging = join(crate.targetDir, 'stepline-pkg');
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  for (const [dir, target, input] of [['node', 'nodejs', wasm], ['web', 'web', wasm], ['live', 'web', liveWasm]]) {
+  const glues = [['node', 'nodejs', wasm], ['web', 'web', wasm], ['devtools-node', 'nodejs', devtoolsWasm], ['devtools', 'web', devtoolsWasm], ['live', 'web', liveWasm]];
+  for (const [dir, target, input] of glues) {
     log(`wasm-bindgen --target ${target} --weak-refs -> pkg/${dir}/`);
     run(`wasm-bindgen --target ${target} (${dir})`, 'wasm-bindgen', [
       '--target', target, '--weak-refs', '--out-dir', join(staging, dir), '--out-name', 'stepline', input,
@@ -443,14 +479,16 @@ async function main() {
 
   const features = wasmOptFeatureFlags();
   log(`wasm-opt -Oz (features: ${features.enabled.join(', ')})`);
-  shareFullWasm(staging);
-  for (const dir of ['web', 'live']) wasmOpt(join(staging, dir, 'stepline_bg.wasm'), features.args);
+  shareWasm(staging, 'node', 'web');
+  shareWasm(staging, 'devtools-node', 'devtools');
+  for (const dir of ['web', 'devtools', 'live']) wasmOpt(join(staging, dir, 'stepline_bg.wasm'), features.args);
 
   log('assembling pkg/ from pkg-template/');
-  const { names, live } = await assemble(staging, crate);
+  const { names, live, devtools } = await assemble(staging, crate);
   log(`devtools overlay: ${(await buildOverlay(staging)).map((f) => `pkg/${f}`).join(', ')}`);
   log(`exports: ${['SteplineError', ...names].join(', ')}`);
   log(`live exports: ${['SteplineError', ...live].join(', ')}`);
+  log(`devtools exports beyond stepline's: ${devtools.filter((n) => !names.includes(n)).join(', ')}`);
   const schemas = writeSchemas(staging);
   log(`wrote ${schemas.map((f) => `pkg/${f}`).join(', ')}`);
 

@@ -20,6 +20,8 @@ check clippy-wasm cargo clippy --all-targets --target wasm32-unknown-unknown -- 
 check clippy-schema cargo clippy --features schema --lib --bin stepline-schemas -- -D warnings
 check generated node scripts/gen-types.mjs --check
 check clippy-wasm-live cargo clippy --lib --target wasm32-unknown-unknown --no-default-features -- -D warnings
+# The `stepline` entry's build: every feature but `devtools` (scripts/build.mjs).
+check clippy-wasm-core cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --features full -- -D warnings
 # The public Rust API's docs: no broken or private intra-doc links.
 check doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 

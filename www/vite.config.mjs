@@ -1,8 +1,8 @@
-// Builds the devtools panel into www/dist. The page imports `stepline` as an
+// Builds the devtools panel into www/dist. The page imports `stepline/devtools` as an
 // application that installed it does: node_modules/stepline is the link to
 // the built package that `npm run build` makes, and Vite picks the entry from
-// its package.json `exports` under the `browser` condition (web.js, which
-// loads web/stepline_bg.wasm; Vite emits the wasm as an asset).
+// its package.json `exports` under the `browser` condition (devtools.js, which
+// loads devtools/stepline_bg.wasm; Vite emits the wasm as an asset).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The stepline command line: slim a persisted agent state, validate slim snapshots,
 // replay a recorded run. A thin shell over the package's own API (slimSnapshot,
-// validateSnapshot, Session, diagnose, version); everything it decides about the data,
-// the wasm core decides.
+// validateSnapshot, Session, diagnose, exportOtlp, version), through the devtools entry,
+// which holds the whole API; everything it decides about the data, the wasm core decides.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import * as stepline from '../index.mjs';
+import * as stepline from '../devtools.mjs';
 
 const USAGE = `Usage:
   stepline slim <state.json> [--preset minimal|standard|full] [--max-bytes N] [--json]

@@ -13,16 +13,18 @@ export const END = '<!-- /entries-table -->';
 
 /** Who imports each entry and what it holds, in the order the table lists them. */
 export const ENTRIES = [
-  ['stepline', 'Node backends, bulk replay, the devtools panel',
-    'everything: snapshots (slim, restore, validate, parse), continuation and what-if, reconcile, recordings, the laravel/ai, AG-UI and AI SDK dialects, OTLP export, cost, compare, timeline, payload lint'],
+  ['stepline', 'Node backends, bulk replay',
+    'snapshots (slim, restore, validate, parse), continuation (evaluate, replay a stored state, guards, stop reasons), reconcile, recordings, the envelope encoder, the laravel/ai, AG-UI and AI SDK dialects'],
   ['stepline/web', 'the same, in a browser or worker under any condition',
     'the `stepline` API, as an ES module that loads its wasm with `init()`; the same wasm file as `stepline`'],
   ['stepline/live', 'a web page following one instructor-php run',
     '`Session` (without `reconcile`), the envelope decoders, `channelFor`, the event-name and role tests, built small (opt-level "s")'],
+  ['stepline/devtools', 'a devtools panel, loaded after the run is shown; tooling in Node',
+    'the whole API in its own wasm: `stepline`\'s and the timeline and `envelopesOf`, OTLP export, cost, `compareRuns`, `diagnose` with the payload lint, the what-if of a streamed run'],
   ['stepline/echo', 'a Laravel Echo page (any framework)', 'the feed over laravel-echo: joins the channel, resyncs, fetches the final state; no wasm of its own'],
   ['stepline/react', 'a React page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
   ['stepline/vue', 'a Vue page', '`useAgentRun` over `stepline/echo`; no wasm of its own'],
-  ['stepline/devtools-overlay', 'your page, in development only', '`<stepline-devtools>`: the dock and badge; the panel and the `stepline/web` wasm load when it is opened'],
+  ['stepline/devtools-overlay', 'your page, in development only', '`<stepline-devtools>`: the dock and badge; the panel and the `stepline/devtools` wasm load when it is opened'],
   ['stepline/devtools-overlay/react', 'the same in React', '`<SteplineDevtools />` over `stepline/devtools-overlay`'],
   ['stepline/devtools-overlay/vue', 'the same in Vue', '`<SteplineDevtools />` over `stepline/devtools-overlay`'],
 ];

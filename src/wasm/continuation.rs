@@ -17,6 +17,7 @@ use crate::model::time::{resolve_now, Timestamp};
 use crate::state_formats::{evaluate_state, replay_state};
 
 use super::convert::{clock, now_option, options, out_with, started_at_option, to_js_of};
+#[cfg(feature = "devtools")]
 use super::session::Session;
 use super::walk;
 
@@ -214,6 +215,7 @@ pub fn replay_continuation(
     )
 }
 
+#[cfg(feature = "devtools")]
 #[wasm_bindgen]
 impl Session {
     /// "What if" for a streamed run: re-evaluates one execution of this

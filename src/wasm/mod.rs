@@ -18,19 +18,19 @@ pub mod text;
 pub mod types;
 pub mod walk;
 
-#[cfg(feature = "full")]
+#[cfg(feature = "devtools")]
 pub mod compare;
 #[cfg(feature = "full")]
 pub mod continuation;
-#[cfg(feature = "full")]
+#[cfg(feature = "devtools")]
 pub mod cost;
-#[cfg(feature = "full")]
+#[cfg(feature = "devtools")]
 pub mod diagnose;
 #[cfg(feature = "full")]
 pub mod encoder;
 #[cfg(feature = "full")]
 pub mod inference;
-#[cfg(feature = "full")]
+#[cfg(feature = "devtools")]
 pub mod otel;
 #[cfg(feature = "full")]
 pub mod reconcile;
@@ -42,7 +42,7 @@ pub mod snapshot;
 pub mod state;
 #[cfg(feature = "full")]
 pub mod stop;
-#[cfg(feature = "full")]
+#[cfg(feature = "devtools")]
 pub mod timeline;
 
 use wasm_bindgen::prelude::*;

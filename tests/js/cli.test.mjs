@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { Session, RunLog, diagnose, slimSnapshot, validateSnapshot, version } from 'stepline';
+import { Session, RunLog, diagnose, slimSnapshot, validateSnapshot, version } from 'stepline/devtools';
 
 import { generateRecordingText } from '../../bench/generate-envelopes.mjs';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { evaluateContinuation, resolveOutcome, replayContinuation, parseAgentState, SteplineError } from 'stepline';
+import { evaluateContinuation, resolveOutcome, replayContinuation, parseAgentState, SteplineError } from 'stepline/devtools';
 
 const root = new URL('../../', import.meta.url);
 const vectorsDir = process.env.STEPLINE_VECTORS

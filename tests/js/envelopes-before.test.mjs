@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Session, SteplineError } from 'stepline';
+import { Session, SteplineError } from 'stepline/devtools';
 import { demoRun } from '../../scripts/demo-run.mjs';
 import { v1Vectors } from './lib/vectors.mjs';
 

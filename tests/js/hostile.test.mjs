@@ -36,7 +36,7 @@ import {
   slimSnapshot,
   tryDecodeEnvelope,
   validateSnapshot,
-} from 'stepline';
+} from 'stepline/devtools';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const vectorsDir = process.env.STEPLINE_VECTORS ?? join(repoRoot, 'tests', 'vectors', 'cognesy-v1.22');
@@ -800,7 +800,7 @@ test('the encoder never emits an envelope its own decoder rejects: ill-typed eve
 // ingest) 3,000 statuses took minutes; the timeout only catches a hang.
 test('3,000 re-sent status envelopes ingest without stalling (no per-ingest cost in the statuses seen)', () => {
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
-    import { Session } from 'stepline';
+    import { Session } from 'stepline/devtools';
     const s = new Session();
     const at = (i) => new Date(Date.UTC(2026, 0, 20, 12) + i).toISOString();
     for (let i = 0; i < 3000; i++) s.ingest({ type: 'agent.status', session_id: 's', execution_id: 'e', timestamp: at(i), payload: { status: 'processing', previous_status: 'processing' } });
@@ -865,7 +865,7 @@ test('a subscribe listener can read getSnapshot() while it is being notified', (
  */
 function inFreshProcess(body, { timeout = 45_000 } = {}) {
   const script = `
-    import * as stepline from 'stepline';
+    import * as stepline from 'stepline/devtools';
     const { SteplineError } = stepline;
     const attempt = (fn) => {
       try { fn(); return { ok: true }; }

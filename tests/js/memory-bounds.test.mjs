@@ -2,8 +2,9 @@
 // memory proportional to what the view holds. Measured on the instance's own
 // WebAssembly.Memory (what the browser entry's `init()` returns as `exports.memory`):
 // wasm memory grows in 64 KiB pages and never shrinks, so every measurement gets a fresh
-// instance, made by importing the package's wasm-bindgen glue (stepline/web's
-// web/stepline.js) under its own URL and instantiating the package's stepline_bg.wasm.
+// instance, made by importing the package's wasm-bindgen glue (stepline/devtools's
+// devtools/stepline.js: the same session as `stepline`'s, and the devtools methods the
+// record: false test calls) under its own URL and instantiating its stepline_bg.wasm.
 // Each test states the bound it holds (the caps are documented in docs/node/bulk-replay.md, "Memory bounds").
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const wasmPath = require.resolve('stepline/stepline_bg.wasm');
+const wasmPath = require.resolve('stepline/devtools/stepline_bg.wasm');
 const glueUrl = new URL('stepline.js', pathToFileURL(wasmPath));
 const { installSessionView } = await import(new URL('../view.js', glueUrl).href);
 const wasmModule = new WebAssembly.Module(readFileSync(wasmPath));

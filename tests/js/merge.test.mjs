@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { Session } from 'stepline';
+import { Session } from 'stepline/devtools';
 import { generateEnvelopes } from '../../bench/generate-envelopes.mjs';
 
 const vectorsDir = process.env.STEPLINE_VECTORS

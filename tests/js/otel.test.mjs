@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { Session } from 'stepline';
+import { Session } from 'stepline/devtools';
 
 import { encode as encodeAiSdk } from '../../scripts/lib/dialects/ai-sdk.mjs';
 import { encode as encodeLaravel } from '../../scripts/lib/dialects/laravel-ai.mjs';

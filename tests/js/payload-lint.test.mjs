@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Session } from 'stepline';
+import { Session } from 'stepline/devtools';
 import { v1Vectors } from './lib/vectors.mjs';
 
 const run = v1Vectors('agent-runs.json').find((r) => r.name.startsWith('tool call then final answer'));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import * as stepline from 'stepline';
+import * as stepline from 'stepline/devtools';
 import { V2_NOW as NOW, v2Vectors, withIds } from './lib/vectors.mjs';
 
 const { parseAgentState, slimSnapshot, restoreState, validateSnapshot, diagnose, evaluateGuards, replayGuards, Session, RunLog } = stepline;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Session, diagnose, SteplineError } from 'stepline';
+import { Session, diagnose, SteplineError } from 'stepline/devtools';
 import { v1Vectors } from './lib/vectors.mjs';
 
 const runs = v1Vectors('agent-runs.json');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { Session } from 'stepline';
+import { Session } from 'stepline/devtools';
 import initLive, { Session as LiveSession } from 'stepline/live';
 import { describeRun } from '../../bench/agent-run.mjs';
 import { encode } from '../../bench/contenders/stepline.mjs';

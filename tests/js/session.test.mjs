@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { Session, RunLog, diagnose, SteplineError } from 'stepline';
+import { Session, RunLog, diagnose, SteplineError } from 'stepline/devtools';
 import { v1Vectors } from './lib/vectors.mjs';
 
 const root = new URL('../../', import.meta.url);

@@ -3,10 +3,12 @@
 // declaration says: a field written in Rust but not declared fails here, and so
 // does a declared field that no run returns. The calls are listed per domain in
 // tests/js/shapes/; the declared return types are read from the package's .d.ts.
+// Through `stepline/devtools`, which holds the whole API (`stepline` is a part of it,
+// the same core built without the devtools' exports).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import * as stepline from 'stepline';
+import * as stepline from 'stepline/devtools';
 
 import { corpusRuns } from './lib/corpus.mjs';
 import { ShapeChecker, declaredReturns, schemaOfType, bundle } from './lib/shapes.mjs';

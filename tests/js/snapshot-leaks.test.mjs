@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { diagnose, restoreState, slimSnapshot, SteplineError } from 'stepline';
+import { diagnose, restoreState, slimSnapshot, SteplineError } from 'stepline/devtools';
 
 const root = new URL('../../', import.meta.url);
 const runs = JSON.parse(readFileSync(new URL('tests/vectors/cognesy-v1.22/agent-runs.json', root), 'utf8'));

@@ -6,7 +6,7 @@
 // since the snapshot), with what the final state decides of the steps inside
 // the snapshot's window taken from it: their tools, errors and type (seed
 // 001: a failed inference is `error`) and duration (seed 000).
-import type { ExecutionView, SessionView } from 'stepline';
+import type { ExecutionView, SessionView } from 'stepline/devtools';
 import type { Reconciliation } from './state';
 
 /** An execution as the panel shows it: `fromFinalState` when a final state decided how it ended. */

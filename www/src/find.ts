@@ -2,7 +2,7 @@
 // session's view (step text, tool names, errors, the core's failure fields),
 // nothing is re-derived; a step is "failed" exactly when the timeline marks
 // it so (stepState, from the core's error / tool status fields).
-import type { SessionView, StepView } from 'stepline';
+import type { SessionView, StepView } from 'stepline/devtools';
 import type { Find } from './state';
 import { stepState } from './views/timeline';
 

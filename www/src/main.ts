@@ -3,7 +3,7 @@
 // for: `?source=live&…` connects to a channel, `?recording=<url>` loads a
 // recording from a URL (JSONL or a JSON array of events, any dialect),
 // `?demo=<producer>` one of the bundled runs, anything else instructor's.
-import init from 'stepline';
+import init from 'stepline/devtools';
 import { keepInUrl, restore } from './deeplink';
 import { h } from './dom';
 import { mountPanel } from './mount';

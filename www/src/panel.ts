@@ -3,7 +3,7 @@
 // through the getters below (read-only: the only way to change anything is
 // `dispatch`); a step whose object is the same as last time is the same step
 // (Session shares unchanged parts between snapshots), so its DOM is kept.
-import type { Session } from 'stepline';
+import type { Session } from 'stepline/devtools';
 import { shownView } from './final-state';
 import { createStore, type Action, type PanelState, type Tab } from './state';
 

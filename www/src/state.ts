@@ -3,7 +3,7 @@
 // computed for, so replacing the run ('loaded') resets them in the same step
 // and no view can keep a stale one. The Session itself is not state: it is
 // an opaque handle the store keeps next to it (sessions are freed, not copied).
-import type { Diagnostic, ReconcileReport, RunComparison, SessionView, StatePrices, StreamedContinuationReplay } from 'stepline';
+import type { Diagnostic, ReconcileReport, RunComparison, SessionView, StatePrices, StreamedContinuationReplay } from 'stepline/devtools';
 
 /** Where the current session comes from. */
 export interface SourceInfo {

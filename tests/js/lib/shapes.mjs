@@ -13,9 +13,10 @@ export const bundle = JSON.parse(readFileSync(new URL('pkg/schemas/stepline.sche
 /**
  * The return type of every exported function and method, read from the
  * package's declarations: `{ "slimSnapshot": "SlimResult", "Session.ingest": "IngestResult", ... }`.
+ * The devtools entry's, which declare the whole API (`stepline`'s is a part of it).
  */
 export function declaredReturns() {
-  const dts = readFileSync(new URL('pkg/node/stepline.d.ts', root), 'utf8');
+  const dts = readFileSync(new URL('pkg/devtools-node/stepline.d.ts', root), 'utf8');
   const returns = {};
   // A class's methods declared beside it (`export interface Session { getSnapshot(): … }`,
   // merged into the class: a method written in JavaScript) are its methods too.

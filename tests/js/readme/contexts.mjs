@@ -408,11 +408,11 @@ assert.equal(report.view.executions[0].status, 'failed');`,
     file: 'docs/devtools/compare.md',
     match: 'compareRuns(withTools, direct)',
     declare: `
-import { compareRuns, type Session } from 'stepline';
+import { compareRuns, type Session } from 'stepline/devtools';
 declare const withTools: Session;
 declare const direct: Session;`,
     setup: `
-import { Session as __Session, compareRuns } from 'stepline';
+import { Session as __Session, compareRuns } from 'stepline/devtools';
 const withTools = new __Session();
 for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) withTools.ingest(e);
 const direct = new __Session();
@@ -428,12 +428,12 @@ assert.deepEqual(compareRuns(withTools, withTools).divergence, null);`,
     file: 'docs/node/cost.md',
     match: "session.cost({ 'gpt-4o': { input: 2.5, output: 10 } });",
     declare: `
-import type { Session } from 'stepline';
-import { pricesFromState } from 'stepline';
+import type { Session } from 'stepline/devtools';
+import { pricesFromState } from 'stepline/devtools';
 declare const session: Session;
 declare const v2State: object;`,
     setup: `
-import { Session as __Session, pricesFromState } from 'stepline';
+import { Session as __Session, pricesFromState } from 'stepline/devtools';
 const session = new __Session();
 for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) session.ingest(e);
 // A v2.7 final state as the reference stores it: a model and no pricing ([]).
@@ -448,10 +448,10 @@ assert.ok(Math.abs(run.cost - 0.001095) < 1e-12);`,
     file: 'docs/devtools/otlp.md',
     match: "session.exportOtlp({ serviceName: 'support-agent' })",
     declare: `
-import type { Session } from 'stepline';
+import type { Session } from 'stepline/devtools';
 declare const session: Session;`,
     setup: `
-import { Session as __Session } from 'stepline';
+import { Session as __Session } from 'stepline/devtools';
 const session = new __Session();
 for (const e of __ctx.envelopesOf('tool call then final answer [debug]')) session.ingest(e);
 const __posted = [];

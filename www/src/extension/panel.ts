@@ -9,7 +9,7 @@
 // In DevTools the tab is the inspected one; opened directly
 // (chrome-extension://<id>/panel.html, as the browser tests do) the panel lists
 // the tabs whose relay answers, `?tabId=<id>` picks one.
-import init, { Session } from 'stepline';
+import init, { Session } from 'stepline/devtools';
 import { h } from '../dom';
 import { mountPanel } from '../mount';
 import { feedLines } from '../sources/mirror';

@@ -12,7 +12,7 @@
 //
 // Keep it out of production builds: `if (import.meta.env.DEV) import('stepline/devtools-overlay');`
 import { registerRun, type DevtoolsRun } from 'stepline/echo';
-import type { SessionView } from 'stepline';
+import type { SessionView } from 'stepline/devtools';
 
 type PanelModule = typeof import('./panel');
 type Opened = Awaited<ReturnType<PanelModule['openPanel']>>;

@@ -4,7 +4,7 @@
 // Session of its own (full package, so reconcile, what-if and the timeline
 // work whichever build the app uses), fed with what the app's Session
 // recorded: on each change, the recording's new lines (sources/mirror.ts).
-import init, { Session } from 'stepline';
+import init, { Session } from 'stepline/devtools';
 import type { DevtoolsRun } from 'stepline/echo';
 import { mountPanel } from '../mount';
 import { feedLines } from '../sources/mirror';

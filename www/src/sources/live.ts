@@ -8,7 +8,7 @@
 // whatever channel the app chose; other events are counted and shown, not read.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
-import { defaultEventName, isAgentEventName, Session } from 'stepline';
+import { defaultEventName, isAgentEventName, Session } from 'stepline/devtools';
 import { subscribeToAgent, type AgentRunState, type AgentSubscription } from 'stepline/echo';
 import type { Panel } from '../panel';
 import { describe, reconcileAt } from './recording';

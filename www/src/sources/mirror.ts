@@ -2,7 +2,7 @@
 // (the app's Session in the overlay, the inspected page's in the extension):
 // `toRecording()` is append-only, so each call hands over only the new lines;
 // snapshot lines are reconciled where they stand, header lines are skipped.
-import type { Session } from 'stepline';
+import type { Session } from 'stepline/devtools';
 import type { Panel } from '../panel';
 import { reconcileAt, special } from './recording';
 

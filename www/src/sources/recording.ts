@@ -11,7 +11,7 @@
 // page stays responsive. Each snapshot line is given to the session where it
 // stands (`ingestFinalState`), so a multi-turn recording is checked turn by
 // turn, and the session's own recording writes the lines back there.
-import { pricesFromState, Session, SteplineError, type StatePrices } from 'stepline';
+import { pricesFromState, Session, SteplineError, type StatePrices } from 'stepline/devtools';
 import type { Criteria, Panel, Reconciliation, SourceInfo } from '../panel';
 
 const BATCH_LINES = 4000;

@@ -4,8 +4,8 @@
 // side with their token and duration deltas, the totals, and the first
 // divergence marked. The comparison belongs to the run on screen: loading
 // another run clears it ('loaded' in state.ts).
-import { compareRuns, Session } from 'stepline';
-import type { ComparedStep, StepPair } from 'stepline';
+import { compareRuns, Session } from 'stepline/devtools';
+import type { ComparedStep, StepPair } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import { count, duration } from '../format';
 import type { Panel, View } from '../panel';

@@ -5,7 +5,7 @@
 // its reason is shown ("no price for model X"). A v2 stored state carries its
 // model's pricing (`llmConfig.pricing`, read by the core's `pricesFromState`):
 // when the run's final state did, the tab offers it.
-import type { RunCost, StatePrices } from 'stepline';
+import type { RunCost, StatePrices } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import type { Panel } from '../panel';
 

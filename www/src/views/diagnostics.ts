@@ -6,7 +6,7 @@
 // runs when the tab is shown and the run changed, not on every event.
 import { h, replaceChildren } from '../dom';
 import { clip } from '../format';
-import type { Session, SlimSnapshot } from 'stepline';
+import type { Session, SlimSnapshot } from 'stepline/devtools';
 import type { Panel, View } from '../panel';
 import { describe } from '../sources/recording';
 

@@ -5,7 +5,7 @@
 // derived: both come from the session's view.
 import { h } from '../dom';
 import { clip, duration } from '../format';
-import type { ExecutionView } from 'stepline';
+import type { ExecutionView } from 'stepline/devtools';
 import { fromFinalState } from '../final-state';
 
 /** The reason a turn failed, as the producer said it; null when it said none. */

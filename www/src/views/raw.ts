@@ -5,7 +5,7 @@
 // With the time slider moved back, all of it as it stood after envelope `at`:
 // the core bounds the step to the session's first `at` envelopes (the position
 // `viewAt` takes), so no envelope or message that arrived later shows.
-import type { Session, StepEnvelopes, StepMessage } from 'stepline';
+import type { Session, StepEnvelopes, StepMessage } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import type { Panel, View } from '../panel';
 

@@ -1,7 +1,7 @@
 // The selected step: what it was, its tool runs, the continuation trace that
 // decided whether the agent went on (with the core's one line saying why: `step.explanation`), and the text
 // streamed in its turn. Rebuilt only when the step or the turn's text changed.
-import type { ExecutionView, StepView, ToolRunView } from 'stepline';
+import type { ExecutionView, StepView, ToolRunView } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import { clip, clock, count, duration, shortClass } from '../format';
 import type { Panel, View } from '../panel';

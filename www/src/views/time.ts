@@ -3,7 +3,7 @@
 // While the slider is before the end, `panel.view` is that prefix, so the
 // timeline, step detail and header all show it; at the end (state.time null)
 // a live run's new envelopes move the end and the view follows them.
-import type { Session, SessionTimeline } from 'stepline';
+import type { Session, SessionTimeline } from 'stepline/devtools';
 import { h } from '../dom';
 import type { Panel, View } from '../panel';
 

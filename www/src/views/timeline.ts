@@ -4,7 +4,7 @@
 // scrolls as lightly as a short one. A step row is rebuilt only when its step
 // object changed (Session shares unchanged steps between snapshots) or its
 // marks did. Arrow keys move the selection; Home/End jump.
-import type { ExecutionView, StepView } from 'stepline';
+import type { ExecutionView, StepView } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import { clip, count, duration, plural } from '../format';
 import type { Panel, View } from '../panel';

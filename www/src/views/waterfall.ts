@@ -3,7 +3,7 @@
 // parallel calls show as overlapping bars side by side in time. A run whose
 // clock never moved (or sent no times) has no axis: its rows keep their order
 // and the panel says so, rather than draw bars of width zero.
-import type { ExecutionView } from 'stepline';
+import type { ExecutionView } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import type { Panel, View } from '../panel';
 

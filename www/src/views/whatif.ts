@@ -2,7 +2,7 @@
 // selected turn step by step from what was streamed
 // (session.replayContinuation, the producer's default criteria) and says how
 // the run really ended (`recordedRun`), so the panel builds no state of its own.
-import type { ErrorPolicySpec } from 'stepline';
+import type { ErrorPolicySpec } from 'stepline/devtools';
 import { h, replaceChildren } from '../dom';
 import { plural } from '../format';
 import type { Panel, View, WhatIf } from '../panel';
