@@ -3,7 +3,7 @@
 // devtools needs (Session.timeline and envelopesOf, exportOtlp, cost, pricesFromState,
 // compareRuns, diagnose, Session.replayContinuation), in its own wasm. devtools.mjs
 // re-exports this file, so a process that loads it both ways gets one instance.
-const glue = require('./devtools-node/stepline.js');
+const glue = require('./devtools-node/stepline.cjs');
 const { SteplineError } = require('./error.cjs');
 
 glue.__registerErrorClass(SteplineError);

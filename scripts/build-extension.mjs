@@ -37,7 +37,10 @@ export async function buildExtension() {
   if (!existsSync(join(root, 'pkg', 'package.json'))) throw new Error('build-extension: pkg/ is not built; run `npm run build`');
   const { build } = await import('vite');
   rmSync(extensionDir, { recursive: true, force: true });
-  const common = { configFile: false, root: join(root, 'www'), logLevel: 'warn', publicDir: false, base: './' };
+  // `stepline` resolved to `stepline/devtools`, which has every name of it: the panel's
+  // views need the devtools entry, and the extension then carries one wasm, not two.
+  const common = { configFile: false, root: join(root, 'www'), logLevel: 'warn', publicDir: false, base: './',
+    resolve: { alias: [{ find: /^stepline$/, replacement: 'stepline/devtools' }] } };
   // The extension's pages and service worker: ES modules, the wasm an asset beside them.
   await build({
     ...common,

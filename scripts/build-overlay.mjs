@@ -4,7 +4,8 @@
 // the dock and its badge; the panel is a chunk, devtools-overlay-panel.js, that the entry
 // imports when the overlay first opens. `stepline/devtools` and `stepline/echo` stay
 // imports of the package's own devtools.js and echo.js, so an app bundles one devtools
-// wasm and one registry.
+// wasm and one registry; the panel's imports of `stepline` are devtools.js's too (the
+// devtools entry has every name of `stepline`): the overlay loads one wasm.
 //
 // Usage: node scripts/build-overlay.mjs [outDir]   (default pkg/; scripts/build.mjs calls buildOverlay)
 import { readdirSync } from 'node:fs';
@@ -29,9 +30,9 @@ export async function buildOverlay(outDir) {
       reportCompressedSize: false,
       lib: { entry: { 'devtools-overlay': join(root, 'www', 'src', 'overlay', 'element.ts') }, formats: ['es'] },
       rollupOptions: {
-        external: ['stepline/devtools', 'stepline/echo'],
+        external: ['stepline', 'stepline/devtools', 'stepline/echo'],
         output: {
-          paths: { 'stepline/devtools': './devtools.js', 'stepline/echo': './echo.js' },
+          paths: { stepline: './devtools.js', 'stepline/devtools': './devtools.js', 'stepline/echo': './echo.js' },
           entryFileNames: '[name].js',
           // Next to devtools.js and echo.js: `paths` are written as they are, relative to every chunk.
           chunkFileNames: 'devtools-overlay-[name].js',

@@ -172,7 +172,7 @@ function fillExports(file, statements) {
  * the glue keeps the entry files free of a hand-maintained list.
  */
 async function publicNames(staging, nodeDir = 'node', webDir = 'web') {
-  const nodeGlue = createRequire(import.meta.url)(join(staging, nodeDir, 'stepline.js'));
+  const nodeGlue = createRequire(import.meta.url)(join(staging, NODE_GLUE[nodeDir]));
   const webGlue = await import(pathToFileURL(join(staging, webDir, 'stepline.js')).href);
   const isPublic = (name) => !name.startsWith('__') && name !== 'default';
   const nodeNames = Object.keys(nodeGlue).filter(isPublic).sort();
@@ -225,6 +225,13 @@ async function devtoolsNames(staging, coreNames) {
  * directory's stepline_bg.wasm (node/ reads web/'s, devtools-node/ reads devtools/'s) and
  * holds no wasm of its own (the tarball carried the 1.3 MB twice). Checked, not assumed: a wasm-bindgen whose targets differ fails the build here.
  */
+/**
+ * The nodejs glue of each Node entry. node/'s is a `.js` file under its own
+ * `{ "type": "commonjs" }` package.json; devtools-node/'s is renamed `.cjs`, since a
+ * second package.json of the same bytes is a duplicate the tarball must not carry.
+ */
+const NODE_GLUE = { node: 'node/stepline.js', 'devtools-node': 'devtools-node/stepline.cjs' };
+
 function shareWasm(staging, nodeDir, webDir) {
   const nodeWasm = join(staging, nodeDir, 'stepline_bg.wasm');
   const webWasm = join(staging, webDir, 'stepline_bg.wasm');
@@ -232,11 +239,12 @@ function shareWasm(staging, nodeDir, webDir) {
   if (!readFileSync(nodeWasm).equals(readFileSync(webWasm))) {
     throw new BuildError(`assemble: wasm-bindgen wrote different wasm for --target nodejs and --target web; ${nodeDir}/ cannot share ${webDir}/stepline_bg.wasm`);
   }
-  const gluePath = join(staging, nodeDir, 'stepline.js');
-  const glue = readFileSync(gluePath, 'utf8');
+  const written = join(staging, nodeDir, 'stepline.js');
+  const glue = readFileSync(written, 'utf8');
   const from = 'const wasmPath = `${__dirname}/stepline_bg.wasm`;';
   if (!glue.includes(from)) throw new BuildError(`assemble: ${nodeDir}/stepline.js no longer reads its wasm with \`${from}\``);
-  writeFileSync(gluePath, glue.replace(from, `const wasmPath = \`\${__dirname}/../${webDir}/stepline_bg.wasm\`;`));
+  rmSync(written);
+  writeFileSync(join(staging, NODE_GLUE[nodeDir]), glue.replace(from, `const wasmPath = \`\${__dirname}/../${webDir}/stepline_bg.wasm\`;`));
   rmSync(nodeWasm);
   rmSync(join(staging, nodeDir, 'stepline_bg.wasm.d.ts'), { force: true });
 }
@@ -260,7 +268,7 @@ async function assemble(staging, crate) {
   // wasm-bindgen's nodejs glue is CommonJS and its web glue an ES module, both as .js. The
   // web and live glue need no package.json of their own: the package's is `"type": "module"`
   // (two identical 24-byte files in the tarball otherwise, which the packaging test refuses).
-  for (const dir of ['node', 'devtools-node']) writeFileSync(join(staging, dir, 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(join(staging, 'node', 'package.json'), '{ "type": "commonjs" }\n');
 
   const manifestPath = join(staging, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -339,7 +347,7 @@ function reportSizes(pkgDir) {
     web: ['web/stepline_bg.wasm', 'web/stepline.js', 'web.js', 'entry.js', 'view.js'],
     live: ['live/stepline_bg.wasm', 'live/stepline.js', 'live.js', 'entry.js', 'view.js'],
     devtools: ['devtools/stepline_bg.wasm', 'devtools/stepline.js', 'devtools.js', 'entry.js', 'view.js'],
-    'devtools-node': ['devtools/stepline_bg.wasm', 'devtools-node/stepline.js', 'devtools.cjs', 'devtools.mjs', 'error.cjs', 'view.cjs'],
+    'devtools-node': ['devtools/stepline_bg.wasm', 'devtools-node/stepline.cjs', 'devtools.cjs', 'devtools.mjs', 'error.cjs', 'view.cjs'],
   };
   const rows = [];
   const totals = {};

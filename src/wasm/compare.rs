@@ -14,7 +14,7 @@ use crate::session::compare::compare_runs as compare;
 /// `continuation`), the run `totals` with their deltas, and the
 /// `divergence`: the first step that differs (`null` when the runs agree).
 /// Tools are compared as `name:status`, so a tool that fails in one run only
-/// is where they part. Not in `stepline/live`.
+/// is where they part. In `stepline/devtools` only.
 ///
 /// @example
 /// ```js

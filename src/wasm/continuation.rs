@@ -225,7 +225,7 @@ impl Session {
     /// timing, and each step's streamed continuation as its recorded outcome.
     /// `recordedRun` says how the run ended as streamed (a run whose driver
     /// threw "Never finished…", not "stopped (completed)"). Criteria and
-    /// options as `replayContinuation`. Not in `stepline/live`.
+    /// options as `replayContinuation`. In `stepline/devtools` only.
     ///
     /// @example
     /// ```js

@@ -1,5 +1,5 @@
 //! `Session.cost` and `pricesFromState`: token usage priced (src/cost/).
-//! Full package only.
+//! `stepline/devtools` only (the `devtools` feature).
 
 use wasm_bindgen::prelude::*;
 
@@ -26,7 +26,7 @@ impl Session {
     /// three optional rates default to the input rate). The model priced is
     /// `options.model`, else the table's only model. Where no price applies
     /// (unknown model, empty table, a step without usage) `cost` is `null`
-    /// and `reason` says why — never 0. Not in `stepline/live`.
+    /// and `reason` says why — never 0. In `stepline/devtools` only.
     ///
     /// @example
     /// ```js
@@ -58,7 +58,7 @@ impl Session {
 /// {@link Session.cost}. A pricing that is empty or all zero (v2.7 stores
 /// `[]` unless one was configured) gives `prices: {}` and the `reason`. A
 /// v1.22 state, which stores no prices, throws {@link SteplineError}
-/// (`unknown_state_version`). Not in `stepline/live`.
+/// (`unknown_state_version`). In `stepline/devtools` only.
 ///
 /// @example
 /// ```js

@@ -1,4 +1,4 @@
-//! `diagnose`: the producer-bug detectors (src/lint/mod.rs). Full package only.
+//! `diagnose`: the producer-bug detectors (src/lint/mod.rs). `stepline/devtools` only (the `devtools` feature).
 
 use crate::json::Value;
 use wasm_bindgen::prelude::*;
@@ -13,7 +13,8 @@ use super::session::Session;
 /// a final status never broadcast, tool results in a snapshot taken
 /// without them, and `secret_in_state`: an API key or another credential in
 /// the snapshot (an error) or the state (a warning: v2 stores the resolved
-/// `llmConfig` key), named by path and length, never shown.
+/// `llmConfig` key), named by path and length, never shown. In
+/// `stepline/devtools` only.
 ///
 /// @example
 /// ```js
@@ -41,7 +42,7 @@ impl Session {
     /// `includeToolResults` as options. Lines a JSONL batch could not read
     /// never reach it, and the caller need not keep the stream a second
     /// time. Evidence paths `/envelopes/<i>` count the applied envelopes.
-    /// Not in `stepline/live`.
+    /// In `stepline/devtools` only.
     ///
     /// @example
     /// ```js

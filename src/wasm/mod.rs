@@ -3,11 +3,17 @@
 //! the result back; the logic lives in the core where it is tested natively.
 
 //!
-//! Two packages are built from it. With the `full` feature (the default)
-//! everything is exported. Without it only what a web UI needs to show a live
-//! run is: decoding, `channelFor`, `Session` (all but `reconcile`) and the
-//! role tests. That is the `stepline/live` entry; the linker leaves the rest
-//! of the core out of its wasm (the size budget in scripts/size-budget.json).
+//! Three wasm modules are built from it (scripts/build.mjs), one per package
+//! entry; the linker leaves out of each what its exports do not reach (the
+//! size budgets in scripts/size-budget.json):
+//! - `stepline/devtools`, every feature (the default): the whole API.
+//! - `stepline`, the `full` feature without `devtools`: all but what only a
+//!   devtools needs (the timeline and `envelopesOf`, `exportOtlp`,
+//!   `Session.cost` and `pricesFromState`, `compareRuns`, `diagnose`,
+//!   `Session.replayContinuation`).
+//! - `stepline/live`, no feature: what a web UI needs to show a live run:
+//!   decoding, `channelFor`, `Session` (all but `reconcile`) and the role
+//!   tests.
 
 pub mod convert;
 pub mod envelope;

@@ -1,4 +1,4 @@
-//! `Session.exportOtlp`: the OpenTelemetry export (src/otel/). Full package only.
+//! `Session.exportOtlp`: the OpenTelemetry export (src/otel/). `stepline/devtools` only (the `devtools` feature).
 
 use wasm_bindgen::prelude::*;
 
@@ -24,7 +24,7 @@ impl Session {
     /// under its step. Ids are hashes of the session, execution, step and
     /// call ids, so the same recording exports the same spans; times are the
     /// envelopes' (`"0"` where none is known). `serviceName` is the
-    /// resource's `service.name` (default `stepline`). Not in `stepline/live`.
+    /// resource's `service.name` (default `stepline`). In `stepline/devtools` only.
     ///
     /// @example
     /// ```js

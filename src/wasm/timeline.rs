@@ -1,5 +1,5 @@
 //! The time slider's view (`SessionTimeline`) and a step's raw envelopes
-//! (`Session.envelopesOf`). Full package only.
+//! (`Session.envelopesOf`). `stepline/devtools` only (the `devtools` feature).
 
 use std::cell::RefCell;
 
@@ -58,7 +58,7 @@ fn before_option(arg: Option<EnvelopesOfOptionsArg>) -> Result<Option<usize>, St
 /// The session as it stood after its first `i` envelopes, in arrival order:
 /// what a time slider shows. Moving forward applies only the envelopes in
 /// between; moving back replays from the start. `update(session)` reads what
-/// a live session received since. Not in `stepline/live`.
+/// a live session received since. In `stepline/devtools` only.
 ///
 /// @example
 /// ```js
@@ -114,7 +114,7 @@ impl SessionTimeline {
 #[wasm_bindgen]
 impl Session {
     /// The timeline of this session's envelopes so far (see `SessionTimeline`).
-    /// Not in `stepline/live`.
+    /// In `stepline/devtools` only.
     ///
     /// @example
     /// ```js
@@ -139,7 +139,7 @@ impl Session {
     /// received, in arrival order, with the step's output as `messages`
     /// (reasoning, text, tool calls and results); `null` when there is no
     /// such step. The streams carry a step's input messages as a count only
-    /// (`input_message_count`), not their text. Not in `stepline/live`.
+    /// (`input_message_count`), not their text. In `stepline/devtools` only.
     ///
     /// `options.before` bounds it to the session's first `before` envelopes,
     /// the position `timeline().viewAt(i)` takes: the step's envelopes and

@@ -44,7 +44,7 @@ function expected(other) {
 async function openCompare(opts) {
   const page = await openPage(env.browser, opts);
   await page.goto(`${env.server.url}?demo=instructor`);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
   await page.click('[data-testid=tab-compare]');
   await page.waitForSelector('[data-testid=compare-file]', { timeout: LONG });
   return page;
@@ -92,7 +92,7 @@ describe('the Compare tab shows the core\'s comparison of two runs', () => {
     await compareWith(page, 'same.jsonl', DEMO);
     await page.waitForSelector('[data-testid=compare-summary]', { timeout: LONG });
     await page.setInputFiles('[data-testid=file-input]', { name: 'again.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(DEMO) });
-    await page.waitForFunction(() => window.stepline.source.label.includes('again.jsonl') && !window.stepline.loading, null, { timeout: LONG });
+    await page.waitForFunction(() => window.stepline.source.label.includes('again.jsonl') && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
     await page.waitForFunction(() => window.stepline.state.comparison === null, null, { timeout: LONG });
     assert.equal(await page.locator('[data-testid=compare-summary]').count(), 0, 'no comparison of the previous run is left');
     await page.focus('[data-testid=tab-compare]');

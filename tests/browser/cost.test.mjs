@@ -18,7 +18,7 @@ const TABLE = '{ "gpt-4o": { "input": 2.5, "output": 10, "cacheRead": 1.25 } }';
 async function demo(opts) {
   const page = await openPage(env.browser, opts);
   await page.goto(`${env.server.url}?demo=instructor`);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
   await page.waitForSelector('[data-testid=cost]', { timeout: LONG });
   return page;
 }
@@ -56,7 +56,7 @@ describe('the Usage tab prices the run with a price table', () => {
     await screenshot(page, 'cost-usage-800');
 
     await page.reload();
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
     await page.waitForSelector('[data-testid=cost-steps]', { timeout: LONG });
     assert.equal(await page.inputValue('[data-testid=cost-table]'), TABLE, 'the table is kept in localStorage');
     assert.equal(await stepCell(page, 1), `$${first.toFixed(6)}`);
@@ -122,7 +122,7 @@ describe('the price table a v2 stored state carries', () => {
     assert.ok(expected > 0, 'the run has priced tokens');
     const page = await openPage(env.browser, { width: 800 });
     await openRecording(page, env, 'priced.jsonl', recording(state));
-    await page.waitForFunction(() => window.stepline.source.label === 'priced.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'priced.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     await page.click('[data-testid=tab-usage]');
     assert.equal(await page.textContent('[data-testid=cost-use-state]'), "Use the final state's prices (fake-model)");
     await page.focus('[data-testid=cost-use-state]');
@@ -138,7 +138,7 @@ describe('the price table a v2 stored state carries', () => {
   test('a state without prices says why, and offers nothing', async () => {
     const page = await openPage(env.browser);
     await openRecording(page, env, 'unpriced.jsonl', recording(stored([])));
-    await page.waitForFunction(() => window.stepline.source.label === 'unpriced.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'unpriced.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     await page.click('[data-testid=tab-usage]');
     assert.match(await page.textContent('[data-testid=cost-offer-none]'), /^The final state carries no prices: llmConfig\.pricing is empty/);
     assert.equal(await page.locator('[data-testid=cost-use-state]').count(), 0);

@@ -33,7 +33,7 @@ const END_REASONS = {
   'ag-ui': 'success',
 };
 
-const loaded = (page) => page.waitForFunction(() => window.stepline?.view && !window.stepline.loading && window.stepline.source.detail !== 'loading…');
+const loaded = (page) => page.waitForFunction(() => window.stepline?.view && !window.stepline.loading && window.stepline.tools !== null && window.stepline.source.detail !== 'loading…');
 const text = (page, selector) => page.textContent(selector).then((t) => t?.trim() ?? null);
 
 /**
@@ -119,7 +119,7 @@ describe('a recording of each dialect', () => {
       return dt;
     }, json);
     await page.dispatchEvent('body', 'drop', { dataTransfer });
-    await page.waitForFunction(() => window.stepline.source.label === 'ag-ui-run.json' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'ag-ui-run.json' && !window.stepline.loading && window.stepline.tools !== null);
     await loaded(page);
     assert.match(await page.textContent('[data-testid=source-detail]'), /JSON array/);
     assert.equal(await page.evaluate(() => window.stepline.error), null);
@@ -167,7 +167,7 @@ describe('a recording of each dialect', () => {
     await loaded(page);
     for (const [id, dialect] of [['laravel-ai', 'laravel-ai'], ['ag-ui', 'ag-ui'], ['ai-sdk', 'ai-sdk'], ['instructor', 'v1.22']]) {
       await page.selectOption('[data-testid=demo-picker]', id);
-      await page.waitForFunction((want) => window.stepline.demo === want && window.stepline.source.kind === 'bundled' && !window.stepline.loading, id);
+      await page.waitForFunction((want) => window.stepline.demo === want && window.stepline.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, id);
       await loaded(page);
       assert.deepEqual(await page.$$eval('[data-testid=dialect]', (els) => els.map((e) => e.textContent)), [dialect]);
       if (id === 'ai-sdk') {

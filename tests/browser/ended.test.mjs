@@ -33,7 +33,7 @@ const env = panelFixture();
 async function open(name, text, width = 1440) {
   const page = await openPage(env.browser, { width });
   await openRecording(page, env, name, text);
-  await page.waitForFunction((n) => window.stepline?.source.label === n && !window.stepline.loading, name);
+  await page.waitForFunction((n) => window.stepline?.source.label === n && !window.stepline.loading && window.stepline.tools !== null, name);
   return page;
 }
 
@@ -92,7 +92,7 @@ describe('runs that ended look ended', () => {
     assert.ok(!text.includes('"agentId"'), 'written slim, not the whole stored state');
     assert.match(text, /"error":"Connection refused"/);
     await page.setInputFiles('[data-testid=file-input]', { name: 'thrown-again.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
-    await page.waitForFunction(() => window.stepline.source.label === 'thrown-again.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'thrown-again.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.deepEqual(await shown(page), before);
     await screenshot(page, 'ended-reopened-1440');
     assert.deepEqual(page.problems, []);
@@ -160,12 +160,12 @@ describe('runs that ended look ended', () => {
     test(`every pill and badge has AA contrast (4.5:1) in the ${colorScheme} scheme`, async () => {
       const page = await openPage(env.browser, { colorScheme });
       await openRecording(page, env, 'thrown.jsonl', recordingOf('tool throws (exception escapes ToolExecutor), default policy'));
-      await page.waitForFunction(() => window.stepline?.source.label === 'thrown.jsonl' && !window.stepline.loading);
+      await page.waitForFunction(() => window.stepline?.source.label === 'thrown.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
       const seen = [];
       for (const open of [() => page.goto(env.server.url), null]) {
         if (open) {
           await open();
-          await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+          await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null);
         }
         for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) {
           await page.click(`[data-testid=tab-${tab}]`);

@@ -14,7 +14,7 @@ const DEMO = readFileSync(new URL('../../www/public/demo-run.jsonl', import.meta
 async function bundled(opts) {
   const page = await openPage(env.browser, opts);
   await page.goto(env.server.url);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
   return page;
 }
 
@@ -89,7 +89,7 @@ describe('payload lint', () => {
       const { text } = withEnvelopeOf(9_900);
       const page = await bundled({ width });
       await page.setInputFiles('[data-testid=file-input]', { name: 'big-envelope.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
-      await page.waitForFunction(() => window.stepline.source.label === 'big-envelope.jsonl' && !window.stepline.loading, null, { timeout: LONG });
+      await page.waitForFunction(() => window.stepline.source.label === 'big-envelope.jsonl' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
       await tabTo(page, '[role=tab][aria-selected=true]');
       // Arrow keys move between tabs; stop at Diagnostics.
       for (let i = 0; i < 6 && (await page.getAttribute('[data-testid=tab-diagnostics]', 'aria-selected')) !== 'true'; i++) {

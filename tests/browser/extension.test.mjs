@@ -131,7 +131,7 @@ async function exportOpensTheSame(panel) {
   const recording = readFileSync(await download.path(), 'utf8');
   const standalone = await openPage();
   await openRecording(standalone, { server: panelServer }, download.suggestedFilename(), recording);
-  await standalone.waitForFunction(() => window.stepline.source.kind === 'file' && !window.stepline.loading, null, { timeout: WAIT_MS });
+  await standalone.waitForFunction(() => window.stepline.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: WAIT_MS });
   assert.equal(await standalone.textContent('[data-testid=summary]'), summary);
   assert.deepEqual(await standalone.evaluate(() => window.stepline.view.executions.map((e) => e.steps.map((s) => s.tools.map((t) => t.status)))), shown);
   assert.deepEqual(standalone.problems, []);

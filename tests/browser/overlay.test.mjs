@@ -127,7 +127,7 @@ for (const name of ['react', 'vue']) {
       const recording = readFileSync(await download.path(), 'utf8');
       const standalone = await openPage(browser);
       await openRecording(standalone, { server: panelServer }, download.suggestedFilename(), recording);
-      await standalone.waitForFunction(() => window.stepline.source.kind === 'file' && !window.stepline.loading, null, { timeout: WAIT_MS });
+      await standalone.waitForFunction(() => window.stepline.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: WAIT_MS });
       assert.equal(await standalone.textContent('[data-testid=summary]'), overlaySummary);
       await standalone.click('[data-testid=tab-reconcile]');
       assert.equal(await standalone.textContent('[data-testid=reconcile-status]'), 'consistent');

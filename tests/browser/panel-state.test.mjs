@@ -17,7 +17,7 @@ const LONG = 30_000;
 async function bundled(opts) {
   const page = await openPage(env.browser, opts);
   await page.goto(env.server.url);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
   return page;
 }
 
@@ -56,7 +56,7 @@ describe('a load that fails keeps the run on screen and says what to do', () => 
     const good = readFileSync(new URL('../../www/public/demo-run.jsonl', import.meta.url), 'utf8').trimEnd();
     const page = await bundled();
     await page.setInputFiles('[data-testid=file-input]', { name: 'one-bad.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${good}\n{not json\n`) });
-    await page.waitForFunction(() => window.stepline.source.label === 'one-bad.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'one-bad.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     const text = await banner(page);
     assert.match(text, /^1 line could not be read\. line \d+: /);
     assert.doesNotMatch(text, /at null|1 lines/);
@@ -115,7 +115,7 @@ describe('find on a 7,000-step run', () => {
     env.server.setRoute('/long.jsonl', () => ({ type: 'application/x-ndjson', body: text }));
     const page = await openPage(env.browser);
     await page.goto(`${env.server.url}?recording=/long.jsonl`);
-    await page.waitForFunction(() => window.stepline?.source.label === '/long.jsonl' && !window.stepline.loading, null, { timeout: 120_000 });
+    await page.waitForFunction(() => window.stepline?.source.label === '/long.jsonl' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: 120_000 });
     assert.equal(await page.textContent('[data-testid=find-count]'), '7,000 steps');
 
     await page.check('[data-testid=find-failed]');
@@ -166,7 +166,7 @@ describe('deep links and export', () => {
     assert.match(url, /tab=reconcile/);
     const again = await openPage(env.browser);
     await again.goto(url);
-    await again.waitForFunction(() => window.stepline?.view && !window.stepline.loading && window.stepline.selected.step === 2, null, { timeout: LONG });
+    await again.waitForFunction(() => window.stepline?.view && !window.stepline.loading && window.stepline.tools !== null && window.stepline.selected.step === 2, null, { timeout: LONG });
     assert.deepEqual(await again.evaluate(() => ({ ...window.stepline.selected, tab: window.stepline.tab })), { exec: 0, step: 2, tab: 'reconcile' });
     assert.equal(await again.getAttribute('[data-testid=tab-reconcile]', 'aria-selected'), 'true');
     await page.close();
@@ -183,7 +183,7 @@ describe('deep links and export', () => {
     assert.match(download.suggestedFilename(), /\.jsonl$/);
     const text = readFileSync(await download.path(), 'utf8');
     await page.setInputFiles('[data-testid=file-input]', { name: 'again.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
-    await page.waitForFunction(() => window.stepline.source.label === 'again.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'again.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await executions(page), before);
     assert.equal(await reconciled(page), reports, 'its snapshot lines were written back where they arrived');
     assert.match(await page.textContent('[data-testid=source-detail]'), /2 final snapshots/);

@@ -12,7 +12,7 @@ const env = panelFixture();
 async function openBundled(colorScheme = 'light') {
   const page = await openPage(env.browser, { colorScheme });
   await page.goto(env.server.url);
-  await page.waitForFunction(() => window.stepline?.source.detail.includes('snapshots'));
+  await page.waitForFunction(() => window.stepline?.source.detail.includes('snapshots') && window.stepline.tools !== null);
   return page;
 }
 

@@ -28,7 +28,7 @@ describe('a run longer than the snapshot window', () => {
     const { recording } = await longRun({ steps: STEPS });
     const page = await openPage(env.browser);
     await openRecording(page, env, 'long-run.jsonl', recording({ preset: 'standard' }));
-    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null);
     await page.click('[data-testid=tab-reconcile]');
     await page.waitForSelector('[data-testid=reconcile-status]');
     assert.deepEqual(await shown(page), { status: 'consistent', window: WINDOW_TEXT, differences: 0, steps: STEPS });

@@ -61,7 +61,7 @@ describe('recordings opened from files', () => {
     const text = fixture('seed-000/failed-run.jsonl') + fixture('seed-000/resumed-run.jsonl');
     const page = await openPage(env.browser);
     await openRecording(page, env, 'ended.jsonl', text);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await page.textContent('[data-testid=run-status]'), 'in_progress', 'stale is not a status');
     assert.equal(await page.textContent('[data-testid=run-stale]'), 'stale');
     assert.equal(await page.locator('[data-testid=run-error]').count(), 0, 'the resumed turn has no error');
@@ -70,7 +70,7 @@ describe('recordings opened from files', () => {
     await screenshot(page, 'panel-ended');
     // When the failed turn is the latest, its reason shows in the header too.
     await page.setInputFiles('[data-testid=file-input]', { name: 'failed.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(fixture('seed-000/failed-run.jsonl')) });
-    await page.waitForFunction(() => window.stepline?.source.label === 'failed.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'failed.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await page.textContent('[data-testid=run-status]'), 'failed');
     assert.equal(await page.textContent('[data-testid=run-error]'), 'Driver threw: connection reset by peer');
     assert.equal(await page.locator('[data-testid=run-stale]').count(), 0);
@@ -81,7 +81,7 @@ describe('recordings opened from files', () => {
   test('markup in events renders as text, never as HTML', async () => {
     const page = await openPage(env.browser);
     await openRecording(page, env, `run ${IMG}.jsonl`, hostileRecording());
-    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null);
     await page.click('[data-testid=step-row][data-step="1"]');
     for (const tab of ['usage', 'reconcile', 'diagnostics', 'whatif']) await page.click(`[data-testid=tab-${tab}]`);
     await page.click('[data-testid=whatif-run]');
@@ -109,7 +109,7 @@ describe('recordings opened from files', () => {
     const frames = turn.envelopes.filter((e) => e.envelope.payload.content?.startsWith('{"id":"chatcmpl-')).length;
     const page = await openPage(env.browser);
     await openRecording(page, env, 'real-driver.jsonl', text);
-    await page.waitForFunction(() => window.stepline?.source.label === 'real-driver.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'real-driver.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await page.textContent('[data-testid=stream-text]'), turn.derived.finalResponse.trimEnd());
     assert.match(await page.textContent('[data-testid=stream-title]'), new RegExp(`${frames} raw provider frames left out`));
     assert.equal(await page.textContent('[data-testid=run-status]'), 'completed', 'completed, then the closing stopped');
@@ -126,7 +126,7 @@ describe('recordings opened from files', () => {
   test('a recording with a broken line still shows its diagnostics', async () => {
     const page = await openPage(env.browser);
     await openRecording(page, env, 'broken-line.jsonl', recordingWithABrokenLine());
-    await page.waitForFunction(() => window.stepline?.source.label === 'broken-line.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'broken-line.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.match(await page.textContent('[data-testid=source]'), /1 bad lines/);
     await page.click('[data-testid=tab-diagnostics]');
     await page.waitForSelector('[data-testid=diagnostic]');
@@ -144,7 +144,7 @@ describe('recordings opened from files', () => {
   test('a recording dropped on the page opens with its snapshot reconciled', async () => {
     const page = await openPage(env.browser);
     await page.goto(env.server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null);
     const text = await (await fetch(`${env.server.url}demo-run.jsonl`)).text();
     // A drop as the browser delivers it: a DataTransfer holding one File.
     await page.evaluate((content) => {
@@ -152,7 +152,7 @@ describe('recordings opened from files', () => {
       data.items.add(new File([content], 'dropped-run.jsonl', { type: 'application/x-ndjson' }));
       document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     }, text);
-    await page.waitForFunction(() => window.stepline?.source.label === 'dropped-run.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'dropped-run.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await page.locator('[data-testid=step-row]').count(), 9);
     await page.click('[data-testid=tab-reconcile]');
     assert.deepEqual(await page.$$eval('[data-testid=reconcile-status]', (els) => els.map((e) => e.textContent)), ['consistent', 'consistent']);
@@ -172,7 +172,7 @@ describe('recordings opened from files', () => {
     env.server.setRoute('/big-text.jsonl', () => ({ type: 'application/x-ndjson', body: lines.map((l) => JSON.stringify(l)).join('\n') }));
     const page = await openPage(env.browser);
     await page.goto(`${env.server.url}?recording=/big-text.jsonl`);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: 60_000 });
     const exec = await page.evaluate(() => {
       const e = window.stepline.view.executions[0];
       return { length: e.text.length, truncated: e.text_truncated, dropped: e.text_dropped_bytes };
@@ -190,7 +190,7 @@ describe('recordings opened from files', () => {
     await page.goto(`${env.server.url}?recording=/big.jsonl`);
     // The progress bar is shown while the batches go in.
     await page.waitForSelector('[role=progressbar]:not([hidden])', { timeout: 60_000 });
-    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading, null, { timeout: 120_000 });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'file' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: 120_000 });
     const state = await page.evaluate(() => ({
       applied: window.stepline.view.counts.applied,
       steps: window.stepline.view.executions.reduce((n, e) => n + e.steps.length, 0),

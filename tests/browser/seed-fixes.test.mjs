@@ -46,7 +46,7 @@ describe('the panel shows the seeds\' fixed values', () => {
   test('a failed inference step, the stored step duration, the turn\'s duration and user message', async () => {
     const page = await openPage(env.browser, { width: 800 });
     await openRecording(page, env, 'seed-fixes.jsonl', recording());
-    await page.waitForFunction(() => window.stepline?.source.label === 'seed-fixes.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'seed-fixes.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
 
     // (1) Seed 001 rule 1: the failed inference is an error step, marked failed.
     const row2 = page.locator('[data-testid=step-row][data-step="2"]');
@@ -83,7 +83,7 @@ describe('the panel shows the seeds\' fixed values', () => {
     const page = await openPage(env.browser, { width: 800 });
     const streamOnly = recording().split('\n').slice(0, -1).join('\n');
     await openRecording(page, env, 'stream-only.jsonl', streamOnly);
-    await page.waitForFunction(() => window.stepline?.source.label === 'stream-only.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline?.source.label === 'stream-only.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     assert.equal(await page.locator('[data-testid=turn-user-message]').count(), 0);
     assert.equal(await page.textContent('[data-testid=turn-duration]'), '1.25 s');
     // Without the final state, the stream's own values: no error, 0 ms.

@@ -81,11 +81,11 @@ describe('the time slider replays the run as it arrived', () => {
   test('new envelopes move the end: followed at the end, kept when the slider was moved', async () => {
     const page = await openPage(env.browser);
     await page.goto(env.server.url);
-    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: LONG });
+    await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: LONG });
     const lines = RECORDING.split('\n');
     // Half the run as a file, then the rest arrives into the same session (as a live run's events do).
     await page.setInputFiles('[data-testid=file-input]', { name: 'half.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines.slice(0, 31).join('\n')) });
-    await page.waitForFunction(() => window.stepline.source.label === 'half.jsonl' && !window.stepline.loading);
+    await page.waitForFunction(() => window.stepline.source.label === 'half.jsonl' && !window.stepline.loading && window.stepline.tools !== null);
     await page.waitForFunction(() => document.querySelector('[data-testid=time-range]').max === '30');
     const feed = (from, to) => page.evaluate(([text]) => window.stepline.session.ingestJsonl(text), [lines.slice(from, to).join('\n')]);
     await feed(31, 41);

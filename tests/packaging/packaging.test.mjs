@@ -134,9 +134,10 @@ test('npm pack makes a tarball with every file the manifest points at and nothin
     const listed = f === 'package.json' || allowed.some((a) => (a.endsWith('/') ? f.startsWith(a) : f === a));
     assert.ok(listed, `${f} is in the tarball but not in package.json "files"`);
   }
-  for (const wasm of ['web/stepline_bg.wasm', 'live/stepline_bg.wasm']) assert.ok(files.includes(wasm), `${wasm} is missing`);
-  // One copy of each binary: the node entry loads web/stepline_bg.wasm (scripts/build.mjs).
-  assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), ['live/stepline_bg.wasm', 'web/stepline_bg.wasm']);
+  const wasms = ['devtools/stepline_bg.wasm', 'live/stepline_bg.wasm', 'web/stepline_bg.wasm'];
+  for (const wasm of wasms) assert.ok(files.includes(wasm), `${wasm} is missing`);
+  // One copy of each binary: the node entries load web/'s and devtools/'s (scripts/build.mjs).
+  assert.deepEqual(files.filter((f) => f.endsWith('.wasm')).sort(), wasms);
   // Nor any other file twice: the tarball carried node/stepline_bg.wasm beside web/'s (1.3 MB),
   // and web/ and live/ the same `{ "type": "module" }` package.json.
   const byHash = new Map();

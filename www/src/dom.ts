@@ -57,3 +57,11 @@ export function replaceChildren(el: Element, ...children: Child[]): void {
   el.replaceChildren();
   append(el, children);
 }
+
+/**
+ * Said where a view needs `stepline/devtools` and the run is shown by `stepline` while
+ * that entry loads (www/src/devtools.ts): `what` is what will show.
+ */
+export function devtoolsLoading(what: string): HTMLElement {
+  return h('p', { class: 'muted', 'data-testid': 'devtools-loading', role: 'status' }, `Loading the devtools (stepline/devtools) for ${what}…`);
+}

@@ -3,7 +3,9 @@
 // for: `?source=live&…` connects to a channel, `?recording=<url>` loads a
 // recording from a URL (JSONL or a JSON array of events, any dialect),
 // `?demo=<producer>` one of the bundled runs, anything else instructor's.
-import init from 'stepline/devtools';
+// A recording is shown by the `stepline` entry; `stepline/devtools` loads
+// after that first paint (www/src/devtools.ts).
+import { startCore } from './devtools';
 import { keepInUrl, restore } from './deeplink';
 import { h } from './dom';
 import { mountPanel } from './mount';
@@ -14,7 +16,7 @@ import { SourceControls } from './views/sources';
 import './style.css';
 
 async function main(): Promise<void> {
-  await init();
+  await startCore();
   const params = new URLSearchParams(location.search);
   const live = settingsFromUrl(params);
   // This page is one host of the panel (mount.ts): its runs come from the bundled
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
   const source = params.get('source');
   const recording = params.get('recording');
   if (source === 'live') {
-    if (params.get('connect') === '1' && live.key && (live.session || live.channel)) connect(panel, live);
+    if (params.get('connect') === '1' && live.key && (live.session || live.channel)) void connect(panel, live);
     else document.querySelector<HTMLButtonElement>('[data-testid="live-toggle"]')?.click();
   } else if (recording) {
     header.run(async () => {

@@ -3,7 +3,8 @@
 // through the getters below (read-only: the only way to change anything is
 // `dispatch`); a step whose object is the same as last time is the same step
 // (Session shares unchanged parts between snapshots), so its DOM is kept.
-import type { Session } from 'stepline/devtools';
+import type { StatePrices } from 'stepline/devtools';
+import { asDevtools, type AnySession, type DevtoolsSession } from './devtools';
 import { shownView } from './final-state';
 import { createStore, type Action, type PanelState, type Tab } from './state';
 
@@ -16,7 +17,7 @@ const STREAMED = new Set<Action['type']>(['snapshot', 'loading', 'source-detail'
 
 export class Panel {
   private store = createStore();
-  private current: Session | null = null;
+  private current: AnySession | null = null;
   /**
    * Silence after which a turn without a final status shows as stale (the
    * v1.22 producer broadcasts none when its driver throws). Sessions are made
@@ -36,7 +37,13 @@ export class Panel {
   }
 
   get state(): PanelState { return this.store.getState(); }
-  get session(): Session | null { return this.current; }
+  get session(): AnySession | null { return this.current; }
+  /**
+   * The session as a `stepline/devtools` one, for the views that need its methods (the
+   * time slider, Raw, cost, OTLP export, compare, diagnostics, what-if); null until that
+   * entry has loaded and the run has moved to it (www/src/devtools.ts).
+   */
+  get tools(): DevtoolsSession | null { return asDevtools(this.current); }
   /**
    * The run as shown: the time slider's prefix while it is before the end, else the run
    * now with the ending of each reconciled execution from its final state.
@@ -96,11 +103,29 @@ export class Panel {
    * action is the 'loaded' one without its view: it resets every result of
    * the previous run.
    */
-  setSession(session: Session, loaded: Omit<Extract<Action, { type: 'loaded' }>, 'type' | 'view'>): void {
+  setSession(session: AnySession, loaded: Omit<Extract<Action, { type: 'loaded' }>, 'type' | 'view'>): void {
+    this.watch(session);
+    this.dispatch({ type: 'loaded', view: session.getSnapshot(), ...loaded });
+  }
+
+  /**
+   * The same run, read again by the devtools entry: replaces the session (the old one is
+   * freed) and keeps everything shown and computed for the run (selection, tab, deep
+   * link, reconciliations); the views that waited for the devtools render now, and the
+   * final state's prices, which only the devtools read, are `statePrices`.
+   */
+  moveTo(session: DevtoolsSession, statePrices: StatePrices | null): void {
+    this.watch(session);
+    this.store.dispatch({ type: 'moved', view: session.getSnapshot(), statePrices });
+    this.renderNow();
+  }
+
+  /** Makes `session` the current one (the old one is freed) and follows its changes. */
+  private watch(session: AnySession): void {
     this.unsubscribe?.();
     if (this.current !== session) this.current?.free();
     this.current = session;
-    this.dispatch({ type: 'loaded', view: session.getSnapshot(), ...loaded });
+    this.dirty = false;
     this.unsubscribe = session.subscribe(() => {
       this.dirty = true;
       this.changed();
@@ -109,7 +134,7 @@ export class Panel {
   }
 
   /** Tells the session the time now and every few seconds, so silent turns turn stale. */
-  private tickClock(session: Session): void {
+  private tickClock(session: AnySession): void {
     if (this.clockTimer !== null) clearInterval(this.clockTimer);
     session.setNow(Date.now());
     this.clockTimer = setInterval(() => {

@@ -121,6 +121,11 @@ export type Action =
   | { type: 'loaded'; view: SessionView; source: SourceInfo; reconciliations?: readonly Reconciliation[]; lastSnapshot?: object | null; statePrices?: StatePrices | null; criteria?: Partial<Criteria> | null; demo?: string; error?: string | null; finalStateUrl?: string }
   /** The session changed (events arrived). */
   | { type: 'snapshot'; view: SessionView }
+  /**
+   * The same run, read again by `stepline/devtools` (www/src/devtools.ts): its view, and
+   * the final state's prices, which only that entry reads. What was chosen and computed stays.
+   */
+  | { type: 'moved'; view: SessionView; statePrices: StatePrices | null }
   | { type: 'source-detail'; detail: string }
   | { type: 'loading'; loading: PanelState['loading'] }
   | { type: 'error'; error: string | null }
@@ -167,6 +172,8 @@ export function reduce(state: PanelState, action: Action): PanelState {
       const selected = state.follow && last >= 0 ? { exec: last, step: null } : state.selected;
       return { ...state, view: action.view, selected };
     }
+    case 'moved':
+      return { ...state, view: action.view, statePrices: action.statePrices ?? state.statePrices };
     case 'source-detail':
       return { ...state, source: { ...state.source, detail: action.detail } };
     case 'loading':

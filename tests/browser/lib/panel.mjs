@@ -68,7 +68,7 @@ export const stepsShown = (page) => page.evaluate(() => window.stepline.view.exe
 /** Opens a file in the panel the way a user does, once the bundled run has loaded. */
 export async function openRecording(page, { server }, name, text) {
   await page.goto(server.url);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading);
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null);
   await page.setInputFiles('[data-testid=file-input]', { name, mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
 }
 
@@ -76,7 +76,7 @@ export async function openRecording(page, { server }, name, text) {
 export async function openDemo({ browser, server }, demoId = 'instructor', opts) {
   const page = await openPage(browser, opts);
   await page.goto(`${server.url}?demo=${demoId}`);
-  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading, null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.stepline?.source.kind === 'bundled' && !window.stepline.loading && window.stepline.tools !== null, null, { timeout: 30_000 });
   return page;
 }
 

@@ -6,9 +6,12 @@
 // `instructor.agent.event` or the configured name, any `agent.*` name (v1.22
 // apps), and laravel/ai's stream events, broadcast under their own type on
 // whatever channel the app chose; other events are counted and shown, not read.
+// A live run is followed by a session of `stepline/devtools` from its first event (a
+// socket's events cannot be read again), so connecting waits for that entry.
 import Echo from 'laravel-echo';
 import Pusher from 'pusher-js';
-import { defaultEventName, isAgentEventName, Session } from 'stepline/devtools';
+import { defaultEventName, isAgentEventName } from 'stepline';
+import { loadDevtools } from '../devtools';
 import { subscribeToAgent, type AgentRunState, type AgentSubscription } from 'stepline/echo';
 import type { Panel } from '../panel';
 import { describe, reconcileAt } from './recording';
@@ -51,7 +54,7 @@ function detailOf(state: AgentRunState): string {
 }
 
 /** Connects and starts a new Session for the channel's events (stepline/echo's feed). */
-export function connect(panel: Panel, settings: LiveSettings): void {
+export async function connect(panel: Panel, settings: LiveSettings): Promise<void> {
   disconnect();
   if (!settings.session && !settings.channel) {
     panel.dispatch({ type: 'error', error: 'Enter the session id (channel agent.{session}) or the channel to follow.' });
@@ -65,6 +68,15 @@ export function connect(panel: Panel, settings: LiveSettings): void {
     panel.dispatch({ type: 'error', error: `The event name cannot be used: ${describe(error)}` });
     return;
   }
+  let Session;
+  try {
+    ({ Session } = await loadDevtools());
+  } catch (error) {
+    panel.dispatch({ type: 'error', error: `The devtools (stepline/devtools) could not be loaded: ${describe(error)}` });
+    return;
+  }
+  // A connect made while the devtools loaded is left, as any new connect leaves the old.
+  disconnect();
   const session = new Session({ sessionId: settings.session || null, staleAfterMs: panel.staleAfterMs });
   const channelName = settings.channel || `agent.${settings.session}`;
   const shown = settings.private ? `private-${channelName}` : channelName;

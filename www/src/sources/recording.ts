@@ -11,7 +11,14 @@
 // page stays responsive. Each snapshot line is given to the session where it
 // stands (`ingestFinalState`), so a multi-turn recording is checked turn by
 // turn, and the session's own recording writes the lines back there.
-import { pricesFromState, Session, SteplineError, type StatePrices } from 'stepline/devtools';
+//
+// The first read is by whichever entry has loaded (`stepline` at first: the
+// page paints the run without waiting for `stepline/devtools`); when the
+// devtools entry arrives, the same text is read again by it, the same way,
+// and the panel moves to that session (www/src/devtools.ts).
+import { SteplineError } from 'stepline';
+import type { StatePrices } from 'stepline/devtools';
+import { asDevtools, devtoolsNow, loadDevtools, newSession, type AnySession } from '../devtools';
 import type { Criteria, Panel, Reconciliation, SourceInfo } from '../panel';
 
 const BATCH_LINES = 4000;
@@ -67,28 +74,13 @@ interface Loaded {
  * Loads a recording into a new Session and, only when it read something,
  * puts it on the panel: an empty or unreadable file leaves the previous run
  * on screen and throws a LoadError saying what was expected. Bad lines do not
- * stop the load: they are counted and the first ones are shown.
+ * stop the load: they are counted and the first ones are shown. Read by
+ * `stepline` before the devtools entry has loaded, it is read again by that
+ * entry when it has, and the panel moves to that session.
  */
 export async function loadRecording(panel: Panel, text: string, source: SourceInfo, demo?: string): Promise<void> {
   if (text.trim() === '') throw new LoadError(`${source.label} is empty: there is no event to show.`);
-  const session = new Session({ staleAfterMs: panel.staleAfterMs });
-  const found: Loaded = { reconciliations: [], lastSnapshot: null, statePrices: null, criteria: null, problems: [] };
-  let errorCount = 0;
-  let unit: 'line' | 'event' = 'line';
-  const errors: string[] = [];
-  try {
-    if (ARRAY.test(text)) {
-      unit = 'event';
-      const result = session.ingestJsonl(text);
-      errorCount = result.errorCount;
-      for (const { line, error } of result.errors.slice(0, 3)) errors.push(badLine(`event ${line}`, error));
-    } else {
-      errorCount = await loadLines(panel, session, text, source, found, errors);
-    }
-  } catch (error) {
-    session.free();
-    throw error;
-  }
+  const { session, found, errorCount, unit, errors } = await readRecording(panel, text, source, true);
   const view = session.getSnapshot();
   if (view.counts.applied === 0 && found.reconciliations.length === 0) {
     session.free();
@@ -109,10 +101,55 @@ export async function loadRecording(panel: Panel, text: string, source: SourceIn
     demo,
     error: problems.length > 0 ? problems.join(' ') : null,
   });
+  if (asDevtools(session) === null) void moveWhenDevtools(panel, session, text, source);
+}
+
+/**
+ * Reads `text` again with the devtools entry once it has loaded, the same way, and moves
+ * the panel to that session, unless another run took the panel's place meanwhile.
+ */
+async function moveWhenDevtools(panel: Panel, shown: AnySession, text: string, source: SourceInfo): Promise<void> {
+  try {
+    await loadDevtools();
+    if (panel.session !== shown) return;
+    const { session, found } = await readRecording(panel, text, source, false);
+    const tools = asDevtools(session);
+    if (panel.session !== shown || tools === null) {
+      session.free();
+      return;
+    }
+    // The final state's prices are the devtools' to read: found now, not before.
+    panel.moveTo(tools, found.statePrices);
+  } catch (error) {
+    panel.dispatch({ type: 'error', error: `The devtools (stepline/devtools) could not be loaded: ${describe(error)}. The run is shown; the time slider, Raw, cost, export, compare, diagnostics and what-if need them.` });
+  }
+}
+
+/** The recording read into a new session of the entry loaded last; `progress` shows the loading bar. */
+async function readRecording(panel: Panel, text: string, source: SourceInfo, progress: boolean) {
+  const session = newSession({ staleAfterMs: panel.staleAfterMs });
+  const found: Loaded = { reconciliations: [], lastSnapshot: null, statePrices: null, criteria: null, problems: [] };
+  let errorCount = 0;
+  let unit: 'line' | 'event' = 'line';
+  const errors: string[] = [];
+  try {
+    if (ARRAY.test(text)) {
+      unit = 'event';
+      const result = session.ingestJsonl(text);
+      errorCount = result.errorCount;
+      for (const { line, error } of result.errors.slice(0, 3)) errors.push(badLine(`event ${line}`, error));
+    } else {
+      errorCount = await loadLines(panel, session, text, source, found, errors, progress);
+    }
+  } catch (error) {
+    session.free();
+    throw error;
+  }
+  return { session, found, errorCount, unit, errors };
 }
 
 /** JSONL in batches, a frame between them; snapshot lines reconciled where they stand. Returns the bad line count. */
-async function loadLines(panel: Panel, session: Session, text: string, source: SourceInfo, found: Loaded, errors: string[]): Promise<number> {
+async function loadLines(panel: Panel, session: AnySession, text: string, source: SourceInfo, found: Loaded, errors: string[], progress: boolean): Promise<number> {
   const lines = text.split('\n');
   let errorCount = 0;
   let batch: string[] = [];
@@ -139,13 +176,13 @@ async function loadLines(panel: Panel, session: Session, text: string, source: S
       batch.push(line);
       if (batch.length >= BATCH_LINES) {
         flush();
-        panel.dispatch({ type: 'loading', loading: { done: i + 1, total: lines.length, label: source.label } });
+        if (progress) panel.dispatch({ type: 'loading', loading: { done: i + 1, total: lines.length, label: source.label } });
         await nextFrame();
       }
     }
   }
   flush();
-  panel.dispatch({ type: 'loading', loading: null });
+  if (progress) panel.dispatch({ type: 'loading', loading: null });
   return errorCount;
 }
 
@@ -158,7 +195,7 @@ function criteriaOf(header: Record<string, unknown>): Partial<Criteria> | null {
   return meta?.criteria?.defaults ?? null;
 }
 
-function reconcileInto(found: Loaded, session: Session, line: object): void {
+function reconcileInto(found: Loaded, session: AnySession, line: object): void {
   const exec = Math.max(0, session.getSnapshot().executions.length - 1);
   try {
     const report = session.ingestFinalState(line);
@@ -175,7 +212,7 @@ function reconcileInto(found: Loaded, session: Session, line: object): void {
  * fetched state: a slim snapshot, a stored agent state or a snapshot line;
  * the core reads each), which the session keeps for its recording.
  */
-export function reconcileAt(panel: Panel, session: Session, state: object, label?: string): void {
+export function reconcileAt(panel: Panel, session: AnySession, state: object, label?: string): void {
   const exec = Math.max(0, session.getSnapshot().executions.length - 1);
   try {
     const report = session.ingestFinalState(state);
@@ -190,12 +227,14 @@ export function reconcileAt(panel: Panel, session: Session, state: object, label
 /**
  * The price table a final state carries: only a v2 stored state has one
  * (`llmConfig.pricing`); the core says no for any other form, and then
- * there is none to offer.
+ * there is none to offer. Read by the devtools entry (`pricesFromState`):
+ * none before it has loaded, the re-read when it has finds them.
  */
 function pricesOf(state: unknown): StatePrices | null {
-  if (state === null || typeof state !== 'object') return null;
+  const devtools = devtoolsNow();
+  if (state === null || typeof state !== 'object' || devtools === null) return null;
   try {
-    return pricesFromState(state);
+    return devtools.pricesFromState(state);
   } catch {
     return null;
   }

@@ -4,8 +4,8 @@
 // side with their token and duration deltas, the totals, and the first
 // divergence marked. The comparison belongs to the run on screen: loading
 // another run clears it ('loaded' in state.ts).
-import { compareRuns, Session } from 'stepline/devtools';
 import type { ComparedStep, StepPair } from 'stepline/devtools';
+import { loadDevtools, type DevtoolsSession } from '../devtools';
 import { h, replaceChildren } from '../dom';
 import { count, duration } from '../format';
 import type { Panel, View } from '../panel';
@@ -50,16 +50,23 @@ export class CompareView implements View {
 
   /** Reads `file` as a recording and compares the run on screen with it. */
   private async compareWith(panel: Panel, file: File): Promise<void> {
-    const session = panel.session;
-    if (!session) return;
-    let other: Session | null = null;
+    let other: DevtoolsSession | null = null;
+    // The run on screen as a devtools session: the panel's own once it has moved to that
+    // entry, else one read from its recording for this comparison.
+    let copy: DevtoolsSession | null = null;
     try {
-      other = Session.fromRecording(await file.text());
+      const { Session, compareRuns } = await loadDevtools();
+      const text = await file.text();
+      const shown = panel.session;
+      if (!shown) return;
+      const session = panel.tools ?? (copy = Session.fromRecording(shown.toRecording()));
+      other = Session.fromRecording(text);
       panel.dispatch({ type: 'compared', comparison: { label: file.name, report: compareRuns(session, other) } });
     } catch (error) {
       panel.dispatch({ type: 'error', error: `${file.name} could not be compared: ${describe(error)}` });
     } finally {
       other?.free();
+      copy?.free();
       this.input.value = '';
     }
   }

@@ -6,7 +6,7 @@
 // model's pricing (`llmConfig.pricing`, read by the core's `pricesFromState`):
 // when the run's final state did, the tab offers it.
 import type { RunCost, StatePrices } from 'stepline/devtools';
-import { h, replaceChildren } from '../dom';
+import { devtoolsLoading, h, replaceChildren } from '../dom';
 import type { Panel } from '../panel';
 
 const STORAGE_KEY = 'stepline.prices';
@@ -93,13 +93,13 @@ export class CostView {
     const key = [panel.session, exec?.steps, panel.selected.exec, this.saved];
     if (key.every((k, i) => k === this.lastKey[i])) return;
     this.lastKey = key;
-    const session = panel.session;
+    const session = panel.tools;
     if (!this.saved.table.trim()) {
       replaceChildren(this.result, h('p', { class: 'muted small' }, 'Set a price table to see what each step cost.'));
       return;
     }
     if (!session) {
-      replaceChildren(this.result, h('p', { class: 'muted small' }, 'No run loaded.'));
+      replaceChildren(this.result, panel.session ? devtoolsLoading('the cost') : h('p', { class: 'muted small' }, 'No run loaded.'));
       return;
     }
     let cost: RunCost;

@@ -4,21 +4,25 @@
 // The session diagnoses its own log (only the envelopes it applied: a bad
 // line of a recording never reaches it); that reads the whole stream, so it
 // runs when the tab is shown and the run changed, not on every event.
-import { h, replaceChildren } from '../dom';
+import { devtoolsLoading, h, replaceChildren } from '../dom';
 import { clip } from '../format';
-import type { Session, SlimSnapshot } from 'stepline/devtools';
+import type { SlimSnapshot } from 'stepline/devtools';
+import type { DevtoolsSession } from '../devtools';
 import type { Panel, View } from '../panel';
 import { describe } from '../sources/recording';
 
 export class DiagnosticsView implements View {
   readonly el = h('div', { class: 'tab-body', 'data-testid': 'diagnostics' });
   /** What the list shown was computed from: a new session, envelope or snapshot recomputes it. */
-  private last: { session: Session; applied: number; snapshot: object | null } | null = null;
+  private last: { session: DevtoolsSession; applied: number; snapshot: object | null } | null = null;
 
   update(panel: Panel): void {
     if (panel.tab !== 'diagnostics' || panel.loading) return;
-    const session = panel.session;
-    if (!session) return;
+    const session = panel.tools;
+    if (!session) {
+      if (panel.session) replaceChildren(this.el, devtoolsLoading('the diagnostics'));
+      return;
+    }
     const now = { session, applied: panel.view?.counts.applied ?? 0, snapshot: panel.lastSnapshot };
     const last = this.last;
     if (last && last.session === now.session && last.applied === now.applied && last.snapshot === now.snapshot) return;

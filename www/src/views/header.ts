@@ -50,9 +50,11 @@ export class Header implements View {
 
   /** Saves the run as the core exports it to OpenTelemetry (`Session.exportOtlp()`). */
   private downloadOtlp(): void {
-    const session = this.panel.session;
+    const session = this.panel.tools;
     if (!session) {
-      this.panel.dispatch({ type: 'error', error: 'There is no run to export yet: open a recording or connect first.' });
+      this.panel.dispatch({ type: 'error', error: this.panel.session
+        ? 'The devtools (stepline/devtools) are still loading: export again in a moment.'
+        : 'There is no run to export yet: open a recording or connect first.' });
       return;
     }
     const name = recordingName(this.panel.source.label).replace(/\.jsonl$/, '.otlp.json');

@@ -5,8 +5,9 @@
 // With the time slider moved back, all of it as it stood after envelope `at`:
 // the core bounds the step to the session's first `at` envelopes (the position
 // `viewAt` takes), so no envelope or message that arrived later shows.
-import type { Session, StepEnvelopes, StepMessage } from 'stepline/devtools';
-import { h, replaceChildren } from '../dom';
+import type { StepEnvelopes, StepMessage } from 'stepline/devtools';
+import type { DevtoolsSession } from '../devtools';
+import { devtoolsLoading, h, replaceChildren } from '../dom';
 import type { Panel, View } from '../panel';
 
 const ROLE: Record<string, string> = { reasoning: 'Reasoning', assistant: 'Assistant', tool_call: 'Tool call', tool_result: 'Tool result' };
@@ -33,7 +34,7 @@ export class RawView implements View {
   private last: unknown[] = [];
 
   update(panel: Panel): void {
-    const session = panel.session;
+    const session = panel.tools;
     const time = panel.state.time;
     const exec = panel.view?.executions[panel.selected.exec] ?? null;
     const number = exec ? panel.selected.step ?? exec.steps.at(-1)?.number ?? null : null;
@@ -44,6 +45,10 @@ export class RawView implements View {
     if (key.every((k, i) => k === this.last[i])) return;
     this.last = key;
     const then = time ? ` by envelope ${time.at} of ${time.total}` : '';
+    if (!session && panel.session) {
+      replaceChildren(this.el, devtoolsLoading('the step\'s envelopes'));
+      return;
+    }
     if (!session || !exec || number === null) {
       replaceChildren(this.el, h('p', { class: 'muted', 'data-testid': 'raw-empty' },
         time && exec ? `No step of this turn had started${then}.` : 'No step selected.'));
@@ -81,7 +86,7 @@ export class RawView implements View {
    * (it wins over the stream), else the streamed one, else, for the last
    * turn, the core's final output (the latest streamed text), said as such.
    */
-  private answer(session: Session, panel: Panel, fromSnapshot: string | null): HTMLElement {
+  private answer(session: DevtoolsSession, panel: Panel, fromSnapshot: string | null): HTMLElement {
     const views = panel.view?.executions ?? [];
     const streamed = views[panel.selected.exec]?.final_answer ?? null;
     const answer = fromSnapshot ?? streamed;

@@ -1,7 +1,7 @@
 // The reconciliation report: the stream against the final state, turn by
 // turn. Each difference links to the step it is about; a snapshot that lists
 // only the run's last steps says how many were outside its window.
-import { reconcileCauses, type Difference } from 'stepline/devtools';
+import { reconcileCauses, type Difference } from 'stepline';
 import { h, replaceChildren } from '../dom';
 import { clip } from '../format';
 import type { Panel, Reconciliation, View } from '../panel';

@@ -1,7 +1,7 @@
 // The standalone page's sources: the bundled runs, files opened from disk and
 // the live connection form. The overlay has none of these (its runs are the
 // page's Sessions), so they are the standalone host's part of the top bar.
-import { defaultEventName } from 'stepline/devtools';
+import { defaultEventName } from 'stepline';
 import { h } from '../dom';
 import type { Panel, View } from '../panel';
 import { connect, disconnect, fetchFinalState, type LiveSettings } from '../sources/live';

@@ -3,7 +3,8 @@
 // While the slider is before the end, `panel.view` is that prefix, so the
 // timeline, step detail and header all show it; at the end (state.time null)
 // a live run's new envelopes move the end and the view follows them.
-import type { Session, SessionTimeline } from 'stepline/devtools';
+import type { SessionTimeline } from 'stepline/devtools';
+import type { AnySession } from '../devtools';
 import { h } from '../dom';
 import type { Panel, View } from '../panel';
 
@@ -14,7 +15,7 @@ export class TimeSlider implements View {
   private back: HTMLButtonElement;
   private forward: HTMLButtonElement;
   private end: HTMLButtonElement;
-  private session: Session | null = null;
+  private session: AnySession | null = null;
   private timeline: SessionTimeline | null = null;
 
   constructor(private panel: Panel) {
@@ -50,11 +51,12 @@ export class TimeSlider implements View {
     if (session !== this.session) {
       // A new run: the old timeline belongs to the freed session.
       this.timeline?.free();
-      this.timeline = session ? session.timeline() : null;
+      this.timeline = panel.tools?.timeline() ?? null;
       this.session = session;
     }
     // Forward moves are incremental: reading the new envelopes of a live run is cheap.
-    if (this.timeline && session) this.timeline.update(session);
+    const tools = panel.tools;
+    if (this.timeline && tools) this.timeline.update(tools);
     const total = this.timeline?.length ?? 0;
     const time = panel.state.time;
     const at = time ? Math.min(time.at, total) : total;
@@ -66,7 +68,9 @@ export class TimeSlider implements View {
     this.forward.disabled = at >= total;
     this.end.hidden = !time;
     this.el.classList.toggle('replaying', Boolean(time));
-    this.status.textContent = time
+    const waiting = session !== null && this.timeline === null;
+    this.el.dataset.devtools = waiting ? 'loading' : 'ready';
+    this.status.textContent = waiting ? 'loading the devtools (stepline/devtools) for the time slider…' : time
       ? `replaying envelope ${at} of ${total}`
       : `${total} ${total === 1 ? 'envelope' : 'envelopes'}${panel.source.kind === 'live' ? ' · live, following the end' : ' · the end'}`;
   }

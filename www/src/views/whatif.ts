@@ -62,8 +62,8 @@ export class WhatIfView implements View {
     };
     try {
       // The policy comes from the select's options (all valid presets); a bad one is a SteplineError shown below.
-      if (!p.session) return;
-      const replay = p.session.replayContinuation(p.selected.exec, { defaults: { ...criteria, errorPolicy: criteria.errorPolicy as ErrorPolicySpec } });
+      if (!p.tools) throw new Error('the devtools (stepline/devtools) are still loading: evaluate again in a moment');
+      const replay = p.tools.replayContinuation(p.selected.exec, { defaults: { ...criteria, errorPolicy: criteria.errorPolicy as ErrorPolicySpec } });
       p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay, error: null } });
     } catch (error) {
       p.dispatch({ type: 'whatif', whatIf: { exec: p.selected.exec, criteria, replay: null, error: describe(error) } });
