@@ -22,7 +22,8 @@ export function entries(pkgDir = join(root, 'pkg')) {
   const out = [];
   for (const [key, target] of Object.entries(manifest.exports)) {
     if (key.endsWith('.wasm') || key.includes('*') || key === './package.json') continue;
-    const types = key === '.' ? target.node.import.types : target.types;
+    // A conditional entry (`.`, `./devtools`) is documented by its Node ES module declarations.
+    const types = target.node ? target.node.import.types : target.types;
     out.push([key === '.' ? 'stepline' : `stepline/${key.slice(2)}`, key, join(pkgDir, types)]);
   }
   return out;

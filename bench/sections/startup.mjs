@@ -39,6 +39,10 @@ import('stepline/web').then(async (m) => {
   const s = new m.Session(); s.ingest(ENVELOPE);
   process.stdout.write(String(performance.now() - t0));
 });`,
+  'stepline/devtools': `const t0 = performance.now();
+const { Session } = require('stepline/devtools');
+const s = new Session(); s.ingest(ENVELOPE);
+process.stdout.write(String(performance.now() - t0));`,
   'stepline/live': `const t0 = performance.now();
 const { readFileSync } = require('node:fs');
 import('stepline/live').then(async (m) => {
@@ -49,7 +53,7 @@ import('stepline/live').then(async (m) => {
 };
 
 /** Chromium: the browser entries, fetched and compiled as a page does. */
-const BROWSER_ENTRIES = { 'stepline/web': '/pkg/web.js', 'stepline/live': '/pkg/live.js' };
+const BROWSER_ENTRIES = { 'stepline/web': '/pkg/web.js', 'stepline/devtools': '/pkg/devtools.js', 'stepline/live': '/pkg/live.js' };
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const ms = (x) => `${x.toFixed(1)} ms`;
@@ -128,13 +132,13 @@ export default async function startup({ runs, report }) {
   for (const entry of Object.keys(NODE_ENTRIES)) {
     const times = await nodeStartup(entry, rounds);
     rows.push(['Node', entry, median(times)]);
-    console.log(`  Node      ${entry.padEnd(14)} ${ms(median(times))} (min ${ms(Math.min(...times))})`);
+    console.log(`  Node      ${entry.padEnd(17)} ${ms(median(times))} (min ${ms(Math.min(...times))})`);
   }
   const browser = await browserStartup(rounds);
   if (browser) {
     for (const [entry, times] of Object.entries(browser)) {
       rows.push(['Chromium', entry, median(times)]);
-      console.log(`  Chromium  ${entry.padEnd(14)} ${ms(median(times))} (min ${ms(Math.min(...times))})`);
+      console.log(`  Chromium  ${entry.padEnd(17)} ${ms(median(times))} (min ${ms(Math.min(...times))})`);
     }
   } else {
     console.log(`  Chromium: ${CHROMIUM} not found (scripts/setup.sh installs it); skipped`);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 
-import { compareRuns, Session } from 'stepline';
+import { compareRuns, Session } from 'stepline/devtools';
 
 import { openPage, screenshot } from './lib/browser.mjs';
 import { panelFixture } from './lib/panel.mjs';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { pricesFromState, Session } from 'stepline';
+import { pricesFromState, Session } from 'stepline/devtools';
 import { openPage, screenshot } from './lib/browser.mjs';
 import { openRecording, panelFixture } from './lib/panel.mjs';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { Session } from 'stepline';
+import { Session } from 'stepline/devtools';
 import { screenshot } from './lib/browser.mjs';
 import { openDemo, panelFixture, slideTo } from './lib/panel.mjs';
 

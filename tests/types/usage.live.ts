@@ -10,7 +10,7 @@ const status: string = decodeEnvelope('{}').type;
 unsubscribe();
 // @ts-expect-error reconcile needs the snapshot reader, which only the full package has
 session.reconcile({});
-// @ts-expect-error diagnose runs the detectors, which only the full package has
+// @ts-expect-error diagnose runs the detectors, which only stepline/devtools has
 session.diagnose();
 const isError: boolean = new Error() instanceof SteplineError;
 

@@ -119,7 +119,7 @@ function wrong(e: Extract<Envelope, { type: 'agent.stream.chunk' }>) { return e.
 export { line, code, channel, wrong };
 
 // Live sessions: the snapshot is typed all the way down to tool runs.
-import { Session, diagnose } from 'stepline';
+import { Session } from 'stepline';
 import type { SessionView, ReconcileReport, Difference } from 'stepline';
 
 const live = new Session({ sessionId: 's' });
@@ -142,16 +142,24 @@ const causeProducer: 'v1.22' | 'v2' | undefined = causeOf?.producer;
 const notLive = view.executions[0]?.steps[0]?.snapshot_window;
 export { differenceSteps, outsideWindow, firstInWindow, place, notLive };
 const finalOutput: string = live.collect().final_output;
+// What only a devtools needs is in stepline/devtools, whose Session has every method.
+import { Session as DevtoolsSession, diagnose } from 'stepline/devtools';
+const tools: DevtoolsSession = DevtoolsSession.fromRecording(live.toRecording());
 const codes: string[] = diagnose({ envelopes: [decoded] }).map((d) => d.code);
-const ownCodes: string[] = live.diagnose({ snapshot: null, includeToolResults: false }).map((d) => d.code);
-live.diagnose();
+const ownCodes: string[] = tools.diagnose({ snapshot: null, includeToolResults: false }).map((d) => d.code);
+tools.diagnose();
+const atTen: SessionView = tools.timeline().viewAt(10);
 // @ts-expect-error: a session diagnoses its own envelopes, none are passed
-live.diagnose({ envelopes: [decoded] });
+tools.diagnose({ envelopes: [decoded] });
+// @ts-expect-error: stepline's Session has no devtools methods (stepline/devtools has them)
+live.diagnose();
+// @ts-expect-error: nor the timeline
+live.timeline();
 // @ts-expect-error: unknown session options are rejected by the types too
 new Session({ sesionId: 's' });
 unsubscribe();
 
-export { ingested, toolStatus, kinds, finalOutput, codes, ownCodes };
+export { ingested, toolStatus, kinds, finalOutput, codes, ownCodes, atTen };
 
 // Run logs: summaries are typed.
 import { RunLog } from 'stepline';
