@@ -259,7 +259,9 @@ describe('the DevTools extension', () => {
 
     await panel.click('[data-testid=ext-record]');
     await broadcast(second.slice(half));
-    await panel.waitForFunction(() => window.steplineExtension.runs.length === 2, null, { timeout: WAIT_MS });
+    // The second run is listed at its first kept message: wait for all of them, not the listing.
+    await panel.waitForFunction((k) => window.steplineExtension.runs.length === 2 && window.steplineExtension.runs[1].messages === k,
+      second.length - half, { timeout: WAIT_MS });
     assert.deepEqual(await panel.evaluate(() => window.steplineExtension.runs.map((r) => [r.label, r.origin, r.ended, r.messages])),
       [[`agent.${sessionId}`, 'socket', true, first.length], [`agent.${sessionId}`, 'socket', false, second.length - half]]);
     // The new run is shown (the old one ended): step 2 of the second turn, without its missing start.
