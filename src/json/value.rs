@@ -507,7 +507,7 @@ pub struct Map {
 /// time: names are short and mostly differ in length, and the wasm's
 /// `memcmp`, which `==` on strings calls, compares one byte per step (it
 /// was a fourteenth of a foreign-dialect replay, bench/findings.md).
-fn same_key(a: &str, b: &str) -> bool {
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -560,7 +560,8 @@ impl Map {
         self.entries.is_empty()
     }
 
-    fn position(&self, key: &str) -> Option<usize> {
+    /// The place of `key` among the members.
+    pub(crate) fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| same_key(k, key))
     }
 
@@ -613,6 +614,11 @@ impl Map {
     fn push_name(&mut self, key: Name, value: Value) {
         debug_assert!(!self.contains_key(&key), "duplicate key {key}");
         self.entries.push((key, value));
+    }
+
+    /// The value of the member at place `i`, taken (`null` left there).
+    pub(crate) fn take_at(&mut self, i: usize) -> Option<Value> {
+        self.entries.get_mut(i).map(|(_, v)| std::mem::take(v))
     }
 
     /// Removes `key`, keeping the other members' order.
