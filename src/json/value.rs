@@ -550,6 +550,17 @@ impl Map {
         Map { entries }
     }
 
+    /// An object from members whose keys the caller knows are unique (the
+    /// parser, when no two keys hash alike), skipping the check.
+    pub(crate) fn from_unique(entries: Vec<(Name, Value)>) -> Map {
+        debug_assert!({
+            let mut all = entries.clone();
+            dedup(&mut all);
+            all.len() == entries.len()
+        });
+        Map { entries }
+    }
+
     /// How many members.
     pub fn len(&self) -> usize {
         self.entries.len()
