@@ -52,6 +52,7 @@ pub use reconcile::messages as reconcile_messages;
 pub use text::DEFAULT_TEXT_LIMIT;
 
 use crate::session::log::Log;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::json::{Map, Value};
@@ -734,14 +735,14 @@ impl Session {
         // text can break lines only in whitespace, which the parser reports).
         // A session that keeps no log keeps no line.
         let line = if !self.recording {
-            String::new()
+            Cow::Borrowed("")
         } else if parsed.line_breaks {
-            crate::json::to_string(&parsed.value)
+            Cow::Owned(crate::json::to_string(&parsed.value))
         } else {
-            text.trim().to_string()
+            Cow::Borrowed(text.trim())
         };
         if let Some(dialect) = self.dialects.claim(&parsed.value) {
-            return self.ingest_foreign(dialect, parsed.value, line, batch);
+            return self.ingest_foreign(dialect, parsed.value, line.into_owned(), batch);
         }
         let d = decode_owned(parsed.value)?;
         Ok(self.ingest_in(d, self.recording.then_some(line), batch))
@@ -809,7 +810,7 @@ impl Session {
                 let delivery = batch
                     .as_deref_mut()
                     .map_or(0, |b| b.delivery(&mut self.deliveries));
-                self.log.push(seq, line, delivery);
+                self.log.push(seq, &line, delivery);
             }
         }
         // Accepted even when it changes nothing yet (an AG-UI tool call's
@@ -918,7 +919,7 @@ impl Session {
     /// `raw` is the envelope as received, kept for recordings so they replay
     /// through the decoder exactly as the live stream did.
     fn ingest_with(&mut self, d: Decoded, raw: Option<String>) -> IngestOutcome {
-        self.ingest_in(d, raw, None)
+        self.ingest_in(d, raw.map(Cow::Owned), None)
     }
 
     /// [`ingest_with`](Session::ingest_with) as one envelope of `batch`
@@ -926,7 +927,7 @@ impl Session {
     pub(crate) fn ingest_in(
         &mut self,
         d: Decoded,
-        raw: Option<String>,
+        raw: Option<Cow<'_, str>>,
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
         let Decoded {
@@ -1216,7 +1217,7 @@ impl Session {
         &mut self,
         mut out: IngestOutcome,
         mut env: Map,
-        raw: Option<String>,
+        raw: Option<Cow<'_, str>>,
         pos: usize,
         fingerprint: Option<Fingerprint>,
     ) -> IngestOutcome {
@@ -1225,8 +1226,8 @@ impl Session {
         let keeps_line = self.logging && self.recording;
         let line = match raw {
             Some(raw) => raw,
-            None if keeps_line => crate::json::to_string(&env),
-            None => String::new(),
+            None if keeps_line => Cow::Owned(crate::json::to_string(&env)),
+            None => Cow::Borrowed(""),
         };
         let mut payload = match env.get_mut("payload") {
             Some(Value::Object(p)) => std::mem::take(p),
@@ -1302,7 +1303,7 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged && keeps_line {
-            self.log.push(seq, line, self.delivery);
+            self.log.push(seq, &line, self.delivery);
             if let Some(step) = self.line_arrival {
                 self.log.push_arrival(seq, step);
             }
