@@ -115,13 +115,26 @@ fn apply_event(
     }
 }
 
-/// The run's first and last timestamps seen, in any arrival order.
+/// The run's first and last timestamps seen, in any arrival order. Written
+/// into the strings they replace (nearly every envelope moves `last_at`:
+/// a new `String` each was an allocation and a free per envelope).
 fn widen_bounds(exec: &mut Execution, ts: &str) {
     if exec.first_at.as_deref().is_none_or(|f| ts < f) {
-        exec.first_at = Some(ts.to_string());
+        set_text(&mut exec.first_at, ts);
     }
     if exec.last_at.as_deref().is_none_or(|l| ts > l) {
-        exec.last_at = Some(ts.to_string());
+        set_text(&mut exec.last_at, ts);
+    }
+}
+
+/// `slot` holds `text`, in the string it held when it held one.
+fn set_text(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(s) => {
+            s.clear();
+            s.push_str(text);
+        }
+        None => *slot = Some(text.to_string()),
     }
 }
 
