@@ -530,7 +530,7 @@ pub(crate) fn same_key(a: &str, b: &str) -> bool {
 
 impl Map {
     /// An empty object.
-    pub fn new() -> Map {
+    pub const fn new() -> Map {
         Map {
             entries: Vec::new(),
         }
