@@ -583,30 +583,32 @@ fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
         Kind::Object => return Err(wrong("an object", &v)),
         Kind::Any => v,
         Kind::ToolCount => v,
-        Kind::Usage => usage(&v, &at.pointer())?,
+        Kind::Usage => usage(&v, at)?,
         Kind::Evaluations => {
-            evaluations(&v, &at.pointer())?;
+            evaluations(&v, at)?;
             v
         }
     })
 }
 
 /// `{input, output, cacheWrite, cacheRead, reasoning}`, from either usage form.
-fn usage(v: &Value, path: &str) -> Result<Value> {
+/// The path is written out only for an error (a valid envelope allocates
+/// none: formatting it was a fortieth of a bulk replay, bench/findings.md).
+fn usage(v: &Value, at: At) -> Result<Value> {
     let m = match v {
         Value::Object(m) => m,
         Value::Array(a) if a.is_empty() => return Ok(usage_value([0, 0, 0, 0, 0])),
-        other => return Err(wrong_type(path, "usage as an object", other)),
+        other => return Err(wrong_type(&at.pointer(), "usage as an object", other)),
     };
     let int = |k: &str| -> Result<i64> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(0),
             Some(Value::Number(n)) => match crate::json::whole(n) {
                 Whole::Int(i) => Ok(i),
-                Whole::OutOfRange => Err(out_of_range(n, &child(path, k))),
+                Whole::OutOfRange => Err(out_of_range(n, &child(&at.pointer(), k))),
                 Whole::NotWhole => Err(SteplineError::at(
                     ErrorCode::InvalidType,
-                    &child(path, k),
+                    &child(&at.pointer(), k),
                     format!(
                         "expected `{k}` as an integer, found {}",
                         crate::json::number_text(n)
@@ -614,7 +616,7 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
                 )),
             },
             Some(other) => Err(wrong_type(
-                &child(path, k),
+                &child(&at.pointer(), k),
                 &format!("`{k}` as an integer"),
                 other,
             )),
@@ -669,15 +671,16 @@ fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) ->
     ])
 }
 
-fn evaluations(v: &Value, path: &str) -> Result<()> {
+/// A continuation's evaluations, checked; paths written only for an error.
+fn evaluations(v: &Value, at: At) -> Result<()> {
     let list = v
         .as_array()
-        .ok_or_else(|| wrong_type(path, "evaluations as an array", v))?;
+        .ok_or_else(|| wrong_type(&at.pointer(), "evaluations as an array", v))?;
     for (i, e) in list.iter().enumerate() {
-        let p = index(path, i);
+        let p = || index(&at.pointer(), i);
         let m = e
             .as_object()
-            .ok_or_else(|| wrong_type(&p, "an evaluation object", e))?;
+            .ok_or_else(|| wrong_type(&p(), "an evaluation object", e))?;
         for (k, required) in [("criterion", true), ("decision", true), ("reason", false)] {
             match m.get(k) {
                 Some(Value::String(_)) => {}
@@ -685,13 +688,13 @@ fn evaluations(v: &Value, path: &str) -> Result<()> {
                 None | Some(Value::Null) => {
                     return Err(SteplineError::at(
                         ErrorCode::MissingField,
-                        &child(&p, k),
+                        &child(&p(), k),
                         format!("expected `{k}`"),
                     ))
                 }
                 Some(other) => {
                     return Err(wrong_type(
-                        &child(&p, k),
+                        &child(&p(), k),
                         &format!("`{k}` as a string"),
                         other,
                     ))
