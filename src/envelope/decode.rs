@@ -415,6 +415,8 @@ fn renumber_by_recorded_steps(m: &mut Map) {
 /// member read is marked, not removed (a removal shifted the members after
 /// it, once per field: a sixteenth of a bulk replay, bench/findings.md);
 /// a payload of more members than a mark has bits is read by removal.
+/// A type's field names are distinct, so they are appended without a
+/// search for an existing key (`Map::push`; debug builds check).
 fn normalise(
     mut input: Map,
     spec: &[Field],
@@ -450,22 +452,22 @@ fn normalise(
             }
             None => {}
             Some((_, Value::Null)) => {
-                out.insert(f.name, Value::Null);
+                out.push(f.name, Value::Null);
             }
             Some((key, v)) => {
                 let at = At { path, key };
                 match f.kind {
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
-                            out.insert(f.name, Value::from(names.len()));
-                            out.insert("available_tool_names", Value::Array(names));
+                            out.push(f.name, Value::from(names.len()));
+                            out.push("available_tool_names", Value::Array(names));
                         }
                         v => {
-                            out.insert(f.name, checked(v, Kind::Int, at)?);
+                            out.push(f.name, checked(v, Kind::Int, at)?);
                         }
                     },
                     kind => {
-                        out.insert(f.name, checked(v, kind, at)?);
+                        out.push(f.name, checked(v, kind, at)?);
                     }
                 }
             }
@@ -475,14 +477,14 @@ fn normalise(
     match take(&mut input, TRUNCATED) {
         None => {}
         Some(Value::Null) => {
-            out.insert(TRUNCATED, Value::Null);
+            out.push(TRUNCATED, Value::Null);
         }
         Some(v) => {
             let at = At {
                 path,
                 key: TRUNCATED,
             };
-            out.insert(TRUNCATED, checked(v, Kind::Bool, at)?);
+            out.push(TRUNCATED, checked(v, Kind::Bool, at)?);
         }
     }
     // What is left is unknown.
