@@ -91,15 +91,17 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     // The envelope's own members, taken in one pass (a removal each was a
     // scan and a shift of the members each).
     let mut top: [Option<Value>; 6] = Default::default();
-    m.retain(|k, v| match TOP.iter().position(|t| crate::json::same_key(t, k)) {
-        Some(i) => {
-            if let Some(slot) = top.get_mut(i) {
-                *slot = Some(std::mem::take(v));
+    m.retain(
+        |k, v| match TOP.iter().position(|t| crate::json::same_key(t, k)) {
+            Some(i) => {
+                if let Some(slot) = top.get_mut(i) {
+                    *slot = Some(std::mem::take(v));
+                }
+                false
             }
-            false
-        }
-        None => true,
-    });
+            None => true,
+        },
+    );
     let [ty, event_type, session_id, execution_id, timestamp, payload] = top;
     let kind = take_type(if native { event_type } else { ty }, type_key)?;
     let session_id = take_session_id(session_id, native)?;
@@ -210,11 +212,7 @@ fn take_timestamp(v: Option<Value>) -> Result<Value> {
 /// in the native form (its `payload` dropped), `payload` otherwise (an
 /// empty array or null reads as `{}`, as PHP writes an empty map). What
 /// stays in `m` is the dialects' unknown top-level fields.
-fn take_payload(
-    m: &mut Map,
-    payload: Option<Value>,
-    native: bool,
-) -> Result<(Map, &'static str)> {
+fn take_payload(m: &mut Map, payload: Option<Value>, native: bool) -> Result<(Map, &'static str)> {
     if native {
         return Ok((std::mem::take(m), ""));
     }
