@@ -512,7 +512,10 @@ fn absorb_step_object(step: &mut StepView, o: StepObject) {
 
 fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
     // The latest step (most events) is known without a search.
-    let latest = exec.steps.last_key_value().is_some_and(|(&last, _)| last == n);
+    let latest = exec
+        .steps
+        .last_key_value()
+        .is_some_and(|(&last, _)| last == n);
     if !latest && !exec.steps.contains_key(&n) {
         exec.step_gaps.arrived(n, 1);
     }
