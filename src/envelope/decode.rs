@@ -88,11 +88,26 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     let mut warnings = Vec::new();
     let native = !m.contains_key("type") && m.contains_key("event_type");
     let type_key = if native { "event_type" } else { "type" };
-    let kind = take_type(&mut m, type_key)?;
-    let session_id = take_session_id(&mut m, native)?;
-    let execution_id = take_execution_id(&mut m)?;
-    let timestamp = take_timestamp(&mut m)?;
-    let (payload_in, payload_path) = take_payload(&mut m, native)?;
+    // The envelope's own members, taken in one pass (a removal each was a
+    // scan and a shift of the members each).
+    let mut top: [Option<Value>; 6] = Default::default();
+    m.retain(
+        |k, v| match TOP.iter().position(|t| crate::json::same_key(t, k)) {
+            Some(i) => {
+                if let Some(slot) = top.get_mut(i) {
+                    *slot = Some(std::mem::take(v));
+                }
+                false
+            }
+            None => true,
+        },
+    );
+    let [ty, event_type, session_id, execution_id, timestamp, payload] = top;
+    let kind = take_type(if native { event_type } else { ty }, type_key)?;
+    let session_id = take_session_id(session_id, native)?;
+    let execution_id = take_execution_id(execution_id)?;
+    let timestamp = take_timestamp(timestamp)?;
+    let (payload_in, payload_path) = take_payload(&mut m, payload, native)?;
     let dialect = detect(&kind, native, &payload_in);
     let payload = decode_payload(&kind, type_key, payload_in, payload_path, &mut warnings)?;
     let mut out = Map::with_capacity(6);
@@ -118,9 +133,19 @@ fn envelope_object(v: Value) -> Result<Map> {
     }
 }
 
+/// The envelope's own members, in the order [`decode_owned`] takes them.
+const TOP: [&str; 6] = [
+    "type",
+    "event_type",
+    "session_id",
+    "execution_id",
+    "timestamp",
+    "payload",
+];
+
 /// The event type, under `type` (or the native form's `event_type`).
-fn take_type(m: &mut Map, type_key: &str) -> Result<String> {
-    match m.remove(type_key) {
+fn take_type(v: Option<Value>, type_key: &str) -> Result<String> {
+    match v {
         Some(Value::String(s)) => Ok(s),
         Some(other) => Err(wrong_type(
             &child("", type_key),
@@ -136,8 +161,8 @@ fn take_type(m: &mut Map, type_key: &str) -> Result<String> {
 }
 
 /// `session_id`: required, except in the native form, which has none.
-fn take_session_id(m: &mut Map, native: bool) -> Result<Value> {
-    match m.remove("session_id") {
+fn take_session_id(v: Option<Value>, native: bool) -> Result<Value> {
+    match v {
         Some(s @ Value::String(_)) => Ok(s),
         None | Some(Value::Null) if native => Ok(Value::Null),
         None | Some(Value::Null) => Err(SteplineError::at(
@@ -154,8 +179,8 @@ fn take_session_id(m: &mut Map, native: bool) -> Result<Value> {
 }
 
 /// `execution_id`: a string or absent (null).
-fn take_execution_id(m: &mut Map) -> Result<Value> {
-    match m.remove("execution_id") {
+fn take_execution_id(v: Option<Value>) -> Result<Value> {
+    match v {
         None | Some(Value::Null) => Ok(Value::Null),
         Some(s @ Value::String(_)) => Ok(s),
         Some(other) => Err(wrong_type(
@@ -167,8 +192,8 @@ fn take_execution_id(m: &mut Map) -> Result<Value> {
 }
 
 /// `timestamp`: an RFC 3339 string or absent (null).
-fn take_timestamp(m: &mut Map) -> Result<Value> {
-    match m.remove("timestamp") {
+fn take_timestamp(v: Option<Value>) -> Result<Value> {
+    match v {
         None | Some(Value::Null) => Ok(Value::Null),
         Some(Value::String(s)) if is_rfc3339(&s) => Ok(Value::String(s)),
         Some(Value::String(s)) => Err(SteplineError::at(
@@ -183,19 +208,15 @@ fn take_timestamp(m: &mut Map) -> Result<Value> {
     }
 }
 
-/// The payload's members and their path: what is left of the top level in the
-/// native form, `payload` otherwise (an empty array or null reads as `{}`, as
-/// PHP writes an empty map). What stays in `m` is the dialects' unknown
-/// top-level fields.
-fn take_payload(m: &mut Map, native: bool) -> Result<(Map, &'static str)> {
+/// The payload's members and their path: what is left of the top level `m`
+/// in the native form (its `payload` dropped), `payload` otherwise (an
+/// empty array or null reads as `{}`, as PHP writes an empty map). What
+/// stays in `m` is the dialects' unknown top-level fields.
+fn take_payload(m: &mut Map, payload: Option<Value>, native: bool) -> Result<(Map, &'static str)> {
     if native {
-        // The other spelling of the type key is not a field either.
-        m.remove("type");
-        m.remove("payload");
         return Ok((std::mem::take(m), ""));
     }
-    m.remove("event_type");
-    match m.remove("payload") {
+    match payload {
         Some(Value::Object(p)) => Ok((p, "/payload")),
         Some(Value::Array(a)) if a.is_empty() => Ok((Map::new(), "/payload")),
         None | Some(Value::Null) => Ok((Map::new(), "/payload")),
@@ -388,19 +409,34 @@ fn renumber_by_recorded_steps(m: &mut Map) {
 }
 
 /// The payload's known fields under their normalised names, in `spec` order,
-/// then `extra` with the fields left over (in the order they came).
+/// then `extra` with the fields left over (in the order they came). A
+/// member read is marked, not removed (a removal shifted the members after
+/// it, once per field: a sixteenth of a bulk replay, bench/findings.md);
+/// a payload of more members than a mark has bits is read by removal.
+/// A type's field names are distinct, so they are appended without a
+/// search for an existing key (`Map::push`; debug builds check).
 fn normalise(
     mut input: Map,
     spec: &[Field],
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Map> {
+    let marks = input.len() <= 64;
+    let mut read = 0u64;
+    let mut take = |input: &mut Map, key: &str| -> Option<Value> {
+        if !marks {
+            return input.remove(key);
+        }
+        let i = input.position(key).filter(|&i| read & (1 << i) == 0)?;
+        read |= 1 << i;
+        input.take_at(i)
+    };
     let mut out = Map::with_capacity(spec.len() + 1);
     for f in spec {
         // The first spelling present is read; the other spellings are dropped.
         let mut found = None;
         for key in std::iter::once(f.name).chain(f.aliases.iter().copied()) {
-            if let Some(v) = input.remove(key) {
+            if let Some(v) = take(&mut input, key) {
                 found = found.or(Some((key, v)));
             }
         }
@@ -414,42 +450,50 @@ fn normalise(
             }
             None => {}
             Some((_, Value::Null)) => {
-                out.insert(f.name, Value::Null);
+                out.push(f.name, Value::Null);
             }
             Some((key, v)) => {
                 let at = At { path, key };
                 match f.kind {
                     Kind::ToolCount => match v {
                         Value::Array(names) => {
-                            out.insert(f.name, Value::from(names.len()));
-                            out.insert("available_tool_names", Value::Array(names));
+                            out.push(f.name, Value::from(names.len()));
+                            out.push("available_tool_names", Value::Array(names));
                         }
                         v => {
-                            out.insert(f.name, checked(v, Kind::Int, at)?);
+                            out.push(f.name, checked(v, Kind::Int, at)?);
                         }
                     },
                     kind => {
-                        out.insert(f.name, checked(v, kind, at)?);
+                        out.push(f.name, checked(v, kind, at)?);
                     }
                 }
             }
         }
     }
     // The encoder's cap (`cap::fit`) marks a shortened payload of any type.
-    match input.remove(TRUNCATED) {
+    match take(&mut input, TRUNCATED) {
         None => {}
         Some(Value::Null) => {
-            out.insert(TRUNCATED, Value::Null);
+            out.push(TRUNCATED, Value::Null);
         }
         Some(v) => {
             let at = At {
                 path,
                 key: TRUNCATED,
             };
-            out.insert(TRUNCATED, checked(v, Kind::Bool, at)?);
+            out.push(TRUNCATED, checked(v, Kind::Bool, at)?);
         }
     }
     // What is left is unknown.
+    if marks && read != 0 {
+        let mut i = 0;
+        input.retain(|_, _| {
+            let keep = read & (1 << i) == 0;
+            i += 1;
+            keep
+        });
+    }
     keep_unknown(
         &mut out,
         input,
@@ -539,30 +583,32 @@ fn checked(v: Value, kind: Kind, at: At) -> Result<Value> {
         Kind::Object => return Err(wrong("an object", &v)),
         Kind::Any => v,
         Kind::ToolCount => v,
-        Kind::Usage => usage(&v, &at.pointer())?,
+        Kind::Usage => usage(&v, at)?,
         Kind::Evaluations => {
-            evaluations(&v, &at.pointer())?;
+            evaluations(&v, at)?;
             v
         }
     })
 }
 
 /// `{input, output, cacheWrite, cacheRead, reasoning}`, from either usage form.
-fn usage(v: &Value, path: &str) -> Result<Value> {
+/// The path is written out only for an error (a valid envelope allocates
+/// none: formatting it was a fortieth of a bulk replay, bench/findings.md).
+fn usage(v: &Value, at: At) -> Result<Value> {
     let m = match v {
         Value::Object(m) => m,
         Value::Array(a) if a.is_empty() => return Ok(usage_value([0, 0, 0, 0, 0])),
-        other => return Err(wrong_type(path, "usage as an object", other)),
+        other => return Err(wrong_type(&at.pointer(), "usage as an object", other)),
     };
     let int = |k: &str| -> Result<i64> {
         match m.get(k) {
             None | Some(Value::Null) => Ok(0),
             Some(Value::Number(n)) => match crate::json::whole(n) {
                 Whole::Int(i) => Ok(i),
-                Whole::OutOfRange => Err(out_of_range(n, &child(path, k))),
+                Whole::OutOfRange => Err(out_of_range(n, &child(&at.pointer(), k))),
                 Whole::NotWhole => Err(SteplineError::at(
                     ErrorCode::InvalidType,
-                    &child(path, k),
+                    &child(&at.pointer(), k),
                     format!(
                         "expected `{k}` as an integer, found {}",
                         crate::json::number_text(n)
@@ -570,7 +616,7 @@ fn usage(v: &Value, path: &str) -> Result<Value> {
                 )),
             },
             Some(other) => Err(wrong_type(
-                &child(path, k),
+                &child(&at.pointer(), k),
                 &format!("`{k}` as an integer"),
                 other,
             )),
@@ -625,15 +671,16 @@ fn usage_value([input, output, cache_write, cache_read, reasoning]: [i64; 5]) ->
     ])
 }
 
-fn evaluations(v: &Value, path: &str) -> Result<()> {
+/// A continuation's evaluations, checked; paths written only for an error.
+fn evaluations(v: &Value, at: At) -> Result<()> {
     let list = v
         .as_array()
-        .ok_or_else(|| wrong_type(path, "evaluations as an array", v))?;
+        .ok_or_else(|| wrong_type(&at.pointer(), "evaluations as an array", v))?;
     for (i, e) in list.iter().enumerate() {
-        let p = index(path, i);
+        let p = || index(&at.pointer(), i);
         let m = e
             .as_object()
-            .ok_or_else(|| wrong_type(&p, "an evaluation object", e))?;
+            .ok_or_else(|| wrong_type(&p(), "an evaluation object", e))?;
         for (k, required) in [("criterion", true), ("decision", true), ("reason", false)] {
             match m.get(k) {
                 Some(Value::String(_)) => {}
@@ -641,13 +688,13 @@ fn evaluations(v: &Value, path: &str) -> Result<()> {
                 None | Some(Value::Null) => {
                     return Err(SteplineError::at(
                         ErrorCode::MissingField,
-                        &child(&p, k),
+                        &child(&p(), k),
                         format!("expected `{k}`"),
                     ))
                 }
                 Some(other) => {
                     return Err(wrong_type(
-                        &child(&p, k),
+                        &child(&p(), k),
                         &format!("`{k}` as a string"),
                         other,
                     ))

@@ -35,6 +35,7 @@ pub use ser::{to_ascii_text, to_text, to_value_of, write_ascii_text, write_text}
 pub use value::{Entry, Iter, IterMut, Key, Map, Name, Number, Value};
 pub use write::{to_string, write_str, write_str_ascii, write_value, WriteJson};
 
+pub(crate) use value::same_key;
 pub(crate) use value::write_u64;
 
 use crate::error::{ErrorCode, Result, SteplineError};

@@ -507,7 +507,7 @@ pub struct Map {
 /// time: names are short and mostly differ in length, and the wasm's
 /// `memcmp`, which `==` on strings calls, compares one byte per step (it
 /// was a fourteenth of a foreign-dialect replay, bench/findings.md).
-fn same_key(a: &str, b: &str) -> bool {
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -530,7 +530,7 @@ fn same_key(a: &str, b: &str) -> bool {
 
 impl Map {
     /// An empty object.
-    pub fn new() -> Map {
+    pub const fn new() -> Map {
         Map {
             entries: Vec::new(),
         }
@@ -550,6 +550,17 @@ impl Map {
         Map { entries }
     }
 
+    /// An object from members whose keys the caller knows are unique (the
+    /// parser, when no two keys hash alike), skipping the check.
+    pub(crate) fn from_unique(entries: Vec<(Name, Value)>) -> Map {
+        debug_assert!({
+            let mut all = entries.clone();
+            dedup(&mut all);
+            all.len() == entries.len()
+        });
+        Map { entries }
+    }
+
     /// How many members.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -560,7 +571,8 @@ impl Map {
         self.entries.is_empty()
     }
 
-    fn position(&self, key: &str) -> Option<usize> {
+    /// The place of `key` among the members.
+    pub(crate) fn position(&self, key: &str) -> Option<usize> {
         self.entries.iter().position(|(k, _)| same_key(k, key))
     }
 
@@ -613,6 +625,11 @@ impl Map {
     fn push_name(&mut self, key: Name, value: Value) {
         debug_assert!(!self.contains_key(&key), "duplicate key {key}");
         self.entries.push((key, value));
+    }
+
+    /// The value of the member at place `i`, taken (`null` left there).
+    pub(crate) fn take_at(&mut self, i: usize) -> Option<Value> {
+        self.entries.get_mut(i).map(|(_, v)| std::mem::take(v))
     }
 
     /// Removes `key`, keeping the other members' order.

@@ -47,8 +47,18 @@ pub fn step_of(exec: &Execution, own: Option<i64>) -> i64 {
 /// what the view keeps is moved out of it, not copied.
 pub fn apply(exec: &mut Execution, event: Event, arrival: Arrival) -> Touched {
     let n = step_of(exec, event.step);
-    let before = exec.steps.get(&n).and_then(|s| s.usage);
-    let extra_before = exec.steps.get(&n).map_or(0, StepView::usage_total_extra);
+    // The step's usage before and after, each read in one lookup (a search
+    // of the steps per field was a fiftieth of a bulk replay,
+    // bench/findings.md); the latest step, where most events go, without
+    // comparing keys down the tree.
+    let usage_of = |exec: &Execution| {
+        let step = match exec.steps.last_key_value() {
+            Some((&last, s)) if last == n => Some(s),
+            _ => exec.steps.get(&n),
+        };
+        step.map_or((None, 0), |s| (s.usage, s.usage_total_extra()))
+    };
+    let (before, extra_before) = usage_of(exec);
     let Event {
         step,
         timestamp,
@@ -60,12 +70,11 @@ pub fn apply(exec: &mut Execution, event: Event, arrival: Arrival) -> Touched {
         // A step touch re-sends the header too.
         touched = Touched::Step(n);
     }
-    let after = exec.steps.get(&n).and_then(|s| s.usage);
+    let (after, extra_after) = usage_of(exec);
     if before != after {
         let total = sub_usage(&exec.usage_total, &before.unwrap_or_default());
         exec.usage_total = add_usage(&total, &after.unwrap_or_default());
     }
-    let extra_after = exec.steps.get(&n).map_or(0, StepView::usage_total_extra);
     exec.usage_total_extra = exec
         .usage_total_extra
         .saturating_add(extra_after.saturating_sub(extra_before));
@@ -115,13 +124,26 @@ fn apply_event(
     }
 }
 
-/// The run's first and last timestamps seen, in any arrival order.
+/// The run's first and last timestamps seen, in any arrival order. Written
+/// into the strings they replace (nearly every envelope moves `last_at`:
+/// a new `String` each was an allocation and a free per envelope).
 fn widen_bounds(exec: &mut Execution, ts: &str) {
     if exec.first_at.as_deref().is_none_or(|f| ts < f) {
-        exec.first_at = Some(ts.to_string());
+        set_text(&mut exec.first_at, ts);
     }
     if exec.last_at.as_deref().is_none_or(|l| ts > l) {
-        exec.last_at = Some(ts.to_string());
+        set_text(&mut exec.last_at, ts);
+    }
+}
+
+/// `slot` holds `text`, in the string it held when it held one.
+fn set_text(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(s) => {
+            s.clear();
+            s.push_str(text);
+        }
+        None => *slot = Some(text.to_string()),
     }
 }
 
@@ -489,7 +511,12 @@ fn absorb_step_object(step: &mut StepView, o: StepObject) {
 }
 
 fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
-    if !exec.steps.contains_key(&n) {
+    // The latest step (most events) is known without a search.
+    let latest = exec
+        .steps
+        .last_key_value()
+        .is_some_and(|(&last, _)| last == n);
+    if !latest && !exec.steps.contains_key(&n) {
         exec.step_gaps.arrived(n, 1);
     }
     exec.steps.entry(n).or_insert_with(|| StepView::new(n))

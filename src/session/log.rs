@@ -44,18 +44,21 @@ struct Entry {
 
 impl Log {
     /// Adds line `seq`, which came in `delivery` (0: on its own).
-    pub(super) fn push(&mut self, seq: u64, line: String, delivery: u32) {
+    pub(super) fn push(&mut self, seq: u64, line: &str, delivery: u32) {
         if self.runs.last().is_none_or(|&(_, d)| d != delivery) {
             self.runs.push((seq, delivery));
         }
-        let shared = u32::try_from(shared_prefix(&self.last, &line)).unwrap_or(0);
+        let shared = u32::try_from(shared_prefix(&self.last, line)).unwrap_or(0);
         self.entries.push(Entry {
             seq,
             shared,
             rest: line.get(shared as usize..).unwrap_or_default().into(),
             hole: false,
         });
-        self.last = line;
+        // Copied into the buffer the last line had: a line is not kept as
+        // a `String` of its own (one allocation per envelope fewer).
+        self.last.clear();
+        self.last.push_str(line);
     }
 
     /// Notes that line `seq` (pushed last) was placed by arrival at `step`.
@@ -86,7 +89,7 @@ impl Log {
         if self.holes > self.entries.len() / 2 {
             let mut kept = Log::default();
             for (seq, delivery, line) in self.iter_delivered() {
-                kept.push(seq, line, delivery);
+                kept.push(seq, &line, delivery);
             }
             kept.arrivals = std::mem::take(&mut self.arrivals);
             *self = kept;
@@ -218,7 +221,7 @@ mod tests {
             r#"{"type":"agent.stream.chunk","payload":{"content":"ż"}}"#,
         ];
         for (i, t) in texts.iter().enumerate() {
-            log.push(i as u64 + 10, t.to_string(), 0);
+            log.push(i as u64 + 10, t, 0);
         }
         let expected: Vec<(u64, String)> = texts
             .iter()
@@ -241,7 +244,7 @@ mod tests {
             (4, "aaab4"),
             (5, "aaab5"),
         ] {
-            log.push(seq, t.to_string(), 0);
+            log.push(seq, t, 0);
         }
         log.remove(2);
         log.remove(2);
@@ -263,7 +266,7 @@ mod tests {
             lines(&log),
             [(1, "aaaa1"), (4, "aaab4")].map(|(n, t)| (n, t.to_string()))
         );
-        log.push(6, "aaab6".to_string(), 0);
+        log.push(6, "aaab6", 0);
         assert_eq!(lines(&log).last(), Some(&(6, "aaab6".to_string())));
     }
 
@@ -272,17 +275,17 @@ mod tests {
         let mut log = Log::default();
         let long = |tag: &str| format!("{{\"t\":\"{tag}\",\"c\":\"{}\"}}", "ż".repeat(1000));
         for seq in 1..=6 {
-            log.push(seq, long(&seq.to_string()), 0);
+            log.push(seq, &long(&seq.to_string()), 0);
         }
         // The last line removed: it keeps nothing, and the next is written against the rest.
         log.remove(6);
         assert_eq!(&*log.entries[5].rest, "");
         log.remove(3);
         assert!(log.entries[2].rest.len() < 2, "{:?}", log.entries[2].rest);
-        log.push(7, long("7"), 0);
-        log.push(8, "x".to_string(), 0);
+        log.push(7, &long("7"), 0);
+        log.push(8, "x", 0);
         log.remove(8);
-        log.push(9, long("9"), 0);
+        log.push(9, &long("9"), 0);
         let expected: Vec<(u64, String)> = [1, 2, 4, 5, 7, 9]
             .iter()
             .map(|&n| (n, long(&n.to_string())))
@@ -294,7 +297,7 @@ mod tests {
     fn each_line_keeps_its_delivery_through_holes_and_rewrites() {
         let mut log = Log::default();
         for (seq, delivery) in [(1, 0), (2, 0), (3, 7), (4, 7), (5, 8), (6, 0), (7, 9)] {
-            log.push(seq, format!("line{seq}"), delivery);
+            log.push(seq, &format!("line{seq}"), delivery);
         }
         // One run per change of delivery, not one per line.
         assert_eq!(log.runs, [(1, 0), (3, 7), (5, 8), (6, 0), (7, 9)]);
@@ -314,7 +317,7 @@ mod tests {
         log.remove(6);
         assert_eq!(log.entries.len(), 3);
         assert_eq!(delivered(&log), [(2, 0), (4, 7), (7, 9)]);
-        log.push(8, "line8".into(), 9);
+        log.push(8, "line8", 9);
         assert_eq!(delivered(&log).last(), Some(&(8, 9)));
     }
 }

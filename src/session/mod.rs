@@ -52,6 +52,7 @@ pub use reconcile::messages as reconcile_messages;
 pub use text::DEFAULT_TEXT_LIMIT;
 
 use crate::session::log::Log;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::json::{Map, Value};
@@ -734,14 +735,14 @@ impl Session {
         // text can break lines only in whitespace, which the parser reports).
         // A session that keeps no log keeps no line.
         let line = if !self.recording {
-            String::new()
+            Cow::Borrowed("")
         } else if parsed.line_breaks {
-            crate::json::to_string(&parsed.value)
+            Cow::Owned(crate::json::to_string(&parsed.value))
         } else {
-            text.trim().to_string()
+            Cow::Borrowed(text.trim())
         };
         if let Some(dialect) = self.dialects.claim(&parsed.value) {
-            return self.ingest_foreign(dialect, parsed.value, line, batch);
+            return self.ingest_foreign(dialect, parsed.value, line.into_owned(), batch);
         }
         let d = decode_owned(parsed.value)?;
         Ok(self.ingest_in(d, self.recording.then_some(line), batch))
@@ -809,7 +810,7 @@ impl Session {
                 let delivery = batch
                     .as_deref_mut()
                     .map_or(0, |b| b.delivery(&mut self.deliveries));
-                self.log.push(seq, line, delivery);
+                self.log.push(seq, &line, delivery);
             }
         }
         // Accepted even when it changes nothing yet (an AG-UI tool call's
@@ -918,7 +919,7 @@ impl Session {
     /// `raw` is the envelope as received, kept for recordings so they replay
     /// through the decoder exactly as the live stream did.
     fn ingest_with(&mut self, d: Decoded, raw: Option<String>) -> IngestOutcome {
-        self.ingest_in(d, raw, None)
+        self.ingest_in(d, raw.map(Cow::Owned), None)
     }
 
     /// [`ingest_with`](Session::ingest_with) as one envelope of `batch`
@@ -926,7 +927,7 @@ impl Session {
     pub(crate) fn ingest_in(
         &mut self,
         d: Decoded,
-        raw: Option<String>,
+        raw: Option<Cow<'_, str>>,
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
         let Decoded {
@@ -960,9 +961,13 @@ impl Session {
         }
         // Where it would go, without making a turn yet: a redelivered
         // restart must not open one.
-        let route = self.route(&env);
+        // Read once: the routing, the redelivery key and the batch's
+        // bookkeeping below all ask (a lookup of each per question was a
+        // fiftieth of a bulk replay, bench/findings.md).
+        let p = parts(&env);
+        let route = self.route(&env, p);
         // A chunk's own index, where the stream text may hold its key.
-        let index = chunk_index(&env);
+        let index = chunk_index(p);
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
         let past_cut = route.and_then(|pos| {
@@ -980,7 +985,7 @@ impl Session {
         // replayed to another view (tests/dialect_redelivery.rs).
         let translated_data = match dialect {
             crate::envelope::dialect::WireDialect::Foreign(name) => {
-                parts(&env).0 == "agent.data"
+                p.0 == "agent.data"
                     || self
                         .dialects
                         .dialects()
@@ -992,7 +997,7 @@ impl Session {
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
-            _ => dedup_key(&env),
+            _ => dedup_key(&env, p.0),
         };
         if let Some(b) = batch.as_deref_mut() {
             b.observe(&env, content);
@@ -1028,7 +1033,7 @@ impl Session {
                     false => 1,
                 },
                 Some(b) => {
-                    let (kind, payload) = parts(&env);
+                    let (kind, payload) = p;
                     let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();
                     let k = b.occurrence(f, &env, stepless);
                     // A turn this batch opened is being delivered: content an
@@ -1046,7 +1051,7 @@ impl Session {
                     }
                 }
                 None if !self.was_seen(f, held) => 1,
-                None if self.repeat_is_new(&env, route, f) => self.occurrences(f) + 1,
+                None if self.repeat_is_new(&env, p, route, f) => self.occurrences(f) + 1,
                 None if self.replaying_log => self.occurrences(f) + 1,
                 None => return self.duplicate(out),
             };
@@ -1079,7 +1084,7 @@ impl Session {
             }
         };
         self.route_hint = Some((self.producer, pos));
-        let (kind, payload) = parts(&env);
+        let (kind, payload) = p;
         let tool = kind.starts_with("agent.tool.");
         if let (Some(f), true) = (content, self.reused.get(pos) == Some(&true)) {
             if !tool {
@@ -1169,8 +1174,13 @@ impl Session {
     ///   whose span holds the timestamp (never a status that would open a
     ///   turn: a third turn identical to the second under a frozen clock
     ///   opens only when delivered in a batch).
-    fn repeat_is_new(&self, env: &Map, route: Option<usize>, f: Fingerprint) -> bool {
-        let (kind, payload) = parts(env);
+    fn repeat_is_new(
+        &self,
+        env: &Map,
+        (kind, payload): (&str, &Map),
+        route: Option<usize>,
+        f: Fingerprint,
+    ) -> bool {
         let at = env
             .get("timestamp")
             .and_then(Value::as_str)
@@ -1216,7 +1226,7 @@ impl Session {
         &mut self,
         mut out: IngestOutcome,
         mut env: Map,
-        raw: Option<String>,
+        raw: Option<Cow<'_, str>>,
         pos: usize,
         fingerprint: Option<Fingerprint>,
     ) -> IngestOutcome {
@@ -1225,8 +1235,8 @@ impl Session {
         let keeps_line = self.logging && self.recording;
         let line = match raw {
             Some(raw) => raw,
-            None if keeps_line => crate::json::to_string(&env),
-            None => String::new(),
+            None if keeps_line => Cow::Owned(crate::json::to_string(&env)),
+            None => Cow::Borrowed(""),
         };
         let mut payload = match env.get_mut("payload") {
             Some(Value::Object(p)) => std::mem::take(p),
@@ -1302,7 +1312,7 @@ impl Session {
         self.counts.applied += 1;
         out.applied = true;
         if logged && keeps_line {
-            self.log.push(seq, line, self.delivery);
+            self.log.push(seq, &line, self.delivery);
             if let Some(step) = self.line_arrival {
                 self.log.push_arrival(seq, step);
             }
@@ -1314,8 +1324,8 @@ impl Session {
     /// new turn; so is `processing` after a terminal status under the same id,
     /// because the reference adapter keeps one execution id for every turn
     /// it broadcasts.
-    fn route(&self, env: &Map) -> Option<usize> {
-        let (kind, payload) = parts(env);
+    /// Given the envelope's type and payload ([`parts`]).
+    fn route(&self, env: &Map, (kind, payload): (&str, &Map)) -> Option<usize> {
         let i = self.latest(env)?;
         let exec = self.executions.get(i)?;
         // A broadcaster reset between turns (v2.7's `reset()`) starts the
@@ -1569,8 +1579,7 @@ fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Deco
 /// latest, and has no identical event yet, is taken as that step's own call
 /// (and a redelivered status as a later open turn's); deliver replays as a
 /// batch to avoid it.
-fn dedup_key(env: &Map) -> Option<Fingerprint> {
-    let (kind, _) = parts(env);
+fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
     if matches!(
         kind,
         "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
@@ -1588,8 +1597,7 @@ fn dedup_key(env: &Map) -> Option<Fingerprint> {
 /// A stream chunk's own index. A chunk without one is known by its
 /// fingerprint instead (see [`dedup_key`]): the index `apply` gives it
 /// (after the highest seen) says nothing about whether it arrived before.
-fn chunk_index(env: &Map) -> Option<i64> {
-    let (kind, payload) = parts(env);
+fn chunk_index((kind, payload): (&str, &Map)) -> Option<i64> {
     if kind != "agent.stream.chunk" {
         return None;
     }
@@ -1598,12 +1606,12 @@ fn chunk_index(env: &Map) -> Option<i64> {
 
 /// The type and payload of a normalised envelope.
 fn parts(env: &Map) -> (&str, &Map) {
-    static EMPTY: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
+    static EMPTY: Map = Map::new();
     let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
     let payload = env
         .get("payload")
         .and_then(Value::as_object)
-        .unwrap_or_else(|| EMPTY.get_or_init(Map::new));
+        .unwrap_or(&EMPTY);
     (kind, payload)
 }
 

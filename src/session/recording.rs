@@ -209,7 +209,7 @@ impl Session {
                 Line::Envelope { text, decoded, .. } => {
                     // Logged as read, so the replayed session records the
                     // same lines again (not their normalised form).
-                    session.ingest_in(decoded, Some(text.to_string()), Some(&mut batch));
+                    session.ingest_in(decoded, Some(text), Some(&mut batch));
                 }
                 #[cfg(feature = "full")]
                 Line::Foreign {

@@ -451,7 +451,7 @@ impl RunLog {
                     }
                     b.get_mut(i)
                 });
-                s.ingest_in(decoded, Some(line), batch)
+                s.ingest_in(decoded, Some(line.into()), batch)
             }
             None => IngestOutcome::default(),
         };
