@@ -45,6 +45,7 @@ use std::collections::BTreeMap;
 
 use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
+use crate::session::blocks::Blocks;
 use crate::session::dedup::Fingerprint;
 use crate::session::view::StepView;
 
@@ -149,10 +150,15 @@ fn remove_sorted<T: Ord>(v: &mut Vec<T>, x: &T) {
     }
 }
 
+/// Tool events per block of [`ToolPlacement`]'s list: 36 KiB in wasm32. A
+/// doubling vector of them was the largest buffer of a long run after its
+/// text (1.1 MiB for 4,000 events, and half that again while it grew).
+const HALVES_BLOCK: usize = 128;
+
 /// An execution's tool events and step intervals.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolPlacement {
-    halves: Vec<Half>,
+    halves: Blocks<Half, HALVES_BLOCK>,
     /// Per step (by number), its bounds and its events.
     slots: Vec<Slot>,
     /// Events without a step number that have a timestamp: `(at, seq, position)`, sorted.
@@ -719,6 +725,44 @@ fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn many_tool_events_reserve_at_most_a_block_more_than_they_hold() {
+        // A doubling list of events reserved up to twice what it held and
+        // held both buffers while growing; the wasm memory keeps that peak
+        // (bench/findings.md, issue 27's fourth pass).
+        use crate::event::{ToolEvent, ToolKind};
+        use crate::session::attribution::{ToolPlacement, HALVES_BLOCK};
+        let mut p = ToolPlacement::default();
+        let mut steps = std::collections::BTreeMap::new();
+        let n = 2 * HALVES_BLOCK + 5;
+        for i in 0..n {
+            let kind = if i % 2 == 0 {
+                ToolKind::Started
+            } else {
+                ToolKind::Completed
+            };
+            let ts = format!("2026-01-20T12:00:{:02}.{:03}Z", i / 1000, i % 1000);
+            let step = i64::try_from(i / 10).unwrap();
+            p.add(
+                &mut steps,
+                ToolEvent::new(kind, "search"),
+                Some(ts),
+                Some(step),
+                step,
+                i as u64,
+                usize::MAX,
+            );
+        }
+        assert_eq!(p.halves.len(), n);
+        assert!(
+            p.halves.reserved() < n + HALVES_BLOCK,
+            "{} reserved for {n}",
+            p.halves.reserved()
+        );
+        let runs: usize = steps.values().map(|s| s.tools.len()).sum();
+        assert_eq!(runs, n.div_ceil(2));
+    }
+
     #[test]
     fn instants_read_any_offset_and_refuse_other_text() {
         use crate::session::attribution::instant;

@@ -15,6 +15,7 @@
 pub(crate) mod annotate;
 pub(crate) mod apply;
 pub(crate) mod attribution;
+pub(crate) mod blocks;
 pub mod causes;
 pub(crate) mod collect;
 pub mod compare;

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::session::blocks::Blocks;
 use crate::session::dedup::SeenKey;
 use crate::session::gaps::Gaps;
 
@@ -186,7 +187,7 @@ struct Run {
     first: i64,
     /// Where the first chunk starts in the text.
     start: usize,
-    links: Blocks<Link>,
+    links: Blocks<Link, BLOCK>,
     /// The chunks' log numbers, as `(position in the run, number)` where
     /// they stop following one another: a chunk's number is the last such
     /// entry's at or before it plus the chunks between. A step's chunks
@@ -201,67 +202,8 @@ struct Link {
     key: [u32; 2],
 }
 
-/// Chunks per block of a [`Blocks`] list.
+/// Chunks per block of the run's links: 48 KiB in wasm32.
 const BLOCK: usize = 4096;
-
-/// A list that grows by blocks of [`BLOCK`] items once it holds that many,
-/// instead of doubling: a doubling vector holds up to twice what it needs,
-/// and while it grows the old buffer and the new one at once, which the
-/// wasm memory keeps as its high-water mark (bench/findings.md, issue 27's
-/// third pass). The first block doubles up to its size, so a short run
-/// costs what it holds.
-#[derive(Clone, Debug, PartialEq)]
-struct Blocks<T> {
-    blocks: Vec<Vec<T>>,
-}
-
-impl<T> Default for Blocks<T> {
-    fn default() -> Self {
-        Blocks { blocks: Vec::new() }
-    }
-}
-
-impl<T: Copy> Blocks<T> {
-    fn push(&mut self, item: T) {
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(item),
-            last => {
-                let mut block = match last {
-                    Some(_) => Vec::with_capacity(BLOCK),
-                    None => Vec::new(),
-                };
-                block.push(item);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.blocks.len().saturating_sub(1) * BLOCK + self.blocks.last().map_or(0, Vec::len)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    fn last(&self) -> Option<T> {
-        self.blocks.last().and_then(|b| b.last()).copied()
-    }
-
-    /// The `i`-th item (every block but the last is full).
-    fn get(&self, i: usize) -> Option<T> {
-        self.blocks.get(i / BLOCK)?.get(i % BLOCK).copied()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        self.blocks.iter().flatten().copied()
-    }
-
-    /// Empties the list, handing back its items in order.
-    fn take(&mut self) -> impl Iterator<Item = T> {
-        std::mem::take(&mut self.blocks).into_iter().flatten()
-    }
-}
 
 impl Run {
     fn len(&self) -> usize {
@@ -645,7 +587,7 @@ impl StreamText {
             .next()
             .filter(|&next| self.run.first <= index && index < next)
             .and_then(|_| usize::try_from(index - self.run.first).ok())
-            .and_then(|i| self.run.links.get(i));
+            .and_then(|i| self.run.links.get(i).copied());
         match in_run {
             Some(link) => joined(link.key) == key,
             None => self
@@ -867,7 +809,7 @@ mod tests {
         }
         assert_eq!(t.run.len(), n);
         assert_eq!(t.run.seqs.len(), n.div_ceil(100));
-        let reserved: usize = t.run.links.blocks.iter().map(Vec::capacity).sum();
+        let reserved = t.run.links.reserved();
         assert!(reserved < n + BLOCK, "{reserved} reserved for {n} chunks");
         assert_eq!(t.rebuilt(&text), text);
         // Out of order: every chunk of the run goes to the tree with its arrival.
