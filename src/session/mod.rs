@@ -38,6 +38,7 @@ pub mod status;
 pub mod step_envelopes;
 pub mod streamed_replay;
 pub(crate) mod text;
+pub(crate) mod text_blocks;
 pub mod timeline;
 pub(crate) mod tool_index;
 pub mod view;
