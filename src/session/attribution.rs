@@ -47,6 +47,7 @@ use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
 use crate::session::blocks::Blocks;
 use crate::session::dedup::Fingerprint;
+use crate::session::kept_tool_event::KeptToolEvent;
 use crate::session::view::StepView;
 
 /// How a tool run was placed in its step (the view's `attribution`).
@@ -97,7 +98,7 @@ struct Half {
     seq: u64,
     at: Option<i64>,
     ts: Option<String>,
-    event: ToolEvent,
+    event: KeptToolEvent,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
     /// [`Pending::repeated`] when it was added.
@@ -474,7 +475,7 @@ impl ToolPlacement {
             seq,
             at,
             ts,
-            event,
+            event: KeptToolEvent::new(&event),
             content: pending.content,
             repeated: pending.repeated,
             arrival,
@@ -493,11 +494,12 @@ impl ToolPlacement {
             .map(Half::key);
         if last.is_none_or(|l| l < key) {
             // In order (the usual case): this event's run only.
-            let repeat = self.repeats(self.events(p.step), i);
+            let earlier = self.events(p.step);
+            let repeat = self.halves.get(i).is_some_and(|h| self.repeats(earlier, h));
             self.slot_mut(p.step).events.push(i);
             let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
             if let Some(half) = self.halves.get(i) {
-                apply_half(step, half, repeat, limit);
+                apply_event(step, &event, half, repeat, limit);
             }
         } else {
             self.insert_event(p.step, i);
@@ -673,21 +675,18 @@ impl ToolPlacement {
         let events = self.events(n);
         for (k, &i) in events.iter().enumerate() {
             if let Some(h) = self.halves.get(i) {
-                let repeat = self.repeats(events.get(..k).unwrap_or_default(), i);
-                apply_half(step, h, repeat, limit);
+                let repeat = self.repeats(events.get(..k).unwrap_or_default(), h);
+                apply_event(step, &h.event.event(), h, repeat, limit);
             }
         }
     }
 
-    /// Whether event `i` is a completion identical to one of `earlier` (the
+    /// Whether event `h` is a completion identical to one of `earlier` (the
     /// step's events before it, in key order): the run it completes was
     /// told apart by count, not identity (`matched_by_count`). An identical
     /// envelope has the same timestamp, so only the events of that instant
     /// just before it are looked at.
-    fn repeats(&self, earlier: &[usize], i: usize) -> bool {
-        let Some(h) = self.halves.get(i) else {
-            return false;
-        };
+    fn repeats(&self, earlier: &[usize], h: &Half) -> bool {
         // Content seen for the first time repeats nothing: the scan below is
         // paid only by the rare repeated completion, keeping ingest linear.
         if !h.repeated || !h.event.kind.ends() || h.content.is_none() {
@@ -715,8 +714,9 @@ impl ToolPlacement {
     }
 }
 
-fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
-    let run = tool_event(step, &h.event, h.ts.clone(), limit);
+/// Applies half `h`, whose event is `event`, to its step's runs.
+fn apply_event(step: &mut StepView, event: &ToolEvent, h: &Half, repeat: bool, limit: usize) {
+    let run = tool_event(step, event, h.ts.clone(), limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
         r.matched_by_count |= repeat;
@@ -725,6 +725,23 @@ fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_placement_keeps_each_event_in_less_than_a_whole_tool_event() {
+        // Each kept event held a whole ToolEvent (thirteen optional fields,
+        // most absent) beside the tool run built from it (bench/findings.md,
+        // issue 27's fourth pass); now its present fields only.
+        use crate::event::ToolEvent;
+        use crate::session::attribution::Half;
+        let (half, event) = (
+            std::mem::size_of::<Half>(),
+            std::mem::size_of::<ToolEvent>(),
+        );
+        assert!(
+            half < event,
+            "{half} bytes a kept event, {event} a ToolEvent"
+        );
+    }
+
     #[test]
     fn many_tool_events_reserve_at_most_a_block_more_than_they_hold() {
         // A doubling list of events reserved up to twice what it held and

@@ -25,6 +25,7 @@ pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub mod final_state;
 pub(crate) mod gaps;
+pub(crate) mod kept_tool_event;
 pub(crate) mod limits;
 mod log;
 pub(crate) mod patch;
