@@ -1081,8 +1081,8 @@ fn chunks_in_reverse_order_give_the_view_of_chunks_in_order() {
     );
     deferred.settle();
     assert_eq!(
-        deferred.executions()[0].text,
-        capped(5000, &forward).executions()[0].text
+        deferred.executions()[0].text(),
+        capped(5000, &forward).executions()[0].text()
     );
 }
 

@@ -45,7 +45,9 @@ use std::collections::BTreeMap;
 
 use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
+use crate::session::blocks::Blocks;
 use crate::session::dedup::Fingerprint;
+use crate::session::kept_tool_event::KeptToolEvent;
 use crate::session::view::StepView;
 
 /// How a tool run was placed in its step (the view's `attribution`).
@@ -96,7 +98,7 @@ struct Half {
     seq: u64,
     at: Option<i64>,
     ts: Option<String>,
-    event: ToolEvent,
+    event: KeptToolEvent,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
     /// [`Pending::repeated`] when it was added.
@@ -149,10 +151,15 @@ fn remove_sorted<T: Ord>(v: &mut Vec<T>, x: &T) {
     }
 }
 
+/// Tool events per block of [`ToolPlacement`]'s list: 36 KiB in wasm32. A
+/// doubling vector of them was the largest buffer of a long run after its
+/// text (1.1 MiB for 4,000 events, and half that again while it grew).
+const HALVES_BLOCK: usize = 128;
+
 /// An execution's tool events and step intervals.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolPlacement {
-    halves: Vec<Half>,
+    halves: Blocks<Half, HALVES_BLOCK>,
     /// Per step (by number), its bounds and its events.
     slots: Vec<Slot>,
     /// Events without a step number that have a timestamp: `(at, seq, position)`, sorted.
@@ -468,7 +475,7 @@ impl ToolPlacement {
             seq,
             at,
             ts,
-            event,
+            event: KeptToolEvent::new(&event),
             content: pending.content,
             repeated: pending.repeated,
             arrival,
@@ -487,11 +494,12 @@ impl ToolPlacement {
             .map(Half::key);
         if last.is_none_or(|l| l < key) {
             // In order (the usual case): this event's run only.
-            let repeat = self.repeats(self.events(p.step), i);
+            let earlier = self.events(p.step);
+            let repeat = self.halves.get(i).is_some_and(|h| self.repeats(earlier, h));
             self.slot_mut(p.step).events.push(i);
             let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
             if let Some(half) = self.halves.get(i) {
-                apply_half(step, half, repeat, limit);
+                apply_event(step, &event, half, repeat, limit);
             }
         } else {
             self.insert_event(p.step, i);
@@ -667,21 +675,18 @@ impl ToolPlacement {
         let events = self.events(n);
         for (k, &i) in events.iter().enumerate() {
             if let Some(h) = self.halves.get(i) {
-                let repeat = self.repeats(events.get(..k).unwrap_or_default(), i);
-                apply_half(step, h, repeat, limit);
+                let repeat = self.repeats(events.get(..k).unwrap_or_default(), h);
+                apply_event(step, &h.event.event(), h, repeat, limit);
             }
         }
     }
 
-    /// Whether event `i` is a completion identical to one of `earlier` (the
+    /// Whether event `h` is a completion identical to one of `earlier` (the
     /// step's events before it, in key order): the run it completes was
     /// told apart by count, not identity (`matched_by_count`). An identical
     /// envelope has the same timestamp, so only the events of that instant
     /// just before it are looked at.
-    fn repeats(&self, earlier: &[usize], i: usize) -> bool {
-        let Some(h) = self.halves.get(i) else {
-            return false;
-        };
+    fn repeats(&self, earlier: &[usize], h: &Half) -> bool {
         // Content seen for the first time repeats nothing: the scan below is
         // paid only by the rare repeated completion, keeping ingest linear.
         if !h.repeated || !h.event.kind.ends() || h.content.is_none() {
@@ -709,8 +714,9 @@ impl ToolPlacement {
     }
 }
 
-fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
-    let run = tool_event(step, &h.event, h.ts.clone(), limit);
+/// Applies half `h`, whose event is `event`, to its step's runs.
+fn apply_event(step: &mut StepView, event: &ToolEvent, h: &Half, repeat: bool, limit: usize) {
+    let run = tool_event(step, event, h.ts.clone(), limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
         r.matched_by_count |= repeat;
@@ -719,6 +725,61 @@ fn apply_half(step: &mut StepView, h: &Half, repeat: bool, limit: usize) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_placement_keeps_each_event_in_less_than_a_whole_tool_event() {
+        // Each kept event held a whole ToolEvent (thirteen optional fields,
+        // most absent) beside the tool run built from it (bench/findings.md,
+        // issue 27's fourth pass); now its present fields only.
+        use crate::event::ToolEvent;
+        use crate::session::attribution::Half;
+        let (half, event) = (
+            std::mem::size_of::<Half>(),
+            std::mem::size_of::<ToolEvent>(),
+        );
+        assert!(
+            half < event,
+            "{half} bytes a kept event, {event} a ToolEvent"
+        );
+    }
+
+    #[test]
+    fn many_tool_events_reserve_at_most_a_block_more_than_they_hold() {
+        // A doubling list of events reserved up to twice what it held and
+        // held both buffers while growing; the wasm memory keeps that peak
+        // (bench/findings.md, issue 27's fourth pass).
+        use crate::event::{ToolEvent, ToolKind};
+        use crate::session::attribution::{ToolPlacement, HALVES_BLOCK};
+        let mut p = ToolPlacement::default();
+        let mut steps = std::collections::BTreeMap::new();
+        let n = 2 * HALVES_BLOCK + 5;
+        for i in 0..n {
+            let kind = if i % 2 == 0 {
+                ToolKind::Started
+            } else {
+                ToolKind::Completed
+            };
+            let ts = format!("2026-01-20T12:00:{:02}.{:03}Z", i / 1000, i % 1000);
+            let step = i64::try_from(i / 10).unwrap();
+            p.add(
+                &mut steps,
+                ToolEvent::new(kind, "search"),
+                Some(ts),
+                Some(step),
+                step,
+                i as u64,
+                usize::MAX,
+            );
+        }
+        assert_eq!(p.halves.len(), n);
+        assert!(
+            p.halves.reserved() < n + HALVES_BLOCK,
+            "{} reserved for {n}",
+            p.halves.reserved()
+        );
+        let runs: usize = steps.values().map(|s| s.tools.len()).sum();
+        assert_eq!(runs, n.div_ceil(2));
+    }
+
     #[test]
     fn instants_read_any_offset_and_refuse_other_text() {
         use crate::session::attribution::instant;

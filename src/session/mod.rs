@@ -15,6 +15,7 @@
 pub(crate) mod annotate;
 pub(crate) mod apply;
 pub(crate) mod attribution;
+pub(crate) mod blocks;
 pub mod causes;
 pub(crate) mod collect;
 pub mod compare;
@@ -24,6 +25,7 @@ pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub mod final_state;
 pub(crate) mod gaps;
+pub(crate) mod kept_tool_event;
 pub(crate) mod limits;
 mod log;
 pub(crate) mod patch;
@@ -37,6 +39,7 @@ pub mod status;
 pub mod step_envelopes;
 pub mod streamed_replay;
 pub(crate) mod text;
+pub(crate) mod text_blocks;
 pub mod timeline;
 pub(crate) mod tool_index;
 pub mod view;
@@ -127,7 +130,7 @@ pub struct SessionOptions {
     /// `true`), which `toRecording()`, `timeline()`, `envelopesOf()` and
     /// `diagnose()` read. `false` keeps none of it: a page that follows a run
     /// and never exports it saves more than half of the session's memory
-    /// (13 of 22 MiB after 100,000 envelopes, natively; bench/findings.md), and those
+    /// (13 of 20 MiB after 100,000 envelopes, natively; bench/findings.md), and those
     /// four methods throw a `SteplineError` at `/options/record`. The view,
     /// redelivery and resync are the same either way.
     #[serde(skip_serializing_if = "Option::is_none")]

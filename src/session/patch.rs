@@ -241,18 +241,18 @@ impl Session {
                 out.push(']');
             }
             out.push(',');
-            let tail = exec.text.get(*sent_text..);
+            let tail = exec.text.tail_str(*sent_text);
             match tail {
                 Some(tail) if !d.added && !d.text_replaced => {
                     if d.text || !tail.is_empty() {
-                        string(&mut out, tail);
+                        string(&mut out, &tail);
                         out.push_str(",false]");
                     } else {
                         out.push_str("null,false]");
                     }
                 }
                 _ => {
-                    string(&mut out, &exec.text);
+                    string(&mut out, &exec.text.as_str());
                     out.push_str(",true]");
                 }
             }

@@ -15,8 +15,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::session::blocks::Blocks;
 use crate::session::dedup::SeenKey;
 use crate::session::gaps::Gaps;
+use crate::session::text_blocks::TextBlocks;
 
 /// Streamed text kept per execution unless the session says otherwise: 8 MiB of UTF-8.
 pub const DEFAULT_TEXT_LIMIT: usize = 8 * 1024 * 1024;
@@ -149,15 +151,12 @@ impl Piece {
 
     /// The chunk's text, read from `text` (the execution's text, unchanged
     /// since the piece was placed in it) when it is there.
-    fn as_str<'a>(&'a self, text: &'a str) -> &'a str {
+    fn as_str<'a>(&'a self, text: &'a TextBlocks) -> &'a str {
         match self {
             Piece::At { start, len } => {
                 // Only chunk() and settle() write pieces and the text, together.
-                debug_assert!(
-                    text.get(*start..start + len).is_some(),
-                    "a piece outside the text"
-                );
-                text.get(*start..start + len).unwrap_or_default()
+                debug_assert!(text.get(*start, *len).is_some(), "a piece outside the text");
+                text.get(*start, *len).unwrap_or_default()
             }
             Piece::Owned(s) => s,
         }
@@ -186,7 +185,7 @@ struct Run {
     first: i64,
     /// Where the first chunk starts in the text.
     start: usize,
-    links: Blocks<Link>,
+    links: Blocks<Link, BLOCK>,
     /// The chunks' log numbers, as `(position in the run, number)` where
     /// they stop following one another: a chunk's number is the last such
     /// entry's at or before it plus the chunks between. A step's chunks
@@ -201,67 +200,8 @@ struct Link {
     key: [u32; 2],
 }
 
-/// Chunks per block of a [`Blocks`] list.
+/// Chunks per block of the run's links: 48 KiB in wasm32.
 const BLOCK: usize = 4096;
-
-/// A list that grows by blocks of [`BLOCK`] items once it holds that many,
-/// instead of doubling: a doubling vector holds up to twice what it needs,
-/// and while it grows the old buffer and the new one at once, which the
-/// wasm memory keeps as its high-water mark (bench/findings.md, issue 27's
-/// third pass). The first block doubles up to its size, so a short run
-/// costs what it holds.
-#[derive(Clone, Debug, PartialEq)]
-struct Blocks<T> {
-    blocks: Vec<Vec<T>>,
-}
-
-impl<T> Default for Blocks<T> {
-    fn default() -> Self {
-        Blocks { blocks: Vec::new() }
-    }
-}
-
-impl<T: Copy> Blocks<T> {
-    fn push(&mut self, item: T) {
-        match self.blocks.last_mut() {
-            Some(block) if block.len() < BLOCK => block.push(item),
-            last => {
-                let mut block = match last {
-                    Some(_) => Vec::with_capacity(BLOCK),
-                    None => Vec::new(),
-                };
-                block.push(item);
-                self.blocks.push(block);
-            }
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.blocks.len().saturating_sub(1) * BLOCK + self.blocks.last().map_or(0, Vec::len)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.blocks.is_empty()
-    }
-
-    fn last(&self) -> Option<T> {
-        self.blocks.last().and_then(|b| b.last()).copied()
-    }
-
-    /// The `i`-th item (every block but the last is full).
-    fn get(&self, i: usize) -> Option<T> {
-        self.blocks.get(i / BLOCK)?.get(i % BLOCK).copied()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        self.blocks.iter().flatten().copied()
-    }
-
-    /// Empties the list, handing back its items in order.
-    fn take(&mut self) -> impl Iterator<Item = T> {
-        std::mem::take(&mut self.blocks).into_iter().flatten()
-    }
-}
 
 impl Run {
     fn len(&self) -> usize {
@@ -329,10 +269,10 @@ impl Run {
     }
 
     /// The chunks' texts, in index order, read from `text`.
-    fn pieces<'a>(&'a self, text: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    fn pieces<'a>(&'a self, text: &'a TextBlocks) -> impl Iterator<Item = &'a str> + 'a {
         let mut start = self.start;
         self.links.iter().map(move |l| {
-            let piece = text.get(start..l.end).unwrap_or_default();
+            let piece = text.get(start, l.end - start).unwrap_or_default();
             start = l.end;
             piece
         })
@@ -430,7 +370,7 @@ impl StreamText {
         &mut self,
         index: i64,
         content: String,
-        text: &mut String,
+        text: &mut TextBlocks,
         arrival: Option<Arrival>,
     ) -> ChunkOutcome {
         let limit = self.limit;
@@ -449,7 +389,7 @@ impl StreamText {
         self.spill();
         let piece = if appends {
             let start = text.len();
-            let kept = push_within(text, &content, limit).len();
+            let kept = text.push_within(&content, limit).len();
             if kept == content.len() {
                 Piece::At { start, len: kept }
             } else {
@@ -476,7 +416,7 @@ impl StreamText {
         &mut self,
         index: i64,
         content: &str,
-        text: &mut String,
+        text: &mut TextBlocks,
         arrival: Option<Arrival>,
     ) -> bool {
         let Some((seq, Some(key))) = arrival else {
@@ -536,8 +476,8 @@ impl StreamText {
 
     /// Text that arrives without an index (seed-003 deltas): appended up to
     /// the limit, the rest counted. Returns the part kept.
-    pub fn delta<'a>(&mut self, delta: &'a str, text: &mut String) -> &'a str {
-        let kept = push_within(text, delta, self.limit);
+    pub fn delta<'a>(&mut self, delta: &'a str, text: &mut TextBlocks) -> &'a str {
+        let kept = text.push_within(delta, self.limit);
         let dropped = (delta.len() - kept.len()) as u64;
         if kept.is_empty() {
             self.dropped_whole = self.dropped_whole.saturating_add(dropped);
@@ -549,18 +489,18 @@ impl StreamText {
 
     /// Rebuilds a stale text from the chunks; each chunk then points into
     /// the new text when all of it is there, and holds its own copy if not.
-    pub fn settle(&mut self, text: &mut String) {
+    pub fn settle(&mut self, text: &mut TextBlocks) {
         if !self.stale {
             return;
         }
         self.spill();
-        let mut new = String::with_capacity(self.bytes.min(self.limit));
+        let mut new = TextBlocks::default();
         let mut full = true;
         for c in self.chunks.values_mut() {
             let s = c.text.as_str(text);
             let start = new.len();
             let kept = if full {
-                push_within(&mut new, s, self.limit).len()
+                new.push_within(s, self.limit).len()
             } else {
                 0
             };
@@ -578,7 +518,7 @@ impl StreamText {
 
     /// The text the chunks make, cut at the limit (`text` is the
     /// execution's text as it stands, which the chunks may point into).
-    pub fn rebuilt(&self, text: &str) -> String {
+    pub fn rebuilt(&self, text: &TextBlocks) -> String {
         let mut out = String::with_capacity(self.bytes.min(self.limit));
         let tree = self.chunks.values().map(|c| c.text.as_str(text));
         for s in tree.chain(self.run.pieces(text)) {
@@ -602,9 +542,9 @@ impl StreamText {
 
     /// Bytes of streamed text not in the view: whole chunks and deltas
     /// past the limit, plus the cut-off end of the chunk that crosses it.
-    /// `text` must be settled.
-    pub fn dropped_bytes(&self, text: &str) -> u64 {
-        let tail = self.bytes.saturating_sub(text.len()) as u64;
+    /// `text_len` is the settled text's length.
+    pub fn dropped_bytes(&self, text_len: usize) -> u64 {
+        let tail = self.bytes.saturating_sub(text_len) as u64;
         self.dropped_whole
             .saturating_add(self.dropped_cut)
             .saturating_add(tail)
@@ -645,7 +585,7 @@ impl StreamText {
             .next()
             .filter(|&next| self.run.first <= index && index < next)
             .and_then(|_| usize::try_from(index - self.run.first).ok())
-            .and_then(|i| self.run.links.get(i));
+            .and_then(|i| self.run.links.get(i).copied());
         match in_run {
             Some(link) => joined(link.key) == key,
             None => self
@@ -690,27 +630,28 @@ mod tests {
     #[test]
     fn the_text_limit_cuts_at_a_character_boundary() {
         use crate::session::text::StreamText;
+        use crate::session::text_blocks::TextBlocks;
         let mut t = StreamText::with_limit(3);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for (i, c) in [(2, "cd"), (0, "ab"), (3, "ef"), (1, "é")] {
             t.chunk(i, c.to_string(), &mut text, None);
         }
         t.settle(&mut text);
         assert_eq!(text, "ab"); // "abé" is 4 bytes: the cut backs off to a boundary
-        assert_eq!(t.dropped_bytes(&text), 6); // "é", then "cd" and "ef" dropped whole
+        assert_eq!(t.dropped_bytes(text.len()), 6); // "é", then "cd" and "ef" dropped whole
     }
 
     use super::*;
 
     fn run(order: &[(i64, &str)], limit: usize) -> (String, u64, Vec<i64>) {
         let mut t = StreamText::with_limit(limit);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for (i, c) in order {
             t.chunk(*i, c.to_string(), &mut text, None);
         }
         t.settle(&mut text);
-        let dropped = t.dropped_bytes(&text);
-        (text, dropped, t.missing().0)
+        let dropped = t.dropped_bytes(text.len());
+        (text.as_str().into_owned(), dropped, t.missing().0)
     }
 
     #[test]
@@ -745,7 +686,7 @@ mod tests {
     #[test]
     fn chunks_wholly_in_the_text_point_into_it_instead_of_keeping_a_copy() {
         let mut t = StreamText::with_limit(10);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for (i, c) in [(0, "abc"), (1, "def"), (3, "jk")] {
             t.chunk(i, c.to_string(), &mut text, None);
         }
@@ -765,7 +706,7 @@ mod tests {
         t.settle(&mut text);
         assert_eq!(text, "abcdefghij");
         assert_eq!(owned(&t), [3]);
-        assert_eq!(t.dropped_bytes(&text), 1);
+        assert_eq!(t.dropped_bytes(text.len()), 1);
         // A replaced chunk reads its new text, the others theirs from the new text.
         t.chunk(1, "DEF".to_string(), &mut text, None);
         t.settle(&mut text);
@@ -781,7 +722,7 @@ mod tests {
     #[test]
     fn chunks_past_the_limit_keep_no_text() {
         let mut t = StreamText::with_limit(1000);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for i in (0..1000).rev() {
             t.chunk(i, "x".repeat(100), &mut text, Some((i as u64, None)));
         }
@@ -789,7 +730,7 @@ mod tests {
         assert_eq!(text.len(), 1000);
         assert_eq!(t.chunks.len(), 10, "only what can show is held");
         assert_eq!(t.take_evicted().len(), 990);
-        assert_eq!(t.dropped_bytes(&text), 99_000);
+        assert_eq!(t.dropped_bytes(text.len()), 99_000);
     }
 
     #[test]
@@ -798,7 +739,7 @@ mod tests {
         let past_u32 = u64::from(u32::MAX) + 1;
         let [a0, a1, a2, a3]: [Arrival; 4] = [(3, fp), (past_u32, fp), (9, None), (5, None)];
         let mut t = StreamText::with_limit(3);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         t.chunk(0, "a".into(), &mut text, None);
         t.chunk(1, "b".into(), &mut text, Some(a0));
         t.chunk(2, "c".into(), &mut text, Some(a2));
@@ -827,7 +768,7 @@ mod tests {
     fn chunks_in_order_are_kept_as_a_run_and_read_as_the_tree_would() {
         let fp = |i: u64| Some(i << 32 | (i + 1));
         let mut t = StreamText::with_limit(12);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for (i, c) in [(0, "ab"), (1, "cd"), (2, "ef")] {
             t.chunk(i, c.to_string(), &mut text, Some((i as u64, fp(i as u64))));
         }
@@ -852,6 +793,39 @@ mod tests {
     }
 
     #[test]
+    fn a_long_stream_keeps_its_text_in_blocks_not_one_buffer_and_rebuilds_the_same() {
+        // One doubling String was the wasm memory's high-water mark after
+        // the 100k live loop (bench/findings.md, issue 27's fourth pass).
+        let block = 64 * 1024;
+        let mut t = StreamText::with_limit(usize::MAX);
+        let mut text = TextBlocks::default();
+        let mut want = String::new();
+        let n = 30_000;
+        for i in 0..n {
+            let c = format!("w{i} ");
+            want.push_str(&c);
+            t.chunk(i, c, &mut text, Some((i as u64, Some(i as u64))));
+        }
+        assert_eq!(text, want.as_str());
+        let (reserved, largest) = text.reserved();
+        assert!(largest <= block, "one buffer of {largest} bytes");
+        assert!(
+            reserved < want.len() + block,
+            "{reserved} reserved for {}",
+            want.len()
+        );
+        // A late chunk makes the text stale; the rebuilt text is in blocks too.
+        t.chunk(n + 1, "late".into(), &mut text, None);
+        t.chunk(n, "gap ".into(), &mut text, None);
+        assert!(t.is_stale());
+        t.settle(&mut text);
+        want.push_str("gap late");
+        assert_eq!(text, want.as_str());
+        assert!(text.reserved().1 <= block);
+        assert_eq!(t.rebuilt(&text), want);
+    }
+
+    #[test]
     fn a_long_run_reserves_at_most_a_block_more_and_spills_whole_with_its_log_numbers() {
         // Memory: a doubling list would reserve up to twice the chunks it
         // holds and, while growing, hold both buffers (bench/findings.md,
@@ -861,15 +835,15 @@ mod tests {
         let key = |i: usize| Some((i as u64) << 32 | 0xabc);
         let seq = |i: usize| (i + 3 * (i / 100)) as u64;
         let mut t = StreamText::with_limit(usize::MAX);
-        let mut text = String::new();
+        let mut text = TextBlocks::default();
         for i in 0..n {
             t.chunk(i as i64, format!("{i},"), &mut text, Some((seq(i), key(i))));
         }
         assert_eq!(t.run.len(), n);
         assert_eq!(t.run.seqs.len(), n.div_ceil(100));
-        let reserved: usize = t.run.links.blocks.iter().map(Vec::capacity).sum();
+        let reserved = t.run.links.reserved();
         assert!(reserved < n + BLOCK, "{reserved} reserved for {n} chunks");
-        assert_eq!(t.rebuilt(&text), text);
+        assert_eq!(t.rebuilt(&text), text.as_str());
         // Out of order: every chunk of the run goes to the tree with its arrival.
         t.chunk(
             n as i64 + 1,
@@ -889,7 +863,7 @@ mod tests {
     fn a_run_reaching_the_limit_evicts_as_the_tree_does() {
         let run = |order: &[i64]| {
             let mut t = StreamText::with_limit(7);
-            let mut text = String::new();
+            let mut text = TextBlocks::default();
             for &i in order {
                 t.chunk(
                     i,
@@ -901,7 +875,7 @@ mod tests {
             t.settle(&mut text);
             let mut evicted = t.take_evicted();
             evicted.sort();
-            let dropped = t.dropped_bytes(&text);
+            let dropped = t.dropped_bytes(text.len());
             (text, dropped, evicted)
         };
         let forward = run(&[0, 1, 2, 3]);

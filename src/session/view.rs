@@ -544,10 +544,10 @@ pub struct Execution {
     /// session's text limit dropped.
     pub(crate) stream: StreamText,
     /// The chunks' text in index order (or the seed-003 deltas' in arrival
-    /// order), at most the text limit. Out of date while
-    /// `stream.is_stale()`, until [`Execution::settle`]; read it through
-    /// [`Execution::text`].
-    pub text: String,
+    /// order), at most the text limit, in blocks (src/session/text_blocks.rs).
+    /// Out of date while `stream.is_stale()`, until [`Execution::settle`];
+    /// read it through [`Execution::text`].
+    pub(crate) text: crate::session::text_blocks::TextBlocks,
     /// Whether a chunk marked the stream complete (`is_complete`).
     pub stream_complete: bool,
     /// Seed-003 `agent.run.completed` answer.
@@ -719,7 +719,16 @@ impl Execution {
         if self.stream.is_stale() {
             Cow::Owned(self.stream.rebuilt(&self.text))
         } else {
-            Cow::Borrowed(&self.text)
+            self.text.as_str()
+        }
+    }
+
+    /// The length of [`Execution::text`], without joining its blocks.
+    pub(crate) fn text_len(&self) -> usize {
+        if self.stream.is_stale() {
+            self.stream.rebuilt(&self.text).len()
+        } else {
+            self.text.len()
         }
     }
 
@@ -731,7 +740,7 @@ impl Execution {
 
     /// Bytes of streamed text the limit dropped.
     pub fn text_dropped_bytes(&self) -> u64 {
-        self.stream.dropped_bytes(&self.text())
+        self.stream.dropped_bytes(self.text_len())
     }
 
     /// Usage summed over the execution's completed steps.

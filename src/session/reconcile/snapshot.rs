@@ -244,6 +244,7 @@ fn compare_text(e: &Execution, run: &RunRecord, d: &mut Diffs) {
         return;
     };
     let streamed = e.text.as_str();
+    let streamed = streamed.as_ref();
     let extent = Extent::End {
         dropped: e.text_dropped_bytes(),
     };

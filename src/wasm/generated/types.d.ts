@@ -3288,7 +3288,7 @@ export interface SessionOptions {
    * `true`), which `toRecording()`, `timeline()`, `envelopesOf()` and
    * `diagnose()` read. `false` keeps none of it: a page that follows a run
    * and never exports it saves more than half of the session's memory
-   * (13 of 22 MiB after 100,000 envelopes, natively; bench/findings.md), and those
+   * (13 of 20 MiB after 100,000 envelopes, natively; bench/findings.md), and those
    * four methods throw a `SteplineError` at `/options/record`. The view,
    * redelivery and resync are the same either way.
    */
