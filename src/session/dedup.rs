@@ -86,10 +86,8 @@ struct Context {
     opened: bool,
 }
 
-fn execution_id(env: &crate::json::Map) -> Option<String> {
-    env.get("execution_id")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+fn execution_id(env: &crate::json::Map) -> Option<&str> {
+    env.get("execution_id").and_then(Value::as_str)
 }
 
 fn at(env: &crate::json::Map) -> Option<i64> {
@@ -144,17 +142,18 @@ impl Batch {
         let id = execution_id(env);
         self.execs
             .iter()
-            .find(|(i, _)| *i == id)
+            .find(|(i, _)| i.as_deref() == id)
             .map(|(_, c)| *c)
             .unwrap_or_default()
     }
 
     #[expect(clippy::indexing_slicing, reason = "`i` was found, or just pushed")]
-    fn context_mut(&mut self, id: Option<String>) -> &mut Context {
-        let i = match self.execs.iter().position(|(i, _)| *i == id) {
+    fn context_mut(&mut self, id: Option<&str>) -> &mut Context {
+        let i = match self.execs.iter().position(|(i, _)| i.as_deref() == id) {
             Some(i) => i,
             None => {
-                self.execs.push((id, Context::default()));
+                self.execs
+                    .push((id.map(str::to_string), Context::default()));
                 self.execs.len() - 1
             }
         };
