@@ -69,7 +69,7 @@ impl Report {
 
 /// Checks a snapshot against the slim schema and its internal consistency,
 /// then with `format_checks` (the rules of the snapshot's state format:
-/// `validate_snapshot` in src/state_formats/mod.rs passes its format's), and
+/// `validate_snapshot` in src/state_formats/entries.rs passes its format's), and
 /// flags every credential it carries.
 pub fn validate_with(snapshot: &Value, format_checks: impl FnOnce(&Value, &mut Report)) -> Report {
     let mut report = Report::default();

@@ -37,7 +37,7 @@ fn execution_start(
 
 /// Evaluates `criteria` on a v1.22 state in the producer's full format at
 /// `now` (telling it from a v2 one, whose limits are guards, is the caller's:
-/// `evaluate_state` in src/state_formats/mod.rs asks the state's format);
+/// `evaluate_state` in src/state_formats/entries.rs asks the state's format);
 /// returns the outcome and where time limits measured from
 /// ([`TimeOrigin::of`]: `compat` keeps the producer's session-start fallback).
 pub fn evaluate_state(

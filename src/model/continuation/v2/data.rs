@@ -137,7 +137,7 @@ pub fn trigger(v: Option<&Value>, path: &str) -> Result<Option<Trigger>> {
 /// `now`; the time guard measures from `started` (default: the execution's
 /// own start). The state is read as v2's: telling it from a v1.22 one, whose
 /// limits are criteria, is the caller's (`evaluate_guards` in
-/// src/state_formats/mod.rs asks the state's format).
+/// src/state_formats/entries.rs asks the state's format).
 pub fn evaluate_guards(
     state: &Value,
     guards: &[Guard],
