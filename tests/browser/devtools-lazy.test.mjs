@@ -7,14 +7,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { longRun } from '../../scripts/long-run.mjs';
 import { openPage } from './lib/browser.mjs';
 import { panelFixture, slideTo } from './lib/panel.mjs';
 
 const env = panelFixture();
 
-/** The page with every request for the devtools entry's chunk held until `release()`. */
-async function openHeld() {
+/**
+ * The page with every request for the devtools entry's chunk held until `release()`;
+ * `recording`: a recording text the page opens from `?recording=/held-run.jsonl`.
+ */
+async function openHeld(recording) {
   const page = await openPage(env.browser);
+  if (recording) await page.route((url) => url.pathname === '/held-run.jsonl', (route) => route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: recording }));
   const held = [];
   let release;
   const gate = new Promise((resolve) => { release = resolve; });
@@ -26,7 +31,7 @@ async function openHeld() {
   });
   const wasm = [];
   page.on('response', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
-  await page.goto(env.server.url);
+  await page.goto(recording ? `${env.server.url}?recording=/held-run.jsonl` : env.server.url);
   return { page, held, release, wasm };
 }
 
@@ -91,6 +96,31 @@ describe('the panel before and after stepline/devtools loads', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-otlp]')]);
     const body = JSON.parse(readFileSync(await download.path(), 'utf8'));
     assert.equal(body.resourceSpans[0].scopeSpans[0].spans.filter((s) => s.name === 'invoke_agent').length, 2);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  });
+
+  test('a 39-step recording, longer than its snapshot window, moves to the devtools whole: the same view, reconciled, and a timeline over every envelope', async () => {
+    const { recording } = await longRun({ steps: 39 });
+    const text = recording({ preset: 'standard' });
+    const { page, release } = await openHeld(text);
+    await page.waitForFunction(() => window.stepline?.view?.executions[0]?.steps.length === 39 && !window.stepline.loading);
+    assert.equal(await page.evaluate(() => window.stepline.tools), null);
+    const before = await page.evaluate(() => JSON.stringify(window.stepline.view));
+    const reconciled = await page.evaluate(() => window.stepline.reconciliations.map((r) => [r.report.differences.length, r.report.window.outside_step_count]));
+    assert.deepEqual(reconciled, [[0, 19]], 'consistent, 19 steps outside the standard window');
+    await page.click('[data-testid=step-row][data-exec="0"][data-step="30"]');
+    release();
+    await page.waitForFunction(() => window.stepline.tools !== null);
+    assert.equal(await page.evaluate(() => JSON.stringify(window.stepline.view)), before);
+    assert.deepEqual(await page.evaluate(() => window.stepline.reconciliations.map((r) => [r.report.differences.length, r.report.window.outside_step_count])), [[0, 19]]);
+    assert.deepEqual(await page.evaluate(() => window.stepline.selected), { exec: 0, step: 30 });
+    // The timeline replays every envelope the recording holds (its event lines).
+    const events = text.split('\n').filter((l) => l.trim() && !l.includes('"stepline_recording"') && !l.includes('"stepline_snapshot"')).length;
+    assert.equal(Number(await page.getAttribute('[data-testid=time-range]', 'max')), events);
+    await slideTo(page, Math.floor(events / 2));
+    const half = await page.evaluate(() => window.stepline.view.executions[0].steps.length);
+    assert.ok(half > 0 && half < 39, `half the envelopes show part of the run (${half} steps)`);
     assert.deepEqual(page.problems, []);
     await page.close();
   });
