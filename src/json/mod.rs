@@ -23,6 +23,7 @@ pub(crate) mod names;
 mod parse;
 pub mod patch;
 mod pointer;
+pub mod seen;
 mod ser;
 mod value;
 mod write;

@@ -20,41 +20,52 @@ pub type Timestamp = DateTime<FixedOffset>;
 pub fn format_atom(t: &Timestamp) -> String {
     let mut out = date_time(&t.naive_local());
     push_offset(&mut out, t.offset().local_minus_utc());
-    out
+    ascii(out)
 }
 
 // Hand-written formatting: chrono's strftime engine would grow the wasm, and
 // `format!` was a tenth of a foreign dialect's bulk replay (each event's
-// timestamp is written once).
-fn date_time(n: &NaiveDateTime) -> String {
-    let mut out = String::with_capacity(32);
+// timestamp is written once). Written as bytes and made a `String` once: a
+// `push` per character, or a `push_str` per field, was most of what writing
+// a timestamp cost.
+fn date_time(n: &NaiveDateTime) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32);
     let year = n.year();
     if year < 0 {
-        out.push('-');
+        out.push(b'-');
     }
     push_digits(&mut out, year.unsigned_abs(), 4);
-    out.push('-');
-    push_digits(&mut out, n.month(), 2);
-    out.push('-');
-    push_digits(&mut out, n.day(), 2);
-    out.push('T');
-    push_digits(&mut out, n.hour(), 2);
-    out.push(':');
-    push_digits(&mut out, n.minute(), 2);
-    out.push(':');
-    push_digits(&mut out, n.second(), 2);
+    let pair = |v: u32| [digit(v / 10), digit(v)];
+    let [m0, m1] = pair(n.month());
+    let [d0, d1] = pair(n.day());
+    let [h0, h1] = pair(n.hour());
+    let [i0, i1] = pair(n.minute());
+    let [s0, s1] = pair(n.second());
+    out.extend_from_slice(&[
+        b'-', m0, m1, b'-', d0, d1, b'T', h0, h1, b':', i0, i1, b':', s0, s1,
+    ]);
     out
 }
 
+/// The last decimal digit of `v`, as ASCII.
+fn digit(v: u32) -> u8 {
+    b'0' + (v % 10) as u8
+}
+
+/// The text the formatters wrote (digits and ASCII separators only).
+fn ascii(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// `v` in decimal, zero-padded to at least `width` digits (`{:0width$}`).
-fn push_digits(out: &mut String, v: u32, width: usize) {
+fn push_digits(out: &mut Vec<u8>, v: u32, width: usize) {
     let mut buf = [b'0'; 10];
     let mut at = buf.len();
     let mut rest = v;
     loop {
         at -= 1;
         if let Some(d) = buf.get_mut(at) {
-            *d = b'0' + (rest % 10) as u8;
+            *d = digit(rest);
         }
         rest /= 10;
         if rest == 0 {
@@ -62,16 +73,14 @@ fn push_digits(out: &mut String, v: u32, width: usize) {
         }
     }
     let start = at.min(buf.len().saturating_sub(width));
-    for &b in buf.get(start..).unwrap_or_default() {
-        out.push(char::from(b));
-    }
+    out.extend_from_slice(buf.get(start..).unwrap_or_default());
 }
 
-fn push_offset(out: &mut String, seconds: i32) {
-    out.push(if seconds < 0 { '-' } else { '+' });
+fn push_offset(out: &mut Vec<u8>, seconds: i32) {
+    out.push(if seconds < 0 { b'-' } else { b'+' });
     let abs = seconds.unsigned_abs();
     push_digits(out, abs / 3600, 2);
-    out.push(':');
+    out.push(b':');
     push_digits(out, abs % 3600 / 60, 2);
 }
 
@@ -80,20 +89,20 @@ fn push_offset(out: &mut String, seconds: i32) {
 pub fn format_precise(t: &Timestamp) -> String {
     let n = t.naive_local();
     let mut out = date_time(&n);
-    out.push('.');
+    out.push(b'.');
     push_digits(&mut out, n.nanosecond() % 1_000_000_000 / 1000, 6);
     push_offset(&mut out, t.offset().local_minus_utc());
-    out
+    ascii(out)
 }
 
 /// ISO 8601 with milliseconds in UTC and a `Z`: `2026-01-20T12:00:00.250Z`.
 pub fn format_utc_millis(t: &Timestamp) -> String {
     let n = t.naive_utc();
     let mut out = date_time(&n);
-    out.push('.');
+    out.push(b'.');
     push_digits(&mut out, n.nanosecond() % 1_000_000_000 / 1_000_000, 3);
-    out.push('Z');
-    out
+    out.push(b'Z');
+    ascii(out)
 }
 
 /// Builds a UTC timestamp from Unix epoch milliseconds (what `Date.now()` gives).
@@ -385,10 +394,15 @@ mod tests {
             1_769_000_000_123.0,
             -1.0,
             253_402_300_799_999.0,
+            // Past year 9999: more than four digits.
+            400_000_000_000_000.0,
         ] {
             let t = super::from_epoch_millis(ms).expect("in range");
             assert_eq!(super::format_utc_millis(&t), by_format(&t).2, "{ms}");
         }
+        // Before year 0: a sign, then at least four digits.
+        let t = super::from_epoch_millis(-62_198_755_200_000.0).expect("in range");
+        assert_eq!(super::format_utc_millis(&t), "-0001-01-01T00:00:00.000Z");
     }
 
     #[test]

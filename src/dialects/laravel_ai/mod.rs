@@ -71,12 +71,21 @@ use std::collections::BTreeMap;
 
 use crate::dialects::Out;
 use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::fingerprint::{Fingerprint, Fingerprinter};
+use crate::json::seen::Seen;
 use crate::json::{child, quote, type_name, Map, Value};
 
 /// Ids to a number. Every id set here is this one map type, the one the
 /// session already keeps (`by_id`), so the translator adds no B-tree code
 /// (nor hasher tables) to the wasm.
 type Ids = BTreeMap<String, u64>;
+
+/// An event id's fingerprint, what [`State::seen`] keeps.
+fn id_key(id: &str) -> Fingerprint {
+    let mut f = Fingerprinter::new();
+    f.str(id);
+    f.finish()
+}
 
 /// The fixed-type events and the keys their `toArray()` writes (besides
 /// `id`, `invocation_id`, `type`, `timestamp` and the nested sub-agent keys).
@@ -227,8 +236,11 @@ struct Run {
 /// The laravel/ai translation state of one session.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct State {
-    /// Every event `id` seen: a second delivery is a duplicate.
-    seen: Ids,
+    /// The fingerprint of every event `id` seen: a second delivery is a
+    /// duplicate. Not an `Ids` map: its B-tree compared each new id with
+    /// about a dozen earlier ones, which share their first dozen characters
+    /// (bench/findings.md).
+    seen: Seen,
     /// Per invocation id, in order of arrival (a session holds few).
     runs: Vec<(String, Run)>,
     /// The invocation of the latest event that named one (provider tool
@@ -249,14 +261,14 @@ impl State {
                 "expected a laravel/ai stream event",
             ));
         };
-        let id = req_str(&event, "id")?.to_string();
+        let id = id_key(req_str(&event, "id")?);
         let timestamp = req_timestamp(&event)?;
         let invocation = match event.get("invocation_id") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.as_str()),
             Some(other) => return Err(wrong("/invocation_id", "a string or null", other)),
         };
-        if self.seen.contains_key(&id) {
+        if self.seen.contains(id) {
             out.duplicate();
             return Ok(());
         }
@@ -320,7 +332,7 @@ impl State {
                 self.current = Some(invocation.to_string());
             }
         }
-        self.seen.insert(id, 0);
+        self.seen.insert(id);
         Ok(())
     }
 }
