@@ -6,7 +6,7 @@
 //! time of 10n events over the time of n (linear is about 10, quadratic
 //! 100, and the indexes' logarithm makes 12 to 13). The bound is 25: these
 //! tests run beside the others on a shared machine, where 15 failed on a
-//! linear reader at 15.2 and 20.0; each takes the fastest of a few runs.
+//! linear reader at 15.2 and 20.0; each takes the fastest of three runs.
 
 use std::time::{Duration, Instant};
 
@@ -32,11 +32,12 @@ fn fastest(lines: &[String], runs: usize) -> Duration {
 }
 
 /// Asserts that ingesting `make(10n)` costs at most 25 times `make(n)`
-/// (n = 5,000).
+/// (n = 5,000), each the fastest of three runs: one run of the larger set
+/// slowed by a neighbour's build is not taken for growth.
 fn assert_linear(what: &str, make: impl Fn(usize) -> Vec<String>) {
     let n = 5_000;
     let small = fastest(&make(n), 3).as_secs_f64().max(1e-4);
-    let large = fastest(&make(10 * n), 2).as_secs_f64();
+    let large = fastest(&make(10 * n), 3).as_secs_f64();
     let ratio = large / small;
     assert!(
         ratio <= 25.0,
