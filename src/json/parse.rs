@@ -6,6 +6,8 @@
 //! and a float beyond f64's range is an error rather than infinity. Strings with
 //! escapes for lone surrogates are refused: Rust strings cannot hold them.
 
+use std::cell::Cell;
+
 use super::names;
 use super::value::{Map, Name, Number, Value};
 
@@ -51,21 +53,54 @@ pub(crate) const TOO_DEEP: &str = "recursion limit exceeded";
 /// [`from_str`] with at most `max_depth` levels of arrays and objects (at most
 /// [`MAX_NESTING`], whatever is asked).
 pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<super::Parsed, ParseError> {
+    let (members, items) = SCRATCH.with(|s| (s.0.take(), s.1.take()));
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         at: 0,
         line_breaks: false,
+        members,
+        items,
     };
-    let value = p.value(max_depth.min(MAX_NESTING))?;
-    p.skip_ws();
-    if p.at < p.bytes.len() {
-        return Err(p.fail("trailing characters"));
+    let read = p.value(max_depth.min(MAX_NESTING));
+    let mut done = || {
+        p.skip_ws();
+        (p.at < p.bytes.len()).then(|| p.fail("trailing characters"))
+    };
+    let parsed = read.and_then(|value| match done() {
+        Some(e) => Err(e),
+        None => Ok(value),
+    });
+    let Parser {
+        mut members,
+        mut items,
+        line_breaks,
+        ..
+    } = p;
+    // An error leaves what was read so far on the stacks; a huge text
+    // leaves them large: neither is kept for the next line.
+    members.clear();
+    items.clear();
+    if members.capacity() <= SCRATCH_KEPT && items.capacity() <= SCRATCH_KEPT {
+        SCRATCH.with(|s| {
+            s.0.set(members);
+            s.1.set(items);
+        });
     }
-    Ok(super::Parsed {
-        value,
-        line_breaks: p.line_breaks,
-    })
+    parsed.map(|value| super::Parsed { value, line_breaks })
+}
+
+/// How many members (items) of open objects (arrays) the parser's stacks
+/// keep room for between texts; beyond it they are freed after the text.
+const SCRATCH_KEPT: usize = 1024;
+
+thread_local! {
+    /// The parser's member and item stacks, kept between texts: a bulk
+    /// replay parses one small text per line, and growing a fresh vector
+    /// member by member was about a twentieth of it (bench/findings.md).
+    static SCRATCH: (Cell<Vec<(Name, Value)>>, Cell<Vec<Value>>) = const {
+        (Cell::new(Vec::new()), Cell::new(Vec::new()))
+    };
 }
 
 struct Parser<'a> {
@@ -74,6 +109,12 @@ struct Parser<'a> {
     at: usize,
     /// Whether whitespace between tokens held a line break.
     line_breaks: bool,
+    /// The members of the objects being read, innermost last: an object's
+    /// members are moved off it into a vector of their exact number when
+    /// it closes, one allocation, instead of a vector grown as they come.
+    members: Vec<(Name, Value)>,
+    /// The same for the items of the arrays being read.
+    items: Vec<Value>,
 }
 
 type Parsed<T> = Result<T, ParseError>;
@@ -149,13 +190,15 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Ok(Value::Array(Vec::new()));
         }
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
-            items.push(self.value(depth - 1)?);
+            let v = self.value(depth - 1)?;
+            self.items.push(v);
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
                     self.at += 1;
+                    let items = self.items.split_off(base);
                     return Ok(Value::Array(items));
                 }
                 None => return Err(self.fail("EOF while parsing a list")),
@@ -173,7 +216,7 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Ok(Value::Object(Map::new()));
         }
-        let mut members = Vec::new();
+        let base = self.members.len();
         // One bit per member, by a hash of its key: a key whose bit is
         // clear repeats no earlier key, so an object whose keys all set a
         // new bit needs no check for repeated keys (that check, pairwise,
@@ -196,11 +239,12 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.fail("expected `:`")),
             }
             let v = self.value(depth - 1)?;
-            members.push((key, v));
+            self.members.push((key, v));
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
+                    let members = self.members.split_off(base);
                     return Ok(Value::Object(match maybe_repeated {
                         true => Map::from_entries(members),
                         false => Map::from_unique(members),
@@ -525,6 +569,29 @@ mod tests {
         }
         let v = crate::json::from_str(r#"{"type":"x","session_id":"s","payload":{}}"#).unwrap();
         assert_eq!(v.as_object().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn nested_objects_and_arrays_keep_their_own_members_across_texts_and_errors() {
+        // The member and item stacks are shared by every object and array
+        // open at once, and kept from one text to the next.
+        let text = r#"{"a":[1,{"b":[2,3],"c":{}},[]],"d":{"e":[{"f":4}],"g":5},"h":[]}"#;
+        let want = crate::json::from_str(text).unwrap();
+        assert_eq!(want.to_string(), text);
+        for broken in [
+            r#"{"a":[1,{"b":[2,3"#,
+            r#"[{"x":1},{"y":[1,2,"#,
+            r#"{"a":1,"a":"#,
+        ] {
+            assert!(crate::json::from_str(broken).is_err(), "{broken}");
+            let again = crate::json::from_str(text).unwrap();
+            assert_eq!(again, want);
+            assert_eq!(again.to_string(), text);
+        }
+        let many = format!("[{}]", vec!["{\"k\":[0]}"; 3000].join(","));
+        let v = crate::json::from_str(&many).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(3000));
+        assert_eq!(crate::json::from_str(text).unwrap(), want);
     }
 
     fn needs_look(w: u64) -> bool {
