@@ -418,7 +418,10 @@ impl<'a> Parser<'a> {
         if negative {
             self.at += 1;
         }
-        let int_start = self.at;
+        // The integer part's value is read as its digits are scanned (no
+        // second pass over them); `fits` says whether it stayed in 64 bits.
+        let mut u: u64 = 0;
+        let mut fits = true;
         match self.bytes.get(self.at) {
             Some(b'0') => {
                 self.at += 1;
@@ -427,11 +430,19 @@ impl<'a> Parser<'a> {
                 }
             }
             Some(b'1'..=b'9') => {
-                self.digits();
+                while let Some(&b @ b'0'..=b'9') = self.bytes.get(self.at) {
+                    match u
+                        .checked_mul(10)
+                        .and_then(|x| x.checked_add(u64::from(b - b'0')))
+                    {
+                        Some(x) => u = x,
+                        None => fits = false,
+                    }
+                    self.at += 1;
+                }
             }
             _ => return Err(self.fail("invalid number")),
         }
-        let int_end = self.at;
         let mut float = false;
         if self.bytes.get(self.at) == Some(&b'.') {
             self.at += 1;
@@ -450,34 +461,17 @@ impl<'a> Parser<'a> {
             }
             float = true;
         }
-        if !float {
-            let mut u: u64 = 0;
-            let digits = self.bytes.get(int_start..int_end).unwrap_or_default();
-            let fits = digits.iter().all(|&b| {
-                match u
-                    .checked_mul(10)
-                    .and_then(|x| x.checked_add((b - b'0') as u64))
-                {
-                    Some(x) => {
-                        u = x;
-                        true
-                    }
-                    None => false,
-                }
-            });
-            if fits {
-                if !negative {
-                    return Ok(Number::from_u64(u));
-                }
-                if u == 0 {
-                    return Ok(Number::from_f64(-0.0).unwrap_or(Number::from_u64(0)));
-                }
-                if u <= i64::MAX as u64 + 1 {
-                    return Ok(Number::from_i64((u as i64).wrapping_neg()));
-                }
-                return Number::from_f64(-(u as f64))
-                    .ok_or_else(|| self.fail("number out of range"));
+        if !float && fits {
+            if !negative {
+                return Ok(Number::from_u64(u));
             }
+            if u == 0 {
+                return Ok(Number::from_f64(-0.0).unwrap_or(Number::from_u64(0)));
+            }
+            if u <= i64::MAX as u64 + 1 {
+                return Ok(Number::from_i64((u as i64).wrapping_neg()));
+            }
+            return Number::from_f64(-(u as f64)).ok_or_else(|| self.fail("number out of range"));
         }
         // Floats and integers beyond 64 bits, rounded correctly.
         match super::parse_f64(&self.text[start..self.at]).ok_or(()) {
@@ -592,6 +586,32 @@ mod tests {
         let v = crate::json::from_str(&many).unwrap();
         assert_eq!(v.as_array().map(Vec::len), Some(3000));
         assert_eq!(crate::json::from_str(text).unwrap(), want);
+    }
+
+    #[test]
+    fn integers_read_while_scanned_keep_their_kind_at_the_64_bit_edges() {
+        let read = |t: &str| crate::json::from_str(t).unwrap();
+        assert_eq!(read("0").as_u64(), Some(0));
+        assert_eq!(read("1795168800000").as_u64(), Some(1_795_168_800_000));
+        assert_eq!(read("18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(read("-9223372036854775808").as_i64(), Some(i64::MIN));
+        // Past 64 bits, or past i64 when negative: floats, rounded correctly.
+        for (t, f) in [
+            ("18446744073709551616", 18_446_744_073_709_551_616.0),
+            ("-9223372036854775809", -9_223_372_036_854_775_809.0),
+            ("123456789012345678901234567890", 1.2345678901234568e29),
+            ("12.5", 12.5),
+            ("1e3", 1000.0),
+        ] {
+            let v = read(t);
+            assert!(v.is_f64(), "{t}");
+            assert_eq!(v.as_f64(), Some(f), "{t}");
+        }
+        let zero = read("-0").as_f64().unwrap();
+        assert!(zero == 0.0 && zero.is_sign_negative());
+        for bad in ["01", "-", "1.", "1e", "-01", "1.e1"] {
+            assert!(crate::json::from_str(bad).is_err(), "{bad}");
+        }
     }
 
     fn needs_look(w: u64) -> bool {
