@@ -154,8 +154,15 @@ impl<'a> Parser<'a> {
     }
 
     fn peek(&mut self) -> Option<u8> {
-        self.skip_ws();
-        self.bytes.get(self.at).copied()
+        // Most texts (a JSONL line) have no whitespace between tokens:
+        // a byte above the space is the token, with no loop.
+        match self.bytes.get(self.at) {
+            Some(&b) if b > b' ' => Some(b),
+            _ => {
+                self.skip_ws();
+                self.bytes.get(self.at).copied()
+            }
+        }
     }
 
     fn literal(&mut self, word: &'static str, v: Value) -> Parsed<Value> {
