@@ -90,6 +90,9 @@ pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<super::Par
     parsed.map(|value| super::Parsed { value, line_breaks })
 }
 
+/// The parser's member and item stacks, between texts.
+type Stacks = (Cell<Vec<(Name, Value)>>, Cell<Vec<Value>>);
+
 /// How many members (items) of open objects (arrays) the parser's stacks
 /// keep room for between texts; beyond it they are freed after the text.
 const SCRATCH_KEPT: usize = 1024;
@@ -98,7 +101,7 @@ thread_local! {
     /// The parser's member and item stacks, kept between texts: a bulk
     /// replay parses one small text per line, and growing a fresh vector
     /// member by member was about a twentieth of it (bench/findings.md).
-    static SCRATCH: (Cell<Vec<(Name, Value)>>, Cell<Vec<Value>>) = const {
+    static SCRATCH: Stacks = const {
         (Cell::new(Vec::new()), Cell::new(Vec::new()))
     };
 }
