@@ -84,25 +84,24 @@ pub fn decode_value(v: &Value) -> Result<Decoded> {
 /// normalised form instead of being copied (copies were a third of a bulk
 /// replay's decoding).
 pub fn decode_owned(v: Value) -> Result<Decoded> {
-    let mut m = envelope_object(v)?;
+    let members = envelope_object(v)?;
     let mut warnings = Vec::new();
-    let native = !m.contains_key("type") && m.contains_key("event_type");
-    let type_key = if native { "event_type" } else { "type" };
-    // The envelope's own members, taken in one pass (a removal each was a
-    // scan and a shift of the members each).
+    // The envelope's own members, taken in one pass over the members moved
+    // out of the parsed map, each placed by one comparison; the rest
+    // (unknown fields, or the native form's payload fields) kept in order.
+    // Whether the envelope is in the native form is read from what was taken
+    // (two searches of the members before).
     let mut top: [Option<Value>; 6] = Default::default();
-    m.retain(
-        |k, v| match TOP.iter().position(|t| crate::json::same_key(t, k)) {
-            Some(i) => {
-                if let Some(slot) = top.get_mut(i) {
-                    *slot = Some(std::mem::take(v));
-                }
-                false
-            }
-            None => true,
-        },
-    );
+    let mut m = Map::new();
+    for (k, v) in members {
+        match top_place(&k).and_then(|i| top.get_mut(i)) {
+            Some(slot) => *slot = Some(v),
+            None => m.push(k, v),
+        }
+    }
     let [ty, event_type, session_id, execution_id, timestamp, payload] = top;
+    let native = ty.is_none() && event_type.is_some();
+    let type_key = if native { "event_type" } else { "type" };
     let kind = take_type(if native { event_type } else { ty }, type_key)?;
     let session_id = take_session_id(session_id, native)?;
     let execution_id = take_execution_id(execution_id)?;
@@ -142,6 +141,23 @@ const TOP: [&str; 6] = [
     "timestamp",
     "payload",
 ];
+
+/// Where `key` is in [`TOP`]: one comparison, the place told by the length
+/// (and the first byte of the two ten-byte names).
+fn top_place(key: &str) -> Option<usize> {
+    let i = match (key.len(), key.as_bytes().first()) {
+        (4, _) => 0,
+        (10, Some(b'e')) => 1,
+        (10, _) => 2,
+        (12, _) => 3,
+        (9, _) => 4,
+        (7, _) => 5,
+        _ => return None,
+    };
+    TOP.get(i)
+        .filter(|name| crate::json::same_key(name, key))
+        .map(|_| i)
+}
 
 /// The event type, under `type` (or the native form's `event_type`).
 fn take_type(v: Option<Value>, type_key: &str) -> Result<String> {
@@ -720,6 +736,39 @@ mod tests {
         assert_eq!(d.envelope["payload"]["extra"]["x"], 1);
         assert_eq!(d.warnings.len(), 1);
         assert_eq!(d.warnings[0].path, "/payload/x");
+    }
+
+    #[test]
+    fn envelope_members_are_placed_in_any_order_and_look_alike_names_are_unknown() {
+        // Names of the envelope's own lengths (and first bytes) that are
+        // not its members stay unknown, in the order they came.
+        let d = decode_text(
+            r#"{"timestamp":"2026-01-20T12:00:00Z","tipe":1,"payload":{"status":"idle"},"sessionXid":2,"execution_id":"e","paylode":3,"session_id":"s","eventXtype":4,"type":"agent.status","execution_ix":5,"event_type":"agent.step.started"}"#,
+        )
+        .unwrap();
+        assert_eq!(d.envelope["type"], "agent.status");
+        assert_eq!(d.envelope["session_id"], "s");
+        assert_eq!(d.envelope["execution_id"], "e");
+        assert_eq!(d.envelope["payload"]["status"], "idle");
+        let extra: Vec<&str> = d.envelope["extra"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| &**k)
+            .collect();
+        assert_eq!(
+            extra,
+            [
+                "tipe",
+                "sessionXid",
+                "paylode",
+                "eventXtype",
+                "execution_ix"
+            ]
+        );
+        // `event_type` beside `type` is not the native form: it is dropped.
+        assert!(d.envelope["payload"].get("event_type").is_none());
+        assert_eq!(d.warnings.len(), 5);
     }
 
     #[test]

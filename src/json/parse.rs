@@ -6,6 +6,8 @@
 //! and a float beyond f64's range is an error rather than infinity. Strings with
 //! escapes for lone surrogates are refused: Rust strings cannot hold them.
 
+use std::cell::Cell;
+
 use super::names;
 use super::value::{Map, Name, Number, Value};
 
@@ -51,21 +53,57 @@ pub(crate) const TOO_DEEP: &str = "recursion limit exceeded";
 /// [`from_str`] with at most `max_depth` levels of arrays and objects (at most
 /// [`MAX_NESTING`], whatever is asked).
 pub(crate) fn from_str_nested(text: &str, max_depth: usize) -> Result<super::Parsed, ParseError> {
+    let (members, items) = SCRATCH.with(|s| (s.0.take(), s.1.take()));
     let mut p = Parser {
         text,
         bytes: text.as_bytes(),
         at: 0,
         line_breaks: false,
+        members,
+        items,
     };
-    let value = p.value(max_depth.min(MAX_NESTING))?;
-    p.skip_ws();
-    if p.at < p.bytes.len() {
-        return Err(p.fail("trailing characters"));
+    let read = p.value(max_depth.min(MAX_NESTING));
+    let mut done = || {
+        p.skip_ws();
+        (p.at < p.bytes.len()).then(|| p.fail("trailing characters"))
+    };
+    let parsed = read.and_then(|value| match done() {
+        Some(e) => Err(e),
+        None => Ok(value),
+    });
+    let Parser {
+        mut members,
+        mut items,
+        line_breaks,
+        ..
+    } = p;
+    // An error leaves what was read so far on the stacks; a huge text
+    // leaves them large: neither is kept for the next line.
+    members.clear();
+    items.clear();
+    if members.capacity() <= SCRATCH_KEPT && items.capacity() <= SCRATCH_KEPT {
+        SCRATCH.with(|s| {
+            s.0.set(members);
+            s.1.set(items);
+        });
     }
-    Ok(super::Parsed {
-        value,
-        line_breaks: p.line_breaks,
-    })
+    parsed.map(|value| super::Parsed { value, line_breaks })
+}
+
+/// The parser's member and item stacks, between texts.
+type Stacks = (Cell<Vec<(Name, Value)>>, Cell<Vec<Value>>);
+
+/// How many members (items) of open objects (arrays) the parser's stacks
+/// keep room for between texts; beyond it they are freed after the text.
+const SCRATCH_KEPT: usize = 1024;
+
+thread_local! {
+    /// The parser's member and item stacks, kept between texts: a bulk
+    /// replay parses one small text per line, and growing a fresh vector
+    /// member by member was about a twentieth of it (bench/findings.md).
+    static SCRATCH: Stacks = const {
+        (Cell::new(Vec::new()), Cell::new(Vec::new()))
+    };
 }
 
 struct Parser<'a> {
@@ -74,6 +112,12 @@ struct Parser<'a> {
     at: usize,
     /// Whether whitespace between tokens held a line break.
     line_breaks: bool,
+    /// The members of the objects being read, innermost last: an object's
+    /// members are moved off it into a vector of their exact number when
+    /// it closes, one allocation, instead of a vector grown as they come.
+    members: Vec<(Name, Value)>,
+    /// The same for the items of the arrays being read.
+    items: Vec<Value>,
 }
 
 type Parsed<T> = Result<T, ParseError>;
@@ -113,8 +157,15 @@ impl<'a> Parser<'a> {
     }
 
     fn peek(&mut self) -> Option<u8> {
-        self.skip_ws();
-        self.bytes.get(self.at).copied()
+        // Most texts (a JSONL line) have no whitespace between tokens:
+        // a byte above the space is the token, with no loop.
+        match self.bytes.get(self.at) {
+            Some(&b) if b > b' ' => Some(b),
+            _ => {
+                self.skip_ws();
+                self.bytes.get(self.at).copied()
+            }
+        }
     }
 
     fn literal(&mut self, word: &'static str, v: Value) -> Parsed<Value> {
@@ -149,13 +200,15 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Ok(Value::Array(Vec::new()));
         }
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
-            items.push(self.value(depth - 1)?);
+            let v = self.value(depth - 1)?;
+            self.items.push(v);
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
                     self.at += 1;
+                    let items = self.items.split_off(base);
                     return Ok(Value::Array(items));
                 }
                 None => return Err(self.fail("EOF while parsing a list")),
@@ -173,7 +226,7 @@ impl<'a> Parser<'a> {
             self.at += 1;
             return Ok(Value::Object(Map::new()));
         }
-        let mut members = Vec::new();
+        let base = self.members.len();
         // One bit per member, by a hash of its key: a key whose bit is
         // clear repeats no earlier key, so an object whose keys all set a
         // new bit needs no check for repeated keys (that check, pairwise,
@@ -196,11 +249,12 @@ impl<'a> Parser<'a> {
                 Some(_) => return Err(self.fail("expected `:`")),
             }
             let v = self.value(depth - 1)?;
-            members.push((key, v));
+            self.members.push((key, v));
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b'}') => {
                     self.at += 1;
+                    let members = self.members.split_off(base);
                     return Ok(Value::Object(match maybe_repeated {
                         true => Map::from_entries(members),
                         false => Map::from_unique(members),
@@ -374,7 +428,10 @@ impl<'a> Parser<'a> {
         if negative {
             self.at += 1;
         }
-        let int_start = self.at;
+        // The integer part's value is read as its digits are scanned (no
+        // second pass over them); `fits` says whether it stayed in 64 bits.
+        let mut u: u64 = 0;
+        let mut fits = true;
         match self.bytes.get(self.at) {
             Some(b'0') => {
                 self.at += 1;
@@ -383,11 +440,19 @@ impl<'a> Parser<'a> {
                 }
             }
             Some(b'1'..=b'9') => {
-                self.digits();
+                while let Some(&b @ b'0'..=b'9') = self.bytes.get(self.at) {
+                    match u
+                        .checked_mul(10)
+                        .and_then(|x| x.checked_add(u64::from(b - b'0')))
+                    {
+                        Some(x) => u = x,
+                        None => fits = false,
+                    }
+                    self.at += 1;
+                }
             }
             _ => return Err(self.fail("invalid number")),
         }
-        let int_end = self.at;
         let mut float = false;
         if self.bytes.get(self.at) == Some(&b'.') {
             self.at += 1;
@@ -406,34 +471,17 @@ impl<'a> Parser<'a> {
             }
             float = true;
         }
-        if !float {
-            let mut u: u64 = 0;
-            let digits = self.bytes.get(int_start..int_end).unwrap_or_default();
-            let fits = digits.iter().all(|&b| {
-                match u
-                    .checked_mul(10)
-                    .and_then(|x| x.checked_add((b - b'0') as u64))
-                {
-                    Some(x) => {
-                        u = x;
-                        true
-                    }
-                    None => false,
-                }
-            });
-            if fits {
-                if !negative {
-                    return Ok(Number::from_u64(u));
-                }
-                if u == 0 {
-                    return Ok(Number::from_f64(-0.0).unwrap_or(Number::from_u64(0)));
-                }
-                if u <= i64::MAX as u64 + 1 {
-                    return Ok(Number::from_i64((u as i64).wrapping_neg()));
-                }
-                return Number::from_f64(-(u as f64))
-                    .ok_or_else(|| self.fail("number out of range"));
+        if !float && fits {
+            if !negative {
+                return Ok(Number::from_u64(u));
             }
+            if u == 0 {
+                return Ok(Number::from_f64(-0.0).unwrap_or(Number::from_u64(0)));
+            }
+            if u <= i64::MAX as u64 + 1 {
+                return Ok(Number::from_i64((u as i64).wrapping_neg()));
+            }
+            return Number::from_f64(-(u as f64)).ok_or_else(|| self.fail("number out of range"));
         }
         // Floats and integers beyond 64 bits, rounded correctly.
         match super::parse_f64(&self.text[start..self.at]).ok_or(()) {
@@ -525,6 +573,55 @@ mod tests {
         }
         let v = crate::json::from_str(r#"{"type":"x","session_id":"s","payload":{}}"#).unwrap();
         assert_eq!(v.as_object().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn nested_objects_and_arrays_keep_their_own_members_across_texts_and_errors() {
+        // The member and item stacks are shared by every object and array
+        // open at once, and kept from one text to the next.
+        let text = r#"{"a":[1,{"b":[2,3],"c":{}},[]],"d":{"e":[{"f":4}],"g":5},"h":[]}"#;
+        let want = crate::json::from_str(text).unwrap();
+        assert_eq!(want.to_string(), text);
+        for broken in [
+            r#"{"a":[1,{"b":[2,3"#,
+            r#"[{"x":1},{"y":[1,2,"#,
+            r#"{"a":1,"a":"#,
+        ] {
+            assert!(crate::json::from_str(broken).is_err(), "{broken}");
+            let again = crate::json::from_str(text).unwrap();
+            assert_eq!(again, want);
+            assert_eq!(again.to_string(), text);
+        }
+        let many = format!("[{}]", vec!["{\"k\":[0]}"; 3000].join(","));
+        let v = crate::json::from_str(&many).unwrap();
+        assert_eq!(v.as_array().map(Vec::len), Some(3000));
+        assert_eq!(crate::json::from_str(text).unwrap(), want);
+    }
+
+    #[test]
+    fn integers_read_while_scanned_keep_their_kind_at_the_64_bit_edges() {
+        let read = |t: &str| crate::json::from_str(t).unwrap();
+        assert_eq!(read("0").as_u64(), Some(0));
+        assert_eq!(read("1795168800000").as_u64(), Some(1_795_168_800_000));
+        assert_eq!(read("18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(read("-9223372036854775808").as_i64(), Some(i64::MIN));
+        // Past 64 bits, or past i64 when negative: floats, rounded correctly.
+        for (t, f) in [
+            ("18446744073709551616", 18_446_744_073_709_551_616.0),
+            ("-9223372036854775809", -9_223_372_036_854_775_809.0),
+            ("123456789012345678901234567890", 1.2345678901234568e29),
+            ("12.5", 12.5),
+            ("1e3", 1000.0),
+        ] {
+            let v = read(t);
+            assert!(v.is_f64(), "{t}");
+            assert_eq!(v.as_f64(), Some(f), "{t}");
+        }
+        let zero = read("-0").as_f64().unwrap();
+        assert!(zero == 0.0 && zero.is_sign_negative());
+        for bad in ["01", "-", "1.", "1e", "-01", "1.e1"] {
+            assert!(crate::json::from_str(bad).is_err(), "{bad}");
+        }
     }
 
     fn needs_look(w: u64) -> bool {
