@@ -244,6 +244,60 @@ impl<T: Clone + Into<Value>> From<&T> for Value {
 }
 
 impl Value {
+    /// Gives back the room this value's strings, arrays and objects hold
+    /// beyond their contents, all the way down. The decoder grows each by
+    /// doubling, so a value kept for the session's life (a step's
+    /// continuation decision: five objects of three members each in the
+    /// 100k live loop) would otherwise hold a quarter to a half more than
+    /// it uses, and the wasm memory never shrinks (bench/findings.md, issue
+    /// 27's fifth pass).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        match self {
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            Value::String(s) => s.shrink_to_fit(),
+            Value::Array(items) => {
+                items.shrink_to_fit();
+                items.iter_mut().for_each(Value::shrink_to_fit);
+            }
+            Value::Object(m) => {
+                m.entries.shrink_to_fit();
+                for (k, v) in &mut m.entries {
+                    if let Cow::Owned(k) = k {
+                        k.shrink_to_fit();
+                    }
+                    v.shrink_to_fit();
+                }
+            }
+        }
+    }
+
+    /// Bytes this value's strings, arrays and objects have reserved (tests
+    /// check what a kept value holds).
+    #[cfg(test)]
+    pub(crate) fn reserved(&self) -> usize {
+        match self {
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+            Value::String(s) => s.capacity(),
+            Value::Array(items) => {
+                items.capacity() * std::mem::size_of::<Value>()
+                    + items.iter().map(Value::reserved).sum::<usize>()
+            }
+            Value::Object(m) => {
+                m.entries.capacity() * std::mem::size_of::<(Name, Value)>()
+                    + m.entries
+                        .iter()
+                        .map(|(k, v)| {
+                            let key = match k {
+                                Cow::Owned(k) => k.capacity(),
+                                Cow::Borrowed(_) => 0,
+                            };
+                            key + v.reserved()
+                        })
+                        .sum::<usize>()
+            }
+        }
+    }
+
     /// The string, when it is one.
     pub fn as_str(&self) -> Option<&str> {
         match self {

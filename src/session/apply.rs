@@ -213,8 +213,9 @@ fn step_completed(
     // `stop_reason`, `resolved_by`) stands in only where no
     // `agent.continuation` gave the whole decision, in either order: it
     // keeps no instant, so a later full decision always replaces it.
-    if let Some(decision) = c.continuation {
+    if let Some(mut decision) = c.continuation {
         if step.continuation.is_none() {
+            decision.shrink_to_fit();
             step.continuation = Some(decision);
         }
     }
@@ -246,12 +247,14 @@ fn step_failed(exec: &mut Execution, own: Option<i64>, f: StepFailed) -> Touched
 /// step's own decision wins however the two arrive (a page that saw the
 /// second live and the first in a resync). Without timestamps to tell them
 /// apart, the one that arrived last.
-fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
+fn keep_continuation(step: &mut StepView, mut c: Value, at: Option<i64>) {
     if let (Some(kept), Some(new)) = (step.continuation_at, at) {
         if new < kept {
             return;
         }
     }
+    // Kept for the session's life: without the room the decoder left.
+    c.shrink_to_fit();
     step.continuation = Some(c);
     step.continuation_at = at.or(step.continuation_at);
 }
@@ -526,5 +529,54 @@ fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
 fn set<T>(slot: &mut Option<T>, v: Option<T>) {
     if v.is_some() {
         *slot = v;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The debug-preset case of the reference's envelope vectors (a
+    /// continuation trace of five evaluations).
+    fn debug_envelopes() -> Vec<String> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/vectors/cognesy-v1.22/envelopes.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the vector file");
+        let cases = crate::json::from_str(&text).expect("JSON");
+        let case = cases
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["name"].as_str() == Some("final answer with streaming [debug]"))
+            .expect("the debug case");
+        case["expected"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|e| e["envelope"].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_kept_continuation_holds_no_room_beyond_its_members() {
+        // Memory: the decoder's doubling left each evaluation's three
+        // members room for four, kept for the session's life
+        // (bench/findings.md, issue 27's fifth pass).
+        let mut session = crate::session::Session::default();
+        for line in debug_envelopes() {
+            session.ingest_text(&line).expect("an envelope");
+        }
+        let exec = &session.executions()[0];
+        let kept: Vec<_> = exec
+            .steps
+            .values()
+            .filter_map(|s| s.continuation.as_ref())
+            .collect();
+        assert_eq!(kept.len(), 1);
+        let c = kept[0];
+        assert_eq!(c["evaluations"].as_array().map(Vec::len), Some(5));
+        assert_eq!(c["evaluations"][4]["decision"].as_str(), Some("stop"));
+        // A clone reserves exactly what it holds.
+        assert_eq!(c.reserved(), c.clone().reserved());
     }
 }

@@ -43,10 +43,6 @@ impl<T, const N: usize> Blocks<T, N> {
         self.blocks.is_empty()
     }
 
-    pub(crate) fn last(&self) -> Option<&T> {
-        self.blocks.last().and_then(|b| b.last())
-    }
-
     /// The `i`-th item.
     pub(crate) fn get(&self, i: usize) -> Option<&T> {
         self.blocks.get(i / N)?.get(i % N)
@@ -79,11 +75,11 @@ mod tests {
     #[test]
     fn blocks_index_push_and_take_like_a_vector() {
         let mut b: Blocks<u32, 4> = Blocks::default();
-        assert!(b.is_empty() && b.last().is_none() && b.get(0).is_none());
+        assert!(b.is_empty() && b.get(0).is_none());
         for i in 0..11 {
             b.push(i);
             assert_eq!(b.len(), i as usize + 1);
-            assert_eq!(b.last(), Some(&i));
+            assert_eq!(b.get(i as usize), Some(&i));
         }
         assert_eq!(b.get(5), Some(&5));
         assert_eq!(b.get(11), None);

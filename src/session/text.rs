@@ -175,17 +175,22 @@ fn joined([lo, hi]: [u32; 2]) -> SeenKey {
 
 /// Chunks that arrived in index order, one after another, each wholly at
 /// the end of the text and each with its fingerprint: nearly every chunk of
-/// a stream. 12 bytes a chunk in wasm32, where an entry of the chunk tree
-/// cost about six times that (bench/findings.md). Anything else (a chunk
-/// out of order, a replacement, the limit reached, a rebuild) first moves
-/// the run into the tree, so the tree's rules stay the only ones.
+/// a stream. 9 bytes a chunk (its key and a length byte), where an entry of
+/// the chunk tree cost about eight times that (bench/findings.md). Anything
+/// else (a chunk out of order, a replacement, the limit reached, a rebuild)
+/// first moves the run into the tree, so the tree's rules stay the only
+/// ones.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Run {
     /// The first chunk's index.
     first: i64,
     /// Where the first chunk starts in the text.
     start: usize,
+    /// Where the last chunk ends in the text.
+    end: usize,
     links: Blocks<Link, BLOCK>,
+    /// The lengths of the chunks of [`LONG`] bytes or more, in order.
+    long: Vec<usize>,
     /// The chunks' log numbers, as `(position in the run, number)` where
     /// they stop following one another: a chunk's number is the last such
     /// entry's at or before it plus the chunks between. A step's chunks
@@ -193,15 +198,47 @@ struct Run {
     seqs: Vec<(usize, u32)>,
 }
 
-/// A chunk of the run: where it ends in the text and its fingerprint's key.
+/// A chunk of the run: its fingerprint's key (little-endian) and its
+/// length in bytes, or [`LONG`] for one the run lists in `long`. A stream's
+/// chunks are a few words each, so a byte holds nearly every length, where
+/// an end in the text took four bytes (eight natively); bytes, not a u64
+/// and a u8, so that nothing pads it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Link {
-    end: usize,
-    key: [u32; 2],
+struct Link([u8; 9]);
+
+impl Link {
+    fn new(key: SeenKey, len: u8) -> Link {
+        let [a, b, c, d, e, f, g, h] = key.to_le_bytes();
+        Link([a, b, c, d, e, f, g, h, len])
+    }
+
+    fn key(self) -> SeenKey {
+        let [a, b, c, d, e, f, g, h, _] = self.0;
+        u64::from_le_bytes([a, b, c, d, e, f, g, h])
+    }
+
+    fn len_byte(self) -> u8 {
+        self.0[8]
+    }
 }
 
-/// Chunks per block of the run's links: 48 KiB in wasm32.
+/// The length byte of a chunk whose length the run lists in `long`.
+const LONG: u8 = u8::MAX;
+
+/// Chunks per block of the run's links: 36 KiB.
 const BLOCK: usize = 4096;
+
+/// Each of `links` with its chunk's length, the long ones read from `long`.
+fn lengths(
+    links: impl Iterator<Item = Link>,
+    long: impl IntoIterator<Item = usize>,
+) -> impl Iterator<Item = (Link, usize)> {
+    let mut long = long.into_iter();
+    links.map(move |l| match l.len_byte() {
+        LONG => (l, long.next().unwrap_or(0)),
+        n => (l, usize::from(n)),
+    })
+}
 
 impl Run {
     fn len(&self) -> usize {
@@ -219,11 +256,11 @@ impl Run {
 
     /// Where the run ends in the text.
     fn end(&self) -> Option<usize> {
-        self.links.last().map(|l| l.end)
+        (!self.links.is_empty()).then_some(self.end)
     }
 
-    /// Adds a chunk ending at `end` in the text, with its log number and key.
-    fn push(&mut self, end: usize, seq: u32, key: SeenKey) {
+    /// Adds a chunk of `len` bytes at the run's end, with its log number and key.
+    fn push(&mut self, len: usize, seq: u32, key: SeenKey) {
         let at = self.links.len();
         let follows = self
             .seqs
@@ -232,10 +269,15 @@ impl Run {
         if !follows {
             self.seqs.push((at, seq));
         }
-        self.links.push(Link {
-            end,
-            key: halves(key),
-        });
+        let byte = match u8::try_from(len) {
+            Ok(byte) if byte < LONG => byte,
+            _ => {
+                self.long.push(len);
+                LONG
+            }
+        };
+        self.links.push(Link::new(key, byte));
+        self.end += len;
     }
 
     /// The chunks as the tree holds them, in index order.
@@ -243,39 +285,46 @@ impl Run {
         let mut start = self.start;
         let first = self.first;
         let seqs = std::mem::take(&mut self.seqs);
+        let long = std::mem::take(&mut self.long);
         let mut entry = 0;
-        self.links.take().enumerate().map(move |(i, link)| {
-            while seqs.get(entry + 1).is_some_and(|&(p, _)| p <= i) {
-                entry += 1;
-            }
-            let seq = seqs
-                .get(entry)
-                .map_or(0, |&(p, n)| u64::from(n) + (i - p) as u64);
-            let piece = Piece::At {
-                start,
-                len: link.end - start,
-            };
-            start = link.end;
-            let mut arrivals = Arrivals::None;
-            arrivals.add((seq, Some(joined(link.key))));
-            (
-                first + i as i64,
-                Chunk {
-                    text: piece,
-                    arrivals,
-                },
-            )
-        })
+        lengths(self.links.take(), long)
+            .enumerate()
+            .map(move |(i, (link, len))| {
+                while seqs.get(entry + 1).is_some_and(|&(p, _)| p <= i) {
+                    entry += 1;
+                }
+                let seq = seqs
+                    .get(entry)
+                    .map_or(0, |&(p, n)| u64::from(n) + (i - p) as u64);
+                let piece = Piece::At { start, len };
+                start += len;
+                let mut arrivals = Arrivals::None;
+                arrivals.add((seq, Some(link.key())));
+                (
+                    first + i as i64,
+                    Chunk {
+                        text: piece,
+                        arrivals,
+                    },
+                )
+            })
     }
 
     /// The chunks' texts, in index order, read from `text`.
     fn pieces<'a>(&'a self, text: &'a TextBlocks) -> impl Iterator<Item = &'a str> + 'a {
         let mut start = self.start;
-        self.links.iter().map(move |l| {
-            let piece = text.get(start, l.end - start).unwrap_or_default();
-            start = l.end;
+        lengths(self.links.iter().copied(), self.long.iter().copied()).map(move |(_, len)| {
+            let piece = text.get(start, len).unwrap_or_default();
+            start += len;
             piece
         })
+    }
+
+    /// Bytes the run has reserved for its chunks (tests check it).
+    #[cfg(test)]
+    fn reserved_bytes(&self) -> usize {
+        self.links.reserved() * std::mem::size_of::<Link>()
+            + self.long.capacity() * std::mem::size_of::<usize>()
     }
 }
 
@@ -443,9 +492,10 @@ impl StreamText {
         if self.run.links.is_empty() {
             self.run.first = index;
             self.run.start = text.len();
+            self.run.end = text.len();
         }
         text.push_str(content);
-        self.run.push(text.len(), seq, key);
+        self.run.push(content.len(), seq, key);
         self.bytes += content.len();
         true
     }
@@ -587,7 +637,7 @@ impl StreamText {
             .and_then(|_| usize::try_from(index - self.run.first).ok())
             .and_then(|i| self.run.links.get(i).copied());
         match in_run {
-            Some(link) => joined(link.key) == key,
+            Some(link) => link.key() == key,
             None => self
                 .chunks
                 .get(&index)
@@ -598,7 +648,7 @@ impl StreamText {
     /// The fingerprint keys of every chunk held.
     pub fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
         let tree = self.chunks.values().flat_map(|c| c.arrivals.keys());
-        tree.chain(self.run.links.iter().map(|l| joined(l.key)))
+        tree.chain(self.run.links.iter().map(|l| l.key()))
     }
 
     /// Hands back an arrival whose text was dropped whole at once.
@@ -857,6 +907,53 @@ mod tests {
             assert_eq!(c.arrivals, Arrivals::packed((seq(i), key(i))));
             assert_eq!(c.text.as_str(&text), format!("{i},"));
         }
+    }
+
+    #[test]
+    fn a_run_keeps_a_length_byte_and_a_key_per_chunk_and_lists_only_long_chunks() {
+        // Memory: an end per chunk (4 bytes in wasm32, 8 natively) beside
+        // its 8-byte key was 1.1 MiB of the 100k live loop's wasm memory
+        // (bench/findings.md, issue 27's fifth pass).
+        let lens = |i: usize| match i % 1000 {
+            7 => 254,
+            8 => 255,
+            9 => 256,
+            10 => 70_000,
+            11 => 0,
+            _ => 1 + i % 20,
+        };
+        let n = 3 * BLOCK;
+        let key = |i: usize| Some((i as u64) << 32 | 0x5eed);
+        let mut t = StreamText::with_limit(usize::MAX);
+        let mut text = TextBlocks::default();
+        let mut want = Vec::new();
+        for i in 0..n {
+            let c = char::from(b'a' + (i % 26) as u8)
+                .to_string()
+                .repeat(lens(i));
+            want.push(c.clone());
+            t.chunk(i as i64, c, &mut text, Some((i as u64, key(i))));
+        }
+        assert_eq!(t.run.len(), n, "every chunk in the run, long or empty");
+        assert_eq!(t.run.long.len(), 3 * n.div_ceil(1000));
+        let per_chunk = t.run.reserved_bytes() as f64 / n as f64;
+        assert!(per_chunk < 9.5, "{per_chunk} bytes a chunk");
+        assert_eq!(t.rebuilt(&text), want.concat());
+        assert!(t.run.pieces(&text).eq(want.iter().map(String::as_str)));
+        for i in [0, 7, 8, 9, 10, 11, 12, 1010, n - 1] {
+            assert!(t.holds(i as i64, key(i).unwrap()), "chunk {i}");
+            assert!(!t.holds(i as i64, key(i + 1).unwrap()));
+        }
+        // Moved into the tree, each chunk keeps its own text and arrival.
+        t.chunk(n as i64 + 1, "z".into(), &mut text, Some((0, key(n + 1))));
+        assert_eq!((t.run.len(), t.chunks.len()), (0, n + 1));
+        for (i, w) in want.iter().enumerate() {
+            let c = &t.chunks[&(i as i64)];
+            assert_eq!(c.text.as_str(&text), w, "chunk {i}");
+            assert_eq!(c.arrivals, Arrivals::packed((i as u64, key(i))));
+        }
+        t.settle(&mut text);
+        assert_eq!(text, (want.concat() + "z").as_str());
     }
 
     #[test]
