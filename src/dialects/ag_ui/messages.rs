@@ -18,7 +18,7 @@ impl State {
             }
         }
         self.messages.insert(
-            id.to_string(),
+            id,
             Message {
                 role: role.to_string(),
                 ..Message::default()
@@ -191,7 +191,7 @@ impl State {
         }
         self.content_step(ev);
         self.reasoning.insert(
-            id.to_string(),
+            id,
             Message {
                 role: "reasoning".into(),
                 ..Message::default()

@@ -57,12 +57,14 @@
 
 mod data;
 mod final_form;
+mod ids;
 mod messages;
 mod read;
 pub(crate) mod tools;
 
 pub use data::STATE_LIMIT;
 
+use ids::Ids;
 use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -215,9 +217,9 @@ enum Chunking {
 pub(crate) struct State {
     run: Option<Run>,
     steps: Steps,
-    calls: BTreeMap<String, Call>,
-    messages: BTreeMap<String, Message>,
-    reasoning: BTreeMap<String, Message>,
+    calls: Ids<Call>,
+    messages: Ids<Message>,
+    reasoning: Ids<Message>,
     /// `TOOL_CALL_RESULT` message ids already translated.
     results: BTreeSet<String>,
     chunking: Option<Chunking>,

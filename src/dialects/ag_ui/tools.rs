@@ -14,7 +14,7 @@ impl State {
         let step = self.content_step(ev);
         self.steps.has_tool_calls = true;
         let run = self.exec();
-        let call = self.calls.entry(id.to_string()).or_default();
+        let call = self.calls.get_or_default(id);
         call.name = name.to_string();
         call.started = true;
         call.step = step;
@@ -28,7 +28,7 @@ impl State {
         self.steps.has_tool_calls = true;
         let run = self.exec();
         self.calls.insert(
-            id.to_string(),
+            id,
             Call {
                 step,
                 run,
