@@ -255,11 +255,11 @@ struct Ev<'a> {
 impl State {
     /// Translates one AG-UI event (its `type` is one [`claims`] accepts).
     pub(crate) fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+        // Borrowed from the event, not copied: the handlers read the event.
         let kind = event
             .get("type")
             .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+            .unwrap_or_default();
         let ts = timestamp(&event)?;
         let mut ev = Ev {
             ts,
@@ -269,7 +269,7 @@ impl State {
         // transformChunks: everything but these (and a chunk of the open
         // kind, handled by the chunk itself) closes an open chunk sequence.
         let keeps_chunks = matches!(
-            kind.as_str(),
+            kind,
             "RAW"
                 | "ACTIVITY_SNAPSHOT"
                 | "ACTIVITY_DELTA"
@@ -281,7 +281,7 @@ impl State {
         if !keeps_chunks {
             self.close_chunks(&mut ev);
         }
-        let done = self.dispatch(&kind, &event, &mut ev);
+        let done = self.dispatch(kind, &event, &mut ev);
         // A refused event is not logged, nor is a redelivery: neither may
         // leave a change the recording cannot replay. Each handler reads all
         // it needs before it changes anything; the chunks it closed on the
