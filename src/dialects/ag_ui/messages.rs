@@ -67,7 +67,8 @@ impl State {
         let mut p = Map::with_capacity(2);
         p.insert("text_delta", Value::from(delta));
         p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.output_text.delta", p, ev);
+        // The last thing each of its callers does.
+        self.emit_last("agent.llm.output_text.delta", p, ev);
     }
 
     pub(super) fn text_end(&mut self, id: &str, ev: &mut Ev<'_>) {
@@ -218,7 +219,8 @@ impl State {
         let mut p = Map::with_capacity(2);
         p.insert("text_delta", Value::from(delta));
         p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.reasoning.delta", p, ev);
+        // The last thing each of its callers does.
+        self.emit_last("agent.llm.reasoning.delta", p, ev);
     }
 
     pub(super) fn reasoning_end(&mut self, id: &str, ev: &mut Ev<'_>) {

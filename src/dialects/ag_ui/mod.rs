@@ -439,6 +439,14 @@ impl State {
     }
 
     /// Emits under the run `exec` (a tool call's own run), or the current one.
+    /// [`State::emit`] for the event's last envelope: its timestamp moved
+    /// into it, not copied (a text or reasoning delta, most of a stream,
+    /// emits its delta last). Nothing of the event may emit after it.
+    fn emit_last(&self, kind: &str, payload: Map, ev: &mut Ev<'_>) {
+        let exec = self.run.as_ref().map(|r| r.id.as_str());
+        ev.out.emit(kind, exec, ev.ts.take(), payload);
+    }
+
     fn emit_in(&self, exec: Option<&str>, kind: &str, payload: Map, ev: &mut Ev<'_>) {
         match exec {
             Some(id) => ev.out.emit(kind, Some(id), ev.ts.clone(), payload),
