@@ -65,7 +65,7 @@ pub(crate) mod tools;
 pub use data::STATE_LIMIT;
 
 use ids::Ids;
-use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
+use read::{missing, obj, opt_str, req_str, req_str_at, take_str, timestamp, usage, wrong};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -254,7 +254,7 @@ struct Ev<'a> {
 
 impl State {
     /// Translates one AG-UI event (its `type` is one [`claims`] accepts).
-    pub(crate) fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+    pub(crate) fn translate(&mut self, mut event: Map, out: &mut Out) -> Result<()> {
         // Borrowed from the event, not copied: the handlers read the event.
         let kind = event
             .get("type")
@@ -281,7 +281,14 @@ impl State {
         if !keeps_chunks {
             self.close_chunks(&mut ev);
         }
-        let done = self.dispatch(kind, &event, &mut ev);
+        // A text or reasoning delta (most of a stream) moves its text out of
+        // the event into its envelope: the event is dropped after this, its
+        // fingerprint for the redelivery rule already taken.
+        let done = match kind {
+            "TEXT_MESSAGE_CONTENT" => self.content(false, &mut event, &mut ev),
+            "REASONING_MESSAGE_CONTENT" => self.content(true, &mut event, &mut ev),
+            _ => self.dispatch(kind, &event, &mut ev),
+        };
         // A refused event is not logged, nor is a redelivery: neither may
         // leave a change the recording cannot replay. Each handler reads all
         // it needs before it changes anything; the chunks it closed on the
@@ -308,10 +315,11 @@ impl State {
                 self.text_start(id, role, ev);
                 Ok(())
             }
+            // `translate` moves a delta's text instead (`State::content`).
             "TEXT_MESSAGE_CONTENT" => {
                 let id = req_str(event, "messageId")?;
                 let delta = req_str(event, "delta")?;
-                self.text_content(id, delta, ev);
+                self.text_content(id, delta.to_string(), ev);
                 Ok(())
             }
             "TEXT_MESSAGE_END" => {
@@ -355,7 +363,7 @@ impl State {
             "REASONING_MESSAGE_CONTENT" => {
                 let id = req_str(event, "messageId")?;
                 let delta = req_str(event, "delta")?;
-                self.reasoning_content(Some(id), delta, ev);
+                self.reasoning_content(Some(id), delta.to_string(), ev);
                 Ok(())
             }
             "REASONING_MESSAGE_END" => {
@@ -386,7 +394,7 @@ impl State {
             "THINKING_END" | "THINKING_TEXT_MESSAGE_END" => Ok(()),
             "THINKING_TEXT_MESSAGE_CONTENT" => {
                 let delta = req_str(event, "delta")?;
-                self.reasoning_content(None, delta, ev);
+                self.reasoning_content(None, delta.to_string(), ev);
                 Ok(())
             }
             "STATE_SNAPSHOT" => self.state_snapshot(event, ev),
@@ -429,6 +437,19 @@ impl State {
     }
 
     /// The current run's id (also after it ended: late events stay with it).
+    /// `TEXT_MESSAGE_CONTENT` (or, if `reasoning`, `REASONING_MESSAGE_CONTENT`).
+    fn content(&mut self, reasoning: bool, event: &mut Map, ev: &mut Ev<'_>) -> Result<()> {
+        req_str(event, "messageId")?;
+        let delta = take_str(event, "delta")?;
+        let id = req_str(event, "messageId")?;
+        if reasoning {
+            self.reasoning_content(Some(id), delta, ev);
+        } else {
+            self.text_content(id, delta, ev);
+        }
+        Ok(())
+    }
+
     fn exec(&self) -> Option<String> {
         self.run.as_ref().map(|r| r.id.clone())
     }

@@ -113,6 +113,16 @@ pub(super) fn wrong(key: &str, expected: &str, found: &Value) -> SteplineError {
     )
 }
 
+/// [`req_str`], the string taken out of the event (an empty one left):
+/// the envelope it goes to owns it without a copy.
+pub(super) fn take_str(m: &mut Map, key: &str) -> Result<String> {
+    req_str(m, key)?;
+    Ok(match m.get_mut(key) {
+        Some(Value::String(s)) => std::mem::take(s),
+        _ => String::new(),
+    })
+}
+
 pub(super) fn req_str<'a>(m: &'a Map, key: &str) -> Result<&'a str> {
     req_str_at(m, key, "")
 }
