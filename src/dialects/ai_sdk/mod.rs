@@ -150,7 +150,7 @@ pub(crate) struct State {
 
 impl State {
     /// Translates one chunk (`path` prefix "" for its root).
-    pub(crate) fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+    pub(crate) fn translate(&mut self, mut event: Map, out: &mut Out) -> Result<()> {
         let kind = str_of(&event, "type").unwrap_or_default();
         let Some(k) = Kind::of(kind) else {
             out.warn(
@@ -206,7 +206,7 @@ impl State {
             Kind::FinishStep => self.finish_step(out),
             Kind::TextStart | Kind::ReasoningStart => self.part_start(k, &event),
             Kind::TextEnd | Kind::ReasoningEnd => self.part_end(k, kind, &event, out),
-            Kind::TextDelta | Kind::ReasoningDelta => self.delta(k, kind, &event, out),
+            Kind::TextDelta | Kind::ReasoningDelta => self.delta(k, &mut event, out),
             Kind::ToolInputStart => self.tool_input_start(&event)?,
             Kind::ToolInputDelta => self.tool_input_delta(&event, out),
             Kind::ToolInputAvailable => self.tool_input_available(event, out),
@@ -381,8 +381,14 @@ impl State {
         }
     }
 
-    /// `kind` is the chunk's type (`k`) as written.
-    fn delta(&mut self, k: Kind, kind: &str, event: &Map, out: &mut Out) {
+    /// Its text is moved out of the chunk into the envelope, not copied: the
+    /// chunk is dropped after this, its redelivery fingerprint already taken.
+    fn delta(&mut self, k: Kind, event: &mut Map, out: &mut Out) {
+        let delta = match event.get_mut("delta") {
+            Some(Value::String(s)) => std::mem::take(s),
+            _ => String::new(),
+        };
+        let kind = str_of(event, "type").unwrap_or_default();
         let id = str_of(event, "id").unwrap_or_default();
         if !self.parts(k).iter().any(|o| o == id) {
             out.warn(
@@ -394,10 +400,9 @@ impl State {
                 ),
             );
         }
-        let delta = str_of(event, "delta").unwrap_or_default();
         let envelope = if k == Kind::TextDelta {
             if self.step_text.len() < ANSWER_MAX {
-                push_cut(&mut self.step_text, delta, ANSWER_MAX);
+                push_cut(&mut self.step_text, &delta, ANSWER_MAX);
             }
             "agent.llm.output_text.delta"
         } else {
