@@ -65,7 +65,9 @@ pub(crate) mod tools;
 pub use data::STATE_LIMIT;
 
 use ids::Ids;
-use read::{missing, obj, opt_str, req_str, req_str_at, take_str, timestamp, usage, wrong};
+use read::{
+    missing, obj, opt_str, req_str, req_str_at, take_str, timestamp, usage, wrong, LastSecond,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -241,6 +243,8 @@ pub(crate) struct State {
     interrupts: BTreeMap<String, String>,
     /// Every interrupt id raised (on a tool call or not).
     seen_interrupts: BTreeSet<String>,
+    /// The second of the last event's timestamp, written.
+    last_second: LastSecond,
 }
 
 /// One event being translated: its timestamp and the output.
@@ -260,7 +264,7 @@ impl State {
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let ts = timestamp(&event)?;
+        let ts = timestamp(&event, &mut self.last_second)?;
         let mut ev = Ev {
             ts,
             out,
