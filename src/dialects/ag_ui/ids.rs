@@ -37,11 +37,13 @@ impl<V> Ids<V> {
     }
 
     pub(super) fn get(&self, id: &str) -> Option<&V> {
-        self.find(id).map(|at| &self.slots[at].1)
+        let at = self.find(id)?;
+        self.slots.get(at).map(|(_, v)| v)
     }
 
     pub(super) fn get_mut(&mut self, id: &str) -> Option<&mut V> {
-        self.find(id).map(|at| &mut self.slots[at].1)
+        let at = self.find(id)?;
+        self.slots.get_mut(at).map(|(_, v)| v)
     }
 
     pub(super) fn contains_key(&self, id: &str) -> bool {
@@ -50,32 +52,17 @@ impl<V> Ids<V> {
 
     /// Sets the value of `id` (replacing the one it had).
     pub(super) fn insert(&mut self, id: &str, value: V) {
-        match self.find(id) {
-            Some(at) => self.slots[at].1 = value,
-            None => {
-                self.push(id, value);
-            }
+        match self.get_mut(id) {
+            Some(slot) => *slot = value,
+            None => self.push(id, value),
         }
     }
 
-    /// The value of `id`, the default one added if it had none.
-    pub(super) fn get_or_default(&mut self, id: &str) -> &mut V
-    where
-        V: Default,
-    {
-        let at = match self.find(id) {
-            Some(at) => at,
-            None => self.push(id, V::default()),
-        };
-        &mut self.slots[at].1
-    }
-
-    fn push(&mut self, id: &str, value: V) -> usize {
+    fn push(&mut self, id: &str, value: V) {
         let at = self.slots.len();
         self.index.insert(id.to_string(), at);
         self.slots.push((id.to_string(), value));
         self.last.set(at);
-        at
     }
 }
 
@@ -95,8 +82,10 @@ mod tests {
         assert_eq!(ids.get("msg-2"), Some(&2), "a miss leaves the last found");
         ids.insert("msg-1", 10);
         assert_eq!(ids.get("msg-1"), Some(&10), "insert replaces");
-        *ids.get_or_default("msg-3") += 3;
-        *ids.get_or_default("msg-2") += 5;
+        ids.insert("msg-3", 3);
+        if let Some(v) = ids.get_mut("msg-2") {
+            *v += 5;
+        }
         assert_eq!(ids.get("msg-3"), Some(&3));
         assert_eq!(ids.get("msg-2"), Some(&7));
         assert!(ids.contains_key("msg-1") && !ids.contains_key(""));
