@@ -131,9 +131,7 @@ impl Out {
     ) {
         let takes_number = fields(kind).is_some_and(|f| f.iter().any(|f| f.name == "step_number"));
         if !takes_number {
-            if let Some(n) = payload.remove("step_number") {
-                payload.insert("step_index", n);
-            }
+            payload.rename_last("step_number", "step_index");
         }
         let mut env = Map::with_capacity(5);
         env.push("type", Value::from(kind));

@@ -722,6 +722,30 @@ impl Map {
         self.entries.push((key.into(), value));
     }
 
+    /// Renames member `from` to `to` and moves it last: what [`Map::remove`]
+    /// then [`Map::insert`] do, without the shift when `from` is last
+    /// already (a translated envelope's `step_number`, src/dialects/mod.rs).
+    /// Whether `from` was present.
+    pub(crate) fn rename_last(&mut self, from: &str, to: &'static str) -> bool {
+        let Some(i) = self.position(from) else {
+            return false;
+        };
+        if self.contains_key(to) {
+            // `insert` replaces the value `to` has, where it is.
+            let (_, v) = self.entries.remove(i);
+            self.insert(to, v);
+            return true;
+        }
+        if i + 1 != self.entries.len() {
+            let member = self.entries.remove(i);
+            self.entries.push(member);
+        }
+        if let Some((k, _)) = self.entries.last_mut() {
+            *k = Name::Borrowed(to);
+        }
+        true
+    }
+
     /// The value at place `i`, mutably (a caller that indexes a large
     /// object by its keys, src/session/data.rs, finds members without a scan).
     pub(crate) fn value_at_mut(&mut self, i: usize) -> Option<&mut Value> {
@@ -1019,5 +1043,46 @@ eq_integers!(as_u64 as u64: u8 u16 u32 u64 usize);
 impl PartialEq<f64> for Value {
     fn eq(&self, other: &f64) -> bool {
         self.as_f64() == Some(*other)
+    }
+}
+
+#[cfg(test)]
+mod rename_tests {
+    use super::{Map, Value};
+
+    fn map(keys: &[&'static str]) -> Map {
+        let mut m = Map::new();
+        for (i, k) in keys.iter().enumerate() {
+            m.push(*k, Value::from(i as f64));
+        }
+        m
+    }
+
+    #[test]
+    fn rename_last_leaves_the_members_as_remove_then_insert_does() {
+        let shapes: &[&[&'static str]] = &[
+            &["text_delta", "step_number"],
+            &["step_number", "text_delta"],
+            &["a", "step_number", "b"],
+            &["a", "b"],
+            &["step_number"],
+            &["step_index", "step_number", "a"],
+            &["step_number", "a", "step_index"],
+        ];
+        for keys in shapes {
+            let mut renamed = map(keys);
+            let mut moved = map(keys);
+            let present = renamed.rename_last("step_number", "step_index");
+            if let Some(n) = moved.remove("step_number") {
+                moved.insert("step_index", n);
+            }
+            assert_eq!(present, keys.contains(&"step_number"), "{keys:?}");
+            let members = |m: &Map| {
+                m.iter()
+                    .map(|(k, v)| (k.to_string(), v.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(members(&renamed), members(&moved), "{keys:?}");
+        }
     }
 }

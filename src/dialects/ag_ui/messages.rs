@@ -18,7 +18,7 @@ impl State {
             }
         }
         self.messages.insert(
-            id.to_string(),
+            id,
             Message {
                 role: role.to_string(),
                 ..Message::default()
@@ -26,7 +26,7 @@ impl State {
         );
     }
 
-    pub(super) fn text_content(&mut self, id: &str, delta: &str, ev: &mut Ev<'_>) {
+    pub(super) fn text_content(&mut self, id: &str, delta: String, ev: &mut Ev<'_>) {
         let assistant = match self.messages.get(id) {
             Some(m) => {
                 if m.ended {
@@ -50,7 +50,7 @@ impl State {
         };
         if !assistant {
             if let Some(m) = self.messages.get_mut(id) {
-                m.text.push_str(delta);
+                m.text.push_str(&delta);
             }
             return;
         }
@@ -60,14 +60,15 @@ impl State {
         let step = self.content_step(ev);
         if let Some(r) = self.run.as_mut() {
             match &mut r.last_text {
-                Some((last, text)) if last == id => text.push_str(delta),
-                slot => *slot = Some((id.to_string(), delta.to_string())),
+                Some((last, text)) if last == id => text.push_str(&delta),
+                slot => *slot = Some((id.to_string(), delta.clone())),
             }
         }
         let mut p = Map::with_capacity(2);
         p.insert("text_delta", Value::from(delta));
         p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.output_text.delta", p, ev);
+        // The last thing each of its callers does.
+        self.emit_last("agent.llm.output_text.delta", p, ev);
     }
 
     pub(super) fn text_end(&mut self, id: &str, ev: &mut Ev<'_>) {
@@ -130,7 +131,7 @@ impl State {
             }
         };
         if let Some(delta) = delta {
-            self.text_content(&id, delta, ev);
+            self.text_content(&id, delta.to_string(), ev);
         }
         Ok(())
     }
@@ -191,7 +192,7 @@ impl State {
         }
         self.content_step(ev);
         self.reasoning.insert(
-            id.to_string(),
+            id,
             Message {
                 role: "reasoning".into(),
                 ..Message::default()
@@ -200,7 +201,7 @@ impl State {
     }
 
     /// `id` is `None` for the pre-1.0 `THINKING_TEXT_MESSAGE_CONTENT`, which names no message.
-    pub(super) fn reasoning_content(&mut self, id: Option<&str>, delta: &str, ev: &mut Ev<'_>) {
+    pub(super) fn reasoning_content(&mut self, id: Option<&str>, delta: String, ev: &mut Ev<'_>) {
         if let Some(id) = id {
             if !self.reasoning.contains_key(id) {
                 ev.out.warn(
@@ -218,7 +219,8 @@ impl State {
         let mut p = Map::with_capacity(2);
         p.insert("text_delta", Value::from(delta));
         p.insert("step_number", Value::from(step));
-        self.emit("agent.llm.reasoning.delta", p, ev);
+        // The last thing each of its callers does.
+        self.emit_last("agent.llm.reasoning.delta", p, ev);
     }
 
     pub(super) fn reasoning_end(&mut self, id: &str, ev: &mut Ev<'_>) {
@@ -271,7 +273,7 @@ impl State {
             }
         };
         if let Some(delta) = delta {
-            self.reasoning_content(Some(&id), delta, ev);
+            self.reasoning_content(Some(&id), delta.to_string(), ev);
         }
         Ok(())
     }

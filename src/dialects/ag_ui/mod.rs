@@ -57,13 +57,17 @@
 
 mod data;
 mod final_form;
+mod ids;
 mod messages;
 mod read;
 pub(crate) mod tools;
 
 pub use data::STATE_LIMIT;
 
-use read::{missing, obj, opt_str, req_str, req_str_at, timestamp, usage, wrong};
+use ids::Ids;
+use read::{
+    missing, obj, opt_str, req_str, req_str_at, take_str, timestamp, usage, wrong, LastSecond,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -215,9 +219,9 @@ enum Chunking {
 pub(crate) struct State {
     run: Option<Run>,
     steps: Steps,
-    calls: BTreeMap<String, Call>,
-    messages: BTreeMap<String, Message>,
-    reasoning: BTreeMap<String, Message>,
+    calls: Ids<Call>,
+    messages: Ids<Message>,
+    reasoning: Ids<Message>,
     /// `TOOL_CALL_RESULT` message ids already translated.
     results: BTreeSet<String>,
     chunking: Option<Chunking>,
@@ -239,6 +243,8 @@ pub(crate) struct State {
     interrupts: BTreeMap<String, String>,
     /// Every interrupt id raised (on a tool call or not).
     seen_interrupts: BTreeSet<String>,
+    /// The second of the last event's timestamp, written.
+    last_second: LastSecond,
 }
 
 /// One event being translated: its timestamp and the output.
@@ -252,13 +258,13 @@ struct Ev<'a> {
 
 impl State {
     /// Translates one AG-UI event (its `type` is one [`claims`] accepts).
-    pub(crate) fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
+    pub(crate) fn translate(&mut self, mut event: Map, out: &mut Out) -> Result<()> {
+        // Borrowed from the event, not copied: the handlers read the event.
         let kind = event
             .get("type")
             .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let ts = timestamp(&event)?;
+            .unwrap_or_default();
+        let ts = timestamp(&event, &mut self.last_second)?;
         let mut ev = Ev {
             ts,
             out,
@@ -267,7 +273,7 @@ impl State {
         // transformChunks: everything but these (and a chunk of the open
         // kind, handled by the chunk itself) closes an open chunk sequence.
         let keeps_chunks = matches!(
-            kind.as_str(),
+            kind,
             "RAW"
                 | "ACTIVITY_SNAPSHOT"
                 | "ACTIVITY_DELTA"
@@ -279,7 +285,14 @@ impl State {
         if !keeps_chunks {
             self.close_chunks(&mut ev);
         }
-        let done = self.dispatch(&kind, &event, &mut ev);
+        // A text or reasoning delta (most of a stream) moves its text out of
+        // the event into its envelope: the event is dropped after this, its
+        // fingerprint for the redelivery rule already taken.
+        let done = match kind {
+            "TEXT_MESSAGE_CONTENT" => self.content(false, &mut event, &mut ev),
+            "REASONING_MESSAGE_CONTENT" => self.content(true, &mut event, &mut ev),
+            _ => self.dispatch(kind, &event, &mut ev),
+        };
         // A refused event is not logged, nor is a redelivery: neither may
         // leave a change the recording cannot replay. Each handler reads all
         // it needs before it changes anything; the chunks it closed on the
@@ -306,10 +319,11 @@ impl State {
                 self.text_start(id, role, ev);
                 Ok(())
             }
+            // `translate` moves a delta's text instead (`State::content`).
             "TEXT_MESSAGE_CONTENT" => {
                 let id = req_str(event, "messageId")?;
                 let delta = req_str(event, "delta")?;
-                self.text_content(id, delta, ev);
+                self.text_content(id, delta.to_string(), ev);
                 Ok(())
             }
             "TEXT_MESSAGE_END" => {
@@ -353,7 +367,7 @@ impl State {
             "REASONING_MESSAGE_CONTENT" => {
                 let id = req_str(event, "messageId")?;
                 let delta = req_str(event, "delta")?;
-                self.reasoning_content(Some(id), delta, ev);
+                self.reasoning_content(Some(id), delta.to_string(), ev);
                 Ok(())
             }
             "REASONING_MESSAGE_END" => {
@@ -384,7 +398,7 @@ impl State {
             "THINKING_END" | "THINKING_TEXT_MESSAGE_END" => Ok(()),
             "THINKING_TEXT_MESSAGE_CONTENT" => {
                 let delta = req_str(event, "delta")?;
-                self.reasoning_content(None, delta, ev);
+                self.reasoning_content(None, delta.to_string(), ev);
                 Ok(())
             }
             "STATE_SNAPSHOT" => self.state_snapshot(event, ev),
@@ -427,6 +441,19 @@ impl State {
     }
 
     /// The current run's id (also after it ended: late events stay with it).
+    /// `TEXT_MESSAGE_CONTENT` (or, if `reasoning`, `REASONING_MESSAGE_CONTENT`).
+    fn content(&mut self, reasoning: bool, event: &mut Map, ev: &mut Ev<'_>) -> Result<()> {
+        req_str(event, "messageId")?;
+        let delta = take_str(event, "delta")?;
+        let id = req_str(event, "messageId")?;
+        if reasoning {
+            self.reasoning_content(Some(id), delta, ev);
+        } else {
+            self.text_content(id, delta, ev);
+        }
+        Ok(())
+    }
+
     fn exec(&self) -> Option<String> {
         self.run.as_ref().map(|r| r.id.clone())
     }
@@ -437,6 +464,14 @@ impl State {
     }
 
     /// Emits under the run `exec` (a tool call's own run), or the current one.
+    /// [`State::emit`] for the event's last envelope: its timestamp moved
+    /// into it, not copied (a text or reasoning delta, most of a stream,
+    /// emits its delta last). Nothing of the event may emit after it.
+    fn emit_last(&self, kind: &str, payload: Map, ev: &mut Ev<'_>) {
+        let exec = self.run.as_ref().map(|r| r.id.as_str());
+        ev.out.emit(kind, exec, ev.ts.take(), payload);
+    }
+
     fn emit_in(&self, exec: Option<&str>, kind: &str, payload: Map, ev: &mut Ev<'_>) {
         match exec {
             Some(id) => ev.out.emit(kind, Some(id), ev.ts.clone(), payload),

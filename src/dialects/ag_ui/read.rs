@@ -4,9 +4,15 @@
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name, Map, Value};
 
+/// The second the last event's `timestamp` fell in, and that second
+/// written (`2026-01-20T12:00:00`): a stream's events arrive milliseconds
+/// apart, so most share it and only their milliseconds are written anew.
+#[derive(Debug, Default, Clone)]
+pub(super) struct LastSecond(Option<(i64, String)>);
+
 /// `timestamp` (milliseconds since the epoch, as every AG-UI SDK writes it)
-/// as RFC 3339.
-pub(super) fn timestamp(event: &Map) -> Result<Option<String>> {
+/// as RFC 3339 (as `crate::model::time::format_utc_millis` writes it).
+pub(super) fn timestamp(event: &Map, last: &mut LastSecond) -> Result<Option<String>> {
     let ms = match event.get("timestamp") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Number(n)) => n.as_f64(),
@@ -18,6 +24,27 @@ pub(super) fn timestamp(event: &Map) -> Result<Option<String>> {
             ))
         }
     };
+    // The second and the nanoseconds as `from_epoch_millis` splits them.
+    if let Some(ms) = ms.filter(|ms| ms.is_finite()) {
+        let secs = (ms / 1000.0).floor();
+        if let Some((second, written)) = &last.0 {
+            if *second == secs as i64 {
+                let nanos = ((ms - secs * 1000.0) * 1_000_000.0)
+                    .round()
+                    .clamp(0.0, 999_999_999.0) as u32;
+                let millis = nanos / 1_000_000;
+                let digit = |v: u32| char::from(b'0' + (v % 10) as u8);
+                let mut out = String::with_capacity(written.len() + 5);
+                out.push_str(written);
+                out.push('.');
+                out.push(digit(millis / 100));
+                out.push(digit(millis / 10));
+                out.push(digit(millis));
+                out.push('Z');
+                return Ok(Some(out));
+            }
+        }
+    }
     let t = ms
         .and_then(crate::model::time::from_epoch_millis)
         .filter(crate::model::time::in_atom_range)
@@ -28,7 +55,13 @@ pub(super) fn timestamp(event: &Map) -> Result<Option<String>> {
                 "expected milliseconds since 1970 within years 0 to 9999",
             )
         })?;
-    Ok(Some(crate::model::time::format_utc_millis(&t)))
+    let written = crate::model::time::format_utc_millis(&t);
+    if let Some(ms) = ms {
+        // Without its `.mmmZ`.
+        let second = written.get(..written.len().saturating_sub(5));
+        last.0 = second.map(|s| ((ms / 1000.0).floor() as i64, s.to_string()));
+    }
+    Ok(Some(written))
 }
 
 /// Token usage of `RUN_FINISHED` / `RUN_ERROR`: the entries summed into the
@@ -113,6 +146,16 @@ pub(super) fn wrong(key: &str, expected: &str, found: &Value) -> SteplineError {
     )
 }
 
+/// [`req_str`], the string taken out of the event (an empty one left):
+/// the envelope it goes to owns it without a copy.
+pub(super) fn take_str(m: &mut Map, key: &str) -> Result<String> {
+    req_str(m, key)?;
+    Ok(match m.get_mut(key) {
+        Some(Value::String(s)) => std::mem::take(s),
+        _ => String::new(),
+    })
+}
+
 pub(super) fn req_str<'a>(m: &'a Map, key: &str) -> Result<&'a str> {
     req_str_at(m, key, "")
 }
@@ -143,5 +186,47 @@ pub(super) fn opt_str<'a>(m: &'a Map, key: &str) -> Result<Option<&'a str>> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
         Some(other) => Err(wrong(key, "a string", other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{timestamp, LastSecond};
+    use crate::json::{Map, Value};
+
+    #[test]
+    fn a_timestamp_in_the_second_before_it_is_written_as_one_read_alone() {
+        let stamps = [
+            1_795_168_800_000.0,
+            1_795_168_800_010.0,
+            1_795_168_800_999.0,
+            1_795_168_800_999.7,
+            1_795_168_800_999.999_9,
+            1_795_168_801_000.0,
+            1_795_168_801_000.4,
+            1_795_168_801_000.5,
+            1_795_168_800_500.0,
+            -1.0,
+            -999.0,
+            -1000.0,
+            -0.4,
+            0.0,
+            253_402_300_799_999.0,
+            253_402_300_799_999.5,
+            253_402_300_800_000.0,
+            253_402_300_799_000.0,
+        ];
+        let mut last = LastSecond::default();
+        for ms in stamps {
+            let mut event = Map::new();
+            event.insert("timestamp", Value::from(ms));
+            let alone = timestamp(&event, &mut LastSecond::default());
+            let after = timestamp(&event, &mut last);
+            match (alone, after) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{ms}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{ms}"),
+                (a, b) => panic!("{ms}: {a:?} alone, {b:?} after the one before"),
+            }
+        }
     }
 }

@@ -14,11 +14,15 @@ impl State {
         let step = self.content_step(ev);
         self.steps.has_tool_calls = true;
         let run = self.exec();
-        let call = self.calls.entry(id.to_string()).or_default();
-        call.name = name.to_string();
-        call.started = true;
-        call.step = step;
-        call.run = run;
+        if !self.calls.contains_key(id) {
+            self.calls.insert(id, Call::default());
+        }
+        if let Some(call) = self.calls.get_mut(id) {
+            call.name = name.to_string();
+            call.started = true;
+            call.step = step;
+            call.run = run;
+        }
     }
 
     /// A call whose start never arrived: kept in the step its content goes
@@ -28,7 +32,7 @@ impl State {
         self.steps.has_tool_calls = true;
         let run = self.exec();
         self.calls.insert(
-            id.to_string(),
+            id,
             Call {
                 step,
                 run,

@@ -136,31 +136,123 @@ const FINISH: &[Field] = &[
 const ABORT: &[Field] = &[("reason", Ty::Str, false)];
 const MESSAGE_METADATA: &[Field] = &[("messageMetadata", Ty::Any, true)];
 
-/// The fields of chunk type `kind`, or `None` for a type the schema does not know.
-pub(super) fn fields(kind: &str) -> Option<&'static [Field]> {
-    Some(match kind {
-        "text-start" | "text-end" | "reasoning-start" | "reasoning-end" => PART,
-        "text-delta" | "reasoning-delta" => DELTA,
-        "error" => ERROR,
-        "tool-input-start" => TOOL_INPUT_START,
-        "tool-input-delta" => TOOL_INPUT_DELTA,
-        "tool-input-available" => TOOL_INPUT_AVAILABLE,
-        "tool-input-error" => TOOL_INPUT_ERROR,
-        "tool-approval-request" => TOOL_APPROVAL_REQUEST,
-        "tool-output-available" => TOOL_OUTPUT_AVAILABLE,
-        "tool-output-error" => TOOL_OUTPUT_ERROR,
-        "tool-output-denied" => TOOL_OUTPUT_DENIED,
-        "source-url" => SOURCE_URL,
-        "source-document" => SOURCE_DOCUMENT,
-        "file" => FILE,
-        "start-step" | "finish-step" => NONE,
-        "start" => START,
-        "finish" => FINISH,
-        "abort" => ABORT,
-        "message-metadata" => MESSAGE_METADATA,
-        k if k.starts_with("data-") => DATA,
-        _ => return None,
-    })
+/// A chunk type, read once per chunk: the translator's checks and its
+/// dispatch then match a number, not the type's text four times over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Start,
+    Finish,
+    StartStep,
+    FinishStep,
+    TextStart,
+    TextEnd,
+    TextDelta,
+    ReasoningStart,
+    ReasoningEnd,
+    ReasoningDelta,
+    Error,
+    Abort,
+    ToolInputStart,
+    ToolInputDelta,
+    ToolInputAvailable,
+    ToolInputError,
+    ToolApprovalRequest,
+    ToolOutputAvailable,
+    ToolOutputError,
+    ToolOutputDenied,
+    SourceUrl,
+    SourceDocument,
+    File,
+    MessageMetadata,
+    /// `data-<name>`.
+    Data,
+}
+
+impl Kind {
+    /// The chunk type `kind` names, if the schema has it.
+    pub(super) fn of(kind: &str) -> Option<Kind> {
+        Some(match kind {
+            "start" => Kind::Start,
+            "finish" => Kind::Finish,
+            "start-step" => Kind::StartStep,
+            "finish-step" => Kind::FinishStep,
+            "text-start" => Kind::TextStart,
+            "text-end" => Kind::TextEnd,
+            "text-delta" => Kind::TextDelta,
+            "reasoning-start" => Kind::ReasoningStart,
+            "reasoning-end" => Kind::ReasoningEnd,
+            "reasoning-delta" => Kind::ReasoningDelta,
+            "error" => Kind::Error,
+            "abort" => Kind::Abort,
+            "tool-input-start" => Kind::ToolInputStart,
+            "tool-input-delta" => Kind::ToolInputDelta,
+            "tool-input-available" => Kind::ToolInputAvailable,
+            "tool-input-error" => Kind::ToolInputError,
+            "tool-approval-request" => Kind::ToolApprovalRequest,
+            "tool-output-available" => Kind::ToolOutputAvailable,
+            "tool-output-error" => Kind::ToolOutputError,
+            "tool-output-denied" => Kind::ToolOutputDenied,
+            "source-url" => Kind::SourceUrl,
+            "source-document" => Kind::SourceDocument,
+            "file" => Kind::File,
+            "message-metadata" => Kind::MessageMetadata,
+            k if k.starts_with("data-") => Kind::Data,
+            _ => return None,
+        })
+    }
+
+    /// The fields of a chunk of this type (`type` aside).
+    pub(super) fn fields(self) -> &'static [Field] {
+        match self {
+            Kind::TextStart | Kind::TextEnd | Kind::ReasoningStart | Kind::ReasoningEnd => PART,
+            Kind::TextDelta | Kind::ReasoningDelta => DELTA,
+            Kind::Error => ERROR,
+            Kind::ToolInputStart => TOOL_INPUT_START,
+            Kind::ToolInputDelta => TOOL_INPUT_DELTA,
+            Kind::ToolInputAvailable => TOOL_INPUT_AVAILABLE,
+            Kind::ToolInputError => TOOL_INPUT_ERROR,
+            Kind::ToolApprovalRequest => TOOL_APPROVAL_REQUEST,
+            Kind::ToolOutputAvailable => TOOL_OUTPUT_AVAILABLE,
+            Kind::ToolOutputError => TOOL_OUTPUT_ERROR,
+            Kind::ToolOutputDenied => TOOL_OUTPUT_DENIED,
+            Kind::SourceUrl => SOURCE_URL,
+            Kind::SourceDocument => SOURCE_DOCUMENT,
+            Kind::File => FILE,
+            Kind::StartStep | Kind::FinishStep => NONE,
+            Kind::Start => START,
+            Kind::Finish => FINISH,
+            Kind::Abort => ABORT,
+            Kind::MessageMetadata => MESSAGE_METADATA,
+            Kind::Data => DATA,
+        }
+    }
+
+    /// Whether a chunk of this type after the run ended continues it: a new
+    /// step, text, reasoning or a tool chunk does (the next response of the
+    /// same message); late metadata, data parts, files, sources and a
+    /// repeated end do not (`createUIMessageStream` writers send those after
+    /// a `finish`, and after a provider `error` streamText still closes the
+    /// step).
+    pub(super) fn reopens(self) -> bool {
+        matches!(
+            self,
+            Kind::StartStep
+                | Kind::TextStart
+                | Kind::TextEnd
+                | Kind::TextDelta
+                | Kind::ReasoningStart
+                | Kind::ReasoningEnd
+                | Kind::ReasoningDelta
+                | Kind::ToolInputStart
+                | Kind::ToolInputDelta
+                | Kind::ToolInputAvailable
+                | Kind::ToolInputError
+                | Kind::ToolApprovalRequest
+                | Kind::ToolOutputAvailable
+                | Kind::ToolOutputError
+                | Kind::ToolOutputDenied
+        )
+    }
 }
 
 /// Checks `chunk` against `fields`: a required field absent, or any field of
@@ -273,6 +365,47 @@ pub(super) fn merge_objects(base: &mut Value, overrides: Value) {
 mod tests {
     use super::*;
     use crate::json::from_str;
+
+    #[test]
+    fn a_chunk_type_continues_an_ended_run_when_it_is_a_step_text_reasoning_or_tool_chunk() {
+        let every = [
+            "start",
+            "finish",
+            "start-step",
+            "finish-step",
+            "text-start",
+            "text-end",
+            "text-delta",
+            "reasoning-start",
+            "reasoning-end",
+            "reasoning-delta",
+            "error",
+            "abort",
+            "tool-input-start",
+            "tool-input-delta",
+            "tool-input-available",
+            "tool-input-error",
+            "tool-approval-request",
+            "tool-output-available",
+            "tool-output-error",
+            "tool-output-denied",
+            "source-url",
+            "source-document",
+            "file",
+            "message-metadata",
+            "data-weather",
+        ];
+        for kind in every {
+            let k = Kind::of(kind).expect("a type the schema declares");
+            // The rule as the type's text states it.
+            let by_name = kind == "start-step"
+                || kind.starts_with("text-")
+                || kind.starts_with("reasoning-")
+                || kind.starts_with("tool-");
+            assert_eq!(k.reopens(), by_name, "{kind}");
+        }
+        assert_eq!(Kind::of("tool-result"), None, "no such type in ai@6");
+    }
 
     fn obj(text: &str) -> Map {
         match from_str(text) {

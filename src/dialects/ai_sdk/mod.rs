@@ -51,7 +51,7 @@ use crate::dialects::Out;
 use crate::error::Result;
 use crate::json::{child, obj, Map, Value};
 
-use chunk::{flag, merge_objects, one_of, str_of};
+use chunk::{flag, merge_objects, one_of, str_of, Kind};
 
 /// The finish reasons of `ai@6.0.324` (`FinishReason`).
 const FINISH_REASONS: &[&str] = &[
@@ -79,7 +79,7 @@ pub(crate) fn claims(event: &Map) -> bool {
         "error" => event.contains_key("errorText"),
         "start" | "finish" | "abort" | "file" => true,
         k => {
-            chunk::fields(k).is_some()
+            Kind::of(k).is_some()
                 || (k.contains('-')
                     && !k.starts_with('-')
                     && k.bytes()
@@ -150,20 +150,20 @@ pub(crate) struct State {
 
 impl State {
     /// Translates one chunk (`path` prefix "" for its root).
-    pub(crate) fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
-        let kind = str_of(&event, "type").unwrap_or_default().to_string();
-        let Some(fields) = chunk::fields(&kind) else {
+    pub(crate) fn translate(&mut self, mut event: Map, out: &mut Out) -> Result<()> {
+        let kind = str_of(&event, "type").unwrap_or_default();
+        let Some(k) = Kind::of(kind) else {
             out.warn(
                 "/type",
                 "unknown_type",
                 format!(
                     "unknown AI SDK chunk type {} (kept)",
-                    crate::json::quote(&kind)
+                    crate::json::quote(kind)
                 ),
             );
             return Ok(());
         };
-        for extra in chunk::check(&event, fields)? {
+        for extra in chunk::check(&event, k.fields())? {
             out.warn(
                 &child("", extra),
                 "unknown_field",
@@ -178,16 +178,16 @@ impl State {
         // envelopes are discarded and its line is not recorded, so a
         // translator that had opened (or reopened) a run for it would go on
         // differently from the recording's replay, which never sees it.
-        match kind.as_str() {
-            "finish" => {
+        match k {
+            Kind::Finish => {
                 one_of(&event, "finishReason", FINISH_REASONS)?;
             }
-            "tool-input-start" => {
+            Kind::ToolInputStart => {
                 one_of(&event, "inputEncoding", &["json", "text"])?;
             }
             _ => {}
         }
-        if kind == "start" {
+        if k == Kind::Start {
             return self.start(&event, out);
         }
         if self.execution.is_none() {
@@ -198,30 +198,37 @@ impl State {
             );
             self.open(None, out);
         }
-        if self.ended.is_some() && reopens(&kind) {
+        if self.ended.is_some() && k.reopens() {
             self.reopen();
         }
-        match kind.as_str() {
-            "start-step" => self.start_step(out),
-            "finish-step" => self.finish_step(out),
-            "text-start" | "reasoning-start" => self.part_start(&kind, &event),
-            "text-end" | "reasoning-end" => self.part_end(&kind, &event, out),
-            "text-delta" | "reasoning-delta" => self.delta(&kind, &event, out),
-            "tool-input-start" => self.tool_input_start(&event)?,
-            "tool-input-delta" => self.tool_input_delta(&event, out),
-            "tool-input-available" => self.tool_input_available(event, out),
-            "tool-input-error" => self.tool_input_error(event, out),
-            "tool-output-available" => self.tool_output(event, out),
-            "tool-output-error" => self.tool_output_error(&event, out),
-            "tool-approval-request" => self.approval_request(&event, out),
-            "tool-output-denied" => self.denied(&event, out),
-            "source-url" | "source-document" => self.source(&kind, event, out),
-            "file" => self.file(event, out),
-            "message-metadata" => self.metadata(event, out),
-            "finish" => self.finish(event, out)?,
-            "error" => self.error(&event, out),
-            "abort" => self.abort(&event, out),
-            _ => self.data(&kind, event, out),
+        match k {
+            Kind::StartStep => self.start_step(out),
+            Kind::FinishStep => self.finish_step(out),
+            Kind::TextStart | Kind::ReasoningStart => self.part_start(k, &event),
+            Kind::TextEnd | Kind::ReasoningEnd => self.part_end(k, kind, &event, out),
+            Kind::TextDelta | Kind::ReasoningDelta => self.delta(k, &mut event, out),
+            Kind::ToolInputStart => self.tool_input_start(&event)?,
+            Kind::ToolInputDelta => self.tool_input_delta(&event, out),
+            Kind::ToolInputAvailable => self.tool_input_available(event, out),
+            Kind::ToolInputError => self.tool_input_error(event, out),
+            Kind::ToolOutputAvailable => self.tool_output(event, out),
+            Kind::ToolOutputError => self.tool_output_error(&event, out),
+            Kind::ToolApprovalRequest => self.approval_request(&event, out),
+            Kind::ToolOutputDenied => self.denied(&event, out),
+            Kind::SourceUrl | Kind::SourceDocument => {
+                let kind = kind.to_string();
+                self.source(&kind, event, out)
+            }
+            Kind::File => self.file(event, out),
+            Kind::MessageMetadata => self.metadata(event, out),
+            Kind::Finish => self.finish(event, out)?,
+            Kind::Error => self.error(&event, out),
+            Kind::Abort => self.abort(&event, out),
+            // (A start returned above.)
+            Kind::Start | Kind::Data => {
+                let kind = kind.to_string();
+                self.data(&kind, event, out)
+            }
         }
         Ok(())
     }
@@ -347,17 +354,18 @@ impl State {
         );
     }
 
-    fn part_start(&mut self, kind: &str, event: &Map) {
+    fn part_start(&mut self, k: Kind, event: &Map) {
         let id = str_of(event, "id").unwrap_or_default().to_string();
-        let open = self.parts(kind);
+        let open = self.parts(k);
         if !open.contains(&id) {
             open.push(id);
         }
     }
 
-    fn part_end(&mut self, kind: &str, event: &Map, out: &mut Out) {
+    /// `kind` is the chunk's type (`k`) as written.
+    fn part_end(&mut self, k: Kind, kind: &str, event: &Map, out: &mut Out) {
         let id = str_of(event, "id").unwrap_or_default();
-        let open = self.parts(kind);
+        let open = self.parts(k);
         match open.iter().position(|o| o == id) {
             Some(i) => {
                 open.remove(i);
@@ -373,9 +381,16 @@ impl State {
         }
     }
 
-    fn delta(&mut self, kind: &str, event: &Map, out: &mut Out) {
+    /// Its text is moved out of the chunk into the envelope, not copied: the
+    /// chunk is dropped after this, its redelivery fingerprint already taken.
+    fn delta(&mut self, k: Kind, event: &mut Map, out: &mut Out) {
+        let delta = match event.get_mut("delta") {
+            Some(Value::String(s)) => std::mem::take(s),
+            _ => String::new(),
+        };
+        let kind = str_of(event, "type").unwrap_or_default();
         let id = str_of(event, "id").unwrap_or_default();
-        if !self.parts(kind).iter().any(|o| o == id) {
+        if !self.parts(k).iter().any(|o| o == id) {
             out.warn(
                 "/id",
                 "gap",
@@ -385,10 +400,9 @@ impl State {
                 ),
             );
         }
-        let delta = str_of(event, "delta").unwrap_or_default();
-        let envelope = if kind == "text-delta" {
+        let envelope = if k == Kind::TextDelta {
             if self.step_text.len() < ANSWER_MAX {
-                push_cut(&mut self.step_text, delta, ANSWER_MAX);
+                push_cut(&mut self.step_text, &delta, ANSWER_MAX);
             }
             "agent.llm.output_text.delta"
         } else {
@@ -405,8 +419,8 @@ impl State {
         );
     }
 
-    fn parts(&mut self, kind: &str) -> &mut Vec<String> {
-        if kind.starts_with("text") {
+    fn parts(&mut self, k: Kind) -> &mut Vec<String> {
+        if matches!(k, Kind::TextStart | Kind::TextEnd | Kind::TextDelta) {
             &mut self.open_text
         } else {
             &mut self.open_reasoning
@@ -842,18 +856,6 @@ impl State {
         p.push("step_number", Value::from(self.step_number()));
         out.emit("agent.run.interrupted", self.id(), None, p);
     }
-}
-
-/// Whether a chunk of type `kind` after the run ended continues it: a new
-/// step, text, reasoning or a tool chunk does (the next response of the same
-/// message); late metadata, data parts, files, sources and a repeated end
-/// do not (`createUIMessageStream` writers send those after a `finish`, and
-/// after a provider `error` streamText still closes the step).
-fn reopens(kind: &str) -> bool {
-    kind == "start-step"
-        || kind.starts_with("text-")
-        || kind.starts_with("reasoning-")
-        || kind.starts_with("tool-")
 }
 
 /// A payload from key/value pairs, in order.
