@@ -25,7 +25,17 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cargoBin = join(process.env.CARGO_HOME ?? join(process.env.HOME ?? '', '.cargo'), 'bin');
-const env = { ...process.env, PATH: `${cargoBin}${delimiter}${process.env.PATH ?? ''}` };
+// A CI run is a fresh clone built once: cargo's incremental caches would only take disk
+// (gigabytes across the native, wasm and lint builds) on a machine it shares.
+const env = {
+  ...process.env,
+  PATH: `${cargoBin}${delimiter}${process.env.PATH ?? ''}`,
+  ...(process.env.CI ? { CARGO_INCREMENTAL: process.env.CARGO_INCREMENTAL ?? '0' } : {}),
+};
+
+/** Commands whose output said the disk was full: named in the summary, since a failure they
+ * cause reads like a broken build. */
+const diskFull = new Set();
 
 /** Runs a command with its output passed through, and also returns that output. */
 function run(command, args, extraEnv = {}) {
@@ -35,7 +45,10 @@ function run(command, args, extraEnv = {}) {
     child.stdout.on('data', (chunk) => { output += chunk; process.stdout.write(chunk); });
     child.stderr.on('data', (chunk) => { output += chunk; process.stderr.write(chunk); });
     child.on('error', (error) => resolve({ code: 127, output: `${output}\ncould not run ${command}: ${error.message}` }));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), output }));
+    child.on('close', (code, signal) => {
+      if (output.includes('No space left on device')) diskFull.add(`${command} ${args.join(' ')}`);
+      resolve({ code: code ?? (signal ? 128 : 1), output });
+    });
   });
 }
 
@@ -219,6 +232,7 @@ async function main() {
 
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   if (!built) console.log('build: FAILED');
+  for (const command of diskFull) console.log(`disk full: \`${command}\` ran out of disk space (free some and run again)`);
   for (const { line } of results) console.log(line);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0) + (built ? 0 : 1);
