@@ -437,6 +437,10 @@ fn normalise(
     path: &str,
     warnings: &mut Vec<Warning>,
 ) -> Result<Map> {
+    if in_normal_form(&input, spec) {
+        check_in_place(&mut input, spec, path)?;
+        return Ok(input);
+    }
     let marks = input.len() <= 64;
     let mut read = 0u64;
     let mut take = |input: &mut Map, key: &str| -> Option<Value> {
@@ -519,6 +523,63 @@ fn normalise(
         warnings,
     );
     Ok(out)
+}
+
+/// Whether `input` is already what [`normalise`] makes of it: every member
+/// a field of `spec` under its normalised name, in `spec` order, every
+/// required field present and not null, and no tool list to count. That is
+/// how a producer writes its own payloads, so nearly every payload is
+/// checked where it is instead of moved into a second map. (No field's
+/// name is another's alias, `fields_are_not_each_others_aliases` below, so a
+/// member under a field's name is that field.)
+fn in_normal_form(input: &Map, spec: &[Field]) -> bool {
+    let mut members = input.iter().peekable();
+    for f in spec {
+        match members.peek() {
+            Some((k, v)) if crate::json::same_key(k, f.name) => {
+                if (f.required && v.is_null()) || (f.kind == Kind::ToolCount && v.is_array()) {
+                    return false;
+                }
+                members.next();
+            }
+            _ if f.required => return false,
+            _ => {}
+        }
+    }
+    members.next().is_none()
+}
+
+/// [`normalise`]'s checks of a payload [`in_normal_form`], member by member
+/// in place: the same values and the same first error.
+fn check_in_place(input: &mut Map, spec: &[Field], path: &str) -> Result<()> {
+    let mut fields = spec.iter();
+    for (key, v) in input.iter_mut() {
+        let Some(f) = fields.find(|f| crate::json::same_key(key, f.name)) else {
+            continue;
+        };
+        if v.is_null() || already_checked(v, f.kind) {
+            continue;
+        }
+        let kind = match f.kind {
+            Kind::ToolCount => Kind::Int,
+            kind => kind,
+        };
+        *v = checked(std::mem::take(v), kind, At { path, key: f.name })?;
+    }
+    Ok(())
+}
+
+/// Whether [`checked`] would give `v` back as it is, without moving it: the
+/// usual value of the usual kinds (an integer already in its one form, a
+/// position not negative).
+fn already_checked(v: &Value, kind: Kind) -> bool {
+    match (kind, v) {
+        (Kind::Str, Value::String(_)) | (Kind::Bool, Value::Bool(_)) | (Kind::Any, _) => true,
+        (Kind::Num, Value::Number(_)) => true,
+        (Kind::Int, Value::Number(n)) => n.is_i64(),
+        (Kind::Index, Value::Number(n)) => n.is_i64() && n.is_u64(),
+        _ => false,
+    }
 }
 
 /// Keeps the fields left in `unknown` under `extra` in `out`, with an
@@ -724,6 +785,98 @@ fn evaluations(v: &Value, at: At) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_are_not_each_others_aliases() {
+        // `in_normal_form` takes a member under a field's name for that field.
+        for kind in crate::envelope::schema::KNOWN_TYPES {
+            let spec = crate::envelope::schema::fields(kind).unwrap();
+            for f in spec {
+                for other in spec {
+                    assert!(!other.aliases.contains(&f.name), "{kind}: {}", f.name);
+                }
+            }
+        }
+    }
+
+    /// The envelope of `payload` (a JSON object's members) of type `kind`.
+    fn payload_of(kind: &str, members: &str) -> Result<Decoded> {
+        decode_text(&format!(
+            r#"{{"type":"{kind}","session_id":"s","payload":{{{members}}}}}"#
+        ))
+    }
+
+    #[test]
+    fn a_payload_in_normal_form_decodes_as_the_same_payload_out_of_order() {
+        // In order, the payload is checked in place; out of order it is
+        // moved into a new map. Both give the same envelope and warnings.
+        for (kind, in_order, out_of_order) in [
+            (
+                "agent.stream.chunk",
+                r#""content":"hi","is_complete":false,"chunk_index":3"#,
+                r#""chunk_index":3,"content":"hi","is_complete":false"#,
+            ),
+            (
+                "agent.stream.chunk",
+                r#""content":"{}","chunk_index":-0,"tokens_delta":2"#,
+                r#""tokens_delta":2,"chunk_index":-0,"content":"{}""#,
+            ),
+            (
+                "agent.step.started",
+                r#""step_number":1,"message_count":null,"available_tools":4"#,
+                r#""available_tools":4,"step_number":1,"message_count":null"#,
+            ),
+            (
+                "agent.tool.completed",
+                r#""tool_name":"t","tool_call_id":"c","success":true,"error":null,"duration_ms":5"#,
+                r#""duration_ms":5,"tool_name":"t","success":true,"tool_call_id":"c","error":null"#,
+            ),
+        ] {
+            let a = payload_of(kind, in_order).unwrap();
+            let b = payload_of(kind, out_of_order).unwrap();
+            assert_eq!(a.envelope, b.envelope, "{kind}: {in_order}");
+            assert_eq!(
+                crate::json::to_string(&a.envelope),
+                crate::json::to_string(&b.envelope),
+                "{kind}: the members' order"
+            );
+            assert_eq!(a.warnings.len(), b.warnings.len());
+        }
+    }
+
+    #[test]
+    fn a_payload_in_normal_form_fails_as_the_same_payload_out_of_order() {
+        for (kind, in_order, out_of_order) in [
+            (
+                "agent.stream.chunk",
+                r#""content":"hi","is_complete":"no","chunk_index":-1"#,
+                r#""chunk_index":-1,"is_complete":"no","content":"hi""#,
+            ),
+            (
+                "agent.stream.chunk",
+                r#""content":"hi","chunk_index":-1"#,
+                r#""chunk_index":-1,"content":"hi""#,
+            ),
+            (
+                "agent.stream.chunk",
+                r#""content":null,"chunk_index":1"#,
+                r#""chunk_index":1,"content":null"#,
+            ),
+            (
+                "agent.step.started",
+                r#""step_number":1.5"#,
+                r#""step_number":1.5"#,
+            ),
+        ] {
+            let a = payload_of(kind, in_order).unwrap_err();
+            let b = payload_of(kind, out_of_order).unwrap_err();
+            assert_eq!(
+                (a.code, &a.path, &a.message),
+                (b.code, &b.path, &b.message),
+                "{in_order}"
+            );
+        }
+    }
 
     #[test]
     fn a_field_is_read_under_its_first_spelling_and_the_others_dropped() {
