@@ -5,7 +5,9 @@
 //! few of them: the struct was about 200 of the 288 bytes (wasm32) the
 //! placement held per event, 1.1 MiB over the 4,000 events of the 100k live
 //! run (bench/findings.md, issue 27's fourth pass). Kept here are the kind,
-//! the name and the fields present.
+//! the name (its place in the placement's [`Names`]: a stream calls a few
+//! tools over and over, and a copy of the name per event was an allocation
+//! each) and the fields present.
 
 use crate::event::{ToolEvent, ToolKind};
 use crate::json::Value;
@@ -15,8 +17,43 @@ use crate::json::Value;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct KeptToolEvent {
     pub(crate) kind: ToolKind,
-    name: String,
+    /// The name's place in the placement's [`Names`].
+    name: usize,
     fields: Box<[Field]>,
+}
+
+/// How many of the latest names a new event's name is looked for among:
+/// a stream of ever-new names then costs a few comparisons an event, not a
+/// scan of every name (it keeps a copy per event, as before).
+const RECENT_NAMES: usize = 16;
+
+/// The tool names of an execution's kept events, each kept once while a
+/// stream keeps using it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Names(Vec<Box<str>>);
+
+impl Names {
+    /// The place of `name`, added when it is not among the latest.
+    fn id(&mut self, name: &str) -> usize {
+        let n = self.0.len();
+        let found = self
+            .0
+            .iter()
+            .rev()
+            .take(RECENT_NAMES)
+            .position(|x| **x == *name);
+        match found {
+            Some(back) => n - 1 - back,
+            None => {
+                self.0.push(name.into());
+                n
+            }
+        }
+    }
+
+    fn get(&self, id: usize) -> &str {
+        self.0.get(id).map_or("", |x| x)
+    }
 }
 
 /// One present field of a [`ToolEvent`].
@@ -40,7 +77,7 @@ enum Field {
 impl KeptToolEvent {
     /// A copy of `e`'s present fields, each of its exact size (the
     /// decoder's strings and values can hold more room than they use).
-    pub(crate) fn new(e: &ToolEvent) -> KeptToolEvent {
+    pub(crate) fn new(e: &ToolEvent, names: &mut Names) -> KeptToolEvent {
         // Destructured, so that a field added to ToolEvent fails to compile here.
         let ToolEvent {
             kind,
@@ -77,15 +114,14 @@ impl KeptToolEvent {
         fields.extend(text(text_delta, Field::TextDelta));
         KeptToolEvent {
             kind: *kind,
-            name: name.clone(),
+            name: names.id(name),
             fields: fields.into_boxed_slice(),
         }
     }
 
-    /// The event as it was given.
-    pub(crate) fn event(&self) -> ToolEvent {
-        let mut e = ToolEvent::new(self.kind, "");
-        e.name.clone_from(&self.name);
+    /// The event as it was given (`names`: the table it was kept with).
+    pub(crate) fn event(&self, names: &Names) -> ToolEvent {
+        let mut e = ToolEvent::new(self.kind, names.get(self.name));
         for f in self.fields.iter().cloned() {
             match f {
                 Field::CallId(v) => e.call_id = Some(v),
@@ -109,15 +145,16 @@ impl KeptToolEvent {
 
 #[cfg(test)]
 mod tests {
-    use super::KeptToolEvent;
+    use super::{KeptToolEvent, Names, RECENT_NAMES};
     use crate::event::{ToolEvent, ToolKind};
 
     #[test]
     fn a_kept_tool_event_gives_back_every_field_it_was_given_and_keeps_only_those() {
+        let names = &mut Names::default();
         let bare = ToolEvent::new(ToolKind::Started, "search");
-        let kept = KeptToolEvent::new(&bare);
+        let kept = KeptToolEvent::new(&bare, names);
         assert!(kept.fields.is_empty());
-        assert_eq!(kept.event(), bare);
+        assert_eq!(kept.event(names), bare);
         let s = |t: &str| Some(t.to_string());
         let full = ToolEvent {
             kind: ToolKind::Completed,
@@ -136,14 +173,37 @@ mod tests {
             approval: s("approved"),
             text_delta: s("td"),
         };
-        let kept = KeptToolEvent::new(&full);
+        let kept = KeptToolEvent::new(&full, names);
         assert_eq!(kept.fields.len(), 13);
-        assert_eq!(kept.event(), full);
+        assert_eq!(kept.event(names), full);
         let mut some = ToolEvent::new(ToolKind::Failed, "fetch");
         some.success = Some(true);
         some.duration_ms = Some(crate::json!(7));
-        let kept = KeptToolEvent::new(&some);
+        let kept = KeptToolEvent::new(&some, names);
         assert_eq!(kept.fields.len(), 2);
-        assert_eq!(kept.event(), some);
+        assert_eq!(kept.event(names), some);
+    }
+
+    #[test]
+    fn kept_tool_events_keep_a_name_the_stream_repeats_once() {
+        // Each kept event held its own copy of the tool's name, an
+        // allocation per event (bench/findings.md, issue 27's sixth pass).
+        let names = &mut Names::default();
+        let tools = ["search", "fetch_page", "get_time", "", "search"];
+        let kept: Vec<KeptToolEvent> = (0..400)
+            .map(|i| KeptToolEvent::new(&ToolEvent::new(ToolKind::Started, tools[i % 5]), names))
+            .collect();
+        assert_eq!(names.0.len(), 4);
+        for (i, k) in kept.iter().enumerate() {
+            assert_eq!(k.event(names).name, tools[i % 5]);
+        }
+        // A name not among the latest is kept again, not looked for among
+        // all of them: a stream of ever-new names costs no scan.
+        for i in 0..RECENT_NAMES {
+            KeptToolEvent::new(&ToolEvent::new(ToolKind::Started, &format!("t{i}")), names);
+        }
+        let again = KeptToolEvent::new(&ToolEvent::new(ToolKind::Started, "search"), names);
+        assert_eq!(names.0.len(), 4 + RECENT_NAMES + 1);
+        assert_eq!(again.event(names).name, "search");
     }
 }
