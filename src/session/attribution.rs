@@ -41,14 +41,12 @@
 //! assert_eq!(steps[1]["tools"][0]["attribution"], "timestamp");
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
 use crate::session::blocks::Blocks;
 use crate::session::dedup::Fingerprint;
 use crate::session::kept_tool_event::{KeptToolEvent, Names};
-use crate::session::view::StepView;
+use crate::session::view::{StepMap, StepView};
 
 /// How a tool run was placed in its step (the view's `attribution`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -450,7 +448,7 @@ impl ToolPlacement {
     /// takes a late copy of an earlier step's event as the redelivery it is).
     pub fn repeat_is_new(
         &self,
-        steps: &BTreeMap<i64, StepView>,
+        steps: &StepMap,
         at: Option<i64>,
         arrival: i64,
         content: Fingerprint,
@@ -501,7 +499,7 @@ impl ToolPlacement {
     /// completed, so it changes nothing.
     fn absorbs(
         &self,
-        steps: &BTreeMap<i64, StepView>,
+        steps: &StepMap,
         n: i64,
         at: Option<i64>,
         content: Fingerprint,
@@ -544,7 +542,7 @@ impl ToolPlacement {
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
+        steps: &mut StepMap,
         event: ToolEvent,
         ts: Option<String>,
         own: Option<i64>,
@@ -590,7 +588,9 @@ impl ToolPlacement {
             let earlier = self.events(p.step);
             let repeat = self.halves.get(i).is_some_and(|h| self.repeats(earlier, h));
             self.slot_mut(p.step).events.push(i);
-            let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
+            let step = steps
+                .entry(p.step)
+                .or_insert_with(|| Box::new(StepView::new(p.step)));
             if let Some(half) = self.halves.get(i) {
                 apply_event(step, &event, ts, half, repeat, limit);
             }
@@ -603,7 +603,7 @@ impl ToolPlacement {
 
     /// Reads step `n`'s start and completion from the view after an event
     /// changed it, and places again the events whose step that may change.
-    pub fn step_changed(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
+    pub fn step_changed(&mut self, steps: &mut StepMap, n: i64, limit: usize) {
         let Some(s) = steps.get(&n) else {
             return;
         };
@@ -669,7 +669,7 @@ impl ToolPlacement {
     /// matters to later-started steps' events only if a start lies between.
     fn tie_unchanged(
         &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
+        steps: &mut StepMap,
         n: i64,
         old: Bounds,
         new: Bounds,
@@ -713,7 +713,7 @@ impl ToolPlacement {
     }
 
     /// Places again the events timed within `lo..=hi`.
-    fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
+    fn replace(&mut self, steps: &mut StepMap, lo: i64, hi: i64, limit: usize) {
         let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
         let to = self
             .timed
@@ -729,12 +729,7 @@ impl ToolPlacement {
     }
 
     /// Places the events at these positions again.
-    fn replace_these(
-        &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
-        within: Vec<usize>,
-        limit: usize,
-    ) {
+    fn replace_these(&mut self, steps: &mut StepMap, within: Vec<usize>, limit: usize) {
         let mut changed = Vec::new();
         for i in within {
             let Some(h) = self.halves.get(i) else {
@@ -762,8 +757,8 @@ impl ToolPlacement {
     }
 
     /// Assembles step `n`'s runs again from its events.
-    fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
-        let step = steps.entry(n).or_insert_with(|| StepView::new(n));
+    fn rebuild(&mut self, steps: &mut StepMap, n: i64, limit: usize) {
+        let step = steps.entry(n).or_insert_with(|| Box::new(StepView::new(n)));
         step.tools.clear();
         let events = self.events(n);
         for (k, &i) in events.iter().enumerate() {
