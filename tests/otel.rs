@@ -117,7 +117,7 @@ fn inference_spans_carry_the_views_usage_and_finish_reason() {
         let steps: Vec<&StepView> = s
             .executions()
             .iter()
-            .flat_map(|e| e.steps.values())
+            .flat_map(|e| e.steps.values().map(|s| &**s))
             .collect();
         for (c, st) in chats.iter().zip(steps) {
             let tokens = |k: &str| attr(c, k).map(|v| v["intValue"].as_str().unwrap().to_string());
@@ -214,15 +214,15 @@ fn a_step_without_timestamps_borrows_its_neighbours_never_the_clock() {
     e.last_at = Some("2026-01-20T12:00:10Z".into());
     e.steps.insert(
         1,
-        step(
+        Box::new(step(
             1,
             Some("2026-01-20T12:00:01Z"),
             Some("2026-01-20T12:00:02Z"),
-        ),
+        )),
     );
-    e.steps.insert(2, step(2, None, None));
+    e.steps.insert(2, Box::new(step(2, None, None)));
     e.steps
-        .insert(3, step(3, Some("2026-01-20T12:00:05Z"), None));
+        .insert(3, Box::new(step(3, Some("2026-01-20T12:00:05Z"), None)));
     let run = times::execution(&e);
     assert_eq!(
         run,
@@ -272,7 +272,7 @@ fn a_failed_tool_call_is_an_error_span_with_its_message() {
             ..ToolRun::default()
         });
     }
-    e.steps.insert(1, st);
+    e.steps.insert(1, Box::new(st));
     let mut spans_out = Vec::new();
     stepline::otel::execution_spans("sess-1", 0, &e, &mut spans_out);
     let spans_out: Vec<Value> = spans_out.iter().map(stepline::json::to_value_of).collect();

@@ -80,5 +80,7 @@ fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
     if !exec.steps.contains_key(&n) {
         exec.step_gaps.arrived(n, 1);
     }
-    exec.steps.entry(n).or_insert_with(|| StepView::new(n))
+    exec.steps
+        .entry(n)
+        .or_insert_with(|| Box::new(StepView::new(n)))
 }

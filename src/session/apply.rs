@@ -522,7 +522,9 @@ fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
     if !latest && !exec.steps.contains_key(&n) {
         exec.step_gaps.arrived(n, 1);
     }
-    exec.steps.entry(n).or_insert_with(|| StepView::new(n))
+    exec.steps
+        .entry(n)
+        .or_insert_with(|| Box::new(StepView::new(n)))
 }
 
 /// Keeps what is known when a later event leaves a field out.

@@ -41,14 +41,12 @@
 //! assert_eq!(steps[1]["tools"][0]["attribution"], "timestamp");
 //! ```
 
-use std::collections::BTreeMap;
-
 use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
 use crate::session::blocks::Blocks;
 use crate::session::dedup::Fingerprint;
-use crate::session::kept_tool_event::KeptToolEvent;
-use crate::session::view::StepView;
+use crate::session::kept_tool_event::{KeptToolEvent, Names};
+use crate::session::view::{StepMap, StepView};
 
 /// How a tool run was placed in its step (the view's `attribution`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -97,7 +95,11 @@ struct Bounds {
 struct Half {
     seq: u64,
     at: Option<i64>,
-    ts: Option<String>,
+    /// The envelope's timestamp when [`written`] of `at` does not give it
+    /// back: the producers' usual form is left out, since the tool run
+    /// built from the event holds it already (a copy per event was about
+    /// 36 bytes, bench/findings.md, issue 27's sixth pass).
+    ts: Option<Box<str>>,
     event: KeptToolEvent,
     /// The envelope's content fingerprint (without occurrence).
     content: Option<Fingerprint>,
@@ -114,6 +116,93 @@ impl Half {
     fn key(&self) -> (i64, u64) {
         (self.at.unwrap_or(i64::MAX), self.seq)
     }
+
+    /// The envelope's timestamp as it was sent.
+    fn ts(&self) -> Option<String> {
+        match (&self.ts, self.at) {
+            (Some(t), _) => Some(t.to_string()),
+            (None, Some(at)) => Some(written(at)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The timestamp `ts` (whose instant is `at`) as a [`Half`] keeps it:
+/// nothing when [`written`] gives it back.
+fn kept_ts(ts: Option<&str>, at: Option<i64>) -> Option<Box<str>> {
+    let ts = ts?;
+    match at {
+        Some(at) if written_bytes(at).as_slice() == ts.as_bytes() => None,
+        _ => Some(ts.into()),
+    }
+}
+
+/// Instant `at` (µs since the epoch) as `YYYY-MM-DDTHH:MM:SS.mmmZ` (six
+/// digits of fraction when it has microseconds): [`instant`] read backwards
+/// for the form producers send.
+fn written(at: i64) -> String {
+    String::from_utf8_lossy(written_bytes(at).as_slice()).into_owned()
+}
+
+/// The bytes of [`written`], on the stack: each tool event is compared with
+/// them, and formatting machinery cost about 2,700 instructions an event.
+struct Written {
+    bytes: [u8; 27],
+    len: usize,
+}
+
+impl Written {
+    fn as_slice(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or_default()
+    }
+}
+
+fn written_bytes(at: i64) -> Written {
+    // H. Hinnant's civil-from-days, the inverse of `instant`'s days-from-civil.
+    let (secs, micros) = (at.div_euclid(1_000_000), at.rem_euclid(1_000_000));
+    let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let mut w = Written {
+        bytes: [0; 27],
+        len: 0,
+    };
+    // A half leaves its timestamp out only when these bytes equal it, and
+    // `instant` of the timestamp is `at`: a year outside 0..=9999 (an
+    // offset can carry one over) writes other text, so that text is kept.
+    let mut put = |v: i64, width: u32, after: u8| {
+        for k in (0..width).rev() {
+            let digit = (v / 10i64.pow(k)).rem_euclid(10) as u8;
+            if let Some(b) = w.bytes.get_mut(w.len) {
+                *b = b'0' + digit;
+            }
+            w.len += 1;
+        }
+        if let Some(b) = w.bytes.get_mut(w.len) {
+            *b = after;
+        }
+        w.len += 1;
+    };
+    put(y, 4, b'-');
+    put(m, 2, b'-');
+    put(d, 2, b'T');
+    put(day_secs / 3600, 2, b':');
+    put(day_secs / 60 % 60, 2, b':');
+    put(day_secs % 60, 2, b'.');
+    if micros % 1000 == 0 {
+        put(micros / 1000, 3, b'Z');
+    } else {
+        put(micros, 6, b'Z');
+    }
+    w.len = w.len.min(w.bytes.len());
+    w
 }
 
 /// The context of the next tool event, set by the session before `apply`.
@@ -160,6 +249,8 @@ const HALVES_BLOCK: usize = 128;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolPlacement {
     halves: Blocks<Half, HALVES_BLOCK>,
+    /// The tool names the halves' events use.
+    names: Names,
     /// Per step (by number), its bounds and its events.
     slots: Vec<Slot>,
     /// Events without a step number that have a timestamp: `(at, seq, position)`, sorted.
@@ -357,7 +448,7 @@ impl ToolPlacement {
     /// takes a late copy of an earlier step's event as the redelivery it is).
     pub fn repeat_is_new(
         &self,
-        steps: &BTreeMap<i64, StepView>,
+        steps: &StepMap,
         at: Option<i64>,
         arrival: i64,
         content: Fingerprint,
@@ -408,7 +499,7 @@ impl ToolPlacement {
     /// completed, so it changes nothing.
     fn absorbs(
         &self,
-        steps: &BTreeMap<i64, StepView>,
+        steps: &StepMap,
         n: i64,
         at: Option<i64>,
         content: Fingerprint,
@@ -451,7 +542,7 @@ impl ToolPlacement {
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
+        steps: &mut StepMap,
         event: ToolEvent,
         ts: Option<String>,
         own: Option<i64>,
@@ -474,8 +565,8 @@ impl ToolPlacement {
         let half = Half {
             seq,
             at,
-            ts,
-            event: KeptToolEvent::new(&event),
+            ts: kept_ts(ts.as_deref(), at),
+            event: KeptToolEvent::new(&event, &mut self.names),
             content: pending.content,
             repeated: pending.repeated,
             arrival,
@@ -497,9 +588,11 @@ impl ToolPlacement {
             let earlier = self.events(p.step);
             let repeat = self.halves.get(i).is_some_and(|h| self.repeats(earlier, h));
             self.slot_mut(p.step).events.push(i);
-            let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
+            let step = steps
+                .entry(p.step)
+                .or_insert_with(|| Box::new(StepView::new(p.step)));
             if let Some(half) = self.halves.get(i) {
-                apply_event(step, &event, half, repeat, limit);
+                apply_event(step, &event, ts, half, repeat, limit);
             }
         } else {
             self.insert_event(p.step, i);
@@ -510,7 +603,7 @@ impl ToolPlacement {
 
     /// Reads step `n`'s start and completion from the view after an event
     /// changed it, and places again the events whose step that may change.
-    pub fn step_changed(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
+    pub fn step_changed(&mut self, steps: &mut StepMap, n: i64, limit: usize) {
         let Some(s) = steps.get(&n) else {
             return;
         };
@@ -576,7 +669,7 @@ impl ToolPlacement {
     /// matters to later-started steps' events only if a start lies between.
     fn tie_unchanged(
         &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
+        steps: &mut StepMap,
         n: i64,
         old: Bounds,
         new: Bounds,
@@ -620,7 +713,7 @@ impl ToolPlacement {
     }
 
     /// Places again the events timed within `lo..=hi`.
-    fn replace(&mut self, steps: &mut BTreeMap<i64, StepView>, lo: i64, hi: i64, limit: usize) {
+    fn replace(&mut self, steps: &mut StepMap, lo: i64, hi: i64, limit: usize) {
         let from = self.timed.partition_point(|&x| x < (lo, 0, 0));
         let to = self
             .timed
@@ -636,12 +729,7 @@ impl ToolPlacement {
     }
 
     /// Places the events at these positions again.
-    fn replace_these(
-        &mut self,
-        steps: &mut BTreeMap<i64, StepView>,
-        within: Vec<usize>,
-        limit: usize,
-    ) {
+    fn replace_these(&mut self, steps: &mut StepMap, within: Vec<usize>, limit: usize) {
         let mut changed = Vec::new();
         for i in within {
             let Some(h) = self.halves.get(i) else {
@@ -669,14 +757,14 @@ impl ToolPlacement {
     }
 
     /// Assembles step `n`'s runs again from its events.
-    fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
-        let step = steps.entry(n).or_insert_with(|| StepView::new(n));
+    fn rebuild(&mut self, steps: &mut StepMap, n: i64, limit: usize) {
+        let step = steps.entry(n).or_insert_with(|| Box::new(StepView::new(n)));
         step.tools.clear();
         let events = self.events(n);
         for (k, &i) in events.iter().enumerate() {
             if let Some(h) = self.halves.get(i) {
                 let repeat = self.repeats(events.get(..k).unwrap_or_default(), h);
-                apply_event(step, &h.event.event(), h, repeat, limit);
+                apply_event(step, &h.event.event(&self.names), h.ts(), h, repeat, limit);
             }
         }
     }
@@ -714,9 +802,16 @@ impl ToolPlacement {
     }
 }
 
-/// Applies half `h`, whose event is `event`, to its step's runs.
-fn apply_event(step: &mut StepView, event: &ToolEvent, h: &Half, repeat: bool, limit: usize) {
-    let run = tool_event(step, event, h.ts.clone(), limit);
+/// Applies half `h`, whose event is `event` at timestamp `ts`, to its step's runs.
+fn apply_event(
+    step: &mut StepView,
+    event: &ToolEvent,
+    ts: Option<String>,
+    h: &Half,
+    repeat: bool,
+    limit: usize,
+) {
+    let run = tool_event(step, event, ts, limit);
     if let Some(r) = step.tools.get_mut(run) {
         r.attribution = r.attribution.max(h.attribution);
         r.matched_by_count |= repeat;
@@ -778,6 +873,90 @@ mod tests {
         );
         let runs: usize = steps.values().map(|s| s.tools.len()).sum();
         assert_eq!(runs, n.div_ceil(2));
+    }
+
+    #[test]
+    fn a_kept_event_leaves_out_the_timestamp_its_instant_writes_back() {
+        // Each kept event held a copy of its envelope's timestamp, which
+        // the tool run built from it holds too (bench/findings.md, issue
+        // 27's sixth pass): now only a timestamp its instant does not give
+        // back (another offset, precision or letter case) is kept.
+        use crate::session::attribution::{instant, kept_ts, written};
+        for ts in [
+            "2026-01-20T12:00:01.560Z",
+            "2026-01-20T12:00:01.000Z",
+            "1970-01-01T00:00:00.000Z",
+            "2000-02-29T23:59:59.999Z",
+            "2100-03-01T00:00:00.001Z",
+            "0001-01-01T00:00:00.000Z",
+            "9999-12-31T23:59:59.123456Z",
+            "1969-12-31T23:59:59.999Z",
+        ] {
+            let at = instant(ts);
+            assert_eq!(written(at.unwrap()), ts);
+            assert_eq!(kept_ts(Some(ts), at), None, "{ts}");
+        }
+        for ts in [
+            "2026-01-20T12:00:01Z",
+            "2026-01-20T12:00:01.5Z",
+            "2026-01-20T12:00:01.560z",
+            "2026-01-20 12:00:01.560Z",
+            "2026-01-20T13:00:01.560+01:00",
+            "2026-01-20T12:00:01.560000Z",
+            "2026-01-20T12:00:01.5601234Z",
+            "9999-12-31T23:30:00.000-01:00",
+            "0000-01-01T00:30:00.000+01:00",
+            "yesterday",
+        ] {
+            assert_eq!(kept_ts(Some(ts), instant(ts)).as_deref(), Some(ts));
+        }
+        assert_eq!(kept_ts(None, None), None);
+    }
+
+    #[test]
+    fn runs_rebuilt_from_kept_events_give_back_each_timestamp_and_name_as_sent() {
+        // The usual timestamps and repeated names are not kept per event
+        // any more; a rebuild (an event out of timestamp order) writes them
+        // back: the runs equal those of the same events in order.
+        use crate::event::{ToolEvent, ToolKind};
+        use crate::session::attribution::ToolPlacement;
+        let events = [
+            (ToolKind::Started, "search", "2026-01-20T12:00:01.100Z"),
+            (ToolKind::Completed, "search", "2026-01-20T12:00:01.2Z"),
+            (ToolKind::Started, "fetch", "2026-01-20T13:00:01.300+01:00"),
+            (ToolKind::Completed, "fetch", "2026-01-20T12:00:01.400Z"),
+            (ToolKind::Started, "search", "2026-01-20T12:00:01.500001Z"),
+            (ToolKind::Completed, "search", "2026-01-20T12:00:01.600Z"),
+        ];
+        let run = |order: &[usize]| {
+            let mut p = ToolPlacement::default();
+            let mut steps = std::collections::BTreeMap::new();
+            for &i in order {
+                let (kind, name, ts) = events[i];
+                p.add(
+                    &mut steps,
+                    ToolEvent::new(kind, name),
+                    Some(ts.to_string()),
+                    Some(1),
+                    1,
+                    i as u64,
+                    usize::MAX,
+                );
+            }
+            (p, steps)
+        };
+        let (p, in_order) = run(&[0, 1, 2, 3, 4, 5]);
+        let kept: Vec<bool> = p.halves.iter().map(|h| h.ts.is_some()).collect();
+        assert_eq!(kept, [false, true, true, false, false, false]);
+        let (_, rebuilt) = run(&[5, 4, 3, 2, 1, 0]);
+        assert_eq!(rebuilt, in_order);
+        let at = |k: usize| in_order[&1].tools[k].started_at.as_deref();
+        assert_eq!(at(1), Some("2026-01-20T13:00:01.300+01:00"));
+        assert_eq!(
+            in_order[&1].tools[2].completed_at.as_deref(),
+            Some("2026-01-20T12:00:01.600Z")
+        );
+        assert_eq!(in_order[&1].tools[2].name, "search");
     }
 
     #[test]

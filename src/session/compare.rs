@@ -147,8 +147,8 @@ pub fn compare_runs(a: &[Execution], b: &[Execution]) -> RunComparison {
         numbers.sort_unstable();
         numbers.dedup();
         for n in numbers {
-            let sa = ea.and_then(|e| e.steps.get(&n)).map(compared);
-            let sb = eb.and_then(|e| e.steps.get(&n)).map(compared);
+            let sa = ea.and_then(|e| e.steps.get(&n)).map(|s| compared(s));
+            let sb = eb.and_then(|e| e.steps.get(&n)).map(|s| compared(s));
             let ua = sa.as_ref().and_then(|s| s.usage_total);
             let ub = sb.as_ref().and_then(|s| s.usage_total);
             let da = sa.as_ref().and_then(|s| s.duration_ms);

@@ -225,6 +225,19 @@ pub struct Seen {
     pub completed: bool,
 }
 
+/// An execution's steps by number, each in its own box: a tree node holds
+/// eleven entries and a tree filled in order keeps about six in each, so
+/// steps held in place left room for nearly as many again unused (0.2 MiB
+/// at 500 steps natively: bench/findings.md, issue 27's sixth pass).
+///
+/// ```
+/// use stepline::session::view::{StepMap, StepView};
+/// let mut steps = StepMap::new();
+/// steps.insert(1, Box::new(StepView::new(1)));
+/// assert_eq!(steps[&1].number, 1);
+/// ```
+pub type StepMap = BTreeMap<i64, Box<StepView>>;
+
 /// One agent step as streamed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepView {
@@ -539,7 +552,7 @@ pub struct Execution {
     /// it on every ingest used to cost the square of the transitions).
     pub(crate) status_end: Option<String>,
     /// The steps by number.
-    pub steps: BTreeMap<i64, StepView>,
+    pub steps: StepMap,
     /// The stream chunks that can still show, gap detection, and what the
     /// session's text limit dropped.
     pub(crate) stream: StreamText,
@@ -921,7 +934,7 @@ pub struct ExecutionHeader<'a> {
 /// An execution's steps (and its id), written as their [`StepShape`]s in
 /// step order without collecting them first.
 #[derive(Clone, Copy, Debug)]
-pub struct Steps<'a>(pub &'a BTreeMap<i64, StepView>, pub Option<&'a str>);
+pub struct Steps<'a>(pub &'a StepMap, pub Option<&'a str>);
 
 impl serde::Serialize for Steps<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -1037,4 +1050,21 @@ pub(crate) fn last_user_content(messages: &[Value]) -> Option<&str> {
         .rev()
         .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
         .and_then(|m| m.get("content").and_then(Value::as_str))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_step_tree_holds_each_step_by_a_pointer_not_in_place() {
+        // A tree filled in step order keeps about six of a node's eleven
+        // places used, so steps held in place left nearly as much room
+        // again unused (bench/findings.md, issue 27's sixth pass).
+        use crate::session::view::{Execution, StepView};
+        fn held<V>(_: &std::collections::BTreeMap<i64, V>) -> usize {
+            std::mem::size_of::<V>()
+        }
+        let e = Execution::default();
+        assert_eq!(held(&e.steps), std::mem::size_of::<usize>());
+        assert!(std::mem::size_of::<StepView>() > 8 * std::mem::size_of::<usize>());
+    }
 }

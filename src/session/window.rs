@@ -157,7 +157,7 @@ mod tests {
     fn streamed(steps: &[i64]) -> Execution {
         let mut e = Execution::default();
         for n in steps {
-            e.steps.insert(*n, StepView::new(*n));
+            e.steps.insert(*n, Box::new(StepView::new(*n)));
         }
         e
     }

@@ -262,7 +262,12 @@ impl StateFormat {
         else {
             return;
         };
-        let steps: Vec<&StepView> = e.steps.values().filter(|s| s.number >= 1).collect();
+        let steps: Vec<&StepView> = e
+            .steps
+            .values()
+            .map(|s| &**s)
+            .filter(|s| s.number >= 1)
+            .collect();
         let whole = !steps.is_empty()
             && i64::try_from(steps.len()).ok() == Some(w.last)
             && steps.iter().all(|s| s.seen_completed);

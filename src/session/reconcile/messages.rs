@@ -348,7 +348,7 @@ fn compare_joined(
 /// same step): missing, unexpected, in another step, or with other
 /// arguments, outcome, result or approval.
 fn compare_tools(e: &Execution, t: &FinalTurn, d: &mut Diffs) {
-    let runs: Vec<_> = e.steps.values().flat_map(step_runs).collect();
+    let runs: Vec<_> = e.steps.values().flat_map(|s| step_runs(s)).collect();
     let placed: Vec<(Option<i64>, &FinalTool)> = (1i64..)
         .zip(&t.steps)
         .flat_map(|(k, fs)| {

@@ -3,7 +3,7 @@
 
 use crate::model::usage::UsageWithTotal;
 use crate::session::reconcile::Difference;
-use crate::session::view::{Counts, Execution, ExecutionHeader, StepShape, StepView};
+use crate::session::view::{Counts, Execution, ExecutionHeader, StepShape};
 use crate::session::window::{Place, SnapshotWindow, Window};
 use crate::session::{Session, SessionWarning};
 
@@ -178,7 +178,7 @@ pub struct ReconciledExecutionView<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct ReconciledSteps<'a> {
     /// The steps by number.
-    pub steps: &'a std::collections::BTreeMap<i64, StepView>,
+    pub steps: &'a crate::session::view::StepMap,
     /// The execution's id (for the steps' generated ids).
     pub execution: Option<&'a str>,
     /// The snapshot's window (the reconciled execution only).

@@ -58,7 +58,7 @@ pub(crate) fn reconcile(
             let record = step.record.as_ref().unwrap_or(&no_record);
             let matched = record.lists_calls.then(|| {
                 let s = streamed.steps.get(&window.run_step(i));
-                let runs: Vec<_> = s.into_iter().flat_map(step_runs).collect();
+                let runs: Vec<_> = s.into_iter().flat_map(|s| step_runs(s)).collect();
                 let calls: Vec<Call<'_>> = step.tools.iter().map(call).collect();
                 match_tools(&runs, &calls, Rule::NameInStep)
             });
@@ -277,7 +277,10 @@ fn snapshot_wins(
         if !e.steps.contains_key(&n) {
             e.step_gaps.arrived(n, 1);
         }
-        let s = e.steps.entry(n).or_insert_with(|| StepView::new(n));
+        let s = e
+            .steps
+            .entry(n)
+            .or_insert_with(|| Box::new(StepView::new(n)));
         if let Some(b) = r.has_tool_calls.as_ref().and_then(Value::as_bool) {
             s.has_tool_calls = Some(b);
         }
