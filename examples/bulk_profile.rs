@@ -5,7 +5,9 @@
 //! `take_patch`), and prints the two times and the patch's length apart.
 fn main() {
     let mut args = std::env::args().skip(1);
-    let file = args.next().expect("usage: bulk_profile FILE [ROUNDS] [read]");
+    let file = args
+        .next()
+        .expect("usage: bulk_profile FILE [ROUNDS] [read]");
     let rounds: usize = args
         .next()
         .map_or(1, |r| r.parse().expect("ROUNDS is a number"));
