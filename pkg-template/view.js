@@ -22,6 +22,15 @@ const OUTCOMES = [
 ];
 const outcome = (result) => (typeof result === 'number' ? OUTCOMES[result]() : result);
 
+// A read that may be megabytes (the first, or one after `ingestJsonl`) takes the patch's ASCII
+// bytes: Node's Buffer reads them as Latin-1 about ten times faster than TextDecoder decodes
+// UTF-8 (bench/findings.md); elsewhere (browsers, a Buffer polyfill) TextDecoder.
+const nodeBuffer = typeof Buffer === 'function' && typeof process === 'object' && typeof process.versions?.node === 'string' ? Buffer : undefined;
+const utf8 = new TextDecoder();
+const asciiText = nodeBuffer
+  ? (bytes) => nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
+  : (bytes) => utf8.decode(bytes);
+
 // The published copies are object literals: V8 freezes an object made by a literal through
 // a cached map transition, and a spread or `Object.assign` copy of an execution's 30
 // fields takes a new map per freeze (about 1.5 µs, and garbage).
@@ -107,6 +116,7 @@ const copyStep = (s) => ({
 class ViewMirror {
   constructor() {
     this.snapshot = undefined;
+    this.bulk = false; // an `ingestJsonl` since the last read
     this.view = {};
     this.execs = [];
     this.stepLists = [];
@@ -217,7 +227,8 @@ function append(head, piece, counts, i) {
 /**
  * Gives `Session` (a wasm-bindgen class of either wasm) its view methods. `getSnapshot`
  * applies the core's patch (`__takeViewPatch`, JSON text or `undefined` when nothing
- * changed); `ingest` and `ingestEvent` turn the core's outcome index into a new object.
+ * changed; its bytes on the first read and after `ingestJsonl`); `ingest` and
+ * `ingestEvent` turn the core's outcome index into a new object.
  * React calls `subscribe` and `getSnapshot` unbound: each session gets bound copies on
  * first read, kept (a stable `subscribe`, or React resubscribes on every render). A
  * getter, as `Session.fromRecording` bypasses the constructor.
@@ -226,6 +237,7 @@ export function installSessionView(Session) {
   const mirrors = new WeakMap();
   const proto = Session.prototype;
   const takePatch = proto.__takeViewPatch;
+  const takePatchBytes = proto.__takeViewPatchBytes;
   const methods = {
     getSnapshot() {
       let mirror = mirrors.get(this);
@@ -233,11 +245,32 @@ export function installSessionView(Session) {
         mirror = new ViewMirror();
         mirrors.set(this, mirror);
       }
-      const text = takePatch.call(this);
+      let text;
+      if (mirror.snapshot === undefined || mirror.bulk) {
+        mirror.bulk = false;
+        const bytes = takePatchBytes.call(this);
+        text = bytes === undefined ? undefined : asciiText(bytes);
+      } else {
+        text = takePatch.call(this);
+      }
       return text === undefined ? mirror.snapshot : mirror.apply(JSON.parse(text));
     },
     subscribe: proto.subscribe,
   };
+  const ingestJsonl = proto.ingestJsonl;
+  if (typeof ingestJsonl === 'function') {
+    Object.defineProperty(proto, 'ingestJsonl', {
+      configurable: true,
+      writable: true,
+      value: {
+        ingestJsonl(...args) {
+          const mirror = mirrors.get(this);
+          if (mirror !== undefined) mirror.bulk = true;
+          return ingestJsonl.apply(this, args);
+        },
+      }.ingestJsonl,
+    });
+  }
   for (const name of ['ingest', 'ingestEvent']) {
     const raw = proto[name];
     Object.defineProperty(proto, name, {

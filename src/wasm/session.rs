@@ -31,6 +31,7 @@ use super::types::SessionOptionsArg;
 /// // React: const view = useSyncExternalStore(session.subscribe, session.getSnapshot);
 /// // on completion (full package only): const report = session.reconcile(await fetchSnapshot());
 /// ```
+
 #[wasm_bindgen]
 pub struct Session {
     /// Borrowed only for the moment a method works on it, never while
@@ -248,6 +249,17 @@ impl Session {
         inner.core.settle();
         inner.stale = false;
         Some(inner.core.take_patch())
+    }
+
+    /// [`take_view_patch`](Session::take_view_patch) as the bytes of the
+    /// text, for a read that may be megabytes (the first one, or one after
+    /// `ingestJsonl`): the text is ASCII, which Node reads into a string
+    /// several times faster as Latin-1 than wasm-bindgen's `TextDecoder`
+    /// decodes it as UTF-8 (bench/findings.md). Internal: `getSnapshot()`
+    /// (pkg-template/view.js) decodes and applies it.
+    #[wasm_bindgen(js_name = __takeViewPatchBytes, skip_typescript)]
+    pub fn take_view_patch_bytes(&self) -> Option<Vec<u8>> {
+        self.take_view_patch().map(String::into_bytes)
     }
 
     /// Calls `listener()` after every ingest; returns the function that

@@ -130,6 +130,39 @@ test("a published execution has the schema's fields in the core's order, and an 
   session.free();
 });
 
+test("a read after ingestJsonl (a patch of megabytes, taken as bytes) is the view read envelope by envelope, non-ASCII text included", async () => {
+  const { Session: NodeSession } = await import('stepline');
+  // The streamed text, tool arguments and continuation reasons get characters past U+007F
+  // (escapes in the patch): one- and two-unit UTF-16 (an astral one), and U+00FF, whose
+  // UTF-8 bytes would read as two other characters if a patch were decoded as Latin-1.
+  const texts = new Set(['content', 'query', 'reason']);
+  const accented = (key, value) => (texts.has(key) && typeof value === 'string' ? `${value} é東京🚀\u00ff` : value);
+  const envelopes = encode(describeRun({ events: 6_000 })).map((e) => JSON.parse(JSON.stringify(e), accented));
+  const half = envelopes.length >> 1;
+  const lines = (list) => list.map((e) => JSON.stringify(e)).join('\n');
+  for (const [name, S] of [['stepline/devtools', Session], ['stepline', NodeSession], ['stepline/live', LiveSession]]) {
+    const oneByOne = new S();
+    for (const e of envelopes.slice(0, half)) oneByOne.ingest(e);
+    const bulk = new S();
+    bulk.ingestJsonl(lines(envelopes.slice(0, half)));
+    const first = bulk.getSnapshot();
+    assert.ok(JSON.stringify(first).length > 64 * 1024, `${name}: a large first patch`);
+    assert.equal(JSON.stringify(first), JSON.stringify(oneByOne.getSnapshot()), `${name}: the first read`);
+    assert.ok(JSON.stringify(first).includes('é東京🚀\u00ff'), `${name}: the text came through`);
+    assert.equal(bulk.getSnapshot(), first, `${name}: nothing since: the same snapshot`);
+    for (const e of envelopes.slice(half)) oneByOne.ingest(e);
+    bulk.ingestJsonl(lines(envelopes.slice(half)));
+    const second = bulk.getSnapshot();
+    assert.equal(JSON.stringify(second), JSON.stringify(oneByOne.getSnapshot()), `${name}: the read after a second ingestJsonl`);
+    bulk.ingest(envelopes[0]);
+    const third = bulk.getSnapshot();
+    assert.equal(third.counts.duplicates, second.counts.duplicates + 1, `${name}: a redelivery, read as a string`);
+    assert.equal(third.executions[0], second.executions[0], `${name}: the execution a redelivery left as it was`);
+    oneByOne.free();
+    bulk.free();
+  }
+});
+
 test('ingest() returns a new outcome object each time, for applied, duplicate and foreign-session envelopes alike', () => {
   const session = new Session({ sessionId: 'sess-bench' });
   const [envelope] = encode(describeRun({ events: 200 }));

@@ -44,33 +44,54 @@ pub fn streamed_explanation(c: &Value) -> Option<String> {
         .and_then(Value::as_bool)
         .unwrap_or(false);
     let stop_reason = text(c, "stop_reason");
+    // Joined with `concat`, not `format!`: a replay's first read writes one
+    // sentence per step, and the formatting machinery was a tenth of that
+    // read (bench/findings.md).
     // v2.7 names no decider when no stop signal exists (its natural completion,
     // or a step that requested tools): `resolved_by` is '' and `stop_reason` null.
     let Some(resolved_by) = text(c, "resolved_by") else {
         return Some(if goes_on {
             "Went on: no stop signal, so the loop took another step.".into()
         } else {
-            format!(
-                "Stopped ({}): no stop signal and nothing more to do, so the run ended.",
-                stop_reason.unwrap_or("completed")
-            )
+            [
+                "Stopped (",
+                stop_reason.unwrap_or("completed"),
+                "): no stop signal and nothing more to do, so the run ended.",
+            ]
+            .concat()
         });
     };
     let decider = short(resolved_by);
-    let because = decider_reason(c, decider)
-        .map(|r| format!(": {r}"))
-        .unwrap_or_default();
+    let reason = decider_reason(c, decider);
+    let because = if reason.is_some() { ": " } else { "" };
+    let reason = reason.unwrap_or_default();
     Some(if goes_on {
-        format!("Went on: {decider} requested another step{because}.")
+        [
+            "Went on: ",
+            decider,
+            " requested another step",
+            because,
+            reason,
+            ".",
+        ]
+        .concat()
     } else if resolved_by == "aggregate" {
-        format!(
-            "Stopped ({}): nothing requested another step, so the run ended.",
-            stop_reason.unwrap_or("completed")
-        )
+        [
+            "Stopped (",
+            stop_reason.unwrap_or("completed"),
+            "): nothing requested another step, so the run ended.",
+        ]
+        .concat()
     } else {
-        format!(
-            "Stopped ({}) by {decider}{because}.",
-            stop_reason.unwrap_or("unknown")
-        )
+        [
+            "Stopped (",
+            stop_reason.unwrap_or("unknown"),
+            ") by ",
+            decider,
+            because,
+            reason,
+            ".",
+        ]
+        .concat()
     })
 }
