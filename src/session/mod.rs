@@ -1270,7 +1270,7 @@ impl Session {
             apply::Touched::Header
         } else {
             let key = fingerprint.map(crate::session::dedup::seen_key);
-            apply(exec, to_event(kind, ts, payload), (seq, key))
+            apply(exec, to_event(kind, None, payload), ts, (seq, key))
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
