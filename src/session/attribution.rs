@@ -232,6 +232,39 @@ pub fn instant(ts: &str) -> Option<i64> {
     Some(secs * 1_000_000 + micros)
 }
 
+/// Up to two steps, in the order pushed (a third push is dropped; the
+/// callers never make one).
+#[derive(Default)]
+struct Two {
+    items: [i64; 2],
+    len: usize,
+}
+
+impl Two {
+    fn push(&mut self, step: i64) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = step;
+            self.len += 1;
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn as_slice(&self) -> &[i64] {
+        self.items.get(..self.len).unwrap_or_default()
+    }
+
+    fn contains(&self, step: &i64) -> bool {
+        self.as_slice().contains(step)
+    }
+
+    fn first(&self) -> Option<&i64> {
+        self.as_slice().first()
+    }
+}
+
 impl ToolPlacement {
     fn slot(&self, step: i64) -> Option<&Slot> {
         let i = self.slots.binary_search_by_key(&step, |s| s.step).ok()?;
@@ -297,7 +330,10 @@ impl ToolPlacement {
         let Some(t) = at else {
             return by_arrival(true);
         };
-        let mut cands: Vec<i64> = Vec::new();
+        // At most two candidates (the loops below stop there): kept on the
+        // stack, where a `Vec` was an allocation and a free per placement,
+        // and tool events are placed again whenever a step's bounds move.
+        let mut cands = Two::default();
         let mut tied = false;
         let upto = self.starts.partition_point(|&x| x <= (t, i64::MAX));
         let latest = upto
