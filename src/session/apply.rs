@@ -12,6 +12,28 @@ use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
+/// Step `n` of execution `exec`, made to exist. The latest step (most
+/// events) is taken from the tree's last entry, without the search `entry`
+/// makes (comparing keys down the tree was a fiftieth of the bench
+/// recording's replay, bench/findings.md). A macro, not a function: a
+/// function that returns the last entry on one path cannot fall back to
+/// `entry` on the other (the borrow checker keeps the first borrow for the
+/// whole function), where a borrow at the call site can.
+macro_rules! step_mut {
+    ($exec:ident, $n:expr) => {{
+        let n: i64 = $n;
+        match $exec.steps.last_entry() {
+            Some(e) if *e.key() == n => e.into_mut(),
+            _ => {
+                if !$exec.steps.contains_key(&n) {
+                    $exec.step_gaps.arrived(n, 1);
+                }
+                $exec.steps.entry(n).or_insert_with(|| StepView::new(n))
+            }
+        }
+    }};
+}
+
 /// What an applied envelope touched, so the next patch sends only that.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Touched {
@@ -119,7 +141,7 @@ fn apply_event(
         Body::ReasoningDelta(delta) => reasoning_delta(exec, own, &delta, arrival),
         Body::Continuation(c) => {
             let n = step_of(exec, own);
-            keep_continuation(step_mut(exec, n), c, ts.and_then(instant));
+            keep_continuation(step_mut!(exec, n), c, ts.and_then(instant));
             Touched::Step(n)
         }
         Body::Tool(t) => tool(exec, own, ts.map(str::to_string), *t, arrival),
@@ -181,7 +203,7 @@ fn step_started(
     s: StepStarted,
 ) -> Touched {
     let n = step_of(exec, own);
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     step.seen_started = true;
     if step.started_at.is_none() {
         step.started_at = ts.map(str::to_string);
@@ -201,7 +223,7 @@ fn step_completed(
     c: StepCompleted,
 ) -> Touched {
     let n = step_of(exec, own);
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     if !c.llm {
         step.seen_completed = true;
         step.completed_at = ts.map(str::to_string);
@@ -241,7 +263,7 @@ fn step_failed(exec: &mut Execution, own: Option<i64>, f: StepFailed) -> Touched
         set(&mut exec.end_reason, f.reason);
         exec.push_status("failed".into(), None);
     }
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     step.error = f.error;
     if let Some(o) = f.step_object {
         absorb_step_object(step, o);
@@ -277,7 +299,7 @@ fn tool(
 ) -> Touched {
     let arrival_step = exec.tool_placement.pending.arrival;
     let n = own.or(arrival_step).unwrap_or_else(|| step_of(exec, own));
-    step_mut(exec, n);
+    step_mut!(exec, n);
     let limit = exec.stream.limit();
     let placed = exec
         .tool_placement
@@ -323,7 +345,7 @@ fn text_delta(exec: &mut Execution, own: Option<i64>, delta: &str, arrival: Arri
         // Nothing of it can show: the log need not keep it.
         exec.stream.drop_arrival(arrival);
     }
-    step_mut(exec, n).text.push_str(kept);
+    step_mut!(exec, n).text.push_str(kept);
     Touched::Step(n)
 }
 
@@ -336,7 +358,7 @@ fn reasoning_delta(
 ) -> Touched {
     let n = step_of(exec, own);
     let limit = exec.stream.limit();
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     let full = !step.reasoning.is_empty();
     let kept = push_within(&mut step.reasoning, delta, limit).len();
     if kept < delta.len() {
@@ -518,18 +540,6 @@ fn absorb_step_object(step: &mut StepView, o: StepObject) {
             step.text = t;
         }
     }
-}
-
-fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
-    // The latest step (most events) is known without a search.
-    let latest = exec
-        .steps
-        .last_key_value()
-        .is_some_and(|(&last, _)| last == n);
-    if !latest && !exec.steps.contains_key(&n) {
-        exec.step_gaps.arrived(n, 1);
-    }
-    exec.steps.entry(n).or_insert_with(|| StepView::new(n))
 }
 
 /// Keeps what is known when a later event leaves a field out.

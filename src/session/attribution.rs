@@ -536,7 +536,11 @@ impl ToolPlacement {
             let earlier = self.events(p.step);
             let repeat = self.halves.get(i).is_some_and(|h| self.repeats(earlier, h));
             self.slot_mut(p.step).events.push(i);
-            let step = steps.entry(p.step).or_insert_with(|| StepView::new(p.step));
+            // The latest step (most events) without the tree's search.
+            let step = match steps.last_entry() {
+                Some(e) if *e.key() == p.step => e.into_mut(),
+                _ => steps.entry(p.step).or_insert_with(|| StepView::new(p.step)),
+            };
             if let Some(half) = self.halves.get(i) {
                 apply_event(step, &event, half, repeat, limit);
             }
@@ -550,7 +554,8 @@ impl ToolPlacement {
     /// Reads step `n`'s start and completion from the view after an event
     /// changed it, and places again the events whose step that may change.
     pub fn step_changed(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
-        let Some(s) = steps.get(&n) else {
+        let latest = steps.last_key_value().filter(|(&last, _)| last == n);
+        let Some(s) = latest.map(|(_, s)| s).or_else(|| steps.get(&n)) else {
             return;
         };
         let new = Bounds {
@@ -709,7 +714,10 @@ impl ToolPlacement {
 
     /// Assembles step `n`'s runs again from its events.
     fn rebuild(&mut self, steps: &mut BTreeMap<i64, StepView>, n: i64, limit: usize) {
-        let step = steps.entry(n).or_insert_with(|| StepView::new(n));
+        let step = match steps.last_entry() {
+            Some(e) if *e.key() == n => e.into_mut(),
+            _ => steps.entry(n).or_insert_with(|| StepView::new(n)),
+        };
         step.tools.clear();
         let events = self.events(n);
         for (k, &i) in events.iter().enumerate() {
