@@ -1581,7 +1581,7 @@ fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
     let mut f = Fingerprinter::new();
     for (k, v) in env {
         f.str(k);
-        f.value(v);
+        f.member(v);
     }
     Some(f.finish())
 }
