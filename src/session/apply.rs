@@ -12,6 +12,31 @@ use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
+/// Step `n` of execution `exec`, made to exist. The latest step (most
+/// events) is taken from the tree's last entry, without the search `entry`
+/// makes (comparing keys down the tree was a fiftieth of the bench
+/// recording's replay, bench/findings.md). A macro, not a function: a
+/// function that returns the last entry on one path cannot fall back to
+/// `entry` on the other (the borrow checker keeps the first borrow for the
+/// whole function), where a borrow at the call site can.
+macro_rules! step_mut {
+    ($exec:ident, $n:expr) => {{
+        let n: i64 = $n;
+        match $exec.steps.last_entry() {
+            Some(e) if *e.key() == n => e.into_mut(),
+            _ => {
+                if !$exec.steps.contains_key(&n) {
+                    $exec.step_gaps.arrived(n, 1);
+                }
+                $exec
+                    .steps
+                    .entry(n)
+                    .or_insert_with(|| Box::new(StepView::new(n)))
+            }
+        }
+    }};
+}
+
 /// What an applied envelope touched, so the next patch sends only that.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Touched {
@@ -44,8 +69,12 @@ pub fn step_of(exec: &Execution, own: Option<i64>) -> i64 {
 /// limit drops that text.
 ///
 /// The event is the session's to drop afterwards (its log keeps the text):
-/// what the view keeps is moved out of it, not copied.
-pub fn apply(exec: &mut Execution, event: Event, arrival: Arrival) -> Touched {
+/// what the view keeps is moved out of it, not copied. `ts` is the
+/// envelope's timestamp, borrowed (the event's own `timestamp` when `None`):
+/// only what keeps it (a step's start or completion, a tool event) copies
+/// it, where a copy per event was an allocation and a free that most
+/// events (a run's chunks) made for nothing (bench/findings.md).
+pub fn apply(exec: &mut Execution, event: Event, ts: Option<&str>, arrival: Arrival) -> Touched {
     let n = step_of(exec, event.step);
     // The step's usage before and after, each read in one lookup (a search
     // of the steps per field was a fiftieth of a bulk replay,
@@ -65,7 +94,8 @@ pub fn apply(exec: &mut Execution, event: Event, arrival: Arrival) -> Touched {
         annotations,
         body,
     } = event;
-    let mut touched = apply_event(exec, step, timestamp, body, arrival);
+    let ts = ts.or(timestamp.as_deref());
+    let mut touched = apply_event(exec, step, ts, body, arrival);
     if crate::session::annotate::absorb(exec, n, annotations) && touched == Touched::Header {
         // A step touch re-sends the header too.
         touched = Touched::Step(n);
@@ -84,15 +114,15 @@ pub fn apply(exec: &mut Execution, event: Event, arrival: Arrival) -> Touched {
 fn apply_event(
     exec: &mut Execution,
     own: Option<i64>,
-    ts: Option<String>,
+    ts: Option<&str>,
     body: Body,
     arrival: Arrival,
 ) -> Touched {
-    if let Some(ts) = ts.as_deref() {
+    if let Some(ts) = ts {
         widen_bounds(exec, ts);
     }
     match body {
-        Body::Status(s) => status(exec, ts.as_deref(), s),
+        Body::Status(s) => status(exec, ts, s),
         Body::StepStarted(s) => step_started(exec, own, ts, s),
         Body::StepCompleted(c) => step_completed(exec, own, ts, *c),
         Body::StepFailed(f) => step_failed(exec, own, *f),
@@ -114,11 +144,11 @@ fn apply_event(
         Body::ReasoningDelta(delta) => reasoning_delta(exec, own, &delta, arrival),
         Body::Continuation(c) => {
             let n = step_of(exec, own);
-            keep_continuation(step_mut(exec, n), c, ts.as_deref().and_then(instant));
+            keep_continuation(step_mut!(exec, n), c, ts.and_then(instant));
             Touched::Step(n)
         }
-        Body::Tool(t) => tool(exec, own, ts, *t, arrival),
-        Body::StreamChunk(c) => stream_chunk(exec, ts.as_deref(), c, arrival),
+        Body::Tool(t) => tool(exec, own, ts.map(str::to_string), *t, arrival),
+        Body::StreamChunk(c) => stream_chunk(exec, ts, c, arrival),
         Body::TextDelta(delta) => text_delta(exec, own, &delta, arrival),
         Body::Other => Touched::Header,
     }
@@ -172,13 +202,15 @@ fn status(exec: &mut Execution, ts: Option<&str>, s: Status) -> Touched {
 fn step_started(
     exec: &mut Execution,
     own: Option<i64>,
-    ts: Option<String>,
+    ts: Option<&str>,
     s: StepStarted,
 ) -> Touched {
     let n = step_of(exec, own);
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     step.seen_started = true;
-    step.started_at = step.started_at.take().or(ts);
+    if step.started_at.is_none() {
+        step.started_at = ts.map(str::to_string);
+    }
     set(&mut step.step_id, s.step_id);
     set(&mut step.message_count, s.message_count);
     set(&mut step.tools_available, s.available_tools);
@@ -190,14 +222,14 @@ fn step_started(
 fn step_completed(
     exec: &mut Execution,
     own: Option<i64>,
-    ts: Option<String>,
+    ts: Option<&str>,
     c: StepCompleted,
 ) -> Touched {
     let n = step_of(exec, own);
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     if !c.llm {
         step.seen_completed = true;
-        step.completed_at = ts;
+        step.completed_at = ts.map(str::to_string);
         step.attempt_failed |= c.attempt_failed;
     }
     set(&mut step.step_id, c.step_id);
@@ -234,7 +266,7 @@ fn step_failed(exec: &mut Execution, own: Option<i64>, f: StepFailed) -> Touched
         set(&mut exec.end_reason, f.reason);
         exec.push_status("failed".into(), None);
     }
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     step.error = f.error;
     if let Some(o) = f.step_object {
         absorb_step_object(step, o);
@@ -270,7 +302,7 @@ fn tool(
 ) -> Touched {
     let arrival_step = exec.tool_placement.pending.arrival;
     let n = own.or(arrival_step).unwrap_or_else(|| step_of(exec, own));
-    step_mut(exec, n);
+    step_mut!(exec, n);
     let limit = exec.stream.limit();
     let placed = exec
         .tool_placement
@@ -316,7 +348,7 @@ fn text_delta(exec: &mut Execution, own: Option<i64>, delta: &str, arrival: Arri
         // Nothing of it can show: the log need not keep it.
         exec.stream.drop_arrival(arrival);
     }
-    step_mut(exec, n).text.push_str(kept);
+    step_mut!(exec, n).text.push_str(kept);
     Touched::Step(n)
 }
 
@@ -329,7 +361,7 @@ fn reasoning_delta(
 ) -> Touched {
     let n = step_of(exec, own);
     let limit = exec.stream.limit();
-    let step = step_mut(exec, n);
+    let step = step_mut!(exec, n);
     let full = !step.reasoning.is_empty();
     let kept = push_within(&mut step.reasoning, delta, limit).len();
     if kept < delta.len() {
@@ -511,20 +543,6 @@ fn absorb_step_object(step: &mut StepView, o: StepObject) {
             step.text = t;
         }
     }
-}
-
-fn step_mut(exec: &mut Execution, n: i64) -> &mut StepView {
-    // The latest step (most events) is known without a search.
-    let latest = exec
-        .steps
-        .last_key_value()
-        .is_some_and(|(&last, _)| last == n);
-    if !latest && !exec.steps.contains_key(&n) {
-        exec.step_gaps.arrived(n, 1);
-    }
-    exec.steps
-        .entry(n)
-        .or_insert_with(|| Box::new(StepView::new(n)))
 }
 
 /// Keeps what is known when a later event leaves a field out.

@@ -14,6 +14,7 @@
 pub use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 pub use crate::json::seen::{seen_key, Seen, SeenKey};
 use crate::json::Value;
+use crate::session::head::Head;
 
 /// The key of the `k`-th occurrence (from 1) of an envelope with content
 /// `f`: the first is `f` itself, so a run without repeats costs nothing more.
@@ -84,41 +85,23 @@ struct Context {
     opened: bool,
 }
 
-fn execution_id(env: &crate::json::Map) -> Option<&str> {
-    env.get("execution_id").and_then(Value::as_str)
-}
-
-fn at(env: &crate::json::Map) -> Option<i64> {
-    env.get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(crate::session::attribution::instant)
-}
-
 /// A stepless tool start or completion's context key and whether it is a
 /// completion (`None` for other tool events).
-fn tool_half(env: &crate::json::Map, here: (u32, i64)) -> Option<(ToolKey, bool)> {
-    let ending = match env.get("type").and_then(Value::as_str)? {
+fn tool_half(h: &Head<'_>, here: (u32, i64)) -> Option<(ToolKey, bool)> {
+    let ending = match h.kind {
         "agent.tool.started" => false,
         "agent.tool.completed" | "agent.tool.failed" => true,
         _ => return None,
     };
-    let p = env.get("payload").and_then(Value::as_object);
+    let p = h.payload;
     let name = p
-        .and_then(|p| {
-            p.get("tool_name")
-                .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
-        })
+        .get("tool_name")
+        .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
         .and_then(Value::as_str)
         .unwrap_or_default();
     let mut m = Fingerprinter::new();
-    m.bytes(
-        b'x',
-        env.get("execution_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
-    m.word(u64::from(env.contains_key("execution_id")));
+    m.bytes(b'x', h.execution_id.unwrap_or_default().as_bytes());
+    m.word(u64::from(h.has_execution_id));
     m.word(u64::from(here.0));
     m.word(here.1 as u64);
     m.bytes(b'n', name.as_bytes());
@@ -136,8 +119,7 @@ fn context_key(f: Fingerprint, c: (u32, i64)) -> Fingerprint {
 }
 
 impl Batch {
-    fn context(&self, env: &crate::json::Map) -> Context {
-        let id = execution_id(env);
+    fn context(&self, id: Option<&str>) -> Context {
         self.execs
             .iter()
             .find(|(i, _)| i.as_deref() == id)
@@ -167,19 +149,14 @@ impl Batch {
     /// own context is a new occurrence while the batch has started more
     /// calls of that tool there than it completed (identical completions
     /// of calls without ids, see `Session`'s `dedup_key`).
-    pub fn occurrence(
-        &mut self,
-        f: Fingerprint,
-        env: &crate::json::Map,
-        stepless_tool: bool,
-    ) -> u32 {
-        let c = self.context(env);
+    pub(crate) fn occurrence(&mut self, f: Fingerprint, h: &Head<'_>) -> u32 {
+        let c = self.context(h.execution_id);
         let (step, step_began) = match c.step {
-            Some(s) if stepless_tool => s,
+            Some(s) if h.stepless_tool => s,
             _ => (0, None),
         };
         let here = (c.turn, step);
-        let tool = stepless_tool.then(|| tool_half(env, here)).flatten();
+        let tool = h.stepless_tool.then(|| tool_half(h, here)).flatten();
         if self.any.insert(f) {
             self.firsts.insert(context_key(f, here));
             self.count(tool);
@@ -216,7 +193,7 @@ impl Batch {
             return j as u32 + 2;
         }
         let began = c.turn_began.into_iter().chain(step_began).max();
-        if matches!((began, at(env)), (Some(b), Some(a)) if b <= a) {
+        if matches!((began, h.at()), (Some(b), Some(a)) if b <= a) {
             list.push(here);
             let k = list.len() as u32 + 1;
             self.count(tool);
@@ -280,18 +257,16 @@ impl Batch {
     /// Follows the batch's turn and step with every envelope, redelivered or
     /// not (before its [`occurrence`](Batch::occurrence) is asked): a restart
     /// repeated within the batch opens no further turn.
-    pub fn observe(&mut self, env: &crate::json::Map, content: Option<Fingerprint>) {
-        let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
-        let p = env.get("payload").and_then(Value::as_object);
-        let get = |k: &str| p.and_then(|p| p.get(k));
-        match kind {
+    pub(crate) fn observe(&mut self, h: &Head<'_>, content: Option<Fingerprint>) {
+        let get = |k: &str| h.payload.get(k);
+        match h.kind {
             "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
                 if let Some(n) = get("step_index")
                     .or_else(|| get("step_number"))
                     .and_then(Value::as_i64)
                 {
-                    let when = at(env);
-                    let c = self.context_mut(execution_id(env));
+                    let when = h.at();
+                    let c = self.context_mut(h.execution_id);
                     if c.step.is_none_or(|(s, _)| n > s) {
                         c.step = Some((n, when));
                     }
@@ -305,8 +280,8 @@ impl Batch {
                         .is_some_and(|s| crate::session::view::TERMINAL.contains(&s))
                     && content.is_none_or(|f| !self.any.contains(f)) =>
             {
-                let when = at(env);
-                let c = self.context_mut(execution_id(env));
+                let when = h.at();
+                let c = self.context_mut(h.execution_id);
                 *c = Context {
                     turn: c.turn + 1,
                     turn_began: when,
@@ -330,18 +305,18 @@ impl Batch {
     }
 
     /// Records that the batch opened a new turn for the envelope's execution id.
-    pub fn opened(&mut self, env: &crate::json::Map) {
-        self.context_mut(execution_id(env)).opened = true;
+    pub(crate) fn opened(&mut self, h: &Head<'_>) {
+        self.context_mut(h.execution_id).opened = true;
     }
 
     /// Whether the batch opened the current turn of the envelope's execution id.
-    pub fn is_opened(&self, env: &crate::json::Map) -> bool {
-        self.context(env).opened
+    pub(crate) fn is_opened(&self, h: &Head<'_>) -> bool {
+        self.context(h.execution_id).opened
     }
 
     /// The step last started in this batch for the envelope's execution.
-    pub fn arrival(&self, env: &crate::json::Map) -> Option<i64> {
-        self.context(env).step.map(|s| s.0)
+    pub(crate) fn arrival(&self, h: &Head<'_>) -> Option<i64> {
+        self.context(h.execution_id).step.map(|s| s.0)
     }
 }
 

@@ -25,6 +25,7 @@ pub(crate) mod dedup;
 pub(crate) mod diagnose;
 pub mod final_state;
 pub(crate) mod gaps;
+pub(crate) mod head;
 pub(crate) mod kept_tool_event;
 pub(crate) mod limits;
 mod log;
@@ -61,7 +62,7 @@ use std::collections::BTreeMap;
 use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
-use crate::envelope::event::{own_step, to_event};
+use crate::envelope::event::to_event;
 use crate::envelope::EventNames;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::event::ToolKind;
@@ -72,6 +73,7 @@ use crate::session::apply::{apply, step_of};
 use crate::session::attribution::{instant, Pending};
 use crate::session::dedup::{occurrence, turn_mark, Batch, Fingerprint, Fingerprinter, Seen};
 use crate::session::gaps::LISTED;
+use crate::session::head::Head;
 use crate::session::patch::Dirty;
 use crate::session::text::StreamText;
 use crate::session::view::{add_usage, agent_status, sub_usage, Counts, Execution, Executions};
@@ -950,8 +952,11 @@ impl Session {
             crate::envelope::dialect::WireDialect::Foreign(name) => Some(name),
             _ => None,
         };
-        let session = env.get("session_id").and_then(Value::as_str);
-        match (&self.session_id, session) {
+        // Read once: the routing, the redelivery key and the batch's
+        // bookkeeping below all ask (a lookup of each per question was a
+        // fiftieth of a bulk replay, bench/findings.md).
+        let h = Head::read(&env);
+        match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
                 self.counts.rejected += 1;
                 *self.foreign.entry(theirs.to_string()).or_insert(0) += 1;
@@ -964,13 +969,9 @@ impl Session {
         }
         // Where it would go, without making a turn yet: a redelivered
         // restart must not open one.
-        // Read once: the routing, the redelivery key and the batch's
-        // bookkeeping below all ask (a lookup of each per question was a
-        // fiftieth of a bulk replay, bench/findings.md).
-        let p = parts(&env);
-        let route = self.route(&env, p);
+        let route = self.route(&h);
         // A chunk's own index, where the stream text may hold its key.
-        let index = chunk_index(p);
+        let index = h.chunk_index;
         // A chunk past the text limit's cut keeps no fingerprint: whether
         // its index arrived before says whether it is a redelivery.
         let past_cut = route.and_then(|pos| {
@@ -988,7 +989,7 @@ impl Session {
         // replayed to another view (tests/dialect_redelivery.rs).
         let translated_data = match dialect {
             crate::envelope::dialect::WireDialect::Foreign(name) => {
-                p.0 == "agent.data"
+                h.kind == "agent.data"
                     || self
                         .dialects
                         .dialects()
@@ -1000,10 +1001,10 @@ impl Session {
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
-            _ => dedup_key(&env, p.0),
+            _ => dedup_key(&env, h.kind),
         };
         if let Some(b) = batch.as_deref_mut() {
-            b.observe(&env, content);
+            b.observe(&h, content);
         }
         self.delivery = batch
             .as_deref_mut()
@@ -1036,13 +1037,11 @@ impl Session {
                     false => 1,
                 },
                 Some(b) => {
-                    let (kind, payload) = p;
-                    let stepless = kind.starts_with("agent.tool.") && own_step(payload).is_none();
-                    let k = b.occurrence(f, &env, stepless);
+                    let k = b.occurrence(f, &h);
                     // A turn this batch opened is being delivered: content an
                     // earlier turn of the id applied is this turn's own.
-                    let own_turn = !stepless
-                        && b.is_opened(&env)
+                    let own_turn = !h.stepless_tool
+                        && b.is_opened(&h)
                         && route.is_some_and(|p| {
                             self.reused.get(p) == Some(&true)
                                 && !self.seen.contains(turn_mark(f, p))
@@ -1054,7 +1053,7 @@ impl Session {
                     }
                 }
                 None if !self.was_seen(f, held) => 1,
-                None if self.repeat_is_new(&env, p, route, f) => self.occurrences(f) + 1,
+                None if self.repeat_is_new(&h, route, f) => self.occurrences(f) + 1,
                 None if self.replaying_log => self.occurrences(f) + 1,
                 None => return self.duplicate(out),
             };
@@ -1081,14 +1080,13 @@ impl Session {
             Some(pos) => pos,
             None => {
                 if let Some(b) = batch.as_deref_mut() {
-                    b.opened(&env);
+                    b.opened(&h);
                 }
-                self.new_execution(&env)
+                self.new_execution(&h)
             }
         };
         self.route_hint = Some((self.producer, pos));
-        let (kind, payload) = p;
-        let tool = kind.starts_with("agent.tool.");
+        let tool = h.tool;
         if let (Some(f), true) = (content, self.reused.get(pos) == Some(&true)) {
             if !tool {
                 self.seen.insert(turn_mark(f, pos));
@@ -1100,8 +1098,8 @@ impl Session {
                 let recorded = self.replay_arrival.filter(|_| self.replaying_log);
                 let arrival = batch
                     .as_deref()
-                    .filter(|_| own_step(payload).is_none())
-                    .and_then(|b| recorded.or_else(|| b.arrival(&env)));
+                    .filter(|_| h.stepless_tool)
+                    .and_then(|b| recorded.or_else(|| b.arrival(&h)));
                 self.line_arrival = arrival;
                 exec.tool_placement.pending = Pending {
                     arrival,
@@ -1177,23 +1175,15 @@ impl Session {
     ///   whose span holds the timestamp (never a status that would open a
     ///   turn: a third turn identical to the second under a frozen clock
     ///   opens only when delivered in a batch).
-    fn repeat_is_new(
-        &self,
-        env: &Map,
-        (kind, payload): (&str, &Map),
-        route: Option<usize>,
-        f: Fingerprint,
-    ) -> bool {
-        let at = env
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(instant);
+    fn repeat_is_new(&self, h: &Head<'_>, route: Option<usize>, f: Fingerprint) -> bool {
+        let at = h.at();
         // A repeated restart (it would open a turn) is taken as a redelivery.
         let Some((pos, exec)) = route.and_then(|pos| Some((pos, self.executions.get(pos)?))) else {
             return false;
         };
-        if kind.starts_with("agent.tool.") && own_step(payload).is_none() {
-            let arrival = step_of(exec, own_step(payload));
+        if h.stepless_tool {
+            let (kind, payload) = (h.kind, h.payload);
+            let arrival = step_of(exec, None);
             let name = payload
                 .get("tool_name")
                 .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
@@ -1270,7 +1260,7 @@ impl Session {
             apply::Touched::Header
         } else {
             let key = fingerprint.map(crate::session::dedup::seen_key);
-            apply(exec, to_event(kind, ts, payload), (seq, key))
+            apply(exec, to_event(kind, None, payload), ts, (seq, key))
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
@@ -1327,9 +1317,9 @@ impl Session {
     /// new turn; so is `processing` after a terminal status under the same id,
     /// because the reference adapter keeps one execution id for every turn
     /// it broadcasts.
-    /// Given the envelope's type and payload ([`parts`]).
-    fn route(&self, env: &Map, (kind, payload): (&str, &Map)) -> Option<usize> {
-        let i = self.latest(env)?;
+    fn route(&self, h: &Head<'_>) -> Option<usize> {
+        let (kind, payload) = (h.kind, h.payload);
+        let i = self.latest(h.execution_id)?;
         let exec = self.executions.get(i)?;
         // A broadcaster reset between turns (v2.7's `reset()`) starts the
         // next turn from `idle`: a restart once the turn already started so.
@@ -1353,8 +1343,7 @@ impl Session {
     /// of the envelope's producer: runs of different producers never share
     /// an execution, whatever ids they chose (an AG-UI run and an AI SDK
     /// message both named `run-0001` were merged into one).
-    fn latest(&self, env: &Map) -> Option<usize> {
-        let id = env.get("execution_id").and_then(Value::as_str);
+    fn latest(&self, id: Option<&str>) -> Option<usize> {
         if let Some((producer, pos)) = self.route_hint {
             let hit = producer == self.producer
                 && self.executions.get(pos).is_some_and(|e| match producer {
@@ -1379,9 +1368,9 @@ impl Session {
     }
 
     /// Opens the turn an envelope starts (see [`route`](Session::route)).
-    fn new_execution(&mut self, env: &Map) -> usize {
-        let id = env.get("execution_id").and_then(Value::as_str);
-        let previous = self.latest(env);
+    fn new_execution(&mut self, h: &Head<'_>) -> usize {
+        let id = h.execution_id;
+        let previous = self.latest(id);
         let reused = previous.is_some();
         // The turn this one replaces as the latest of its id is no longer
         // where its chunks route: the set takes the keys its text held.
@@ -1592,30 +1581,9 @@ fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
     let mut f = Fingerprinter::new();
     for (k, v) in env {
         f.str(k);
-        f.value(v);
+        f.member(v);
     }
     Some(f.finish())
-}
-
-/// A stream chunk's own index. A chunk without one is known by its
-/// fingerprint instead (see [`dedup_key`]): the index `apply` gives it
-/// (after the highest seen) says nothing about whether it arrived before.
-fn chunk_index((kind, payload): (&str, &Map)) -> Option<i64> {
-    if kind != "agent.stream.chunk" {
-        return None;
-    }
-    payload.get("chunk_index").and_then(Value::as_i64)
-}
-
-/// The type and payload of a normalised envelope.
-fn parts(env: &Map) -> (&str, &Map) {
-    static EMPTY: Map = Map::new();
-    let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
-    let payload = env
-        .get("payload")
-        .and_then(Value::as_object)
-        .unwrap_or(&EMPTY);
-    (kind, payload)
 }
 
 #[cfg(test)]

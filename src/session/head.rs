@@ -1,0 +1,96 @@
+//! What the session reads of a normalised envelope's own members, read
+//! once: its type and payload, session and execution ids, timestamp (and
+//! the instant it names), a tool event's lack of a step number and a
+//! chunk's index. Routing, the redelivery rule and a batch's bookkeeping
+//! all ask these of every envelope; each asked the envelope's `Map` again,
+//! a scan of its members per question (bench/findings.md, issue 27's bulk
+//! replay of the session's side of each line).
+
+use crate::envelope::event::own_step;
+use crate::json::{same_key, Map, Value};
+use std::cell::OnceCell;
+
+/// The envelope's header, borrowed from its normalised `Map`.
+pub(crate) struct Head<'a> {
+    /// `type` (empty when absent).
+    pub kind: &'a str,
+    /// `payload` (empty when absent or not an object).
+    pub payload: &'a Map,
+    pub session_id: Option<&'a str>,
+    /// `execution_id` when it is a string.
+    pub execution_id: Option<&'a str>,
+    /// Whether the envelope has an `execution_id` member at all.
+    pub has_execution_id: bool,
+    pub timestamp: Option<&'a str>,
+    /// A tool event (`agent.tool.*`).
+    pub tool: bool,
+    /// A tool event without a step number of its own.
+    pub stepless_tool: bool,
+    /// A stream chunk's own `chunk_index`. A chunk without one is known by
+    /// its fingerprint instead: the index `apply` gives it (after the
+    /// highest seen) says nothing about whether it arrived before.
+    pub chunk_index: Option<i64>,
+    /// The timestamp's instant, read when first asked.
+    at: OnceCell<Option<i64>>,
+}
+
+impl<'a> Head<'a> {
+    /// Reads the members in one pass over the envelope.
+    pub(crate) fn read(env: &'a Map) -> Head<'a> {
+        static EMPTY: Map = Map::new();
+        let mut kind = None;
+        let mut payload = None;
+        let mut session_id = None;
+        let mut execution_id = None;
+        let mut has_execution_id = false;
+        let mut timestamp = None;
+        // The first member of each name, as `Map::get` finds it; told apart
+        // by length, then one comparison (`same_key`: eight bytes a step,
+        // where the wasm's `memcmp` takes one).
+        for (k, v) in env {
+            let k: &str = k;
+            match k.len() {
+                4 if kind.is_none() && same_key(k, "type") => kind = Some(v.as_str()),
+                7 if payload.is_none() && same_key(k, "payload") => payload = Some(v.as_object()),
+                9 if timestamp.is_none() && same_key(k, "timestamp") => {
+                    timestamp = Some(v.as_str());
+                }
+                10 if session_id.is_none() && same_key(k, "session_id") => {
+                    session_id = Some(v.as_str());
+                }
+                12 if !has_execution_id && same_key(k, "execution_id") => {
+                    has_execution_id = true;
+                    execution_id = v.as_str();
+                }
+                _ => {}
+            }
+        }
+        let kind = kind.flatten().unwrap_or_default();
+        let payload = payload.flatten().unwrap_or(&EMPTY);
+        let tool = kind.starts_with("agent.tool.");
+        let chunk_index = match kind {
+            "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
+            _ => None,
+        };
+        Head {
+            kind,
+            payload,
+            session_id: session_id.flatten(),
+            execution_id,
+            has_execution_id,
+            timestamp: timestamp.flatten(),
+            tool,
+            stepless_tool: tool && own_step(payload).is_none(),
+            chunk_index,
+            at: OnceCell::new(),
+        }
+    }
+
+    /// The timestamp as µs since the epoch ([`instant`](crate::session::attribution::instant)).
+    pub(crate) fn at(&self) -> Option<i64> {
+        *self.at.get_or_init(|| {
+            self.timestamp
+                .and_then(crate::session::attribution::instant)
+        })
+    }
+}
