@@ -31,7 +31,6 @@ use super::types::SessionOptionsArg;
 /// // React: const view = useSyncExternalStore(session.subscribe, session.getSnapshot);
 /// // on completion (full package only): const report = session.reconcile(await fetchSnapshot());
 /// ```
-
 #[wasm_bindgen]
 pub struct Session {
     /// Borrowed only for the moment a method works on it, never while
