@@ -69,15 +69,32 @@ function cargoCounts(output) {
 
 const results = [];
 
-/** Records a layer's counts and prints its one-line summary. */
-function report(name, { passed, failed, exitCode, note = '' }) {
-  // A runner that failed without a failing test (a compile error, a crash) still fails the layer.
-  const broken = exitCode !== 0 && failed === 0;
-  if (broken) failed = 1;
-  const extra = broken ? ` (${note || `exited with status ${exitCode} before any test failed`})` : note ? ` (${note})` : '';
-  const line = `${name}: ${passed} passed, ${failed} failed${extra}`;
-  results.push({ name, passed, failed, line });
-  console.log(`\n${line}`);
+/** Each failed node:test test's name and the first lines of its error, printed again in the
+ * summary: a CI log is often read from its tail, far below the test that failed. */
+const failures = [];
+
+/** The failing tests of a node:test TAP file: `layer: name`, where, and the error's first lines. */
+function tapFailures(layer, text) {
+  const lines = text.split('\n');
+  const found = [];
+  for (const [i, line] of lines.entries()) {
+    const failed = line.match(/^(\s*)not ok \d+ - (.*)$/);
+    if (!failed) continue;
+    // The YAML block under it: `---`, keys two spaces in, `...`; the stack is left out.
+    const keyIndent = failed[1].length + 2;
+    const block = [];
+    for (const next of lines.slice(i + 2)) {
+      const key = next.slice(keyIndent);
+      if (key.startsWith('...') || key.startsWith('stack:')) break;
+      if (/^(duration_ms|failureType|code|name|operator):/.test(key)) continue;
+      block.push(key.trimEnd());
+    }
+    // A suite fails when its tests do; its own entry adds nothing.
+    if (block.includes("type: 'suite'")) continue;
+    const detail = block.filter((d) => d.trim() !== '').slice(0, 10).map((d) => `    ${d.slice(0, 300)}`);
+    found.push(`${layer}: ${failed[2]}\n${detail.join('\n')}`);
+  }
+  return found;
 }
 
 async function nativeLayer() {
@@ -136,6 +153,7 @@ async function nodeTests(layer, dir) {
     ]);
     const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
     const count = (key) => Number(text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'))?.[1] ?? 0);
+    failures.push(...tapFailures(layer, text));
     report(layer, { passed: count('pass'), failed: count('fail') + count('cancelled'), exitCode: code });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -233,6 +251,7 @@ async function main() {
   banner(`summary (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   if (!built) console.log('build: FAILED');
   for (const command of diskFull) console.log(`disk full: \`${command}\` ran out of disk space (free some and run again)`);
+  if (failures.length) console.log(`failed tests:\n${failures.join('\n')}\n`);
   for (const { line } of results) console.log(line);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0) + (built ? 0 : 1);

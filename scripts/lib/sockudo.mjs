@@ -56,7 +56,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts sockudo with one app and resolves once `/up/<appId>` answers 200.
  * `port` reuses a port (a restarted server, as after a Reverb restart: clients
  * reconnect to the same address); by default the OS picks a free one.
- * Returns `{ host, port, appId, key, secret, stop() }`.
+ * Returns `{ host, port, appId, key, secret, stop(), output() }` (`output()`: the
+ * last 16 KB the server printed, to explain a failure).
  */
 export async function startSockudo({ appId, key, secret, maxPayloadKb = 10, port: wanted } = {}) {
   const binary = findSockudo();
@@ -99,6 +100,10 @@ export async function startSockudo({ appId, key, secret, maxPayloadKb = 10, port
     SOCKUDO_DEFAULT_APP_MAX_EVENT_PAYLOAD_IN_KB: String(maxPayloadKb),
     // 100 a second by default; a test that publishes a run back to back can exceed it.
     SOCKUDO_DEFAULT_APP_MAX_BACKEND_EVENTS_PER_SECOND: '10000',
+    // Reverb queues what a slow client has not read yet; sockudo disconnects a client
+    // 1000 messages behind (and it misses the rest). A page on a busy machine receiving
+    // a run published by concurrent batch requests can fall that far behind.
+    WEBSOCKET_MAX_MESSAGES: '1000000',
   };
 
   // detached: its own process group, so stop() also reaches anything it forks.
@@ -170,5 +175,5 @@ export async function startSockudo({ appId, key, secret, maxPayloadKb = 10, port
     await sleep(100);
   }
 
-  return { host: HOST, port, appId, key, secret, stop };
+  return { host: HOST, port, appId, key, secret, stop, output: () => output };
 }

@@ -90,7 +90,14 @@ describe('live over laravel-echo + pusher-js from sockudo', () => {
       }
     };
     await Promise.all(Array.from({ length: 16 }, worker));
-    await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 60_000 });
+    try {
+      await page.waitForFunction((n) => window.stepline.view.counts.applied === n, envelopes.length, { timeout: 60_000 });
+    } catch (error) {
+      // Say how far the page got and what the connection did, not only that time ran out.
+      const state = await page.evaluate(() => ({ counts: window.stepline.view.counts, source: window.stepline.source.detail }));
+      const log = env.sockudo.output().split('\n').filter((l) => /WARN|ERROR|slow consumer|disconnect/i.test(l)).slice(-5);
+      throw new Error(`${error.message}\npage: ${JSON.stringify(state)}\nsockudo: ${log.join(' | ') || '(no warnings)'}\nproblems: ${page.problems.join(' | ') || '(none)'}`);
+    }
 
     const inOrder = new Session();
     for (const e of envelopes) inOrder.ingest(e);
