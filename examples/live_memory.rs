@@ -1,7 +1,9 @@
-//! Heap of a live session natively: `cargo run --release --example live_memory -- FILE [--no-record]`
+//! Heap of a live session natively: `cargo run --release --example live_memory -- FILE [--no-record] [--keep]`
 //! feeds a JSONL file's lines one at a time (`ingest_text_deferred`, then `settle` and
 //! `take_patch` after each, as the package's live loop does: bench/contenders/stepline.mjs)
-//! and prints the bytes the session holds at the end and the most it held at once. The wasm's
+//! and prints the bytes the session holds at the end and the most it held at once. With
+//! `--keep` the session is not freed at exit, for a heap profiler's view of what it holds
+//! (`valgrind --tool=dhat`, at t-end). The wasm's
 //! memory never shrinks, so the peak counts there as much as what is retained.
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -57,7 +59,7 @@ fn main() {
     let file = args
         .iter()
         .find(|a| !a.starts_with("--"))
-        .expect("usage: live_memory FILE [--no-record]");
+        .expect("usage: live_memory FILE [--no-record] [--keep]");
     let record = !args.iter().any(|a| a == "--no-record");
     let text = std::fs::read_to_string(file).expect("readable file");
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -83,5 +85,13 @@ fn main() {
         mib(peak),
         mib(patch_bytes)
     );
-    drop(session);
+    // `--keep`: the session is never freed, so a heap profiler's end-of-run
+    // view (valgrind's dhat at t-end) shows what it holds, by allocation site.
+    if args.iter().any(|a| a == "--keep") {
+        drop(lines);
+        drop(text);
+        std::mem::forget(session);
+    } else {
+        drop(session);
+    }
 }
