@@ -101,10 +101,16 @@ for (const [kind, make, read] of [...KINDS, ...READ_KINDS.map(([k, m]) => [k, m,
     // share it) weighs on both sides of the ratio; the best of three each.
     let atSmall = Infinity;
     let atLarge = Infinity;
-    for (let round = 0; round < 3; round++) {
-      atSmall = Math.min(atSmall, perEvent(small, 1, read));
-      atLarge = Math.min(atLarge, perEvent(large, 1, read));
-    }
+    const rounds = (n) => {
+      for (let round = 0; round < n; round++) {
+        atSmall = Math.min(atSmall, perEvent(small, 1, read));
+        atLarge = Math.min(atLarge, perEvent(large, 1, read));
+      }
+    };
+    rounds(3);
+    // Over the bound: three more rounds before the verdict. A burst of load on a shared
+    // machine can slow one side of every round so far; a rescanning reader stays near 10.
+    if (atLarge / atSmall > BOUND) rounds(3);
     const ratio = atLarge / atSmall;
     t.diagnostic(`${(atSmall * 1e6).toFixed(2)} µs/event at ${smallN / 1000}k, ${(atLarge * 1e6).toFixed(2)} µs/event at ${largeN / 1000}k: ratio ${ratio.toFixed(2)}`);
     assert.ok(ratio <= BOUND, `${kind}: ${(atSmall * 1e6).toFixed(2)} µs/event at ${smallN / 1000}k, ${(atLarge * 1e6).toFixed(2)} at ${largeN / 1000}k (ratio ${ratio.toFixed(2)})`);
