@@ -6,7 +6,7 @@ use crate::event::{
     Body, Chunk, Data, Event, Status, StepCompleted, StepFailed, StepObject, StepStarted,
     ToolEvent, ToolKind,
 };
-use crate::json::Value;
+use crate::json::{Packed, Value};
 use crate::session::attribution::instant;
 use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
@@ -245,10 +245,9 @@ fn step_completed(
     // `stop_reason`, `resolved_by`) stands in only where no
     // `agent.continuation` gave the whole decision, in either order: it
     // keeps no instant, so a later full decision always replaces it.
-    if let Some(mut decision) = c.continuation {
+    if let Some(decision) = c.continuation {
         if step.continuation.is_none() {
-            decision.shrink_to_fit();
-            step.continuation = Some(decision);
+            step.continuation = Some(Packed::new(decision));
         }
     }
     if let Some(o) = c.step_object {
@@ -279,15 +278,14 @@ fn step_failed(exec: &mut Execution, own: Option<i64>, f: StepFailed) -> Touched
 /// step's own decision wins however the two arrive (a page that saw the
 /// second live and the first in a resync). Without timestamps to tell them
 /// apart, the one that arrived last.
-fn keep_continuation(step: &mut StepView, mut c: Value, at: Option<i64>) {
+fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
     if let (Some(kept), Some(new)) = (step.continuation_at, at) {
         if new < kept {
             return;
         }
     }
-    // Kept for the session's life: without the room the decoder left.
-    c.shrink_to_fit();
-    step.continuation = Some(c);
+    // Kept for the session's life: as its text (src/json/packed.rs).
+    step.continuation = Some(Packed::new(c));
     step.continuation_at = at.or(step.continuation_at);
 }
 
@@ -578,14 +576,21 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_continuation_holds_no_room_beyond_its_members() {
-        // Memory: the decoder's doubling left each evaluation's three
-        // members room for four, kept for the session's life
-        // (bench/findings.md, issue 27's fifth pass).
+    fn a_kept_continuation_is_its_compact_text_and_reads_back_as_sent() {
+        // Memory: a step keeps its decision for the session's life, and as
+        // a tree of five `{criterion, decision, reason}` objects it was
+        // about three times its text (bench/findings.md, issue 27's
+        // seventh pass).
         let mut session = crate::session::Session::default();
-        for line in debug_envelopes() {
-            session.ingest_text(&line).expect("an envelope");
+        let lines = debug_envelopes();
+        for line in &lines {
+            session.ingest_text(line).expect("an envelope");
         }
+        let sent = lines
+            .iter()
+            .map(|l| crate::json::from_str(l).expect("JSON"))
+            .find(|e| e["type"] == "agent.continuation")
+            .expect("the debug case's continuation");
         let exec = &session.executions()[0];
         let kept: Vec<_> = exec
             .steps
@@ -593,10 +598,12 @@ mod tests {
             .filter_map(|s| s.continuation.as_ref())
             .collect();
         assert_eq!(kept.len(), 1);
-        let c = kept[0];
+        let text = kept[0].text().expect("kept as its text");
+        let c = crate::json::from_str(text).expect("text that reads back");
+        for k in ["should_continue", "stop_reason", "resolved_by", "evaluations"] {
+            assert_eq!(c[k], sent["payload"][k], "{k}");
+        }
         assert_eq!(c["evaluations"].as_array().map(Vec::len), Some(5));
         assert_eq!(c["evaluations"][4]["decision"].as_str(), Some("stop"));
-        // A clone reserves exactly what it holds.
-        assert_eq!(c.reserved(), c.clone().reserved());
     }
 }

@@ -91,7 +91,8 @@ pub struct RunComparison {
 }
 
 fn compared(s: &StepView) -> ComparedStep {
-    let c = s.continuation.as_ref();
+    let c = s.continuation.as_ref().map(crate::json::Packed::value);
+    let c = c.as_deref();
     ComparedStep {
         tools: s
             .tools
