@@ -19,7 +19,6 @@ mod fingerprint_ser;
 #[macro_use]
 mod float;
 mod macros;
-mod packed;
 pub(crate) mod names;
 mod parse;
 pub mod patch;
@@ -31,7 +30,6 @@ mod write;
 
 pub use fingerprint_ser::scalar_fingerprint;
 pub use float::parse_f64;
-pub use packed::Packed;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;
 pub use ser::{to_ascii_text, to_text, to_value_of, write_ascii_text, write_text};

@@ -6,8 +6,9 @@ use crate::event::{
     Body, Chunk, Data, Event, Status, StepCompleted, StepFailed, StepObject, StepStarted,
     ToolEvent, ToolKind,
 };
-use crate::json::{Packed, Value};
+use crate::json::Value;
 use crate::session::attribution::instant;
+use crate::session::kept_continuation::KeptContinuation;
 use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
@@ -247,7 +248,7 @@ fn step_completed(
     // keeps no instant, so a later full decision always replaces it.
     if let Some(decision) = c.continuation {
         if step.continuation.is_none() {
-            step.continuation = Some(Packed::new(decision));
+            step.continuation = Some(KeptContinuation::new(decision));
         }
     }
     if let Some(o) = c.step_object {
@@ -284,8 +285,8 @@ fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
             return;
         }
     }
-    // Kept for the session's life: as its text (src/json/packed.rs).
-    step.continuation = Some(Packed::new(c));
+    // Kept for the session's life: typed (src/session/kept_continuation.rs).
+    step.continuation = Some(KeptContinuation::new(c));
     step.continuation_at = at.or(step.continuation_at);
 }
 
@@ -576,11 +577,11 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_continuation_is_its_compact_text_and_reads_back_as_sent() {
+    fn a_kept_continuation_is_typed_and_reads_back_as_sent() {
         // Memory: a step keeps its decision for the session's life, and as
-        // a tree of five `{criterion, decision, reason}` objects it was
-        // about three times its text (bench/findings.md, issue 27's
-        // seventh pass).
+        // the decoder's tree its five `{criterion, decision, reason}`
+        // objects were about three times its text (bench/findings.md,
+        // issue 27's seventh pass).
         let mut session = crate::session::Session::default();
         let lines = debug_envelopes();
         for line in &lines {
@@ -598,9 +599,14 @@ mod tests {
             .filter_map(|s| s.continuation.as_ref())
             .collect();
         assert_eq!(kept.len(), 1);
-        let text = kept[0].text().expect("kept as its text");
-        let c = crate::json::from_str(text).expect("text that reads back");
-        for k in ["should_continue", "stop_reason", "resolved_by", "evaluations"] {
+        assert!(kept[0].is_typed());
+        let c = kept[0].value();
+        for k in [
+            "should_continue",
+            "stop_reason",
+            "resolved_by",
+            "evaluations",
+        ] {
             assert_eq!(c[k], sent["payload"][k], "{k}");
         }
         assert_eq!(c["evaluations"].as_array().map(Vec::len), Some(5));

@@ -680,7 +680,7 @@ fn stop_reason(e: &Execution) -> Cow<'static, str> {
         .values()
         .next_back()
         .and_then(|s| s.continuation.as_ref())
-        .map(crate::json::Packed::value);
+        .map(crate::session::kept_continuation::KeptContinuation::value);
     if let Some(r) = c
         .as_deref()
         .and_then(|c| c.get("stop_reason"))

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::json::{Packed, Value};
+use crate::json::Value;
 
 use crate::envelope::dialect::WireDialect;
 use crate::model::annotations::Annotations;
@@ -15,6 +15,7 @@ use crate::model::step_type::StepType;
 use crate::model::usage::{Usage, UsageWithTotal};
 use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
+use crate::session::kept_continuation::KeptContinuation;
 use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
 
@@ -268,10 +269,9 @@ pub struct StepView {
     pub errors: Option<i64>,
     /// `agent.step.failed` / `agent.run.failed` error text.
     pub error: Option<String>,
-    /// `{should_continue, stop_reason, resolved_by, evaluations}`, kept as
-    /// its compact text (read with [`Packed::value`]; a step keeps it for the
-    /// session's life).
-    pub continuation: Option<Packed>,
+    /// `{should_continue, stop_reason, resolved_by, evaluations}` (read
+    /// with [`KeptContinuation::value`]).
+    pub continuation: Option<KeptContinuation>,
     /// When the kept continuation was sent (epoch ms), so a redelivered or
     /// resynced earlier one never replaces a later one.
     pub continuation_at: Option<i64>,
@@ -375,8 +375,6 @@ impl StepView {
     /// id its generated `step_id` carries).
     pub fn view<'a>(&'a self, execution: Option<&str>) -> StepShape<'a> {
         let (step_id, step_id_generated) = self.id_in(execution);
-        // Read once for the field and the sentence explaining it.
-        let continuation = self.continuation.as_ref().map(Packed::value);
         StepShape {
             number: self.number,
             step_index: self.number,
@@ -396,10 +394,11 @@ impl StepView {
                 .map(|(u, total)| UsageWithTotal::new(&u, total)),
             errors: self.errors,
             error: self.error.as_deref(),
-            explanation: continuation
-                .as_deref()
-                .and_then(crate::model::continuation::explain::streamed_explanation),
-            continuation,
+            continuation: self.continuation.as_ref(),
+            explanation: self
+                .continuation
+                .as_ref()
+                .and_then(KeptContinuation::explanation),
             tools: ToolRuns(&self.tools),
             text: &self.text,
             reasoning: &self.reasoning,
@@ -469,7 +468,7 @@ pub struct StepShape<'a> {
     pub error: Option<&'a str>,
     /// The continuation decision after the step.
     #[cfg_attr(feature = "schema", schemars(schema_with = "continuation_schema"))]
-    pub continuation: Option<Cow<'a, Value>>,
+    pub continuation: Option<&'a KeptContinuation>,
     /// Why the loop went on or stopped after this step, in one sentence
     /// (`null` until a continuation arrives).
     pub explanation: Option<String>,

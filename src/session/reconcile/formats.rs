@@ -387,7 +387,11 @@ fn last_stop_reason(e: &Execution) -> Option<Value> {
     e.steps
         .values()
         .rev()
-        .filter_map(|s| s.continuation.as_ref().map(crate::json::Packed::value))
+        .filter_map(|s| {
+            s.continuation
+                .as_ref()
+                .map(crate::session::kept_continuation::KeptContinuation::value)
+        })
         .find(|c| c.get("should_continue").and_then(Value::as_bool) == Some(false))
         .map(|c| c.get("stop_reason").cloned().unwrap_or(Value::Null))
 }
