@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::ser::{Serialize, Serializer};
 
 use crate::json::{Map, Value};
 use crate::model::continuation::classes;
@@ -130,17 +130,19 @@ impl KeptContinuation {
         match &self.0 {
             Repr::Value(v) => streamed_explanation(v),
             Repr::Trace(t) => {
-                let reason = |decider: &str| {
+                let resolved_by = non_empty(&t.resolved_by);
+                let reason = resolved_by.and_then(|r| {
+                    let decider = short(r);
                     t.evaluations
                         .iter()
                         .find(|e| !e.criterion.is_empty() && short(&e.criterion) == decider)
                         .map(|e| &*e.reason)
                         .filter(|r| !r.is_empty())
-                };
+                });
                 Some(explanation(
                     t.should_continue.as_bool().unwrap_or(false),
                     non_empty(&t.stop_reason),
-                    non_empty(&t.resolved_by),
+                    resolved_by,
                     reason,
                 ))
             }
@@ -172,7 +174,7 @@ fn word(word: String, known: &[&'static str]) -> Word {
 
 impl Trace {
     /// The trace of `c`, or `c` back when it is not one.
-    fn of(c: Value) -> Result<Trace, Value> {
+    fn of(mut c: Value) -> Result<Trace, Value> {
         let typed = c.as_object().is_some_and(|m| {
             m.len() == FIELDS.len()
                 && m.keys().zip(FIELDS).all(|(k, f)| k == f)
@@ -180,72 +182,51 @@ impl Trace {
                     .and_then(Value::as_array)
                     .is_some_and(|list| list.iter().all(is_evaluation))
         });
-        if !typed {
-            return Err(c);
-        }
-        let Value::Object(m) = c else {
+        let Some(m) = c.as_object_mut().filter(|_| typed) else {
             return Err(c);
         };
-        let mut fields = m.into_iter().map(|(_, v)| v);
-        let mut next = || fields.next().unwrap_or_default();
-        let (should_continue, stop_reason, resolved_by) = (next(), next(), next());
-        let Value::Array(list) = next() else {
-            return Err(Value::Null);
-        };
-        let evaluations = list
-            .into_iter()
-            .map(|e| {
-                let Value::Object(e) = e else {
-                    return Evaluation::default();
-                };
-                let mut members = e.into_iter().map(|(_, v)| match v {
-                    Value::String(s) => s,
+        // The shape is checked: each member is taken out by its place.
+        let mut take = |i: usize| m.take_at(i).unwrap_or_default();
+        let (should_continue, stop_reason, resolved_by) =
+            (shrunk(take(0)), shrunk(take(1)), shrunk(take(2)));
+        let mut evaluations = Vec::new();
+        if let Value::Array(list) = take(3) {
+            evaluations.reserve_exact(list.len());
+            for mut e in list {
+                let mut text = |i: usize| match e.as_object_mut().and_then(|m| m.take_at(i)) {
+                    Some(Value::String(s)) => s,
                     _ => String::new(),
+                };
+                evaluations.push(Evaluation {
+                    criterion: word(text(0), CRITERIA),
+                    decision: word(text(1), DECISIONS),
+                    reason: text(2).into_boxed_str(),
                 });
-                let mut next = || members.next().unwrap_or_default();
-                Evaluation {
-                    criterion: word(next(), CRITERIA),
-                    decision: word(next(), DECISIONS),
-                    reason: next().into_boxed_str(),
-                }
-            })
-            .collect();
+            }
+        }
         Ok(Trace {
-            should_continue: shrunk(should_continue),
-            stop_reason: shrunk(stop_reason),
-            resolved_by: shrunk(resolved_by),
-            evaluations,
+            should_continue,
+            stop_reason,
+            resolved_by,
+            evaluations: evaluations.into_boxed_slice(),
         })
     }
 
     fn value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert(FIELDS[0], self.should_continue.clone());
-        m.insert(FIELDS[1], self.stop_reason.clone());
-        m.insert(FIELDS[2], self.resolved_by.clone());
-        let list = self
-            .evaluations
-            .iter()
-            .map(|e| {
-                let mut o = Map::new();
-                o.insert(EVALUATION[0], Value::from(&*e.criterion));
-                o.insert(EVALUATION[1], Value::from(&*e.decision));
-                o.insert(EVALUATION[2], Value::from(&*e.reason));
-                Value::Object(o)
-            })
-            .collect();
-        m.insert(FIELDS[3], Value::Array(list));
-        Value::Object(m)
-    }
-}
-
-impl Default for Evaluation {
-    fn default() -> Evaluation {
-        Evaluation {
-            criterion: Cow::Borrowed(""),
-            decision: Cow::Borrowed(""),
-            reason: Box::from(""),
+        let mut list = Vec::with_capacity(self.evaluations.len());
+        for e in &*self.evaluations {
+            let mut o = Map::with_capacity(EVALUATION.len());
+            o.push(EVALUATION[0], Value::from(&*e.criterion));
+            o.push(EVALUATION[1], Value::from(&*e.decision));
+            o.push(EVALUATION[2], Value::from(&*e.reason));
+            list.push(Value::Object(o));
         }
+        let mut m = Map::with_capacity(FIELDS.len());
+        m.push(FIELDS[0], self.should_continue.clone());
+        m.push(FIELDS[1], self.stop_reason.clone());
+        m.push(FIELDS[2], self.resolved_by.clone());
+        m.push(FIELDS[3], Value::Array(list));
+        Value::Object(m)
     }
 }
 
@@ -272,34 +253,7 @@ fn shrunk(mut v: Value) -> Value {
 
 impl Serialize for KeptContinuation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Repr::Value(v) => v.serialize(s),
-            Repr::Trace(t) => t.serialize(s),
-        }
-    }
-}
-
-/// Written as the object it was sent as: its members in order (the map
-/// form [`Map`]'s own writer uses, so every writer and fingerprint sees the
-/// same as for the value).
-impl Serialize for Trace {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(FIELDS.len()))?;
-        m.serialize_entry(FIELDS[0], &self.should_continue)?;
-        m.serialize_entry(FIELDS[1], &self.stop_reason)?;
-        m.serialize_entry(FIELDS[2], &self.resolved_by)?;
-        m.serialize_entry(FIELDS[3], &*self.evaluations)?;
-        m.end()
-    }
-}
-
-impl Serialize for Evaluation {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(EVALUATION.len()))?;
-        m.serialize_entry(EVALUATION[0], &*self.criterion)?;
-        m.serialize_entry(EVALUATION[1], &*self.decision)?;
-        m.serialize_entry(EVALUATION[2], &*self.reason)?;
-        m.end()
+        self.value().serialize(s)
     }
 }
 

@@ -43,23 +43,25 @@ pub fn streamed_explanation(c: &Value) -> Option<String> {
         .get("should_continue")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    let resolved_by = text(c, "resolved_by");
+    let reason = resolved_by.and_then(|r| decider_reason(c, short(r)));
     Some(explanation(
         goes_on,
         text(c, "stop_reason"),
-        text(c, "resolved_by"),
-        |decider| decider_reason(c, decider),
+        resolved_by,
+        reason,
     ))
 }
 
 /// [`streamed_explanation`] from the object's parts (non-empty strings
-/// only): `reason_of` gives the reason the named decider's evaluation gave.
-/// A step's kept decision (src/session/kept_continuation.rs) reads its own
-/// fields without building the object.
-pub(crate) fn explanation<'a>(
+/// only; `reason` is the one the evaluation of `resolved_by`'s [`short`]
+/// name gave). A step's kept decision (src/session/kept_continuation.rs)
+/// reads its own fields without building the object.
+pub(crate) fn explanation(
     goes_on: bool,
-    stop_reason: Option<&'a str>,
-    resolved_by: Option<&'a str>,
-    reason_of: impl FnOnce(&str) -> Option<&'a str>,
+    stop_reason: Option<&str>,
+    resolved_by: Option<&str>,
+    reason: Option<&str>,
 ) -> String {
     // Joined with `concat`, not `format!`: a replay's first read writes one
     // sentence per step, and the formatting machinery was a tenth of that
@@ -79,7 +81,6 @@ pub(crate) fn explanation<'a>(
         };
     };
     let decider = short(resolved_by);
-    let reason = reason_of(decider);
     let because = if reason.is_some() { ": " } else { "" };
     let reason = reason.unwrap_or_default();
     if goes_on {
