@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use serde::ser::{Serialize, Serializer};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::json::{Map, Value};
 use crate::model::continuation::classes;
@@ -253,7 +253,35 @@ fn shrunk(mut v: Value) -> Value {
 
 impl Serialize for KeptContinuation {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(s)
+        match &self.0 {
+            Repr::Value(v) => v.serialize(s),
+            Repr::Trace(t) => t.serialize(s),
+        }
+    }
+}
+
+/// Written as the object it was sent as, without building it (the view
+/// writes a step at each change of it): its members in order, in the map
+/// form [`Map`]'s own writer uses, so every writer and fingerprint sees
+/// what it sees for the value.
+impl Serialize for Trace {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(FIELDS.len()))?;
+        m.serialize_entry(FIELDS[0], &self.should_continue)?;
+        m.serialize_entry(FIELDS[1], &self.stop_reason)?;
+        m.serialize_entry(FIELDS[2], &self.resolved_by)?;
+        m.serialize_entry(FIELDS[3], &*self.evaluations)?;
+        m.end()
+    }
+}
+
+impl Serialize for Evaluation {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(EVALUATION.len()))?;
+        m.serialize_entry(EVALUATION[0], &*self.criterion)?;
+        m.serialize_entry(EVALUATION[1], &*self.decision)?;
+        m.serialize_entry(EVALUATION[2], &*self.reason)?;
+        m.end()
     }
 }
 
