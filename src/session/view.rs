@@ -671,9 +671,9 @@ impl Execution {
             && !s.seen_completed
             && s.tools.is_empty()
             && s.text.is_empty()
-            && s.continuation
-                .as_ref()
-                .is_none_or(|c| c.value()["should_continue"] == false))
+            && s.continuation.as_ref().is_none_or(|c| {
+                c.value().get("should_continue").and_then(Value::as_bool) == Some(false)
+            }))
         .then_some(s.number)
     }
 
