@@ -8,6 +8,7 @@ use crate::event::{
 };
 use crate::json::Value;
 use crate::session::attribution::instant;
+use crate::session::kept_continuation::KeptContinuation;
 use crate::session::limits::Cap;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
@@ -245,10 +246,9 @@ fn step_completed(
     // `stop_reason`, `resolved_by`) stands in only where no
     // `agent.continuation` gave the whole decision, in either order: it
     // keeps no instant, so a later full decision always replaces it.
-    if let Some(mut decision) = c.continuation {
+    if let Some(decision) = c.continuation {
         if step.continuation.is_none() {
-            decision.shrink_to_fit();
-            step.continuation = Some(decision);
+            step.continuation = Some(KeptContinuation::new(decision));
         }
     }
     if let Some(o) = c.step_object {
@@ -279,15 +279,14 @@ fn step_failed(exec: &mut Execution, own: Option<i64>, f: StepFailed) -> Touched
 /// step's own decision wins however the two arrive (a page that saw the
 /// second live and the first in a resync). Without timestamps to tell them
 /// apart, the one that arrived last.
-fn keep_continuation(step: &mut StepView, mut c: Value, at: Option<i64>) {
+fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
     if let (Some(kept), Some(new)) = (step.continuation_at, at) {
         if new < kept {
             return;
         }
     }
-    // Kept for the session's life: without the room the decoder left.
-    c.shrink_to_fit();
-    step.continuation = Some(c);
+    // Kept for the session's life: typed (src/session/kept_continuation.rs).
+    step.continuation = Some(KeptContinuation::new(c));
     step.continuation_at = at.or(step.continuation_at);
 }
 
@@ -578,14 +577,21 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_continuation_holds_no_room_beyond_its_members() {
-        // Memory: the decoder's doubling left each evaluation's three
-        // members room for four, kept for the session's life
-        // (bench/findings.md, issue 27's fifth pass).
+    fn a_kept_continuation_is_typed_and_reads_back_as_sent() {
+        // Memory: a step keeps its decision for the session's life, and as
+        // the decoder's tree its five `{criterion, decision, reason}`
+        // objects were about three times its text (bench/findings.md,
+        // issue 27's seventh pass).
         let mut session = crate::session::Session::default();
-        for line in debug_envelopes() {
-            session.ingest_text(&line).expect("an envelope");
+        let lines = debug_envelopes();
+        for line in &lines {
+            session.ingest_text(line).expect("an envelope");
         }
+        let sent = lines
+            .iter()
+            .map(|l| crate::json::from_str(l).expect("JSON"))
+            .find(|e| e["type"] == "agent.continuation")
+            .expect("the debug case's continuation");
         let exec = &session.executions()[0];
         let kept: Vec<_> = exec
             .steps
@@ -593,10 +599,17 @@ mod tests {
             .filter_map(|s| s.continuation.as_ref())
             .collect();
         assert_eq!(kept.len(), 1);
-        let c = kept[0];
+        assert!(kept[0].is_typed());
+        let c = kept[0].value();
+        for k in [
+            "should_continue",
+            "stop_reason",
+            "resolved_by",
+            "evaluations",
+        ] {
+            assert_eq!(c[k], sent["payload"][k], "{k}");
+        }
         assert_eq!(c["evaluations"].as_array().map(Vec::len), Some(5));
         assert_eq!(c["evaluations"][4]["decision"].as_str(), Some("stop"));
-        // A clone reserves exactly what it holds.
-        assert_eq!(c.reserved(), c.clone().reserved());
     }
 }

@@ -91,7 +91,11 @@ pub struct RunComparison {
 }
 
 fn compared(s: &StepView) -> ComparedStep {
-    let c = s.continuation.as_ref();
+    let c = s
+        .continuation
+        .as_ref()
+        .map(crate::session::kept_continuation::KeptContinuation::value);
+    let c = c.as_deref();
     ComparedStep {
         tools: s
             .tools

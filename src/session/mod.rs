@@ -26,6 +26,7 @@ pub(crate) mod diagnose;
 pub mod final_state;
 pub(crate) mod gaps;
 pub(crate) mod head;
+pub mod kept_continuation;
 pub(crate) mod kept_tool_event;
 pub(crate) mod limits;
 mod log;

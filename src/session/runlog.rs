@@ -18,6 +18,7 @@
 //! assert_eq!(back.summary(), log.summary());
 //! ```
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::json::{Map, Value};
@@ -504,7 +505,7 @@ struct Tally<'a> {
 impl<'a> Tally<'a> {
     fn execution(&mut self, e: &'a Execution) {
         self.executions += 1;
-        bump(&mut self.by_stop_reason, stop_reason(e), 1);
+        bump(&mut self.by_stop_reason, &stop_reason(e), 1);
         if e.run_error.is_some() || e.status() == Some("failed") {
             self.run_errors += 1;
         }
@@ -673,15 +674,21 @@ fn duration_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 /// Why an execution stopped: its last step's streamed continuation, else
 /// its broadcast status, else `unknown`.
-fn stop_reason(e: &Execution) -> &str {
-    let streamed = e
+fn stop_reason(e: &Execution) -> Cow<'static, str> {
+    let c = e
         .steps
         .values()
         .next_back()
         .and_then(|s| s.continuation.as_ref())
+        .map(crate::session::kept_continuation::KeptContinuation::value);
+    if let Some(r) = c
+        .as_deref()
         .and_then(|c| c.get("stop_reason"))
-        .and_then(Value::as_str);
-    streamed.unwrap_or(match e.status() {
+        .and_then(Value::as_str)
+    {
+        return Cow::Owned(r.to_owned());
+    }
+    Cow::Borrowed(match e.status() {
         Some("completed") => "completed",
         Some("failed") => "error",
         Some("cancelled") => "user_requested",

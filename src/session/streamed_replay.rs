@@ -183,7 +183,7 @@ pub fn state_from_execution(exec: &Execution) -> Value {
         if let Some(c) = &step.continuation {
             let mut result = Map::new();
             result.insert("step", agent_step.clone());
-            result.insert("outcome", recorded_outcome(c));
+            result.insert("outcome", recorded_outcome(&c.value()));
             if let Some(t) = &step.started_at {
                 result.insert("startedAt", Value::from(t.as_str()));
             }
@@ -224,7 +224,7 @@ pub fn recorded_run(exec: &Execution) -> RecordedRun {
         (true, s) => {
             let why = last
                 .and_then(|l| l.continuation.as_ref())
-                .and_then(streamed_explanation)
+                .and_then(|c| streamed_explanation(&c.value()))
                 .map_or(String::new(), |w| format!(" {w}"));
             format!("Ended {}{after}.{why}", s.unwrap_or("unknown"))
         }

@@ -15,6 +15,7 @@ use crate::model::step_type::StepType;
 use crate::model::usage::{Usage, UsageWithTotal};
 use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
+use crate::session::kept_continuation::KeptContinuation;
 use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
 
@@ -268,8 +269,9 @@ pub struct StepView {
     pub errors: Option<i64>,
     /// `agent.step.failed` / `agent.run.failed` error text.
     pub error: Option<String>,
-    /// `{should_continue, stop_reason, resolved_by, evaluations}`.
-    pub continuation: Option<Value>,
+    /// `{should_continue, stop_reason, resolved_by, evaluations}` (read
+    /// with [`KeptContinuation::value`]).
+    pub continuation: Option<KeptContinuation>,
     /// When the kept continuation was sent (epoch ms), so a redelivered or
     /// resynced earlier one never replaces a later one.
     pub continuation_at: Option<i64>,
@@ -396,7 +398,7 @@ impl StepView {
             explanation: self
                 .continuation
                 .as_ref()
-                .and_then(crate::model::continuation::explain::streamed_explanation),
+                .and_then(KeptContinuation::explanation),
             tools: ToolRuns(&self.tools),
             text: &self.text,
             reasoning: &self.reasoning,
@@ -466,7 +468,7 @@ pub struct StepShape<'a> {
     pub error: Option<&'a str>,
     /// The continuation decision after the step.
     #[cfg_attr(feature = "schema", schemars(schema_with = "continuation_schema"))]
-    pub continuation: Option<&'a Value>,
+    pub continuation: Option<&'a KeptContinuation>,
     /// Why the loop went on or stopped after this step, in one sentence
     /// (`null` until a continuation arrives).
     pub explanation: Option<String>,
@@ -669,9 +671,9 @@ impl Execution {
             && !s.seen_completed
             && s.tools.is_empty()
             && s.text.is_empty()
-            && s.continuation
-                .as_ref()
-                .is_none_or(|c| c["should_continue"] == false))
+            && s.continuation.as_ref().is_none_or(|c| {
+                c.value().get("should_continue").and_then(Value::as_bool) == Some(false)
+            }))
         .then_some(s.number)
     }
 

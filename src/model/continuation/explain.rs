@@ -7,7 +7,7 @@
 use crate::json::Value;
 
 /// The class name without its namespace (`…\StepsLimit` → `StepsLimit`).
-fn short(name: &str) -> &str {
+pub(crate) fn short(name: &str) -> &str {
     name.rsplit('\\').next().unwrap_or(name)
 }
 
@@ -43,14 +43,33 @@ pub fn streamed_explanation(c: &Value) -> Option<String> {
         .get("should_continue")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let stop_reason = text(c, "stop_reason");
+    let resolved_by = text(c, "resolved_by");
+    let reason = resolved_by.and_then(|r| decider_reason(c, short(r)));
+    Some(explanation(
+        goes_on,
+        text(c, "stop_reason"),
+        resolved_by,
+        reason,
+    ))
+}
+
+/// [`streamed_explanation`] from the object's parts (non-empty strings
+/// only; `reason` is the one the evaluation of `resolved_by`'s [`short`]
+/// name gave). A step's kept decision (src/session/kept_continuation.rs)
+/// reads its own fields without building the object.
+pub(crate) fn explanation(
+    goes_on: bool,
+    stop_reason: Option<&str>,
+    resolved_by: Option<&str>,
+    reason: Option<&str>,
+) -> String {
     // Joined with `concat`, not `format!`: a replay's first read writes one
     // sentence per step, and the formatting machinery was a tenth of that
     // read (bench/findings.md).
     // v2.7 names no decider when no stop signal exists (its natural completion,
     // or a step that requested tools): `resolved_by` is '' and `stop_reason` null.
-    let Some(resolved_by) = text(c, "resolved_by") else {
-        return Some(if goes_on {
+    let Some(resolved_by) = resolved_by else {
+        return if goes_on {
             "Went on: no stop signal, so the loop took another step.".into()
         } else {
             [
@@ -59,13 +78,12 @@ pub fn streamed_explanation(c: &Value) -> Option<String> {
                 "): no stop signal and nothing more to do, so the run ended.",
             ]
             .concat()
-        });
+        };
     };
     let decider = short(resolved_by);
-    let reason = decider_reason(c, decider);
     let because = if reason.is_some() { ": " } else { "" };
     let reason = reason.unwrap_or_default();
-    Some(if goes_on {
+    if goes_on {
         [
             "Went on: ",
             decider,
@@ -93,5 +111,5 @@ pub fn streamed_explanation(c: &Value) -> Option<String> {
             ".",
         ]
         .concat()
-    })
+    }
 }

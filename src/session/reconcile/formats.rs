@@ -223,7 +223,7 @@ impl StateFormat {
             .steps
             .iter()
             .next_back()
-            .and_then(|(n, s)| s.continuation.as_ref().map(|c| (*n, c)))
+            .and_then(|(n, s)| s.continuation.as_ref().map(|c| (*n, c.value())))
         else {
             return;
         };
@@ -383,13 +383,17 @@ pub(crate) fn state_status_v2(e: &Execution) -> Option<&'static str> {
 
 /// The `stop_reason` of the last streamed continuation that stopped, if one
 /// arrived (`Value::Null` when it named none).
-fn last_stop_reason(e: &Execution) -> Option<&Value> {
+fn last_stop_reason(e: &Execution) -> Option<Value> {
     e.steps
         .values()
         .rev()
-        .filter_map(|s| s.continuation.as_ref())
+        .filter_map(|s| {
+            s.continuation
+                .as_ref()
+                .map(crate::session::kept_continuation::KeptContinuation::value)
+        })
         .find(|c| c.get("should_continue").and_then(Value::as_bool) == Some(false))
-        .map(|c| c.get("stop_reason").unwrap_or(&Value::Null))
+        .map(|c| c.get("stop_reason").cloned().unwrap_or(Value::Null))
 }
 
 /// The differences the v2 producer causes by design.
