@@ -165,9 +165,7 @@ impl<'t> Reader<'t> {
     /// read), fed to the fingerprint.
     fn plain(&mut self) -> Option<&'t str> {
         let rest = self.rest();
-        let end = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let end = first_special(rest)?;
         if rest.get(end) != Some(&b'"') {
             return None;
         }
@@ -187,8 +185,8 @@ impl<'t> Reader<'t> {
         let mut from = self.at;
         let mut i = self.at;
         loop {
-            let b = *bytes.get(i)?;
-            match b {
+            i += first_special(bytes.get(i..)?)?;
+            match *bytes.get(i)? {
                 b'"' => break,
                 b'\\' => {
                     out.push_str(self.text.get(from..i)?);
@@ -228,8 +226,7 @@ impl<'t> Reader<'t> {
                     out.push(c);
                     from = i;
                 }
-                0..=0x1f => return None,
-                _ => i += 1,
+                _ => return None,
             }
         }
         out.push_str(self.text.get(from..i)?);
@@ -255,6 +252,37 @@ impl<'t> Reader<'t> {
     }
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether a byte of `w` is a quote, a backslash or a control character
+/// (a zero byte of `w ^ quotes`, of `w ^ backslashes`, or a byte below
+/// 0x20: exact, whatever the other bytes).
+fn special(w: u64) -> bool {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
+    zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\'))) | control != 0
+}
+
+/// Where the first quote, backslash or control character of `bytes` is:
+/// eight bytes a step to the word that holds it (a byte a step was most
+/// of the reader's time), then byte by byte.
+fn first_special(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let w = <[u8; 8]>::try_from(word).map_or(0, u64::from_le_bytes);
+        if special(w) {
+            break;
+        }
+        i += 8;
+    }
+    let at = bytes
+        .get(i..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(i + at)
+}
+
 /// Four hex digits.
 fn hex4(h: &[u8]) -> Option<u32> {
     h.iter().try_fold(0u32, |n, &d| {
@@ -266,6 +294,36 @@ fn hex4(h: &[u8]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::read;
+
+    #[test]
+    fn the_word_scan_finds_the_first_quote_backslash_or_control_byte() {
+        let plain = [
+            b'a', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff,
+        ];
+        for len in 0..40usize {
+            for special in [
+                None,
+                Some(b'"'),
+                Some(b'\\'),
+                Some(0),
+                Some(0x1f),
+                Some(b'\n'),
+            ] {
+                for at in 0..len.max(1) {
+                    let mut bytes: Vec<u8> = (0..len)
+                        .map(|i| plain[(i * 7 + at) % plain.len()])
+                        .collect();
+                    if let (Some(b), Some(slot)) = (special, bytes.get_mut(at)) {
+                        *slot = b;
+                    }
+                    let naive = bytes
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+                    assert_eq!(super::first_special(&bytes), naive, "{bytes:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_chunk_in_the_producers_layout_is_read_and_anything_else_declined() {
