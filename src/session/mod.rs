@@ -956,6 +956,7 @@ impl Session {
 
     /// [`ingest_with`](Session::ingest_with) as one envelope of `batch`
     /// (`None`: delivered on its own, as a live stream delivers).
+    #[inline]
     pub(crate) fn ingest_in(
         &mut self,
         d: Decoded,
@@ -975,7 +976,7 @@ impl Session {
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
         self.line_arrival = None;
-        let (mut env, chunk, warnings, dialect) = match d {
+        let (env, chunk, warnings, dialect) = match d {
             Incoming::Decoded(Decoded {
                 envelope: Value::Object(env),
                 warnings,
@@ -1168,7 +1169,7 @@ impl Session {
         self.text_dropped_whole = false;
         let parts = match chunk {
             Some(c) => Parts::Chunk(c),
-            None => Parts::Envelope(std::mem::take(&mut env)),
+            None => Parts::Envelope(env),
         };
         let out = self.applied(out, parts, raw, pos, fingerprint);
         // A chunk's first occurrence whose key its stream text now holds at
@@ -1321,23 +1322,24 @@ impl Session {
             .event_prefixes
             .iter()
             .any(|p| kind.starts_with(p.as_str()));
-        let touched = if registered {
-            // Kept as it came: the decoder knows no fields of it.
-            out.warnings.retain(|w| w.code != "unknown_type");
-            let payload = match body {
-                Ok(payload) => payload,
-                Err(chunk) => crate::envelope::fast_chunk::payload(chunk),
-            };
-            exec.custom_events
-                .add(custom::CustomEvent::new(kind, ts, payload));
-            apply::Touched::Header
-        } else {
-            let key = fingerprint.map(crate::session::dedup::seen_key);
-            let event = match body {
-                Ok(payload) => to_event(kind, None, payload),
-                Err(chunk) => crate::envelope::fast_chunk::event(chunk),
-            };
-            apply(exec, event, ts, (seq, key))
+        // A chunk is never of a registered prefix: `custom::check_prefix`
+        // refuses a prefix that covers a known type.
+        let touched = match body {
+            Ok(payload) if registered => {
+                // Kept as it came: the decoder knows no fields of it.
+                out.warnings.retain(|w| w.code != "unknown_type");
+                exec.custom_events
+                    .add(custom::CustomEvent::new(kind, ts, payload));
+                apply::Touched::Header
+            }
+            body => {
+                let key = fingerprint.map(crate::session::dedup::seen_key);
+                let event = match body {
+                    Ok(payload) => to_event(kind, None, payload),
+                    Err(chunk) => crate::envelope::fast_chunk::event(chunk),
+                };
+                apply(exec, event, ts, (seq, key))
+            }
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
@@ -1727,11 +1729,8 @@ mod tests {
                 (Some(c.timestamp), Some(c.index))
             );
             assert!(!h.tool && !h.stepless_tool);
-            let payload = h.payload.clone();
-            let event = crate::envelope::event::to_event(h.kind, None, payload.clone());
-            let chunk = c.take_chunk();
-            assert_eq!(fast_chunk::payload(chunk.clone()), payload, "{line}");
-            assert_eq!(fast_chunk::event(chunk), event, "{line}");
+            let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
+            assert_eq!(fast_chunk::event(c.take_chunk()), event, "{line}");
         }
         // The fixture's 18 lines in the producer's layout (escapes it reads,
         // a redelivery, a 15-digit index, another session's, an index
