@@ -188,15 +188,13 @@ impl<'t> Reader<'t> {
         self.text.as_bytes().get(self.at..).unwrap_or_default()
     }
 
-    /// Feeds a string to the fingerprint, as `Fingerprinter::str` does: one
-    /// copy of its loop, not one per member (wasm size).
-    #[inline(never)]
+    /// Feeds a string to the fingerprint, as `Fingerprinter::str` does
+    /// (inlined: a constant name's words fold into constants).
     fn feed(&mut self, s: &str) {
         self.f.str(s);
     }
 
     /// Feeds a tagged run of bytes, as `Fingerprinter::value` feeds a scalar.
-    #[inline(never)]
     fn tagged(&mut self, tag: u8, bytes: &[u8]) {
         self.f.bytes(tag, bytes);
     }
