@@ -4,8 +4,10 @@
 //! line by line and as one batch, for both reference corpora, for the
 //! departures from the producer's layout in
 //! `tests/fixtures/fast-chunk/chunks.jsonl`, redelivered, past the text
-//! limit, in long runs and under another session's id (redelivery is
-//! docs/seeds/000-broadcast-adapter.md's at-least-once delivery).
+//! limit, in long runs and under another session's id. The seed's own
+//! chunk (docs/seeds/000-slim-serialization-and-adapter.md
+//! §`agent.stream.chunk`: `chunk` where producers write `content`) is one
+//! of the fixture's departures, which the reader declines.
 
 mod common;
 
