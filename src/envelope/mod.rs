@@ -8,6 +8,7 @@ pub mod decode;
 pub mod dialect;
 pub mod encoder;
 pub mod event;
+pub(crate) mod fast_chunk;
 pub(crate) mod frames;
 pub mod results;
 pub mod schema;

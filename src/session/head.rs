@@ -86,6 +86,30 @@ impl<'a> Head<'a> {
         }
     }
 
+    /// The header of a stream chunk read straight from its line
+    /// (src/envelope/fast_chunk.rs): what [`read`](Head::read) gives its
+    /// decoded envelope. Its payload is not asked of a chunk.
+    pub(crate) fn chunk(
+        session_id: &'a str,
+        execution_id: &'a str,
+        timestamp: &'a str,
+        index: i64,
+    ) -> Head<'a> {
+        static EMPTY: Map = Map::new();
+        Head {
+            kind: crate::envelope::fast_chunk::KIND,
+            payload: &EMPTY,
+            session_id: Some(session_id),
+            execution_id: Some(execution_id),
+            has_execution_id: true,
+            timestamp: Some(timestamp),
+            tool: false,
+            stepless_tool: false,
+            chunk_index: Some(index),
+            at: OnceCell::new(),
+        }
+    }
+
     /// The timestamp as µs since the epoch ([`instant`](crate::session::attribution::instant)).
     pub(crate) fn at(&self) -> Option<i64> {
         *self.at.get_or_init(|| {

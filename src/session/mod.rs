@@ -459,6 +459,10 @@ pub struct Session {
     /// The step the line being ingested was placed by arrival in its batch
     /// (a tool event without a step number), noted beside it in the log.
     line_arrival: Option<i64>,
+    /// Whether stream chunk lines in the producer's layout are read
+    /// straight into the typed chunk (src/envelope/fast_chunk.rs); off only
+    /// in tests comparing the two ways.
+    fast_chunks: bool,
 }
 
 impl Default for Session {
@@ -577,7 +581,20 @@ impl Session {
             replaying_log: false,
             replay_arrival: None,
             line_arrival: None,
+            fast_chunks: true,
         }
+    }
+
+    /// Turns the stream chunk reader off (`false`) or on, for tests that
+    /// compare what it gives with the generic decoding of the same lines.
+    ///
+    /// ```
+    /// let mut s = stepline::session::Session::new(None);
+    /// s.set_fast_chunks(false);
+    /// ```
+    #[doc(hidden)]
+    pub fn set_fast_chunks(&mut self, on: bool) {
+        self.fast_chunks = on;
     }
 
     /// This session, reading the events of `dialects` (the built-in ones and
@@ -736,6 +753,16 @@ impl Session {
 
     /// Ingests one envelope's text, as one of `batch` when given.
     fn ingest_text_in(&mut self, text: &str, batch: Option<&mut Batch>) -> Result<IngestOutcome> {
+        // Most lines of a long run: read without a value tree, the decoder
+        // or the fingerprint's walk (bench/findings.md, "Issue 27: stream
+        // chunks read straight into the typed event"). A line the reader
+        // declines is decoded as any other.
+        if self.fast_chunks {
+            if let Some(c) = crate::envelope::fast_chunk::read(text) {
+                let raw = self.recording.then_some(Cow::Borrowed(text));
+                return Ok(self.ingest_parts(Incoming::Chunk(c), raw, batch));
+            }
+        }
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
         // Kept as one JSONL line: the text itself unless it spans lines (JSON
         // text can break lines only in whitespace, which the parser reports).
@@ -930,24 +957,49 @@ impl Session {
 
     /// [`ingest_with`](Session::ingest_with) as one envelope of `batch`
     /// (`None`: delivered on its own, as a live stream delivers).
+    #[inline]
     pub(crate) fn ingest_in(
         &mut self,
         d: Decoded,
         raw: Option<Cow<'_, str>>,
+        batch: Option<&mut Batch>,
+    ) -> IngestOutcome {
+        self.ingest_parts(Incoming::Decoded(d), raw, batch)
+    }
+
+    /// [`ingest_in`](Session::ingest_in) of a decoded envelope or of a
+    /// stream chunk read straight from its line: from the header on, both
+    /// take the same way.
+    fn ingest_parts(
+        &mut self,
+        d: Incoming<'_>,
+        raw: Option<Cow<'_, str>>,
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
-        let Decoded {
-            envelope,
-            warnings,
-            dialect,
-        } = d;
         self.line_arrival = None;
+        let (env, chunk, warnings, dialect) = match d {
+            Incoming::Decoded(Decoded {
+                envelope: Value::Object(env),
+                warnings,
+                dialect,
+            }) => (env, None, warnings, dialect),
+            Incoming::Decoded(d) => {
+                return IngestOutcome {
+                    warnings: d.warnings,
+                    ..IngestOutcome::default()
+                }
+            }
+            // The decoder's dialect of such a chunk (src/envelope/dialect.rs).
+            Incoming::Chunk(c) => (
+                Map::new(),
+                Some(c),
+                Vec::new(),
+                crate::envelope::dialect::WireDialect::Instructor,
+            ),
+        };
         let mut out = IngestOutcome {
             warnings,
             ..IngestOutcome::default()
-        };
-        let Value::Object(env) = envelope else {
-            return out;
         };
         self.producer = match dialect {
             crate::envelope::dialect::WireDialect::Foreign(name) => Some(name),
@@ -956,7 +1008,10 @@ impl Session {
         // Read once: the routing, the redelivery key and the batch's
         // bookkeeping below all ask (a lookup of each per question was a
         // fiftieth of a bulk replay, bench/findings.md).
-        let h = Head::read(&env);
+        let h = match &chunk {
+            Some(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
+            None => Head::read(&env),
+        };
         match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
                 self.counts.rejected += 1;
@@ -1002,7 +1057,10 @@ impl Session {
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
-            _ => dedup_key(&env, h.kind),
+            _ => match &chunk {
+                Some(c) => Some(c.fingerprint),
+                None => dedup_key(&env, h.kind),
+            },
         };
         if let Some(b) = batch.as_deref_mut() {
             b.observe(&h, content);
@@ -1110,7 +1168,11 @@ impl Session {
             }
         }
         self.text_dropped_whole = false;
-        let out = self.applied(out, env, raw, pos, fingerprint);
+        let parts = match chunk {
+            Some(c) => Parts::Chunk(c),
+            None => Parts::Envelope(env),
+        };
+        let out = self.applied(out, parts, raw, pos, fingerprint);
         // A chunk's first occurrence whose key its stream text now holds at
         // its own index: the text keeps it (it had to, to give it back when
         // the chunk is dropped), so the set does not keep it twice. Nearly
@@ -1219,7 +1281,7 @@ impl Session {
     fn applied(
         &mut self,
         mut out: IngestOutcome,
-        mut env: Map,
+        mut parts: Parts<'_>,
         raw: Option<Cow<'_, str>>,
         pos: usize,
         fingerprint: Option<Fingerprint>,
@@ -1227,17 +1289,28 @@ impl Session {
         // The log line first: `apply` moves what the view keeps out of the
         // payload. Written only when the log keeps it.
         let keeps_line = self.logging && self.recording;
-        let line = match raw {
-            Some(raw) => raw,
-            None if keeps_line => Cow::Owned(crate::json::to_string(&env)),
-            None => Cow::Borrowed(""),
+        let line = match (raw, &parts) {
+            (Some(raw), _) => raw,
+            (None, Parts::Chunk(c)) if keeps_line => Cow::Owned(c.line.to_string()),
+            (None, Parts::Envelope(env)) if keeps_line => Cow::Owned(crate::json::to_string(env)),
+            (None, _) => Cow::Borrowed(""),
         };
-        let mut payload = match env.get_mut("payload") {
-            Some(Value::Object(p)) => std::mem::take(p),
-            _ => Map::new(),
+        let (kind, ts, body) = match &mut parts {
+            Parts::Envelope(env) => {
+                let payload = match env.get_mut("payload") {
+                    Some(Value::Object(p)) => std::mem::take(p),
+                    _ => Map::new(),
+                };
+                let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
+                let ts = env.get("timestamp").and_then(Value::as_str);
+                (kind, ts, Ok(payload))
+            }
+            Parts::Chunk(c) => (
+                crate::envelope::fast_chunk::KIND,
+                Some(c.timestamp),
+                Err(c.take_chunk()),
+            ),
         };
-        let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
-        let ts = env.get("timestamp").and_then(Value::as_str);
         let seq = self.next_seq;
         self.next_seq += 1;
         let Some(exec) = self.executions.get_mut(pos) else {
@@ -1250,18 +1323,24 @@ impl Session {
             .event_prefixes
             .iter()
             .any(|p| kind.starts_with(p.as_str()));
-        let touched = if registered {
-            // Kept as it came: the decoder knows no fields of it.
-            out.warnings.retain(|w| w.code != "unknown_type");
-            exec.custom_events.add(custom::CustomEvent::new(
-                kind,
-                ts,
-                std::mem::take(&mut payload),
-            ));
-            apply::Touched::Header
-        } else {
-            let key = fingerprint.map(crate::session::dedup::seen_key);
-            apply(exec, to_event(kind, None, payload), ts, (seq, key))
+        // A chunk is never of a registered prefix: `custom::check_prefix`
+        // refuses a prefix that covers a known type.
+        let touched = match body {
+            Ok(payload) if registered => {
+                // Kept as it came: the decoder knows no fields of it.
+                out.warnings.retain(|w| w.code != "unknown_type");
+                exec.custom_events
+                    .add(custom::CustomEvent::new(kind, ts, payload));
+                apply::Touched::Header
+            }
+            body => {
+                let key = fingerprint.map(crate::session::dedup::seen_key);
+                let event = match body {
+                    Ok(payload) => to_event(kind, None, payload),
+                    Err(chunk) => crate::envelope::fast_chunk::event(chunk),
+                };
+                apply(exec, event, ts, (seq, key))
+            }
         };
         // Tool runs that a step's new start or completion moved between steps.
         for n in exec.tool_placement.take_moved() {
@@ -1504,6 +1583,20 @@ pub struct SessionWarning {
     pub timestamp: Option<String>,
 }
 
+/// An envelope as the session takes it: decoded into its normalised map, or
+/// a stream chunk read straight from its line (src/envelope/fast_chunk.rs).
+enum Incoming<'t> {
+    Decoded(Decoded),
+    Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+}
+
+/// What [`Session::applied`] turns into the event: the normalised envelope
+/// (its header read), or the chunk read from its line.
+enum Parts<'t> {
+    Envelope(Map),
+    Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+}
+
 /// A translated envelope as the decoder would give it: decoded again
 /// unless its dialect writes the normalised form itself (see
 /// [`Dialect::emits_normalised`](crate::dialects::Dialect::emits_normalised)),
@@ -1590,6 +1683,61 @@ fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
 #[cfg(test)]
 mod tests {
     use super::Session;
+
+    /// The stream chunk reader's fingerprint, header and chunk are what
+    /// `dedup_key`, `Head::read` and `to_event` give the decoded envelope,
+    /// over every line of tests/fixtures/fast-chunk/chunks.jsonl it reads
+    /// and generated ones (escapes, raw UTF-8, both `is_complete`, indexes
+    /// up to 15 digits).
+    #[test]
+    fn the_chunk_readers_fingerprint_header_and_chunk_are_the_decoded_envelopes() {
+        use crate::envelope::fast_chunk;
+        let fixture = include_str!("../../tests/fixtures/fast-chunk/chunks.jsonl");
+        let mut lines: Vec<String> = fixture.lines().map(str::to_string).collect();
+        for (i, content) in ["", "a", "abcdefgh", "é\\n\\\"x", "\\ud83c\\udf24 天气"]
+            .iter()
+            .enumerate()
+        {
+            for (complete, index) in [("false", 0u64), ("true", 999_999_999_999_999)] {
+                lines.push(format!(
+                    r#"{{"type":"agent.stream.chunk","session_id":"s{i}","execution_id":"","timestamp":"2026-01-20T12:00:00.{i:03}+02:00","payload":{{"content":"{content}","is_complete":{complete},"chunk_index":{index}}}}}"#
+                ));
+            }
+        }
+        let mut read = 0;
+        for line in &lines {
+            let Some(mut c) = fast_chunk::read(line) else {
+                continue;
+            };
+            read += 1;
+            let d = crate::envelope::decode::decode_text(line).expect(line);
+            assert!(d.warnings.is_empty(), "{line}");
+            let env = d.envelope.as_object().expect(line);
+            let h = super::Head::read(env);
+            assert_eq!(super::dedup_key(env, h.kind), Some(c.fingerprint), "{line}");
+            assert_eq!(
+                (h.kind, h.session_id, h.execution_id, h.has_execution_id),
+                (
+                    fast_chunk::KIND,
+                    Some(c.session_id),
+                    Some(c.execution_id),
+                    true
+                ),
+                "{line}"
+            );
+            assert_eq!(
+                (h.timestamp, h.chunk_index),
+                (Some(c.timestamp), Some(c.index))
+            );
+            assert!(!h.tool && !h.stepless_tool);
+            let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
+            assert_eq!(fast_chunk::event(c.take_chunk()), event, "{line}");
+        }
+        // The fixture's 18 lines in the producer's layout (escapes it reads,
+        // a redelivery, a 15-digit index, another session's, an index
+        // reused, the last), and the 10 generated ones.
+        assert_eq!(read, 18 + 10, "lines the reader took");
+    }
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
         format!(

@@ -1,0 +1,282 @@
+//! Stream chunk lines read straight into the typed chunk
+//! (src/envelope/fast_chunk.rs) give exactly what their generic decoding
+//! gives: the same view, counts, outcomes, warnings, errors and recording,
+//! line by line and as one batch, for both reference corpora, for the
+//! departures from the producer's layout in
+//! `tests/fixtures/fast-chunk/chunks.jsonl`, redelivered, past the text
+//! limit, in long runs and under another session's id. The seed's own
+//! chunk (docs/seeds/000-slim-serialization-and-adapter.md
+//! §`agent.stream.chunk`: `chunk` where producers write `content`) is one
+//! of the fixture's departures, which the reader declines.
+
+mod common;
+
+use common::{case_envelopes, vectors_of, Corpus};
+use stepline::json::{self, Value};
+use stepline::session::{Session, SessionOptions};
+
+const CHUNKS: &str = include_str!("fixtures/fast-chunk/chunks.jsonl");
+
+/// How a session is made for one comparison.
+#[derive(Clone, Default)]
+struct Setup {
+    session_id: Option<String>,
+    text_limit: Option<u64>,
+    record: Option<bool>,
+}
+
+impl Setup {
+    fn session(&self, fast: bool) -> Session {
+        let mut s = Session::with_options(&SessionOptions {
+            session_id: self.session_id.clone(),
+            max_text_bytes: self.text_limit,
+            record: self.record,
+            ..SessionOptions::default()
+        });
+        s.set_fast_chunks(fast);
+        s
+    }
+}
+
+/// Everything a session shows after `lines`, delivered one at a time
+/// (`live`) or as one batch, as text.
+fn observe(setup: &Setup, fast: bool, deliveries: &[Vec<String>], live: bool) -> String {
+    let mut s = setup.session(fast);
+    let mut out = String::new();
+    for lines in deliveries {
+        if live {
+            for line in lines {
+                out.push_str(&format!("{:?}\n", s.ingest_text(line)));
+            }
+        } else {
+            let o = s.ingest_jsonl(&lines.join("\n"));
+            out.push_str(&format!("{:?}\n", o));
+            out.push_str(&json::to_string(&json::to_value_of(&o.view())));
+        }
+    }
+    out.push_str(&json::to_string(&s.view()));
+    out.push_str(&format!("\n{:?}\n{:?}\n", s.counts(), s.warnings()));
+    if s.records() {
+        for (delivery, line) in s.log_delivered() {
+            out.push_str(&format!("{delivery} {line}\n"));
+        }
+        out.push_str(&s.to_recording());
+    }
+    out
+}
+
+/// The reader on and off give the same, line by line and as batches.
+fn same_either_way(what: &str, setup: &Setup, deliveries: &[Vec<String>]) {
+    for live in [true, false] {
+        let slow = observe(setup, false, deliveries, live);
+        let fast = observe(setup, true, deliveries, live);
+        assert!(
+            slow == fast,
+            "{what} (live: {live}) differs with the fast reader:\n--- generic\n{slow}\n--- fast\n{fast}"
+        );
+    }
+}
+
+fn fixture_lines() -> Vec<String> {
+    CHUNKS.lines().map(str::to_string).collect()
+}
+
+fn chunk_line(exec: &str, ms: u64, index: u64, content: &str) -> String {
+    format!(
+        r#"{{"type":"agent.stream.chunk","session_id":"sess-g","execution_id":"{exec}","timestamp":"2026-01-20T12:{:02}:{:02}.{:03}Z","payload":{{"content":{},"is_complete":false,"chunk_index":{index}}}}}"#,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000,
+        json::to_string(&Value::from(content)),
+    )
+}
+
+fn envelope_line(exec: &str, ms: u64, kind: &str, payload: &str) -> String {
+    format!(
+        r#"{{"type":"{kind}","session_id":"sess-g","execution_id":"{exec}","timestamp":"2026-01-20T12:{:02}:{:02}.{:03}Z","payload":{payload}}}"#,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000,
+    )
+}
+
+/// A run of `steps` steps, each streaming `per_step` chunks, indexes
+/// counted across the run; `restart` opens it as a second turn.
+fn long_run(exec: &str, steps: u64, per_step: u64, from_ms: u64) -> Vec<String> {
+    let mut lines = vec![envelope_line(
+        exec,
+        from_ms,
+        "agent.status",
+        r#"{"status":"processing","previous_status":"idle"}"#,
+    )];
+    let mut ms = from_ms;
+    let mut index = 0;
+    for step in 1..=steps {
+        ms += 7;
+        lines.push(envelope_line(
+            exec,
+            ms,
+            "agent.step.started",
+            &format!(r#"{{"step_number":{step},"message_count":2,"available_tools":0}}"#),
+        ));
+        for k in 0..per_step {
+            ms += 3;
+            lines.push(chunk_line(exec, ms, index, &format!("s{step} k{k} é\n\"")));
+            index += 1;
+        }
+        ms += 5;
+        lines.push(envelope_line(
+            exec,
+            ms,
+            "agent.step.completed",
+            &format!(r#"{{"step_number":{step},"has_tool_calls":false,"errors":0}}"#),
+        ));
+    }
+    lines.push(envelope_line(
+        exec,
+        ms + 9,
+        "agent.status",
+        r#"{"status":"completed","previous_status":"processing"}"#,
+    ));
+    lines
+}
+
+/// Every envelope of a vector file (any object with an `agent.` type and a
+/// payload), written compactly in its own key order: chunks as the
+/// producers write them.
+fn envelopes_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            let is_envelope = m
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("agent."))
+                && m.contains_key("payload");
+            if is_envelope {
+                out.push(json::to_string(v));
+                return;
+            }
+            for (_, item) in m {
+                envelopes_in(item, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| envelopes_in(i, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn reference_corpora_ingest_the_same_with_the_chunk_reader() {
+    for corpus in [Corpus::V1_22, Corpus::V2_7] {
+        for case in vectors_of(corpus, "agent-runs.json") {
+            let lines: Vec<String> = case_envelopes(&case).iter().map(json::to_string).collect();
+            let name = format!("{} {}", corpus.folder(), case["name"]);
+            same_either_way(&name, &Setup::default(), std::slice::from_ref(&lines));
+            // The whole run delivered again, and each line twice.
+            same_either_way(&name, &Setup::default(), &[lines.clone(), lines.clone()]);
+            let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+            same_either_way(&name, &Setup::default(), &[doubled]);
+        }
+        for file in ["envelopes.json", "agent-runs.json"] {
+            let mut lines = Vec::new();
+            for case in vectors_of(corpus, file) {
+                envelopes_in(&case, &mut lines);
+            }
+            assert!(!lines.is_empty(), "{} {file}", corpus.folder());
+            let name = format!("{} {file}, every envelope", corpus.folder());
+            same_either_way(&name, &Setup::default(), &[lines]);
+        }
+    }
+}
+
+#[test]
+fn departures_from_the_chunk_layout_ingest_the_same_with_the_chunk_reader() {
+    let lines = fixture_lines();
+    for setup in [
+        Setup::default(),
+        Setup {
+            session_id: Some("sess-f".into()),
+            ..Setup::default()
+        },
+        Setup {
+            session_id: Some("sess-other".into()),
+            ..Setup::default()
+        },
+        Setup {
+            text_limit: Some(40),
+            ..Setup::default()
+        },
+        Setup {
+            record: Some(false),
+            ..Setup::default()
+        },
+    ] {
+        same_either_way("fixture", &setup, std::slice::from_ref(&lines));
+        same_either_way("fixture twice", &setup, &[lines.clone(), lines.clone()]);
+        let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+        same_either_way("fixture, each line twice", &setup, &[doubled]);
+        let reversed: Vec<String> = lines.iter().rev().cloned().collect();
+        same_either_way("fixture reversed", &setup, &[reversed]);
+    }
+}
+
+#[test]
+fn long_runs_redelivered_and_cut_by_the_text_limit_ingest_the_same_with_the_chunk_reader() {
+    let first = long_run("exec-1", 32, 6, 0);
+    let second = long_run("exec-2", 3, 40, 600_000);
+    let mut both = first.clone();
+    both.extend(second.iter().cloned());
+    // The same execution id opened again as a second turn.
+    let again = long_run("exec-1", 2, 5, 1_200_000);
+    for setup in [
+        Setup::default(),
+        Setup {
+            text_limit: Some(300),
+            ..Setup::default()
+        },
+        Setup {
+            record: Some(false),
+            text_limit: Some(1000),
+            ..Setup::default()
+        },
+    ] {
+        same_either_way("two runs", &setup, std::slice::from_ref(&both));
+        same_either_way(
+            "two runs redelivered",
+            &setup,
+            &[both.clone(), both.clone()],
+        );
+        same_either_way(
+            "first run, its second half first, then all of it",
+            &setup,
+            &[first[first.len() / 2..].to_vec(), first.clone()],
+        );
+        let mut turns = first.clone();
+        turns.extend(again.iter().cloned());
+        same_either_way(
+            "a second turn under one id",
+            &setup,
+            &[turns.clone(), turns],
+        );
+    }
+}
+
+#[test]
+fn a_chunk_of_two_megabytes_ingests_the_same_with_the_chunk_reader() {
+    let big = "x".repeat(2 * 1024 * 1024);
+    let near = "y".repeat(1024 * 1024 - 400);
+    let lines = vec![
+        envelope_line(
+            "exec-1",
+            0,
+            "agent.status",
+            r#"{"status":"processing","previous_status":"idle"}"#,
+        ),
+        chunk_line("exec-1", 5, 0, &big),
+        chunk_line("exec-1", 6, 1, &near),
+        chunk_line("exec-1", 7, 2, "after"),
+    ];
+    // The line past the envelope limit fails either way; the one just
+    // under it is read.
+    same_either_way("a 2 MB chunk", &Setup::default(), &[lines]);
+}
