@@ -97,6 +97,17 @@ function tapFailures(layer, text) {
   return found;
 }
 
+/** Records a layer's counts and prints its one-line summary. */
+function report(name, { passed, failed, exitCode, note = '' }) {
+  // A runner that failed without a failing test (a compile error, a crash) still fails the layer.
+  const broken = exitCode !== 0 && failed === 0;
+  if (broken) failed = 1;
+  const extra = broken ? ` (${note || `exited with status ${exitCode} before any test failed`})` : note ? ` (${note})` : '';
+  const line = `${name}: ${passed} passed, ${failed} failed${extra}`;
+  results.push({ name, passed, failed, line });
+  console.log(`\n${line}`);
+}
+
 async function nativeLayer() {
   banner('native: cargo test --all-targets');
   const { code, output } = await run('cargo', ['test', '--all-targets', '--no-fail-fast']);
