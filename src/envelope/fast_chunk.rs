@@ -236,14 +236,6 @@ impl<'t> Reader<'t> {
                     let e = *bytes.get(i + 1)?;
                     i += 2;
                     let c = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
                         b'u' => {
                             let hi = hex4(bytes.get(i..i + 4)?)?;
                             i += 4;
@@ -264,7 +256,7 @@ impl<'t> Reader<'t> {
                             };
                             char::from_u32(code)?
                         }
-                        _ => return None,
+                        _ => crate::json::short_escape(e)?,
                     };
                     out.push(c);
                     from = i;

@@ -30,6 +30,7 @@ mod write;
 
 pub use fingerprint_ser::scalar_fingerprint;
 pub use float::parse_f64;
+pub(crate) use parse::short_escape;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;
 pub use ser::{to_ascii_text, to_text, to_value_of, write_ascii_text, write_text};

@@ -355,14 +355,6 @@ impl<'a> Parser<'a> {
         };
         self.at += 1;
         let c = match b {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
             b'u' => {
                 let first = self.hex4()?;
                 let code = match first {
@@ -389,10 +381,13 @@ impl<'a> Parser<'a> {
                     None => return Err(self.fail("invalid unicode code point")),
                 }
             }
-            _ => {
-                self.at -= 1;
-                return Err(self.fail("invalid escape"));
-            }
+            _ => match short_escape(b) {
+                Some(c) => c,
+                None => {
+                    self.at -= 1;
+                    return Err(self.fail("invalid escape"));
+                }
+            },
         };
         out.push(c);
         Ok(())
@@ -505,6 +500,24 @@ pub(super) fn look_mask(w: u64) -> u64 {
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
     zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * u64::from(b'\\'))) | below_space
+}
+
+/// The character a one-letter escape stands for (`n` in `\n`, `"` in
+/// `\"`), or `None` for `u` (four hex digits follow) and for a letter JSON
+/// does not allow. The parser and the stream chunk reader
+/// (src/envelope/fast_chunk.rs) both read escapes by it.
+pub(crate) fn short_escape(b: u8) -> Option<char> {
+    Some(match b {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
 }
 
 /// Whether UTF-8 text holds U+FFFD (EF BF BD), the character a JavaScript
