@@ -1733,10 +1733,13 @@ mod tests {
             let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
             assert_eq!(fast_chunk::event(c.take_chunk()), event, "{line}");
         }
-        // The fixture's 18 lines in the producer's layout (escapes it reads,
+        // The fixture's 27 lines in the producer's layout (escapes it reads,
         // a redelivery, a 15-digit index, another session's, an index
-        // reused, the last), and the 10 generated ones.
-        assert_eq!(read, 18 + 10, "lines the reader took");
+        // reused, empty ids, timestamps with an offset, in lower case,
+        // without a fraction or with nine digits of it, U+FFFD escaped and
+        // raw, content that only ends in a brace, the last), and the 10
+        // generated ones.
+        assert_eq!(read, 27 + 10, "lines the reader took");
     }
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
