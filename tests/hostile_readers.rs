@@ -32,13 +32,25 @@ fn fastest(lines: &[String], runs: usize) -> Duration {
 }
 
 /// Asserts that ingesting `make(10n)` costs at most 25 times `make(n)`
-/// (n = 5,000), each the fastest of three runs: one run of the larger set
-/// slowed by a neighbour's build is not taken for growth.
+/// (n = 5,000), each the fastest of three runs taken in turn with the
+/// other's, so that a neighbour's build slows both sides alike; over the
+/// bound, three more rounds before the verdict (a rescanning reader stays
+/// near 100).
 fn assert_linear(what: &str, make: impl Fn(usize) -> Vec<String>) {
     let n = 5_000;
-    let small = fastest(&make(n), 3).as_secs_f64().max(1e-4);
-    let large = fastest(&make(10 * n), 3).as_secs_f64();
-    let ratio = large / small;
+    let (small_set, large_set) = (make(n), make(10 * n));
+    let (mut small, mut large) = (f64::INFINITY, f64::INFINITY);
+    let mut rounds = |k: usize| {
+        for _ in 0..k {
+            small = small.min(fastest(&small_set, 1).as_secs_f64().max(1e-4));
+            large = large.min(fastest(&large_set, 1).as_secs_f64());
+        }
+        large / small
+    };
+    let mut ratio = rounds(3);
+    if ratio > 25.0 {
+        ratio = rounds(3);
+    }
     assert!(
         ratio <= 25.0,
         "{what}: {n} events {small:.3}s, {} events {large:.3}s: ratio {ratio:.1} (linear is 10, quadratic 100)",
