@@ -36,6 +36,17 @@ function v2Run(sessionId) {
   return turns.flatMap((t) => t.envelopes).map(({ envelope }) => ({ ...envelope, session_id: sessionId }));
 }
 
+/** Resolves once sockudo reports `channel` occupied (Pusher HTTP API), within WAIT_MS. */
+async function untilSubscribed(pub, channel) {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const res = await pub.pusher.get({ path: `/channels/${channel}` });
+    if ((await res.json()).occupied) return;
+    if (Date.now() > deadline) throw new Error(`${channel} had no subscriber after ${WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 let sockudo;
 let browser;
 let server;
@@ -85,6 +96,10 @@ test('the Getting started page, followed literally, shows a live instructor-php 
   const page = await openPage(browser);
   await page.goto(`${server.url}?session=${sessionId}`);
   await page.waitForFunction(() => /Waiting for the agent/.test(document.body.textContent), null, { timeout: WAIT_MS });
+  // The page says so once connected; its channel is joined a moment later. Asked of the
+  // server, as a backend would: events sent before the join would rightly make the page
+  // resync as a late one.
+  await untilSubscribed(pub, `agent.${sessionId}`);
   for (const envelope of envelopes) {
     log.record(envelope);
     assert.equal(await pub.publish(envelope), 200);
