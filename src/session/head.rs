@@ -10,6 +10,9 @@ use crate::envelope::event::own_step;
 use crate::json::{same_key, Map, Value};
 use std::cell::OnceCell;
 
+/// The payload of an envelope without one, and of a chunk read from its line.
+static NO_PAYLOAD: Map = Map::new();
+
 /// The envelope's header, borrowed from its normalised `Map`.
 pub(crate) struct Head<'a> {
     /// `type` (empty when absent).
@@ -37,7 +40,6 @@ pub(crate) struct Head<'a> {
 impl<'a> Head<'a> {
     /// Reads the members in one pass over the envelope.
     pub(crate) fn read(env: &'a Map) -> Head<'a> {
-        static EMPTY: Map = Map::new();
         let mut kind = None;
         let mut payload = None;
         let mut session_id = None;
@@ -66,7 +68,7 @@ impl<'a> Head<'a> {
             }
         }
         let kind = kind.flatten().unwrap_or_default();
-        let payload = payload.flatten().unwrap_or(&EMPTY);
+        let payload = payload.flatten().unwrap_or(&NO_PAYLOAD);
         let tool = kind.starts_with("agent.tool.");
         let chunk_index = match kind {
             "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
@@ -95,10 +97,9 @@ impl<'a> Head<'a> {
         timestamp: &'a str,
         index: i64,
     ) -> Head<'a> {
-        static EMPTY: Map = Map::new();
         Head {
             kind: crate::envelope::fast_chunk::KIND,
-            payload: &EMPTY,
+            payload: &NO_PAYLOAD,
             session_id: Some(session_id),
             execution_id: Some(execution_id),
             has_execution_id: true,

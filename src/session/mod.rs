@@ -1303,12 +1303,12 @@ impl Session {
                 };
                 let kind = env.get("type").and_then(Value::as_str).unwrap_or_default();
                 let ts = env.get("timestamp").and_then(Value::as_str);
-                (kind, ts, Ok(payload))
+                (kind, ts, Content::Payload(payload))
             }
             Parts::Chunk(c) => (
                 crate::envelope::fast_chunk::KIND,
                 Some(c.timestamp),
-                Err(c.take_chunk()),
+                Content::Chunk(c.take_chunk()),
             ),
         };
         let seq = self.next_seq;
@@ -1326,7 +1326,7 @@ impl Session {
         // A chunk is never of a registered prefix: `custom::check_prefix`
         // refuses a prefix that covers a known type.
         let touched = match body {
-            Ok(payload) if registered => {
+            Content::Payload(payload) if registered => {
                 // Kept as it came: the decoder knows no fields of it.
                 out.warnings.retain(|w| w.code != "unknown_type");
                 exec.custom_events
@@ -1336,8 +1336,8 @@ impl Session {
             body => {
                 let key = fingerprint.map(crate::session::dedup::seen_key);
                 let event = match body {
-                    Ok(payload) => to_event(kind, None, payload),
-                    Err(chunk) => crate::envelope::fast_chunk::event(chunk),
+                    Content::Payload(payload) => to_event(kind, None, payload),
+                    Content::Chunk(chunk) => crate::envelope::fast_chunk::event(chunk),
                 };
                 apply(exec, event, ts, (seq, key))
             }
@@ -1595,6 +1595,13 @@ enum Incoming<'t> {
 enum Parts<'t> {
     Envelope(Map),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+}
+
+/// What [`Session::applied`] makes the event of: a decoded envelope's
+/// payload, or the typed chunk read from its line.
+enum Content {
+    Payload(Map),
+    Chunk(crate::envelope::fast_chunk::TakenChunk),
 }
 
 /// A translated envelope as the decoder would give it: decoded again
