@@ -323,6 +323,12 @@ fn stream_chunk(exec: &mut Execution, ts: Option<&str>, c: Chunk, arrival: Arriv
     if c.is_complete {
         exec.stream_complete = true;
     }
+    // The session vouched for the envelope's parts (src/session/chunk_key.rs):
+    // not what the stream text would make the key of, for a frame (no text)
+    // or a chunk the segments placed under another index.
+    if c.provider_frame || c.index != Some(index) {
+        exec.stream.clear_vouch();
+    }
     let outcome = exec
         .stream
         .chunk(index, c.content, &mut exec.text, Some(arrival));

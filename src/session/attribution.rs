@@ -146,18 +146,18 @@ fn written(at: i64) -> String {
 
 /// The bytes of [`written`], on the stack: each tool event is compared with
 /// them, and formatting machinery cost about 2,700 instructions an event.
-struct Written {
+pub(crate) struct Written {
     bytes: [u8; 27],
     len: usize,
 }
 
 impl Written {
-    fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         self.bytes.get(..self.len).unwrap_or_default()
     }
 }
 
-fn written_bytes(at: i64) -> Written {
+pub(crate) fn written_bytes(at: i64) -> Written {
     // H. Hinnant's civil-from-days, the inverse of `instant`'s days-from-civil.
     let (secs, micros) = (at.div_euclid(1_000_000), at.rem_euclid(1_000_000));
     let (days, day_secs) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));

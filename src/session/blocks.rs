@@ -52,6 +52,7 @@ impl<T, const N: usize> Blocks<T, N> {
         self.blocks.get_mut(i / N)?.get_mut(i % N)
     }
 
+    #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.blocks.iter().flatten()
     }
@@ -63,6 +64,7 @@ impl<T, const N: usize> Blocks<T, N> {
     }
 
     /// Empties the list, handing back its items in order.
+    #[cfg(test)]
     pub(crate) fn take(&mut self) -> impl Iterator<Item = T> {
         std::mem::take(&mut self.blocks).into_iter().flatten()
     }

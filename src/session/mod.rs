@@ -17,6 +17,7 @@ pub(crate) mod apply;
 pub(crate) mod attribution;
 pub(crate) mod blocks;
 pub mod causes;
+pub(crate) mod chunk_key;
 pub(crate) mod collect;
 pub mod compare;
 pub mod custom;
@@ -1168,11 +1169,35 @@ impl Session {
             }
         }
         self.text_dropped_whole = false;
+        // A chunk whose key the stream text can make from its parts keeps
+        // none there (src/session/chunk_key.rs): its content's first
+        // occurrence, in the producer's layout.
+        let vouched = match (&chunk, fingerprint) {
+            (_, Some(key)) if Some(key) != content || index.is_none() => None,
+            (Some(c), Some(_)) if !c.is_complete => {
+                crate::session::chunk_key::written_instant(c.timestamp)
+            }
+            (None, Some(_)) if h.kind == "agent.stream.chunk" => {
+                crate::session::chunk_key::canonical(&env)
+            }
+            _ => None,
+        };
+        if let (Some(at), Some(sid), Some(eid), Some(exec)) = (
+            vouched,
+            h.session_id,
+            h.execution_id,
+            self.executions.get_mut(pos),
+        ) {
+            exec.stream.vouch(sid, eid, at);
+        }
         let parts = match chunk {
             Some(c) => Parts::Chunk(c),
             None => Parts::Envelope(env),
         };
         let out = self.applied(out, parts, raw, pos, fingerprint);
+        if let Some(exec) = self.executions.get_mut(pos) {
+            exec.stream.clear_vouch();
+        }
         // A chunk's first occurrence whose key its stream text now holds at
         // its own index: the text keeps it (it had to, to give it back when
         // the chunk is dropped), so the set does not keep it twice. Nearly
@@ -1186,7 +1211,7 @@ impl Session {
             let held = self
                 .executions
                 .get(pos)
-                .is_some_and(|e| e.stream.holds(i, key));
+                .is_some_and(|e| e.stream.holds(i, key, &e.text));
             if !held && !self.text_dropped_whole {
                 self.seen.insert_key(key);
             }
@@ -1201,7 +1226,7 @@ impl Session {
             let key = crate::session::dedup::seen_key(fp);
             self.executions
                 .get(pos)
-                .is_some_and(|e| e.stream.holds(i, key))
+                .is_some_and(|e| e.stream.holds(i, key, &e.text))
         })
     }
 
@@ -1455,7 +1480,7 @@ impl Session {
         // The turn this one replaces as the latest of its id is no longer
         // where its chunks route: the set takes the keys its text held.
         if let Some(e) = previous.and_then(|p| self.executions.get(p)) {
-            for key in e.stream.keys() {
+            for key in e.stream.keys(&e.text) {
                 self.seen.insert_key(key);
             }
         }

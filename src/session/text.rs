@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::session::blocks::Blocks;
+use crate::session::chunk_key::{chunk_key, ChunkIds};
 use crate::session::dedup::SeenKey;
 use crate::session::gaps::Gaps;
 use crate::session::text_blocks::TextBlocks;
@@ -175,11 +176,14 @@ fn joined([lo, hi]: [u32; 2]) -> SeenKey {
 
 /// Chunks that arrived in index order, one after another, each wholly at
 /// the end of the text and each with its fingerprint: nearly every chunk of
-/// a stream. 9 bytes a chunk (its key and a length byte), where an entry of
-/// the chunk tree cost about eight times that (bench/findings.md). Anything
-/// else (a chunk out of order, a replacement, the limit reached, a rebuild)
-/// first moves the run into the tree, so the tree's rules stay the only
-/// ones.
+/// a stream. Two bytes a chunk: its length and how long after the chunk
+/// before it was sent. Its redelivery key is made again from those, its
+/// text and the stream's ids when asked (src/session/chunk_key.rs), where
+/// the run kept the key's eight bytes (bench/findings.md, "Issue 27: a
+/// chunk's key from its parts"); a chunk whose key is not its parts' keeps
+/// it in `keyed`. Anything else (a chunk out of order, a replacement, the
+/// limit reached, a rebuild) first moves the run into the tree, so the
+/// tree's rules stay the only ones.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Run {
     /// The first chunk's index.
@@ -196,48 +200,131 @@ struct Run {
     /// entry's at or before it plus the chunks between. A step's chunks
     /// arrive one after another, so a run holds about one entry a step.
     seqs: Vec<(usize, u32)>,
+    /// Per [`GROUP`] chunks, where to start reading one of them.
+    anchors: Vec<Anchor>,
+    /// The keys of the chunks whose key is not made from their parts, by
+    /// position ([`KEYED`]).
+    keyed: Vec<(u32, [u32; 2])>,
+    /// The instants of the chunks whose step does not fit a byte, by
+    /// position ([`ABSOLUTE`]).
+    times: Vec<(u32, i64)>,
+    /// The instant of the last chunk whose key is made from its parts
+    /// ([`NO_INSTANT`] before one).
+    last_at: i64,
 }
 
-/// A chunk of the run: its fingerprint's key (little-endian) and its
-/// length in bytes, or [`LONG`] for one the run lists in `long`. A stream's
-/// chunks are a few words each, so a byte holds nearly every length, where
-/// an end in the text took four bytes (eight natively); bytes, not a u64
-/// and a u8, so that nothing pads it.
+/// A chunk of the run: its length in bytes, or [`LONG`] for one the run
+/// lists in `long`; and its step, the milliseconds since the instant of the
+/// chunk before it whose key is made from its parts (0 to [`MAX_STEP`]),
+/// else [`ABSOLUTE`] or [`KEYED`]. Bytes, so that nothing pads it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Link([u8; 9]);
+struct Link([u8; 2]);
 
 impl Link {
-    fn new(key: SeenKey, len: u8) -> Link {
-        let [a, b, c, d, e, f, g, h] = key.to_le_bytes();
-        Link([a, b, c, d, e, f, g, h, len])
-    }
-
-    fn key(self) -> SeenKey {
-        let [a, b, c, d, e, f, g, h, _] = self.0;
-        u64::from_le_bytes([a, b, c, d, e, f, g, h])
-    }
-
     fn len_byte(self) -> u8 {
-        self.0[8]
+        self.0[0]
+    }
+
+    fn step(self) -> u8 {
+        self.0[1]
     }
 }
 
 /// The length byte of a chunk whose length the run lists in `long`.
 const LONG: u8 = u8::MAX;
 
-/// Chunks per block of the run's links: 36 KiB.
+/// The step of a chunk whose instant the run lists in `times`.
+const ABSOLUTE: u8 = u8::MAX;
+
+/// The step of a chunk whose key the run lists in `keyed`.
+const KEYED: u8 = u8::MAX - 1;
+
+/// The largest step in milliseconds a link holds.
+const MAX_STEP: i64 = KEYED as i64 - 1;
+
+/// `Run::last_at` before any chunk whose key is made from its parts.
+const NO_INSTANT: i64 = i64::MIN;
+
+/// Chunks per block of the run's links: 8 KiB.
 const BLOCK: usize = 4096;
 
-/// Each of `links` with its chunk's length, the long ones read from `long`.
-fn lengths(
-    links: impl Iterator<Item = Link>,
-    long: impl IntoIterator<Item = usize>,
-) -> impl Iterator<Item = (Link, usize)> {
-    let mut long = long.into_iter();
-    links.map(move |l| match l.len_byte() {
-        LONG => (l, long.next().unwrap_or(0)),
-        n => (l, usize::from(n)),
-    })
+/// Chunks per anchor: a chunk's text and instant are read from its
+/// group's anchor on, at most this many links.
+const GROUP: usize = 64;
+
+/// Where a group of the run starts: its first chunk's start in the text,
+/// the run's `last_at` before it, and how many of `long` come before it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Anchor {
+    start: usize,
+    last_at: i64,
+    long_before: usize,
+}
+
+/// A chunk of the run as [`Walk`] reads it.
+struct Linked {
+    position: usize,
+    start: usize,
+    len: usize,
+    /// The instant its key is made with, or `None` when it keeps its key.
+    at: Option<i64>,
+    /// The key it keeps.
+    keyed: Option<SeenKey>,
+}
+
+/// The run's chunks read in order from one anchor on.
+struct Walk<'r> {
+    run: &'r Run,
+    position: usize,
+    start: usize,
+    long: usize,
+    last_at: i64,
+    keyed: usize,
+    times: usize,
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Linked;
+
+    fn next(&mut self) -> Option<Linked> {
+        let run = self.run;
+        let link = *run.links.get(self.position)?;
+        let len = match link.len_byte() {
+            LONG => {
+                let len = run.long.get(self.long).copied().unwrap_or(0);
+                self.long += 1;
+                len
+            }
+            n => usize::from(n),
+        };
+        let (at, keyed) = match link.step() {
+            KEYED => {
+                let key = run.keyed.get(self.keyed).map(|&(_, k)| joined(k));
+                self.keyed += 1;
+                (None, key)
+            }
+            ABSOLUTE => {
+                let at = run.times.get(self.times).map_or(0, |&(_, at)| at);
+                self.times += 1;
+                self.last_at = at;
+                (Some(at), None)
+            }
+            ms => {
+                self.last_at = self.last_at.saturating_add(i64::from(ms) * 1000);
+                (Some(self.last_at), None)
+            }
+        };
+        let linked = Linked {
+            position: self.position,
+            start: self.start,
+            len,
+            at,
+            keyed,
+        };
+        self.position += 1;
+        self.start += len;
+        Some(linked)
+    }
 }
 
 impl Run {
@@ -259,15 +346,30 @@ impl Run {
         (!self.links.is_empty()).then_some(self.end)
     }
 
-    /// Adds a chunk of `len` bytes at the run's end, with its log number and key.
-    fn push(&mut self, len: usize, seq: u32, key: SeenKey) {
-        let at = self.links.len();
+    /// Whether a chunk can extend the run: its position must fit the lists' u32.
+    fn has_room(&self) -> bool {
+        u32::try_from(self.links.len()).is_ok()
+    }
+
+    /// Adds a chunk of `len` bytes at the run's end, with its log number
+    /// and key; `at` is the instant its key is made with from its parts
+    /// (`None`: the run keeps the key).
+    fn push(&mut self, len: usize, seq: u32, key: SeenKey, at: Option<i64>) {
+        let at_position = self.links.len();
+        let position = u32::try_from(at_position).unwrap_or(u32::MAX);
+        if at_position % GROUP == 0 {
+            self.anchors.push(Anchor {
+                start: self.end,
+                last_at: self.last_at,
+                long_before: self.long.len(),
+            });
+        }
         let follows = self
             .seqs
             .last()
-            .is_some_and(|&(p, n)| u64::from(n) + (at - p) as u64 == u64::from(seq));
+            .is_some_and(|&(p, n)| u64::from(n) + (at_position - p) as u64 == u64::from(seq));
         if !follows {
-            self.seqs.push((at, seq));
+            self.seqs.push((at_position, seq));
         }
         let byte = match u8::try_from(len) {
             Ok(byte) if byte < LONG => byte,
@@ -276,48 +378,106 @@ impl Run {
                 LONG
             }
         };
-        self.links.push(Link::new(key, byte));
+        let step = match at {
+            None => {
+                self.keyed.push((position, halves(key)));
+                KEYED
+            }
+            Some(at) => {
+                let ms = at
+                    .checked_sub(self.last_at)
+                    .filter(|d| self.last_at != NO_INSTANT && d % 1000 == 0)
+                    .map(|d| d / 1000)
+                    .filter(|d| (0..=MAX_STEP).contains(d));
+                self.last_at = at;
+                match ms.and_then(|ms| u8::try_from(ms).ok()) {
+                    Some(ms) => ms,
+                    None => {
+                        self.times.push((position, at));
+                        ABSOLUTE
+                    }
+                }
+            }
+        };
+        self.links.push(Link([byte, step]));
         self.end += len;
     }
 
-    /// The chunks as the tree holds them, in index order.
-    fn drain(&mut self) -> impl Iterator<Item = (i64, Chunk)> + '_ {
-        let mut start = self.start;
-        let first = self.first;
-        let seqs = std::mem::take(&mut self.seqs);
-        let long = std::mem::take(&mut self.long);
-        let mut entry = 0;
-        lengths(self.links.take(), long)
-            .enumerate()
-            .map(move |(i, (link, len))| {
-                while seqs.get(entry + 1).is_some_and(|&(p, _)| p <= i) {
-                    entry += 1;
-                }
-                let seq = seqs
-                    .get(entry)
-                    .map_or(0, |&(p, n)| u64::from(n) + (i - p) as u64);
-                let piece = Piece::At { start, len };
-                start += len;
+    /// The chunks from the start of the group that holds `position`.
+    fn walk_from(&self, position: usize) -> Walk<'_> {
+        let group = position / GROUP;
+        let anchor = self.anchors.get(group).copied().unwrap_or(Anchor {
+            start: self.start,
+            last_at: NO_INSTANT,
+            long_before: 0,
+        });
+        let first = group * GROUP;
+        let before = |p: u32| (p as usize) < first;
+        Walk {
+            run: self,
+            position: first,
+            start: anchor.start,
+            long: anchor.long_before,
+            last_at: anchor.last_at,
+            keyed: self.keyed.partition_point(|&(p, _)| before(p)),
+            times: self.times.partition_point(|&(p, _)| before(p)),
+        }
+    }
+
+    /// The key of a chunk read by [`Walk`].
+    fn key_of(&self, c: &Linked, text: &TextBlocks, ids: Option<&ChunkIds>) -> Option<SeenKey> {
+        if c.keyed.is_some() {
+            return c.keyed;
+        }
+        let content = text.get(c.start, c.len)?;
+        let index = self.first.saturating_add(c.position as i64);
+        Some(chunk_key(ids?, c.at?, content, index))
+    }
+
+    /// The key of the chunk at `position`.
+    fn key_at(
+        &self,
+        position: usize,
+        text: &TextBlocks,
+        ids: Option<&ChunkIds>,
+    ) -> Option<SeenKey> {
+        let c = self.walk_from(position).find(|c| c.position == position)?;
+        self.key_of(&c, text, ids)
+    }
+
+    /// The chunks as the tree holds them, in index order, each with its
+    /// key (made again from its parts, from `text` and `ids`, where the run
+    /// did not keep it).
+    fn drain(&mut self, text: &TextBlocks, ids: Option<&ChunkIds>) -> Vec<(i64, Chunk)> {
+        let run = std::mem::take(self);
+        run.walk_from(0)
+            .map(|c| {
+                let entry = run.seqs.partition_point(|&(p, _)| p <= c.position);
+                let seq = entry
+                    .checked_sub(1)
+                    .and_then(|e| run.seqs.get(e))
+                    .map_or(0, |&(p, n)| u64::from(n) + (c.position - p) as u64);
                 let mut arrivals = Arrivals::None;
-                arrivals.add((seq, Some(link.key())));
+                arrivals.add((seq, run.key_of(&c, text, ids)));
+                let piece = Piece::At {
+                    start: c.start,
+                    len: c.len,
+                };
                 (
-                    first + i as i64,
+                    run.first + c.position as i64,
                     Chunk {
                         text: piece,
                         arrivals,
                     },
                 )
             })
+            .collect()
     }
 
     /// The chunks' texts, in index order, read from `text`.
     fn pieces<'a>(&'a self, text: &'a TextBlocks) -> impl Iterator<Item = &'a str> + 'a {
-        let mut start = self.start;
-        lengths(self.links.iter().copied(), self.long.iter().copied()).map(move |(_, len)| {
-            let piece = text.get(start, len).unwrap_or_default();
-            start += len;
-            piece
-        })
+        self.walk_from(0)
+            .map(move |c| text.get(c.start, c.len).unwrap_or_default())
     }
 
     /// Bytes the run has reserved for its chunks (tests check it).
@@ -325,6 +485,9 @@ impl Run {
     fn reserved_bytes(&self) -> usize {
         self.links.reserved() * std::mem::size_of::<Link>()
             + self.long.capacity() * std::mem::size_of::<usize>()
+            + self.anchors.capacity() * std::mem::size_of::<Anchor>()
+            + self.keyed.capacity() * std::mem::size_of::<(u32, [u32; 2])>()
+            + self.times.capacity() * std::mem::size_of::<(u32, i64)>()
     }
 }
 
@@ -355,6 +518,14 @@ pub struct StreamText {
     stale: bool,
     /// Arrivals of chunks dropped since the session last took them.
     evicted: Vec<Arrival>,
+    /// The ids of the chunks whose keys the run makes from their parts:
+    /// those of the first such chunk.
+    ids: Option<ChunkIds>,
+    /// The instant the next chunk's key is made with, when the session
+    /// vouched for it ([`StreamText::vouch`]).
+    pending: Option<i64>,
+    /// The index and key of the chunk last added to the run.
+    last_pushed: Option<(i64, SeenKey)>,
 }
 
 impl Default for StreamText {
@@ -386,7 +557,29 @@ impl StreamText {
             gaps: Gaps::default(),
             stale: false,
             evicted: Vec::new(),
+            ids: None,
+            pending: None,
+            last_pushed: None,
         }
+    }
+
+    /// Vouches that the next chunk's key is [`chunk_key`] of its parts
+    /// with these ids and instant `at` (its envelope has the layout of
+    /// src/session/chunk_key.rs and is its content's first occurrence);
+    /// the chunk then keeps no key where the run holds it. Not taken when
+    /// the ids are not the stream's (those of the first chunk vouched for).
+    pub(crate) fn vouch(&mut self, session_id: &str, execution_id: &str, at: i64) {
+        let ids = self.ids.get_or_insert_with(|| ChunkIds {
+            session_id: session_id.into(),
+            execution_id: execution_id.into(),
+        });
+        let same = *ids.session_id == *session_id && *ids.execution_id == *execution_id;
+        self.pending = same.then_some(at);
+    }
+
+    /// Forgets a vouch no chunk took.
+    pub(crate) fn clear_vouch(&mut self) {
+        self.pending = None;
     }
 
     /// Bytes of text kept at most.
@@ -422,6 +615,7 @@ impl StreamText {
         text: &mut TextBlocks,
         arrival: Option<Arrival>,
     ) -> ChunkOutcome {
+        let at = self.pending.take();
         let limit = self.limit;
         let appends = self.gaps.highest().is_none_or(|h| index > h);
         self.gaps.arrived(index, 0);
@@ -432,10 +626,10 @@ impl StreamText {
             return ChunkOutcome::Dropped;
         }
         let appends = appends && !self.stale;
-        if appends && self.extend_run(index, &content, text, arrival) {
+        if appends && self.extend_run(index, &content, text, arrival, at) {
             return ChunkOutcome::Kept { replaced: false };
         }
-        self.spill();
+        self.spill(text);
         let piece = if appends {
             let start = text.len();
             let kept = text.push_within(&content, limit).len();
@@ -467,10 +661,14 @@ impl StreamText {
         content: &str,
         text: &mut TextBlocks,
         arrival: Option<Arrival>,
+        at: Option<i64>,
     ) -> bool {
         let Some((seq, Some(key))) = arrival else {
             return false;
         };
+        if !self.run.has_room() {
+            return false;
+        }
         let Ok(seq) = u32::try_from(seq) else {
             return false;
         };
@@ -480,7 +678,7 @@ impl StreamText {
         // Text that came between (deltas) ends the run: its chunks' starts
         // are its ends.
         if self.run.end().is_some_and(|end| end != text.len()) {
-            self.spill();
+            self.spill(text);
         }
         let follows = match self.run.next() {
             Some(next) => next == index,
@@ -495,15 +693,27 @@ impl StreamText {
             self.run.end = text.len();
         }
         text.push_str(content);
-        self.run.push(content.len(), seq, key);
+        #[cfg(debug_assertions)]
+        if let (Some(at), Some(ids)) = (at, &self.ids) {
+            debug_assert_eq!(
+                chunk_key(ids, at, content, index),
+                key,
+                "a chunk vouched for whose key is not its parts'"
+            );
+        }
+        self.run.push(content.len(), seq, key, at);
+        self.last_pushed = Some((index, key));
         self.bytes += content.len();
         true
     }
 
-    /// Moves the run into the tree.
-    fn spill(&mut self) {
-        let mut run = std::mem::take(&mut self.run);
-        self.chunks.extend(run.drain());
+    /// Moves the run into the tree (`text`: the text it lies in).
+    fn spill(&mut self, text: &TextBlocks) {
+        if self.run.links.is_empty() {
+            return;
+        }
+        let chunks = self.run.drain(text, self.ids.as_ref());
+        self.chunks.extend(chunks);
     }
 
     /// Drops the highest chunks while they start at or past the limit.
@@ -543,7 +753,7 @@ impl StreamText {
         if !self.stale {
             return;
         }
-        self.spill();
+        self.spill(text);
         let mut new = TextBlocks::default();
         let mut full = true;
         for c in self.chunks.values_mut() {
@@ -629,15 +839,20 @@ impl StreamText {
     /// Whether chunk `index` was delivered by an envelope whose fingerprint
     /// has `key` (the session keeps such keys here rather than in its set
     /// of them too, see `Session::ingest_in`).
-    pub fn holds(&self, index: i64, key: SeenKey) -> bool {
+    /// `text` is the execution's text, which the run's keys are made from.
+    pub fn holds(&self, index: i64, key: SeenKey, text: &TextBlocks) -> bool {
+        // The chunk just added (the session asks of every chunk it applies):
+        // its key without making it again.
+        if self.last_pushed == Some((index, key)) && self.run.last_index() == Some(index) {
+            return true;
+        }
         let in_run = self
             .run
             .next()
             .filter(|&next| self.run.first <= index && index < next)
-            .and_then(|_| usize::try_from(index - self.run.first).ok())
-            .and_then(|i| self.run.links.get(i).copied());
+            .and_then(|_| usize::try_from(index - self.run.first).ok());
         match in_run {
-            Some(link) => link.key() == key,
+            Some(i) => self.run.key_at(i, text, self.ids.as_ref()) == Some(key),
             None => self
                 .chunks
                 .get(&index)
@@ -645,10 +860,20 @@ impl StreamText {
         }
     }
 
-    /// The fingerprint keys of every chunk held.
-    pub fn keys(&self) -> impl Iterator<Item = SeenKey> + '_ {
-        let tree = self.chunks.values().flat_map(|c| c.arrivals.keys());
-        tree.chain(self.run.links.iter().map(|l| l.key()))
+    /// The fingerprint keys of every chunk held (`text`: as for [`holds`](StreamText::holds)).
+    pub fn keys(&self, text: &TextBlocks) -> Vec<SeenKey> {
+        let mut keys: Vec<SeenKey> = self
+            .chunks
+            .values()
+            .flat_map(|c| c.arrivals.keys())
+            .collect();
+        let ids = self.ids.as_ref();
+        keys.extend(
+            self.run
+                .walk_from(0)
+                .filter_map(|c| self.run.key_of(&c, text, ids)),
+        );
+        keys
     }
 
     /// Hands back an arrival whose text was dropped whole at once.
@@ -910,10 +1135,10 @@ mod tests {
     }
 
     #[test]
-    fn a_run_keeps_a_length_byte_and_a_key_per_chunk_and_lists_only_long_chunks() {
-        // Memory: an end per chunk (4 bytes in wasm32, 8 natively) beside
-        // its 8-byte key was 1.1 MiB of the 100k live loop's wasm memory
-        // (bench/findings.md, issue 27's fifth pass).
+    fn a_run_keeps_two_bytes_a_chunk_and_makes_each_key_again_from_its_parts() {
+        // Memory: the 8-byte key kept per chunk beside its length byte was
+        // 0.8 MiB of the 100k live loop's wasm memory (bench/findings.md,
+        // "Issue 27: a chunk's key from its parts").
         let lens = |i: usize| match i % 1000 {
             7 => 254,
             8 => 255,
@@ -922,35 +1147,72 @@ mod tests {
             11 => 0,
             _ => 1 + i % 20,
         };
+        // Steps of 0 to 253 ms fit the link; a longer one, one back in
+        // time and one with microseconds are listed with their instants.
+        let step = |i: usize| match i % 500 {
+            13 => 254_000,
+            14 => 1_000_000,
+            15 => -5_000,
+            16 => 1_234,
+            _ => (i % 254) as i64 * 1000,
+        };
+        // Every 97th chunk's envelope was not vouched for: it keeps its key.
+        let vouched = |i: usize| i % 97 != 5;
+        let ids = ChunkIds {
+            session_id: "sess".into(),
+            execution_id: "exec".into(),
+        };
         let n = 3 * BLOCK;
-        let key = |i: usize| Some((i as u64) << 32 | 0x5eed);
         let mut t = StreamText::with_limit(usize::MAX);
         let mut text = TextBlocks::default();
         let mut want = Vec::new();
+        let mut keys = Vec::new();
+        let mut at = 1_768_910_400_000_000i64;
         for i in 0..n {
             let c = char::from(b'a' + (i % 26) as u8)
                 .to_string()
                 .repeat(lens(i));
+            at += step(i);
+            let key = if vouched(i) {
+                t.vouch("sess", "exec", at);
+                chunk_key(&ids, at, &c, i as i64)
+            } else {
+                (i as u64) << 32 | 0x5eed
+            };
             want.push(c.clone());
-            t.chunk(i as i64, c, &mut text, Some((i as u64, key(i))));
+            keys.push(key);
+            t.chunk(i as i64, c, &mut text, Some((i as u64, Some(key))));
         }
         assert_eq!(t.run.len(), n, "every chunk in the run, long or empty");
         assert_eq!(t.run.long.len(), 3 * n.div_ceil(1000));
+        assert_eq!(t.run.keyed.len(), (0..n).filter(|&i| !vouched(i)).count());
         let per_chunk = t.run.reserved_bytes() as f64 / n as f64;
-        assert!(per_chunk < 9.5, "{per_chunk} bytes a chunk");
+        // Two bytes of link; the anchors, the kept keys and instants and
+        // their lists' spare room about one more (natively: 64-bit sizes).
+        assert!(per_chunk < 3.5, "{per_chunk} bytes a chunk");
         assert_eq!(t.rebuilt(&text), want.concat());
         assert!(t.run.pieces(&text).eq(want.iter().map(String::as_str)));
-        for i in [0, 7, 8, 9, 10, 11, 12, 1010, n - 1] {
-            assert!(t.holds(i as i64, key(i).unwrap()), "chunk {i}");
-            assert!(!t.holds(i as i64, key(i + 1).unwrap()));
+        assert_eq!(t.keys(&text), keys);
+        for i in (0..n)
+            .step_by(7)
+            .chain([5, 63, 64, 65, 1010, 1013, 1014, 1015, 1016, n - 1])
+        {
+            assert!(t.holds(i as i64, keys[i], &text), "chunk {i}");
+            assert!(!t.holds(i as i64, keys[i] ^ 1, &text), "chunk {i}");
         }
+        // A chunk vouched for under other ids keeps its key.
+        t.vouch("other", "exec", at);
+        t.chunk(n as i64, "o".into(), &mut text, Some((n as u64, Some(7))));
+        assert!(t.holds(n as i64, 7, &text));
+        want.push("o".into());
+        keys.push(7);
         // Moved into the tree, each chunk keeps its own text and arrival.
-        t.chunk(n as i64 + 1, "z".into(), &mut text, Some((0, key(n + 1))));
-        assert_eq!((t.run.len(), t.chunks.len()), (0, n + 1));
+        t.chunk(n as i64 + 2, "z".into(), &mut text, Some((0, Some(9))));
+        assert_eq!((t.run.len(), t.chunks.len()), (0, n + 2));
         for (i, w) in want.iter().enumerate() {
             let c = &t.chunks[&(i as i64)];
             assert_eq!(c.text.as_str(&text), w, "chunk {i}");
-            assert_eq!(c.arrivals, Arrivals::packed((i as u64, key(i))));
+            assert_eq!(c.arrivals, Arrivals::packed((i as u64, Some(keys[i]))));
         }
         t.settle(&mut text);
         assert_eq!(text, (want.concat() + "z").as_str());

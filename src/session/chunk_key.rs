@@ -1,0 +1,181 @@
+//! A stream chunk's redelivery key from its parts, so the stream text need
+//! not keep it.
+//!
+//! Nearly every envelope of a long run is a stream chunk in the producer's
+//! one layout,
+//!
+//! ```text
+//! {"type":"agent.stream.chunk","session_id":S,"execution_id":E,"timestamp":T,
+//!  "payload":{"content":C,"is_complete":false,"chunk_index":I}}
+//! ```
+//!
+//! whose timestamp is the form [`written_bytes`] writes (milliseconds and
+//! `Z`). Its key (`seen_key` of `dedup_key` in src/session/mod.rs: the
+//! fingerprint of exactly those members) follows from what the stream text
+//! holds anyway (the content, the index) and from the ids and the instant,
+//! which take a byte a chunk where the key took eight (bench/findings.md,
+//! "Issue 27: a chunk's key from its parts"). [`canonical`] says whether an
+//! envelope has that layout; [`chunk_key`] gives the key back.
+
+use crate::json::fingerprint::Fingerprinter;
+use crate::json::{Map, Value};
+use crate::session::attribution::{instant, written_bytes};
+use crate::session::dedup::{seen_key, SeenKey};
+
+/// The type of the chunks whose key is made here.
+const KIND: &str = "agent.stream.chunk";
+
+/// The ids a stream's chunks carry (the session's and the turn's).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ChunkIds {
+    pub session_id: Box<str>,
+    pub execution_id: Box<str>,
+}
+
+/// The key of the envelope in the layout above with these parts (its
+/// first occurrence: `occurrence(f, 1)` is `f`).
+pub(crate) fn chunk_key(ids: &ChunkIds, at: i64, content: &str, index: i64) -> SeenKey {
+    let mut f = Fingerprinter::new();
+    f.str("type");
+    f.str(KIND);
+    f.str("session_id");
+    f.str(&ids.session_id);
+    f.str("execution_id");
+    f.str(&ids.execution_id);
+    f.str("timestamp");
+    let ts = written_bytes(at);
+    f.str(std::str::from_utf8(ts.as_slice()).unwrap_or_default());
+    f.str("payload");
+    // An object of three members, as `Fingerprinter::value` feeds one.
+    f.bytes(b'{', &3usize.to_le_bytes());
+    f.str("content");
+    f.str(content);
+    f.str("is_complete");
+    f.bytes(b'b', &[0]);
+    f.str("chunk_index");
+    f.bytes(b'i', &index.to_le_bytes());
+    seen_key(f.finish())
+}
+
+/// The instant of `ts` when [`written_bytes`] gives it back exactly.
+pub(crate) fn written_instant(ts: &str) -> Option<i64> {
+    let at = instant(ts)?;
+    (written_bytes(at).as_slice() == ts.as_bytes()).then_some(at)
+}
+
+/// The instant of a decoded envelope's timestamp when the envelope is a
+/// chunk in the layout above (string ids, content a string, not complete,
+/// an integer index, no other member, in that order), so that its key is
+/// [`chunk_key`] of its parts.
+pub(crate) fn canonical(env: &Map) -> Option<i64> {
+    let mut members = env.iter();
+    let mut next = |name: &str| {
+        let (k, v) = members.next()?;
+        let k: &str = k;
+        (k == name).then_some(v)
+    };
+    if next("type")?.as_str()? != KIND {
+        return None;
+    }
+    next("session_id")?.as_str()?;
+    next("execution_id")?.as_str()?;
+    let at = written_instant(next("timestamp")?.as_str()?)?;
+    let Value::Object(payload) = next("payload")? else {
+        return None;
+    };
+    if members.next().is_some() {
+        return None;
+    }
+    let mut fields = payload.iter();
+    let mut field = |name: &str| {
+        let (k, v) = fields.next()?;
+        let k: &str = k;
+        (k == name).then_some(v)
+    };
+    field("content")?.as_str()?;
+    if field("is_complete")?.as_bool()? {
+        return None;
+    }
+    field("chunk_index")?.as_i64()?;
+    fields.next().is_none().then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key made from the parts is the one the session takes of the
+    /// decoded envelope, for every variant the layout allows; and a
+    /// departure from the layout is not taken for it.
+    #[test]
+    fn a_chunks_key_from_its_parts_is_the_decoded_envelopes() {
+        let contents = ["", "a", "zażółć 天气 🌤️ ", "\"quoted\"\n\\", "{not a frame"];
+        let times = [
+            "2026-01-20T12:00:00.000Z",
+            "2026-01-20T12:00:13.383Z",
+            "1999-12-31T23:59:59.999Z",
+            "2026-01-20T12:00:13.383123Z",
+        ];
+        for (n, (content, ts)) in contents.iter().zip(times.iter().cycle()).enumerate() {
+            for index in [0i64, 7, 123_456_789_012] {
+                let env = crate::json!({
+                    "type": "agent.stream.chunk",
+                    "session_id": "sess-1",
+                    "execution_id": format!("exec-{n}"),
+                    "timestamp": ts,
+                    "payload": {"content": content, "is_complete": false, "chunk_index": index}
+                });
+                let decoded = crate::envelope::decode::decode_value(&env).expect("decodes");
+                let Value::Object(map) = &decoded.envelope else {
+                    panic!("an object")
+                };
+                let at = canonical(map).expect("canonical");
+                let ids = ChunkIds {
+                    session_id: "sess-1".into(),
+                    execution_id: format!("exec-{n}").into(),
+                };
+                let expected = crate::session::dedup_key(map, KIND).map(seen_key);
+                assert_eq!(Some(chunk_key(&ids, at, content, index)), expected, "{env}");
+            }
+        }
+        let base = crate::json!({
+            "type": "agent.stream.chunk", "session_id": "s", "execution_id": "e",
+            "timestamp": "2026-01-20T12:00:00.000Z",
+            "payload": {"content": "x", "is_complete": false, "chunk_index": 1}
+        });
+        let mut departures = Vec::new();
+        let mut with = |f: &dyn Fn(&mut Map)| {
+            let mut v = base.clone();
+            if let Value::Object(m) = &mut v {
+                f(m);
+            }
+            departures.push(v);
+        };
+        with(&|m| {
+            m.insert("extra", Value::from(1));
+        });
+        with(&|m| {
+            m.insert("timestamp", Value::from("2026-01-20T12:00:00Z"));
+        });
+        with(&|m| {
+            m.insert("timestamp", Value::from("2026-01-20T12:00:00.000+00:00"));
+        });
+        with(&|m| {
+            m.insert("execution_id", Value::Null);
+        });
+        with(&|m| {
+            if let Some(Value::Object(p)) = m.get_mut("payload") {
+                p.insert("is_complete", Value::from(true));
+            }
+        });
+        with(&|m| {
+            if let Some(Value::Object(p)) = m.get_mut("payload") {
+                p.insert("extra", Value::from(1));
+            }
+        });
+        for v in departures {
+            let Value::Object(m) = &v else { unreachable!() };
+            assert_eq!(canonical(m), None, "{v}");
+        }
+    }
+}
