@@ -315,7 +315,11 @@ fn stream_chunk(exec: &mut Execution, ts: Option<&str>, c: Chunk, arrival: Arriv
     exec.provider_frames += u64::from(c.provider_frame);
     let index = match c.index {
         Some(i) => {
-            let at = ts.and_then(crate::session::status::epoch_ms);
+            // The instant the session read for its vouch, else read here.
+            let at = match exec.stream.vouched_instant() {
+                Some(us) => Some(us.div_euclid(1000)),
+                None => ts.and_then(crate::session::status::epoch_ms),
+            };
             exec.chunk_segments.key(i, at, &exec.stream)
         }
         None => exec.stream.next_index(),

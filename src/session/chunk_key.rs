@@ -19,7 +19,9 @@
 
 use crate::json::fingerprint::Fingerprinter;
 use crate::json::{Map, Value};
-use crate::session::attribution::{instant, written_bytes};
+#[cfg(test)]
+use crate::session::attribution::instant;
+use crate::session::attribution::written_bytes;
 use crate::session::dedup::{seen_key, SeenKey};
 
 /// The type of the chunks whose key is made here.
@@ -57,17 +59,53 @@ pub(crate) fn chunk_key(ids: &ChunkIds, at: i64, content: &str, index: i64) -> S
     seen_key(f.finish())
 }
 
-/// The instant of `ts` when [`written_bytes`] gives it back exactly.
-pub(crate) fn written_instant(ts: &str) -> Option<i64> {
-    let at = instant(ts)?;
-    (written_bytes(at).as_slice() == ts.as_bytes()).then_some(at)
+/// `at`, the instant of `ts` (as `instant` reads it), when
+/// [`written_bytes`] gives `ts` back exactly: the producer's form
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` with every field in its range. Told by the
+/// shape and the ranges: writing the instant back to compare cost about
+/// 650 instructions a chunk (bench/findings.md).
+pub(crate) fn written_instant(ts: &str, at: Option<i64>) -> Option<i64> {
+    let b: &[u8; 24] = ts.as_bytes().try_into().ok()?;
+    let digit = |i: usize| {
+        let d = b[i].wrapping_sub(b'0');
+        (d < 10).then_some(u32::from(d))
+    };
+    let two = |i: usize| Some(digit(i)? * 10 + digit(i + 1)?);
+    let punctuation = [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+        (23, b'Z'),
+    ];
+    if punctuation.iter().any(|&(i, c)| b[i] != c) {
+        return None;
+    }
+    let year = two(0)? * 100 + two(2)?;
+    let (month, day) = (two(5)?, two(8)?);
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    let in_range = (1..=days).contains(&day)
+        && two(11)? < 24
+        && two(14)? < 60
+        && two(17)? < 60
+        && digit(20).and(digit(21)).and(digit(22)).is_some();
+    in_range.then_some(at).flatten()
 }
 
 /// The instant of a decoded envelope's timestamp when the envelope is a
 /// chunk in the layout above (string ids, content a string, not complete,
 /// an integer index, no other member, in that order), so that its key is
 /// [`chunk_key`] of its parts.
-pub(crate) fn canonical(env: &Map) -> Option<i64> {
+pub(crate) fn canonical(env: &Map, at: Option<i64>) -> Option<i64> {
     let mut members = env.iter();
     let mut next = |name: &str| {
         let (k, v) = members.next()?;
@@ -79,7 +117,7 @@ pub(crate) fn canonical(env: &Map) -> Option<i64> {
     }
     next("session_id")?.as_str()?;
     next("execution_id")?.as_str()?;
-    let at = written_instant(next("timestamp")?.as_str()?)?;
+    let at = written_instant(next("timestamp")?.as_str()?, at)?;
     let Value::Object(payload) = next("payload")? else {
         return None;
     };
@@ -114,7 +152,7 @@ mod tests {
             "2026-01-20T12:00:00.000Z",
             "2026-01-20T12:00:13.383Z",
             "1999-12-31T23:59:59.999Z",
-            "2026-01-20T12:00:13.383123Z",
+            "2024-02-29T00:00:00.001Z",
         ];
         for (n, (content, ts)) in contents.iter().zip(times.iter().cycle()).enumerate() {
             for index in [0i64, 7, 123_456_789_012] {
@@ -129,7 +167,11 @@ mod tests {
                 let Value::Object(map) = &decoded.envelope else {
                     panic!("an object")
                 };
-                let at = canonical(map).expect("canonical");
+                let ts = map
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let at = canonical(map, instant(ts)).expect("canonical");
                 let ids = ChunkIds {
                     session_id: "sess-1".into(),
                     execution_id: format!("exec-{n}").into(),
@@ -163,6 +205,22 @@ mod tests {
         with(&|m| {
             m.insert("execution_id", Value::Null);
         });
+        for ts in [
+            "2026-01-20T12:00:13.383123Z",
+            "2026-01-20T12:00:13.383000Z",
+            "2026-01-20t12:00:13.383Z",
+            "2026-01-20T12:00:13.383z",
+            "2026-02-29T12:00:13.383Z",
+            "2026-04-31T12:00:13.383Z",
+            "2026-13-01T12:00:13.383Z",
+            "2026-01-20T24:00:00.000Z",
+            "2026-01-20T23:60:00.000Z",
+            "2026-01-20T23:59:60.000Z",
+        ] {
+            with(&|m| {
+                m.insert("timestamp", Value::from(ts));
+            });
+        }
         with(&|m| {
             if let Some(Value::Object(p)) = m.get_mut("payload") {
                 p.insert("is_complete", Value::from(true));
@@ -175,7 +233,42 @@ mod tests {
         });
         for v in departures {
             let Value::Object(m) = &v else { unreachable!() };
-            assert_eq!(canonical(m), None, "{v}");
+            let ts = m
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            assert_eq!(canonical(m, instant(ts)), None, "{v}");
+        }
+    }
+
+    /// The form check takes exactly the timestamps the instant writes back:
+    /// every day of two centuries and their edges, and a few times a day.
+    #[test]
+    fn a_timestamp_is_taken_exactly_when_its_instant_writes_it_back() {
+        let mut at = instant("1899-12-30T00:00:00.000Z").expect("an instant");
+        let end = instant("2101-01-03T00:00:00.000Z").expect("an instant");
+        let day = 86_400_000_000i64;
+        // Midnight, a millisecond past, a minute's last, the day's last.
+        let times = [0, 1_000, 59_999_000, 86_399_999_000];
+        while at < end {
+            for t in times {
+                let w = written_bytes(at + t);
+                let ts = std::str::from_utf8(w.as_slice()).expect("ASCII");
+                assert_eq!(written_instant(ts, instant(ts)), Some(at + t), "{ts}");
+            }
+            at += day;
+        }
+        // A day past its month's end reads as an instant of the next month.
+        for ts in [
+            "1900-02-29T00:00:00.000Z",
+            "2100-02-29T00:00:00.000Z",
+            "2023-02-29T00:00:00.000Z",
+        ] {
+            assert!(instant(ts).is_some());
+            assert_eq!(written_instant(ts, instant(ts)), None, "{ts}");
+        }
+        for ts in ["2000-02-29T00:00:00.000Z", "2024-02-29T23:59:59.999Z"] {
+            assert_eq!(written_instant(ts, instant(ts)), instant(ts), "{ts}");
         }
     }
 }

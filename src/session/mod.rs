@@ -1175,10 +1175,10 @@ impl Session {
         let vouched = match (&chunk, fingerprint) {
             (_, Some(key)) if Some(key) != content || index.is_none() => None,
             (Some(c), Some(_)) if !c.is_complete => {
-                crate::session::chunk_key::written_instant(c.timestamp)
+                crate::session::chunk_key::written_instant(c.timestamp, h.at())
             }
             (None, Some(_)) if h.kind == "agent.stream.chunk" => {
-                crate::session::chunk_key::canonical(&env)
+                crate::session::chunk_key::canonical(&env, h.at())
             }
             _ => None,
         };

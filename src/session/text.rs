@@ -577,6 +577,11 @@ impl StreamText {
         self.pending = same.then_some(at);
     }
 
+    /// The instant of the chunk the session vouched for, until it is added.
+    pub(crate) fn vouched_instant(&self) -> Option<i64> {
+        self.pending
+    }
+
     /// Forgets a vouch no chunk took.
     pub(crate) fn clear_vouch(&mut self) {
         self.pending = None;
