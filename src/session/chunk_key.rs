@@ -66,38 +66,34 @@ pub(crate) fn chunk_key(ids: &ChunkIds, at: i64, content: &str, index: i64) -> S
 /// 650 instructions a chunk (bench/findings.md).
 pub(crate) fn written_instant(ts: &str, at: Option<i64>) -> Option<i64> {
     let b: &[u8; 24] = ts.as_bytes().try_into().ok()?;
-    let digit = |i: usize| {
-        let d = b[i].wrapping_sub(b'0');
-        (d < 10).then_some(u32::from(d))
+    let [y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1, b'.', f0, f1, f2, b'Z'] =
+        *b
+    else {
+        return None;
     };
-    let two = |i: usize| Some(digit(i)? * 10 + digit(i + 1)?);
-    let punctuation = [
-        (4, b'-'),
-        (7, b'-'),
-        (10, b'T'),
-        (13, b':'),
-        (16, b':'),
-        (19, b'.'),
-        (23, b'Z'),
-    ];
-    if punctuation.iter().any(|&(i, c)| b[i] != c) {
+    // A byte that is no digit reads as 10 or more.
+    let digit = |c: u8| u32::from(c.wrapping_sub(b'0'));
+    let two = |a: u8, b: u8| digit(a) * 10 + digit(b);
+    if [
+        y0, y1, y2, y3, mo0, mo1, d0, d1, h0, h1, mi0, mi1, s0, s1, f0, f1, f2,
+    ]
+    .iter()
+    .any(|&c| digit(c) > 9)
+    {
         return None;
     }
-    let year = two(0)? * 100 + two(2)?;
-    let (month, day) = (two(5)?, two(8)?);
+    let year = two(y0, y1) * 100 + two(y2, y3);
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
+    let days = match two(mo0, mo1) {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
         2 if leap => 29,
         2 => 28,
         _ => return None,
     };
-    let in_range = (1..=days).contains(&day)
-        && two(11)? < 24
-        && two(14)? < 60
-        && two(17)? < 60
-        && digit(20).and(digit(21)).and(digit(22)).is_some();
+    let day = two(d0, d1);
+    let in_range =
+        (1..=days).contains(&day) && two(h0, h1) < 24 && two(mi0, mi1) < 60 && two(s0, s1) < 60;
     in_range.then_some(at).flatten()
 }
 
