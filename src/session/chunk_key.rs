@@ -65,35 +65,36 @@ pub(crate) fn chunk_key(ids: &ChunkIds, at: i64, content: &str, index: i64) -> S
 /// shape and the ranges: writing the instant back to compare cost about
 /// 650 instructions a chunk (bench/findings.md).
 pub(crate) fn written_instant(ts: &str, at: Option<i64>) -> Option<i64> {
-    let b: &[u8; 24] = ts.as_bytes().try_into().ok()?;
-    let [y0, y1, y2, y3, b'-', mo0, mo1, b'-', d0, d1, b'T', h0, h1, b':', mi0, mi1, b':', s0, s1, b'.', f0, f1, f2, b'Z'] =
-        *b
-    else {
-        return None;
-    };
-    // A byte that is no digit reads as 10 or more.
-    let digit = |c: u8| u32::from(c.wrapping_sub(b'0'));
-    let two = |a: u8, b: u8| digit(a) * 10 + digit(b);
-    if [
-        y0, y1, y2, y3, mo0, mo1, d0, d1, h0, h1, mi0, mi1, s0, s1, f0, f1, f2,
-    ]
-    .iter()
-    .any(|&c| digit(c) > 9)
-    {
+    const FORM: &[u8; 24] = b"dddd-dd-ddTdd:dd:dd.dddZ";
+    let b = ts.as_bytes();
+    let formed = b.len() == FORM.len()
+        && b.iter().zip(FORM).all(|(&c, &f)| match f {
+            b'd' => c.is_ascii_digit(),
+            _ => c == f,
+        });
+    if !formed {
         return None;
     }
-    let year = two(y0, y1) * 100 + two(y2, y3);
+    // The number in bytes `from..to` (digits, checked above).
+    let num = |from: usize, to: usize| {
+        b.get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .fold(0u32, |n, &c| n * 10 + u32::from(c - b'0'))
+    };
+    let year = num(0, 4);
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match two(mo0, mo1) {
+    let days = match num(5, 7) {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
         2 if leap => 29,
         2 => 28,
         _ => return None,
     };
-    let day = two(d0, d1);
-    let in_range =
-        (1..=days).contains(&day) && two(h0, h1) < 24 && two(mi0, mi1) < 60 && two(s0, s1) < 60;
+    let in_range = (1..=days).contains(&num(8, 10))
+        && num(11, 13) < 24
+        && num(14, 16) < 60
+        && num(17, 19) < 60;
     in_range.then_some(at).flatten()
 }
 
