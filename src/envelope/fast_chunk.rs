@@ -55,9 +55,9 @@ pub(crate) struct FastChunk<'t> {
 /// with the `full` feature; in the live entry's a value that cannot exist,
 /// so the session's branches for a chunk read here leave its wasm.
 #[cfg(feature = "full")]
-type Build = ();
+pub(crate) type Build = ();
 #[cfg(not(feature = "full"))]
-type Build = std::convert::Infallible;
+pub(crate) type Build = std::convert::Infallible;
 
 /// The live entry reads no chunk here (see the module's comment).
 #[cfg(not(feature = "full"))]
@@ -177,20 +177,23 @@ pub(crate) fn event(taken: TakenChunk) -> Event {
     }
 }
 
-struct Reader<'t> {
-    text: &'t str,
-    at: usize,
-    f: Fingerprinter,
+/// A line read from its start, its strings fed to the fingerprint as
+/// they are read (the line reader, src/envelope/fast_line.rs, reads its
+/// header with it too).
+pub(crate) struct Reader<'t> {
+    pub(crate) text: &'t str,
+    pub(crate) at: usize,
+    pub(crate) f: Fingerprinter,
 }
 
 impl<'t> Reader<'t> {
-    fn rest(&self) -> &'t [u8] {
+    pub(crate) fn rest(&self) -> &'t [u8] {
         self.text.as_bytes().get(self.at..).unwrap_or_default()
     }
 
     /// Feeds a string to the fingerprint, as `Fingerprinter::str` does
     /// (inlined: a constant name's words fold into constants).
-    fn feed(&mut self, s: &str) {
+    pub(crate) fn feed(&mut self, s: &str) {
         self.f.str(s);
     }
 
@@ -200,13 +203,13 @@ impl<'t> Reader<'t> {
     }
 
     /// Steps over `s`, if the text goes on with it.
-    fn lit(&mut self, s: &[u8]) -> Option<()> {
+    pub(crate) fn lit(&mut self, s: &[u8]) -> Option<()> {
         self.rest().starts_with(s).then(|| self.at += s.len())
     }
 
     /// A string without escapes up to its closing quote (the opening one
     /// read), fed to the fingerprint.
-    fn plain(&mut self) -> Option<&'t str> {
+    pub(crate) fn plain(&mut self) -> Option<&'t str> {
         let rest = self.rest();
         let end = first_special(rest)?;
         if rest.get(end) != Some(&b'"') {

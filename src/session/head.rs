@@ -69,6 +69,46 @@ impl<'a> Head<'a> {
         }
         let kind = kind.flatten().unwrap_or_default();
         let payload = payload.flatten().unwrap_or(&NO_PAYLOAD);
+        Head::of(
+            kind,
+            payload,
+            session_id.flatten(),
+            execution_id,
+            has_execution_id,
+            timestamp.flatten(),
+        )
+    }
+
+    /// The header of an envelope of a known type read from its line
+    /// (src/envelope/fast_line.rs): what [`read`](Head::read) gives its
+    /// decoded envelope.
+    pub(crate) fn line(
+        kind: &'a str,
+        payload: &'a Map,
+        session_id: &'a str,
+        execution_id: &'a str,
+        timestamp: &'a str,
+    ) -> Head<'a> {
+        Head::of(
+            kind,
+            payload,
+            Some(session_id),
+            Some(execution_id),
+            true,
+            Some(timestamp),
+        )
+    }
+
+    /// The header of members read: what is derived from them.
+    #[inline]
+    fn of(
+        kind: &'a str,
+        payload: &'a Map,
+        session_id: Option<&'a str>,
+        execution_id: Option<&'a str>,
+        has_execution_id: bool,
+        timestamp: Option<&'a str>,
+    ) -> Head<'a> {
         let tool = kind.starts_with("agent.tool.");
         let chunk_index = match kind {
             "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
@@ -77,10 +117,10 @@ impl<'a> Head<'a> {
         Head {
             kind,
             payload,
-            session_id: session_id.flatten(),
+            session_id,
             execution_id,
             has_execution_id,
-            timestamp: timestamp.flatten(),
+            timestamp,
             tool,
             stepless_tool: tool && own_step(payload).is_none(),
             chunk_index,

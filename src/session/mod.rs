@@ -459,9 +459,11 @@ pub struct Session {
     /// The step the line being ingested was placed by arrival in its batch
     /// (a tool event without a step number), noted beside it in the log.
     line_arrival: Option<i64>,
-    /// Whether stream chunk lines in the producer's layout are read
-    /// straight into the typed chunk (src/envelope/fast_chunk.rs); off only
-    /// in tests comparing the two ways.
+    /// Whether lines in the producer's layout are read without the
+    /// envelope's tree: stream chunks straight into the typed chunk
+    /// (src/envelope/fast_chunk.rs), the other known types' headers from
+    /// the bytes (src/envelope/fast_line.rs); off only in tests comparing
+    /// the two ways.
     fast_chunks: bool,
 }
 
@@ -585,8 +587,9 @@ impl Session {
         }
     }
 
-    /// Turns the stream chunk reader off (`false`) or on, for tests that
-    /// compare what it gives with the generic decoding of the same lines.
+    /// Turns the stream chunk and line readers off (`false`) or on, for
+    /// tests that compare what they give with the generic decoding of the
+    /// same lines.
     ///
     /// ```
     /// let mut s = stepline::session::Session::new(None);
@@ -761,6 +764,13 @@ impl Session {
             if let Some(c) = crate::envelope::fast_chunk::read(text) {
                 let raw = self.recording.then_some(Cow::Borrowed(text));
                 return Ok(self.ingest_parts(Incoming::Chunk(c), raw, batch));
+            }
+            // The other lines of a known type: the header read from the
+            // bytes, the payload decoded alone (bench/findings.md, "Issue
+            // 27: the other instructor-php lines read without a tree").
+            if let Some(l) = crate::envelope::fast_line::read(text) {
+                let raw = self.recording.then_some(Cow::Borrowed(text));
+                return Ok(self.ingest_parts(Incoming::Line(l), raw, batch));
             }
         }
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
@@ -977,12 +987,12 @@ impl Session {
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
         self.line_arrival = None;
-        let (env, chunk, warnings, dialect) = match d {
+        let (parts, warnings, dialect) = match d {
             Incoming::Decoded(Decoded {
                 envelope: Value::Object(env),
                 warnings,
                 dialect,
-            }) => (env, None, warnings, dialect),
+            }) => (Parts::Envelope(env), warnings, dialect),
             Incoming::Decoded(d) => {
                 return IngestOutcome {
                     warnings: d.warnings,
@@ -991,11 +1001,15 @@ impl Session {
             }
             // The decoder's dialect of such a chunk (src/envelope/dialect.rs).
             Incoming::Chunk(c) => (
-                Map::new(),
-                Some(c),
+                Parts::Chunk(c),
                 Vec::new(),
                 crate::envelope::dialect::WireDialect::Instructor,
             ),
+            Incoming::Line(mut l) => {
+                let warnings = std::mem::take(&mut l.warnings);
+                let dialect = l.dialect;
+                (Parts::Line(l), warnings, dialect)
+            }
         };
         let mut out = IngestOutcome {
             warnings,
@@ -1008,9 +1022,16 @@ impl Session {
         // Read once: the routing, the redelivery key and the batch's
         // bookkeeping below all ask (a lookup of each per question was a
         // fiftieth of a bulk replay, bench/findings.md).
-        let h = match &chunk {
-            Some(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
-            None => Head::read(&env),
+        let h = match &parts {
+            Parts::Chunk(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
+            Parts::Line(l) => Head::line(
+                l.kind,
+                &l.payload,
+                l.session_id,
+                l.execution_id,
+                l.timestamp,
+            ),
+            Parts::Envelope(env) => Head::read(env),
         };
         match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
@@ -1057,9 +1078,10 @@ impl Session {
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
-            _ => match &chunk {
-                Some(c) => Some(c.fingerprint),
-                None => dedup_key(&env, h.kind),
+            _ => match &parts {
+                Parts::Chunk(c) => Some(c.fingerprint),
+                Parts::Line(l) => (!keyless(l.kind)).then_some(l.fingerprint),
+                Parts::Envelope(env) => dedup_key(env, h.kind),
             },
         };
         if let Some(b) = batch.as_deref_mut() {
@@ -1168,10 +1190,6 @@ impl Session {
             }
         }
         self.text_dropped_whole = false;
-        let parts = match chunk {
-            Some(c) => Parts::Chunk(c),
-            None => Parts::Envelope(env),
-        };
         let out = self.applied(out, parts, raw, pos, fingerprint);
         // A chunk's first occurrence whose key its stream text now holds at
         // its own index: the text keeps it (it had to, to give it back when
@@ -1292,6 +1310,7 @@ impl Session {
         let line = match (raw, &parts) {
             (Some(raw), _) => raw,
             (None, Parts::Chunk(c)) if keeps_line => Cow::Owned(c.line.to_string()),
+            (None, Parts::Line(l)) if keeps_line => Cow::Owned(l.line.to_string()),
             (None, Parts::Envelope(env)) if keeps_line => Cow::Owned(crate::json::to_string(env)),
             (None, _) => Cow::Borrowed(""),
         };
@@ -1309,6 +1328,11 @@ impl Session {
                 crate::envelope::fast_chunk::KIND,
                 Some(c.timestamp),
                 Content::Chunk(c.take_chunk()),
+            ),
+            Parts::Line(l) => (
+                l.kind,
+                Some(l.timestamp),
+                Content::Payload(l.take_payload()),
             ),
         };
         let seq = self.next_seq;
@@ -1588,6 +1612,9 @@ pub struct SessionWarning {
 enum Incoming<'t> {
     Decoded(Decoded),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+    /// An envelope of another known type read from its line, its payload
+    /// decoded (src/envelope/fast_line.rs).
+    Line(crate::envelope::fast_line::FastLine<'t>),
 }
 
 /// What [`Session::applied`] turns into the event: the normalised envelope
@@ -1595,6 +1622,7 @@ enum Incoming<'t> {
 enum Parts<'t> {
     Envelope(Map),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+    Line(crate::envelope::fast_line::FastLine<'t>),
 }
 
 /// What [`Session::applied`] makes the event of: a decoded envelope's
@@ -1673,10 +1701,7 @@ fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Deco
 /// (and a redelivered status as a later open turn's); deliver replays as a
 /// batch to avoid it.
 fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
-    if matches!(
-        kind,
-        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
-    ) {
+    if keyless(kind) {
         return None;
     }
     let mut f = Fingerprinter::new();
@@ -1685,6 +1710,14 @@ fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
         f.member(v);
     }
     Some(f.finish())
+}
+
+/// The types [`dedup_key`] gives no content (deltas, a tool's output).
+fn keyless(kind: &str) -> bool {
+    matches!(
+        kind,
+        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
+    )
 }
 
 #[cfg(test)]
@@ -1748,6 +1781,74 @@ mod tests {
         // generated ones.
         assert_eq!(read, 27 + 10, "lines the reader took");
     }
+
+    /// The line reader's header, fingerprint, payload, warnings, dialect
+    /// and event are what `Head::read`, `dedup_key`, the decoder and
+    /// `to_event` give the decoded envelope, over every line of
+    /// tests/fixtures/fast-line/lines.jsonl it reads and the first lines of
+    /// both chunk fixtures' runs.
+    #[test]
+    fn the_line_readers_header_fingerprint_and_event_are_the_decoded_envelopes() {
+        use crate::envelope::fast_line;
+        let fixture = include_str!("../../tests/fixtures/fast-line/lines.jsonl");
+        let chunks = include_str!("../../tests/fixtures/fast-chunk/chunks.jsonl");
+        let mut read = 0;
+        for line in fixture.lines().chain(chunks.lines()) {
+            let Some(mut l) = fast_line::read(line) else {
+                continue;
+            };
+            read += 1;
+            let d = crate::envelope::decode::decode_text(line).expect(line);
+            assert_eq!((&l.warnings, l.dialect), (&d.warnings, d.dialect), "{line}");
+            let env = d.envelope.as_object().expect(line);
+            let h = super::Head::read(env);
+            let key = super::dedup_key(env, h.kind);
+            assert_eq!(
+                (!super::keyless(l.kind)).then_some(l.fingerprint),
+                key,
+                "{line}"
+            );
+            if super::keyless(l.kind) {
+                // The walk `dedup_key` would take, had the type a key.
+                let mut f = super::Fingerprinter::new();
+                for (k, v) in env {
+                    f.str(k);
+                    f.member(v);
+                }
+                assert_eq!(l.fingerprint, f.finish(), "{line}");
+            }
+            let lh = super::Head::line(
+                l.kind,
+                &l.payload,
+                l.session_id,
+                l.execution_id,
+                l.timestamp,
+            );
+            assert_eq!(
+                (lh.kind, lh.session_id, lh.execution_id, lh.has_execution_id),
+                (h.kind, h.session_id, h.execution_id, h.has_execution_id),
+                "{line}"
+            );
+            assert_eq!(
+                (lh.timestamp, lh.tool, lh.stepless_tool, lh.chunk_index),
+                (h.timestamp, h.tool, h.stepless_tool, h.chunk_index),
+                "{line}"
+            );
+            assert_eq!(lh.payload, h.payload, "{line}");
+            assert_eq!(env.len(), 5, "{line}");
+            let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
+            let kind = l.kind;
+            assert_eq!(
+                crate::envelope::event::to_event(kind, None, l.take_payload()),
+                event,
+                "{line}"
+            );
+        }
+        assert_eq!(read, READ, "lines the reader took");
+    }
+
+    /// How many lines of the two fixtures the line reader takes.
+    const READ: usize = 93;
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
         format!(
