@@ -198,7 +198,7 @@ impl<'t> Reader<'t> {
     }
 
     /// Feeds a tagged run of bytes, as `Fingerprinter::value` feeds a scalar.
-    fn tagged(&mut self, tag: u8, bytes: &[u8]) {
+    pub(crate) fn tagged(&mut self, tag: u8, bytes: &[u8]) {
         self.f.bytes(tag, bytes);
     }
 
@@ -225,7 +225,7 @@ impl<'t> Reader<'t> {
     /// A string with the escapes JSON has, up to its closing quote, fed
     /// to the fingerprint. A lone surrogate's escape is declined (the
     /// parser refuses it).
-    fn content(&mut self) -> Option<String> {
+    pub(crate) fn content(&mut self) -> Option<String> {
         let bytes = self.text.as_bytes();
         let mut out = String::new();
         let mut from = self.at;
@@ -275,7 +275,7 @@ impl<'t> Reader<'t> {
 
     /// A non-negative integer of at most 15 digits (exact in any reader of
     /// numbers), without a leading zero; anything else declines.
-    fn index(&mut self) -> Option<i64> {
+    pub(crate) fn index(&mut self) -> Option<i64> {
         let rest = self.rest();
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits == 0 || digits > 15 || (digits > 1 && rest.first() == Some(&b'0')) {

@@ -35,6 +35,7 @@
 use crate::envelope::decode::Warning;
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::fast_chunk::Build;
+use crate::event::Event;
 use crate::json::fingerprint::Fingerprint;
 use crate::json::Map;
 
@@ -50,8 +51,9 @@ pub(crate) struct FastLine<'t> {
     pub execution_id: &'t str,
     /// An RFC 3339 timestamp.
     pub timestamp: &'t str,
-    /// The payload as the decoder normalises it.
-    pub payload: Map,
+    /// The payload as the decoder normalises it, or the event `to_event`
+    /// makes of it.
+    pub body: LineBody,
     /// What the decoder kept unread (unknown payload fields).
     pub warnings: Vec<Warning>,
     /// The dialect the decoder reads of the payload.
@@ -60,6 +62,17 @@ pub(crate) struct FastLine<'t> {
     pub fingerprint: Fingerprint,
     /// Nothing, where lines are read.
     build: Build,
+}
+
+/// What a line read here becomes an event from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum LineBody {
+    /// The payload as the decoder normalises it.
+    Payload(Map),
+    /// A step's start or completion in the producer's layout, read straight
+    /// into the event `to_event` makes of its decoded payload (boxed: every
+    /// envelope's way through the session moves this type).
+    Event(Box<Event>),
 }
 
 /// The live entry reads no line here (see the module's comment).
@@ -75,7 +88,9 @@ pub(crate) fn read(_text: &str) -> Option<FastLine<'_>> {
 pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
     use crate::envelope::decode::{decode_payload_of, ENVELOPE_LIMITS};
     use crate::json::Value;
-    if text.len() > ENVELOPE_LIMITS.max_bytes {
+    // The other producers' events end here, on one comparison (their
+    // types are no `agent.` type: src/dialects/registry.rs).
+    if text.len() > ENVELOPE_LIMITS.max_bytes || !text.starts_with("{\"type\":\"agent.") {
         return None;
     }
     let mut r = crate::envelope::fast_chunk::Reader {
@@ -101,6 +116,26 @@ pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
     }
     r.lit(b",\"payload\":")?;
     r.feed("payload");
+    // A step's start or completion in the producer's own layout: read
+    // straight into its event, the fingerprint fed as it goes. Declined, the
+    // payload is read as any other.
+    let header = (r.at, r.f.clone());
+    if let Some(event) = typed::read(&mut r, kind) {
+        return Some(FastLine {
+            line: text,
+            kind,
+            session_id,
+            execution_id,
+            timestamp,
+            body: LineBody::Event(Box::new(event)),
+            warnings: Vec::new(),
+            // What `detect` reads of these payloads (src/envelope/dialect.rs).
+            dialect: WireDialect::Instructor,
+            fingerprint: r.f.finish(),
+            build: (),
+        });
+    }
+    (r.at, r.f) = header;
     // The payload is the rest of the line but its closing brace: an object
     // (as the decoder takes it), nested one level less deep than the
     // envelope's limit allows the whole line, with no line break (the log
@@ -134,7 +169,7 @@ pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
         session_id,
         execution_id,
         timestamp,
-        payload,
+        body: LineBody::Payload(payload),
         warnings,
         dialect,
         fingerprint: r.f.finish(),
@@ -143,9 +178,184 @@ pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
 }
 
 impl FastLine<'_> {
-    /// The decoded payload, moved out (what `apply` makes the event of).
-    pub(crate) fn take_payload(&mut self) -> Map {
-        std::mem::take(&mut self.payload)
+    /// What the line becomes an event from, moved out.
+    pub(crate) fn take_body(&mut self) -> TakenBody {
+        let body = std::mem::replace(&mut self.body, LineBody::Payload(Map::new()));
+        match body {
+            LineBody::Payload(p) => TakenBody::Payload(p),
+            LineBody::Event(event) => TakenBody::Event(TypedEvent {
+                event,
+                build: self.build,
+            }),
+        }
+    }
+}
+
+/// What a line read here becomes an event from, moved out of it.
+pub(crate) enum TakenBody {
+    Payload(Map),
+    Event(TypedEvent),
+}
+
+/// An event read straight from its line (as [`FastLine`], it cannot exist
+/// in the live entry's build).
+pub(crate) struct TypedEvent {
+    pub event: Box<Event>,
+    // Held for its type only: uninhabited where nothing is read here.
+    #[cfg_attr(feature = "full", expect(dead_code, reason = "held for its type"))]
+    build: Build,
+}
+
+/// The two step events read straight into their event: the producer's own
+/// payloads of `agent.step.started` and `agent.step.completed`,
+///
+/// ```text
+/// {"step_number":N,"message_count":N,"available_tools":N}
+/// {"step_number":N,"has_tool_calls":B,"errors":N,"finish_reason":"…",
+///  "usage":{"input":N,"output":N,"cacheWrite":N,"cacheRead":N,"reasoning":N},"duration_ms":D}
+/// ```
+///
+/// (counts of 1 to 15 digits, `finish_reason` a string, `duration_ms` any
+/// number, read by the core parser). The decoder gives such a payload back
+/// as it came (its fields in the schema's order, of their kinds, `usage`
+/// in its normal form without a `total`), with no warning and the dialect
+/// `instructor` (not a failed attempt: `finish_reason` is not null), so
+/// its words are fed to the fingerprint while it is read, and the event is
+/// what `to_event` makes of it (src/envelope/event.rs). The session's unit
+/// test and tests/fast_lines.rs hold both to the decoded envelope's.
+#[cfg(feature = "full")]
+mod typed {
+    use crate::envelope::fast_chunk::Reader;
+    use crate::event::{Body, Event, ReportedUsage, StepCompleted, StepStarted};
+    use crate::model::usage::Usage;
+
+    /// The event of a step line's payload, from the reader at its `{`.
+    pub(super) fn read(r: &mut Reader<'_>, kind: &str) -> Option<Event> {
+        let (step, body) = match kind {
+            "agent.step.started" => started(r)?,
+            "agent.step.completed" => completed(r)?,
+            _ => return None,
+        };
+        r.lit(b"}")?;
+        (r.at == r.text.len()).then_some(Event {
+            step: Some(step),
+            timestamp: None,
+            annotations: Vec::new(),
+            body,
+        })
+    }
+
+    /// `"name":` after `{` or `,`, its name fed.
+    fn member(r: &mut Reader<'_>, lead: &[u8], name: &str) -> Option<()> {
+        r.lit(lead)?;
+        r.lit(b"\"")?;
+        r.lit(name.as_bytes())?;
+        r.lit(b"\":")?;
+        r.feed(name);
+        Some(())
+    }
+
+    /// A count (1 to 15 digits), fed as `Fingerprinter::value` feeds an
+    /// integer.
+    fn count(r: &mut Reader<'_>) -> Option<i64> {
+        let n = r.index()?;
+        r.tagged(b'i', &n.to_le_bytes());
+        Some(n)
+    }
+
+    fn object(r: &mut Reader<'_>, members: usize) {
+        r.tagged(b'{', &members.to_le_bytes());
+    }
+
+    fn started(r: &mut Reader<'_>) -> Option<(i64, Body)> {
+        object(r, 3);
+        member(r, b"{", "step_number")?;
+        let step = count(r)?;
+        member(r, b",", "message_count")?;
+        let message_count = count(r)?;
+        member(r, b",", "available_tools")?;
+        let available_tools = count(r)?;
+        r.lit(b"}")?;
+        Some((
+            step,
+            Body::StepStarted(StepStarted {
+                step_id: None,
+                message_count: Some(message_count),
+                available_tools: Some(available_tools),
+            }),
+        ))
+    }
+
+    fn completed(r: &mut Reader<'_>) -> Option<(i64, Body)> {
+        object(r, 6);
+        member(r, b"{", "step_number")?;
+        let step = count(r)?;
+        member(r, b",", "has_tool_calls")?;
+        let has_tool_calls = if r.lit(b"true").is_some() {
+            true
+        } else {
+            r.lit(b"false")?;
+            false
+        };
+        r.tagged(b'b', &[u8::from(has_tool_calls)]);
+        member(r, b",", "errors")?;
+        let errors = count(r)?;
+        member(r, b",", "finish_reason")?;
+        r.lit(b"\"")?;
+        let finish_reason = r.content()?;
+        member(r, b",", "usage")?;
+        object(r, 5);
+        member(r, b"{", "input")?;
+        let input = count(r)?;
+        member(r, b",", "output")?;
+        let output = count(r)?;
+        member(r, b",", "cacheWrite")?;
+        let cache_write = count(r)?;
+        member(r, b",", "cacheRead")?;
+        let cache_read = count(r)?;
+        member(r, b",", "reasoning")?;
+        let reasoning = count(r)?;
+        r.lit(b"}")?;
+        member(r, b",", "duration_ms")?;
+        // Any number, read as the parser reads it (an integer, a float,
+        // `-0`: the wasm's reader is the host's).
+        let rest = r.rest();
+        let len = rest
+            .iter()
+            .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .count();
+        let number = r.text.get(r.at..r.at + len)?;
+        let duration = crate::json::from_str(number).ok()?;
+        if !duration.is_number() {
+            return None;
+        }
+        r.at += len;
+        r.f.member(&duration);
+        r.lit(b"}")?;
+        Some((
+            step,
+            Body::StepCompleted(Box::new(StepCompleted {
+                llm: false,
+                attempt_failed: false,
+                step_id: None,
+                has_tool_calls: Some(has_tool_calls),
+                errors: Some(errors),
+                finish_reason: Some(finish_reason),
+                usage: Some(ReportedUsage {
+                    usage: Usage {
+                        input,
+                        output,
+                        cache_write,
+                        cache_read,
+                        reasoning,
+                    },
+                    reported_total: None,
+                }),
+                duration_ms: Some(duration),
+                continuation: None,
+                step_object: None,
+            })),
+        ))
     }
 }
 

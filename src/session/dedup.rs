@@ -261,10 +261,7 @@ impl Batch {
         let get = |k: &str| h.payload.get(k);
         match h.kind {
             "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
-                if let Some(n) = get("step_index")
-                    .or_else(|| get("step_number"))
-                    .and_then(Value::as_i64)
-                {
+                if let Some(n) = h.step {
                     let when = h.at();
                     let c = self.context_mut(h.execution_id);
                     if c.step.is_none_or(|(s, _)| n > s) {

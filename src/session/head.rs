@@ -10,7 +10,8 @@ use crate::envelope::event::own_step;
 use crate::json::{same_key, Map, Value};
 use std::cell::OnceCell;
 
-/// The payload of an envelope without one, and of a chunk read from its line.
+/// The payload of an envelope without one, and of a chunk or a step event
+/// read from its line.
 static NO_PAYLOAD: Map = Map::new();
 
 /// The envelope's header, borrowed from its normalised `Map`.
@@ -29,6 +30,10 @@ pub(crate) struct Head<'a> {
     pub tool: bool,
     /// A tool event without a step number of its own.
     pub stepless_tool: bool,
+    /// The step number the payload carries itself
+    /// ([`own_step`](crate::envelope::event::own_step)), read for step
+    /// starts and completions and tool events (`None` for the others).
+    pub step: Option<i64>,
     /// A stream chunk's own `chunk_index`. A chunk without one is known by
     /// its fingerprint instead: the index `apply` gives it (after the
     /// highest seen) says nothing about whether it arrived before.
@@ -99,6 +104,32 @@ impl<'a> Head<'a> {
         )
     }
 
+    /// The header of a step's start or completion read straight into its
+    /// event from its line (src/envelope/fast_line.rs): what
+    /// [`read`](Head::read) gives its decoded envelope. Its payload is not
+    /// asked of a step event, only its number.
+    pub(crate) fn typed_step(
+        kind: &'a str,
+        step: Option<i64>,
+        session_id: &'a str,
+        execution_id: &'a str,
+        timestamp: &'a str,
+    ) -> Head<'a> {
+        Head {
+            kind,
+            payload: &NO_PAYLOAD,
+            session_id: Some(session_id),
+            execution_id: Some(execution_id),
+            has_execution_id: true,
+            timestamp: Some(timestamp),
+            tool: false,
+            stepless_tool: false,
+            step,
+            chunk_index: None,
+            at: OnceCell::new(),
+        }
+    }
+
     /// The header of members read: what is derived from them.
     #[inline]
     fn of(
@@ -110,6 +141,13 @@ impl<'a> Head<'a> {
         timestamp: Option<&'a str>,
     ) -> Head<'a> {
         let tool = kind.starts_with("agent.tool.");
+        let step = match kind {
+            "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
+                own_step(payload)
+            }
+            _ if tool => own_step(payload),
+            _ => None,
+        };
         let chunk_index = match kind {
             "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
             _ => None,
@@ -122,7 +160,8 @@ impl<'a> Head<'a> {
             has_execution_id,
             timestamp,
             tool,
-            stepless_tool: tool && own_step(payload).is_none(),
+            stepless_tool: tool && step.is_none(),
+            step,
             chunk_index,
             at: OnceCell::new(),
         }
@@ -146,6 +185,7 @@ impl<'a> Head<'a> {
             timestamp: Some(timestamp),
             tool: false,
             stepless_tool: false,
+            step: None,
             chunk_index: Some(index),
             at: OnceCell::new(),
         }

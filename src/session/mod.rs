@@ -64,6 +64,7 @@ use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::envelope::event::to_event;
+use crate::envelope::fast_line::{LineBody, TakenBody};
 use crate::envelope::EventNames;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::event::ToolKind;
@@ -1024,13 +1025,14 @@ impl Session {
         // fiftieth of a bulk replay, bench/findings.md).
         let h = match &parts {
             Parts::Chunk(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
-            Parts::Line(l) => Head::line(
-                l.kind,
-                &l.payload,
-                l.session_id,
-                l.execution_id,
-                l.timestamp,
-            ),
+            Parts::Line(l) => match &l.body {
+                LineBody::Payload(payload) => {
+                    Head::line(l.kind, payload, l.session_id, l.execution_id, l.timestamp)
+                }
+                LineBody::Event(e) => {
+                    Head::typed_step(l.kind, e.step, l.session_id, l.execution_id, l.timestamp)
+                }
+            },
             Parts::Envelope(env) => Head::read(env),
         };
         match (&self.session_id, h.session_id) {
@@ -1332,7 +1334,10 @@ impl Session {
             Parts::Line(l) => (
                 l.kind,
                 Some(l.timestamp),
-                Content::Payload(l.take_payload()),
+                match l.take_body() {
+                    TakenBody::Payload(payload) => Content::Payload(payload),
+                    TakenBody::Event(e) => Content::Event(e),
+                },
             ),
         };
         let seq = self.next_seq;
@@ -1347,8 +1352,9 @@ impl Session {
             .event_prefixes
             .iter()
             .any(|p| kind.starts_with(p.as_str()));
-        // A chunk is never of a registered prefix: `custom::check_prefix`
-        // refuses a prefix that covers a known type.
+        // A chunk, or a step event read from its line, is never of a
+        // registered prefix: `custom::check_prefix` refuses a prefix that
+        // covers a known type.
         let touched = match body {
             Content::Payload(payload) if registered => {
                 // Kept as it came: the decoder knows no fields of it.
@@ -1362,6 +1368,7 @@ impl Session {
                 let event = match body {
                     Content::Payload(payload) => to_event(kind, None, payload),
                     Content::Chunk(chunk) => crate::envelope::fast_chunk::event(chunk),
+                    Content::Event(e) => *e.event,
                 };
                 apply(exec, event, ts, (seq, key))
             }
@@ -1613,7 +1620,7 @@ enum Incoming<'t> {
     Decoded(Decoded),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
     /// An envelope of another known type read from its line, its payload
-    /// decoded (src/envelope/fast_line.rs).
+    /// decoded or its event read (src/envelope/fast_line.rs).
     Line(crate::envelope::fast_line::FastLine<'t>),
 }
 
@@ -1630,6 +1637,8 @@ enum Parts<'t> {
 enum Content {
     Payload(Map),
     Chunk(crate::envelope::fast_chunk::TakenChunk),
+    /// A step's start or completion read straight into its event.
+    Event(crate::envelope::fast_line::TypedEvent),
 }
 
 /// A translated envelope as the decoder would give it: decoded again
@@ -1793,6 +1802,7 @@ mod tests {
         let fixture = include_str!("../../tests/fixtures/fast-line/lines.jsonl");
         let chunks = include_str!("../../tests/fixtures/fast-chunk/chunks.jsonl");
         let mut read = 0;
+        let mut typed = 0;
         for line in fixture.lines().chain(chunks.lines()) {
             let Some(mut l) = fast_line::read(line) else {
                 continue;
@@ -1817,13 +1827,22 @@ mod tests {
                 }
                 assert_eq!(l.fingerprint, f.finish(), "{line}");
             }
-            let lh = super::Head::line(
-                l.kind,
-                &l.payload,
-                l.session_id,
-                l.execution_id,
-                l.timestamp,
-            );
+            let lh = match &l.body {
+                fast_line::LineBody::Payload(payload) => {
+                    assert_eq!(payload, h.payload, "{line}");
+                    super::Head::line(l.kind, payload, l.session_id, l.execution_id, l.timestamp)
+                }
+                fast_line::LineBody::Event(e) => {
+                    typed += 1;
+                    super::Head::typed_step(
+                        l.kind,
+                        e.step,
+                        l.session_id,
+                        l.execution_id,
+                        l.timestamp,
+                    )
+                }
+            };
             assert_eq!(
                 (lh.kind, lh.session_id, lh.execution_id, lh.has_execution_id),
                 (h.kind, h.session_id, h.execution_id, h.has_execution_id),
@@ -1834,21 +1853,27 @@ mod tests {
                 (h.timestamp, h.tool, h.stepless_tool, h.chunk_index),
                 "{line}"
             );
-            assert_eq!(lh.payload, h.payload, "{line}");
+            assert_eq!(lh.step, h.step, "{line}");
             assert_eq!(env.len(), 5, "{line}");
             let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
             let kind = l.kind;
-            assert_eq!(
-                crate::envelope::event::to_event(kind, None, l.take_payload()),
-                event,
-                "{line}"
-            );
+            let read_event = match l.take_body() {
+                fast_line::TakenBody::Payload(p) => crate::envelope::event::to_event(kind, None, p),
+                fast_line::TakenBody::Event(e) => *e.event,
+            };
+            assert_eq!(read_event, event, "{line}");
         }
-        assert_eq!(read, READ, "lines the reader took");
+        assert_eq!(
+            (read, typed),
+            (READ, TYPED),
+            "lines the reader took, and read typed"
+        );
     }
 
-    /// How many lines of the two fixtures the line reader takes.
-    const READ: usize = 93;
+    /// How many lines of the two fixtures the line reader takes, and how
+    /// many of them it reads straight into a step event.
+    const READ: usize = 106;
+    const TYPED: usize = 15;
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
         format!(
