@@ -226,6 +226,13 @@ impl<'t> Reader<'t> {
     /// to the fingerprint. A lone surrogate's escape is declined (the
     /// parser refuses it).
     pub(crate) fn content(&mut self) -> Option<String> {
+        let out = self.string()?;
+        self.feed(&out);
+        Some(out)
+    }
+
+    /// [`content`](Reader::content) without feeding it.
+    pub(crate) fn string(&mut self) -> Option<String> {
         let bytes = self.text.as_bytes();
         let mut out = String::new();
         let mut from = self.at;
@@ -269,7 +276,6 @@ impl<'t> Reader<'t> {
         }
         out.push_str(self.text.get(from..i)?);
         self.at = i + 1;
-        self.feed(&out);
         Some(out)
     }
 

@@ -35,6 +35,7 @@
 use crate::envelope::decode::Warning;
 use crate::envelope::dialect::WireDialect;
 use crate::envelope::fast_chunk::Build;
+#[cfg(feature = "full")]
 use crate::event::Event;
 use crate::json::fingerprint::Fingerprint;
 use crate::json::Map;
@@ -69,9 +70,12 @@ pub(crate) struct FastLine<'t> {
 pub(crate) enum LineBody {
     /// The payload as the decoder normalises it.
     Payload(Map),
-    /// A step's start or completion in the producer's layout, read straight
-    /// into the event `to_event` makes of its decoded payload (boxed: every
-    /// envelope's way through the session moves this type).
+    /// A step or tool event in the producer's layout, read straight into
+    /// the event `to_event` makes of its decoded payload (boxed: every
+    /// envelope's way through the session moves this type). Not in the
+    /// live entry's build, whose session would otherwise keep this box's
+    /// drop.
+    #[cfg(feature = "full")]
     Event(Box<Event>),
 }
 
@@ -178,11 +182,17 @@ pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
 }
 
 impl FastLine<'_> {
+    /// What a line read here holds besides its fields (see [`Build`]).
+    pub(crate) fn build(&self) -> Build {
+        self.build
+    }
+
     /// What the line becomes an event from, moved out.
     pub(crate) fn take_body(&mut self) -> TakenBody {
         let body = std::mem::replace(&mut self.body, LineBody::Payload(Map::new()));
         match body {
             LineBody::Payload(p) => TakenBody::Payload(p),
+            #[cfg(feature = "full")]
             LineBody::Event(event) => TakenBody::Event(TypedEvent {
                 event,
                 build: self.build,
@@ -194,51 +204,69 @@ impl FastLine<'_> {
 /// What a line read here becomes an event from, moved out of it.
 pub(crate) enum TakenBody {
     Payload(Map),
+    #[cfg(feature = "full")]
     Event(TypedEvent),
 }
 
-/// An event read straight from its line (as [`FastLine`], it cannot exist
-/// in the live entry's build).
+/// An event read straight from its line.
+#[cfg(feature = "full")]
 pub(crate) struct TypedEvent {
     pub event: Box<Event>,
-    // Held for its type only: uninhabited where nothing is read here.
-    #[cfg_attr(feature = "full", expect(dead_code, reason = "held for its type"))]
+    #[expect(dead_code, reason = "held for its type")]
     build: Build,
 }
 
-/// The two step events read straight into their event: the producer's own
-/// payloads of `agent.step.started` and `agent.step.completed`,
+/// A tool event's name, of an event read here.
+#[cfg(feature = "full")]
+pub(crate) fn tool_name(event: &Event) -> Option<&str> {
+    match &event.body {
+        crate::event::Body::Tool(t) => Some(&t.name),
+        _ => None,
+    }
+}
+
+/// The step and tool events read straight into their event: the
+/// producer's own payloads of `agent.step.started`, `agent.step.completed`,
+/// `agent.tool.started` and `agent.tool.completed`,
 ///
 /// ```text
 /// {"step_number":N,"message_count":N,"available_tools":N}
 /// {"step_number":N,"has_tool_calls":B,"errors":N,"finish_reason":"…",
 ///  "usage":{"input":N,"output":N,"cacheWrite":N,"cacheRead":N,"reasoning":N},"duration_ms":D}
+/// {"tool_name":"…","tool_call_id":S,"args":{…}}  or  …,"args_summary":S}
+/// {"tool_name":"…","tool_call_id":S,"success":B,"error":S,"duration_ms":D[,"result_summary":S]}
 /// ```
 ///
-/// (counts of 1 to 15 digits, `finish_reason` a string, `duration_ms` any
-/// number, read by the core parser). The decoder gives such a payload back
-/// as it came (its fields in the schema's order, of their kinds, `usage`
-/// in its normal form without a `total`), with no warning and the dialect
-/// `instructor` (not a failed attempt: `finish_reason` is not null), so
-/// its words are fed to the fingerprint while it is read, and the event is
-/// what `to_event` makes of it (src/envelope/event.rs). The session's unit
-/// test and tests/fast_lines.rs hold both to the decoded envelope's.
+/// (counts of 1 to 15 digits, strings with any JSON escape, `S` a string
+/// or null, `duration_ms` any number and `args` any value, both read by the
+/// core parser). The decoder gives such a payload back as it came (its
+/// fields in the schema's order, of their kinds, `usage` in its normal
+/// form without a `total`), with no warning and the dialect `instructor`
+/// (not a failed attempt: `finish_reason` is not null), so its words are
+/// fed to the fingerprint as `dedup_key` feeds them, and the event is what
+/// `to_event` makes of it (src/envelope/event.rs). The session's unit test
+/// and tests/fast_lines.rs hold both to the decoded envelope's.
 #[cfg(feature = "full")]
 mod typed {
     use crate::envelope::fast_chunk::Reader;
-    use crate::event::{Body, Event, ReportedUsage, StepCompleted, StepStarted};
+    use crate::event::{
+        Body, Event, ReportedUsage, StepCompleted, StepStarted, ToolEvent, ToolKind,
+    };
+    use crate::json::Value;
     use crate::model::usage::Usage;
 
     /// The event of a step line's payload, from the reader at its `{`.
     pub(super) fn read(r: &mut Reader<'_>, kind: &str) -> Option<Event> {
         let (step, body) = match kind {
-            "agent.step.started" => started(r)?,
-            "agent.step.completed" => completed(r)?,
+            "agent.step.started" => started(r).map(|(n, b)| (Some(n), b))?,
+            "agent.step.completed" => completed(r).map(|(n, b)| (Some(n), b))?,
+            "agent.tool.started" => (None, tool_started(r)?),
+            "agent.tool.completed" => (None, tool_completed(r)?),
             _ => return None,
         };
         r.lit(b"}")?;
         (r.at == r.text.len()).then_some(Event {
-            step: Some(step),
+            step,
             timestamp: None,
             annotations: Vec::new(),
             body,
@@ -265,6 +293,133 @@ mod typed {
 
     fn object(r: &mut Reader<'_>, members: usize) {
         r.tagged(b'{', &members.to_le_bytes());
+    }
+
+    /// A string (with any escape) or null, not yet fed.
+    fn string_or_null(r: &mut Reader<'_>) -> Option<Option<String>> {
+        if r.lit(b"null").is_some() {
+            return Some(None);
+        }
+        r.lit(b"\"")?;
+        r.string().map(Some)
+    }
+
+    /// Feeds a member's name and its string or null value, as `dedup_key`'s
+    /// walk feeds them.
+    fn feed(r: &mut Reader<'_>, name: &str, v: Option<&str>) {
+        r.feed(name);
+        match v {
+            Some(s) => r.feed(s),
+            None => r.tagged(b'n', &[]),
+        }
+    }
+
+    /// A number as the core parser reads it (an integer, a float, `-0`: the
+    /// wasm's reader is the host's), not yet fed.
+    fn number(r: &mut Reader<'_>) -> Option<Value> {
+        let len = r
+            .rest()
+            .iter()
+            .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .count();
+        let v = crate::json::from_str(r.text.get(r.at..r.at + len)?).ok()?;
+        r.at += len;
+        v.is_number().then_some(v)
+    }
+
+    /// `"name":` after `lead`, not fed.
+    fn key(r: &mut Reader<'_>, lead: &[u8], name: &str) -> Option<()> {
+        r.lit(lead)?;
+        r.lit(b"\"")?;
+        r.lit(name.as_bytes())?;
+        r.lit(b"\":")
+    }
+
+    fn tool_started(r: &mut Reader<'_>) -> Option<Body> {
+        key(r, b"{", "tool_name")?;
+        r.lit(b"\"")?;
+        let name = r.string()?;
+        key(r, b",", "tool_call_id")?;
+        let call_id = string_or_null(r)?;
+        let mut e = ToolEvent::new(ToolKind::Started, "");
+        r.lit(b",\"")?;
+        if r.lit(b"args_summary\":").is_some() {
+            let summary = string_or_null(r)?;
+            object(r, 3);
+            feed(r, "tool_name", Some(&name));
+            feed(r, "tool_call_id", call_id.as_deref());
+            feed(r, "args_summary", summary.as_deref());
+            e.args_summary = summary;
+        } else {
+            r.lit(b"args\":")?;
+            // The arguments are the rest of the payload but its closing
+            // brace: any value, two levels under the envelope.
+            let end = r.text.len().checked_sub(2)?;
+            let text = r.text.get(r.at..end)?;
+            let depth = crate::envelope::decode::ENVELOPE_LIMITS.max_depth - 2;
+            let parsed = crate::json::from_str_nested(text, depth).ok()?;
+            if parsed.line_breaks || text.ends_with(|c: char| c.is_ascii_whitespace()) {
+                return None;
+            }
+            r.at = end;
+            object(r, 3);
+            feed(r, "tool_name", Some(&name));
+            feed(r, "tool_call_id", call_id.as_deref());
+            r.feed("args");
+            r.f.member(&parsed.value);
+            e.args = Some(parsed.value).filter(|v| !v.is_null());
+        }
+        r.lit(b"}")?;
+        e.name = name;
+        e.call_id = call_id;
+        Some(Body::Tool(Box::new(e)))
+    }
+
+    fn tool_completed(r: &mut Reader<'_>) -> Option<Body> {
+        key(r, b"{", "tool_name")?;
+        r.lit(b"\"")?;
+        let name = r.string()?;
+        key(r, b",", "tool_call_id")?;
+        let call_id = string_or_null(r)?;
+        key(r, b",", "success")?;
+        let success = if r.lit(b"true").is_some() {
+            true
+        } else {
+            r.lit(b"false")?;
+            false
+        };
+        key(r, b",", "error")?;
+        let error = string_or_null(r)?;
+        key(r, b",", "duration_ms")?;
+        let duration = number(r)?;
+        let summary = match r.lit(b"}") {
+            Some(()) => None,
+            None => {
+                key(r, b",", "result_summary")?;
+                let s = string_or_null(r)?;
+                r.lit(b"}")?;
+                Some(s)
+            }
+        };
+        object(r, if summary.is_some() { 6 } else { 5 });
+        feed(r, "tool_name", Some(&name));
+        feed(r, "tool_call_id", call_id.as_deref());
+        r.feed("success");
+        r.tagged(b'b', &[u8::from(success)]);
+        feed(r, "error", error.as_deref());
+        r.feed("duration_ms");
+        r.f.member(&duration);
+        if let Some(s) = &summary {
+            feed(r, "result_summary", s.as_deref());
+        }
+        let mut e = ToolEvent::new(ToolKind::Completed, "");
+        e.name = name;
+        e.call_id = call_id;
+        e.error = error;
+        e.success = Some(success);
+        e.duration_ms = Some(duration);
+        e.result_summary = summary.flatten();
+        Some(Body::Tool(Box::new(e)))
     }
 
     fn started(r: &mut Reader<'_>) -> Option<(i64, Body)> {
@@ -317,19 +472,7 @@ mod typed {
         let reasoning = count(r)?;
         r.lit(b"}")?;
         member(r, b",", "duration_ms")?;
-        // Any number, read as the parser reads it (an integer, a float,
-        // `-0`: the wasm's reader is the host's).
-        let rest = r.rest();
-        let len = rest
-            .iter()
-            .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-            .count();
-        let number = r.text.get(r.at..r.at + len)?;
-        let duration = crate::json::from_str(number).ok()?;
-        if !duration.is_number() {
-            return None;
-        }
-        r.at += len;
+        let duration = number(r)?;
         r.f.member(&duration);
         r.lit(b"}")?;
         Some((

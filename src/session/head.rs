@@ -7,11 +7,16 @@
 //! replay of the session's side of each line).
 
 use crate::envelope::event::own_step;
+use crate::envelope::fast_chunk::Build;
+#[cfg(feature = "full")]
+use crate::envelope::fast_line::FastLine;
+#[cfg(feature = "full")]
+use crate::event::Event;
 use crate::json::{same_key, Map, Value};
 use std::cell::OnceCell;
 
-/// The payload of an envelope without one, and of a chunk or a step event
-/// read from its line.
+/// The payload of an envelope without one, and of a chunk or an event read
+/// from its line.
 static NO_PAYLOAD: Map = Map::new();
 
 /// The envelope's header, borrowed from its normalised `Map`.
@@ -30,10 +35,13 @@ pub(crate) struct Head<'a> {
     pub tool: bool,
     /// A tool event without a step number of its own.
     pub stepless_tool: bool,
-    /// The step number the payload carries itself
-    /// ([`own_step`](crate::envelope::event::own_step)), read for step
-    /// starts and completions and tool events (`None` for the others).
-    pub step: Option<i64>,
+    /// Of an event read straight from its line (src/envelope/fast_line.rs),
+    /// which has no payload here: its step number and a tool's name, which
+    /// [`step`](Head::step) and [`tool_name`](Head::tool_name) otherwise
+    /// ask the payload. Never in the live entry's build, where nothing is
+    /// read from its line (its `Build` cannot exist there), so these
+    /// branches leave its wasm.
+    typed: Option<(Option<i64>, Option<&'a str>, Build)>,
     /// A stream chunk's own `chunk_index`. A chunk without one is known by
     /// its fingerprint instead: the index `apply` gives it (after the
     /// highest seen) says nothing about whether it arrived before.
@@ -104,30 +112,51 @@ impl<'a> Head<'a> {
         )
     }
 
-    /// The header of a step's start or completion read straight into its
+    /// The header of a step event or a tool event read straight into its
     /// event from its line (src/envelope/fast_line.rs): what
     /// [`read`](Head::read) gives its decoded envelope. Its payload is not
-    /// asked of a step event, only its number.
-    pub(crate) fn typed_step(
-        kind: &'a str,
-        step: Option<i64>,
-        session_id: &'a str,
-        execution_id: &'a str,
-        timestamp: &'a str,
-    ) -> Head<'a> {
+    /// asked of such an event, only its step number and a tool's name.
+    #[cfg(feature = "full")]
+    pub(crate) fn typed(line: &'a FastLine<'_>, event: &'a Event) -> Head<'a> {
+        let kind = line.kind;
+        let tool = kind.starts_with("agent.tool.");
+        let step = event.step;
+        let name = crate::envelope::fast_line::tool_name(event);
         Head {
             kind,
             payload: &NO_PAYLOAD,
-            session_id: Some(session_id),
-            execution_id: Some(execution_id),
+            session_id: Some(line.session_id),
+            execution_id: Some(line.execution_id),
             has_execution_id: true,
-            timestamp: Some(timestamp),
-            tool: false,
-            stepless_tool: false,
-            step,
+            timestamp: Some(line.timestamp),
+            tool,
+            stepless_tool: tool && step.is_none(),
+            typed: Some((step, name, line.build())),
             chunk_index: None,
             at: OnceCell::new(),
         }
+    }
+
+    /// The step number the payload carries itself
+    /// ([`own_step`](crate::envelope::event::own_step)).
+    pub(crate) fn step(&self) -> Option<i64> {
+        match self.typed {
+            Some((step, _, _)) => step,
+            None => own_step(self.payload),
+        }
+    }
+
+    /// A tool event's name: `tool_name`, else its `tool_call`'s `name`
+    /// (empty when neither is a string).
+    pub(crate) fn tool_name(&self) -> &'a str {
+        if let Some((_, name, _)) = self.typed {
+            return name.unwrap_or_default();
+        }
+        let p = self.payload;
+        p.get("tool_name")
+            .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     }
 
     /// The header of members read: what is derived from them.
@@ -141,13 +170,6 @@ impl<'a> Head<'a> {
         timestamp: Option<&'a str>,
     ) -> Head<'a> {
         let tool = kind.starts_with("agent.tool.");
-        let step = match kind {
-            "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
-                own_step(payload)
-            }
-            _ if tool => own_step(payload),
-            _ => None,
-        };
         let chunk_index = match kind {
             "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
             _ => None,
@@ -160,8 +182,8 @@ impl<'a> Head<'a> {
             has_execution_id,
             timestamp,
             tool,
-            stepless_tool: tool && step.is_none(),
-            step,
+            stepless_tool: tool && own_step(payload).is_none(),
+            typed: None,
             chunk_index,
             at: OnceCell::new(),
         }
@@ -185,7 +207,7 @@ impl<'a> Head<'a> {
             timestamp: Some(timestamp),
             tool: false,
             stepless_tool: false,
-            step: None,
+            typed: None,
             chunk_index: Some(index),
             at: OnceCell::new(),
         }

@@ -1029,9 +1029,8 @@ impl Session {
                 LineBody::Payload(payload) => {
                     Head::line(l.kind, payload, l.session_id, l.execution_id, l.timestamp)
                 }
-                LineBody::Event(e) => {
-                    Head::typed_step(l.kind, e.step, l.session_id, l.execution_id, l.timestamp)
-                }
+                #[cfg(feature = "full")]
+                LineBody::Event(e) => Head::typed(l, e),
             },
             Parts::Envelope(env) => Head::read(env),
         };
@@ -1265,13 +1264,9 @@ impl Session {
             return false;
         };
         if h.stepless_tool {
-            let (kind, payload) = (h.kind, h.payload);
+            let kind = h.kind;
             let arrival = step_of(exec, None);
-            let name = payload
-                .get("tool_name")
-                .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let name = h.tool_name();
             return exec.tool_placement.repeat_is_new(
                 &exec.steps,
                 at,
@@ -1336,6 +1331,7 @@ impl Session {
                 Some(l.timestamp),
                 match l.take_body() {
                     TakenBody::Payload(payload) => Content::Payload(payload),
+                    #[cfg(feature = "full")]
                     TakenBody::Event(e) => Content::Event(e),
                 },
             ),
@@ -1368,6 +1364,7 @@ impl Session {
                 let event = match body {
                     Content::Payload(payload) => to_event(kind, None, payload),
                     Content::Chunk(chunk) => crate::envelope::fast_chunk::event(chunk),
+                    #[cfg(feature = "full")]
                     Content::Event(e) => *e.event,
                 };
                 apply(exec, event, ts, (seq, key))
@@ -1637,7 +1634,9 @@ enum Parts<'t> {
 enum Content {
     Payload(Map),
     Chunk(crate::envelope::fast_chunk::TakenChunk),
-    /// A step's start or completion read straight into its event.
+    /// A step or tool event read straight into its event (not in the live
+    /// entry's build).
+    #[cfg(feature = "full")]
     Event(crate::envelope::fast_line::TypedEvent),
 }
 
@@ -1834,13 +1833,7 @@ mod tests {
                 }
                 fast_line::LineBody::Event(e) => {
                     typed += 1;
-                    super::Head::typed_step(
-                        l.kind,
-                        e.step,
-                        l.session_id,
-                        l.execution_id,
-                        l.timestamp,
-                    )
+                    super::Head::typed(&l, e)
                 }
             };
             assert_eq!(
@@ -1853,7 +1846,8 @@ mod tests {
                 (h.timestamp, h.tool, h.stepless_tool, h.chunk_index),
                 "{line}"
             );
-            assert_eq!(lh.step, h.step, "{line}");
+            assert_eq!(lh.step(), h.step(), "{line}");
+            assert_eq!(lh.tool_name(), h.tool_name(), "{line}");
             assert_eq!(env.len(), 5, "{line}");
             let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
             let kind = l.kind;
@@ -1872,8 +1866,8 @@ mod tests {
 
     /// How many lines of the two fixtures the line reader takes, and how
     /// many of them it reads straight into a step event.
-    const READ: usize = 106;
-    const TYPED: usize = 15;
+    const READ: usize = 120;
+    const TYPED: usize = 34;
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
         format!(
