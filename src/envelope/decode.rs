@@ -107,8 +107,8 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
     let execution_id = take_execution_id(execution_id)?;
     let timestamp = take_timestamp(timestamp)?;
     let (payload_in, payload_path) = take_payload(&mut m, payload, native)?;
-    let dialect = detect(&kind, native, &payload_in);
-    let payload = decode_payload(&kind, type_key, payload_in, payload_path, &mut warnings)?;
+    let (payload, dialect) =
+        decode_payload_of(&kind, native, payload_in, payload_path, &mut warnings)?;
     let mut out = Map::with_capacity(6);
     out.push("type", Value::String(kind));
     out.push("session_id", session_id);
@@ -122,6 +122,23 @@ pub fn decode_owned(v: Value) -> Result<Decoded> {
         warnings,
         dialect,
     })
+}
+
+/// The payload of an envelope of type `kind` as [`decode_owned`] takes it:
+/// its dialect read from it as it arrived, then normalised and checked
+/// (`path`: where the payload is in the envelope). The line reader
+/// (src/envelope/fast_line.rs) calls it on a payload it parsed on its own.
+pub(crate) fn decode_payload_of(
+    kind: &str,
+    native: bool,
+    payload: Map,
+    path: &str,
+    warnings: &mut Vec<Warning>,
+) -> Result<(Value, WireDialect)> {
+    let dialect = detect(kind, native, &payload);
+    let type_key = if native { "event_type" } else { "type" };
+    let payload = decode_payload(kind, type_key, payload, path, warnings)?;
+    Ok((payload, dialect))
 }
 
 /// The envelope's members, or `invalid_type` at the root.

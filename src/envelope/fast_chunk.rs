@@ -55,9 +55,9 @@ pub(crate) struct FastChunk<'t> {
 /// with the `full` feature; in the live entry's a value that cannot exist,
 /// so the session's branches for a chunk read here leave its wasm.
 #[cfg(feature = "full")]
-type Build = ();
+pub(crate) type Build = ();
 #[cfg(not(feature = "full"))]
-type Build = std::convert::Infallible;
+pub(crate) type Build = std::convert::Infallible;
 
 /// The live entry reads no chunk here (see the module's comment).
 #[cfg(not(feature = "full"))]
@@ -177,36 +177,39 @@ pub(crate) fn event(taken: TakenChunk) -> Event {
     }
 }
 
-struct Reader<'t> {
-    text: &'t str,
-    at: usize,
-    f: Fingerprinter,
+/// A line read from its start, its strings fed to the fingerprint as
+/// they are read (the line reader, src/envelope/fast_line.rs, reads its
+/// header with it too).
+pub(crate) struct Reader<'t> {
+    pub(crate) text: &'t str,
+    pub(crate) at: usize,
+    pub(crate) f: Fingerprinter,
 }
 
 impl<'t> Reader<'t> {
-    fn rest(&self) -> &'t [u8] {
+    pub(crate) fn rest(&self) -> &'t [u8] {
         self.text.as_bytes().get(self.at..).unwrap_or_default()
     }
 
     /// Feeds a string to the fingerprint, as `Fingerprinter::str` does
     /// (inlined: a constant name's words fold into constants).
-    fn feed(&mut self, s: &str) {
+    pub(crate) fn feed(&mut self, s: &str) {
         self.f.str(s);
     }
 
     /// Feeds a tagged run of bytes, as `Fingerprinter::value` feeds a scalar.
-    fn tagged(&mut self, tag: u8, bytes: &[u8]) {
+    pub(crate) fn tagged(&mut self, tag: u8, bytes: &[u8]) {
         self.f.bytes(tag, bytes);
     }
 
     /// Steps over `s`, if the text goes on with it.
-    fn lit(&mut self, s: &[u8]) -> Option<()> {
+    pub(crate) fn lit(&mut self, s: &[u8]) -> Option<()> {
         self.rest().starts_with(s).then(|| self.at += s.len())
     }
 
     /// A string without escapes up to its closing quote (the opening one
     /// read), fed to the fingerprint.
-    fn plain(&mut self) -> Option<&'t str> {
+    pub(crate) fn plain(&mut self) -> Option<&'t str> {
         let rest = self.rest();
         let end = first_special(rest)?;
         if rest.get(end) != Some(&b'"') {
@@ -222,7 +225,14 @@ impl<'t> Reader<'t> {
     /// A string with the escapes JSON has, up to its closing quote, fed
     /// to the fingerprint. A lone surrogate's escape is declined (the
     /// parser refuses it).
-    fn content(&mut self) -> Option<String> {
+    pub(crate) fn content(&mut self) -> Option<String> {
+        let out = self.string()?;
+        self.feed(&out);
+        Some(out)
+    }
+
+    /// [`content`](Reader::content) without feeding it.
+    pub(crate) fn string(&mut self) -> Option<String> {
         let bytes = self.text.as_bytes();
         let mut out = String::new();
         let mut from = self.at;
@@ -266,13 +276,12 @@ impl<'t> Reader<'t> {
         }
         out.push_str(self.text.get(from..i)?);
         self.at = i + 1;
-        self.feed(&out);
         Some(out)
     }
 
     /// A non-negative integer of at most 15 digits (exact in any reader of
     /// numbers), without a leading zero; anything else declines.
-    fn index(&mut self) -> Option<i64> {
+    pub(crate) fn index(&mut self) -> Option<i64> {
         let rest = self.rest();
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits == 0 || digits > 15 || (digits > 1 && rest.first() == Some(&b'0')) {

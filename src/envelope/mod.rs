@@ -9,6 +9,7 @@ pub mod dialect;
 pub mod encoder;
 pub mod event;
 pub(crate) mod fast_chunk;
+pub(crate) mod fast_line;
 pub(crate) mod frames;
 pub mod results;
 pub mod schema;

@@ -15,6 +15,7 @@ use crate::json::Value;
 pub type Fingerprint = (u64, u64);
 
 /// Feeds a value's structure into two independent hash lanes.
+#[derive(Clone)]
 pub struct Fingerprinter {
     a: u64,
     b: u64,

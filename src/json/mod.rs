@@ -30,6 +30,8 @@ mod write;
 
 pub use fingerprint_ser::scalar_fingerprint;
 pub use float::parse_f64;
+#[cfg(feature = "full")]
+pub(crate) use parse::from_str_nested;
 pub(crate) use parse::short_escape;
 pub use parse::{contains_replacement_char, from_str, ParseError, MAX_NESTING};
 pub use pointer::At;

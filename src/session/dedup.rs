@@ -93,12 +93,7 @@ fn tool_half(h: &Head<'_>, here: (u32, i64)) -> Option<(ToolKey, bool)> {
         "agent.tool.completed" | "agent.tool.failed" => true,
         _ => return None,
     };
-    let p = h.payload;
-    let name = p
-        .get("tool_name")
-        .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let name = h.tool_name();
     let mut m = Fingerprinter::new();
     m.bytes(b'x', h.execution_id.unwrap_or_default().as_bytes());
     m.word(u64::from(h.has_execution_id));
@@ -261,10 +256,7 @@ impl Batch {
         let get = |k: &str| h.payload.get(k);
         match h.kind {
             "agent.step.started" | "agent.step.completed" | "agent.llm.started" => {
-                if let Some(n) = get("step_index")
-                    .or_else(|| get("step_number"))
-                    .and_then(Value::as_i64)
-                {
+                if let Some(n) = h.step() {
                     let when = h.at();
                     let c = self.context_mut(h.execution_id);
                     if c.step.is_none_or(|(s, _)| n > s) {

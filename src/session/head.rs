@@ -7,10 +7,16 @@
 //! replay of the session's side of each line).
 
 use crate::envelope::event::own_step;
+use crate::envelope::fast_chunk::Build;
+#[cfg(feature = "full")]
+use crate::envelope::fast_line::FastLine;
+#[cfg(feature = "full")]
+use crate::event::Event;
 use crate::json::{same_key, Map, Value};
 use std::cell::OnceCell;
 
-/// The payload of an envelope without one, and of a chunk read from its line.
+/// The payload of an envelope without one, and of a chunk or an event read
+/// from its line.
 static NO_PAYLOAD: Map = Map::new();
 
 /// The envelope's header, borrowed from its normalised `Map`.
@@ -29,6 +35,13 @@ pub(crate) struct Head<'a> {
     pub tool: bool,
     /// A tool event without a step number of its own.
     pub stepless_tool: bool,
+    /// Of an event read straight from its line (src/envelope/fast_line.rs),
+    /// which has no payload here: its step number and a tool's name, which
+    /// [`step`](Head::step) and [`tool_name`](Head::tool_name) otherwise
+    /// ask the payload. Never in the live entry's build, where nothing is
+    /// read from its line (its `Build` cannot exist there), so these
+    /// branches leave its wasm.
+    typed: Option<(Option<i64>, Option<&'a str>, Build)>,
     /// A stream chunk's own `chunk_index`. A chunk without one is known by
     /// its fingerprint instead: the index `apply` gives it (after the
     /// highest seen) says nothing about whether it arrived before.
@@ -69,6 +82,93 @@ impl<'a> Head<'a> {
         }
         let kind = kind.flatten().unwrap_or_default();
         let payload = payload.flatten().unwrap_or(&NO_PAYLOAD);
+        Head::of(
+            kind,
+            payload,
+            session_id.flatten(),
+            execution_id,
+            has_execution_id,
+            timestamp.flatten(),
+        )
+    }
+
+    /// The header of an envelope of a known type read from its line
+    /// (src/envelope/fast_line.rs): what [`read`](Head::read) gives its
+    /// decoded envelope.
+    pub(crate) fn line(
+        kind: &'a str,
+        payload: &'a Map,
+        session_id: &'a str,
+        execution_id: &'a str,
+        timestamp: &'a str,
+    ) -> Head<'a> {
+        Head::of(
+            kind,
+            payload,
+            Some(session_id),
+            Some(execution_id),
+            true,
+            Some(timestamp),
+        )
+    }
+
+    /// The header of a step event or a tool event read straight into its
+    /// event from its line (src/envelope/fast_line.rs): what
+    /// [`read`](Head::read) gives its decoded envelope. Its payload is not
+    /// asked of such an event, only its step number and a tool's name.
+    #[cfg(feature = "full")]
+    pub(crate) fn typed(line: &'a FastLine<'_>, event: &'a Event) -> Head<'a> {
+        let kind = line.kind;
+        let tool = kind.starts_with("agent.tool.");
+        let step = event.step;
+        let name = crate::envelope::fast_line::tool_name(event);
+        Head {
+            kind,
+            payload: &NO_PAYLOAD,
+            session_id: Some(line.session_id),
+            execution_id: Some(line.execution_id),
+            has_execution_id: true,
+            timestamp: Some(line.timestamp),
+            tool,
+            stepless_tool: tool && step.is_none(),
+            typed: Some((step, name, line.build())),
+            chunk_index: None,
+            at: OnceCell::new(),
+        }
+    }
+
+    /// The step number the payload carries itself
+    /// ([`own_step`](crate::envelope::event::own_step)).
+    pub(crate) fn step(&self) -> Option<i64> {
+        match self.typed {
+            Some((step, _, _)) => step,
+            None => own_step(self.payload),
+        }
+    }
+
+    /// A tool event's name: `tool_name`, else its `tool_call`'s `name`
+    /// (empty when neither is a string).
+    pub(crate) fn tool_name(&self) -> &'a str {
+        if let Some((_, name, _)) = self.typed {
+            return name.unwrap_or_default();
+        }
+        let p = self.payload;
+        p.get("tool_name")
+            .or_else(|| p.get("tool_call").and_then(|c| c.get("name")))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The header of members read: what is derived from them.
+    #[inline]
+    fn of(
+        kind: &'a str,
+        payload: &'a Map,
+        session_id: Option<&'a str>,
+        execution_id: Option<&'a str>,
+        has_execution_id: bool,
+        timestamp: Option<&'a str>,
+    ) -> Head<'a> {
         let tool = kind.starts_with("agent.tool.");
         let chunk_index = match kind {
             "agent.stream.chunk" => payload.get("chunk_index").and_then(Value::as_i64),
@@ -77,12 +177,13 @@ impl<'a> Head<'a> {
         Head {
             kind,
             payload,
-            session_id: session_id.flatten(),
+            session_id,
             execution_id,
             has_execution_id,
-            timestamp: timestamp.flatten(),
+            timestamp,
             tool,
             stepless_tool: tool && own_step(payload).is_none(),
+            typed: None,
             chunk_index,
             at: OnceCell::new(),
         }
@@ -106,6 +207,7 @@ impl<'a> Head<'a> {
             timestamp: Some(timestamp),
             tool: false,
             stepless_tool: false,
+            typed: None,
             chunk_index: Some(index),
             at: OnceCell::new(),
         }

@@ -65,6 +65,7 @@ use crate::json::{Map, Value};
 
 use crate::envelope::decode::{decode_owned, decode_value, Decoded, Warning, ENVELOPE_LIMITS};
 use crate::envelope::event::to_event;
+use crate::envelope::fast_line::{LineBody, TakenBody};
 use crate::envelope::EventNames;
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::event::ToolKind;
@@ -460,9 +461,11 @@ pub struct Session {
     /// The step the line being ingested was placed by arrival in its batch
     /// (a tool event without a step number), noted beside it in the log.
     line_arrival: Option<i64>,
-    /// Whether stream chunk lines in the producer's layout are read
-    /// straight into the typed chunk (src/envelope/fast_chunk.rs); off only
-    /// in tests comparing the two ways.
+    /// Whether lines in the producer's layout are read without the
+    /// envelope's tree: stream chunks straight into the typed chunk
+    /// (src/envelope/fast_chunk.rs), the other known types' headers from
+    /// the bytes (src/envelope/fast_line.rs); off only in tests comparing
+    /// the two ways.
     fast_chunks: bool,
 }
 
@@ -586,8 +589,9 @@ impl Session {
         }
     }
 
-    /// Turns the stream chunk reader off (`false`) or on, for tests that
-    /// compare what it gives with the generic decoding of the same lines.
+    /// Turns the stream chunk and line readers off (`false`) or on, for
+    /// tests that compare what they give with the generic decoding of the
+    /// same lines.
     ///
     /// ```
     /// let mut s = stepline::session::Session::new(None);
@@ -762,6 +766,13 @@ impl Session {
             if let Some(c) = crate::envelope::fast_chunk::read(text) {
                 let raw = self.recording.then_some(Cow::Borrowed(text));
                 return Ok(self.ingest_parts(Incoming::Chunk(c), raw, batch));
+            }
+            // The other lines of a known type: the header read from the
+            // bytes, the payload decoded alone (bench/findings.md, "Issue
+            // 27: the other instructor-php lines read without a tree").
+            if let Some(l) = crate::envelope::fast_line::read(text) {
+                let raw = self.recording.then_some(Cow::Borrowed(text));
+                return Ok(self.ingest_parts(Incoming::Line(l), raw, batch));
             }
         }
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
@@ -978,12 +989,12 @@ impl Session {
         mut batch: Option<&mut Batch>,
     ) -> IngestOutcome {
         self.line_arrival = None;
-        let (env, chunk, warnings, dialect) = match d {
+        let (parts, warnings, dialect) = match d {
             Incoming::Decoded(Decoded {
                 envelope: Value::Object(env),
                 warnings,
                 dialect,
-            }) => (env, None, warnings, dialect),
+            }) => (Parts::Envelope(env), warnings, dialect),
             Incoming::Decoded(d) => {
                 return IngestOutcome {
                     warnings: d.warnings,
@@ -992,11 +1003,15 @@ impl Session {
             }
             // The decoder's dialect of such a chunk (src/envelope/dialect.rs).
             Incoming::Chunk(c) => (
-                Map::new(),
-                Some(c),
+                Parts::Chunk(c),
                 Vec::new(),
                 crate::envelope::dialect::WireDialect::Instructor,
             ),
+            Incoming::Line(mut l) => {
+                let warnings = std::mem::take(&mut l.warnings);
+                let dialect = l.dialect;
+                (Parts::Line(l), warnings, dialect)
+            }
         };
         let mut out = IngestOutcome {
             warnings,
@@ -1009,9 +1024,16 @@ impl Session {
         // Read once: the routing, the redelivery key and the batch's
         // bookkeeping below all ask (a lookup of each per question was a
         // fiftieth of a bulk replay, bench/findings.md).
-        let h = match &chunk {
-            Some(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
-            None => Head::read(&env),
+        let h = match &parts {
+            Parts::Chunk(c) => Head::chunk(c.session_id, c.execution_id, c.timestamp, c.index),
+            Parts::Line(l) => match &l.body {
+                LineBody::Payload(payload) => {
+                    Head::line(l.kind, payload, l.session_id, l.execution_id, l.timestamp)
+                }
+                #[cfg(feature = "full")]
+                LineBody::Event(e) => Head::typed(l, e),
+            },
+            Parts::Envelope(env) => Head::read(env),
         };
         match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
@@ -1058,9 +1080,10 @@ impl Session {
         let content = match past_cut {
             Some(false) => None,
             _ if translated_data => None,
-            _ => match &chunk {
-                Some(c) => Some(c.fingerprint),
-                None => dedup_key(&env, h.kind),
+            _ => match &parts {
+                Parts::Chunk(c) => Some(c.fingerprint),
+                Parts::Line(l) => (!keyless(l.kind)).then_some(l.fingerprint),
+                Parts::Envelope(env) => dedup_key(env, h.kind),
             },
         };
         if let Some(b) = batch.as_deref_mut() {
@@ -1172,13 +1195,13 @@ impl Session {
         // A chunk whose key the stream text can make from its parts keeps
         // none there (src/session/chunk_key.rs): its content's first
         // occurrence, in the producer's layout.
-        let vouched = match (&chunk, fingerprint) {
+        let vouched = match (&parts, fingerprint) {
             (_, Some(key)) if Some(key) != content || index.is_none() => None,
-            (Some(c), Some(_)) if !c.is_complete => {
+            (Parts::Chunk(c), Some(_)) if !c.is_complete => {
                 crate::session::chunk_key::written_instant(c.timestamp, h.at())
             }
-            (None, Some(_)) if h.kind == "agent.stream.chunk" => {
-                crate::session::chunk_key::canonical(&env, h.at())
+            (Parts::Envelope(env), Some(_)) if h.kind == "agent.stream.chunk" => {
+                crate::session::chunk_key::canonical(env, h.at())
             }
             _ => None,
         };
@@ -1190,10 +1213,6 @@ impl Session {
         ) {
             exec.stream.vouch(sid, eid, at);
         }
-        let parts = match chunk {
-            Some(c) => Parts::Chunk(c),
-            None => Parts::Envelope(env),
-        };
         let out = self.applied(out, parts, raw, pos, fingerprint);
         if let Some(exec) = self.executions.get_mut(pos) {
             exec.stream.clear_vouch();
@@ -1270,13 +1289,9 @@ impl Session {
             return false;
         };
         if h.stepless_tool {
-            let (kind, payload) = (h.kind, h.payload);
+            let kind = h.kind;
             let arrival = step_of(exec, None);
-            let name = payload
-                .get("tool_name")
-                .or_else(|| payload.get("tool_call").and_then(|c| c.get("name")))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let name = h.tool_name();
             return exec.tool_placement.repeat_is_new(
                 &exec.steps,
                 at,
@@ -1317,6 +1332,7 @@ impl Session {
         let line = match (raw, &parts) {
             (Some(raw), _) => raw,
             (None, Parts::Chunk(c)) if keeps_line => Cow::Owned(c.line.to_string()),
+            (None, Parts::Line(l)) if keeps_line => Cow::Owned(l.line.to_string()),
             (None, Parts::Envelope(env)) if keeps_line => Cow::Owned(crate::json::to_string(env)),
             (None, _) => Cow::Borrowed(""),
         };
@@ -1335,6 +1351,15 @@ impl Session {
                 Some(c.timestamp),
                 Content::Chunk(c.take_chunk()),
             ),
+            Parts::Line(l) => (
+                l.kind,
+                Some(l.timestamp),
+                match l.take_body() {
+                    TakenBody::Payload(payload) => Content::Payload(payload),
+                    #[cfg(feature = "full")]
+                    TakenBody::Event(e) => Content::Event(e),
+                },
+            ),
         };
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -1348,8 +1373,9 @@ impl Session {
             .event_prefixes
             .iter()
             .any(|p| kind.starts_with(p.as_str()));
-        // A chunk is never of a registered prefix: `custom::check_prefix`
-        // refuses a prefix that covers a known type.
+        // A chunk, or a step event read from its line, is never of a
+        // registered prefix: `custom::check_prefix` refuses a prefix that
+        // covers a known type.
         let touched = match body {
             Content::Payload(payload) if registered => {
                 // Kept as it came: the decoder knows no fields of it.
@@ -1363,6 +1389,8 @@ impl Session {
                 let event = match body {
                     Content::Payload(payload) => to_event(kind, None, payload),
                     Content::Chunk(chunk) => crate::envelope::fast_chunk::event(chunk),
+                    #[cfg(feature = "full")]
+                    Content::Event(e) => *e.event,
                 };
                 apply(exec, event, ts, (seq, key))
             }
@@ -1613,6 +1641,9 @@ pub struct SessionWarning {
 enum Incoming<'t> {
     Decoded(Decoded),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+    /// An envelope of another known type read from its line, its payload
+    /// decoded or its event read (src/envelope/fast_line.rs).
+    Line(crate::envelope::fast_line::FastLine<'t>),
 }
 
 /// What [`Session::applied`] turns into the event: the normalised envelope
@@ -1620,6 +1651,7 @@ enum Incoming<'t> {
 enum Parts<'t> {
     Envelope(Map),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
+    Line(crate::envelope::fast_line::FastLine<'t>),
 }
 
 /// What [`Session::applied`] makes the event of: a decoded envelope's
@@ -1627,6 +1659,10 @@ enum Parts<'t> {
 enum Content {
     Payload(Map),
     Chunk(crate::envelope::fast_chunk::TakenChunk),
+    /// A step or tool event read straight into its event (not in the live
+    /// entry's build).
+    #[cfg(feature = "full")]
+    Event(crate::envelope::fast_line::TypedEvent),
 }
 
 /// A translated envelope as the decoder would give it: decoded again
@@ -1698,10 +1734,7 @@ fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Deco
 /// (and a redelivered status as a later open turn's); deliver replays as a
 /// batch to avoid it.
 fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
-    if matches!(
-        kind,
-        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
-    ) {
+    if keyless(kind) {
         return None;
     }
     let mut f = Fingerprinter::new();
@@ -1710,6 +1743,14 @@ fn dedup_key(env: &Map, kind: &str) -> Option<Fingerprint> {
         f.member(v);
     }
     Some(f.finish())
+}
+
+/// The types [`dedup_key`] gives no content (deltas, a tool's output).
+fn keyless(kind: &str) -> bool {
+    matches!(
+        kind,
+        "agent.llm.output_text.delta" | "agent.llm.reasoning.delta" | "agent.tool.output"
+    )
 }
 
 #[cfg(test)]
@@ -1773,6 +1814,85 @@ mod tests {
         // generated ones.
         assert_eq!(read, 27 + 10, "lines the reader took");
     }
+
+    /// The line reader's header, fingerprint, payload, warnings, dialect
+    /// and event are what `Head::read`, `dedup_key`, the decoder and
+    /// `to_event` give the decoded envelope, over every line of
+    /// tests/fixtures/fast-line/lines.jsonl it reads and the first lines of
+    /// both chunk fixtures' runs.
+    #[test]
+    fn the_line_readers_header_fingerprint_and_event_are_the_decoded_envelopes() {
+        use crate::envelope::fast_line;
+        let fixture = include_str!("../../tests/fixtures/fast-line/lines.jsonl");
+        let chunks = include_str!("../../tests/fixtures/fast-chunk/chunks.jsonl");
+        let mut read = 0;
+        let mut typed = 0;
+        for line in fixture.lines().chain(chunks.lines()) {
+            let Some(mut l) = fast_line::read(line) else {
+                continue;
+            };
+            read += 1;
+            let d = crate::envelope::decode::decode_text(line).expect(line);
+            assert_eq!((&l.warnings, l.dialect), (&d.warnings, d.dialect), "{line}");
+            let env = d.envelope.as_object().expect(line);
+            let h = super::Head::read(env);
+            let key = super::dedup_key(env, h.kind);
+            assert_eq!(
+                (!super::keyless(l.kind)).then_some(l.fingerprint),
+                key,
+                "{line}"
+            );
+            if super::keyless(l.kind) {
+                // The walk `dedup_key` would take, had the type a key.
+                let mut f = super::Fingerprinter::new();
+                for (k, v) in env {
+                    f.str(k);
+                    f.member(v);
+                }
+                assert_eq!(l.fingerprint, f.finish(), "{line}");
+            }
+            let lh = match &l.body {
+                fast_line::LineBody::Payload(payload) => {
+                    assert_eq!(payload, h.payload, "{line}");
+                    super::Head::line(l.kind, payload, l.session_id, l.execution_id, l.timestamp)
+                }
+                fast_line::LineBody::Event(e) => {
+                    typed += 1;
+                    super::Head::typed(&l, e)
+                }
+            };
+            assert_eq!(
+                (lh.kind, lh.session_id, lh.execution_id, lh.has_execution_id),
+                (h.kind, h.session_id, h.execution_id, h.has_execution_id),
+                "{line}"
+            );
+            assert_eq!(
+                (lh.timestamp, lh.tool, lh.stepless_tool, lh.chunk_index),
+                (h.timestamp, h.tool, h.stepless_tool, h.chunk_index),
+                "{line}"
+            );
+            assert_eq!(lh.step(), h.step(), "{line}");
+            assert_eq!(lh.tool_name(), h.tool_name(), "{line}");
+            assert_eq!(env.len(), 5, "{line}");
+            let event = crate::envelope::event::to_event(h.kind, None, h.payload.clone());
+            let kind = l.kind;
+            let read_event = match l.take_body() {
+                fast_line::TakenBody::Payload(p) => crate::envelope::event::to_event(kind, None, p),
+                fast_line::TakenBody::Event(e) => *e.event,
+            };
+            assert_eq!(read_event, event, "{line}");
+        }
+        assert_eq!(
+            (read, typed),
+            (READ, TYPED),
+            "lines the reader took, and read typed"
+        );
+    }
+
+    /// How many lines of the two fixtures the line reader takes, and how
+    /// many of them it reads straight into a step event.
+    const READ: usize = 120;
+    const TYPED: usize = 34;
 
     fn env(kind: &str, ms: u32, payload: &str) -> String {
         format!(

@@ -82,6 +82,11 @@ impl TextBlocks {
     /// Bytes `start..start + len` when they lie in one block (every piece
     /// appended whole does).
     pub fn get(&self, start: usize, len: usize) -> Option<&str> {
+        // An empty piece at the end is in the text too, also when no block
+        // holds its place (an empty text, or a chunk with no content).
+        if len == 0 {
+            return (start <= self.len).then_some("");
+        }
         let i = self.block_of(start);
         let from = start.checked_sub(*self.starts.get(i)?)?;
         self.blocks.get(i)?.get(from..from + len)
@@ -218,5 +223,21 @@ mod tests {
         assert_eq!(u.push_within("zz", 2), "z");
         assert_eq!(u, "az");
         assert_eq!(u.push_within("more", 2), "");
+    }
+
+    #[test]
+    fn an_empty_piece_reads_as_empty_wherever_the_text_ends() {
+        // A chunk with no content (a provider frame's place) at the end of
+        // a text that has no block yet, or none past a full one, was read
+        // as lying outside the text.
+        let mut t = TextBlocks::default();
+        assert_eq!(t.get(0, 0), Some(""));
+        assert_eq!(t.get(1, 0), None);
+        let block = "x".repeat(64 * 1024);
+        t.push_str(&block);
+        assert_eq!(t.get(block.len(), 0), Some(""));
+        assert_eq!(t.get(3, 0), Some(""));
+        assert_eq!(t.get(block.len() + 1, 0), None);
+        assert_eq!(t.get(block.len() - 1, 1), Some("x"));
     }
 }
