@@ -92,15 +92,7 @@ pub(crate) fn read(text: &str) -> Option<FastChunk<'_>> {
     r.feed(KIND);
     r.feed("session_id");
     let session_id = r.plain()?;
-    r.lit(b",\"execution_id\":\"")?;
-    r.feed("execution_id");
-    let execution_id = r.plain()?;
-    r.lit(b",\"timestamp\":\"")?;
-    r.feed("timestamp");
-    let timestamp = r.plain()?;
-    if !crate::model::time::is_rfc3339(timestamp) {
-        return None;
-    }
+    let (execution_id, timestamp) = r.execution_and_timestamp()?;
     r.lit(b",\"payload\":{\"content\":\"")?;
     r.feed("payload");
     // The payload as an object of three members (`Fingerprinter::value`).
@@ -200,6 +192,20 @@ impl<'t> Reader<'t> {
     /// Feeds a tagged run of bytes, as `Fingerprinter::value` feeds a scalar.
     pub(crate) fn tagged(&mut self, tag: u8, bytes: &[u8]) {
         self.f.bytes(tag, bytes);
+    }
+
+    /// `,"execution_id":"…","timestamp":"…"`, the rest of the header
+    /// after the session id in the producer's layout, both fed with their
+    /// names; the timestamp must be RFC 3339. Inlined, as `feed` is.
+    #[inline(always)]
+    pub(crate) fn execution_and_timestamp(&mut self) -> Option<(&'t str, &'t str)> {
+        self.lit(b",\"execution_id\":\"")?;
+        self.feed("execution_id");
+        let execution_id = self.plain()?;
+        self.lit(b",\"timestamp\":\"")?;
+        self.feed("timestamp");
+        let timestamp = self.plain()?;
+        crate::model::time::is_rfc3339(timestamp).then_some((execution_id, timestamp))
     }
 
     /// Steps over `s`, if the text goes on with it.

@@ -109,15 +109,7 @@ pub(crate) fn read(text: &str) -> Option<FastLine<'_>> {
     r.lit(b",\"session_id\":\"")?;
     r.feed("session_id");
     let session_id = r.plain()?;
-    r.lit(b",\"execution_id\":\"")?;
-    r.feed("execution_id");
-    let execution_id = r.plain()?;
-    r.lit(b",\"timestamp\":\"")?;
-    r.feed("timestamp");
-    let timestamp = r.plain()?;
-    if !crate::model::time::is_rfc3339(timestamp) {
-        return None;
-    }
+    let (execution_id, timestamp) = r.execution_and_timestamp()?;
     r.lit(b",\"payload\":")?;
     r.feed("payload");
     // A step's start or completion in the producer's own layout: read

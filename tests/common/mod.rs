@@ -6,6 +6,8 @@
 // Each test crate compiles this module whole and uses part of it.
 #![allow(dead_code)]
 
+pub mod reader_on_off;
+
 use stepline::json;
 use stepline::json::Value;
 use stepline::model::time::Timestamp;

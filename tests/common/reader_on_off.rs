@@ -1,0 +1,111 @@
+//! The line readers on and off (src/envelope/fast_chunk.rs,
+//! src/envelope/fast_line.rs): a session made either way, what it shows
+//! after the same deliveries, and the producer's lines to feed it.
+
+use stepline::json::{self, Value};
+use stepline::session::{Session, SessionOptions};
+
+/// How a session is made for one comparison.
+#[derive(Clone, Default)]
+pub struct Setup {
+    pub session_id: Option<String>,
+    pub text_limit: Option<u64>,
+    pub record: Option<bool>,
+}
+
+impl Setup {
+    pub fn session(&self, fast: bool) -> Session {
+        let mut s = Session::with_options(&SessionOptions {
+            session_id: self.session_id.clone(),
+            max_text_bytes: self.text_limit,
+            record: self.record,
+            ..SessionOptions::default()
+        });
+        s.set_fast_chunks(fast);
+        s
+    }
+}
+
+/// Everything a session shows after `lines`, delivered one at a time
+/// (`live`) or as one batch, as text.
+pub fn observe(setup: &Setup, fast: bool, deliveries: &[Vec<String>], live: bool) -> String {
+    let mut s = setup.session(fast);
+    let mut out = String::new();
+    for lines in deliveries {
+        if live {
+            for line in lines {
+                out.push_str(&format!("{:?}\n", s.ingest_text(line)));
+            }
+        } else {
+            let o = s.ingest_jsonl(&lines.join("\n"));
+            out.push_str(&format!("{:?}\n", o));
+            out.push_str(&json::to_string(&json::to_value_of(&o.view())));
+        }
+    }
+    out.push_str(&json::to_string(&s.view()));
+    out.push_str(&format!("\n{:?}\n{:?}\n", s.counts(), s.warnings()));
+    if s.records() {
+        for (delivery, line) in s.log_delivered() {
+            out.push_str(&format!("{delivery} {line}\n"));
+        }
+        out.push_str(&s.to_recording());
+    }
+    out
+}
+
+/// The reader on and off give the same, line by line and as batches.
+pub fn same_either_way(what: &str, setup: &Setup, deliveries: &[Vec<String>]) {
+    for live in [true, false] {
+        let slow = observe(setup, false, deliveries, live);
+        let fast = observe(setup, true, deliveries, live);
+        assert!(
+            slow == fast,
+            "{what} (live: {live}) differs with the fast reader:\n--- generic\n{slow}\n--- fast\n{fast}"
+        );
+    }
+}
+
+/// A stream chunk line in the producer's layout, `ms` into the run.
+pub fn chunk_line(exec: &str, ms: u64, index: u64, content: &str) -> String {
+    format!(
+        r#"{{"type":"agent.stream.chunk","session_id":"sess-g","execution_id":"{exec}","timestamp":"2026-01-20T12:{:02}:{:02}.{:03}Z","payload":{{"content":{},"is_complete":false,"chunk_index":{index}}}}}"#,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000,
+        json::to_string(&Value::from(content)),
+    )
+}
+
+/// An envelope line of `kind` in the producer's layout, its payload's JSON as given.
+pub fn envelope_line(exec: &str, ms: u64, kind: &str, payload: &str) -> String {
+    format!(
+        r#"{{"type":"{kind}","session_id":"sess-g","execution_id":"{exec}","timestamp":"2026-01-20T12:{:02}:{:02}.{:03}Z","payload":{payload}}}"#,
+        ms / 60_000 % 60,
+        ms / 1000 % 60,
+        ms % 1000,
+    )
+}
+
+/// Every envelope of a vector file (any object with an `agent.` type and a
+/// payload), written compactly in its own key order: chunks as the
+/// producers write them.
+pub fn envelopes_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            let is_envelope = m
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.starts_with("agent."))
+                && m.contains_key("payload");
+            if is_envelope {
+                out.push(json::to_string(v));
+                return;
+            }
+            for (_, item) in m {
+                envelopes_in(item, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| envelopes_in(i, out)),
+        _ => {}
+    }
+}
