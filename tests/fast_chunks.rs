@@ -11,7 +11,9 @@
 
 mod common;
 
-use common::reader_on_off::{chunk_line, envelope_line, envelopes_in, same_either_way, Setup};
+use common::reader_on_off::{
+    chunk_line, envelope_line, envelopes_in, fixture_same_either_way, same_either_way, Setup,
+};
 use common::{case_envelopes, vectors_of, Corpus};
 use stepline::json;
 
@@ -89,32 +91,7 @@ fn reference_corpora_ingest_the_same_with_the_chunk_reader() {
 #[test]
 fn departures_from_the_chunk_layout_ingest_the_same_with_the_chunk_reader() {
     let lines = fixture_lines();
-    for setup in [
-        Setup::default(),
-        Setup {
-            session_id: Some("sess-f".into()),
-            ..Setup::default()
-        },
-        Setup {
-            session_id: Some("sess-other".into()),
-            ..Setup::default()
-        },
-        Setup {
-            text_limit: Some(40),
-            ..Setup::default()
-        },
-        Setup {
-            record: Some(false),
-            ..Setup::default()
-        },
-    ] {
-        same_either_way("fixture", &setup, std::slice::from_ref(&lines));
-        same_either_way("fixture twice", &setup, &[lines.clone(), lines.clone()]);
-        let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
-        same_either_way("fixture, each line twice", &setup, &[doubled]);
-        let reversed: Vec<String> = lines.iter().rev().cloned().collect();
-        same_either_way("fixture reversed", &setup, &[reversed]);
-    }
+    fixture_same_either_way(&lines);
 }
 
 #[test]

@@ -65,6 +65,38 @@ pub fn same_either_way(what: &str, setup: &Setup, deliveries: &[Vec<String>]) {
     }
 }
 
+/// A fixture's lines give the same either way: as one delivery, twice,
+/// each line twice and reversed; under no session id, the fixture's, another
+/// one, a text limit of 40 bytes and without a log.
+pub fn fixture_same_either_way(lines: &[String]) {
+    for setup in [
+        Setup::default(),
+        Setup {
+            session_id: Some("sess-f".into()),
+            ..Setup::default()
+        },
+        Setup {
+            session_id: Some("sess-other".into()),
+            ..Setup::default()
+        },
+        Setup {
+            text_limit: Some(40),
+            ..Setup::default()
+        },
+        Setup {
+            record: Some(false),
+            ..Setup::default()
+        },
+    ] {
+        same_either_way("fixture", &setup, &[lines.to_vec()]);
+        same_either_way("fixture twice", &setup, &[lines.to_vec(), lines.to_vec()]);
+        let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+        same_either_way("fixture, each line twice", &setup, &[doubled]);
+        let reversed: Vec<String> = lines.iter().rev().cloned().collect();
+        same_either_way("fixture reversed", &setup, &[reversed]);
+    }
+}
+
 /// A stream chunk line in the producer's layout, `ms` into the run.
 pub fn chunk_line(exec: &str, ms: u64, index: u64, content: &str) -> String {
     format!(
