@@ -43,6 +43,7 @@ pub mod step_envelopes;
 pub mod streamed_replay;
 pub(crate) mod text;
 pub(crate) mod text_blocks;
+pub(crate) mod text_pack;
 pub mod timeline;
 pub(crate) mod tool_index;
 pub mod view;

@@ -13,6 +13,7 @@
 //! reverse order cost the square of their number. [`StreamText::settle`]
 //! rebuilds it once, before anything reads it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::session::blocks::Blocks;
@@ -152,14 +153,15 @@ impl Piece {
 
     /// The chunk's text, read from `text` (the execution's text, unchanged
     /// since the piece was placed in it) when it is there.
-    fn as_str<'a>(&'a self, text: &'a TextBlocks) -> &'a str {
+    fn as_str<'a>(&'a self, text: &'a TextBlocks) -> Cow<'a, str> {
         match self {
             Piece::At { start, len } => {
+                let piece = text.get(*start, *len);
                 // Only chunk() and settle() write pieces and the text, together.
-                debug_assert!(text.get(*start, *len).is_some(), "a piece outside the text");
-                text.get(*start, *len).unwrap_or_default()
+                debug_assert!(piece.is_some(), "a piece outside the text");
+                piece.unwrap_or_default()
             }
-            Piece::Owned(s) => s,
+            Piece::Owned(s) => Cow::Borrowed(s),
         }
     }
 }
@@ -431,7 +433,7 @@ impl Run {
         }
         let content = text.get(c.start, c.len)?;
         let index = self.first.saturating_add(c.position as i64);
-        Some(chunk_key(ids?, c.at?, content, index))
+        Some(chunk_key(ids?, c.at?, &content, index))
     }
 
     /// The key of the chunk at `position`.
@@ -475,7 +477,7 @@ impl Run {
     }
 
     /// The chunks' texts, in index order, read from `text`.
-    fn pieces<'a>(&'a self, text: &'a TextBlocks) -> impl Iterator<Item = &'a str> + 'a {
+    fn pieces<'a>(&'a self, text: &'a TextBlocks) -> impl Iterator<Item = Cow<'a, str>> + 'a {
         self.walk_from(0)
             .map(move |c| text.get(c.start, c.len).unwrap_or_default())
     }
@@ -754,18 +756,42 @@ impl StreamText {
 
     /// Rebuilds a stale text from the chunks; each chunk then points into
     /// the new text when all of it is there, and holds its own copy if not.
+    /// The chunks already in their place keep the text up to where the
+    /// first one out of place begins, so a chunk that arrives late costs the
+    /// text after it, not all of it (the text behind is packed, and packing
+    /// it again per late chunk made a resync of a long run quadratic).
     pub fn settle(&mut self, text: &mut TextBlocks) {
         if !self.stale {
             return;
         }
         self.spill(text);
-        let mut new = TextBlocks::default();
-        let mut full = true;
-        for c in self.chunks.values_mut() {
+        let mut placed = 0;
+        let mut first_moved = None;
+        for (&index, c) in &self.chunks {
+            match c.text {
+                Piece::At { start, len } if start == placed => placed += len,
+                _ => {
+                    first_moved = Some(index);
+                    break;
+                }
+            }
+        }
+        // The chunks from there on, copied out before the text they may
+        // point into is cut back.
+        let mut rest = String::new();
+        let mut pieces = Vec::new();
+        for (&index, c) in self.chunks.range(first_moved.unwrap_or(i64::MAX)..) {
             let s = c.text.as_str(text);
-            let start = new.len();
+            pieces.push((index, rest.len(), s.len()));
+            rest.push_str(&s);
+        }
+        text.truncate(placed);
+        let mut full = true;
+        for (index, from, len) in pieces {
+            let s = rest.get(from..from + len).unwrap_or_default();
+            let start = text.len();
             let kept = if full {
-                new.push_within(s, self.limit).len()
+                text.push_within(s, self.limit).len()
             } else {
                 0
             };
@@ -775,9 +801,10 @@ impl StreamText {
                 full = false;
                 Piece::Owned(s.to_string())
             };
-            c.text = piece;
+            if let Some(c) = self.chunks.get_mut(&index) {
+                c.text = piece;
+            }
         }
-        *text = new;
         self.stale = false;
     }
 
@@ -787,7 +814,7 @@ impl StreamText {
         let mut out = String::with_capacity(self.bytes.min(self.limit));
         let tree = self.chunks.values().map(|c| c.text.as_str(text));
         for s in tree.chain(self.run.pieces(text)) {
-            if push_within(&mut out, s, self.limit).len() < s.len() {
+            if push_within(&mut out, &s, self.limit).len() < s.len() {
                 break;
             }
         }
@@ -1216,7 +1243,7 @@ mod tests {
         assert_eq!((t.run.len(), t.chunks.len()), (0, n + 2));
         for (i, w) in want.iter().enumerate() {
             let c = &t.chunks[&(i as i64)];
-            assert_eq!(c.text.as_str(&text), w, "chunk {i}");
+            assert_eq!(c.text.as_str(&text), w.as_str(), "chunk {i}");
             assert_eq!(c.arrivals, Arrivals::packed((i as u64, Some(keys[i]))));
         }
         t.settle(&mut text);
