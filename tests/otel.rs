@@ -262,15 +262,16 @@ fn a_failed_tool_call_is_an_error_span_with_its_message() {
         Some("2026-01-20T12:00:03Z"),
     );
     for (id, ok) in [("call_a", true), ("call_b", false)] {
-        st.tools.push(ToolRun {
+        let mut run = ToolRun {
             name: "search".into(),
             call_id: Some(id.into()),
             started_at: Some("2026-01-20T12:00:01Z".into()),
             completed_at: Some("2026-01-20T12:00:02Z".into()),
             success: Some(ok),
-            error: (!ok).then(|| "timeout".to_string()),
             ..ToolRun::default()
-        });
+        };
+        run.more_mut().error = (!ok).then(|| "timeout".to_string());
+        st.tools.push(run);
     }
     e.steps.insert(1, Box::new(st));
     let mut spans_out = Vec::new();

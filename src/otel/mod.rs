@@ -230,7 +230,7 @@ fn tool_span(
         KIND_INTERNAL,
         iv,
         a,
-        failed.then_some(t.error.as_deref().unwrap_or("the tool call failed")),
+        failed.then_some(t.more().error.as_deref().unwrap_or("the tool call failed")),
     ));
 }
 

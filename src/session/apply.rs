@@ -427,16 +427,16 @@ pub(crate) fn tool_event(
         ToolKind::Started => tool_started(run, ts, e),
         ToolKind::Completed | ToolKind::Failed => tool_ended(run, ts, e),
         ToolKind::Approval => {
-            set(
-                &mut run.approval,
-                e.approval.as_deref().and_then(Approval::parse),
-            );
+            if let Some(a) = e.approval.as_deref().and_then(Approval::parse) {
+                run.more_mut().approval = Some(a);
+            }
         }
         ToolKind::Output => {
             if let Some(d) = e.text_delta.as_deref() {
-                let kept = push_within(&mut run.output, d, limit);
+                let more = run.more_mut();
+                let kept = push_within(&mut more.output, d, limit);
                 let dropped = (d.len() - kept.len()) as u64;
-                run.output_dropped_bytes = run.output_dropped_bytes.saturating_add(dropped);
+                more.output_dropped_bytes = more.output_dropped_bytes.saturating_add(dropped);
             }
         }
     }
@@ -498,7 +498,9 @@ fn run_for(step: &mut StepView, kind: ToolKind, name: &str, call_id: Option<&str
 fn tool_started(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
     run.seen_started = true;
     run.started_at = ts;
-    set(&mut run.args_summary, e.args_summary.clone());
+    if let Some(summary) = &e.args_summary {
+        run.more_mut().args_summary = Some(summary.clone());
+    }
     set(&mut run.args, e.args.clone());
 }
 
@@ -510,10 +512,16 @@ fn tool_ended(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
         Some(s) => s,
         None => e.kind == ToolKind::Completed && e.error.is_none(),
     });
-    run.error = e.error.clone();
+    if e.error.is_some() || run.more().error.is_some() {
+        run.more_mut().error = e.error.clone();
+    }
     set(&mut run.duration_ms, e.duration_ms.clone());
-    set(&mut run.result_summary, e.result_summary.clone());
-    set(&mut run.result, e.result.clone());
+    if let Some(summary) = &e.result_summary {
+        run.more_mut().result_summary = Some(summary.clone());
+    }
+    if let Some(result) = &e.result {
+        run.more_mut().result = Some(result.clone());
+    }
     // Seed 003's result may carry its own call and latency (its
     // proposed `ToolExecutionResult` id and `latency_ms`).
     if run.duration_ms.is_none() {
@@ -527,13 +535,14 @@ fn tool_ended(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
     // before it are the tool's log, kept as they are; the completion's output
     // is its result either way.
     if let Some(out) = &e.output {
-        if run.output.is_empty() {
-            run.output = out.clone();
+        let more = run.more_mut();
+        if more.output.is_empty() {
+            more.output = out.clone();
         }
-        if run.result.is_none() {
-            run.result = Some(Value::String(out.clone()));
+        if more.result.is_none() {
+            more.result = Some(Value::String(out.clone()));
         }
-        run.final_output = Some(out.clone());
+        more.final_output = Some(out.clone());
     }
 }
 

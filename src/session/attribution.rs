@@ -41,10 +41,12 @@
 //! assert_eq!(steps[1]["tools"][0]["attribution"], "timestamp");
 //! ```
 
+use std::num::NonZeroU64;
+
 use crate::event::{ToolEvent, ToolKind};
 use crate::session::apply::tool_event;
 use crate::session::blocks::Blocks;
-use crate::session::dedup::Fingerprint;
+use crate::session::dedup::{seen_key, Fingerprint};
 use crate::session::kept_tool_event::{KeptToolEvent, Names};
 use crate::session::view::{StepMap, StepView};
 
@@ -101,8 +103,9 @@ struct Half {
     /// 36 bytes, bench/findings.md, issue 27's sixth pass).
     ts: Option<Box<str>>,
     event: KeptToolEvent,
-    /// The envelope's content fingerprint (without occurrence).
-    content: Option<Fingerprint>,
+    /// The envelope's content fingerprint (without occurrence), as its
+    /// [`Content`].
+    content: Option<Content>,
     /// [`Pending::repeated`] when it was added.
     repeated: bool,
     arrival: i64,
@@ -125,6 +128,15 @@ impl Half {
             (None, None) => None,
         }
     }
+}
+
+/// A content fingerprint as a [`Half`] compares it: the 64 bits of it the
+/// session's redelivery set keeps (src/json/seen.rs), in 8 bytes where an
+/// optional fingerprint took 24 in wasm32 (bench/findings.md).
+type Content = NonZeroU64;
+
+fn content_of(fp: Fingerprint) -> Content {
+    NonZeroU64::new(seen_key(fp)).unwrap_or(NonZeroU64::MIN)
 }
 
 /// The timestamp `ts` (whose instant is `at`) as a [`Half`] keeps it:
@@ -510,7 +522,7 @@ impl ToolPlacement {
         let has = self
             .events(p.step)
             .iter()
-            .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content));
+            .any(|&i| self.halves.get(i).and_then(|h| h.content) == Some(content_of(content)));
         if has {
             return false;
         }
@@ -575,7 +587,7 @@ impl ToolPlacement {
             .filter(|&&i| {
                 self.halves
                     .get(i)
-                    .is_some_and(|h| h.event.kind == kind && h.content == Some(content))
+                    .is_some_and(|h| h.event.kind == kind && h.content == Some(content_of(content)))
             })
             .count();
         same < runs().count()
@@ -612,7 +624,7 @@ impl ToolPlacement {
             at,
             ts: kept_ts(ts.as_deref(), at),
             event: KeptToolEvent::new(&event, &mut self.names),
-            content: pending.content,
+            content: pending.content.map(content_of),
             repeated: pending.repeated,
             arrival,
             step: p.step,

@@ -159,16 +159,17 @@ fn turn<'a>(s: &'a StepView, execution_id: Option<&'a str>) -> CollectedTurn<'a>
 }
 
 fn tool_result(t: &ToolRun) -> CollectedToolResult<'_> {
+    let more = t.more();
     CollectedToolResult {
         call: CollectedToolCall {
             id: t.call_id.as_deref(),
             name: &t.name,
             arguments: t.args.as_ref(),
         },
-        output: t.final_output.as_deref().unwrap_or(&t.output),
-        error: t.error.as_deref(),
-        result_summary: t.result_summary.as_deref(),
-        result: t.result.as_ref(),
+        output: more.final_output.as_deref().unwrap_or(&more.output),
+        error: more.error.as_deref(),
+        result_summary: more.result_summary.as_deref(),
+        result: more.result.as_ref(),
         duration_ms: t.duration_ms.as_ref(),
     }
 }

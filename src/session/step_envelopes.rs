@@ -69,7 +69,7 @@ pub fn step_messages(step: &StepView) -> Vec<StepMessage> {
             .args
             .as_ref()
             .map(crate::json::to_string)
-            .or_else(|| t.args_summary.clone())
+            .or_else(|| t.more().args_summary.clone())
             .unwrap_or_default();
         out.push(StepMessage {
             tool: Some(t.name.clone()),
@@ -80,13 +80,14 @@ pub fn step_messages(step: &StepView) -> Vec<StepMessage> {
     for t in &step.tools {
         let failed = t.status() == ToolStatus::Failed;
         let content = if failed {
-            t.error.clone().unwrap_or_default()
+            t.more().error.clone().unwrap_or_default()
         } else {
-            t.result
+            let more = t.more();
+            more.result
                 .as_ref()
                 .map(crate::json::to_string)
-                .or_else(|| t.result_summary.clone())
-                .unwrap_or_else(|| t.output.clone())
+                .or_else(|| more.result_summary.clone())
+                .unwrap_or_else(|| more.output.clone())
         };
         if t.seen_completed || failed {
             out.push(StepMessage {

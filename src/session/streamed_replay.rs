@@ -152,7 +152,7 @@ pub fn state_from_execution(exec: &Execution) -> Value {
                 let ended = t.completed_at.clone().unwrap_or_else(|| started.clone());
                 crate::json!({"toolCall": c.clone(), "tool": t.name.clone(),
                     "args": c.get("arguments").cloned().unwrap_or(Value::Null), "result": null,
-                    "error": t.error.clone(), "startedAt": started, "endedAt": ended})
+                    "error": t.more().error.clone(), "startedAt": started, "endedAt": ended})
             })
             .collect();
         let errors: Vec<Value> = step
@@ -161,6 +161,7 @@ pub fn state_from_execution(exec: &Execution) -> Value {
             .filter(|t| t.status() == crate::session::view::ToolStatus::Failed)
             .map(|t| {
                 let message = t
+                    .more()
                     .error
                     .clone()
                     .unwrap_or_else(|| format!("{} failed", t.name));

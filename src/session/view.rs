@@ -77,8 +77,6 @@ pub struct ToolRun {
     pub name: String,
     /// The tool call's id, when the producer sent one.
     pub call_id: Option<String>,
-    /// The one-line summary of the arguments (when the producer summarises them).
-    pub args_summary: Option<String>,
     /// The (truncated) arguments (when the producer sends them).
     pub args: Option<Value>,
     /// The start's envelope timestamp.
@@ -87,10 +85,48 @@ pub struct ToolRun {
     pub completed_at: Option<String>,
     /// `None` until a completion (or failure) arrives.
     pub success: Option<bool>,
-    /// The failure's message.
-    pub error: Option<String>,
     /// The duration the producer reported, as sent.
     pub duration_ms: Option<Value>,
+    /// Whether its start arrived.
+    pub seen_started: bool,
+    /// Whether its completion (or failure) arrived.
+    pub seen_completed: bool,
+    /// How the run was placed in its step (see [`crate::session::Attribution`]).
+    pub attribution: Attribution,
+    /// Its completion was byte-identical to an earlier completion of the
+    /// same tool in the step, so it was told apart by count, not identity
+    /// (see [`ToolRunView::matched_by_count`]).
+    pub matched_by_count: bool,
+    /// What most calls leave empty, boxed: 88 of the 200 bytes (wasm32) a
+    /// run held inline (bench/findings.md).
+    /// Read with [`ToolRun::more`], set with [`ToolRun::more_mut`].
+    pub more: More,
+}
+
+/// A run's [`ToolRunMore`] when one was set: equal to none when it holds
+/// nothing.
+#[derive(Clone, Debug, Default)]
+pub struct More(Option<Box<ToolRunMore>>);
+
+impl More {
+    fn get(&self) -> &ToolRunMore {
+        self.0.as_deref().unwrap_or(&NO_MORE)
+    }
+}
+
+impl PartialEq for More {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// The parts of a [`ToolRun`] most calls leave empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolRunMore {
+    /// The one-line summary of the arguments (when the producer summarises them).
+    pub args_summary: Option<String>,
+    /// The failure's message.
+    pub error: Option<String>,
     /// The producer's one-line summary of the result.
     pub result_summary: Option<String>,
     /// The result as a foreign producer sent it (laravel/ai, AG-UI, AI SDK).
@@ -105,17 +141,19 @@ pub struct ToolRun {
     pub final_output: Option<String>,
     /// Output bytes past the text limit, dropped.
     pub output_dropped_bytes: u64,
-    /// Whether its start arrived.
-    pub seen_started: bool,
-    /// Whether its completion (or failure) arrived.
-    pub seen_completed: bool,
-    /// How the run was placed in its step (see [`crate::session::Attribution`]).
-    pub attribution: Attribution,
-    /// Its completion was byte-identical to an earlier completion of the
-    /// same tool in the step, so it was told apart by count, not identity
-    /// (see [`ToolRunView::matched_by_count`]).
-    pub matched_by_count: bool,
 }
+
+/// An empty [`ToolRunMore`], what a run without one reads as.
+static NO_MORE: ToolRunMore = ToolRunMore {
+    args_summary: None,
+    error: None,
+    result_summary: None,
+    result: None,
+    approval: None,
+    output: String::new(),
+    final_output: None,
+    output_dropped_bytes: 0,
+};
 
 impl ToolRun {
     /// Where the run stands, from its completion.
@@ -127,23 +165,34 @@ impl ToolRun {
         }
     }
 
+    /// The parts most calls leave empty (all empty when none was set).
+    pub fn more(&self) -> &ToolRunMore {
+        self.more.get()
+    }
+
+    /// The parts most calls leave empty, to set one.
+    pub fn more_mut(&mut self) -> &mut ToolRunMore {
+        self.more.0.get_or_insert_with(Box::default)
+    }
+
     /// The run as the view shows it.
     pub fn view(&self) -> ToolRunView<'_> {
+        let more = self.more();
         ToolRunView {
             name: &self.name,
             call_id: self.call_id.as_deref(),
             status: self.status(),
-            args_summary: self.args_summary.as_deref(),
+            args_summary: more.args_summary.as_deref(),
             args: self.args.as_ref(),
             started_at: self.started_at.as_deref(),
             completed_at: self.completed_at.as_deref(),
-            error: self.error.as_deref(),
+            error: more.error.as_deref(),
             duration_ms: self.duration_ms.as_ref(),
-            result_summary: self.result_summary.as_deref(),
-            result: self.result.as_ref(),
-            approval: self.approval,
-            output: &self.output,
-            output_dropped_bytes: self.output_dropped_bytes,
+            result_summary: more.result_summary.as_deref(),
+            result: more.result.as_ref(),
+            approval: more.approval,
+            output: &more.output,
+            output_dropped_bytes: more.output_dropped_bytes,
             seen: Seen {
                 started: self.seen_started,
                 completed: self.seen_completed,

@@ -458,19 +458,20 @@ fn compare_tool(n: i64, run: &ToolRun, ft: &FinalTool, fin_step: Option<i64>, d:
             Value::from(streamed_outcome),
             Value::from(fin),
         );
-    } else if let (Some(a), Some(b)) = (run.error.as_deref(), ft.error.as_deref()) {
+    } else if let (Some(a), Some(b)) = (run.more().error.as_deref(), ft.error.as_deref()) {
         if a != b {
             field("error", &result_path, Value::from(a), Value::from(b));
         }
     }
-    if let (Some(a), Some(b)) = (run.result.as_ref(), ft.result.as_ref()) {
+    if let (Some(a), Some(b)) = (run.more().result.as_ref(), ft.result.as_ref()) {
         if !same_json(a, b) {
             field("result", &result_path, a.clone(), b.clone());
         }
     }
     if let Some(fin) = ft.approval {
-        if run.approval != Approval::parse(fin) {
+        if run.more().approval != Approval::parse(fin) {
             let streamed = run
+                .more()
                 .approval
                 .map_or(Value::Null, |a| crate::json::to_value_of(&a));
             field("approval", &ft.path, streamed, Value::from(fin));
