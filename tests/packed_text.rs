@@ -31,7 +31,10 @@ fn long_run() -> (Vec<String>, String) {
         ));
         for k in 0..240u64 {
             ms += 3;
-            let piece = format!("step {step}, part {k}: the lookup found {} rows 晴朗 ✅\n", k * 7 % 13);
+            let piece = format!(
+                "step {step}, part {k}: the lookup found {} rows 晴朗 ✅\n",
+                k * 7 % 13
+            );
             lines.push(chunk_line("exec-p", ms, index, &piece));
             text.push_str(&piece);
             index += 1;
@@ -49,7 +52,10 @@ fn long_run() -> (Vec<String>, String) {
 
 fn view_text(s: &Session) -> String {
     let view = s.view();
-    view["executions"][0]["text"].as_str().unwrap_or_default().to_string()
+    view["executions"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn duplicates(s: &Session) -> i64 {
@@ -75,7 +81,11 @@ fn a_long_runs_text_reads_back_as_streamed_and_a_whole_redelivery_is_all_duplica
         s.ingest_text(line).expect("a line of the run, again");
     }
     assert_eq!(duplicates(&s), lines.len() as i64);
-    assert_eq!(s.view()["executions"], executions, "a redelivery changed the view");
+    assert_eq!(
+        s.view()["executions"],
+        executions,
+        "a redelivery changed the view"
+    );
 }
 
 #[test]
@@ -87,14 +97,18 @@ fn a_long_run_delivered_backwards_in_windows_rebuilds_the_same_text() {
     }
     let s = fed(&shuffled);
     assert_eq!(view_text(&s), text);
-    assert_eq!(s.view()["executions"][0]["missing_chunk_count"], Value::from(0));
+    assert_eq!(
+        s.view()["executions"][0]["missing_chunk_count"],
+        Value::from(0)
+    );
 }
 
 #[test]
 fn a_long_runs_recording_restores_the_same_view() {
     let (lines, _) = long_run();
     let s = fed(&lines);
-    let (restored, warnings) = Session::from_recording(&s.to_recording()).expect("its own recording");
+    let (restored, warnings) =
+        Session::from_recording(&s.to_recording()).expect("its own recording");
     assert!(warnings.is_empty(), "{warnings:?}");
     assert_eq!(restored.view(), s.view());
 }

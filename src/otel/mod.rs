@@ -20,6 +20,7 @@ pub mod ids;
 pub mod shape;
 pub mod times;
 
+use crate::session::stamp::Stamp;
 use crate::session::view::{Execution, StepView, ToolRun};
 use crate::session::Session;
 use attrs::Attrs;
@@ -206,9 +207,13 @@ fn tool_span(
     // A call without an id is told apart by its place in the step.
     let call_key = t.call_id.clone().unwrap_or_else(|| format!("#{i}"));
     let id = ids::span_id(&["tool", ctx.session_id, &ctx.exec_key, step_key, &call_key]);
+    let (started, completed) = (
+        t.started_at.as_ref().map(Stamp::as_str),
+        t.completed_at.as_ref().map(Stamp::as_str),
+    );
     let iv = Interval::of(
-        times::nanos(t.started_at.as_deref()),
-        times::nanos(t.completed_at.as_deref()),
+        times::nanos(started.as_deref()),
+        times::nanos(completed.as_deref()),
         step_iv,
     );
     let mut a = Attrs::default();

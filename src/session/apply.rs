@@ -10,6 +10,7 @@ use crate::json::Value;
 use crate::session::attribution::instant;
 use crate::session::kept_continuation::KeptContinuation;
 use crate::session::limits::Cap;
+use crate::session::stamp::Stamp;
 use crate::session::text::{push_within, Arrival, ChunkOutcome};
 use crate::session::view::{add_usage, sub_usage, Approval, Execution, StepView, ToolRun};
 
@@ -148,7 +149,7 @@ fn apply_event(
             keep_continuation(step_mut!(exec, n), c, ts.and_then(instant));
             Touched::Step(n)
         }
-        Body::Tool(t) => tool(exec, own, ts.map(str::to_string), *t, arrival),
+        Body::Tool(t) => tool(exec, own, ts, *t, arrival),
         Body::StreamChunk(c) => stream_chunk(exec, ts, c, arrival),
         Body::TextDelta(delta) => text_delta(exec, own, &delta, arrival),
         Body::Other => Touched::Header,
@@ -295,7 +296,7 @@ fn keep_continuation(step: &mut StepView, c: Value, at: Option<i64>) {
 fn tool(
     exec: &mut Execution,
     own: Option<i64>,
-    ts: Option<String>,
+    ts: Option<&str>,
     event: ToolEvent,
     arrival: Arrival,
 ) -> Touched {
@@ -411,7 +412,7 @@ fn bounds_changed(exec: &mut Execution, n: i64) {
 pub(crate) fn tool_event(
     step: &mut StepView,
     e: &ToolEvent,
-    ts: Option<String>,
+    ts: Option<Stamp>,
     limit: usize,
 ) -> usize {
     let i = run_for(step, e.kind, &e.name, e.call_id.as_deref());
@@ -495,7 +496,7 @@ fn run_for(step: &mut StepView, kind: ToolKind, name: &str, call_id: Option<&str
 }
 
 /// A tool's start: the start time and the arguments (or their summary).
-fn tool_started(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
+fn tool_started(run: &mut ToolRun, ts: Option<Stamp>, e: &ToolEvent) {
     run.seen_started = true;
     run.started_at = ts;
     if let Some(summary) = &e.args_summary {
@@ -505,7 +506,7 @@ fn tool_started(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
 }
 
 /// A tool's completion or failure: the outcome, duration and result.
-fn tool_ended(run: &mut ToolRun, ts: Option<String>, e: &ToolEvent) {
+fn tool_ended(run: &mut ToolRun, ts: Option<Stamp>, e: &ToolEvent) {
     run.seen_completed = true;
     run.completed_at = ts;
     run.success = Some(match e.success {

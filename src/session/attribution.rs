@@ -48,6 +48,7 @@ use crate::session::apply::tool_event;
 use crate::session::blocks::Blocks;
 use crate::session::dedup::{seen_key, Fingerprint};
 use crate::session::kept_tool_event::{KeptToolEvent, Names};
+use crate::session::stamp::Stamp;
 use crate::session::view::{StepMap, StepView};
 
 /// How a tool run was placed in its step (the view's `attribution`).
@@ -120,11 +121,11 @@ impl Half {
         (self.at.unwrap_or(i64::MAX), self.seq)
     }
 
-    /// The envelope's timestamp as it was sent.
-    fn ts(&self) -> Option<String> {
+    /// The envelope's timestamp as a tool run keeps it.
+    fn stamp(&self) -> Option<Stamp> {
         match (&self.ts, self.at) {
-            (Some(t), _) => Some(t.to_string()),
-            (None, Some(at)) => Some(written(at)),
+            (Some(t), _) => Some(Stamp::Text(t.clone())),
+            (None, Some(at)) => Some(Stamp::At(at)),
             (None, None) => None,
         }
     }
@@ -152,7 +153,7 @@ fn kept_ts(ts: Option<&str>, at: Option<i64>) -> Option<Box<str>> {
 /// Instant `at` (µs since the epoch) as `YYYY-MM-DDTHH:MM:SS.mmmZ` (six
 /// digits of fraction when it has microseconds): [`instant`] read backwards
 /// for the form producers send.
-fn written(at: i64) -> String {
+pub(crate) fn written(at: i64) -> String {
     String::from_utf8_lossy(written_bytes(at).as_slice()).into_owned()
 }
 
@@ -575,7 +576,7 @@ impl ToolPlacement {
                 .filter(|t| t.name == name && t.seen_started)
         };
         let open = runs().any(|t| {
-            let began = t.started_at.as_deref().and_then(instant);
+            let began = t.started_at.as_ref().and_then(Stamp::instant);
             !t.seen_completed && !matches!((began, at), (Some(b), Some(a)) if b > a)
         });
         if !open {
@@ -601,7 +602,7 @@ impl ToolPlacement {
         &mut self,
         steps: &mut StepMap,
         event: ToolEvent,
-        ts: Option<String>,
+        ts: Option<&str>,
         own: Option<i64>,
         arrival: i64,
         seq: u64,
@@ -609,7 +610,7 @@ impl ToolPlacement {
     ) -> i64 {
         let pending = std::mem::take(&mut self.pending);
         let arrival = pending.arrival.unwrap_or(arrival);
-        let at = ts.as_deref().and_then(instant);
+        let at = ts.and_then(instant);
         let p = match own {
             Some(step) => Placement {
                 step,
@@ -622,7 +623,7 @@ impl ToolPlacement {
         let half = Half {
             seq,
             at,
-            ts: kept_ts(ts.as_deref(), at),
+            ts: kept_ts(ts, at),
             event: KeptToolEvent::new(&event, &mut self.names),
             content: pending.content.map(content_of),
             repeated: pending.repeated,
@@ -653,7 +654,7 @@ impl ToolPlacement {
                     .or_insert_with(|| Box::new(StepView::new(p.step))),
             };
             if let Some(half) = self.halves.get(i) {
-                apply_event(step, &event, ts, half, repeat, limit);
+                apply_event(step, &event, half.stamp(), half, repeat, limit);
             }
         } else {
             self.insert_event(p.step, i);
@@ -829,7 +830,14 @@ impl ToolPlacement {
         for (k, &i) in events.iter().enumerate() {
             if let Some(h) = self.halves.get(i) {
                 let repeat = self.repeats(events.get(..k).unwrap_or_default(), h);
-                apply_event(step, &h.event.event(&self.names), h.ts(), h, repeat, limit);
+                apply_event(
+                    step,
+                    &h.event.event(&self.names),
+                    h.stamp(),
+                    h,
+                    repeat,
+                    limit,
+                );
             }
         }
     }
@@ -871,7 +879,7 @@ impl ToolPlacement {
 fn apply_event(
     step: &mut StepView,
     event: &ToolEvent,
-    ts: Option<String>,
+    ts: Option<Stamp>,
     h: &Half,
     repeat: bool,
     limit: usize,
@@ -923,7 +931,7 @@ mod tests {
             p.add(
                 &mut steps,
                 ToolEvent::new(kind, "search"),
-                Some(ts),
+                Some(&ts),
                 Some(step),
                 step,
                 i as u64,
@@ -1001,7 +1009,7 @@ mod tests {
                 p.add(
                     &mut steps,
                     ToolEvent::new(kind, name),
-                    Some(ts.to_string()),
+                    Some(ts),
                     Some(1),
                     1,
                     i as u64,
@@ -1015,10 +1023,19 @@ mod tests {
         assert_eq!(kept, [false, true, true, false, false, false]);
         let (_, rebuilt) = run(&[5, 4, 3, 2, 1, 0]);
         assert_eq!(rebuilt, in_order);
-        let at = |k: usize| in_order[&1].tools[k].started_at.as_deref();
-        assert_eq!(at(1), Some("2026-01-20T13:00:01.300+01:00"));
+        let at = |k: usize| {
+            in_order[&1].tools[k]
+                .started_at
+                .as_ref()
+                .map(crate::session::stamp::Stamp::as_str)
+        };
+        assert_eq!(at(1).as_deref(), Some("2026-01-20T13:00:01.300+01:00"));
         assert_eq!(
-            in_order[&1].tools[2].completed_at.as_deref(),
+            in_order[&1].tools[2]
+                .completed_at
+                .as_ref()
+                .map(crate::session::stamp::Stamp::as_str)
+                .as_deref(),
             Some("2026-01-20T12:00:01.600Z")
         );
         assert_eq!(in_order[&1].tools[2].name, "search");

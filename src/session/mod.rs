@@ -38,6 +38,7 @@ pub(crate) mod records;
 pub mod runlog;
 pub(crate) mod segments;
 pub mod stale;
+pub mod stamp;
 pub mod status;
 pub mod step_envelopes;
 pub mod streamed_replay;

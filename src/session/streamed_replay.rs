@@ -148,8 +148,14 @@ pub fn state_from_execution(exec: &Execution) -> Value {
             .iter()
             .zip(&calls)
             .map(|(t, c)| {
-                let started = t.started_at.clone().unwrap_or_else(|| at.clone());
-                let ended = t.completed_at.clone().unwrap_or_else(|| started.clone());
+                let started = t
+                    .started_at
+                    .as_ref()
+                    .map_or_else(|| at.clone(), |s| s.as_str().into_owned());
+                let ended = t
+                    .completed_at
+                    .as_ref()
+                    .map_or_else(|| started.clone(), |s| s.as_str().into_owned());
                 crate::json!({"toolCall": c.clone(), "tool": t.name.clone(),
                     "args": c.get("arguments").cloned().unwrap_or(Value::Null), "result": null,
                     "error": t.more().error.clone(), "startedAt": started, "endedAt": ended})

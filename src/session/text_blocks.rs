@@ -36,7 +36,10 @@ const PLAIN_BLOCKS: usize = 2;
 enum Block {
     Plain(String),
     /// [`pack`]ed, with the length of the text it holds.
-    Packed { bytes: Box<[u8]>, len: usize },
+    Packed {
+        bytes: Box<[u8]>,
+        len: usize,
+    },
 }
 
 impl Block {
@@ -149,7 +152,10 @@ impl TextBlocks {
         if at >= self.len {
             return;
         }
-        *self.unpacked.get_mut().unwrap_or_else(PoisonError::into_inner) = None;
+        *self
+            .unpacked
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = None;
         let i = self.block_of(at);
         let start = self.starts.get(i).copied().unwrap_or(0);
         self.blocks.truncate(i + 1);
@@ -159,7 +165,10 @@ impl TextBlocks {
         };
         let cut = at - start;
         debug_assert!(kept.is_char_boundary(cut), "a cut inside a character");
-        let cut = (0..=cut).rev().find(|&c| kept.is_char_boundary(c)).unwrap_or(0);
+        let cut = (0..=cut)
+            .rev()
+            .find(|&c| kept.is_char_boundary(c))
+            .unwrap_or(0);
         kept.truncate(cut);
         self.starts.pop();
         self.len = start + kept.len();
@@ -208,7 +217,10 @@ impl TextBlocks {
                 if cache.as_ref().is_none_or(|(at, _)| *at != i) {
                     *cache = Some((i, unpacked(bytes, *all)));
                 }
-                cache.as_ref().and_then(|(_, text)| piece(text)).map(Cow::Owned)
+                cache
+                    .as_ref()
+                    .and_then(|(_, text)| piece(text))
+                    .map(Cow::Owned)
             }
         }
     }
@@ -333,7 +345,15 @@ mod tests {
         for &s in &starts {
             assert_eq!(t.get(s, word.len()).as_deref(), Some(word));
         }
-        for from in [0, 1, BLOCK - 3, BLOCK + 5, 4 * BLOCK + 1, whole.len() - 1, whole.len()] {
+        for from in [
+            0,
+            1,
+            BLOCK - 3,
+            BLOCK + 5,
+            4 * BLOCK + 1,
+            whole.len() - 1,
+            whole.len(),
+        ] {
             let want = whole.get(from..);
             assert_eq!(t.tail_str(from).as_deref(), want, "from {from}");
         }
@@ -353,15 +373,25 @@ mod tests {
             whole.push_str(&piece);
             k += 1;
         }
-        let packed = t.blocks.iter().filter(|b| matches!(b, Block::Packed { .. })).count();
+        let packed = t
+            .blocks
+            .iter()
+            .filter(|b| matches!(b, Block::Packed { .. }))
+            .count();
         assert_eq!(packed, 6 - PLAIN_BLOCKS);
         let (reserved, _) = t.reserved();
-        assert!(reserved < whole.len() / 2, "{reserved} bytes kept for {}", whole.len());
+        assert!(
+            reserved < whole.len() / 2,
+            "{reserved} bytes kept for {}",
+            whole.len()
+        );
         assert_eq!(t, whole.as_str());
         // Reads in any order across packed blocks, each through the cache.
         for start in [3 * BLOCK, 10, 2 * BLOCK + 7, 10] {
             let at = (start..).find(|&i| whole.is_char_boundary(i)).unwrap_or(0);
-            let len = (20..).find(|&n| whole.is_char_boundary(at + n)).unwrap_or(0);
+            let len = (20..)
+                .find(|&n| whole.is_char_boundary(at + n))
+                .unwrap_or(0);
             let want = whole.get(at..at + len);
             if t.block_of(at) == t.block_of(at + len - 1) {
                 assert_eq!(t.get(at, len).as_deref(), want, "at {at}");
@@ -382,7 +412,14 @@ mod tests {
         }
         let starts = t.starts.clone();
         let boundary = |at: usize| (at..).find(|&i| whole.is_char_boundary(i)).unwrap_or(0);
-        for at in [whole.len() - 3, starts[4], boundary(starts[3] + 100), boundary(starts[1] + 7), 5, 0] {
+        for at in [
+            whole.len() - 3,
+            starts[4],
+            boundary(starts[3] + 100),
+            boundary(starts[1] + 7),
+            5,
+            0,
+        ] {
             let at = boundary(at);
             let mut cut = t.clone();
             cut.truncate(at);
@@ -390,7 +427,11 @@ mod tests {
             assert_eq!(cut, want, "cut at {at}");
             assert_eq!(cut.len(), at);
             cut.push_str("more");
-            assert_eq!(cut, format!("{want}more").as_str(), "cut at {at}, then more");
+            assert_eq!(
+                cut,
+                format!("{want}more").as_str(),
+                "cut at {at}, then more"
+            );
         }
         let mut same = t.clone();
         same.truncate(whole.len() + 5);

@@ -79,7 +79,10 @@ fn put_step(out: &mut Vec<u8>, literals: &[u8], copy: Option<(usize, usize)>) {
 
 /// How long the bytes at `at` and at `from` (before it) agree.
 fn agree(src: &[u8], from: usize, at: usize) -> usize {
-    let (a, b) = (src.get(at..).unwrap_or_default(), src.get(from..).unwrap_or_default());
+    let (a, b) = (
+        src.get(at..).unwrap_or_default(),
+        src.get(from..).unwrap_or_default(),
+    );
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
@@ -113,7 +116,11 @@ pub fn pack(src: &[u8]) -> Vec<u8> {
             at += 1;
             continue;
         };
-        put_step(&mut out, src.get(literals..at).unwrap_or_default(), Some((len, at - from)));
+        put_step(
+            &mut out,
+            src.get(literals..at).unwrap_or_default(),
+            Some((len, at - from)),
+        );
         // The copy's last fours, so that a copy can start inside it.
         for k in (at + len).saturating_sub(2)..at + len {
             if let Some(v) = four(src, k) {
@@ -208,6 +215,8 @@ mod tests {
         assert!(round_trip(&noise) <= noise.len() + noise.len() / 200 + 8);
     }
 
+    // proptest is a native dev-dependency only (Cargo.toml).
+    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn any_text_of_repeated_words_comes_back_as_it_went_in(
@@ -231,7 +240,10 @@ mod tests {
         }
         assert_eq!(unpack(&packed, src.len() + 1), None);
         assert_eq!(unpack(&[0xff; 12], 4), None);
-        assert_eq!(unpack(&[0, 0, 1, 0], 8), None, "a copy from before the start");
+        assert_eq!(
+            unpack(&[0, 0, 1, 0], 8),
+            None,
+            "a copy from before the start"
+        );
     }
 }
-

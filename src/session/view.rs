@@ -16,6 +16,7 @@ use crate::model::usage::{Usage, UsageWithTotal};
 use crate::session::attribution::{Attribution, ToolPlacement};
 use crate::session::gaps::Gaps;
 use crate::session::kept_continuation::KeptContinuation;
+use crate::session::stamp::Stamp;
 use crate::session::status::{StatusDetail, StatusTimes};
 use crate::session::text::StreamText;
 
@@ -80,9 +81,9 @@ pub struct ToolRun {
     /// The (truncated) arguments (when the producer sends them).
     pub args: Option<Value>,
     /// The start's envelope timestamp.
-    pub started_at: Option<String>,
+    pub started_at: Option<Stamp>,
     /// The completion's envelope timestamp.
-    pub completed_at: Option<String>,
+    pub completed_at: Option<Stamp>,
     /// `None` until a completion (or failure) arrives.
     pub success: Option<bool>,
     /// The duration the producer reported, as sent.
@@ -184,8 +185,8 @@ impl ToolRun {
             status: self.status(),
             args_summary: more.args_summary.as_deref(),
             args: self.args.as_ref(),
-            started_at: self.started_at.as_deref(),
-            completed_at: self.completed_at.as_deref(),
+            started_at: self.started_at.as_ref(),
+            completed_at: self.completed_at.as_ref(),
             error: more.error.as_deref(),
             duration_ms: self.duration_ms.as_ref(),
             result_summary: more.result_summary.as_deref(),
@@ -219,9 +220,9 @@ pub struct ToolRunView<'a> {
     #[cfg_attr(feature = "schema", schemars(schema_with = "any_schema"))]
     pub args: Option<&'a Value>,
     /// When the tool started (the producer's timestamp).
-    pub started_at: Option<&'a str>,
+    pub started_at: Option<&'a Stamp>,
     /// When the tool completed or failed.
-    pub completed_at: Option<&'a str>,
+    pub completed_at: Option<&'a Stamp>,
     /// Why the tool failed.
     pub error: Option<&'a str>,
     /// The producer's duration in milliseconds.
