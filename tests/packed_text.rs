@@ -1,4 +1,4 @@
-//! A long run's streamed text is kept packed behind its last two blocks
+//! A long run's streamed text is kept packed behind the block being written
 //! (src/session/text_blocks.rs, src/session/text_pack.rs), and everything
 //! that reads the text back sees it as streamed: the view, a redelivery of
 //! the whole run (each chunk's key is made again from its packed text), a
