@@ -77,13 +77,29 @@ fn put_step(out: &mut Vec<u8>, literals: &[u8], copy: Option<(usize, usize)>) {
     }
 }
 
-/// How long the bytes at `at` and at `from` (before it) agree.
+/// How long the bytes at `at` and at `from` (before it) agree, compared
+/// eight at a time.
 fn agree(src: &[u8], from: usize, at: usize) -> usize {
     let (a, b) = (
         src.get(at..).unwrap_or_default(),
         src.get(from..).unwrap_or_default(),
     );
-    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+    let mut n = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let (Some(x), Some(y)) = (x.first_chunk::<8>(), y.first_chunk::<8>()) else {
+            break;
+        };
+        let differ = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        if differ != 0 {
+            return n + (differ.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    let (a, b) = (
+        a.get(n..).unwrap_or_default(),
+        b.get(n..).unwrap_or_default(),
+    );
+    n + a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// `src` packed; [`unpack`] with `src.len()` gives it back.
@@ -109,7 +125,7 @@ pub fn pack(src: &[u8]) -> Vec<u8> {
             .iter()
             .filter(|&&w| w != NOWHERE)
             .map(|&w| usize::from(w))
-            .filter(|&from| from < at && at - from <= MAX_DISTANCE)
+            .filter(|&from| from < at && at - from <= MAX_DISTANCE && four(src, from) == Some(v))
             .map(|from| (agree(src, from, at), from))
             .max_by_key(|&(len, from)| (len, from));
         let Some((len, from)) = best.filter(|&(len, _)| len >= MIN_COPY) else {
