@@ -23,12 +23,8 @@ fn long_run() -> (Vec<String>, String) {
     let (mut ms, mut index, mut text) = (0, 0, String::new());
     for step in 1..=40u64 {
         ms += 7;
-        lines.push(envelope_line(
-            "exec-p",
-            ms,
-            "agent.step.started",
-            &format!(r#"{{"step_number":{step},"message_count":2,"available_tools":1}}"#),
-        ));
+        let started = format!(r#"{{"step_number":{step},"message_count":2,"available_tools":1}}"#);
+        lines.push(envelope_line("exec-p", ms, "agent.step.started", &started));
         for k in 0..240u64 {
             ms += 3;
             let piece = format!(
@@ -40,11 +36,12 @@ fn long_run() -> (Vec<String>, String) {
             index += 1;
         }
         ms += 5;
+        let completed = format!(r#"{{"step_number":{step},"has_tool_calls":false,"errors":0}}"#);
         lines.push(envelope_line(
             "exec-p",
             ms,
             "agent.step.completed",
-            &format!(r#"{{"step_number":{step},"has_tool_calls":false,"errors":0}}"#),
+            &completed,
         ));
     }
     (lines, text)

@@ -363,17 +363,26 @@ mod tests {
         assert_eq!(t.clone(), t);
     }
 
+    /// A text of `blocks` blocks made of the pieces `piece(0)`, `piece(1)`,
+    /// …, and the same text as one string.
+    fn text_of_blocks(blocks: usize, piece: impl Fn(usize) -> String) -> (TextBlocks, String) {
+        let (mut t, mut whole) = (TextBlocks::default(), String::new());
+        for k in 0.. {
+            if t.blocks.len() >= blocks {
+                break;
+            }
+            let p = piece(k);
+            t.push_str(&p);
+            whole.push_str(&p);
+        }
+        (t, whole)
+    }
+
     #[test]
     fn blocks_behind_the_last_are_kept_packed_and_read_back_the_same() {
-        let mut t = TextBlocks::default();
-        let mut whole = String::new();
-        let mut k = 0;
-        while t.blocks.len() < 6 {
-            let piece = format!("step {k}: the agent called lookup_entity 晴朗 ✅; ");
-            t.push_str(&piece);
-            whole.push_str(&piece);
-            k += 1;
-        }
+        let (t, whole) = text_of_blocks(6, |k| {
+            format!("step {k}: the agent called lookup_entity 晴朗 ✅; ")
+        });
         let packed = t
             .blocks
             .iter()
@@ -402,15 +411,7 @@ mod tests {
 
     #[test]
     fn a_cut_keeps_the_text_before_it_in_a_packed_block_a_plain_one_or_at_a_block_start() {
-        let mut whole = String::new();
-        let mut t = TextBlocks::default();
-        let mut k = 0;
-        while t.blocks.len() < 5 {
-            let piece = format!("piece {k} 晴朗; ");
-            t.push_str(&piece);
-            whole.push_str(&piece);
-            k += 1;
-        }
+        let (t, whole) = text_of_blocks(5, |k| format!("piece {k} 晴朗; "));
         let starts = t.starts.clone();
         let boundary = |at: usize| (at..).find(|&i| whole.is_char_boundary(i)).unwrap_or(0);
         for at in [

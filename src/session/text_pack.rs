@@ -194,6 +194,16 @@ mod tests {
         packed.len()
     }
 
+    /// `len` bytes of a seeded linear congruential sequence: nothing repeats.
+    fn noise(mut seed: u32, len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (seed >> 16) as u8
+            })
+            .collect()
+    }
+
     #[test]
     fn any_bytes_come_back_as_they_went_in() {
         round_trip(b"");
@@ -201,13 +211,7 @@ mod tests {
         round_trip(b"abcd");
         round_trip(b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
         round_trip("晴朗 ✅ gęślą 🌤️ ".repeat(500).as_bytes());
-        let mut seed = 9u32;
-        let noise: Vec<u8> = (0..70_000)
-            .map(|_| {
-                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                (seed >> 16) as u8
-            })
-            .collect();
+        let noise = noise(9, 70_000);
         round_trip(&noise);
         // Copies that reach back the longest distance, and just past it.
         let mut far = noise.get(..40).unwrap_or_default().to_vec();
@@ -221,13 +225,7 @@ mod tests {
     fn repeated_text_packs_smaller_and_noise_grows_by_little() {
         let prose = "The tool returned three results; the agent summarised them. ".repeat(200);
         assert!(round_trip(prose.as_bytes()) < prose.len() / 10);
-        let mut seed = 3u32;
-        let noise: Vec<u8> = (0..10_000)
-            .map(|_| {
-                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-                (seed >> 16) as u8
-            })
-            .collect();
+        let noise = noise(3, 10_000);
         assert!(round_trip(&noise) <= noise.len() + noise.len() / 200 + 8);
     }
 
