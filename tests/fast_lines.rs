@@ -11,15 +11,14 @@
 mod common;
 
 use common::reader_on_off::{
-    chunk_line, envelope_line, envelopes_in, fixture_same_either_way, same_either_way, Setup,
+    chunk_line, corpora_same_either_way, envelope_line, fixture_same_either_way, lines_of,
+    same_either_way, Setup,
 };
-use common::{case_envelopes, vectors_of, Corpus};
-use stepline::json;
 
 const LINES: &str = include_str!("fixtures/fast-line/lines.jsonl");
 
 fn fixture_lines() -> Vec<String> {
-    LINES.lines().map(str::to_string).collect()
+    lines_of(LINES)
 }
 
 /// A run of `steps` steps, each with a tool call (its arguments an
@@ -99,33 +98,11 @@ fn tool_run(exec: &str, steps: u64, per_step: u64, from_ms: u64) -> Vec<String> 
 
 #[test]
 fn reference_corpora_ingest_the_same_with_the_line_reader() {
-    for corpus in [Corpus::V1_22, Corpus::V2_7] {
-        for case in vectors_of(corpus, "agent-runs.json") {
-            let lines: Vec<String> = case_envelopes(&case).iter().map(json::to_string).collect();
-            let name = format!("{} {}", corpus.folder(), case["name"]);
-            for setup in [
-                Setup::default(),
-                Setup {
-                    record: Some(false),
-                    ..Setup::default()
-                },
-            ] {
-                same_either_way(&name, &setup, std::slice::from_ref(&lines));
-                same_either_way(&name, &setup, &[lines.clone(), lines.clone()]);
-            }
-            let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
-            same_either_way(&name, &Setup::default(), &[doubled]);
-        }
-        for file in ["envelopes.json", "agent-runs.json"] {
-            let mut lines = Vec::new();
-            for case in vectors_of(corpus, file) {
-                envelopes_in(&case, &mut lines);
-            }
-            assert!(!lines.is_empty(), "{} {file}", corpus.folder());
-            let name = format!("{} {file}, every envelope", corpus.folder());
-            same_either_way(&name, &Setup::default(), &[lines.clone(), lines]);
-        }
-    }
+    let recording_off = Setup {
+        record: Some(false),
+        ..Setup::default()
+    };
+    corpora_same_either_way(&[Setup::default(), recording_off], true);
 }
 
 #[test]

@@ -5,6 +5,8 @@
 use stepline::json::{self, Value};
 use stepline::session::{Session, SessionOptions};
 
+use super::{case_envelopes, vectors_of, Corpus};
+
 /// How a session is made for one comparison.
 #[derive(Clone, Default)]
 pub struct Setup {
@@ -94,6 +96,44 @@ pub fn fixture_same_either_way(lines: &[String]) {
         same_either_way("fixture, each line twice", &setup, &[doubled]);
         let reversed: Vec<String> = lines.iter().rev().cloned().collect();
         same_either_way("fixture reversed", &setup, &[reversed]);
+    }
+}
+
+/// A fixture file's lines.
+pub fn lines_of(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+/// Both reference corpora the same either way: each run under each of
+/// `setups` delivered once and again whole, and each of its lines twice;
+/// then every envelope of their files in one delivery (two with
+/// `every_envelope_twice`).
+pub fn corpora_same_either_way(setups: &[Setup], every_envelope_twice: bool) {
+    for corpus in [Corpus::V1_22, Corpus::V2_7] {
+        for case in vectors_of(corpus, "agent-runs.json") {
+            let lines: Vec<String> = case_envelopes(&case).iter().map(json::to_string).collect();
+            let name = format!("{} {}", corpus.folder(), case["name"]);
+            for setup in setups {
+                same_either_way(&name, setup, std::slice::from_ref(&lines));
+                same_either_way(&name, setup, &[lines.clone(), lines.clone()]);
+            }
+            let doubled: Vec<String> = lines.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+            same_either_way(&name, &Setup::default(), &[doubled]);
+        }
+        for file in ["envelopes.json", "agent-runs.json"] {
+            let mut lines = Vec::new();
+            for case in vectors_of(corpus, file) {
+                envelopes_in(&case, &mut lines);
+            }
+            assert!(!lines.is_empty(), "{} {file}", corpus.folder());
+            let name = format!("{} {file}, every envelope", corpus.folder());
+            let deliveries = if every_envelope_twice {
+                vec![lines.clone(), lines]
+            } else {
+                vec![lines]
+            };
+            same_either_way(&name, &Setup::default(), &deliveries);
+        }
     }
 }
 
