@@ -18,9 +18,10 @@ pub mod ag_ui;
 pub mod ai_sdk;
 pub mod final_form;
 pub mod laravel_ai;
+pub(crate) mod line;
 mod registry;
 
-pub use registry::{Dialect, Dialects, FinalForm, Translator, BUILT_IN};
+pub use registry::{Dialect, Dialects, FinalForm, LineRead, Translator, BUILT_IN};
 
 use std::collections::BTreeMap;
 
@@ -106,7 +107,7 @@ pub fn carries_event(names: &EventNames, name: &str, data: &Value) -> bool {
 #[derive(Debug, Default)]
 pub struct Out {
     /// The normalised envelopes, `session_id` still unset.
-    envelopes: Vec<Map>,
+    envelopes: Vec<Emitted>,
     /// What was kept but not understood, or a gap in the stream.
     warnings: Vec<Warning>,
     /// The event was a redelivery: nothing to apply.
@@ -142,7 +143,29 @@ impl Out {
         );
         env.push("timestamp", timestamp.map_or(Value::Null, Value::String));
         env.push("payload", Value::Object(payload));
-        self.envelopes.push(env);
+        self.envelopes.push(Emitted::Envelope(env));
+    }
+
+    /// Adds a text delta (`reasoning`: a reasoning delta) to step `step`:
+    /// the `agent.llm.output_text.delta` (or `agent.llm.reasoning.delta`)
+    /// envelope `{text_delta, step_index}` that [`emit`](Out::emit) would
+    /// write, kept typed. Most of a foreign stream is such deltas, which the
+    /// session then applies without reading an envelope's tree.
+    pub fn emit_delta(
+        &mut self,
+        reasoning: bool,
+        execution_id: Option<&str>,
+        timestamp: Option<String>,
+        step: i64,
+        text: String,
+    ) {
+        self.envelopes.push(Emitted::Delta(Delta {
+            reasoning,
+            execution_id: execution_id.map(str::to_string),
+            timestamp,
+            step,
+            text,
+        }));
     }
 
     /// Adds an `agent.data` envelope that changes the value held under
@@ -187,11 +210,67 @@ impl Out {
     }
 }
 
+/// One envelope a translation emitted, in the order emitted.
+#[derive(Debug)]
+pub(crate) enum Emitted {
+    /// A normalised envelope (its `session_id` set once translated).
+    Envelope(Map),
+    /// A text or reasoning delta ([`Out::emit_delta`]).
+    Delta(Delta),
+}
+
+/// A text or reasoning delta as a translator emits it: the envelope
+/// `{"type":"agent.llm.output_text.delta" | "agent.llm.reasoning.delta",
+/// "session_id":…,"execution_id":…,"timestamp":…,"payload":{"text_delta":…,
+/// "step_index":…}}`, typed.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Delta {
+    pub reasoning: bool,
+    pub execution_id: Option<String>,
+    pub timestamp: Option<String>,
+    pub step: i64,
+    pub text: String,
+}
+
+impl Delta {
+    /// The envelope's type.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self.reasoning {
+            true => "agent.llm.reasoning.delta",
+            false => "agent.llm.output_text.delta",
+        }
+    }
+
+    /// The normalised envelope it stands for, under the session `session_id`
+    /// (debug builds check the typed way against it; the live entry, which
+    /// has no translators, would apply a delta this way).
+    pub(crate) fn envelope(&self, session_id: &str) -> Map {
+        let mut payload = Map::with_capacity(2);
+        payload.insert("text_delta", Value::from(self.text.as_str()));
+        payload.insert("step_number", Value::from(self.step));
+        let mut out = Out::default();
+        out.emit(
+            self.kind(),
+            self.execution_id.as_deref(),
+            self.timestamp.clone(),
+            payload,
+        );
+        let Some(Emitted::Envelope(mut env)) = out.envelopes.pop() else {
+            unreachable!("emit adds an envelope");
+        };
+        env.insert("session_id", Value::from(session_id));
+        env
+    }
+}
+
 /// One foreign event, translated.
 #[derive(Debug, Default)]
 pub(crate) struct Translated {
-    /// The normalised envelopes, each with the session's id.
-    pub envelopes: Vec<Map>,
+    /// What it was translated into, in order; the envelopes with the
+    /// session's id.
+    pub envelopes: Vec<Emitted>,
+    /// The session's id, as set on the envelopes (a delta's).
+    pub session_id: String,
     /// Patches to `agent.data` values, by envelope (see `envelope::event::DATA_PATCH`).
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
@@ -296,6 +375,13 @@ impl Redelivery {
         self.held = mark.held.unwrap_or(held);
     }
 
+    /// Whether an event that starts no run is new without a look at it:
+    /// no repetition of a run is being held (see [`Redelivery::observe`],
+    /// which then changes nothing).
+    fn takes_without_looking(&self) -> bool {
+        matches!(self.current, None | Some((_, None))) && self.held.is_empty()
+    }
+
     /// Places `event` (received as `line`); `start` is the run key when the
     /// event starts a run. An event found new is not yet part of its run:
     /// [`Redelivery::record`] adds it once translated, so a run holds the
@@ -348,6 +434,25 @@ impl Redelivery {
     }
 }
 
+/// `envelopes` with the session's id: `session`'s, else the one the
+/// dialect's events named (`hint`), else the dialect's name; and that id.
+fn stamped(
+    dialect: &dyn Dialect,
+    mut envelopes: Vec<Emitted>,
+    hint: Option<String>,
+    session: Option<&str>,
+) -> (Vec<Emitted>, String) {
+    let id = session
+        .or(hint.as_deref())
+        .unwrap_or_else(|| dialect.name());
+    for env in &mut envelopes {
+        if let Emitted::Envelope(env) = env {
+            env.insert("session_id", Value::from(id));
+        }
+    }
+    (envelopes, id.to_string())
+}
+
 /// Names only: a translator's state is not printed (deriving `Debug` for
 /// every dialect's state would put its formatting code in the wasm).
 impl std::fmt::Debug for Translators {
@@ -398,6 +503,78 @@ impl Translators {
         let done = t.translate(event, out);
         self.running.push((name, t));
         done
+    }
+
+    /// Translates the event written as `line` when a translator already
+    /// running reads it from its bytes ([`Translator::translate_line`]; a
+    /// text delta, most of a foreign stream), as [`Translators::translate`]
+    /// would translate it parsed (`logged`: the line the log keeps): its
+    /// dialect and the translation, or
+    /// `None`, nothing changed, for the line to be parsed. Not while a run's
+    /// repetition is held (the held events need the parsed event).
+    pub(crate) fn translate_line(
+        &mut self,
+        line: &str,
+        logged: impl FnOnce() -> String,
+        session: Option<&str>,
+    ) -> Option<(&'static dyn Dialect, Translated)> {
+        if !self.redelivery.takes_without_looking() {
+            return None;
+        }
+        let mut out = Out::default();
+        let (name, read) = self
+            .running
+            .iter_mut()
+            .find_map(|(name, t)| Some((*name, t.translate_line(line, &mut out)?)))?;
+        let dialect = self.dialects.named(name)?;
+        #[cfg(debug_assertions)]
+        {
+            let parsed = crate::json::parse(line, &crate::envelope::decode::ENVELOPE_LIMITS);
+            let claimed = parsed.ok().and_then(|v| self.dialects.claim(&v));
+            debug_assert!(
+                claimed.is_some_and(|d| d.name() == name),
+                "{name} read a line it would not be asked to translate: {line}"
+            );
+        }
+        if out.duplicate {
+            return Some((
+                dialect,
+                Translated {
+                    duplicate: true,
+                    ..Translated::default()
+                },
+            ));
+        }
+        if !dialect.events_carry_ids() {
+            self.redelivery.record(read.fingerprint);
+        }
+        Some((
+            dialect,
+            Self::finish(dialect, out, read.kind, logged(), session),
+        ))
+    }
+
+    /// What a translation that took one event (of type `kind`, received as
+    /// `line`) produced.
+    fn finish(
+        dialect: &'static dyn Dialect,
+        out: Out,
+        kind: &str,
+        line: String,
+        session: Option<&str>,
+    ) -> Translated {
+        let (envelopes, session_id) = stamped(dialect, out.envelopes, out.session_hint, session);
+        Translated {
+            envelopes,
+            session_id,
+            patches: out.patches,
+            warning_types: vec![kind.to_string(); out.warnings.len()],
+            warnings: out.warnings,
+            duplicate: false,
+            held_lines: Vec::new(),
+            line: Some(line),
+            released: 0,
+        }
     }
 
     /// Translates `event` (of `dialect`, from [`Translators::claim`]) for the
@@ -506,15 +683,10 @@ impl Translators {
         for f in recorded.into_iter().chain(own_fingerprint) {
             self.redelivery.record(f);
         }
-        let id = session
-            .or(out.session_hint.as_deref())
-            .unwrap_or_else(|| dialect.name());
-        let mut envelopes = out.envelopes;
-        for env in &mut envelopes {
-            env.insert("session_id", Value::from(id));
-        }
+        let (envelopes, session_id) = stamped(dialect, out.envelopes, out.session_hint, session);
         Ok(Translated {
             envelopes,
+            session_id,
             patches: out.patches,
             warnings: out.warnings,
             warning_types: kinds,

@@ -13,6 +13,7 @@
 use std::fmt;
 
 use crate::error::{ErrorCode, Result, SteplineError};
+use crate::json::fingerprint::Fingerprint;
 use crate::json::{Map, Value};
 
 use super::final_form::FinalTurn;
@@ -80,8 +81,33 @@ pub trait Translator {
     /// paths in errors and warnings are JSON pointers into it).
     fn translate(&mut self, event: Map, out: &mut Out) -> Result<()>;
 
+    /// Translates the event written as `line` without parsing it into a
+    /// tree, when it is one this translator reads from its bytes (its
+    /// producer's text deltas, in the state most of a stream is in); the
+    /// session asks before it parses a line. The result must be exactly what
+    /// [`translate`](Translator::translate) of the parsed line would do, and
+    /// the line one its [`Dialect::claims`] (and no dialect asked before
+    /// it) accepts. `None`, having changed nothing, for anything else (the
+    /// default): the line is then parsed and translated as any other.
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        let _ = (line, out);
+        None
+    }
+
     /// A copy of the translation state (a session is cloned with it).
     fn boxed_clone(&self) -> Box<dyn Translator>;
+}
+
+/// What [`Translator::translate_line`] read of a line besides what it
+/// emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRead {
+    /// The event's `type`.
+    pub kind: &'static str,
+    /// The event's redelivery fingerprint, member by member, as the session
+    /// takes it of the parsed event (`fingerprint` in src/dialects/mod.rs;
+    /// asked only of a dialect whose events carry no ids).
+    pub fingerprint: Fingerprint,
 }
 
 impl Clone for Box<dyn Translator> {

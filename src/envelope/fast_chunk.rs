@@ -216,6 +216,13 @@ impl<'t> Reader<'t> {
     /// A string without escapes up to its closing quote (the opening one
     /// read), fed to the fingerprint.
     pub(crate) fn plain(&mut self) -> Option<&'t str> {
+        let s = self.unfed_plain()?;
+        self.feed(s);
+        Some(s)
+    }
+
+    /// [`plain`](Reader::plain) without feeding it.
+    pub(crate) fn unfed_plain(&mut self) -> Option<&'t str> {
         let rest = self.rest();
         let end = first_special(rest)?;
         if rest.get(end) != Some(&b'"') {
@@ -224,7 +231,6 @@ impl<'t> Reader<'t> {
         // Cut at ASCII quotes: both ends are character boundaries.
         let s = self.text.get(self.at..self.at + end)?;
         self.at += end + 1;
-        self.feed(s);
         Some(s)
     }
 
@@ -239,6 +245,14 @@ impl<'t> Reader<'t> {
 
     /// [`content`](Reader::content) without feeding it.
     pub(crate) fn string(&mut self) -> Option<String> {
+        // Most strings have no escape: copied once, at their length.
+        let rest = self.rest();
+        let end = first_special(rest)?;
+        if rest.get(end) == Some(&b'"') {
+            let s = self.text.get(self.at..self.at + end)?.to_owned();
+            self.at += end + 1;
+            return Some(s);
+        }
         let bytes = self.text.as_bytes();
         let mut out = String::new();
         let mut from = self.at;

@@ -137,6 +137,26 @@ impl<'a> Head<'a> {
         }
     }
 
+    /// The header of a delta a translator emitted typed
+    /// (src/dialects/mod.rs's `Delta`), under the session `session_id`:
+    /// what [`read`](Head::read) gives the envelope it stands for.
+    #[cfg(feature = "full")]
+    pub(crate) fn delta(session_id: &'a str, d: &'a crate::dialects::Delta) -> Head<'a> {
+        Head {
+            kind: d.kind(),
+            payload: &NO_PAYLOAD,
+            session_id: Some(session_id),
+            execution_id: d.execution_id.as_deref(),
+            has_execution_id: true,
+            timestamp: d.timestamp.as_deref(),
+            tool: false,
+            stepless_tool: false,
+            typed: Some((Some(d.step), None, ())),
+            chunk_index: None,
+            at: OnceCell::new(),
+        }
+    }
+
     /// The step number the payload carries itself
     /// ([`own_step`](crate::envelope::event::own_step)).
     pub(crate) fn step(&self) -> Option<i64> {

@@ -777,6 +777,21 @@ impl Session {
                 return Ok(self.ingest_parts(Incoming::Line(l), raw, batch));
             }
         }
+        // A foreign text delta a running translator reads from its bytes
+        // (bench/findings.md, "Issue 27: foreign text deltas read from their
+        // lines"); anything else is parsed.
+        #[cfg(feature = "full")]
+        if self.fast_chunks {
+            let recording = self.recording;
+            let logged = || match recording {
+                true => text.to_string(),
+                false => String::new(),
+            };
+            let session = self.session_id.as_deref();
+            if let Some((dialect, t)) = self.dialects.translate_line(text, logged, session) {
+                return self.apply_translated(dialect, t, batch);
+            }
+        }
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
         // Kept as one JSONL line: the text itself unless it spans lines (JSON
         // text can break lines only in whitespace, which the parser reports).
@@ -804,17 +819,35 @@ impl Session {
         dialect: &'static dyn crate::dialects::Dialect,
         event: Value,
         line: String,
-        mut batch: Option<&mut Batch>,
+        batch: Option<&mut Batch>,
     ) -> Result<IngestOutcome> {
         let t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
+        self.apply_translated(dialect, t, batch)
+    }
+
+    /// Applies what one foreign event of `dialect` was translated into.
+    fn apply_translated(
+        &mut self,
+        dialect: &'static dyn crate::dialects::Dialect,
+        t: crate::dialects::Translated,
+        mut batch: Option<&mut Batch>,
+    ) -> Result<IngestOutcome> {
         let mut patches = t.patches.into_iter().peekable();
+        let session_id = t.session_id;
         let decoded = t
             .envelopes
             .into_iter()
             .enumerate()
             .map(|(i, env)| {
+                let env = match env {
+                    crate::dialects::Emitted::Envelope(env) => env,
+                    #[cfg(feature = "full")]
+                    crate::dialects::Emitted::Delta(d) => return Ok(Applying::Delta(d)),
+                    #[cfg(not(feature = "full"))]
+                    crate::dialects::Emitted::Delta(d) => d.envelope(&session_id),
+                };
                 translated(dialect, Value::Object(env)).map(|mut d| {
                     d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
                     // Added after decoding: no envelope on the wire carries it.
@@ -823,7 +856,7 @@ impl Session {
                             p.insert(crate::envelope::event::DATA_PATCH, patch);
                         }
                     }
-                    d
+                    Applying::Decoded(d)
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -875,7 +908,16 @@ impl Session {
         }
         for d in decoded {
             self.text_dropped_whole = false;
-            let o = self.ingest_in(d, None, batch.as_deref_mut());
+            let o = match d {
+                Applying::Decoded(d) => self.ingest_in(d, None, batch.as_deref_mut()),
+                #[cfg(feature = "full")]
+                Applying::Delta(delta) => {
+                    #[cfg(debug_assertions)]
+                    check_delta(dialect, &delta, &session_id);
+                    let d = Incoming::Delta(delta, &session_id, dialect.name());
+                    self.ingest_parts(d, None, batch.as_deref_mut())
+                }
+            };
             all_dropped &= self.text_dropped_whole;
             out.rejected = out.rejected.or(o.rejected);
             out.warnings.extend(o.warnings);
@@ -1014,6 +1056,12 @@ impl Session {
                 let dialect = l.dialect;
                 (Parts::Line(l), warnings, dialect)
             }
+            #[cfg(feature = "full")]
+            Incoming::Delta(d, session_id, name) => (
+                Parts::Delta(d, session_id),
+                Vec::new(),
+                crate::envelope::dialect::WireDialect::Foreign(name),
+            ),
         };
         let mut out = IngestOutcome {
             warnings,
@@ -1036,6 +1084,8 @@ impl Session {
                 LineBody::Event(e) => Head::typed(l, e),
             },
             Parts::Envelope(env) => Head::read(env),
+            #[cfg(feature = "full")]
+            Parts::Delta(d, session_id) => Head::delta(session_id, d),
         };
         match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
@@ -1086,6 +1136,9 @@ impl Session {
                 Parts::Chunk(c) => Some(c.fingerprint),
                 Parts::Line(l) => (!keyless(l.kind)).then_some(l.fingerprint),
                 Parts::Envelope(env) => dedup_key(env, h.kind),
+                // A delta is keyless (`dedup_key`).
+                #[cfg(feature = "full")]
+                Parts::Delta(..) => None,
             },
         };
         if let Some(b) = batch.as_deref_mut() {
@@ -1336,6 +1389,7 @@ impl Session {
             (None, Parts::Chunk(c)) if keeps_line => Cow::Owned(c.line.to_string()),
             (None, Parts::Line(l)) if keeps_line => Cow::Owned(l.line.to_string()),
             (None, Parts::Envelope(env)) if keeps_line => Cow::Owned(crate::json::to_string(env)),
+            // A translated envelope is never logged (its event's line is).
             (None, _) => Cow::Borrowed(""),
         };
         let (kind, ts, body) = match &mut parts {
@@ -1362,6 +1416,13 @@ impl Session {
                     TakenBody::Event(e) => Content::Event(e),
                 },
             ),
+            #[cfg(feature = "full")]
+            Parts::Delta(d, _) => {
+                let text = std::mem::take(&mut d.text);
+                let event = delta_event(d.reasoning, d.step, text);
+                let event = crate::envelope::fast_line::TypedEvent::of(event);
+                (d.kind(), d.timestamp.as_deref(), Content::Event(event))
+            }
         };
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -1646,6 +1707,82 @@ enum Incoming<'t> {
     /// An envelope of another known type read from its line, its payload
     /// decoded or its event read (src/envelope/fast_line.rs).
     Line(crate::envelope::fast_line::FastLine<'t>),
+    /// A text or reasoning delta a translator emitted typed, under the
+    /// session id given, from the dialect named (not in the live entry's
+    /// build, which has no translators).
+    #[cfg(feature = "full")]
+    Delta(crate::dialects::Delta, &'t str, &'static str),
+}
+
+/// A translated envelope, decoded, or a delta the translator emitted typed.
+enum Applying {
+    Decoded(Decoded),
+    #[cfg(feature = "full")]
+    Delta(crate::dialects::Delta),
+}
+
+/// Debug builds: a typed delta's header and event are what the envelope it
+/// stands for gives, decoded and read as any other.
+#[cfg(all(debug_assertions, feature = "full"))]
+fn check_delta(
+    dialect: &dyn crate::dialects::Dialect,
+    d: &crate::dialects::Delta,
+    session_id: &str,
+) {
+    let env = d.envelope(session_id);
+    let decoded = translated(dialect, Value::Object(env)).expect("a delta's envelope decodes");
+    let Value::Object(env) = decoded.envelope else {
+        unreachable!("an envelope is an object");
+    };
+    let (h, typed) = (Head::read(&env), Head::delta(session_id, d));
+    assert_eq!(
+        (
+            h.kind,
+            h.session_id,
+            h.execution_id,
+            h.has_execution_id,
+            h.timestamp,
+            h.tool,
+            h.step()
+        ),
+        (
+            typed.kind,
+            typed.session_id,
+            typed.execution_id,
+            typed.has_execution_id,
+            typed.timestamp,
+            typed.tool,
+            typed.step()
+        ),
+        "a typed delta's header"
+    );
+    assert!(keyless(h.kind) && dedup_key(&env, h.kind).is_none());
+    let payload = env
+        .get("payload")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let typed = delta_event(d.reasoning, d.step, d.text.clone());
+    assert_eq!(
+        to_event(h.kind, None, payload),
+        typed,
+        "a typed delta's event"
+    );
+}
+
+/// The event of a typed delta (`reasoning`: a reasoning delta): `to_event`
+/// of the envelope it stands for.
+#[cfg(feature = "full")]
+fn delta_event(reasoning: bool, step: i64, text: String) -> crate::event::Event {
+    crate::event::Event {
+        step: Some(step),
+        timestamp: None,
+        annotations: Vec::new(),
+        body: match reasoning {
+            true => crate::event::Body::ReasoningDelta(text),
+            false => crate::event::Body::TextDelta(text),
+        },
+    }
 }
 
 /// What [`Session::applied`] turns into the event: the normalised envelope
@@ -1654,6 +1791,9 @@ enum Parts<'t> {
     Envelope(Map),
     Chunk(crate::envelope::fast_chunk::FastChunk<'t>),
     Line(crate::envelope::fast_line::FastLine<'t>),
+    /// A typed delta (its text taken when applied), its session id.
+    #[cfg(feature = "full")]
+    Delta(crate::dialects::Delta, &'t str),
 }
 
 /// What [`Session::applied`] makes the event of: a decoded envelope's

@@ -3,7 +3,7 @@
 use super::read::{obj, opt_str};
 use super::{Chunking, Ev, Message, State};
 use crate::error::Result;
-use crate::json::{Map, Value};
+use crate::json::Map;
 
 impl State {
     pub(super) fn text_start(&mut self, id: &str, role: &str, ev: &mut Ev<'_>) {
@@ -64,11 +64,8 @@ impl State {
                 slot => *slot = Some((id.to_string(), delta.clone())),
             }
         }
-        let mut p = Map::with_capacity(2);
-        p.insert("text_delta", Value::from(delta));
-        p.insert("step_number", Value::from(step));
         // The last thing each of its callers does.
-        self.emit_last("agent.llm.output_text.delta", p, ev);
+        self.emit_delta_last(false, step, delta, ev);
     }
 
     pub(super) fn text_end(&mut self, id: &str, ev: &mut Ev<'_>) {
@@ -216,11 +213,8 @@ impl State {
             return;
         }
         let step = self.content_step(ev);
-        let mut p = Map::with_capacity(2);
-        p.insert("text_delta", Value::from(delta));
-        p.insert("step_number", Value::from(step));
         // The last thing each of its callers does.
-        self.emit_last("agent.llm.reasoning.delta", p, ev);
+        self.emit_delta_last(true, step, delta, ev);
     }
 
     pub(super) fn reasoning_end(&mut self, id: &str, ev: &mut Ev<'_>) {

@@ -71,7 +71,8 @@ use read::{
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::dialects::Out;
+use crate::dialects::line::Line;
+use crate::dialects::{LineRead, Out};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::{child, type_name, Map, Value};
 
@@ -305,6 +306,62 @@ impl State {
         done
     }
 
+    /// A `TEXT_MESSAGE_CONTENT`, `REASONING_MESSAGE_CONTENT` or
+    /// `TOOL_CALL_ARGS` event read from its line in the layout
+    /// `@ag-ui/core`'s encoder writes (`{"type":…,"messageId"|"toolCallId":…,
+    /// "delta":…[,"timestamp":N]}`): what [`translate`](State::translate)
+    /// does with the parsed event.
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        let rest = line.strip_prefix("{\"type\":\"")?;
+        let (kind, id_key) = [
+            ("TEXT_MESSAGE_CONTENT", "messageId"),
+            ("REASONING_MESSAGE_CONTENT", "messageId"),
+            ("TOOL_CALL_ARGS", "toolCallId"),
+        ]
+        .into_iter()
+        .find(|(k, _)| {
+            rest.strip_prefix(k)
+                .is_some_and(|after| after.starts_with('"'))
+        })?;
+        let mut l = Line::new(line, true)?;
+        l.key(true, "type")?;
+        l.word()?;
+        l.key(false, id_key)?;
+        let id = l.text()?;
+        l.key(false, "delta")?;
+        let delta = l.string()?;
+        let ms = match l.closes() {
+            true => None,
+            false => {
+                l.key(false, "timestamp")?;
+                Some(l.count()? as f64)
+            }
+        };
+        let fingerprint = l.end()?;
+        // The last reading that may decline: nothing changed before it.
+        let ts = match ms {
+            None => None,
+            Some(ms) => read::millis(Some(ms), &mut self.last_second).ok()?,
+        };
+        let mut ev = Ev {
+            ts,
+            out,
+            closed: None,
+        };
+        self.close_chunks(&mut ev);
+        match kind {
+            "TEXT_MESSAGE_CONTENT" => self.text_content(&id, delta, &mut ev),
+            "REASONING_MESSAGE_CONTENT" => self.reasoning_content(Some(&id), delta, &mut ev),
+            _ => self.tool_args(&id, &delta, &mut ev),
+        }
+        if ev.out.duplicate {
+            if let Some(closed) = ev.closed.take() {
+                self.reopen_chunks(closed);
+            }
+        }
+        Some(LineRead { kind, fingerprint })
+    }
+
     /// Translates one event of type `kind` (open chunks already closed when it closes them).
     fn dispatch(&mut self, kind: &str, event: &Map, ev: &mut Ev<'_>) -> Result<()> {
         match kind {
@@ -463,15 +520,17 @@ impl State {
         ev.out.emit(kind, exec, ev.ts.clone(), payload);
     }
 
-    /// Emits under the run `exec` (a tool call's own run), or the current one.
-    /// [`State::emit`] for the event's last envelope: its timestamp moved
-    /// into it, not copied (a text or reasoning delta, most of a stream,
-    /// emits its delta last). Nothing of the event may emit after it.
-    fn emit_last(&self, kind: &str, payload: Map, ev: &mut Ev<'_>) {
+    /// Emits a text (or, if `reasoning`, reasoning) delta to step `step`
+    /// as the event's last envelope: its timestamp moved into it, not copied
+    /// (a delta, most of a stream, emits it last). Nothing of the event may
+    /// emit after it.
+    fn emit_delta_last(&self, reasoning: bool, step: i64, delta: String, ev: &mut Ev<'_>) {
         let exec = self.run.as_ref().map(|r| r.id.as_str());
-        ev.out.emit(kind, exec, ev.ts.take(), payload);
+        ev.out
+            .emit_delta(reasoning, exec, ev.ts.take(), step, delta);
     }
 
+    /// Emits under the run `exec` (a tool call's own run), or the current one.
     fn emit_in(&self, exec: Option<&str>, kind: &str, payload: Map, ev: &mut Ev<'_>) {
         match exec {
             Some(id) => ev.out.emit(kind, Some(id), ev.ts.clone(), payload),
@@ -1051,6 +1110,10 @@ impl crate::dialects::Dialect for AgUi {
 impl crate::dialects::Translator for State {
     fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
         State::translate(self, event, out)
+    }
+
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        State::translate_line(self, line, out)
     }
 
     fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {

@@ -24,6 +24,13 @@ pub(super) fn timestamp(event: &Map, last: &mut LastSecond) -> Result<Option<Str
             ))
         }
     };
+    millis(ms, last)
+}
+
+/// [`timestamp`] of the number `ms` an event's `timestamp` holds (one
+/// copy for both callers: wasm size).
+#[inline(never)]
+pub(super) fn millis(ms: Option<f64>, last: &mut LastSecond) -> Result<Option<String>> {
     // The second and the nanoseconds as `from_epoch_millis` splits them.
     if let Some(ms) = ms.filter(|ms| ms.is_finite()) {
         let secs = (ms / 1000.0).floor();

@@ -47,7 +47,8 @@ mod final_form;
 
 use std::collections::BTreeMap;
 
-use crate::dialects::Out;
+use crate::dialects::line::Line;
+use crate::dialects::{LineRead, Out};
 use crate::error::Result;
 use crate::json::{child, obj, Map, Value};
 
@@ -237,6 +238,47 @@ impl State {
         self.execution.as_deref()
     }
 
+    /// A `text-delta`, `reasoning-delta` or `tool-input-delta` chunk read
+    /// from its line, as `ai@6.0.324` writes it (`{"type":…,"id":…,
+    /// "delta":…}`, `{"type":"tool-input-delta","toolCallId":…,
+    /// "inputTextDelta":…}`), while a run is open and has not ended: what
+    /// [`translate`](State::translate) does with the parsed chunk then
+    /// (no unknown field, no refusal, no gap before a start, no reopening).
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        let rest = line.strip_prefix("{\"type\":\"")?;
+        let (k, kind) = if rest.starts_with("text-delta\"") {
+            (Kind::TextDelta, "text-delta")
+        } else if rest.starts_with("reasoning-delta\"") {
+            (Kind::ReasoningDelta, "reasoning-delta")
+        } else if rest.starts_with("tool-input-delta\"") {
+            (Kind::ToolInputDelta, "tool-input-delta")
+        } else {
+            return None;
+        };
+        if self.execution.is_none() || self.ended.is_some() {
+            return None;
+        }
+        let mut l = Line::new(line, true)?;
+        l.key(true, "type")?;
+        l.word()?;
+        if k == Kind::ToolInputDelta {
+            l.key(false, "toolCallId")?;
+            let id = l.text()?;
+            l.key(false, "inputTextDelta")?;
+            let delta = l.text()?;
+            let fingerprint = l.end()?;
+            self.tool_input_delta_of(&id, &delta, out);
+            return Some(LineRead { kind, fingerprint });
+        }
+        l.key(false, "id")?;
+        let id = l.text()?;
+        l.key(false, "delta")?;
+        let delta = l.string()?;
+        let fingerprint = l.end()?;
+        self.delta_of(k, kind, &id, delta, out);
+        Some(LineRead { kind, fingerprint })
+    }
+
     /// The step an event outside any step belongs to (the current, or 1).
     fn step_number(&self) -> i64 {
         self.step.max(1)
@@ -390,6 +432,11 @@ impl State {
         };
         let kind = str_of(event, "type").unwrap_or_default();
         let id = str_of(event, "id").unwrap_or_default();
+        self.delta_of(k, kind, id, delta, out);
+    }
+
+    /// A text or reasoning delta of type `kind` to the part `id`.
+    fn delta_of(&mut self, k: Kind, kind: &str, id: &str, delta: String, out: &mut Out) {
         if !self.parts(k).iter().any(|o| o == id) {
             out.warn(
                 "/id",
@@ -400,23 +447,11 @@ impl State {
                 ),
             );
         }
-        let envelope = if k == Kind::TextDelta {
-            if self.step_text.len() < ANSWER_MAX {
-                push_cut(&mut self.step_text, &delta, ANSWER_MAX);
-            }
-            "agent.llm.output_text.delta"
-        } else {
-            "agent.llm.reasoning.delta"
-        };
-        out.emit(
-            envelope,
-            self.id(),
-            None,
-            map([
-                ("text_delta", Value::from(delta)),
-                ("step_number", Value::from(self.step_number())),
-            ]),
-        );
+        if k == Kind::TextDelta && self.step_text.len() < ANSWER_MAX {
+            push_cut(&mut self.step_text, &delta, ANSWER_MAX);
+        }
+        let step = self.step_number();
+        out.emit_delta(k != Kind::TextDelta, self.id(), None, step, delta);
     }
 
     fn parts(&mut self, k: Kind) -> &mut Vec<String> {
@@ -442,10 +477,13 @@ impl State {
 
     fn tool_input_delta(&mut self, event: &Map, out: &mut Out) {
         let id = str_of(event, "toolCallId").unwrap_or_default();
+        let delta = str_of(event, "inputTextDelta").unwrap_or_default();
+        self.tool_input_delta_of(id, delta, out);
+    }
+
+    fn tool_input_delta_of(&mut self, id: &str, delta: &str, out: &mut Out) {
         match self.tools.get_mut(id).filter(|t| !t.started) {
-            Some(tool) => tool
-                .input
-                .push_str(str_of(event, "inputTextDelta").unwrap_or_default()),
+            Some(tool) => tool.input.push_str(delta),
             None => out.warn(
                 "/toolCallId",
                 "gap",
@@ -950,6 +988,10 @@ impl crate::dialects::Dialect for AiSdk {
 impl crate::dialects::Translator for State {
     fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
         State::translate(self, event, out)
+    }
+
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        State::translate_line(self, line, out)
     }
 
     fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {

@@ -69,7 +69,8 @@ mod final_form;
 
 use std::collections::BTreeMap;
 
-use crate::dialects::Out;
+use crate::dialects::line::Line;
+use crate::dialects::{LineRead, Out};
 use crate::error::{ErrorCode, Result, SteplineError};
 use crate::json::fingerprint::{Fingerprint, Fingerprinter};
 use crate::json::seen::Seen;
@@ -249,6 +250,8 @@ pub(crate) struct State {
     /// Tool calls whose approval was requested and not yet decided (the
     /// decision arrives in the resumed invocation's `tool_result`).
     approvals: Ids,
+    /// The last event's timestamp, written.
+    last_timestamp: LastTimestamp,
 }
 
 impl State {
@@ -262,7 +265,7 @@ impl State {
             ));
         };
         let id = id_key(req_str(&event, "id")?);
-        let timestamp = req_timestamp(&event)?;
+        let timestamp = req_timestamp(&event, &mut self.last_timestamp)?;
         let invocation = match event.get("invocation_id") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.as_str()),
@@ -337,6 +340,68 @@ impl State {
     }
 }
 
+impl State {
+    /// A `text_delta` or `reasoning_delta` read from its line in the layout
+    /// laravel/ai's `toArray()` writes (`{"id":…,"invocation_id":…,"type":…,
+    /// "message_id"|"reasoning_id":…,"delta":…,"timestamp":N[,"summary":null]}`),
+    /// as [`translate`](State::translate) reads the parsed event.
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        if !line.starts_with("{\"id\":\"") {
+            return None;
+        }
+        let mut l = Line::new(line, false)?;
+        l.key(true, "id")?;
+        let id = l.text()?;
+        l.key(false, "invocation_id")?;
+        let invocation = l.text()?;
+        l.key(false, "type")?;
+        let kind = match l.word()? {
+            "text_delta" => "text_delta",
+            "reasoning_delta" => "reasoning_delta",
+            _ => return None,
+        };
+        l.key(false, part_key(kind))?;
+        let part = l.text()?;
+        l.key(false, "delta")?;
+        let delta = l.text()?;
+        l.key(false, "timestamp")?;
+        let seconds = l.count()?;
+        if kind == "reasoning_delta" && !l.closes() {
+            l.key(false, "summary")?;
+            l.null()?;
+        }
+        let fingerprint = l.end()?;
+        let ts = timestamp_of(seconds as f64, &mut self.last_timestamp).ok()?;
+        let read = LineRead { kind, fingerprint };
+        let id = id_key(&id);
+        if self.seen.contains(id) {
+            out.duplicate();
+            return Some(read);
+        }
+        let i = match self.runs.iter().rposition(|(k, _)| *k == invocation) {
+            Some(i) => i,
+            None => {
+                self.runs.push((invocation.to_string(), Run::default()));
+                self.runs.len() - 1
+            }
+        };
+        let (_, run) = self.runs.get_mut(i)?;
+        let event = Map::new();
+        let mut t = Translation {
+            event: &event,
+            out,
+            exec: Some(&invocation),
+            ts,
+        };
+        t.delta(kind, run, &part, &delta);
+        if self.current.as_deref() != Some(&*invocation) {
+            self.current = Some(invocation.into_owned());
+        }
+        self.seen.insert(id);
+        Some(read)
+    }
+}
+
 /// One event being translated.
 struct Translation<'a, 'o> {
     event: &'a Map,
@@ -379,21 +444,9 @@ impl Translation<'_, '_> {
                 run.parts.insert(part.to_string(), 0);
             }
             "text_delta" | "reasoning_delta" => {
-                let part = req_str(self.event, part_key(kind))?.to_string();
+                let part = req_str(self.event, part_key(kind))?;
                 let delta = req_str(self.event, "delta")?;
-                self.start(run, false);
-                self.part_seen(run, &part, part_key(kind));
-                let n = self.step(run);
-                let out_kind = if kind == "text_delta" {
-                    push_answer(&mut run.text, delta);
-                    "agent.llm.output_text.delta"
-                } else {
-                    "agent.llm.reasoning.delta"
-                };
-                let mut p = Map::new();
-                p.insert("text_delta", Value::from(delta));
-                p.insert("step_number", Value::from(n));
-                self.emit(out_kind, p);
+                self.delta(kind, run, part, delta);
             }
             "text_end" | "reasoning_end" => {
                 let part = req_str(self.event, part_key(kind))?.to_string();
@@ -408,6 +461,20 @@ impl Translation<'_, '_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A `text_delta` or `reasoning_delta` (`kind`) of the part `part`.
+    fn delta(&mut self, kind: &str, run: &mut Run, part: &str, delta: &str) {
+        self.start(run, false);
+        self.part_seen(run, part, part_key(kind));
+        let n = self.step(run);
+        let text = kind == "text_delta";
+        if text {
+            push_answer(&mut run.text, delta);
+        }
+        let ts = self.ts.clone();
+        self.out
+            .emit_delta(!text, self.exec, ts, n, delta.to_string());
     }
 
     /// Sends `agent.status` processing before the run's first envelope, and
@@ -824,12 +891,29 @@ fn arguments(v: Option<&Value>, at: &str) -> Result<Value> {
 }
 
 /// The event's `timestamp` (Unix seconds) as RFC 3339.
-fn req_timestamp(event: &Map) -> Result<Option<String>> {
+fn req_timestamp(event: &Map, last: &mut LastTimestamp) -> Result<Option<String>> {
     let secs = match event.get("timestamp") {
         None | Some(Value::Null) => return Err(missing("/timestamp", "a Unix timestamp")),
         Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
         Some(other) => return Err(wrong("/timestamp", "a number of seconds", other)),
     };
+    timestamp_of(secs, last)
+}
+
+/// The last timestamp written, by its seconds' bits: a stream's events
+/// mostly share their second (PHP's `time()`), and writing it was a
+/// twentieth of a bulk replay.
+type LastTimestamp = Option<(u64, String)>;
+
+/// [`req_timestamp`] of the Unix seconds `secs` (one copy for both
+/// callers: wasm size).
+#[inline(never)]
+fn timestamp_of(secs: f64, last: &mut LastTimestamp) -> Result<Option<String>> {
+    if let Some((bits, written)) = last {
+        if *bits == secs.to_bits() {
+            return Ok(Some(written.clone()));
+        }
+    }
     let t = crate::model::time::from_epoch_millis(secs * 1000.0)
         .filter(crate::model::time::in_atom_range)
         .ok_or_else(|| {
@@ -839,7 +923,9 @@ fn req_timestamp(event: &Map) -> Result<Option<String>> {
                 "expected Unix seconds within years 1 to 9999",
             )
         })?;
-    Ok(Some(crate::model::time::format_utc_millis(&t)))
+    let written = crate::model::time::format_utc_millis(&t);
+    *last = Some((secs.to_bits(), written.clone()));
+    Ok(Some(written))
 }
 
 fn missing(at: &str, what: &str) -> SteplineError {
@@ -923,6 +1009,10 @@ impl crate::dialects::Dialect for LaravelAi {
 impl crate::dialects::Translator for State {
     fn translate(&mut self, event: Map, out: &mut Out) -> Result<()> {
         State::translate(self, event, out)
+    }
+
+    fn translate_line(&mut self, line: &str, out: &mut Out) -> Option<LineRead> {
+        State::translate_line(self, line, out)
     }
 
     fn boxed_clone(&self) -> Box<dyn crate::dialects::Translator> {
