@@ -269,8 +269,9 @@ pub(crate) struct Translated {
     /// What it was translated into, in order; the envelopes with the
     /// session's id.
     pub envelopes: Vec<Emitted>,
-    /// The session's id, as set on the envelopes (a delta's).
-    pub session_id: String,
+    /// The session's id as set on the envelopes, a delta's: `None` where the
+    /// session gave its own.
+    pub session_id: Option<String>,
     /// Patches to `agent.data` values, by envelope (see `envelope::event::DATA_PATCH`).
     pub patches: Vec<(usize, Value)>,
     /// Findings about the foreign event (paths point into it).
@@ -435,13 +436,14 @@ impl Redelivery {
 }
 
 /// `envelopes` with the session's id: `session`'s, else the one the
-/// dialect's events named (`hint`), else the dialect's name; and that id.
+/// dialect's events named (`hint`), else the dialect's name; and that id
+/// when it is not `session`'s.
 fn stamped(
     dialect: &dyn Dialect,
     mut envelopes: Vec<Emitted>,
     hint: Option<String>,
     session: Option<&str>,
-) -> (Vec<Emitted>, String) {
+) -> (Vec<Emitted>, Option<String>) {
     let id = session
         .or(hint.as_deref())
         .unwrap_or_else(|| dialect.name());
@@ -450,7 +452,7 @@ fn stamped(
             env.insert("session_id", Value::from(id));
         }
     }
-    (envelopes, id.to_string())
+    (envelopes, session.is_none().then(|| id.to_string()))
 }
 
 /// Names only: a translator's state is not printed (deriving `Debug` for
@@ -508,14 +510,13 @@ impl Translators {
     /// Translates the event written as `line` when a translator already
     /// running reads it from its bytes ([`Translator::translate_line`]; a
     /// text delta, most of a foreign stream), as [`Translators::translate`]
-    /// would translate it parsed (`logged`: the line the log keeps): its
-    /// dialect and the translation, or
-    /// `None`, nothing changed, for the line to be parsed. Not while a run's
-    /// repetition is held (the held events need the parsed event).
+    /// would translate it parsed: its dialect and the translation (its
+    /// `line` left to the caller, who has it), or `None`, nothing changed,
+    /// for the line to be parsed. Not while a run's repetition is held (the
+    /// held events need the parsed event).
     pub(crate) fn translate_line(
         &mut self,
         line: &str,
-        logged: impl FnOnce() -> String,
         session: Option<&str>,
     ) -> Option<(&'static dyn Dialect, Translated)> {
         if !self.redelivery.takes_without_looking() {
@@ -548,19 +549,15 @@ impl Translators {
         if !dialect.events_carry_ids() {
             self.redelivery.record(read.fingerprint);
         }
-        Some((
-            dialect,
-            Self::finish(dialect, out, read.kind, logged(), session),
-        ))
+        Some((dialect, Self::finish(dialect, out, read.kind, session)))
     }
 
-    /// What a translation that took one event (of type `kind`, received as
-    /// `line`) produced.
+    /// What a translation that took one event (of type `kind`) produced;
+    /// its line is the caller's.
     fn finish(
         dialect: &'static dyn Dialect,
         out: Out,
         kind: &str,
-        line: String,
         session: Option<&str>,
     ) -> Translated {
         let (envelopes, session_id) = stamped(dialect, out.envelopes, out.session_hint, session);
@@ -572,7 +569,7 @@ impl Translators {
             warnings: out.warnings,
             duplicate: false,
             held_lines: Vec::new(),
-            line: Some(line),
+            line: None,
             released: 0,
         }
     }

@@ -138,14 +138,15 @@ impl<'a> Head<'a> {
     }
 
     /// The header of a delta a translator emitted typed
-    /// (src/dialects/mod.rs's `Delta`), under the session `session_id`:
+    /// (src/dialects/mod.rs's `Delta`), under the session `session_id`
+    /// (`None`: the session's own, which the header then need not name):
     /// what [`read`](Head::read) gives the envelope it stands for.
     #[cfg(feature = "full")]
-    pub(crate) fn delta(session_id: &'a str, d: &'a crate::dialects::Delta) -> Head<'a> {
+    pub(crate) fn delta(session_id: Option<&'a str>, d: &'a crate::dialects::Delta) -> Head<'a> {
         Head {
             kind: d.kind(),
             payload: &NO_PAYLOAD,
-            session_id: Some(session_id),
+            session_id,
             execution_id: d.execution_id.as_deref(),
             has_execution_id: true,
             timestamp: d.timestamp.as_deref(),

@@ -782,14 +782,10 @@ impl Session {
         // lines"); anything else is parsed.
         #[cfg(feature = "full")]
         if self.fast_chunks {
-            let recording = self.recording;
-            let logged = || match recording {
-                true => text.to_string(),
-                false => String::new(),
-            };
             let session = self.session_id.as_deref();
-            if let Some((dialect, t)) = self.dialects.translate_line(text, logged, session) {
-                return self.apply_translated(dialect, t, batch);
+            if let Some((dialect, t)) = self.dialects.translate_line(text, session) {
+                let own = (!t.duplicate).then_some(text);
+                return self.apply_translated(dialect, t, own, batch);
             }
         }
         let parsed = crate::json::parse_text(text, &ENVELOPE_LIMITS)?;
@@ -821,45 +817,59 @@ impl Session {
         line: String,
         batch: Option<&mut Batch>,
     ) -> Result<IngestOutcome> {
-        let t = self
+        let mut t = self
             .dialects
             .translate(dialect, event, line, self.session_id.as_deref())?;
-        self.apply_translated(dialect, t, batch)
+        let own = t.line.take();
+        self.apply_translated(dialect, t, own.as_deref(), batch)
     }
 
-    /// Applies what one foreign event of `dialect` was translated into.
+    /// Applies what one foreign event of `dialect` was translated into;
+    /// `own_line` is the event's line as received (`None`: a redelivery, or
+    /// no JSON object), which the log keeps.
     fn apply_translated(
         &mut self,
         dialect: &'static dyn crate::dialects::Dialect,
-        t: crate::dialects::Translated,
+        mut t: crate::dialects::Translated,
+        own_line: Option<&str>,
         mut batch: Option<&mut Batch>,
     ) -> Result<IngestOutcome> {
-        let mut patches = t.patches.into_iter().peekable();
-        let session_id = t.session_id;
-        let decoded = t
-            .envelopes
+        let mut patches = std::mem::take(&mut t.patches).into_iter().peekable();
+        let session_id = t.session_id.take();
+        let convert = |(i, env): (usize, crate::dialects::Emitted)| -> Result<Applying> {
+            let env = match env {
+                crate::dialects::Emitted::Envelope(env) => env,
+                #[cfg(feature = "full")]
+                crate::dialects::Emitted::Delta(d) => return Ok(Applying::Delta(d)),
+                #[cfg(not(feature = "full"))]
+                crate::dialects::Emitted::Delta(d) => {
+                    d.envelope(session_id.as_deref().unwrap_or_default())
+                }
+            };
+            translated(dialect, Value::Object(env)).map(|mut d| {
+                d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
+                // Added after decoding: no envelope on the wire carries it.
+                if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
+                    if let Some(Value::Object(p)) = d.envelope.get_mut("payload") {
+                        p.insert(crate::envelope::event::DATA_PATCH, patch);
+                    }
+                }
+                Applying::Decoded(d)
+            })
+        };
+        let emitted = t.envelopes.len();
+        let mut converted = std::mem::take(&mut t.envelopes)
             .into_iter()
             .enumerate()
-            .map(|(i, env)| {
-                let env = match env {
-                    crate::dialects::Emitted::Envelope(env) => env,
-                    #[cfg(feature = "full")]
-                    crate::dialects::Emitted::Delta(d) => return Ok(Applying::Delta(d)),
-                    #[cfg(not(feature = "full"))]
-                    crate::dialects::Emitted::Delta(d) => d.envelope(&session_id),
-                };
-                translated(dialect, Value::Object(env)).map(|mut d| {
-                    d.dialect = crate::envelope::dialect::WireDialect::Foreign(dialect.name());
-                    // Added after decoding: no envelope on the wire carries it.
-                    if let Some((_, patch)) = patches.next_if(|(j, _)| *j == i) {
-                        if let Some(Value::Object(p)) = d.envelope.get_mut("payload") {
-                            p.insert(crate::envelope::event::DATA_PATCH, patch);
-                        }
-                    }
-                    Applying::Decoded(d)
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+            .map(convert);
+        // Envelopes the decoder may refuse are all decoded before any
+        // applies; a dialect that writes the normalised form has none to
+        // refuse (`translated`), and its envelopes are taken as they come:
+        // no list is made of one delta.
+        let decoded = match dialect.emits_normalised() {
+            true => None,
+            false => Some(converted.by_ref().collect::<Result<Vec<_>>>()?),
+        };
         for (w, kind) in t.warnings.iter().zip(&t.warning_types) {
             if self.warnings.len() < LISTED {
                 self.warnings.push(SessionWarning {
@@ -880,9 +890,10 @@ impl Session {
         }
         // Held events released as new were counted as duplicates on arrival.
         self.counts.duplicates = self.counts.duplicates.saturating_sub(t.released);
-        let received = t.held_lines.len() as u64 + u64::from(t.line.is_some());
+        let received = t.held_lines.len() as u64 + u64::from(own_line.is_some());
         let mut last_line = None;
-        for line in t.held_lines.into_iter().chain(t.line) {
+        let held = t.held_lines.iter().map(String::as_str);
+        for line in held.chain(own_line) {
             let seq = self.next_seq;
             self.next_seq += 1;
             last_line = Some(seq);
@@ -897,7 +908,7 @@ impl Session {
         // arguments wait for its end).
         out.applied = true;
         self.logging = false;
-        let mut all_dropped = !decoded.is_empty();
+        let mut all_dropped = emitted > 0;
         let applied_before = self.counts.applied;
         // An envelope the translation repeats (AI SDK's tool-input-error and
         // tool-output-error both fail the call) is a redelivery inside the
@@ -906,15 +917,16 @@ impl Session {
         if dialect.events_carry_ids() {
             self.identified_event = Some(Vec::new());
         }
-        for d in decoded {
+        for d in decoded.into_iter().flatten().map(Ok).chain(converted) {
             self.text_dropped_whole = false;
-            let o = match d {
+            let o = match d? {
                 Applying::Decoded(d) => self.ingest_in(d, None, batch.as_deref_mut()),
                 #[cfg(feature = "full")]
                 Applying::Delta(delta) => {
+                    let sid = session_id.as_deref();
                     #[cfg(debug_assertions)]
-                    check_delta(dialect, &delta, &session_id);
-                    let d = Incoming::Delta(delta, &session_id, dialect.name());
+                    check_delta(dialect, &delta, sid, self.session_id.as_deref());
+                    let d = Incoming::Delta(delta, sid, dialect.name());
                     self.ingest_parts(d, None, batch.as_deref_mut())
                 }
             };
@@ -1085,7 +1097,7 @@ impl Session {
             },
             Parts::Envelope(env) => Head::read(env),
             #[cfg(feature = "full")]
-            Parts::Delta(d, session_id) => Head::delta(session_id, d),
+            Parts::Delta(d, session_id) => Head::delta(*session_id, d),
         };
         match (&self.session_id, h.session_id) {
             (Some(mine), Some(theirs)) if mine != theirs => {
@@ -1708,10 +1720,10 @@ enum Incoming<'t> {
     /// decoded or its event read (src/envelope/fast_line.rs).
     Line(crate::envelope::fast_line::FastLine<'t>),
     /// A text or reasoning delta a translator emitted typed, under the
-    /// session id given, from the dialect named (not in the live entry's
-    /// build, which has no translators).
+    /// session id given (`None`: the session's own), from the dialect named
+    /// (not in the live entry's build, which has no translators).
     #[cfg(feature = "full")]
-    Delta(crate::dialects::Delta, &'t str, &'static str),
+    Delta(crate::dialects::Delta, Option<&'t str>, &'static str),
 }
 
 /// A translated envelope, decoded, or a delta the translator emitted typed.
@@ -1722,38 +1734,28 @@ enum Applying {
 }
 
 /// Debug builds: a typed delta's header and event are what the envelope it
-/// stands for gives, decoded and read as any other.
+/// stands for gives, decoded and read as any other (`session_id` the
+/// delta's, `own` the session's).
 #[cfg(all(debug_assertions, feature = "full"))]
 fn check_delta(
     dialect: &dyn crate::dialects::Dialect,
     d: &crate::dialects::Delta,
-    session_id: &str,
+    session_id: Option<&str>,
+    own: Option<&str>,
 ) {
-    let env = d.envelope(session_id);
+    let env = d.envelope(session_id.or(own).unwrap_or_default());
     let decoded = translated(dialect, Value::Object(env)).expect("a delta's envelope decodes");
     let Value::Object(env) = decoded.envelope else {
         unreachable!("an envelope is an object");
     };
     let (h, typed) = (Head::read(&env), Head::delta(session_id, d));
+    let header = |h: &Head<'_>, sid: Option<&str>| {
+        let fields = (h.kind, h.execution_id, h.has_execution_id, h.timestamp);
+        format!("{:?}", (fields, sid, h.tool, h.step()))
+    };
     assert_eq!(
-        (
-            h.kind,
-            h.session_id,
-            h.execution_id,
-            h.has_execution_id,
-            h.timestamp,
-            h.tool,
-            h.step()
-        ),
-        (
-            typed.kind,
-            typed.session_id,
-            typed.execution_id,
-            typed.has_execution_id,
-            typed.timestamp,
-            typed.tool,
-            typed.step()
-        ),
+        header(&h, h.session_id),
+        header(&typed, typed.session_id.or(own)),
         "a typed delta's header"
     );
     assert!(keyless(h.kind) && dedup_key(&env, h.kind).is_none());
@@ -1793,7 +1795,7 @@ enum Parts<'t> {
     Line(crate::envelope::fast_line::FastLine<'t>),
     /// A typed delta (its text taken when applied), its session id.
     #[cfg(feature = "full")]
-    Delta(crate::dialects::Delta, &'t str),
+    Delta(crate::dialects::Delta, Option<&'t str>),
 }
 
 /// What [`Session::applied`] makes the event of: a decoded envelope's
@@ -1815,9 +1817,18 @@ fn translated(dialect: &dyn crate::dialects::Dialect, env: Value) -> Result<Deco
     if !dialect.emits_normalised() {
         return decode_owned(env);
     }
+    // Such envelopes are applied as they come, without a first pass that
+    // decodes them all (`apply_translated`): one the decoder refuses is the
+    // dialect's bug, which debug builds stop at.
     #[cfg(debug_assertions)]
     {
-        let again = decode_owned(env.clone())?;
+        let again = decode_owned(env.clone()).unwrap_or_else(|e| {
+            panic!(
+                "{} wrote an envelope the decoder refuses ({e}): {}",
+                dialect.name(),
+                crate::json::to_string(&env)
+            )
+        });
         debug_assert!(
             again.envelope == env && again.warnings.is_empty(),
             "{} wrote an envelope the decoder changes: {}",
