@@ -211,7 +211,7 @@ impl Out {
 }
 
 /// One envelope a translation emitted, in the order emitted.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Emitted {
     /// A normalised envelope (its `session_id` set once translated).
     Envelope(Map),
@@ -300,6 +300,9 @@ pub(crate) struct Translators {
     /// By dialect name, in order of first event.
     running: Vec<(&'static str, Box<dyn Translator>)>,
     redelivery: Redelivery,
+    /// An empty list to emit into, given back once a translation applied
+    /// (`take_back`): one list, not one an event.
+    spare: Vec<Emitted>,
 }
 
 /// Whole runs sent again in the dialects whose events carry no id of their
@@ -522,7 +525,10 @@ impl Translators {
         if !self.redelivery.takes_without_looking() {
             return None;
         }
-        let mut out = Out::default();
+        let mut out = Out {
+            envelopes: std::mem::take(&mut self.spare),
+            ..Out::default()
+        };
         let (name, read) = self
             .running
             .iter_mut()
@@ -550,6 +556,14 @@ impl Translators {
             self.redelivery.record(read.fingerprint);
         }
         Some((dialect, Self::finish(dialect, out, read.kind, session)))
+    }
+
+    /// Keeps `list`, emptied, for the next translation to emit into.
+    pub(crate) fn take_back(&mut self, mut list: Vec<Emitted>) {
+        list.clear();
+        if list.capacity() > self.spare.capacity() {
+            self.spare = list;
+        }
     }
 
     /// What a translation that took one event (of type `kind`) produced;

@@ -208,18 +208,6 @@ pub(crate) struct TypedEvent {
     build: Build,
 }
 
-#[cfg(feature = "full")]
-impl TypedEvent {
-    /// An event read without an envelope's tree elsewhere (a translated
-    /// delta, src/dialects/mod.rs).
-    pub(crate) fn of(event: Event) -> TypedEvent {
-        TypedEvent {
-            event: Box::new(event),
-            build: (),
-        }
-    }
-}
-
 /// A tool event's name, of an event read here.
 #[cfg(feature = "full")]
 pub(crate) fn tool_name(event: &Event) -> Option<&str> {

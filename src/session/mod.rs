@@ -858,10 +858,8 @@ impl Session {
             })
         };
         let emitted = t.envelopes.len();
-        let mut converted = std::mem::take(&mut t.envelopes)
-            .into_iter()
-            .enumerate()
-            .map(convert);
+        let mut envelopes = std::mem::take(&mut t.envelopes);
+        let mut converted = envelopes.drain(..).enumerate().map(convert);
         // Envelopes the decoder may refuse are all decoded before any
         // applies; a dialect that writes the normalised form has none to
         // refuse (`translated`), and its envelopes are taken as they come:
@@ -936,6 +934,8 @@ impl Session {
         }
         self.logging = true;
         self.identified_event = None;
+        // The list is kept for the next event's translation (one a line).
+        self.dialects.take_back(envelopes);
         // Counted per event received (and held event released), as
         // `ingest_jsonl` counts lines, not per envelope it became: the two
         // paths counted 60 and 79 for the same AG-UI lines.
@@ -1432,8 +1432,7 @@ impl Session {
             Parts::Delta(d, _) => {
                 let text = std::mem::take(&mut d.text);
                 let event = delta_event(d.reasoning, d.step, text);
-                let event = crate::envelope::fast_line::TypedEvent::of(event);
-                (d.kind(), d.timestamp.as_deref(), Content::Event(event))
+                (d.kind(), d.timestamp.as_deref(), Content::Delta(event))
             }
         };
         let seq = self.next_seq;
@@ -1466,6 +1465,8 @@ impl Session {
                     Content::Chunk(chunk) => crate::envelope::fast_chunk::event(chunk),
                     #[cfg(feature = "full")]
                     Content::Event(e) => *e.event,
+                    #[cfg(feature = "full")]
+                    Content::Delta(e) => e,
                 };
                 apply(exec, event, ts, (seq, key))
             }
@@ -1807,6 +1808,9 @@ enum Content {
     /// entry's build).
     #[cfg(feature = "full")]
     Event(crate::envelope::fast_line::TypedEvent),
+    /// A translated delta's event (not boxed: most of a foreign stream).
+    #[cfg(feature = "full")]
+    Delta(crate::event::Event),
 }
 
 /// A translated envelope as the decoder would give it: decoded again
