@@ -84,14 +84,10 @@ fn long_runs_redelivered_and_cut_by_the_text_limit_ingest_the_same_with_the_chun
     let again = long_run("exec-1", 2, 5, 1_200_000);
     for setup in [
         Setup::default(),
-        Setup {
-            text_limit: Some(300),
-            ..Setup::default()
-        },
+        Setup::text_limited(300),
         Setup {
             record: Some(false),
-            text_limit: Some(1000),
-            ..Setup::default()
+            ..Setup::text_limited(1000)
         },
     ] {
         same_either_way("two runs", &setup, std::slice::from_ref(&both));

@@ -74,18 +74,11 @@ fn vector_streams(dialect: &str) -> Vec<(String, Vec<String>)> {
 /// A stream the same either way: once, whole twice, each event twice, and
 /// under another session's id and without a log.
 fn stream_same_either_way(name: &str, lines: &[String]) {
-    let setups = [
+    for setup in &[
         Setup::default(),
-        Setup {
-            session_id: Some("sess-other".into()),
-            ..Setup::default()
-        },
-        Setup {
-            record: Some(false),
-            ..Setup::default()
-        },
-    ];
-    for setup in &setups {
+        Setup::under("sess-other"),
+        Setup::unrecorded(),
+    ] {
         same_either_way(name, setup, &[lines.to_vec()]);
     }
     same_either_way(name, &Setup::default(), &[lines.to_vec(), lines.to_vec()]);
@@ -282,98 +275,81 @@ fn ai_sdk_run(message: &str, steps: u64) -> Vec<String> {
 /// member order).
 fn ag_ui_run(thread: &str, run: &str, steps: u64, from_ms: u64) -> Vec<String> {
     let mut ms = from_ms;
-    let mut at = || {
+    // An event of the members `body`, stamped 15 ms after the one before.
+    let mut event = |body: String| {
         ms += 15;
-        ms
+        format!(r#"{{{body},"timestamp":{ms}}}"#)
     };
-    let mut lines = vec![format!(
-        r#"{{"type":"RUN_STARTED","threadId":"{thread}","runId":"{run}","timestamp":{}}}"#,
-        at()
-    )];
+    let mut lines = vec![event(format!(
+        r#""type":"RUN_STARTED","threadId":"{thread}","runId":"{run}""#
+    ))];
     for step in 1..=steps {
         let r = format!("reasoning-{run}-{step}");
-        lines.push(format!(
-            r#"{{"type":"REASONING_START","messageId":"{r}","timestamp":{}}}"#,
-            at()
-        ));
-        lines.push(format!(
-            r#"{{"type":"REASONING_MESSAGE_START","messageId":"{r}","role":"reasoning","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"REASONING_START","messageId":"{r}""#
+        )));
+        lines.push(event(format!(
+            r#""type":"REASONING_MESSAGE_START","messageId":"{r}","role":"reasoning""#
+        )));
         for i in 0..3 {
-            lines.push(format!(
-                r#"{{"type":"REASONING_MESSAGE_CONTENT","messageId":"{r}","delta":{},"timestamp":{}}}"#,
-                quoted(&piece(step, i)),
-                at()
-            ));
+            let delta = quoted(&piece(step, i));
+            lines.push(event(format!(
+                r#""type":"REASONING_MESSAGE_CONTENT","messageId":"{r}","delta":{delta}"#
+            )));
         }
-        lines.push(format!(
-            r#"{{"type":"REASONING_MESSAGE_END","messageId":"{r}","timestamp":{}}}"#,
-            at()
-        ));
-        lines.push(format!(
-            r#"{{"type":"REASONING_END","messageId":"{r}","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"REASONING_MESSAGE_END","messageId":"{r}""#
+        )));
+        lines.push(event(format!(
+            r#""type":"REASONING_END","messageId":"{r}""#
+        )));
         let m = format!("msg-{run}-{step}");
-        lines.push(format!(
-            r#"{{"type":"TEXT_MESSAGE_START","messageId":"{m}","role":"assistant","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"TEXT_MESSAGE_START","messageId":"{m}","role":"assistant""#
+        )));
         for i in 0..8 {
             let delta = quoted(&piece(step, i));
-            let t = at();
+            let content =
+                format!(r#""type":"TEXT_MESSAGE_CONTENT","messageId":"{m}","delta":{delta}"#);
             lines.push(match (step * 8 + i) % 7 {
-                0 => format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{m}","delta":{delta}}}"#),
-                2 => format!(
-                    r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{m}","delta":{delta},"timestamp":null}}"#
-                ),
-                4 => format!(
-                    r#"{{"messageId":"{m}","type":"TEXT_MESSAGE_CONTENT","delta":{delta},"timestamp":{t}}}"#
-                ),
-                _ => format!(
-                    r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"{m}","delta":{delta},"timestamp":{t}}}"#
-                ),
+                0 => format!("{{{content}}}"),
+                2 => format!(r#"{{{content},"timestamp":null}}"#),
+                4 => event(format!(
+                    r#""messageId":"{m}","type":"TEXT_MESSAGE_CONTENT","delta":{delta}"#
+                )),
+                _ => event(content),
             });
         }
         if step % 5 == 0 {
-            lines.push(format!(
-                r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"unseen","delta":"gap","timestamp":{}}}"#,
-                at()
+            lines.push(event(
+                r#""type":"TEXT_MESSAGE_CONTENT","messageId":"unseen","delta":"gap""#.to_string(),
             ));
         }
-        lines.push(format!(
-            r#"{{"type":"TEXT_MESSAGE_END","messageId":"{m}","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"TEXT_MESSAGE_END","messageId":"{m}""#
+        )));
         let call = format!("call-{run}-{step}");
-        lines.push(format!(
-            r#"{{"type":"TOOL_CALL_START","toolCallId":"{call}","toolCallName":"search","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"TOOL_CALL_START","toolCallId":"{call}","toolCallName":"search""#
+        )));
         for part in [r#"{\"q\":"#, r#"\"step "#, r#"\"}"#] {
-            lines.push(format!(
-                r#"{{"type":"TOOL_CALL_ARGS","toolCallId":"{call}","delta":"{part}","timestamp":{}}}"#,
-                at()
-            ));
+            lines.push(event(format!(
+                r#""type":"TOOL_CALL_ARGS","toolCallId":"{call}","delta":"{part}""#
+            )));
         }
-        lines.push(format!(
-            r#"{{"type":"TOOL_CALL_END","toolCallId":"{call}","timestamp":{}}}"#,
-            at()
-        ));
-        lines.push(format!(
-            r#"{{"type":"TOOL_CALL_RESULT","messageId":"result-{call}","toolCallId":"{call}","content":"found {step}","role":"tool","timestamp":{}}}"#,
-            at()
-        ));
+        lines.push(event(format!(
+            r#""type":"TOOL_CALL_END","toolCallId":"{call}""#
+        )));
+        lines.push(event(format!(
+            r#""type":"TOOL_CALL_RESULT","messageId":"result-{call}","toolCallId":"{call}","content":"found {step}","role":"tool""#
+        )));
     }
-    lines.push(format!(
-        r#"{{"type":"RUN_FINISHED","threadId":"{thread}","runId":"{run}","timestamp":{}}}"#,
-        at()
-    ));
+    lines.push(event(format!(
+        r#""type":"RUN_FINISHED","threadId":"{thread}","runId":"{run}""#
+    )));
     // Content after the run ended: a gap, read by the parser.
-    lines.push(format!(
-        r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"late","delta":"late","timestamp":{}}}"#,
-        at()
+    lines.push(event(
+        r#""type":"TEXT_MESSAGE_CONTENT","messageId":"late","delta":"late""#.to_string(),
     ));
     lines
 }

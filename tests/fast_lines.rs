@@ -98,11 +98,7 @@ fn tool_run(exec: &str, steps: u64, per_step: u64, from_ms: u64) -> Vec<String> 
 
 #[test]
 fn reference_corpora_ingest_the_same_with_the_line_reader() {
-    let recording_off = Setup {
-        record: Some(false),
-        ..Setup::default()
-    };
-    corpora_same_either_way(&[Setup::default(), recording_off], true);
+    corpora_same_either_way(&[Setup::default(), Setup::unrecorded()], true);
 }
 
 #[test]
@@ -122,18 +118,9 @@ fn runs_of_many_steps_with_tools_redelivered_ingest_the_same_with_the_line_reade
     let again = tool_run("exec-1", 2, 3, 1_200_000);
     for setup in [
         Setup::default(),
-        Setup {
-            text_limit: Some(300),
-            ..Setup::default()
-        },
-        Setup {
-            session_id: Some("sess-other".into()),
-            ..Setup::default()
-        },
-        Setup {
-            record: Some(false),
-            ..Setup::default()
-        },
+        Setup::text_limited(300),
+        Setup::under("sess-other"),
+        Setup::unrecorded(),
     ] {
         same_either_way("two runs", &setup, std::slice::from_ref(&both));
         same_either_way(

@@ -16,6 +16,30 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// Under the session id `id`.
+    pub fn under(id: &str) -> Setup {
+        Setup {
+            session_id: Some(id.into()),
+            ..Setup::default()
+        }
+    }
+
+    /// With the text limit `bytes`.
+    pub fn text_limited(bytes: u64) -> Setup {
+        Setup {
+            text_limit: Some(bytes),
+            ..Setup::default()
+        }
+    }
+
+    /// Without a log.
+    pub fn unrecorded() -> Setup {
+        Setup {
+            record: Some(false),
+            ..Setup::default()
+        }
+    }
+
     pub fn session(&self, fast: bool) -> Session {
         let mut s = Session::with_options(&SessionOptions {
             session_id: self.session_id.clone(),
@@ -73,22 +97,10 @@ pub fn same_either_way(what: &str, setup: &Setup, deliveries: &[Vec<String>]) {
 pub fn fixture_same_either_way(lines: &[String]) {
     for setup in [
         Setup::default(),
-        Setup {
-            session_id: Some("sess-f".into()),
-            ..Setup::default()
-        },
-        Setup {
-            session_id: Some("sess-other".into()),
-            ..Setup::default()
-        },
-        Setup {
-            text_limit: Some(40),
-            ..Setup::default()
-        },
-        Setup {
-            record: Some(false),
-            ..Setup::default()
-        },
+        Setup::under("sess-f"),
+        Setup::under("sess-other"),
+        Setup::text_limited(40),
+        Setup::unrecorded(),
     ] {
         same_either_way("fixture", &setup, &[lines.to_vec()]);
         same_either_way("fixture twice", &setup, &[lines.to_vec(), lines.to_vec()]);
