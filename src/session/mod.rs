@@ -1401,7 +1401,8 @@ impl Session {
             (None, Parts::Chunk(c)) if keeps_line => Cow::Owned(c.line.to_string()),
             (None, Parts::Line(l)) if keeps_line => Cow::Owned(l.line.to_string()),
             (None, Parts::Envelope(env)) if keeps_line => Cow::Owned(crate::json::to_string(env)),
-            // A translated envelope is never logged (its event's line is).
+            // Not kept: the log is off, or the envelope was translated
+            // (its event's line is kept, by `apply_translated`).
             (None, _) => Cow::Borrowed(""),
         };
         let (kind, ts, body) = match &mut parts {
