@@ -715,6 +715,103 @@ impl Translators {
 mod tests {
     use super::*;
 
+    /// A translator made by its dialect's first event (parsed, as the
+    /// session does), then the delta line given: what the line reader made
+    /// of it.
+    fn read_after(first: &[&str], line: &str) -> Option<(&'static str, Translated)> {
+        let mut t = Translators::new(Dialects::built_in());
+        for event in first {
+            let v = crate::json::from_str(event).expect("JSON");
+            let dialect = t.claim(&v).expect("a dialect's event");
+            t.translate(dialect, v, event.to_string(), Some("s"))
+                .expect("translated");
+        }
+        t.translate_line(line, Some("s"))
+            .map(|(d, out)| (d.name(), out))
+    }
+
+    /// The one typed delta of a translation: (reasoning, execution, text).
+    fn delta_of(t: &Translated) -> (bool, Option<&str>, &str) {
+        match t.envelopes.as_slice() {
+            [Emitted::Delta(d)] => (d.reasoning, d.execution_id.as_deref(), d.text.as_str()),
+            other => panic!("expected one typed delta, found {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_dialects_deltas_are_read_from_their_lines_once_its_run_is_open() {
+        let laravel = [
+            r#"{"id":"evt_1","invocation_id":"inv-1","type":"stream_start","provider":"openai","model":"gpt-5","timestamp":1795168800,"metadata":null}"#,
+            r#"{"id":"evt_2","invocation_id":"inv-1","type":"text_start","message_id":"msg_1","timestamp":1795168800}"#,
+        ];
+        let (name, t) = read_after(
+            &laravel,
+            r#"{"id":"evt_3","invocation_id":"inv-1","type":"text_delta","message_id":"msg_1","delta":"Gr\u00fcezi","timestamp":1795168800}"#,
+        )
+        .expect("read");
+        assert_eq!(
+            (name, delta_of(&t)),
+            ("laravel-ai", (false, Some("inv-1"), "Grüezi"))
+        );
+        let ai_sdk = [
+            r#"{"type":"start","messageId":"run-1"}"#,
+            r#"{"type":"start-step"}"#,
+        ];
+        let (name, t) = read_after(
+            &ai_sdk,
+            r#"{"type":"reasoning-delta","id":"r-1","delta":"hm"}"#,
+        )
+        .expect("read");
+        assert_eq!(
+            (name, delta_of(&t)),
+            ("ai-sdk", (true, Some("run-1"), "hm"))
+        );
+        // A tool's input accumulates: read, nothing emitted yet.
+        let (name, t) = read_after(
+            &ai_sdk,
+            r#"{"type":"tool-input-delta","toolCallId":"c-1","inputTextDelta":"{\"q\""}"#,
+        )
+        .expect("read");
+        assert_eq!((name, t.envelopes.len()), ("ai-sdk", 0));
+        let ag_ui = [
+            r#"{"type":"RUN_STARTED","threadId":"t-1","runId":"run-1","timestamp":1795168800000}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m-1","role":"assistant","timestamp":1795168800010}"#,
+        ];
+        let (name, t) = read_after(
+            &ag_ui,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m-1","delta":"Hi","timestamp":1795168800020}"#,
+        )
+        .expect("read");
+        assert_eq!(
+            (name, delta_of(&t)),
+            ("ag-ui", (false, Some("run-1"), "Hi"))
+        );
+        assert_eq!(t.envelopes.len(), 1);
+        // Declined: no translator running yet, a departure from the layout,
+        // an AI SDK delta after its run's finish (which reopens the run).
+        let finished = [
+            r#"{"type":"start","messageId":"run-1"}"#,
+            r#"{"type":"finish","finishReason":"stop"}"#,
+        ];
+        for (first, line) in [
+            (&[][..], r#"{"type":"text-delta","id":"t-1","delta":"x"}"#),
+            (
+                &ag_ui[..],
+                r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"Hi","messageId":"m-1"}"#,
+            ),
+            (
+                &laravel[..],
+                r#"{"id":"evt_3","invocation_id":"inv-1","type":"text_delta","message_id":"msg_1","delta":"x","timestamp":1795168800.5}"#,
+            ),
+            (
+                &finished[..],
+                r#"{"type":"text-delta","id":"t-1","delta":"x"}"#,
+            ),
+        ] {
+            assert!(read_after(first, line).is_none(), "{line}");
+        }
+    }
+
     #[test]
     fn a_laravel_ai_event_is_read_under_its_own_type_and_no_other_name() {
         let names = EventNames::default();
